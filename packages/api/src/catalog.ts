@@ -1,0 +1,127 @@
+import type { Schema } from './schema.js';
+import type { ApiObject } from './types.js';
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+export const ALL_VERBS: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+/** How a type's names are validated. */
+export type NameRule = 'dns-subdomain' | 'dns-label' | 'path-segment';
+
+export interface TableColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  description?: string;
+  /** 0 = shown by default, >0 only with `-o wide`. */
+  priority?: number;
+  cell: (obj: ApiObject) => unknown;
+}
+
+/** One served resource type: everything handlers, storage and discovery need to know. */
+export interface ResourceType {
+  group: string;
+  version: string;
+  kind: string;
+  /** Kind of the collection; `<kind>List` unless said otherwise. */
+  listKind: string;
+  plural: string;
+  singular: string;
+  shortNames: readonly string[];
+  categories: readonly string[];
+  namespaced: boolean;
+  verbs: readonly Verb[];
+  /** Subresources served (`status` is the one generic subresource). */
+  subresources: readonly string[];
+  nameRule: NameRule;
+  schema: Schema;
+  /** Extra table columns in front of / after `Name`; `Created At` when none. */
+  tableColumns?: readonly TableColumn[];
+  /** Field selector keys beyond metadata.name / metadata.namespace. */
+  fieldSelectors?: Readonly<Record<string, (obj: ApiObject) => string>>;
+  /** Spec changes bump `metadata.generation` (types with a spec). */
+  hasSpec: boolean;
+  /** Does the server accept strategic merge patches for this type. */
+  strategicMerge: boolean;
+}
+
+export type ResourceTypeInput = Omit<ResourceType, 'listKind' | 'shortNames' | 'categories' | 'subresources' | 'verbs' | 'nameRule' | 'hasSpec' | 'strategicMerge'> &
+  Partial<Pick<ResourceType, 'listKind' | 'shortNames' | 'categories' | 'subresources' | 'verbs' | 'nameRule' | 'hasSpec' | 'strategicMerge'>>;
+
+export function defineResource(r: ResourceTypeInput): ResourceType {
+  return {
+    listKind: `${r.kind}List`,
+    shortNames: [],
+    categories: [],
+    subresources: [],
+    verbs: ALL_VERBS,
+    nameRule: 'dns-subdomain',
+    hasSpec: true,
+    strategicMerge: true,
+    ...r,
+  };
+}
+
+export function groupVersion(r: { group: string; version: string }): string {
+  return r.group ? `${r.group}/${r.version}` : r.version;
+}
+
+export interface GroupVersions {
+  group: string;
+  versions: string[];
+  preferredVersion: string;
+}
+
+/**
+ * The resource catalog. Entries come from compiled-in type files at start-up and, later,
+ * from custom resource definitions at run time; nothing assumes a type is compiled in.
+ */
+export class Catalog {
+  private readonly byPath = new Map<string, ResourceType>();
+  private readonly groupOrder: string[] = [];
+
+  add(r: ResourceType): void {
+    const key = this.key(r.group, r.version, r.plural);
+    if (this.byPath.has(key)) throw new Error(`duplicate resource ${key}`);
+    this.byPath.set(key, r);
+    if (!this.groupOrder.includes(r.group)) this.groupOrder.push(r.group);
+  }
+
+  remove(group: string, version: string, plural: string): void {
+    this.byPath.delete(this.key(group, version, plural));
+  }
+
+  lookup(group: string, version: string, plural: string): ResourceType | undefined {
+    return this.byPath.get(this.key(group, version, plural));
+  }
+
+  byKind(group: string, version: string, kind: string): ResourceType | undefined {
+    for (const r of this.byPath.values()) if (r.group === group && r.version === version && r.kind === kind) return r;
+    return undefined;
+  }
+
+  all(): ResourceType[] {
+    return [...this.byPath.values()];
+  }
+
+  resources(group: string, version: string): ResourceType[] {
+    return this.all().filter((r) => r.group === group && r.version === version);
+  }
+
+  /** Groups in registration order (core first), each with its versions, newest registered first. */
+  groups(): GroupVersions[] {
+    return this.groupOrder.flatMap((g) => {
+      const versions = [...new Set(this.all().filter((r) => r.group === g).map((r) => r.version))];
+      const [preferredVersion] = versions;
+      return preferredVersion === undefined ? [] : [{ group: g, versions, preferredVersion }];
+    });
+  }
+
+  hasGroupVersion(group: string, version: string): boolean {
+    return this.all().some((r) => r.group === group && r.version === version);
+  }
+
+  private key(group: string, version: string, plural: string): string {
+    return `${group}/${version}/${plural}`;
+  }
+}

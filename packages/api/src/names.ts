@@ -1,0 +1,121 @@
+/**
+ * The only place that spells the product's identifiers. The default naming is the spec's
+ * (`svc`); `--naming=kubernetes` switches every identifier to the Kubernetes spelling so
+ * stock clients work against every group. Call `useNaming` once at process start, before
+ * building the catalog.
+ */
+export type NamingScheme = 'svc' | 'kubernetes';
+
+export interface Naming {
+  readonly scheme: NamingScheme;
+  /** Suffix of built-in API groups: `svc.io` or `k8s.io`. */
+  readonly groupSuffix: string;
+  /** Prefix of well-known label and annotation keys: `svc.io` or `kubernetes.io`. */
+  readonly labelPrefix: string;
+  readonly systemNamespace: string;
+  readonly publicNamespace: string;
+  readonly nodeLeaseNamespace: string;
+  readonly protobufMediaType: string;
+  /** Prefix of OpenAPI schema extensions: `x-svc-` or `x-kubernetes-`. */
+  readonly schemaExtensionPrefix: string;
+  readonly lastAppliedAnnotation: string;
+  readonly execInfoEnv: string;
+  readonly namespaceFinalizer: string;
+  readonly clusterName: string;
+  readonly apiserverName: string;
+  readonly controllerManagerName: string;
+  readonly schedulerName: string;
+  readonly nodeAgentName: string;
+  readonly cliName: string;
+}
+
+const base = {
+  apiserverName: 'svc-apiserver',
+  controllerManagerName: 'svc-controller-manager',
+  schedulerName: 'svc-scheduler',
+  nodeAgentName: 'svclet',
+  cliName: 'svcctl',
+} as const;
+
+const SVC: Naming = {
+  ...base,
+  scheme: 'svc',
+  groupSuffix: 'svc.io',
+  labelPrefix: 'svc.io',
+  systemNamespace: 'svc-system',
+  publicNamespace: 'svc-public',
+  nodeLeaseNamespace: 'svc-node-lease',
+  protobufMediaType: 'application/vnd.svc.protobuf',
+  schemaExtensionPrefix: 'x-svc-',
+  lastAppliedAnnotation: 'svcctl.svc.io/last-applied-configuration',
+  execInfoEnv: 'SVC_EXEC_INFO',
+  namespaceFinalizer: 'svc',
+  clusterName: 'svc',
+};
+
+const KUBERNETES: Naming = {
+  ...base,
+  scheme: 'kubernetes',
+  groupSuffix: 'k8s.io',
+  labelPrefix: 'kubernetes.io',
+  systemNamespace: 'kube-system',
+  publicNamespace: 'kube-public',
+  nodeLeaseNamespace: 'kube-node-lease',
+  protobufMediaType: 'application/vnd.kubernetes.protobuf',
+  schemaExtensionPrefix: 'x-kubernetes-',
+  lastAppliedAnnotation: 'kubectl.kubernetes.io/last-applied-configuration',
+  execInfoEnv: 'KUBERNETES_EXEC_INFO',
+  namespaceFinalizer: 'kubernetes',
+  clusterName: 'kubernetes',
+};
+
+export const NAMINGS: Readonly<Record<NamingScheme, Naming>> = { svc: SVC, kubernetes: KUBERNETES };
+
+let current: Naming = SVC;
+
+export function useNaming(scheme: NamingScheme): Naming {
+  current = NAMINGS[scheme];
+  return current;
+}
+
+export function naming(): Naming {
+  return current;
+}
+
+export function isNamingScheme(s: string): s is NamingScheme {
+  return s === 'svc' || s === 'kubernetes';
+}
+
+/** A built-in group under the current suffix: `group('rbac.authorization')` → `rbac.authorization.svc.io`. */
+export function group(prefix: string): string {
+  return `${prefix}.${current.groupSuffix}`;
+}
+
+/** The `meta` group used by Table and PartialObjectMetadata. */
+export function metaGroup(): string {
+  return group('meta');
+}
+
+/** The four namespaces that exist after start-up and cannot be deleted. */
+export function systemNamespaces(): string[] {
+  return ['default', current.systemNamespace, current.publicNamespace, current.nodeLeaseNamespace];
+}
+
+/**
+ * Spellings a server under the default naming also accepts in Accept/Content-Type so stock
+ * clients work on the core group (e.g. Table with `g=meta.k8s.io`).
+ */
+export function acceptedGroupSuffixes(): string[] {
+  return current.scheme === 'svc' ? [SVC.groupSuffix, KUBERNETES.groupSuffix] : [KUBERNETES.groupSuffix];
+}
+
+export function acceptedProtobufMediaTypes(): string[] {
+  return current.scheme === 'svc'
+    ? [SVC.protobufMediaType, KUBERNETES.protobufMediaType]
+    : [KUBERNETES.protobufMediaType];
+}
+
+/** Annotation kubectl's server-side list watch uses to mark the end of initial events. */
+export function initialEventsEndAnnotation(): string {
+  return `${current.groupSuffix}/initial-events-end`;
+}

@@ -1,0 +1,136 @@
+import { defineResource, type ResourceType } from '../../../catalog.js';
+import { objectSchema } from '../../../meta-schema.js';
+import { s } from '../../../schema.js';
+import { condition, localObjectReference, quantityMap } from './common.js';
+
+const httpHeader = s.obj({ name: s.str({ tag: 1 }), value: s.str({ tag: 2 }) }, { required: ['name', 'value'] });
+
+const probe = s.obj({
+  exec: s.obj({ command: s.atomic(s.str(), { tag: 1 }) }),
+  httpGet: s.obj({
+    path: s.str({ tag: 1 }), port: s.intOrString({ tag: 2 }), host: s.str({ tag: 3 }), scheme: s.str({ tag: 4 }),
+    httpHeaders: s.atomic(httpHeader, { tag: 5 }),
+  }, { required: ['port'] }),
+  tcpSocket: s.obj({ port: s.intOrString({ tag: 1 }), host: s.str({ tag: 2 }) }, { required: ['port'] }),
+  grpc: s.obj({ port: s.int32({ tag: 1 }), service: s.str({ tag: 2 }) }, { required: ['port'] }),
+  initialDelaySeconds: s.int32(), timeoutSeconds: s.int32(), periodSeconds: s.int32(),
+  successThreshold: s.int32(), failureThreshold: s.int32(), terminationGracePeriodSeconds: s.int64(),
+});
+
+const envVar = s.obj({ name: s.str({ tag: 1 }), value: s.str({ tag: 2 }), valueFrom: s.any({ tag: 3 }) }, { required: ['name'] });
+
+const containerPort = s.obj({
+  name: s.str({ tag: 1 }), hostPort: s.int32({ tag: 2 }), containerPort: s.int32({ tag: 3 }),
+  protocol: s.str({ tag: 4, enum: ['TCP', 'UDP', 'SCTP'] }), hostIP: s.str({ tag: 5 }),
+}, { required: ['containerPort'] });
+
+const container = s.obj({
+  name: s.str({ tag: 1 }),
+  image: s.str({ tag: 2 }),
+  command: s.atomic(s.str(), { tag: 3 }),
+  args: s.atomic(s.str(), { tag: 4 }),
+  workingDir: s.str({ tag: 5 }),
+  ports: s.keyed(containerPort, ['containerPort', 'protocol'], { tag: 6 }),
+  envFrom: s.atomic(s.any(), { tag: 19 }),
+  env: s.keyed(envVar, ['name'], { tag: 7, listType: 'map' }),
+  resources: s.obj({ limits: { ...quantityMap, tag: 1 }, requests: { ...quantityMap, tag: 2 }, claims: s.any({ tag: 3 }) }, { tag: 8 }),
+  resizePolicy: s.atomic(s.any(), { tag: 23 }),
+  restartPolicy: s.str({ tag: 24 }),
+  volumeMounts: s.keyed(s.obj({
+    name: s.str({ tag: 1 }), readOnly: s.bool({ tag: 2 }), mountPath: s.str({ tag: 3 }), subPath: s.str({ tag: 4 }),
+    mountPropagation: s.str({ tag: 5 }), subPathExpr: s.str({ tag: 6 }), recursiveReadOnly: s.str({ tag: 7 }),
+  }, { required: ['name', 'mountPath'] }), ['mountPath'], { tag: 9 }),
+  volumeDevices: s.atomic(s.any(), { tag: 21 }),
+  livenessProbe: { ...probe, tag: 10 },
+  readinessProbe: { ...probe, tag: 11 },
+  startupProbe: { ...probe, tag: 22 },
+  lifecycle: s.any({ tag: 12 }),
+  terminationMessagePath: s.str({ tag: 13 }),
+  terminationMessagePolicy: s.str({ tag: 20 }),
+  imagePullPolicy: s.str({ tag: 14, enum: ['Always', 'Never', 'IfNotPresent'] }),
+  securityContext: s.any({ tag: 15 }),
+  stdin: s.bool({ tag: 16 }), stdinOnce: s.bool({ tag: 17 }), tty: s.bool({ tag: 18 }),
+}, { required: ['name'] });
+
+const toleration = s.obj({
+  key: s.str({ tag: 1 }), operator: s.str({ tag: 2, enum: ['Exists', 'Equal'] }), value: s.str({ tag: 3 }),
+  effect: s.str({ tag: 4 }), tolerationSeconds: s.int64({ tag: 5 }),
+});
+
+const containerStatus = s.obj({
+  name: s.str({ tag: 1 }), state: s.any({ tag: 2 }), lastState: s.any({ tag: 3 }), ready: s.bool({ tag: 4 }),
+  restartCount: s.int32({ tag: 5 }), image: s.str({ tag: 6 }), imageID: s.str({ tag: 7 }), containerID: s.str({ tag: 8 }),
+  started: s.bool({ tag: 9 }), allocatedResources: s.any({ tag: 10 }), resources: s.any({ tag: 11 }),
+  volumeMounts: s.any({ tag: 12 }), user: s.any({ tag: 13 }), allocatedResourcesStatus: s.any({ tag: 14 }),
+}, { required: ['name', 'ready', 'restartCount', 'image', 'imageID'] });
+
+const podIP = s.obj({ ip: s.str({ tag: 1 }) });
+
+export const podSpec = s.obj({
+  volumes: s.keyed(s.obj({ name: s.str({ tag: 1 }) }, { required: ['name'], preserveUnknownFields: true }), ['name'], { tag: 1, patchStrategy: 'merge,retainKeys' }),
+  initContainers: s.keyed(container, ['name'], { tag: 20 }),
+  containers: s.keyed(container, ['name'], { tag: 2 }),
+  ephemeralContainers: s.keyed(s.any(), ['name'], { tag: 34 }),
+  restartPolicy: s.str({ tag: 3, enum: ['Always', 'OnFailure', 'Never'] }),
+  terminationGracePeriodSeconds: s.int64({ tag: 4 }),
+  activeDeadlineSeconds: s.int64({ tag: 5 }),
+  dnsPolicy: s.str({ tag: 6 }),
+  nodeSelector: s.map(s.str(), { tag: 7, mapType: 'atomic' }),
+  serviceAccountName: s.str({ tag: 8 }),
+  serviceAccount: s.str({ tag: 9 }),
+  automountServiceAccountToken: s.bool({ tag: 21 }),
+  nodeName: s.str({ tag: 10 }),
+  hostNetwork: s.bool({ tag: 11 }), hostPID: s.bool({ tag: 12 }), hostIPC: s.bool({ tag: 13 }),
+  shareProcessNamespace: s.bool({ tag: 27 }),
+  securityContext: s.any({ tag: 14 }),
+  imagePullSecrets: s.keyed(localObjectReference, ['name'], { tag: 15 }),
+  hostname: s.str({ tag: 16 }), subdomain: s.str({ tag: 17 }),
+  affinity: s.any({ tag: 18 }),
+  schedulerName: s.str({ tag: 19 }),
+  tolerations: s.atomic(toleration, { tag: 22 }),
+  hostAliases: s.atomic(s.any(), { tag: 23 }),
+  priorityClassName: s.str({ tag: 24 }), priority: s.int32({ tag: 25 }),
+  dnsConfig: s.any({ tag: 26 }),
+  readinessGates: s.atomic(s.any(), { tag: 28 }),
+  runtimeClassName: s.str({ tag: 29 }),
+  enableServiceLinks: s.bool({ tag: 30 }),
+  preemptionPolicy: s.str({ tag: 31 }),
+  overhead: { ...quantityMap, tag: 32 },
+  topologySpreadConstraints: s.atomic(s.any(), { tag: 33 }),
+  setHostnameAsFQDN: s.bool({ tag: 35 }),
+  os: s.any({ tag: 36 }),
+  hostUsers: s.bool({ tag: 37 }),
+  schedulingGates: s.atomic(s.any(), { tag: 38 }),
+  resourceClaims: s.atomic(s.any(), { tag: 39 }),
+}, { required: ['containers'] });
+
+export const pod = (): ResourceType => defineResource({
+  group: '', version: 'v1', kind: 'Pod', plural: 'pods', singular: 'pod', shortNames: ['po'], categories: ['all'],
+  namespaced: true, subresources: ['status'],
+  schema: objectSchema({
+    spec: { ...podSpec, tag: 2 },
+    status: s.obj({
+      phase: s.str({ tag: 1, enum: ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] }),
+      conditions: s.keyed(condition, ['type'], { tag: 2 }),
+      message: s.str({ tag: 3 }), reason: s.str({ tag: 4 }), nominatedNodeName: s.str({ tag: 11 }),
+      hostIP: s.str({ tag: 5 }), hostIPs: s.atomic(podIP, { tag: 16 }),
+      podIP: s.str({ tag: 6 }), podIPs: s.keyed(podIP, ['ip'], { tag: 12 }),
+      startTime: s.time({ tag: 7 }),
+      initContainerStatuses: s.atomic(containerStatus, { tag: 10 }),
+      containerStatuses: s.atomic(containerStatus, { tag: 8 }),
+      qosClass: s.str({ tag: 9 }),
+      ephemeralContainerStatuses: s.atomic(containerStatus, { tag: 13 }),
+      resize: s.str({ tag: 14 }), resourceClaimStatuses: s.any({ tag: 15 }),
+    }, { tag: 3 }),
+  }),
+  fieldSelectors: {
+    'spec.nodeName': (o) => String((o.spec as { nodeName?: string } | undefined)?.nodeName ?? ''),
+    'spec.restartPolicy': (o) => String((o.spec as { restartPolicy?: string } | undefined)?.restartPolicy ?? ''),
+    'spec.schedulerName': (o) => String((o.spec as { schedulerName?: string } | undefined)?.schedulerName ?? ''),
+    'spec.serviceAccountName': (o) => String((o.spec as { serviceAccountName?: string } | undefined)?.serviceAccountName ?? ''),
+    'spec.hostNetwork': (o) => String((o.spec as { hostNetwork?: boolean } | undefined)?.hostNetwork ?? false),
+    'status.phase': (o) => String((o.status as { phase?: string } | undefined)?.phase ?? ''),
+    'status.podIP': (o) => String((o.status as { podIP?: string } | undefined)?.podIP ?? ''),
+    'status.nominatedNodeName': (o) => String((o.status as { nominatedNodeName?: string } | undefined)?.nominatedNodeName ?? ''),
+  },
+});

@@ -1,0 +1,15 @@
+import { defineResource, type ResourceType } from '../../../catalog.js';
+import { objectSchema } from '../../../meta-schema.js';
+import { s } from '../../../schema.js';
+
+export const secret = (): ResourceType => defineResource({
+  group: '', version: 'v1', kind: 'Secret', plural: 'secrets', singular: 'secret',
+  namespaced: true, hasSpec: false,
+  schema: objectSchema({
+    immutable: s.bool({ tag: 5 }),
+    data: s.map(s.bytes(), { tag: 2 }),
+    stringData: s.map(s.str(), { tag: 4 }),
+    type: s.str({ tag: 3 }),
+  }),
+  fieldSelectors: { type: (o) => String(o.type ?? '') },
+});

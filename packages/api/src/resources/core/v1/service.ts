@@ -1,0 +1,31 @@
+import { defineResource, type ResourceType } from '../../../catalog.js';
+import { objectSchema } from '../../../meta-schema.js';
+import { s } from '../../../schema.js';
+import { condition } from './common.js';
+
+const servicePort = s.obj({
+  name: s.str({ tag: 1 }), protocol: s.str({ tag: 2, enum: ['TCP', 'UDP', 'SCTP'] }), appProtocol: s.str({ tag: 6 }),
+  port: s.int32({ tag: 3 }), targetPort: s.intOrString({ tag: 4 }), nodePort: s.int32({ tag: 5 }),
+}, { required: ['port'] });
+
+export const service = (): ResourceType => defineResource({
+  group: '', version: 'v1', kind: 'Service', plural: 'services', singular: 'service', shortNames: ['svc'], categories: ['all'],
+  namespaced: true, nameRule: 'dns-label', subresources: ['status'],
+  schema: objectSchema({
+    spec: s.obj({
+      ports: s.keyed(servicePort, ['port', 'protocol'], { tag: 1 }),
+      selector: s.map(s.str(), { tag: 2, mapType: 'atomic' }),
+      clusterIP: s.str({ tag: 3 }), clusterIPs: s.atomic(s.str(), { tag: 18 }),
+      type: s.str({ tag: 4, enum: ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'] }),
+      externalIPs: s.atomic(s.str(), { tag: 5 }),
+      sessionAffinity: s.str({ tag: 7, enum: ['ClientIP', 'None'] }),
+      loadBalancerIP: s.str({ tag: 8 }), loadBalancerSourceRanges: s.atomic(s.str(), { tag: 9 }),
+      externalName: s.str({ tag: 10 }), externalTrafficPolicy: s.str({ tag: 11 }), healthCheckNodePort: s.int32({ tag: 12 }),
+      publishNotReadyAddresses: s.bool({ tag: 13 }), sessionAffinityConfig: s.any({ tag: 14 }),
+      ipFamilies: s.atomic(s.str(), { tag: 19 }), ipFamilyPolicy: s.str({ tag: 17 }),
+      allocateLoadBalancerNodePorts: s.bool({ tag: 20 }), loadBalancerClass: s.str({ tag: 21 }),
+      internalTrafficPolicy: s.str({ tag: 22 }), trafficDistribution: s.str({ tag: 23 }),
+    }, { tag: 2 }),
+    status: s.obj({ loadBalancer: s.any({ tag: 1 }), conditions: s.keyed(condition, ['type'], { tag: 2 }) }, { tag: 3 }),
+  }),
+});

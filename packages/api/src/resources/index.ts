@@ -1,0 +1,21 @@
+import { Catalog, type ResourceType } from '../catalog.js';
+import { configMap } from './core/v1/config-map.js';
+import { event } from './core/v1/event.js';
+import { namespace } from './core/v1/namespace.js';
+import { node } from './core/v1/node.js';
+import { pod } from './core/v1/pod.js';
+import { secret } from './core/v1/secret.js';
+import { service } from './core/v1/service.js';
+import { serviceAccount } from './core/v1/service-account.js';
+import { lease } from './coordination/v1/lease.js';
+
+/** Every compiled-in type, in discovery order. Build after `useNaming`. */
+export function builtinResources(): ResourceType[] {
+  return [namespace(), configMap(), secret(), serviceAccount(), pod(), service(), node(), event(), lease()];
+}
+
+export function builtinCatalog(): Catalog {
+  const c = new Catalog();
+  for (const r of builtinResources()) c.add(r);
+  return c;
+}

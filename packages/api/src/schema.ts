@@ -1,0 +1,102 @@
+/**
+ * A small schema DSL. Each built-in type writes its schema once with these builders; field
+ * validation, merge metadata (strategic merge / apply), OpenAPI and Protobuf numbering are
+ * all derived from it. Property order is the wire order.
+ */
+export type ListType = 'atomic' | 'set' | 'map';
+export type MapType = 'atomic' | 'granular';
+
+interface Common {
+  description?: string;
+  /** Protobuf field number inside the parent message (Kubernetes' generated.proto). */
+  tag?: number;
+  /** Defaulted value applied when the field is absent. */
+  default?: unknown;
+}
+
+export interface StringSchema extends Common { type: 'string'; format?: 'date-time' | 'byte' | 'uuid'; enum?: readonly string[] }
+export interface IntegerSchema extends Common { type: 'integer'; format?: 'int32' | 'int64'; minimum?: number }
+export interface NumberSchema extends Common { type: 'number' }
+export interface BooleanSchema extends Common { type: 'boolean' }
+/** `intstr.IntOrString` and `resource.Quantity`: a string or an integer on the wire. */
+export interface IntOrStringSchema extends Common { type: 'int-or-string'; format?: 'quantity' }
+/** Free-form JSON: anything goes, nothing is pruned. */
+export interface AnySchema extends Common { type: 'any' }
+
+export interface ObjectSchema extends Common {
+  type: 'object';
+  properties: Readonly<Record<string, Schema>>;
+  required?: readonly string[];
+  /** `x-svc-map-type` for structs. */
+  structType?: MapType;
+  /** Keep fields that are not in `properties` (custom resources opt in). */
+  preserveUnknownFields?: boolean;
+}
+
+export interface MapSchema extends Common {
+  type: 'map';
+  values: Schema;
+  mapType?: MapType;
+}
+
+export interface ArraySchema extends Common {
+  type: 'array';
+  items: Schema;
+  listType?: ListType;
+  listMapKeys?: readonly string[];
+  /** Strategic-merge-patch markers (read as listType=map / listMapKeys when listType is missing). */
+  patchStrategy?: 'merge' | 'replace' | 'retainKeys' | 'merge,retainKeys';
+  patchMergeKey?: string;
+}
+
+export type Schema =
+  | StringSchema | IntegerSchema | NumberSchema | BooleanSchema | IntOrStringSchema | AnySchema
+  | ObjectSchema | MapSchema | ArraySchema;
+
+type Opts<S> = Omit<S, 'type' | 'items' | 'values' | 'properties'>;
+
+export const s = {
+  str: (o: Opts<StringSchema> = {}): StringSchema => ({ type: 'string', ...o }),
+  time: (o: Opts<StringSchema> = {}): StringSchema => ({ type: 'string', format: 'date-time', ...o }),
+  bytes: (o: Opts<StringSchema> = {}): StringSchema => ({ type: 'string', format: 'byte', ...o }),
+  int: (o: Opts<IntegerSchema> = {}): IntegerSchema => ({ type: 'integer', ...o }),
+  int32: (o: Opts<IntegerSchema> = {}): IntegerSchema => ({ type: 'integer', format: 'int32', ...o }),
+  int64: (o: Opts<IntegerSchema> = {}): IntegerSchema => ({ type: 'integer', format: 'int64', ...o }),
+  num: (o: Opts<NumberSchema> = {}): NumberSchema => ({ type: 'number', ...o }),
+  bool: (o: Opts<BooleanSchema> = {}): BooleanSchema => ({ type: 'boolean', ...o }),
+  intOrString: (o: Opts<IntOrStringSchema> = {}): IntOrStringSchema => ({ type: 'int-or-string', ...o }),
+  quantity: (o: Opts<IntOrStringSchema> = {}): IntOrStringSchema => ({ type: 'int-or-string', format: 'quantity', ...o }),
+  any: (o: Opts<AnySchema> = {}): AnySchema => ({ type: 'any', ...o }),
+  obj: (properties: Record<string, Schema>, o: Opts<ObjectSchema> = {}): ObjectSchema => ({ type: 'object', properties, ...o }),
+  map: (values: Schema, o: Opts<MapSchema> = {}): MapSchema => ({ type: 'map', values, ...o }),
+  arr: (items: Schema, o: Opts<ArraySchema> = {}): ArraySchema => ({ type: 'array', items, ...o }),
+  /** A list of scalars with set semantics. */
+  set: (items: Schema, o: Opts<ArraySchema> = {}): ArraySchema => ({ type: 'array', items, listType: 'set', ...o }),
+  /** A list of objects keyed by `keys` (strategic merge by the first key). */
+  keyed: (items: Schema, keys: readonly string[], o: Opts<ArraySchema> = {}): ArraySchema => ({
+    type: 'array', items, listType: 'map', listMapKeys: keys, patchStrategy: 'merge', patchMergeKey: keys[0], ...o,
+  }),
+  /** A list replaced as a whole. */
+  atomic: (items: Schema, o: Opts<ArraySchema> = {}): ArraySchema => ({ type: 'array', items, listType: 'atomic', ...o }),
+};
+
+/** Assigns Protobuf tags 1..n in property order where a property has none. */
+export function numbered(props: Record<string, Schema>): Record<string, Schema> {
+  let n = 0;
+  const out: Record<string, Schema> = {};
+  for (const [k, v] of Object.entries(props)) {
+    n = v.tag ?? n + 1;
+    out[k] = { ...v, tag: n };
+  }
+  return out;
+}
+
+export function childSchema(parent: Schema | undefined, key: string): Schema | undefined {
+  if (!parent) return undefined;
+  switch (parent.type) {
+    case 'object': return parent.properties[key] ?? (parent.preserveUnknownFields ? { type: 'any' } : undefined);
+    case 'map': return parent.values;
+    case 'any': return parent;
+    default: return undefined;
+  }
+}

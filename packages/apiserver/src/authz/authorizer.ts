@@ -1,0 +1,52 @@
+import type { UserInfo } from '../authn/user.js';
+
+/** The attributes an authorizer decides on (spec: Authorization, item 3). */
+export interface AuthorizationAttributes {
+  user: UserInfo;
+  isResourceRequest: boolean;
+  path: string;
+  verb: string;
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+}
+
+export type Decision = 'allow' | 'deny' | 'noOpinion';
+
+export interface Authorizer {
+  authorize(attrs: AuthorizationAttributes): Promise<{ decision: Decision; reason?: string }>;
+}
+
+export const alwaysAllow: Authorizer = { authorize: async () => ({ decision: 'allow' }) };
+export const alwaysDeny: Authorizer = { authorize: async () => ({ decision: 'deny', reason: 'Everything is forbidden.' }) };
+
+/** Runs authorizers in order; the first allow or deny ends evaluation; all no-opinion denies. */
+export class UnionAuthorizer implements Authorizer {
+  constructor(private readonly authorizers: readonly Authorizer[]) {}
+  async authorize(attrs: AuthorizationAttributes): Promise<{ decision: Decision; reason?: string }> {
+    const reasons: string[] = [];
+    for (const a of this.authorizers) {
+      const r = await a.authorize(attrs);
+      if (r.decision !== 'noOpinion') return r;
+      if (r.reason) reasons.push(r.reason);
+    }
+    return { decision: 'deny', reason: reasons.join(', ') };
+  }
+}
+
+/** Kubernetes' 403 message: `User "alice" cannot list resource "pods" in API group "" in the namespace "default"`. */
+export function forbiddenMessage(a: AuthorizationAttributes, reason?: string): string {
+  let msg: string;
+  if (!a.isResourceRequest) {
+    msg = `User "${a.user.name}" cannot ${a.verb} path "${a.path}"`;
+  } else {
+    const res = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+    const named = a.name ? `${res} "${a.name}"` : res;
+    msg = `${named}${a.apiGroup ? '.' + a.apiGroup : ''} is forbidden: User "${a.user.name}" cannot ${a.verb} resource "${res}" in API group "${a.apiGroup}"`;
+    msg += a.namespace ? ` in the namespace "${a.namespace}"` : a.resource === 'namespaces' || !a.namespace ? ' at the cluster scope' : '';
+  }
+  return reason ? `${msg}: ${reason}` : msg;
+}

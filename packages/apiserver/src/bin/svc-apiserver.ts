@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+import { CommanderError } from 'commander';
+import { parseApiServerOptions } from '../options.js';
+import { startApiServer } from '../server/api-server.js';
+
+async function main(): Promise<void> {
+  let opts;
+  try {
+    opts = parseApiServerOptions(process.argv.slice(2), { quiet: true });
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') {
+        process.exit(0);
+      }
+      process.stderr.write(`${e.message.replace(/^error: /, 'Error: ').split('\n')[0]}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const server = await startApiServer(opts);
+  let signals = 0;
+  const onSignal = (sig: string): void => {
+    signals++;
+    if (signals > 1) process.exit(1);
+    process.stderr.write(`received ${sig}, shutting down\n`);
+    server.shutdown().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

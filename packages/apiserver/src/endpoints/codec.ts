@@ -1,0 +1,72 @@
+import type { IncomingMessage } from 'node:http';
+import YAML from 'yaml';
+import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '@svc/api';
+import { advertisedMediaTypes, parseMediaType } from './media-types.js';
+
+/** Largest request body accepted (Kubernetes' 3 MiB). */
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+/** Reads the whole body, refusing more than `limit` bytes with 413 (and draining the rest). */
+export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (declared > limit) {
+    req.resume();
+    throw requestEntityTooLarge(limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const b = chunk as Buffer;
+    size += b.length;
+    if (size > limit) {
+      req.resume();
+      throw requestEntityTooLarge(limit);
+    }
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks);
+}
+
+export type BodyCodec = 'json' | 'yaml';
+
+/** The codec of a request body from its Content-Type (415 when unsupported or missing). */
+export function bodyCodec(contentType: string | undefined, accepted: Record<string, BodyCodec> = OBJECT_BODY_TYPES): { codec: BodyCodec; mediaType: string } {
+  const mt = contentType ? parseMediaType(contentType) : undefined;
+  const name = mt ? `${mt.type}/${mt.subtype}` : '';
+  const codec = accepted[name];
+  if (!codec) throw unsupportedMediaType(contentType ?? '', advertisedMediaTypes());
+  return { codec, mediaType: name };
+}
+
+export const OBJECT_BODY_TYPES: Record<string, BodyCodec> = {
+  'application/json': 'json',
+  'application/yaml': 'yaml',
+};
+
+/** Parses a body into a JSON value; malformed input is a 400 with the parser's reason. */
+export function decodeBody(buf: Buffer, codec: BodyCodec): unknown {
+  const text = buf.toString('utf8');
+  if (text.trim() === '') throw badRequest('the request body is empty');
+  if (codec === 'json') {
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
+    }
+  }
+  let docs: YAML.Document[];
+  try {
+    docs = YAML.parseAllDocuments(text, { uniqueKeys: false }) as YAML.Document[];
+  } catch (e) {
+    throw badRequest(`error converting YAML to JSON: ${(e as Error).message}`);
+  }
+  const real = docs.filter((d) => d.contents !== null);
+  if (real.length !== 1) throw badRequest(`error converting YAML to JSON: expected exactly one YAML document, found ${real.length}`);
+  const doc = real[0] as YAML.Document;
+  if (doc.errors.length > 0) throw badRequest(`error converting YAML to JSON: yaml: ${doc.errors[0]?.message ?? 'invalid document'}`);
+  return doc.toJS({ maxAliasCount: 100 });
+}
+
+export function encode(value: unknown, codec: BodyCodec): string {
+  return codec === 'yaml' ? YAML.stringify(value, { aliasDuplicateObjects: false }) : JSON.stringify(value);
+}

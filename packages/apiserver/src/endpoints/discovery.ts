@@ -1,0 +1,85 @@
+import type { Catalog, ResourceType } from '@svc/api';
+import { groupVersion } from '@svc/api';
+
+/** `/api`: the core group's versions. */
+export function apiVersions(serverAddress: string): object {
+  return {
+    kind: 'APIVersions', versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
+}
+
+function apiGroup(catalog: Catalog, name: string): object | undefined {
+  const g = catalog.groups().find((x) => x.group === name);
+  if (!g) return undefined;
+  const versions = g.versions.map((v) => ({ groupVersion: `${name}/${v}`, version: v }));
+  return { kind: 'APIGroup', apiVersion: 'v1', name, versions, preferredVersion: versions[0] };
+}
+
+/** `/apis`: every named group. */
+export function apiGroupList(catalog: Catalog): object {
+  return {
+    kind: 'APIGroupList', apiVersion: 'v1',
+    groups: catalog.groups().filter((g) => g.group !== '').map((g) => {
+      const { kind: _k, apiVersion: _a, ...rest } = apiGroup(catalog, g.group) as Record<string, unknown>;
+      return rest;
+    }),
+  };
+}
+
+export function apiGroupDoc(catalog: Catalog, name: string): object | undefined {
+  return apiGroup(catalog, name);
+}
+
+function resourceEntries(r: ResourceType): object[] {
+  const main = {
+    name: r.plural, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: [...r.verbs].sort(),
+    ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
+    ...(r.categories.length ? { categories: r.categories } : {}),
+    storageVersionHash: storageVersionHash(r),
+  };
+  const subs = r.subresources.filter((s) => s === 'status').map((s) => ({
+    name: `${r.plural}/${s}`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'],
+  }));
+  return [main, ...subs];
+}
+
+/** `/api/v1`, `/apis/<g>/<v>`: the resources of one group version. */
+export function apiResourceList(catalog: Catalog, group: string, version: string): object | undefined {
+  const resources = catalog.resources(group, version);
+  if (resources.length === 0) return undefined;
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersion({ group, version }), resources: resources.flatMap(resourceEntries) };
+}
+
+function storageVersionHash(r: ResourceType): string {
+  let h = 0x811c9dc5;
+  for (const c of `${r.group}/${r.version}/${r.kind}`) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
+  return Buffer.from(h.toString(16).padStart(8, '0')).toString('base64').slice(0, 11);
+}
+
+/**
+ * The aggregated discovery document (`APIGroupDiscoveryList`, v2) that kubectl asks for
+ * first; `groupSuffix` names the apidiscovery group the client asked in.
+ */
+export function aggregatedDiscovery(catalog: Catalog, core: boolean, apidiscoveryGroup: string): object {
+  const groups = catalog.groups().filter((g) => (g.group === '') === core);
+  return {
+    kind: 'APIGroupDiscoveryList', apiVersion: `${apidiscoveryGroup}/v2`, metadata: {},
+    items: groups.map((g) => ({
+      metadata: { name: g.group, creationTimestamp: null },
+      versions: g.versions.map((v) => ({
+        version: v,
+        resources: catalog.resources(g.group, v).map((r) => ({
+          resource: r.plural, responseKind: { group: r.group, version: r.version, kind: r.kind }, scope: r.namespaced ? 'Namespaced' : 'Cluster',
+          singularResource: r.singular, verbs: [...r.verbs].sort(),
+          ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
+          ...(r.categories.length ? { categories: r.categories } : {}),
+          ...(r.subresources.includes('status') ? {
+            subresources: [{ subresource: 'status', responseKind: { group: r.group, version: r.version, kind: r.kind }, verbs: ['get', 'patch', 'update'] }],
+          } : {}),
+        })),
+        freshness: 'Current',
+      })),
+    })),
+  };
+}

@@ -1,0 +1,26 @@
+import type { Response } from 'express';
+import { internalError, isStatusError, type Status } from '@svc/api';
+import { contentTypeOf } from '../media-types.js';
+import { encode, type BodyCodec } from '../codec.js';
+
+/** Writes a value with the negotiated codec. */
+export function sendObject(res: Response, code: number, value: unknown, codec: BodyCodec = 'json', warnings: string[] = []): void {
+  for (const w of warnings) res.append('Warning', `299 - ${JSON.stringify(w)}`);
+  res.status(code).type(contentTypeOf(codec)).send(encode(value, codec));
+}
+
+/** The Status for any thrown value: Status errors as they are, anything else a 500. */
+export function statusOf(err: unknown): Status {
+  if (isStatusError(err)) return err.status;
+  return internalError(err instanceof Error ? err.message : String(err)).status;
+}
+
+export function sendError(res: Response, err: unknown, codec: BodyCodec = 'json'): void {
+  const status = statusOf(err);
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  if (status.details?.retryAfterSeconds) res.setHeader('Retry-After', String(status.details.retryAfterSeconds));
+  sendObject(res, status.code, status, codec);
+}

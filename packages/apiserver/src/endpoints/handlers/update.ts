@@ -1,0 +1,17 @@
+import type { HandlerScope } from './scope.js';
+import { sendObject } from './respond.js';
+import { admitObjectShape, checkName, checkNamespace, readJsonValue } from './decode.js';
+
+/** PUT: replace the object (or its status), creating it when the type allows. */
+export async function handleUpdate(s: HandlerScope): Promise<void> {
+  const { value } = await readJsonValue(s);
+  const obj = admitObjectShape(s, value);
+  checkNamespace(s, obj);
+  checkName(s, obj);
+  obj.metadata.name = s.info.name;
+  const { object, created } = await s.store.update(s.info.namespace, s.info.name, () => structuredClone(obj), s.ctx, {
+    subresource: s.info.subresource,
+    createIfMissing: s.info.subresource === '' ? (ctx) => s.store.create(s.info.namespace, obj, ctx) : undefined,
+  });
+  sendObject(s.res, created ? 201 : 200, object, s.format.codec, s.warnings);
+}

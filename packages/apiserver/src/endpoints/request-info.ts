@@ -1,0 +1,66 @@
+/** What a request is about, parsed from method, path and query (Kubernetes' RequestInfo). */
+export interface RequestInfo {
+  isResourceRequest: boolean;
+  path: string;
+  /** Lowercase API verb (get, list, watch, create, update, patch, delete, deletecollection) or the lowercase HTTP method for non-resource requests. */
+  verb: string;
+  apiPrefix: string;
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  /** Extra path segments past the subresource (`/api/v1/namespaces/x/pods/y/proxy/a/b`). */
+  parts: string[];
+}
+
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+
+function isWatch(query: URLSearchParams): boolean {
+  const w = query.get('watch');
+  return w === '1' || w === 'true';
+}
+
+export function parseRequestInfo(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
+  const path = rawPath.split('?')[0] ?? '';
+  const info: RequestInfo = {
+    isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '', apiVersion: '',
+    namespace: '', resource: '', subresource: '', name: '', parts: [],
+  };
+  let parts = path.split('/').filter((p) => p !== '').map((p) => { try { return decodeURIComponent(p); } catch { return p; } });
+  const prefix = parts[0];
+  if (prefix !== 'api' && prefix !== 'apis') return info;
+  info.apiPrefix = prefix;
+  parts = parts.slice(1);
+  if (prefix === 'apis') {
+    if (parts.length < 3) return info; // discovery: /apis, /apis/g, /apis/g/v
+    info.apiGroup = parts[0] ?? '';
+    parts = parts.slice(1);
+  } else if (parts.length < 2) {
+    return info; // /api, /api/v1
+  }
+  info.apiVersion = parts[0] ?? '';
+  parts = parts.slice(1);
+  info.isResourceRequest = true;
+
+  if (parts[0] === 'namespaces' && parts.length > 1) {
+    info.namespace = parts[1] ?? '';
+    if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2] ?? '')) parts = parts.slice(2);
+  }
+  info.parts = parts;
+  info.resource = parts[0] ?? '';
+  info.name = parts[1] ?? '';
+  info.subresource = parts[2] ?? '';
+
+  const single = info.name !== '';
+  switch (method.toUpperCase()) {
+    case 'POST': info.verb = 'create'; break;
+    case 'GET': case 'HEAD': info.verb = isWatch(query) ? 'watch' : single ? 'get' : 'list'; break;
+    case 'PUT': info.verb = 'update'; break;
+    case 'PATCH': info.verb = 'patch'; break;
+    case 'DELETE': info.verb = single ? 'delete' : 'deletecollection'; break;
+    default: info.verb = method.toLowerCase();
+  }
+  return info;
+}

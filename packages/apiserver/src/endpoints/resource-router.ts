@@ -1,0 +1,61 @@
+import type { Request, Response } from 'express';
+import { methodNotAllowed, notAcceptable, notFound, statusError, type Catalog, type ResourceType, type Verb } from '@svc/api';
+import type { GenericStore, RequestContext } from '../registry/store.js';
+import type { RequestInfo } from './request-info.js';
+import { advertisedMediaTypes, negotiate } from './media-types.js';
+import type { HandlerScope } from './handlers/scope.js';
+import { handleGet } from './handlers/get.js';
+import { handleList } from './handlers/list.js';
+import { handleCreate } from './handlers/create.js';
+import { handleUpdate } from './handlers/update.js';
+import { handlePatch } from './handlers/patch.js';
+import { handleDelete, handleDeleteCollection } from './handlers/delete.js';
+import { dryRunOf } from './handlers/decode.js';
+
+type Handler = (s: HandlerScope) => Promise<void>;
+
+const HANDLERS: Partial<Record<string, Handler>> = {
+  get: handleGet, list: handleList, create: handleCreate, update: handleUpdate, patch: handlePatch,
+  delete: handleDelete, deletecollection: handleDeleteCollection,
+};
+
+/** Verbs a subresource serves (only `status` is generic). */
+const SUBRESOURCE_VERBS: Record<string, readonly string[]> = { status: ['get', 'update', 'patch'] };
+
+export interface ResourceRouterDeps {
+  catalog: Catalog;
+  storeFor: (r: ResourceType) => GenericStore;
+  /** Verbs served elsewhere (watch, until the watch handler exists). */
+  extraHandlers?: Partial<Record<string, Handler>>;
+}
+
+/** Resolves the resource type of a resource request; 404 when the group, version or resource is unknown. */
+export function resolveResource(catalog: Catalog, info: RequestInfo): ResourceType {
+  const r = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
+  if (!r) throw statusError('NotFound', 'the server could not find the requested resource', { causes: [{ reason: 'UnexpectedServerResponse', message: '404 page not found' }] });
+  return r;
+}
+
+/** Serves one resource request: picks the verb handler, checks it is allowed, negotiates the answer. */
+export async function serveResource(deps: ResourceRouterDeps, req: Request, res: Response, info: RequestInfo, ctx: RequestContext): Promise<void> {
+  const r = resolveResource(deps.catalog, info);
+  if (info.namespace && !r.namespaced && info.resource !== 'namespaces') {
+    throw statusError('NotFound', 'the server could not find the requested resource');
+  }
+  if (info.parts.length > 3 || (info.subresource && !r.subresources.includes(info.subresource))) {
+    throw statusError('NotFound', 'the server could not find the requested resource');
+  }
+  const verb = info.verb;
+  const allowed = info.subresource ? (SUBRESOURCE_VERBS[info.subresource] ?? []) : r.verbs;
+  if (!allowed.includes(verb as Verb)) throw methodNotAllowed();
+  const handler = deps.extraHandlers?.[verb] ?? HANDLERS[verb];
+  if (!handler) throw methodNotAllowed();
+  const format = negotiate(req.headers.accept);
+  if (!format) throw notAcceptable(advertisedMediaTypes());
+  const query = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
+  if (['create', 'update', 'patch', 'delete', 'deletecollection'].includes(verb)) ctx.dryRun = dryRunOf(query);
+  const scope: HandlerScope = { req, res, info, query, resource: r, store: deps.storeFor(r), ctx, format, warnings: [] };
+  await handler(scope);
+}
+
+export { notFound };

@@ -1,0 +1,6 @@
+export { parseApiServerOptions, apiServerCommand, type ApiServerOptions } from './options.js';
+export { startApiServer, type RunningApiServer } from './server/api-server.js';
+export { createLogger, silentLogger, type Logger } from './logger.js';
+export * from './storage/index.js';
+export { generateServingCert, ensureServingCert } from './tls/self-signed.js';
+export { parseTokenFile } from './authn/token-file.js';

@@ -1,0 +1,34 @@
+import { badRequest } from '@svc/api';
+
+/**
+ * The opaque `continue` token: base64 of JSON carrying the list's revision and the key
+ * (relative to the resource's prefix) the next chunk starts at, as Kubernetes does.
+ */
+export interface ContinueToken {
+  rv: number;
+  start: string;
+}
+
+const VERSION = 'meta.svc.io/v1';
+
+export function encodeContinue(t: ContinueToken): string {
+  return Buffer.from(JSON.stringify({ v: VERSION, rv: t.rv, start: t.start })).toString('base64url');
+}
+
+export function decodeContinue(token: string): ContinueToken {
+  const bad = (why: string): never => { throw badRequest(`invalid continue token: ${why}`); };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    return bad('not a valid continue token');
+  }
+  if (typeof parsed !== 'object' || parsed === null) return bad('not a valid continue token');
+  const { v, rv, start } = parsed as { v?: unknown; rv?: unknown; start?: unknown };
+  if (v !== VERSION) return bad('unrecognized continue token version');
+  if (typeof rv !== 'number' || !Number.isInteger(rv) || rv <= 0) return bad('continue token has an invalid resource version');
+  if (typeof start !== 'string' || start === '' || start.startsWith('/') || start.split('/').includes('..')) {
+    return bad('continue token has an invalid start key');
+  }
+  return { rv, start };
+}

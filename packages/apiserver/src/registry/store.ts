@@ -1,0 +1,404 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  alreadyExists, badRequest, conflict, expired, internalError, invalid, MODIFIED_CONFLICT, notFound, statusError,
+  successStatus, timeout, fieldErrors,
+  type ApiObject, type DeleteOptions, type FieldError, type ObjectList, type ResourceType, type Status,
+} from '@svc/api';
+import { isStorageError, type Storage, type StorageError } from '../storage/interface.js';
+import type { Admission, AdmissionAttributes } from '../admission/admission.js';
+import type { UserInfo } from '../authn/user.js';
+import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
+import { decodeContinue, encodeContinue } from './continue-token.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
+import { DEFAULT_STRATEGY, type Strategy } from './strategy.js';
+import { deepEqual, clone } from './object-utils.js';
+
+/** Who is asking and how: everything a store call needs besides its arguments. */
+export interface RequestContext {
+  user?: UserInfo;
+  dryRun?: boolean;
+}
+
+export interface ListParams {
+  labelMatch?: (labels: Record<string, string>) => boolean;
+  fieldMatch?: (obj: ApiObject) => boolean;
+  /** Whether a selector was given (remainingItemCount is then omitted). */
+  filtered?: boolean;
+  limit?: number;
+  continueToken?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export type Updater = (current: ApiObject) => ApiObject | Promise<ApiObject>;
+
+export interface UpdateParams {
+  /** '' for the main resource, 'status' for the status subresource. */
+  subresource?: string;
+  /** PUT to a missing object may create it (when the strategy allows). */
+  createIfMissing?: (ctx: RequestContext) => Promise<ApiObject> | undefined;
+}
+
+export interface StoreOptions {
+  resource: ResourceType;
+  storage: Storage;
+  storePrefix: string;
+  strategy?: Strategy;
+  admission: Admission;
+  /** How many names to try for `generateName` before giving up. */
+  generateNameAttempts?: number;
+}
+
+export interface DeleteResult {
+  /** The object as deleted, or as updated when deletion is pending (finalizers, grace). */
+  object: ApiObject;
+  deleted: boolean;
+}
+
+const GENERATE_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+function randomSuffix(n = 5): string {
+  const bytes = randomBytes(n);
+  let s = '';
+  for (const b of bytes) s += GENERATE_SUFFIX_ALPHABET[b % GENERATE_SUFFIX_ALPHABET.length];
+  return s;
+}
+
+function rfc3339(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function nowRfc3339(): string {
+  return rfc3339(new Date());
+}
+
+/**
+ * The generic store: one per resource type. Runs the strategy, admission and metadata rules
+ * around the storage calls and turns storage errors into Status errors. It never sees HTTP.
+ */
+export class GenericStore {
+  readonly resource: ResourceType;
+  private readonly storage: Storage;
+  private readonly storePrefix: string;
+  private readonly strategy: Strategy;
+  private readonly admission: Admission;
+  private readonly generateNameAttempts: number;
+
+  constructor(opts: StoreOptions) {
+    this.resource = opts.resource;
+    this.storage = opts.storage;
+    this.storePrefix = opts.storePrefix;
+    this.strategy = { ...DEFAULT_STRATEGY, ...opts.strategy };
+    this.admission = opts.admission;
+    this.generateNameAttempts = opts.generateNameAttempts ?? 8;
+  }
+
+  private get qr(): { group: string; resource: string } {
+    return { group: this.resource.group, resource: this.resource.plural };
+  }
+
+  private key(namespace: string, name: string): string {
+    return objectKey(this.storePrefix, this.resource, namespace, name);
+  }
+
+  /** Translates storage failures; everything else passes through. */
+  private translate(e: unknown, name: string): never {
+    if (!isStorageError(e)) throw e;
+    const se: StorageError = e;
+    switch (se.code) {
+      case 'KeyNotFound': throw notFound(this.qr, name);
+      case 'KeyExists': throw alreadyExists(this.qr, name);
+      case 'Conflict': throw conflict(this.qr, name, MODIFIED_CONFLICT);
+      case 'ResourceVersionCompacted': throw expired(`too old resource version: ${se.message}`);
+      case 'FutureRevision': throw timeout(`Too large resource version: ${se.message}`, 1);
+      case 'Unreachable': throw statusError('InternalError', `Internal error occurred: store unreachable: ${se.message}`);
+      default: throw internalError(se.message);
+    }
+  }
+
+  async get(namespace: string, name: string): Promise<ApiObject> {
+    try {
+      return await this.storage.get(this.key(namespace, name));
+    } catch (e) {
+      return this.translate(e, name);
+    }
+  }
+
+  async list(namespace: string, p: ListParams = {}): Promise<ObjectList> {
+    const base = resourcePrefix(this.storePrefix, this.resource);
+    const prefix = collectionPrefix(this.storePrefix, this.resource, namespace);
+    let revision: number | undefined;
+    let startKey: string | undefined;
+    if (p.continueToken) {
+      const t = decodeContinue(p.continueToken);
+      revision = t.rv;
+      startKey = base + t.start;
+      if (!startKey.startsWith(prefix)) throw badRequest('invalid continue token: the token does not belong to this collection');
+    } else if (p.resourceVersion && p.resourceVersion !== '0' && p.limit && (p.resourceVersionMatch === 'Exact' || !p.resourceVersionMatch)) {
+      revision = Number(p.resourceVersion);
+    } else if (p.resourceVersion && p.resourceVersionMatch === 'Exact') {
+      revision = Number(p.resourceVersion);
+    }
+    const predicate = p.labelMatch || p.fieldMatch
+      ? (o: ApiObject): boolean => (!p.labelMatch || p.labelMatch(o.metadata.labels ?? {})) && (!p.fieldMatch || p.fieldMatch(o))
+      : undefined;
+    try {
+      const res = await this.storage.list(prefix, { revision, limit: p.limit, startKey, predicate });
+      const metadata: ObjectList['metadata'] = { resourceVersion: String(res.revision) };
+      if (res.nextKey) {
+        metadata.continue = encodeContinue({ rv: res.revision, start: res.nextKey.slice(base.length) });
+        if (!p.filtered && res.remainingItemCount !== undefined) metadata.remainingItemCount = res.remainingItemCount;
+      }
+      return { kind: this.resource.listKind, apiVersion: apiVersionOf(this.resource), metadata, items: res.items };
+    } catch (e) {
+      if (isStorageError(e, 'ResourceVersionCompacted') && p.continueToken) {
+        throw expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
+      }
+      return this.translate(e, '');
+    }
+  }
+
+  async create(namespace: string, input: ApiObject, ctx: RequestContext): Promise<ApiObject> {
+    const obj = clone(input);
+    const m = obj.metadata;
+    if (this.resource.namespaced) m.namespace = namespace;
+    else delete m.namespace;
+    m.uid = randomUUID();
+    m.creationTimestamp = nowRfc3339();
+    delete m.deletionTimestamp;
+    delete m.deletionGracePeriodSeconds;
+    delete m.resourceVersion;
+    if (this.resource.hasSpec) m.generation = 1;
+    else delete m.generation;
+    this.strategy.prepareForCreate?.(obj);
+    const generated = !m.name && !!m.generateName;
+    for (let attempt = 0; ; attempt++) {
+      if (generated) m.name = `${m.generateName ?? ''}${randomSuffix()}`;
+      this.validateOrThrow(obj, [...validateObjectMeta(this.resource, obj), ...(this.strategy.validate?.(obj) ?? [])]);
+      await this.admission.validate(this.attributes('CREATE', obj, undefined, ctx));
+      if (ctx.dryRun) return obj;
+      try {
+        return await this.storage.create(this.key(namespace, m.name ?? ''), obj);
+      } catch (e) {
+        if (generated && isStorageError(e, 'KeyExists') && attempt + 1 < this.generateNameAttempts) continue;
+        return this.translate(e, m.name ?? '');
+      }
+    }
+  }
+
+  /**
+   * Read-modify-write of one object: `updater` turns the current object into the desired
+   * one; the store keeps server-owned fields, runs the strategy and admission, checks the
+   * resourceVersion precondition and retries on concurrent modification.
+   */
+  async update(namespace: string, name: string, updater: Updater, ctx: RequestContext, p: UpdateParams = {}): Promise<{ object: ApiObject; created: boolean }> {
+    const key = this.key(namespace, name);
+    const sub = p.subresource ?? '';
+    const transform = async (current: ApiObject): Promise<ApiObject> => {
+      const desired = await updater(clone(current));
+      return this.prepareUpdate(desired, current, sub, ctx);
+    };
+    try {
+      if (ctx.dryRun) {
+        const current = await this.storage.get(key);
+        return { object: await transform(current), created: false };
+      }
+      const object = await this.storage.guaranteedUpdate(key, transform);
+      if (this.shouldDeleteAfterUpdate(object)) {
+        await this.storage.delete(key, { check: (cur) => this.checkUnchanged(cur, object) }).catch((e: unknown) => {
+          if (!isStorageError(e, 'KeyNotFound') && !(e instanceof UnchangedCheckFailed)) throw e;
+        });
+      }
+      return { object, created: false };
+    } catch (e) {
+      if (isStorageError(e, 'KeyNotFound') && p.createIfMissing && this.strategy.allowCreateOnUpdate) {
+        const created = p.createIfMissing(ctx);
+        if (created) return { object: await created, created: true };
+      }
+      return this.translate(e, name);
+    }
+  }
+
+  get allowsCreateOnUpdate(): boolean {
+    return this.strategy.allowCreateOnUpdate === true;
+  }
+
+  private async prepareUpdate(desired: ApiObject, current: ApiObject, sub: string, ctx: RequestContext): Promise<ApiObject> {
+    const name = current.metadata.name ?? '';
+    const rv = desired.metadata.resourceVersion;
+    if (rv !== undefined && rv !== '' && rv !== current.metadata.resourceVersion) {
+      throw conflict(this.qr, name, MODIFIED_CONFLICT);
+    }
+    if ((rv === undefined || rv === '') && !this.strategy.allowUnconditionalUpdate) {
+      throw invalid(this.gk, name, [fieldErrors.invalid('metadata.resourceVersion', '', 'must be specified for an update')]);
+    }
+    if (desired.metadata.uid && desired.metadata.uid !== current.metadata.uid) {
+      throw conflict(this.qr, name, `Precondition failed: UID in precondition: ${desired.metadata.uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
+    }
+    const obj = desired;
+    const m = obj.metadata;
+    const cm = current.metadata;
+    m.uid = cm.uid;
+    m.creationTimestamp = cm.creationTimestamp;
+    if (this.resource.namespaced) m.namespace = cm.namespace;
+    if (!m.name) m.name = cm.name;
+    if (cm.deletionTimestamp) m.deletionTimestamp = cm.deletionTimestamp;
+    else delete m.deletionTimestamp;
+    if (cm.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = cm.deletionGracePeriodSeconds;
+    else delete m.deletionGracePeriodSeconds;
+    if (sub === 'status') {
+      resetForStatusUpdate(obj, current);
+      this.strategy.prepareForStatusUpdate?.(obj, current);
+    } else {
+      if (this.resource.subresources.includes('status')) {
+        if (current.status === undefined) delete obj.status;
+        else obj.status = clone(current.status);
+      }
+      if (cm.generation !== undefined) m.generation = cm.generation;
+      else delete m.generation;
+      this.strategy.prepareForUpdate?.(obj, current);
+      if (this.resource.hasSpec && !deepEqual(obj.spec, current.spec)) m.generation = (cm.generation ?? 0) + 1;
+    }
+    delete m.resourceVersion;
+    const errs = validateObjectMetaUpdate(this.resource, obj, current);
+    errs.push(...(this.strategy.validateUpdate?.(obj, current) ?? this.strategy.validate?.(obj) ?? []));
+    this.validateOrThrow(obj, errs);
+    await this.admission.validate(this.attributes('UPDATE', obj, current, ctx, sub));
+    return obj;
+  }
+
+  private shouldDeleteAfterUpdate(obj: ApiObject): boolean {
+    const m = obj.metadata;
+    return !!m.deletionTimestamp && (m.finalizers ?? []).length === 0 && (m.deletionGracePeriodSeconds ?? 0) === 0;
+  }
+
+  private checkUnchanged(current: ApiObject, expected: ApiObject): void {
+    if (current.metadata.resourceVersion !== expected.metadata.resourceVersion) throw new UnchangedCheckFailed();
+  }
+
+  async delete(namespace: string, name: string, options: DeleteOptions, ctx: RequestContext): Promise<DeleteResult> {
+    const key = this.key(namespace, name);
+    try {
+      const current = await this.storage.get(key);
+      this.checkPreconditions(current, options);
+      await this.admission.validate(this.attributes('DELETE', undefined, current, ctx));
+      const pending = this.pendingDeletion(current, options);
+      if (pending) {
+        if (ctx.dryRun) return { object: pending, deleted: false };
+        const object = await this.storage.guaranteedUpdate(key, (cur) => {
+          this.checkPreconditions(cur, options);
+          return this.pendingDeletion(cur, options) ?? cur;
+        }, { cached: current });
+        if (this.shouldDeleteAfterUpdate(object)) return this.delete(namespace, name, { ...options, preconditions: undefined }, ctx);
+        return { object, deleted: false };
+      }
+      if (ctx.dryRun) return { object: current, deleted: true };
+      const object = await this.storage.delete(key, {
+        cached: current,
+        check: (cur) => {
+          this.checkPreconditions(cur, options);
+          if (this.pendingDeletion(cur, options)) throw conflict(this.qr, name, MODIFIED_CONFLICT);
+        },
+      });
+      return { object, deleted: true };
+    } catch (e) {
+      return this.translate(e, name);
+    }
+  }
+
+  /** The Status answered for an immediate delete of a type that does not return the object. */
+  deletedStatus(obj: ApiObject): Status {
+    return successStatus({ name: obj.metadata.name, group: this.resource.group || undefined, kind: this.resource.plural, uid: obj.metadata.uid });
+  }
+
+  get returnsDeletedObject(): boolean {
+    return this.strategy.returnDeletedObject === true;
+  }
+
+  async deleteCollection(namespace: string, list: ListParams, options: DeleteOptions, ctx: RequestContext): Promise<ObjectList> {
+    const items = (await this.list(namespace, { ...list, limit: undefined, continueToken: undefined })).items;
+    const deleted: ApiObject[] = [];
+    for (const item of items) {
+      try {
+        const r = await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', { ...options, preconditions: undefined }, ctx);
+        deleted.push(r.object);
+      } catch (e) {
+        if ((e as { status?: Status }).status?.reason !== 'NotFound') throw e;
+      }
+    }
+    const res = await this.list(namespace, { limit: 1 });
+    return { kind: this.resource.listKind, apiVersion: apiVersionOf(this.resource), metadata: { resourceVersion: res.metadata.resourceVersion }, items: deleted };
+  }
+
+  private checkPreconditions(current: ApiObject, options: DeleteOptions): void {
+    const pre = options.preconditions;
+    const name = current.metadata.name ?? '';
+    if (pre?.uid && pre.uid !== current.metadata.uid) {
+      throw conflict(this.qr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
+      throw conflict(this.qr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`);
+    }
+  }
+
+  /**
+   * The object to write instead of deleting (deletionTimestamp set, propagation
+   * finalizers added, graceful period), or undefined when it can go now. Kubernetes'
+   * BeforeDelete + updateForGracefulDeletionAndFinalizers.
+   */
+  private pendingDeletion(current: ApiObject, options: DeleteOptions): ApiObject | undefined {
+    const now = nowRfc3339();
+    const custom = this.strategy.beforeDelete?.(clone(current), options, now);
+    if (custom) return custom;
+    const obj = clone(current);
+    const m = obj.metadata;
+    let finalizers = [...(m.finalizers ?? [])];
+    const policy = options.propagationPolicy ?? (options.orphanDependents === true ? 'Orphan' : options.orphanDependents === false ? 'Background' : undefined);
+    if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers = finalizers.filter((f) => f !== 'foregroundDeletion').concat('orphan');
+    if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers = finalizers.filter((f) => f !== 'orphan').concat('foregroundDeletion');
+    if (policy === 'Background') finalizers = finalizers.filter((f) => f !== 'orphan' && f !== 'foregroundDeletion');
+    const grace = this.strategy.gracePeriodSeconds?.(current, options) ?? 0;
+    if (finalizers.length === 0 && grace === 0) return undefined;
+    if (!m.deletionTimestamp || grace < (m.deletionGracePeriodSeconds ?? 0)) {
+      m.deletionTimestamp = grace > 0 ? rfc3339(new Date(Date.now() + grace * 1000)) : now;
+      m.deletionGracePeriodSeconds = grace;
+    }
+    if (finalizers.length > 0) m.finalizers = finalizers;
+    else delete m.finalizers;
+    return obj;
+  }
+
+  private get gk(): { group: string; kind: string } {
+    return { group: this.resource.group, kind: this.resource.kind };
+  }
+
+  private validateOrThrow(obj: ApiObject, errs: FieldError[]): void {
+    if (errs.length > 0) throw invalid(this.gk, obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
+  }
+
+  private attributes(operation: AdmissionAttributes['operation'], obj: ApiObject | undefined, old: ApiObject | undefined, ctx: RequestContext, subresource = ''): AdmissionAttributes {
+    const ref = obj ?? old;
+    return {
+      operation, resource: this.resource, subresource,
+      namespace: ref?.metadata.namespace ?? '', name: ref?.metadata.name ?? '',
+      object: obj, oldObject: old, dryRun: ctx.dryRun === true, user: ctx.user,
+    };
+  }
+}
+
+class UnchangedCheckFailed extends Error {}
+
+/** Kubernetes' ResetObjectMetaForStatus: a status write changes only `status`. */
+function resetForStatusUpdate(obj: ApiObject, current: ApiObject): void {
+  const status = obj.status;
+  const managedFields = obj.metadata.managedFields;
+  for (const k of Object.keys(obj)) if (k !== 'status') delete obj[k];
+  for (const [k, v] of Object.entries(current)) if (k !== 'status') obj[k] = clone(v);
+  if (status === undefined) delete obj.status;
+  else obj.status = status;
+  if (managedFields) obj.metadata.managedFields = managedFields;
+}
+
+export function apiVersionOf(r: { group: string; version: string }): string {
+  return r.group ? `${r.group}/${r.version}` : r.version;
+}

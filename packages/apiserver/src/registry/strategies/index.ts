@@ -1,0 +1,21 @@
+import type { ResourceType } from '@svc/api';
+import type { Strategy } from '../strategy.js';
+import { configMapStrategy } from './config-map.js';
+import { namespaceStrategy } from './namespace.js';
+import { podStrategy } from './pod.js';
+import { secretStrategy } from './secret.js';
+import { serviceStrategy } from './service.js';
+
+const BY_KIND: Record<string, Strategy> = {
+  '/Namespace': namespaceStrategy,
+  '/ConfigMap': configMapStrategy,
+  '/Secret': secretStrategy,
+  '/Pod': podStrategy,
+  '/Service': serviceStrategy,
+  '/Event': { allowCreateOnUpdate: true, allowUnconditionalUpdate: true },
+};
+
+/** The strategy of a type; types with no special behaviour get the default one. */
+export function strategyFor(r: ResourceType): Strategy | undefined {
+  return BY_KIND[`${r.group}/${r.kind}`];
+}

@@ -1,0 +1,111 @@
+import { fieldErrors, type ApiObject, type DeleteOptions, type FieldError } from '@svc/api';
+import { validateDnsLabel } from '@svc/machinery';
+import type { Strategy } from '../strategy.js';
+
+interface Container {
+  name?: string; image?: string; imagePullPolicy?: string; terminationMessagePath?: string;
+  terminationMessagePolicy?: string; ports?: Array<{ containerPort?: number; protocol?: string }>; resources?: object;
+}
+interface PodSpec {
+  containers?: Container[]; initContainers?: Container[]; restartPolicy?: string; terminationGracePeriodSeconds?: number;
+  dnsPolicy?: string; schedulerName?: string; securityContext?: object; enableServiceLinks?: boolean; nodeName?: string;
+  activeDeadlineSeconds?: number; tolerations?: unknown[];
+}
+
+const spec = (o: ApiObject): PodSpec => (o.spec ?? {}) as PodSpec;
+
+function defaultContainer(c: Container): void {
+  c.terminationMessagePath ??= '/dev/termination-log';
+  c.terminationMessagePolicy ??= 'File';
+  if (!c.imagePullPolicy) {
+    const tag = (c.image ?? '').split('/').pop() ?? '';
+    c.imagePullPolicy = !tag.includes(':') || tag.endsWith(':latest') ? 'Always' : 'IfNotPresent';
+  }
+  c.resources ??= {};
+  for (const p of c.ports ?? []) p.protocol ??= 'TCP';
+}
+
+/** Kubernetes' pod defaults for the fields a node agent reads. */
+export function defaultPodSpec(s: PodSpec): void {
+  s.restartPolicy ??= 'Always';
+  s.terminationGracePeriodSeconds ??= 30;
+  s.dnsPolicy ??= 'ClusterFirst';
+  s.schedulerName ??= 'default-scheduler';
+  s.securityContext ??= {};
+  s.enableServiceLinks ??= true;
+  for (const c of [...(s.containers ?? []), ...(s.initContainers ?? [])]) defaultContainer(c);
+}
+
+function validateContainers(list: Container[] | undefined, path: string, required: boolean, names: Set<string>): FieldError[] {
+  const errs: FieldError[] = [];
+  if (required && (!list || list.length === 0)) errs.push(fieldErrors.required(path, ''));
+  (list ?? []).forEach((c, i) => {
+    const p = `${path}[${i}]`;
+    if (!c.name) errs.push(fieldErrors.required(`${p}.name`, ''));
+    else {
+      errs.push(...validateDnsLabel(c.name, `${p}.name`));
+      if (names.has(c.name)) errs.push(fieldErrors.duplicate(`${p}.name`, c.name));
+      names.add(c.name);
+    }
+    if (!c.image || !c.image.trim()) errs.push(fieldErrors.required(`${p}.image`, ''));
+    (c.ports ?? []).forEach((port, j) => {
+      const n = port.containerPort;
+      if (typeof n !== 'number' || n < 1 || n > 65535) {
+        errs.push(fieldErrors.invalid(`${p}.ports[${j}].containerPort`, n ?? 0, 'must be between 1 and 65535, inclusive'));
+      }
+    });
+  });
+  return errs;
+}
+
+function validatePod(obj: ApiObject): FieldError[] {
+  const s = spec(obj);
+  const names = new Set<string>();
+  const errs = [
+    ...validateContainers(s.containers, 'spec.containers', true, names),
+    ...validateContainers(s.initContainers, 'spec.initContainers', false, names),
+  ];
+  if (s.terminationGracePeriodSeconds !== undefined && s.terminationGracePeriodSeconds < 0) {
+    errs.push(fieldErrors.invalid('spec.terminationGracePeriodSeconds', s.terminationGracePeriodSeconds, 'must be greater than or equal to 0'));
+  }
+  if (s.activeDeadlineSeconds !== undefined && s.activeDeadlineSeconds <= 0) {
+    errs.push(fieldErrors.invalid('spec.activeDeadlineSeconds', s.activeDeadlineSeconds, 'must be between 1 and 2147483647, inclusive'));
+  }
+  return errs;
+}
+
+/** The spec with the fields a pod update may change blanked out (images, deadline, tolerations). */
+function mutableFieldsCleared(s: PodSpec): PodSpec {
+  const c = structuredClone(s);
+  for (const k of [...(c.containers ?? []), ...(c.initContainers ?? [])]) delete k.image;
+  delete c.activeDeadlineSeconds;
+  delete c.tolerations;
+  delete c.terminationGracePeriodSeconds;
+  return c;
+}
+
+export const podStrategy: Strategy = {
+  prepareForCreate(obj) {
+    defaultPodSpec(spec(obj));
+    obj.spec = spec(obj);
+    obj.status = { phase: 'Pending', qosClass: 'BestEffort' };
+  },
+  prepareForUpdate(obj) {
+    defaultPodSpec(spec(obj));
+  },
+  validate: validatePod,
+  validateUpdate(obj, old) {
+    const errs = validatePod(obj);
+    if (JSON.stringify(mutableFieldsCleared(spec(obj))) !== JSON.stringify(mutableFieldsCleared(spec(old)))) {
+      errs.push(fieldErrors.forbidden('spec', 'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)'));
+    }
+    return errs;
+  },
+  gracePeriodSeconds(obj: ApiObject, options: DeleteOptions) {
+    const phase = (obj.status as { phase?: string } | undefined)?.phase;
+    if (!spec(obj).nodeName || phase === 'Succeeded' || phase === 'Failed') return 0;
+    const g = options.gracePeriodSeconds ?? spec(obj).terminationGracePeriodSeconds ?? 30;
+    return g < 0 ? 1 : g;
+  },
+  returnDeletedObject: true,
+};

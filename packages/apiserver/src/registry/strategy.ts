@@ -1,0 +1,35 @@
+import type { ApiObject, DeleteOptions, FieldError } from '@svc/api';
+
+/**
+ * A type's server-side behaviour: pure hooks the generic store runs in one fixed order
+ * (prepareForCreate → validate → admission → storage; prepareForUpdate → validateUpdate →
+ * admission → storage). Hooks may mutate the object they are given; never the old one.
+ */
+export interface Strategy {
+  /** Defaulting and resetting fields the client may not set on create. */
+  prepareForCreate?(obj: ApiObject): void;
+  /** Defaulting and resetting fields the client may not change on update. */
+  prepareForUpdate?(obj: ApiObject, old: ApiObject): void;
+  validate?(obj: ApiObject): FieldError[];
+  validateUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
+  /** Fields that writes to the `status` subresource may change besides `status` (rare). */
+  prepareForStatusUpdate?(obj: ApiObject, old: ApiObject): void;
+  /**
+   * Decides graceful deletion: returns the grace period to apply (> 0 keeps the object
+   * with a future deletionTimestamp), or 0 to delete at once.
+   */
+  gracePeriodSeconds?(obj: ApiObject, options: DeleteOptions): number;
+  /**
+   * Type-specific deletion: returns the object to write instead of deleting it (for
+   * example a namespace turning Terminating), or undefined for the generic behaviour.
+   */
+  beforeDelete?(obj: ApiObject, options: DeleteOptions, now: string): ApiObject | undefined;
+  /** PUT to a missing name creates it. */
+  allowCreateOnUpdate?: boolean;
+  /** PUT without metadata.resourceVersion is accepted (last write wins). */
+  allowUnconditionalUpdate?: boolean;
+  /** DELETE answers with the deleted object instead of a Status. */
+  returnDeletedObject?: boolean;
+}
+
+export const DEFAULT_STRATEGY: Strategy = { allowUnconditionalUpdate: true };

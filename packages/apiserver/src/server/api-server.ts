@@ -1,0 +1,340 @@
+import { createServer, type Server } from 'node:https';
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type { AddressInfo, Socket } from 'node:net';
+import express, { type Request, type Response, type NextFunction } from 'express';
+import {
+  builtinResources, Catalog, isAlreadyExists, isNotFound, naming, notFound, statusError, systemNamespaces, useNaming,
+  forbidden, unauthorized, tooManyRequests, type ApiObject, type ResourceType,
+} from '@svc/api';
+import { isEnabled } from '@svc/machinery';
+import type { ApiServerOptions } from '../options.js';
+import { createLogger, type Logger } from '../logger.js';
+import { Etcd3Storage } from '../storage/etcd3/etcd3-storage.js';
+import type { Storage } from '../storage/interface.js';
+import { InstrumentedStorage } from '../metrics/instrumented-storage.js';
+import { ApiServerMetrics, metricVerb } from '../metrics/metrics.js';
+import { GenericStore, type RequestContext } from '../registry/store.js';
+import { strategyFor } from '../registry/strategies/index.js';
+import { resourcePrefix } from '../registry/keys.js';
+import { Admission } from '../admission/admission.js';
+import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
+import { AuthenticationFailed, UnionAuthenticator, type Authenticator } from '../authn/authenticator.js';
+import { TokenFileAuthenticator } from '../authn/token-file.js';
+import type { UserInfo } from '../authn/user.js';
+import { alwaysAllow, alwaysDeny, forbiddenMessage, UnionAuthorizer, type Authorizer } from '../authz/authorizer.js';
+import { ensureServingCert, type ServingCert } from '../tls/self-signed.js';
+import { parseRequestInfo, type RequestInfo } from '../endpoints/request-info.js';
+import { serveResource } from '../endpoints/resource-router.js';
+import { sendError, sendObject } from '../endpoints/handlers/respond.js';
+import { aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from '../endpoints/discovery.js';
+import { parseAccept } from '../endpoints/media-types.js';
+import { healthHandler } from '../health/handler.js';
+import { logCheck, pingCheck, PostStartHook, ShutdownCheck, storeCheck, withGracePeriod, type HealthCheck } from '../health/checks.js';
+import { versionInfo } from './version.js';
+
+export interface RunningApiServer {
+  /** `https://<host>:<port>` reachable from this machine. */
+  url: string;
+  port: number;
+  /** PEM of the CA that signed the serving certificate. */
+  caPem: string;
+  metrics: ApiServerMetrics;
+  catalog: Catalog;
+  /** Resolves once every post-start hook has finished (system namespaces exist). */
+  started: Promise<void>;
+  /** Graceful stop: readyz fails, serving goes on for the shutdown delay, in-flight requests finish. */
+  shutdown(): Promise<void>;
+}
+
+interface Deps {
+  logger?: Logger;
+  /** Use this storage instead of connecting to `--store-servers` (tests). */
+  storage?: Storage;
+}
+
+/** Wraps a handler so thrown errors become Status answers. */
+function route(f: (req: Request, res: Response) => Promise<void> | void) {
+  return (req: Request, res: Response): void => {
+    Promise.resolve().then(() => f(req, res)).catch((e: unknown) => sendError(res, e));
+  };
+}
+
+function servedCatalog(opts: ApiServerOptions): Catalog {
+  const c = new Catalog();
+  for (const r of builtinResources()) {
+    if (isEnabled(opts.runtimeConfig, r.group, r.version, r.plural, true)) c.add(r);
+  }
+  return c;
+}
+
+function authorizerFor(modes: string[]): Authorizer {
+  return new UnionAuthorizer(modes.map((m) => (m === 'AlwaysDeny' ? alwaysDeny : alwaysAllow)));
+}
+
+const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): Promise<RunningApiServer> {
+  useNaming(opts.naming);
+  const log = deps.logger ?? createLogger({ format: opts.loggingFormat, verbosity: opts.verbosity }, { component: naming().apiserverName });
+  const startedAt = Date.now();
+  const metrics = new ApiServerMetrics();
+  const catalog = servedCatalog(opts);
+
+  const rawStorage = deps.storage ?? new Etcd3Storage({
+    endpoints: opts.storeServers,
+    tls: opts.storeCaFile || opts.storeCertFile ? { caFile: opts.storeCaFile, certFile: opts.storeCertFile, keyFile: opts.storeKeyFile } : undefined,
+  });
+  const storage = new InstrumentedStorage(rawStorage, metrics, opts.storePrefix);
+
+  const stores = new Map<ResourceType, GenericStore>();
+  const namespaceType = catalog.lookup('', 'v1', 'namespaces');
+  const getNamespace = async (name: string): Promise<ApiObject | undefined> => {
+    if (!namespaceType) return undefined;
+    try {
+      return await storeFor(namespaceType).get('', name);
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  };
+  const admission = new Admission([new NamespaceLifecycle(getNamespace)]);
+  function storeFor(r: ResourceType): GenericStore {
+    let s = stores.get(r);
+    if (!s) {
+      s = new GenericStore({ resource: r, storage, storePrefix: opts.storePrefix, strategy: strategyFor(r), admission });
+      stores.set(r, s);
+    }
+    return s;
+  }
+
+  const authenticators: Authenticator[] = [];
+  if (opts.tokenAuthFile) authenticators.push(TokenFileAuthenticator.fromFile(opts.tokenAuthFile));
+  const authn = new UnionAuthenticator(authenticators, opts.anonymousAuth);
+  const authz = authorizerFor(opts.authorizationMode);
+
+  // Health checks.
+  const bootstrapHook = new PostStartHook('bootstrap-controller');
+  const startInformersHook = new PostStartHook('generic-apiserver-start-informers');
+  startInformersHook.done();
+  const hooks = [startInformersHook, bootstrapHook];
+  const shutdownCheck = new ShutdownCheck();
+  const store = (timeoutMs: number): HealthCheck => storeCheck('store', () => storage.healthCheck(timeoutMs));
+  const livez = (): HealthCheck[] => [pingCheck, logCheck, store(opts.storeHealthcheckTimeoutMs), ...hooks.map((h) => withGracePeriod(h, startedAt, opts.livezGracePeriodMs))];
+  const readyz = (): HealthCheck[] => [pingCheck, logCheck, store(opts.storeReadycheckTimeoutMs), ...hooks, shutdownCheck];
+  const healthz = (): HealthCheck[] => [pingCheck, logCheck, store(opts.storeHealthcheckTimeoutMs), ...hooks];
+
+  // TLS.
+  let tls: ServingCert;
+  if (opts.tlsCertFile && opts.tlsPrivateKeyFile) {
+    const certPem = readFileSync(opts.tlsCertFile, 'utf8');
+    tls = { certPem, keyPem: readFileSync(opts.tlsPrivateKeyFile, 'utf8'), caPem: certPem };
+  } else {
+    const hosts = ['localhost', '127.0.0.1', hostname()];
+    if (opts.advertiseAddress) hosts.push(opts.advertiseAddress);
+    if (opts.bindAddress !== '0.0.0.0' && opts.bindAddress !== '::') hosts.push(opts.bindAddress);
+    tls = await ensureServingCert(opts.certDir, hosts);
+  }
+
+  let inflight = 0;
+  let inflightMutating = 0;
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'simple');
+
+  // Request info, authentication, authorization, max in-flight, metrics: one chain for every request.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const query = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
+    const info = parseRequestInfo(req.method, req.originalUrl, query);
+    res.locals.info = info;
+    const end = metrics.requestDuration.startTimer();
+    const mutating = MUTATING.has(info.verb);
+    const longRunning = info.verb === 'watch';
+    let counted = false;
+    if (!longRunning) {
+      const limit = mutating ? opts.maxMutatingRequestsInflight : opts.maxRequestsInflight;
+      const current = mutating ? inflightMutating : inflight;
+      if (limit > 0 && current >= limit) {
+        sendError(res, tooManyRequests('Too many requests, please try again later.', 1));
+        res.setHeader('Retry-After', '1');
+        return;
+      }
+      if (mutating) inflightMutating++; else inflight++;
+      counted = true;
+    }
+    res.on('close', () => {
+      if (counted) {
+        if (mutating) inflightMutating--; else inflight--;
+      }
+      if (!info.isResourceRequest) return;
+      const scope = info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster';
+      const labels = {
+        verb: metricVerb(info.verb, req.method), dry_run: res.locals.dryRun ? 'All' : '', group: info.apiGroup, version: info.apiVersion,
+        resource: info.resource, subresource: info.subresource, scope, component: 'apiserver',
+      };
+      metrics.requestTotal.inc({ ...labels, code: String(res.statusCode) });
+      end(labels);
+    });
+    authn.authenticate(req).then(async (user) => {
+      res.locals.user = user;
+      const decision = await authz.authorize({ user, ...info });
+      if (decision.decision !== 'allow' && !user.groups.includes('system:masters')) {
+        throw statusErrorForbidden(info, user, decision.reason);
+      }
+      next();
+    }).catch((e: unknown) => {
+      if (e instanceof AuthenticationFailed) sendError(res, unauthorized());
+      else sendError(res, e);
+    });
+  });
+
+  const health = (endpoint: string, checks: () => readonly HealthCheck[]): void => {
+    const h = healthHandler(checks);
+    app.get(`/${endpoint}`, route((req, res) => h(req, res)));
+    app.get(`/${endpoint}/*check`, route((req, res) => h(req, res, (req.params as { check: string[] }).check.join('/'))));
+  };
+  health('livez', livez);
+  health('readyz', readyz);
+  health('healthz', healthz);
+
+  app.get('/version', route((_req, res) => { res.json(versionInfo()); }));
+  app.get('/metrics', route(async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  }));
+
+  const discovery = (core: boolean) => route((req, res) => {
+    const wanted = parseAccept(req.headers.accept)[0];
+    const ag = wanted?.params.as === 'APIGroupDiscoveryList' && wanted.params.v === 'v2' && /^apidiscovery\.(svc\.io|k8s\.io)$/.test(wanted.params.g ?? '');
+    if (ag) {
+      const g = wanted.params.g ?? '';
+      res.setHeader('Content-Type', `application/json;g=${g};v=v2;as=APIGroupDiscoveryList`);
+      res.send(JSON.stringify(aggregatedDiscovery(catalog, core, g)));
+      return;
+    }
+    const addr = `${opts.advertiseAddress ?? (req.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '')}:${port}`;
+    res.json(core ? apiVersions(addr) : apiGroupList(catalog));
+  });
+  app.get('/api', discovery(true));
+  app.get('/apis', discovery(false));
+  app.get('/api/v1', route((_req, res) => {
+    const doc = apiResourceList(catalog, '', 'v1');
+    if (!doc) throw notFoundPath();
+    res.json(doc);
+  }));
+  app.get('/apis/:group', route((req, res) => {
+    const doc = apiGroupDoc(catalog, String(req.params.group));
+    if (!doc) throw notFoundPath();
+    res.json(doc);
+  }));
+  app.get('/apis/:group/:version', route((req, res) => {
+    const doc = apiResourceList(catalog, String(req.params.group), String(req.params.version));
+    if (!doc) throw notFoundPath();
+    res.json(doc);
+  }));
+
+  app.all('/*path', route(async (req, res) => {
+    const info = res.locals.info as RequestInfo;
+    if (!info.isResourceRequest) throw notFoundPath();
+    const ctx: RequestContext = { user: res.locals.user as UserInfo };
+    await serveResource({ catalog, storeFor }, req, res, info, ctx);
+    res.locals.dryRun = ctx.dryRun;
+  }));
+
+  const server: Server = createServer({ cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false }, app);
+  server.keepAliveTimeout = 65_000;
+  const sockets = new Set<Socket>();
+  server.on('secureConnection', (s: Socket) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.securePort, opts.bindAddress, () => { server.off('error', reject); resolve(); });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
+  log.info('serving securely', { address: `${opts.bindAddress}:${port}` });
+
+  // Post-start: the system namespaces, retried until the store answers.
+  const stopping = new AbortController();
+  const started = (async () => {
+    const nsStore = namespaceType ? storeFor(namespaceType) : undefined;
+    for (let attempt = 0; nsStore && !stopping.signal.aborted; attempt++) {
+      try {
+        for (const name of systemNamespaces()) {
+          try {
+            await nsStore.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, {});
+          } catch (e) {
+            if (!isAlreadyExists(e)) throw e;
+          }
+        }
+        break;
+      } catch (e) {
+        log.warn('bootstrapping system namespaces failed; retrying', { error: (e as Error).message, attempt });
+        await delay(Math.min(100 * 2 ** attempt, 2000), stopping.signal);
+      }
+    }
+    bootstrapHook.done();
+  })();
+
+  // apiserver_storage_objects, polled.
+  const pollCounts = async (): Promise<void> => {
+    for (const r of catalog.all()) {
+      const label = r.group ? `${r.plural}.${r.group}` : r.plural;
+      try {
+        metrics.storageObjects.set({ resource: label }, await storage.count(resourcePrefix(opts.storePrefix, r)));
+      } catch {
+        metrics.storageObjects.set({ resource: label }, -1);
+      }
+    }
+  };
+  const countTimer = opts.storeCountMetricPollPeriodMs > 0
+    ? setInterval(() => { void pollCounts(); }, opts.storeCountMetricPollPeriodMs)
+    : undefined;
+  countTimer?.unref();
+  void started.then(pollCounts);
+
+  let shuttingDown: Promise<void> | undefined;
+  const shutdown = (): Promise<void> => {
+    shuttingDown ??= (async () => {
+      shutdownCheck.begin();
+      log.info('shutdown requested; readyz now fails', { delay: opts.shutdownDelayDurationMs });
+      await delay(opts.shutdownDelayDurationMs);
+      stopping.abort();
+      if (countTimer) clearInterval(countTimer);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        const idle = setInterval(() => server.closeIdleConnections(), 50);
+        server.once('close', () => clearInterval(idle));
+      });
+      await started.catch(() => undefined);
+      await storage.close();
+      log.info('shutdown complete');
+    })();
+    return shuttingDown;
+  };
+
+  return { url: `https://${host}:${port}`, port, caPem: tls.caPem, metrics, catalog, started, shutdown };
+}
+
+function statusErrorForbidden(info: RequestInfo, user: UserInfo, reason?: string): Error {
+  const e = forbidden(forbiddenMessage({ user, ...info }, reason));
+  if (info.isResourceRequest) {
+    e.status.details = { name: info.name || undefined, group: info.apiGroup || undefined, kind: info.resource };
+  }
+  return e;
+}
+
+function notFoundPath(): Error {
+  return statusError('NotFound', 'the server could not find the requested resource');
+}
+
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (ms <= 0 || signal?.aborted) { resolve(); return; }
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+  });
+}
+
+export { notFound, sendObject };

@@ -1,0 +1,189 @@
+import { Etcd3 } from 'etcd3';
+import { freePort, startEtcd, type EtcdHandle } from '@svc/testing';
+import { isStorageError, type StorageErrorCode, type StorageEvent } from '../interface.js';
+import { cm, runStorageSuite } from '../storage-suite.js';
+import { Etcd3Storage } from './etcd3-storage.js';
+
+// One etcd for the whole file; every test uses its own key prefix.
+let etcd: EtcdHandle | undefined;
+let raw: Etcd3 | undefined;
+const storages: Etcd3Storage[] = [];
+
+async function cluster(): Promise<{ etcd: EtcdHandle; raw: Etcd3 }> {
+  etcd ??= await startEtcd();
+  raw ??= new Etcd3({ hosts: etcd.endpoints });
+  return { etcd, raw };
+}
+
+async function newStorage(): Promise<Etcd3Storage> {
+  const { etcd } = await cluster();
+  const storage = new Etcd3Storage({ endpoints: etcd.endpoints });
+  storages.push(storage);
+  return storage;
+}
+
+afterAll(async () => {
+  await Promise.all(storages.map((s) => s.close()));
+  raw?.close();
+  await etcd?.stop();
+});
+
+runStorageSuite('Etcd3Storage', async () => {
+  const storage = await newStorage();
+  const { raw } = await cluster();
+  return {
+    storage,
+    cleanup: () => storage.close(),
+    compact: async (revision) => { await raw.kv.compact({ revision, physical: true }); },
+  };
+});
+
+describe('Etcd3Storage specifics', () => {
+  let storage: Etcd3Storage;
+  let seq = 0;
+  const prefix = (): string => `/registry/etcd3-specific/${++seq}-${Date.now()}/`;
+  beforeAll(async () => { storage = await newStorage(); });
+
+  it('never persists resourceVersion in etcd', async () => {
+    const { raw } = await cluster();
+    const p = prefix();
+    const obj = cm('a', { v: '1' });
+    obj.metadata.resourceVersion = '12345';
+    const created = await storage.create(`${p}a`, obj);
+    const updated = await storage.guaranteedUpdate(`${p}a`, (cur) => ({ ...cur, data: { v: '2' } }));
+    expect(updated.metadata.resourceVersion).not.toBe(created.metadata.resourceVersion);
+    const stored = await raw.get(`${p}a`).exec();
+    const kv = stored.kvs[0];
+    expect(kv).toBeDefined();
+    const value = JSON.parse(kv?.value.toString('utf8') ?? '{}') as { metadata: Record<string, unknown> };
+    expect(value.metadata).toEqual({ name: 'a', namespace: 'default' });
+    expect(kv?.value.toString('utf8')).not.toContain('resourceVersion');
+    expect(updated.metadata.resourceVersion).toBe(kv?.mod_revision);
+  });
+
+  it('fails reads at a future revision with FutureRevision', async () => {
+    const future = (await storage.currentRevision()) + 1000;
+    await expectCode(storage.get(`${prefix()}a`, { revision: future }), 'FutureRevision');
+    await expectCode(storage.list(prefix(), { revision: future }), 'FutureRevision');
+  });
+
+  it('fails on a stored value that is not an API object with InvalidObject', async () => {
+    const { raw } = await cluster();
+    const p = prefix();
+    await raw.put(`${p}bad`).value('{not json');
+    await raw.put(`${p}array`).value('[1]');
+    await expectCode(storage.get(`${p}bad`), 'InvalidObject');
+    await expectCode(storage.get(`${p}array`), 'InvalidObject');
+    await expectCode(storage.list(p), 'InvalidObject');
+  });
+
+  it('reports an endpoint nobody listens on as Unreachable', async () => {
+    const port = await freePort();
+    const dead = new Etcd3Storage({ endpoints: [`http://127.0.0.1:${port}`], requestTimeoutMs: 2000 });
+    try {
+      await expectCode(dead.get('/registry/x'), 'Unreachable');
+      await expectCode(dead.healthCheck(1000), 'Unreachable');
+    } finally {
+      await dead.close();
+    }
+  });
+
+  it('lists and watches more than gRPC\'s default 4 MiB message limit', async () => {
+    const p = prefix();
+    const from = await storage.currentRevision();
+    const big = 'x'.repeat(1024 * 1024);
+    for (let i = 0; i < 5; i++) await storage.create(`${p}k${i}`, cm(`k${i}`, { big }));
+    const res = await storage.list(p);
+    expect(res.items).toHaveLength(5);
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), 10_000);
+    const names: unknown[] = [];
+    try {
+      for await (const ev of storage.watch(p, { fromRevision: from, recursive: true, signal: ac.signal })) {
+        names.push(ev.object.metadata.name);
+        if (names.length === 5) break;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    expect(names).toEqual(['k0', 'k1', 'k2', 'k3', 'k4']);
+  });
+
+  it('ends its watches on close()', async () => {
+    const s = await newStorage();
+    const ac = new AbortController();
+    const it = s.watch(prefix(), { fromRevision: await s.currentRevision(), recursive: true, signal: ac.signal })[Symbol.asyncIterator]();
+    const pending = it.next();
+    // Make sure the watch is established (an event arrives) before closing.
+    const p = prefix();
+    const it2 = s.watch(p, { fromRevision: await s.currentRevision(), recursive: true, signal: ac.signal })[Symbol.asyncIterator]();
+    const first = it2.next();
+    await s.create(`${p}a`, cm('a'));
+    expect((await first).done).toBe(false);
+    await s.close();
+    expect((await pending).done).toBe(true);
+    expect((await it2.next()).done).toBe(true);
+    ac.abort();
+  });
+
+  // Runs last in this file: it restarts the shared etcd.
+  it('keeps a watch going across an etcd restart without losing or repeating events', async () => {
+    const { etcd } = await cluster();
+    const p = prefix();
+    const ac = new AbortController();
+    const deadline = setTimeout(() => ac.abort(), 30_000);
+    const seen: StorageEvent[] = [];
+    let wake: (() => void) | undefined;
+    const from = await storage.currentRevision();
+    const watching = (async () => {
+      for await (const ev of storage.watch(p, { fromRevision: from, recursive: true, signal: ac.signal })) {
+        seen.push(ev);
+        wake?.();
+      }
+    })();
+    const until = async (n: number): Promise<void> => {
+      while (seen.length < n) {
+        if (ac.signal.aborted) {
+          throw new Error(`only ${seen.length} of ${n} events before the deadline: ${JSON.stringify(seen.map((e) => [e.type, e.object.metadata.name]))}`);
+        }
+        await new Promise<void>((resolve) => { wake = resolve; setTimeout(resolve, 100); });
+      }
+    };
+    try {
+      await storage.create(`${p}a`, cm('a'));
+      await until(1);
+      await etcd.killMember(0);
+      await etcd.restartMember(0);
+      // The client may need a moment (circuit breaker, reconnect back-off) to use etcd again.
+      const t0 = Date.now();
+      for (;;) {
+        try {
+          await storage.create(`${p}b`, cm('b'));
+          break;
+        } catch (err) {
+          if (!isStorageError(err, 'Unreachable') || Date.now() - t0 > 20_000) throw err;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+      await storage.create(`${p}c`, cm('c'));
+      await until(3);
+      expect(seen.map((e) => [e.type, e.object.metadata.name])).toEqual([['ADDED', 'a'], ['ADDED', 'b'], ['ADDED', 'c']]);
+    } finally {
+      clearTimeout(deadline);
+      ac.abort();
+      await watching;
+    }
+  });
+});
+
+async function expectCode(p: Promise<unknown>, code: StorageErrorCode): Promise<void> {
+  let caught: unknown;
+  try {
+    await p;
+  } catch (err) {
+    caught = err;
+  }
+  if (!isStorageError(caught, code)) {
+    throw new Error(`expected StorageError ${code}, got ${caught === undefined ? 'success' : String(caught)}`);
+  }
+}

@@ -1,0 +1,499 @@
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+import { isDeepStrictEqual } from 'node:util';
+import {
+  ClientClosedError, Etcd3, GRPCCancelledError, GRPCDeadlineExceededError, GRPCUnavailableError,
+  Range, type IEvent, type IKeyValue, type IOptions, type IRangeResponse, type IWatchResponse,
+  type Watcher,
+} from 'etcd3';
+import { isApiObject, type ApiObject } from '@svc/api';
+import {
+  StorageError, type DeleteOptions, type GetOptions, type ListOptions, type ListResult,
+  type Storage, type StorageEvent, type UpdateFunc, type UpdateOptions, type WatchOptions,
+  type WriteOptions,
+} from '../interface.js';
+
+export interface Etcd3StorageOptions {
+  /** Client URLs, e.g. `http://127.0.0.1:2379` or `https://etcd-0:2379`. */
+  endpoints: string[];
+  /**
+   * PEM files for TLS to etcd: the CA that signed etcd's certificate (default: Node's
+   * bundled public CAs) and a client certificate and key for mTLS. TLS is used when this is
+   * given or any endpoint is `https://`.
+   */
+  tls?: { caFile?: string; certFile?: string; keyFile?: string };
+  /**
+   * Upper bound on the back-off between reconnection attempts to an endpoint, so a
+   * restarted etcd is used again within about this long. Default 2000.
+   */
+  dialTimeoutMs?: number;
+  /** Deadline of every unary request (reads, transactions, lease grants). Default 30000. */
+  requestTimeoutMs?: number;
+}
+
+/** Key read for health checks and the current revision; never written. */
+const PROBE_KEY = '/health';
+/** Upper bound on a list batch when a predicate makes us read more than `limit` keys. */
+const MAX_LIST_BATCH = 10_000;
+/** How long `close()` and an ended watch wait for etcd to confirm a watcher's cancellation. */
+const WATCH_CANCEL_TIMEOUT_MS = 2000;
+
+interface Current {
+  /** The stored value: JSON of the object without `metadata.resourceVersion`. */
+  json: string;
+  /** Modification revision of the key. */
+  rev: number;
+}
+
+interface ActiveWatch {
+  watcher: Watcher;
+  /** Ends the iteration quietly (used by `close()`). */
+  end(): void;
+}
+
+/**
+ * `Storage` on etcd v3. Values are JSON of the object without `metadata.resourceVersion`;
+ * `resourceVersion` is the key's mod_revision, and a list's is the revision it was read at.
+ * Every write is one optimistic transaction: create = "mod_revision is 0", update/delete =
+ * "mod_revision unchanged since read"; a failed compare is retried from the value etcd
+ * returns in the transaction's else branch (no extra read).
+ *
+ * Errors: compacted revisions → `ResourceVersionCompacted`, revisions ahead of etcd →
+ * `FutureRevision`, connection and timeout failures → `Unreachable`, stored values that
+ * are not API objects in JSON → `InvalidObject`.
+ */
+export class Etcd3Storage implements Storage {
+  private readonly client: Etcd3;
+  private readonly watches = new Set<ActiveWatch>();
+  private readonly cancellations = new Map<Watcher, Promise<void>>();
+  private closed = false;
+
+  constructor(opts: Etcd3StorageOptions) {
+    if (opts.endpoints.length === 0) throw new Error('Etcd3Storage: no endpoints');
+    const requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
+    const backoffMs = opts.dialTimeoutMs ?? 2000;
+    const options: IOptions = {
+      hosts: opts.endpoints,
+      grpcOptions: {
+        // grpc-js refuses messages over 4 MiB by default; big lists and watch catch-ups exceed that.
+        'grpc.max_receive_message_length': -1,
+        'grpc.initial_reconnect_backoff_ms': Math.min(100, backoffMs),
+        'grpc.max_reconnect_backoff_ms': backoffMs,
+        // Notice a silently dead connection (e.g. a hung etcd) under a long-lived watch, as
+        // Kubernetes does (30 s / 10 s).
+        'grpc.keepalive_time_ms': 30_000,
+        'grpc.keepalive_timeout_ms': 10_000,
+      },
+      // Streams (watches, lease keep-alives) have no deadline; unary calls do.
+      defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + requestTimeoutMs }),
+    };
+    const tlsOpts = opts.tls;
+    if (tlsOpts || opts.endpoints.some((e) => e.startsWith('https://'))) {
+      options.credentials = {
+        rootCertificate: tlsOpts?.caFile ? readFileSync(tlsOpts.caFile) : Buffer.from(rootCertificates.join('\n')),
+        ...(tlsOpts?.keyFile ? { privateKey: readFileSync(tlsOpts.keyFile) } : {}),
+        ...(tlsOpts?.certFile ? { certChain: readFileSync(tlsOpts.certFile) } : {}),
+      };
+    }
+    this.client = new Etcd3(options);
+  }
+
+  async get(key: string, opts: GetOptions = {}): Promise<ApiObject> {
+    const res = await this.call(key, () => {
+      const b = this.client.get(key);
+      if (opts.revision) b.revision(opts.revision);
+      return b.exec();
+    });
+    const kv = res.kvs[0];
+    if (!kv) throw new StorageError('KeyNotFound', key);
+    return decodeKv(kv);
+  }
+
+  /**
+   * Reads in key order from `startKey` (or `prefix`) at one revision: the given one, else
+   * the header revision of the first range, which later batches reuse so a paged list is a
+   * consistent snapshot. `remainingItemCount` comes from the range's own count (the number
+   * of keys from the range start at that revision), so it costs no extra request.
+   */
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    const end = Range.prefix(prefix).end;
+    let start = Buffer.from(prefix);
+    if (opts.startKey !== undefined) {
+      const s = Buffer.from(opts.startKey);
+      if (Buffer.compare(s, start) > 0) start = s;
+    }
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    const predicate = opts.predicate;
+    let revision = opts.revision && opts.revision > 0 ? opts.revision : 0;
+    let batch = limit;
+    const items: ApiObject[] = [];
+    for (;;) {
+      const res: IRangeResponse = await this.call(prefix, () => {
+        const b = this.client.getAll().inRange({ start, end }).sort('Key', 'Ascend');
+        if (batch > 0) b.limit(batch);
+        if (revision > 0) b.revision(revision);
+        return b.exec();
+      });
+      if (revision === 0) revision = Number(res.header.revision);
+      for (const [i, kv] of res.kvs.entries()) {
+        const obj = decodeKv(kv);
+        if (predicate && !predicate(obj)) continue;
+        items.push(obj);
+        if (limit > 0 && items.length === limit) {
+          const more = i < res.kvs.length - 1 || res.more;
+          if (!more) return { items, revision };
+          const result: ListResult = { items, revision, nextKey: `${kv.key.toString('utf8')}\0` };
+          if (!predicate) result.remainingItemCount = Number(res.count) - (i + 1);
+          return result;
+        }
+      }
+      const last = res.kvs[res.kvs.length - 1];
+      if (!res.more || !last) return { items, revision };
+      start = Buffer.concat([last.key, Buffer.from([0])]);
+      batch = Math.min(batch * 2, MAX_LIST_BATCH);
+    }
+  }
+
+  async create(key: string, obj: ApiObject, opts: WriteOptions = {}): Promise<ApiObject> {
+    const json = encode(obj);
+    const lease = await this.grantLease(key, opts.ttlSeconds);
+    const res = await this.call(key, () => {
+      const put = this.client.put(key).value(json);
+      if (lease) put.lease(lease);
+      return this.client.if(key, 'Mod', '==', 0).then(put).commit();
+    });
+    if (!res.succeeded) throw new StorageError('KeyExists', key);
+    return decode(key, json, Number(res.header.revision));
+  }
+
+  /**
+   * Tries `opts.cached` first; a no-op result computed from the cached copy is confirmed
+   * against a fresh read before it is returned (as Kubernetes does), so a no-op always
+   * reflects the current stored state.
+   */
+  async guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<ApiObject> {
+    let fromCache = false;
+    let cur = opts.cached ? fromCached(opts.cached) : undefined;
+    if (cur) fromCache = true;
+    else cur = await this.readCurrent(key);
+    for (;;) {
+      const updated = await tryUpdate(decode(key, cur.json, cur.rev));
+      const json = encode(updated);
+      if (json === cur.json || isDeepStrictEqual(JSON.parse(json), JSON.parse(cur.json))) {
+        if (!fromCache) return decode(key, cur.json, cur.rev);
+        cur = await this.readCurrent(key);
+        fromCache = false;
+        continue;
+      }
+      const lease = await this.grantLease(key, opts.ttlSeconds);
+      const expected = cur.rev;
+      const res = await this.call(key, () => {
+        const put = this.client.put(key).value(json);
+        if (lease) put.lease(lease);
+        return this.client.if(key, 'Mod', '==', expected).then(put).else(this.client.get(key)).commit();
+      });
+      if (res.succeeded) return decode(key, json, Number(res.header.revision));
+      cur = currentFromElse(key, res.responses[0]?.response_range);
+      fromCache = false;
+    }
+  }
+
+  /**
+   * `check` runs against the state about to be deleted; when it throws on a cached copy,
+   * the check is retried once against a fresh read before the error is passed on.
+   */
+  async delete(key: string, opts: DeleteOptions = {}): Promise<ApiObject> {
+    let fromCache = false;
+    let cur = opts.cached ? fromCached(opts.cached) : undefined;
+    if (cur) fromCache = true;
+    else cur = await this.readCurrent(key);
+    for (;;) {
+      const obj = decode(key, cur.json, cur.rev);
+      if (opts.check) {
+        try {
+          opts.check(obj);
+        } catch (err) {
+          if (!fromCache) throw err;
+          cur = await this.readCurrent(key);
+          fromCache = false;
+          continue;
+        }
+      }
+      const expected = cur.rev;
+      const res = await this.call(key, () => this.client.if(key, 'Mod', '==', expected)
+        .then(this.client.delete().key(key)).else(this.client.get(key)).commit());
+      if (res.succeeded) return obj;
+      cur = currentFromElse(key, res.responses[0]?.response_range);
+      fromCache = false;
+    }
+  }
+
+  async count(prefix: string): Promise<number> {
+    return this.call(prefix, () => this.client.getAll().prefix(prefix).count());
+  }
+
+  /**
+   * One etcd watch (with previous values) from `fromRevision + 1`, or from the revision
+   * current when iteration starts if `fromRevision` is 0. Events arrive in revision order,
+   * each exactly once, also across reconnections: the client library resumes a broken
+   * stream after the last revision it saw in any response header, which can skip events
+   * during a catch-up replay, so this resumes after the last delivered event instead.
+   * A put whose create_revision equals its mod_revision is ADDED, other puts MODIFIED; a
+   * DELETED event carries the object as it was, with the delete's revision as its
+   * resourceVersion (as Kubernetes does) and the last stored version as `prevObject`.
+   * Iteration ends when `signal` aborts or `close()` is called; it throws
+   * `ResourceVersionCompacted` when `fromRevision` has been compacted (etcd cancels such a
+   * watch without saying why; that is the only cancellation without a reason in etcd 3.4),
+   * after delivering every event received before. The etcd watcher is cancelled when the
+   * iteration ends for any reason.
+   */
+  watch(prefix: string, opts: WatchOptions): AsyncIterable<StorageEvent> {
+    return { [Symbol.asyncIterator]: () => this.runWatch(prefix, opts) };
+  }
+
+  async currentRevision(): Promise<number> {
+    const res = await this.call(PROBE_KEY, () => this.client.get(PROBE_KEY).serializable(false).exec());
+    return Number(res.header.revision);
+  }
+
+  async healthCheck(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StorageError('Unreachable', PROBE_KEY,
+        `etcd did not answer a quorum read within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([
+        this.client.get(PROBE_KEY).serializable(false)
+          .options({ deadline: Date.now() + timeoutMs }).exec(),
+        timeout,
+      ]);
+    } catch (err) {
+      if (err instanceof StorageError) throw err;
+      throw new StorageError('Unreachable', PROBE_KEY, `etcd health check failed: ${messageOf(err)}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Ends every watch, waits (bounded) for etcd to cancel its watchers, then closes the client. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const watchers = [...this.watches].map((w) => w.watcher);
+    for (const w of this.watches) w.end();
+    await Promise.all(watchers.map((w) => this.cancelWatcher(w)));
+    this.client.close();
+  }
+
+  private async *runWatch(key: string, opts: WatchOptions): AsyncGenerator<StorageEvent, void, undefined> {
+    const { signal } = opts;
+    if (signal.aborted || this.closed) return;
+    const queue: (StorageEvent | undefined)[] = [];
+    let head = 0;
+    let failure: unknown;
+    let ended = false;
+    let cancelledByServer = false;
+    let wake: (() => void) | undefined;
+    const notify = (): void => {
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    // The first revision not yet delivered (unknown until connected when watching from now).
+    let next = opts.fromRevision > 0 ? opts.fromRevision + 1 : 0;
+
+    const builder = this.client.watch().withPreviousKV();
+    if (opts.recursive) builder.prefix(key);
+    else builder.key(key);
+    if (next > 0) builder.startRevision(String(next));
+    const watcher = builder.watcher();
+
+    const onConnected = (res: IWatchResponse): void => {
+      if (next === 0) next = Number(res.header.revision) + 1;
+    };
+    const onData = (res: IWatchResponse): void => {
+      if (failure !== undefined || ended) return;
+      let last = 0;
+      try {
+        for (const ev of res.events) {
+          const rev = Number(ev.kv.mod_revision);
+          if (rev < next) continue; // replayed after a reconnection
+          queue.push(toEvent(ev));
+          last = rev;
+        }
+      } catch (err) {
+        failure = err;
+      }
+      if (last > 0) next = last + 1;
+      notify();
+    };
+    const onDisconnected = (): void => {
+      // Resume after the last delivered event, not after the library's header revision.
+      if (next > 0) watcher.request.start_revision = String(next);
+    };
+    const onError = (err: Error): void => {
+      cancelledByServer = true;
+      const message = messageOf(err);
+      failure = /^Watcher canceled: ?$/.test(message.trim()) || /compact/i.test(message)
+        ? new StorageError('ResourceVersionCompacted', key,
+          `watch from revision ${opts.fromRevision}: the revision has been compacted`)
+        : toStorageError(err, key);
+      notify();
+    };
+    const active: ActiveWatch = { watcher, end: () => { ended = true; notify(); } };
+    const onAbort = (): void => notify();
+    watcher.on('connected', onConnected);
+    watcher.on('data', onData);
+    watcher.on('disconnected', onDisconnected);
+    watcher.on('error', onError);
+    signal.addEventListener('abort', onAbort, { once: true });
+    this.watches.add(active);
+    try {
+      for (;;) {
+        if (signal.aborted || ended) return;
+        const ev = queue[head];
+        if (ev) {
+          queue[head++] = undefined;
+          if (head > 1024 && head * 2 > queue.length) {
+            queue.splice(0, head);
+            head = 0;
+          }
+          yield ev;
+          continue;
+        }
+        if (failure !== undefined) throw failure;
+        await new Promise<void>((resolve) => { wake = resolve; });
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.watches.delete(active);
+      // A watcher etcd cancelled is already detached; cancelling it again would wait forever.
+      if (!cancelledByServer) await this.cancelWatcher(watcher);
+      watcher.off('connected', onConnected);
+      watcher.off('data', onData);
+      watcher.off('disconnected', onDisconnected);
+      watcher.off('error', onError);
+      watcher.on('error', () => { /* late errors of a finished watch are irrelevant */ });
+    }
+  }
+
+  /** Cancels `w` once; waits at most WATCH_CANCEL_TIMEOUT_MS for etcd to confirm. */
+  private cancelWatcher(w: Watcher): Promise<void> {
+    let p = this.cancellations.get(w);
+    if (!p) {
+      let timer: NodeJS.Timeout | undefined;
+      p = Promise.race([
+        w.cancel().catch(() => undefined),
+        new Promise<void>((resolve) => { timer = setTimeout(resolve, WATCH_CANCEL_TIMEOUT_MS); }),
+      ]).finally(() => {
+        clearTimeout(timer);
+        this.cancellations.delete(w);
+      });
+      this.cancellations.set(w, p);
+    }
+    return p;
+  }
+
+  private async readCurrent(key: string): Promise<Current> {
+    const res = await this.call(key, () => this.client.get(key).exec());
+    const kv = res.kvs[0];
+    if (!kv) throw new StorageError('KeyNotFound', key);
+    return { json: kv.value.toString('utf8'), rev: Number(kv.mod_revision) };
+  }
+
+  /** A lease for `ttlSeconds` (none when absent); keys written with it vanish when it expires. */
+  private async grantLease(key: string, ttlSeconds: number | undefined): Promise<string | undefined> {
+    if (ttlSeconds === undefined || ttlSeconds <= 0) return undefined;
+    const res = await this.call(key, () => this.client.leaseClient.leaseGrant({ TTL: Math.ceil(ttlSeconds) }));
+    return res.ID;
+  }
+
+  private async call<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw toStorageError(err, key);
+    }
+  }
+}
+
+function encode(obj: ApiObject): string {
+  const { resourceVersion: _omit, ...metadata } = obj.metadata ?? {};
+  return JSON.stringify({ ...obj, metadata });
+}
+
+function decode(key: string, json: string, rev: number): ApiObject {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (err) {
+    throw new StorageError('InvalidObject', key, `${key}: stored value is not JSON: ${messageOf(err)}`);
+  }
+  if (!isApiObject(value)) throw new StorageError('InvalidObject', key, `${key}: stored value is not an API object`);
+  value.metadata.resourceVersion = String(rev);
+  return value;
+}
+
+function decodeKv(kv: IKeyValue, rev = Number(kv.mod_revision)): ApiObject {
+  return decode(kv.key.toString('utf8'), kv.value.toString('utf8'), rev);
+}
+
+function fromCached(obj: ApiObject): Current | undefined {
+  const rev = Number(obj.metadata?.resourceVersion);
+  if (!Number.isSafeInteger(rev) || rev <= 0) return undefined;
+  return { json: encode(obj), rev };
+}
+
+/** The key's state as returned by a failed transaction's `else(get(key))`. */
+function currentFromElse(key: string, range: IRangeResponse | undefined): Current {
+  const kv = range?.kvs[0];
+  if (!kv) throw new StorageError('KeyNotFound', key);
+  return { json: kv.value.toString('utf8'), rev: Number(kv.mod_revision) };
+}
+
+function toEvent(ev: IEvent): StorageEvent {
+  const kv = ev.kv;
+  const rev = Number(kv.mod_revision);
+  const prev = ev.prev_kv ? decodeKv(ev.prev_kv) : undefined;
+  if (ev.type === 'Delete') {
+    if (!ev.prev_kv) {
+      throw new StorageError('InvalidObject', kv.key.toString('utf8'),
+        'etcd delete event without the previous value');
+    }
+    const result: StorageEvent = { type: 'DELETED', object: decodeKv(ev.prev_kv, rev), revision: rev };
+    if (prev) result.prevObject = prev;
+    return result;
+  }
+  const object = decodeKv(kv);
+  if (kv.create_revision === kv.mod_revision) return { type: 'ADDED', object, revision: rev };
+  const result: StorageEvent = { type: 'MODIFIED', object, revision: rev };
+  if (prev) result.prevObject = prev;
+  return result;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+const UNREACHABLE_MESSAGES = [
+  'no leader', 'request timed out', 'leader changed', 'ECONNREFUSED', 'No connection established',
+  'Deadline exceeded', 'too many requests',
+];
+
+/** Maps etcd client failures onto `StorageError` codes; other errors pass through unchanged. */
+function toStorageError(err: unknown, key: string): unknown {
+  if (err instanceof StorageError) return err;
+  const message = messageOf(err);
+  if (message.includes('required revision has been compacted')) {
+    return new StorageError('ResourceVersionCompacted', key, message);
+  }
+  if (message.includes('is a future revision')) return new StorageError('FutureRevision', key, message);
+  if (err instanceof GRPCUnavailableError || err instanceof GRPCDeadlineExceededError ||
+    err instanceof GRPCCancelledError || err instanceof ClientClosedError ||
+    (typeof err === 'object' && err !== null && 'isBrokenCircuitError' in err) ||
+    UNREACHABLE_MESSAGES.some((m) => message.includes(m))) {
+    return new StorageError('Unreachable', key, `etcd unreachable: ${message}`);
+  }
+  return err;
+}

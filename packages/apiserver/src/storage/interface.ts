@@ -1,0 +1,121 @@
+import type { ApiObject } from '@svc/api';
+
+/**
+ * The storage contract. Keys are full paths (`/registry/core/configmaps/ns/name`); values
+ * are API objects. `metadata.resourceVersion` of every returned object is the store's
+ * modification revision of its key (a decimal string); it is never persisted in the value.
+ * Implementations only do optimistic writes: create = "key absent", update/delete =
+ * "key's revision unchanged since read".
+ */
+export interface Storage {
+  /** Throws `StorageError('KeyNotFound')` when absent. */
+  get(key: string, opts?: GetOptions): Promise<ApiObject>;
+  /** Objects under `prefix` (which ends with `/`), in key order. */
+  list(prefix: string, opts?: ListOptions): Promise<ListResult>;
+  /** Throws `StorageError('KeyExists')` when the key is taken. Returns the stored object. */
+  create(key: string, obj: ApiObject, opts?: WriteOptions): Promise<ApiObject>;
+  /**
+   * Read-modify-write retried on concurrent modification. `tryUpdate` gets the current
+   * object (with its resourceVersion) and returns the desired one, or throws to abort. An
+   * unchanged result is not written. Throws `KeyNotFound` when absent.
+   */
+  guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts?: UpdateOptions): Promise<ApiObject>;
+  /**
+   * Deletes the key if `check` (given the current object) does not throw, retrying on
+   * concurrent modification. Returns the object as it was just before deletion.
+   */
+  delete(key: string, opts?: DeleteOptions): Promise<ApiObject>;
+  /** Number of keys under `prefix`. */
+  count(prefix: string): Promise<number>;
+  /** Events under `prefix` (or for one key) after `fromRevision`, until `signal` aborts. */
+  watch(prefix: string, opts: WatchOptions): AsyncIterable<StorageEvent>;
+  /** The store's current revision (a quorum read). */
+  currentRevision(): Promise<number>;
+  /** Resolves when the store answers within `timeoutMs`; throws otherwise. */
+  healthCheck(timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type UpdateFunc = (current: ApiObject) => ApiObject | Promise<ApiObject>;
+
+export interface GetOptions {
+  /** Read at exactly this revision (0 / absent = latest). */
+  revision?: number;
+}
+
+export interface ListOptions {
+  /** Read at exactly this revision (0 / absent = latest). */
+  revision?: number;
+  /** Maximum number of matching items to return (0 / absent = all). */
+  limit?: number;
+  /** First key to read (inclusive); used to continue a paged list. */
+  startKey?: string;
+  /** Only items for which this returns true are returned and counted against `limit`. */
+  predicate?: (obj: ApiObject) => boolean;
+}
+
+export interface ListResult {
+  items: ApiObject[];
+  /** Revision the list was read at. */
+  revision: number;
+  /** When more items may follow: the key to start the next page at. */
+  nextKey?: string;
+  /** Keys after this page (only when no predicate was given and more remain). */
+  remainingItemCount?: number;
+}
+
+export interface WriteOptions {
+  /** Attach the key to an etcd lease that expires after this many seconds (Event TTL). */
+  ttlSeconds?: number;
+}
+
+export interface UpdateOptions extends WriteOptions {
+  /** A recently read copy to try first, saving a read when it is still current. */
+  cached?: ApiObject;
+}
+
+export interface DeleteOptions {
+  /** Throws to refuse deletion of the current object (preconditions, finalizers). */
+  check?: (current: ApiObject) => void;
+  /** A recently read copy to try first. */
+  cached?: ApiObject;
+}
+
+export interface WatchOptions {
+  /** Deliver events with revision > fromRevision (0 = from now on). */
+  fromRevision: number;
+  /** Watch every key under the prefix (true) or the one key (false). */
+  recursive: boolean;
+  signal: AbortSignal;
+}
+
+export interface StorageEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  /** The object after the change; for DELETED, as it was just before deletion. */
+  object: ApiObject;
+  /** The object before the change (MODIFIED, DELETED). */
+  prevObject?: ApiObject;
+  revision: number;
+}
+
+export type StorageErrorCode =
+  | 'KeyNotFound'
+  | 'KeyExists'
+  | 'Conflict'
+  | 'InvalidObject'
+  | 'Unreachable'
+  | 'ResourceVersionCompacted'
+  | 'FutureRevision';
+
+/** Storage failures; only `registry/` turns them into API Status errors. */
+export class StorageError extends Error {
+  constructor(readonly code: StorageErrorCode, readonly key: string, message?: string,
+    readonly revision?: number) {
+    super(message ?? `${code}: ${key}`);
+    this.name = 'StorageError';
+  }
+}
+
+export function isStorageError(e: unknown, code?: StorageErrorCode): e is StorageError {
+  return e instanceof StorageError && (code === undefined || e.code === code);
+}

@@ -1,0 +1,38 @@
+/** @svc/machinery: pure algorithms shared by the server and its clients. No I/O. */
+export { parseDuration, parseDurationNs, formatDuration, formatDurationNs } from './durations.js';
+export {
+  utf8Length, maxLenError, emptyError, regexError,
+  DNS1123_LABEL_MAX_LENGTH, DNS1123_SUBDOMAIN_MAX_LENGTH, DNS1035_LABEL_MAX_LENGTH, QUALIFIED_NAME_MAX_LENGTH,
+  LABEL_VALUE_MAX_LENGTH, TOTAL_ANNOTATION_SIZE_LIMIT,
+  isDns1123Label, isDns1123Subdomain, isDns1035Label, isQualifiedName, isValidLabelValue, isConfigMapKey,
+  isValidPathSegmentName, isValidPathSegmentPrefix,
+  validateDnsSubdomain, validateDnsLabel, validateDns1035Label, validatePathSegmentName, validateQualifiedName,
+  validateLabelValue, validateConfigMapKey, validateLabels, validateAnnotations,
+  maskTrailingDash, nameIsDnsSubdomain, nameIsDnsLabel, nameIsDns1035Label, nameIsPathSegment, validateGenerateName,
+  type NameValidator,
+} from './validation.js';
+export { LabelSelector, type SelectorOperator, type Requirement, type Labels } from './label-selector.js';
+export { parseLabelSelector } from './label-selector-parser.js';
+export {
+  labelSelectorFromObject, validateLabelSelector, type LabelSelectorRequirement, type LabelSelectorObject,
+} from './label-selector-object.js';
+export {
+  FieldSelector, parseFieldSelector, exactMetadataName, escapeFieldValue, unescapeFieldValue,
+  type FieldOperator, type FieldRequirement, type FieldGetter,
+} from './field-selector.js';
+export { applyMergePatch, cloneJson, isJsonObject, setOwn, type JsonObject } from './merge-patch.js';
+export {
+  applyJsonPatch, parseJsonPatch, JsonPatchFailed, JsonPatchTestFailed, type JsonPatchOperation,
+} from './json-patch.js';
+export { parseGoBool } from './go-flags.js';
+export {
+  FeatureGates, API_SERVER_GATES, type FeatureStage, type FeatureSpec, type FeatureGatesOptions,
+} from './feature-gates.js';
+export {
+  parseRuntimeConfig, isEnabled, groupVersionKey, resourceKey,
+  type RuntimeConfig, type StabilitySelector,
+} from './runtime-config.js';
+export {
+  checkSchema, pruneUnknownFields, isRfc3339DateTime, isBase64, jsonTypeOf,
+  type SchemaCheckResult, type PruneResult,
+} from './schema-check.js';

@@ -1,0 +1,41 @@
+import { createServer, type Server } from 'node:net';
+
+/**
+ * Ports on 127.0.0.1 that were free a moment ago (distinct from each other). They are not
+ * reserved: another process may take one before the caller binds it, so callers that
+ * cannot bind to port 0 (etcd must advertise its URL) must be ready to retry with fresh
+ * ports.
+ */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    const ports: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const server = createServer();
+      servers.push(server);
+      ports.push(await listenOnAnyPort(server));
+    }
+    return ports;
+  } finally {
+    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  }
+}
+
+/** One port on 127.0.0.1 that was free a moment ago; see `freePorts`. */
+export async function freePort(): Promise<number> {
+  const [port] = await freePorts(1);
+  if (port === undefined) throw new Error('could not find a free port');
+  return port;
+}
+
+function listenOnAnyPort(server: Server): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.unref();
+    server.once('error', reject);
+    server.listen({ host: '127.0.0.1', port: 0, exclusive: true }, () => {
+      const address = server.address();
+      if (typeof address === 'object' && address !== null) resolve(address.port);
+      else reject(new Error('could not determine the listening port'));
+    });
+  });
+}

@@ -1,0 +1,65 @@
+import { request as httpsRequest } from 'node:https';
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  text: string;
+  /** The body parsed as JSON (throws when it is not JSON). */
+  json<T = Record<string, unknown>>(): T;
+}
+
+export interface RequestOptions {
+  body?: string | Buffer | object;
+  headers?: Record<string, string>;
+  /** Bearer token; `null` sends none. */
+  token?: string | null;
+  contentType?: string;
+}
+
+/** A small HTTPS client that trusts one CA and sends one bearer token by default (tests only). */
+export class HttpsClient {
+  constructor(readonly baseUrl: string, private readonly caPem: string, private readonly token?: string) {}
+
+  withToken(token: string | undefined): HttpsClient {
+    return new HttpsClient(this.baseUrl, this.caPem, token);
+  }
+
+  request(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
+    const url = new URL(path, this.baseUrl);
+    const headers: Record<string, string> = { ...opts.headers };
+    const token = opts.token === undefined ? this.token : opts.token;
+    if (token) headers.authorization = `Bearer ${token}`;
+    let payload: Buffer | undefined;
+    if (opts.body !== undefined) {
+      payload = Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
+      headers['content-type'] ??= opts.contentType ?? 'application/json';
+      headers['content-length'] = String(payload.length);
+    }
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(url, { method, headers, ca: this.caPem }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          const text = body.toString('utf8');
+          resolve({
+            status: res.statusCode ?? 0, headers: res.headers, body, text,
+            json: <T>() => JSON.parse(text) as T,
+          });
+        });
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  get(path: string, opts?: RequestOptions): Promise<HttpResponse> { return this.request('GET', path, opts); }
+  post(path: string, body: RequestOptions['body'], opts?: RequestOptions): Promise<HttpResponse> { return this.request('POST', path, { ...opts, body }); }
+  put(path: string, body: RequestOptions['body'], opts?: RequestOptions): Promise<HttpResponse> { return this.request('PUT', path, { ...opts, body }); }
+  patch(path: string, body: RequestOptions['body'], contentType: string, opts?: RequestOptions): Promise<HttpResponse> {
+    return this.request('PATCH', path, { ...opts, body, contentType });
+  }
+  delete(path: string, opts?: RequestOptions): Promise<HttpResponse> { return this.request('DELETE', path, opts); }
+}

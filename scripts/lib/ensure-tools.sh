@@ -1,0 +1,30 @@
+# Shared by scripts/*.sh: install pnpm and etcd when they are missing (fresh machine).
+ensure_pnpm() {
+  if ! command -v pnpm >/dev/null 2>&1; then
+    echo "== installing pnpm"
+    npm install -g "pnpm@$(node -p 'require("./package.json").packageManager.split("@")[1]')" >/dev/null
+  fi
+}
+ensure_etcd() {
+  if ! command -v etcd >/dev/null 2>&1; then
+    echo "== installing etcd (Debian etcd-server)"
+    local sudo=""
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq etcd-server >/dev/null
+  fi
+}
+# pnpm 12 sometimes fails looking itself up in the registry (ERR_PNPM_BAD_CONFIG_DEP); retry.
+pnpm_install() {
+  local i
+  for i in 1 2 3; do
+    pnpm install --frozen-lockfile && return 0
+    echo "pnpm install failed (attempt $i); retrying" >&2
+  done
+  return 1
+}
+ensure_deps() {
+  ensure_pnpm
+  [ -d node_modules/.pnpm ] || pnpm_install
+  [ -f packages/apiserver/dist/bin/svc-apiserver.js ] || ./node_modules/.bin/tsc -b packages/*/tsconfig.json
+}
