@@ -29,6 +29,10 @@ export class InstrumentedStorage implements Storage {
   count(prefix: string): Promise<number> { return this.time('count', prefix, () => this.inner.count(prefix)); }
   watch(prefix: string, opts: WatchOptions): AsyncIterable<StorageEvent> { return this.inner.watch(prefix, opts); }
   currentRevision(): Promise<number> { return this.inner.currentRevision(); }
+  probeChanges(prefix: string, since: number): Promise<{ revision: number; changed: boolean; count: number }> {
+    return this.time('probe', prefix, () => this.inner.probeChanges(prefix, since));
+  }
+  compact(revision: number): Promise<void> { return this.inner.compact(revision); }
   healthCheck(timeoutMs: number): Promise<void> { return this.inner.healthCheck(timeoutMs); }
   close(): Promise<void> { return this.inner.close(); }
 }

@@ -26,7 +26,7 @@ export function decodeContinue(token: string): ContinueToken {
   if (typeof parsed !== 'object' || parsed === null) return bad('not a valid continue token');
   const { v, rv, start } = parsed as { v?: unknown; rv?: unknown; start?: unknown };
   if (v !== VERSION) return bad('unrecognized continue token version');
-  if (typeof rv !== 'number' || !Number.isInteger(rv) || rv <= 0) return bad('continue token has an invalid resource version');
+  if (typeof rv !== 'number' || !Number.isInteger(rv) || (rv <= 0 && rv !== -1)) return bad('continue token has an invalid resource version');
   if (typeof start !== 'string' || start === '' || start.startsWith('/') || start.split('/').includes('..')) {
     return bad('continue token has an invalid start key');
   }

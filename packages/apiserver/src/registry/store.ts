@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
-  alreadyExists, badRequest, conflict, expired, internalError, invalid, MODIFIED_CONFLICT, notFound, statusError,
+  alreadyExists, badRequest, initialEventsEndAnnotation, isStatusError, conflict, expired, internalError, invalid, MODIFIED_CONFLICT, notFound, statusError,
   successStatus, timeout, fieldErrors,
   type ApiObject, type DeleteOptions, type FieldError, type ObjectList, type ResourceType, type Status,
 } from '@svc/api';
-import { isStorageError, type Storage, type StorageError } from '../storage/interface.js';
+import { isStorageError, type ReadConsistency, type Storage, type StorageError } from '../storage/interface.js';
 import type { Admission, AdmissionAttributes } from '../admission/admission.js';
 import type { UserInfo } from '../authn/user.js';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
@@ -28,6 +28,29 @@ export interface ListParams {
   continueToken?: string;
   resourceVersion?: string;
   resourceVersionMatch?: string;
+}
+
+export interface WatchParams {
+  /** Watch one object (URL name or `metadata.name=` field selector). */
+  name?: string;
+  resourceVersion?: string;
+  labelMatch?: (labels: Record<string, string>) => boolean;
+  fieldMatch?: (obj: ApiObject) => boolean;
+  sendInitialEvents?: boolean;
+  allowBookmarks?: boolean;
+  bookmarkEveryMs?: number;
+}
+
+export interface WatchEventOut {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: ApiObject | Status;
+}
+
+/** Read semantics of a resourceVersion: unset = Most Recent, `0` = Any, n = Not Older Than n (Exact when `exact`). */
+function readConsistency(rv: string | undefined, exact: boolean): ReadConsistency {
+  if (rv === undefined || rv === '') return {};
+  if (rv === '0') return { allowStale: true };
+  return exact ? { revision: Number(rv) } : { minRevision: Number(rv) };
 }
 
 export type Updater = (current: ApiObject) => ApiObject | Promise<ApiObject>;
@@ -116,34 +139,39 @@ export class GenericStore {
     }
   }
 
-  async get(namespace: string, name: string): Promise<ApiObject> {
+  /** Get with the spec's semantics: resourceVersion unset = Most Recent, `0` = Any, n = Not Older Than n. */
+  async get(namespace: string, name: string, resourceVersion?: string): Promise<ApiObject> {
     try {
-      return await this.storage.get(this.key(namespace, name));
+      return await this.storage.get(this.key(namespace, name), readConsistency(resourceVersion, false));
     } catch (e) {
       return this.translate(e, name);
     }
   }
 
+  /** List with the spec's resourceVersion × resourceVersionMatch × limit/continue table. */
   async list(namespace: string, p: ListParams = {}): Promise<ObjectList> {
     const base = resourcePrefix(this.storePrefix, this.resource);
     const prefix = collectionPrefix(this.storePrefix, this.resource, namespace);
-    let revision: number | undefined;
+    let read: ReadConsistency;
     let startKey: string | undefined;
     if (p.continueToken) {
       const t = decodeContinue(p.continueToken);
-      revision = t.rv;
+      // rv -1: a recovery token after compaction continues at the latest revision.
+      read = t.rv > 0 ? { revision: t.rv } : {};
       startKey = base + t.start;
       if (!startKey.startsWith(prefix)) throw badRequest('invalid continue token: the token does not belong to this collection');
-    } else if (p.resourceVersion && p.resourceVersion !== '0' && p.limit && (p.resourceVersionMatch === 'Exact' || !p.resourceVersionMatch)) {
-      revision = Number(p.resourceVersion);
-    } else if (p.resourceVersion && p.resourceVersionMatch === 'Exact') {
-      revision = Number(p.resourceVersion);
+    } else if (p.resourceVersionMatch === 'Exact') {
+      read = { revision: Number(p.resourceVersion) };
+    } else if (p.resourceVersionMatch === 'NotOlderThan') {
+      read = readConsistency(p.resourceVersion, false);
+    } else {
+      read = readConsistency(p.resourceVersion, !!p.limit);
     }
     const predicate = p.labelMatch || p.fieldMatch
       ? (o: ApiObject): boolean => (!p.labelMatch || p.labelMatch(o.metadata.labels ?? {})) && (!p.fieldMatch || p.fieldMatch(o))
       : undefined;
     try {
-      const res = await this.storage.list(prefix, { revision, limit: p.limit, startKey, predicate });
+      const res = await this.storage.list(prefix, { ...read, limit: p.limit, startKey, predicate });
       const metadata: ObjectList['metadata'] = { resourceVersion: String(res.revision) };
       if (res.nextKey) {
         metadata.continue = encodeContinue({ rv: res.revision, start: res.nextKey.slice(base.length) });
@@ -151,11 +179,83 @@ export class GenericStore {
       }
       return { kind: this.resource.listKind, apiVersion: apiVersionOf(this.resource), metadata, items: res.items };
     } catch (e) {
-      if (isStorageError(e, 'ResourceVersionCompacted') && p.continueToken) {
-        throw expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
+      if (isStorageError(e, 'ResourceVersionCompacted')) {
+        if (p.continueToken && startKey) {
+          const err = expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
+          err.status.metadata = { continue: encodeContinue({ rv: -1, start: startKey.slice(base.length) }) };
+          throw err;
+        }
+        throw expired(`The resourceVersion for the provided list is too old.`);
       }
       return this.translate(e, '');
     }
+  }
+
+  /**
+   * Watch with the spec's semantics: resourceVersion unset = state (consistent) then
+   * changes, `0` = state (any) then changes, n = changes after n. Selectors filter with
+   * transitions: an object that starts matching arrives ADDED, one that stops, DELETED.
+   */
+  async *watch(namespace: string, p: WatchParams, signal: AbortSignal): AsyncGenerator<WatchEventOut> {
+    const prefix = collectionPrefix(this.storePrefix, this.resource, namespace);
+    const key = p.name ? this.key(namespace, p.name) : prefix;
+    const matches = (o: ApiObject | undefined): boolean => !!o &&
+      (!p.name || o.metadata.name === p.name) &&
+      (!p.labelMatch || p.labelMatch(o.metadata.labels ?? {})) && (!p.fieldMatch || p.fieldMatch(o));
+    let from: number;
+    const initial = p.sendInitialEvents ?? (p.resourceVersion === undefined || p.resourceVersion === '0');
+    try {
+      if (initial) {
+        const read = readConsistency(p.resourceVersion, false);
+        const state = await this.storage.list(prefix, { ...read, predicate: matches });
+        for (const o of state.items) yield { type: 'ADDED', object: o };
+        from = state.revision;
+        if (p.sendInitialEvents && p.allowBookmarks) yield { type: 'BOOKMARK', object: this.bookmark(from, true) };
+      } else {
+        from = Number(p.resourceVersion);
+      }
+      const events = this.storage.watch(key, { fromRevision: from, recursive: !p.name, signal, bookmarkEveryMs: p.allowBookmarks ? p.bookmarkEveryMs : undefined });
+      for await (const e of events) {
+        if (e.type === 'BOOKMARK') {
+          yield { type: 'BOOKMARK', object: this.bookmark(e.revision, false) };
+          continue;
+        }
+        const now = e.type !== 'DELETED' && matches(e.object);
+        const before = e.type === 'DELETED' ? matches(e.object) : e.type === 'MODIFIED' && matches(e.prevObject);
+        if (e.type === 'DELETED') {
+          if (before) yield { type: 'DELETED', object: e.object };
+        } else if (now && before) {
+          yield { type: 'MODIFIED', object: e.object };
+        } else if (now) {
+          yield { type: 'ADDED', object: e.object };
+        } else if (before && e.prevObject) {
+          const gone = clone(e.prevObject);
+          gone.metadata.resourceVersion = String(e.revision);
+          yield { type: 'DELETED', object: gone };
+        }
+      }
+    } catch (e) {
+      if (isStorageError(e, 'ResourceVersionCompacted')) {
+        yield { type: 'ERROR', object: expired(`too old resource version: ${p.resourceVersion ?? ''} (${e.revision ?? ''})`).status };
+        return;
+      }
+      if (signal.aborted) return;
+      try {
+        this.translate(e, p.name ?? '');
+      } catch (se) {
+        if (isStatusError(se)) {
+          yield { type: 'ERROR', object: se.status };
+          return;
+        }
+        throw se;
+      }
+    }
+  }
+
+  private bookmark(rev: number, initialEventsEnd: boolean): ApiObject {
+    const metadata: ApiObject['metadata'] = { resourceVersion: String(rev) };
+    if (initialEventsEnd) metadata.annotations = { [initialEventsEndAnnotation()]: 'true' };
+    return { kind: this.resource.kind, apiVersion: apiVersionOf(this.resource), metadata };
   }
 
   async create(namespace: string, input: ApiObject, ctx: RequestContext): Promise<ApiObject> {

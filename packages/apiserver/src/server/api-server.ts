@@ -12,6 +12,9 @@ import type { ApiServerOptions } from '../options.js';
 import { createLogger, type Logger } from '../logger.js';
 import { Etcd3Storage } from '../storage/etcd3/etcd3-storage.js';
 import type { Storage } from '../storage/interface.js';
+import { CachedStorage } from '../storage/cacher/cached-storage.js';
+import { runCompactor } from '../storage/compactor.js';
+import { handleWatch, type WatchSettings } from '../endpoints/handlers/watch.js';
 import { InstrumentedStorage } from '../metrics/instrumented-storage.js';
 import { ApiServerMetrics, metricVerb } from '../metrics/metrics.js';
 import { GenericStore, type RequestContext } from '../registry/store.js';
@@ -49,8 +52,6 @@ export interface RunningApiServer {
 
 interface Deps {
   logger?: Logger;
-  /** Use this storage instead of connecting to `--store-servers` (tests). */
-  storage?: Storage;
 }
 
 /** Wraps a handler so thrown errors become Status answers. */
@@ -81,11 +82,21 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const metrics = new ApiServerMetrics();
   const catalog = servedCatalog(opts);
 
-  const rawStorage = deps.storage ?? new Etcd3Storage({
+  const etcd = new Etcd3Storage({
     endpoints: opts.storeServers,
     tls: opts.storeCaFile || opts.storeCertFile ? { caFile: opts.storeCaFile, certFile: opts.storeCertFile, keyFile: opts.storeKeyFile } : undefined,
   });
-  const storage = new InstrumentedStorage(rawStorage, metrics, opts.storePrefix);
+  const cached = new CachedStorage(new InstrumentedStorage(etcd, metrics, opts.storePrefix), {
+    storePrefix: opts.storePrefix,
+    consistentListFromCache: opts.featureGates.enabled('ConsistentListFromCache'),
+    cacher: { onError: (e) => log.warn('watch cache: store watch failed; restarting', { error: (e as Error).message }) },
+  });
+  const storage: Storage = cached;
+  cached.start(catalog.all().map((r) => resourcePrefix(opts.storePrefix, r)));
+  const stopping = new AbortController();
+  runCompactor(etcd, opts.storeCompactionIntervalMs, stopping.signal,
+    (e) => log.warn('compaction failed', { error: (e as Error).message }),
+    (rev) => log.v(2).info('compacted the store', { revision: rev }));
 
   const stores = new Map<ResourceType, GenericStore>();
   const namespaceType = catalog.lookup('', 'v1', 'namespaces');
@@ -121,7 +132,8 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const shutdownCheck = new ShutdownCheck();
   const store = (timeoutMs: number): HealthCheck => storeCheck('store', () => storage.healthCheck(timeoutMs));
   const livez = (): HealthCheck[] => [pingCheck, logCheck, store(opts.storeHealthcheckTimeoutMs), ...hooks.map((h) => withGracePeriod(h, startedAt, opts.livezGracePeriodMs))];
-  const readyz = (): HealthCheck[] => [pingCheck, logCheck, store(opts.storeReadycheckTimeoutMs), ...hooks, shutdownCheck];
+  const watchCache: HealthCheck = { name: 'watch-cache', check: async () => { if (!cached.synced) throw new Error('watch cache not synced'); } };
+  const readyz = (): HealthCheck[] => [pingCheck, logCheck, store(opts.storeReadycheckTimeoutMs), watchCache, ...hooks, shutdownCheck];
   const healthz = (): HealthCheck[] => [pingCheck, logCheck, store(opts.storeHealthcheckTimeoutMs), ...hooks];
 
   // TLS.
@@ -135,6 +147,12 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     if (opts.bindAddress !== '0.0.0.0' && opts.bindAddress !== '::') hosts.push(opts.bindAddress);
     tls = await ensureServingCert(opts.certDir, hosts);
   }
+
+  const watchSettings: WatchSettings = {
+    minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds,
+    watchListEnabled: opts.featureGates.enabled('WatchList'),
+    stopping: stopping.signal,
+  };
 
   let inflight = 0;
   let inflightMutating = 0;
@@ -238,7 +256,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     const info = res.locals.info as RequestInfo;
     if (!info.isResourceRequest) throw notFoundPath();
     const ctx: RequestContext = { user: res.locals.user as UserInfo };
-    await serveResource({ catalog, storeFor }, req, res, info, ctx);
+    await serveResource({ catalog, storeFor, extraHandlers: { watch: (scope) => handleWatch(scope, watchSettings) } }, req, res, info, ctx);
     res.locals.dryRun = ctx.dryRun;
   }));
 
@@ -255,7 +273,6 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   log.info('serving securely', { address: `${opts.bindAddress}:${port}` });
 
   // Post-start: the system namespaces, retried until the store answers.
-  const stopping = new AbortController();
   const started = (async () => {
     const nsStore = namespaceType ? storeFor(namespaceType) : undefined;
     for (let attempt = 0; nsStore && !stopping.signal.aborted; attempt++) {
@@ -299,7 +316,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
       shutdownCheck.begin();
       log.info('shutdown requested; readyz now fails', { delay: opts.shutdownDelayDurationMs });
       await delay(opts.shutdownDelayDurationMs);
-      stopping.abort();
+      stopping.abort(); // ends open watches, compaction and the bootstrap retries
       if (countTimer) clearInterval(countTimer);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -31,6 +31,15 @@ export interface Storage {
   watch(prefix: string, opts: WatchOptions): AsyncIterable<StorageEvent>;
   /** The store's current revision (a quorum read). */
   currentRevision(): Promise<number>;
+  /**
+   * A quorum read of what changed under `prefix` after `sinceRevision`: the revision read
+   * at, whether any key there was written after `sinceRevision`, and the number of keys.
+   * Unchanged and with the same count as at `sinceRevision` proves nothing was deleted
+   * either, so a cache at `sinceRevision` equals the store at `revision`.
+   */
+  probeChanges(prefix: string, sinceRevision: number): Promise<{ revision: number; changed: boolean; count: number }>;
+  /** Compacts history before `revision` (the API server's periodic compaction). */
+  compact(revision: number): Promise<void>;
   /** Resolves when the store answers within `timeoutMs`; throws otherwise. */
   healthCheck(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
@@ -38,14 +47,21 @@ export interface Storage {
 
 export type UpdateFunc = (current: ApiObject) => ApiObject | Promise<ApiObject>;
 
-export interface GetOptions {
-  /** Read at exactly this revision (0 / absent = latest). */
+/**
+ * How fresh a read must be (the spec's resourceVersion semantics). Nothing set = Most
+ * Recent (a quorum read); `revision` = Exact; `minRevision` = Not Older Than (a store
+ * behind it waits briefly, then throws `FutureRevision`); `allowStale` = Any.
+ */
+export interface ReadConsistency {
+  /** Read at exactly this revision (0 / absent = not exact). */
   revision?: number;
+  minRevision?: number;
+  allowStale?: boolean;
 }
 
-export interface ListOptions {
-  /** Read at exactly this revision (0 / absent = latest). */
-  revision?: number;
+export type GetOptions = ReadConsistency;
+
+export interface ListOptions extends ReadConsistency {
   /** Maximum number of matching items to return (0 / absent = all). */
   limit?: number;
   /** First key to read (inclusive); used to continue a paged list. */
@@ -56,6 +72,8 @@ export interface ListOptions {
 
 export interface ListResult {
   items: ApiObject[];
+  /** The storage key of each item (same order), when the store knows them. */
+  keys?: string[];
   /** Revision the list was read at. */
   revision: number;
   /** When more items may follow: the key to start the next page at. */
@@ -87,10 +105,15 @@ export interface WatchOptions {
   /** Watch every key under the prefix (true) or the one key (false). */
   recursive: boolean;
   signal: AbortSignal;
+  /** Ask for BOOKMARK events about this often (a store may send none). */
+  bookmarkEveryMs?: number;
 }
 
 export interface StorageEvent {
-  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  /** BOOKMARK: every event up to `revision` was delivered; `object` holds only that resourceVersion. */
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+  /** The key the event is about (absent on bookmarks). */
+  key?: string;
   /** The object after the change; for DELETED, as it was just before deletion. */
   object: ApiObject;
   /** The object before the change (MODIFIED, DELETED). */

@@ -464,7 +464,7 @@ function rv(obj: ApiObject): number {
   return Number(obj.metadata.resourceVersion);
 }
 
-async function expectStorageError(p: Promise<unknown>, code: StorageErrorCode): Promise<void> {
+export async function expectStorageError(p: Promise<unknown>, code: StorageErrorCode): Promise<void> {
   let caught: unknown;
   try {
     await p;

@@ -2,7 +2,7 @@ import { badRequest, type DeleteOptions } from '@svc/api';
 import type { HandlerScope } from './scope.js';
 import { sendObject } from './respond.js';
 import { readJsonValue } from './decode.js';
-import { readParams } from './list-params.js';
+import { readListParams } from './list-params.js';
 
 /** DeleteOptions from the body (optional) and the query (gracePeriodSeconds, propagationPolicy, orphanDependents). */
 async function deleteOptions(s: HandlerScope): Promise<DeleteOptions> {
@@ -43,7 +43,7 @@ export async function handleDelete(s: HandlerScope): Promise<void> {
 
 export async function handleDeleteCollection(s: HandlerScope): Promise<void> {
   const opts = await deleteOptions(s);
-  const params = readParams(s.query, 'list', s.resource);
+  const params = readListParams(s.query, s.resource);
   const list = await s.store.deleteCollection(s.info.namespace, params, opts, s.ctx);
   sendObject(s.res, 200, list, s.format.codec);
 }

@@ -1,13 +1,20 @@
-import { badRequest } from '@svc/api';
-import { parseFieldSelector, parseLabelSelector } from '@svc/machinery';
-import type { ApiObject, ResourceType } from '@svc/api';
-import type { ListParams } from '../../registry/store.js';
+import { badRequest, fieldErrors, invalid, metaGroup, type ApiObject, type FieldError, type ResourceType } from '@svc/api';
+import { exactMetadataName, parseFieldSelector, parseLabelSelector } from '@svc/machinery';
+import type { ListParams, WatchParams } from '../../registry/store.js';
 
 function nonNegativeInt(query: URLSearchParams, name: string): number | undefined {
   const v = query.get(name);
   if (v === null || v === '') return undefined;
   if (!/^\d+$/.test(v)) throw badRequest(`invalid value for ${name}: ${JSON.stringify(v)}: must be a non-negative integer`);
   return Number(v);
+}
+
+function optionalBool(query: URLSearchParams, name: string): boolean | undefined {
+  const v = query.get(name);
+  if (v === null || v === '') return undefined;
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw badRequest(`invalid value for ${name}: ${JSON.stringify(v)}: must be true or false`);
 }
 
 /** Validates `resourceVersion`: opaque to clients, but ours are decimal revisions. */
@@ -18,33 +25,19 @@ export function readResourceVersion(query: URLSearchParams): string | undefined 
   return rv;
 }
 
-/** Parses list/get query parameters and rejects the combinations the spec calls invalid. */
-export function readParams(query: URLSearchParams, verb: 'get' | 'list' | 'watch', r?: ResourceType): ListParams {
-  const resourceVersion = readResourceVersion(query);
-  if (verb === 'get') return { resourceVersion };
-  const p: ListParams = { resourceVersion };
-  const match = query.get('resourceVersionMatch') ?? '';
-  if (match !== '') {
-    if (match !== 'Exact' && match !== 'NotOlderThan') {
-      throw badRequest(`resourceVersionMatch: Unsupported value: ${JSON.stringify(match)}: supported values: "Exact", "NotOlderThan"`);
-    }
-    if (!resourceVersion && verb === 'list') throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
-    if (match === 'Exact' && resourceVersion === '0') throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch "Exact" is forbidden for resourceVersion "0"');
-    p.resourceVersionMatch = match;
-  }
-  p.limit = nonNegativeInt(query, 'limit') || undefined;
-  const cont = query.get('continue') ?? '';
-  if (cont !== '') {
-    if (resourceVersion && resourceVersion !== '0') throw badRequest('specifying resource version is not allowed when using continue');
-    if (match) throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided');
-    p.continueToken = cont;
-  }
+/** Kubernetes answers invalid ListOptions with 422 Invalid on kind `ListOptions` of the meta group. */
+function invalidOptions(errs: FieldError[]): void {
+  if (errs.length > 0) throw invalid({ group: metaGroup(), kind: 'ListOptions' }, '', errs);
+}
+
+function selectors(query: URLSearchParams, r: ResourceType): Pick<ListParams, 'labelMatch' | 'fieldMatch' | 'filtered'> & { name?: string } {
+  const out: Pick<ListParams, 'labelMatch' | 'fieldMatch' | 'filtered'> & { name?: string } = {};
   const labelSel = query.get('labelSelector') ?? '';
   const fieldSel = query.get('fieldSelector') ?? '';
   if (labelSel) {
     const sel = parseLabelSelector(labelSel);
-    p.labelMatch = (labels) => sel.matches(labels);
-    p.filtered = true;
+    out.labelMatch = (labels) => sel.matches(labels);
+    out.filtered = true;
   }
   if (fieldSel) {
     const sel = parseFieldSelector(fieldSel);
@@ -52,16 +45,75 @@ export function readParams(query: URLSearchParams, verb: 'get' | 'list' | 'watch
     for (const key of sel.requirements().map((q) => q.field)) {
       if (!getters[key]) throw badRequest(`field label not supported: ${key}`);
     }
-    p.fieldMatch = (o) => sel.matches((key) => getters[key]?.(o));
-    p.filtered = true;
+    out.fieldMatch = (o) => sel.matches((key) => getters[key]?.(o));
+    out.filtered = true;
+    out.name = exactMetadataName(sel);
   }
+  return out;
+}
+
+/** Query parameters of a get: only `resourceVersion`. */
+export function readGetParams(query: URLSearchParams): string | undefined {
+  return readResourceVersion(query);
+}
+
+/** Query parameters of a list, with Kubernetes' ListOptions validation. */
+export function readListParams(query: URLSearchParams, r: ResourceType): ListParams {
+  const resourceVersion = readResourceVersion(query);
+  const match = query.get('resourceVersionMatch') ?? '';
+  const cont = query.get('continue') ?? '';
+  const errs: FieldError[] = [];
+  if (match !== '') {
+    if (!resourceVersion) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (cont) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+    if (match === 'Exact' && resourceVersion === '0') errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+  }
+  if (query.has('sendInitialEvents')) errs.push(fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  invalidOptions(errs);
+  const p: ListParams = { resourceVersion, ...selectors(query, r) };
+  if (match) p.resourceVersionMatch = match;
+  p.limit = nonNegativeInt(query, 'limit') || undefined;
+  if (cont !== '') {
+    // "0" with a continue token is treated as the token's version (the spec's table).
+    if (resourceVersion && resourceVersion !== '0') throw badRequest('specifying resource version is not allowed when using continue');
+    p.continueToken = cont;
+  }
+  delete (p as { name?: string }).name;
   return p;
 }
 
-function fieldGetters(r: ResourceType | undefined): Record<string, (o: ApiObject) => string> {
+/** Query parameters of a watch, with Kubernetes' validation of sendInitialEvents / resourceVersionMatch. */
+export function readWatchParams(query: URLSearchParams, r: ResourceType, watchListEnabled: boolean): WatchParams & { timeoutSeconds?: number } {
+  const resourceVersion = readResourceVersion(query);
+  const match = query.get('resourceVersionMatch') ?? '';
+  const sendInitialEvents = optionalBool(query, 'sendInitialEvents');
+  const errs: FieldError[] = [];
+  if (sendInitialEvents !== undefined) {
+    if (match !== 'NotOlderThan') errs.push(fieldErrors.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+    if (!watchListEnabled) errs.push(fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
+  }
+  if (match !== '') {
+    if (sendInitialEvents === undefined) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    if (match !== 'NotOlderThan') errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['NotOlderThan']));
+    if (query.get('continue')) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+  }
+  invalidOptions(errs);
+  const sel = selectors(query, r);
+  const p: WatchParams & { timeoutSeconds?: number } = {
+    resourceVersion, labelMatch: sel.labelMatch, fieldMatch: sel.fieldMatch, name: sel.name,
+    allowBookmarks: optionalBool(query, 'allowWatchBookmarks') ?? false,
+  };
+  if (sendInitialEvents !== undefined) p.sendInitialEvents = sendInitialEvents;
+  const timeout = nonNegativeInt(query, 'timeoutSeconds');
+  if (timeout !== undefined && timeout > 0) p.timeoutSeconds = timeout;
+  return p;
+}
+
+function fieldGetters(r: ResourceType): Record<string, (o: ApiObject) => string> {
   const base: Record<string, (o: ApiObject) => string> = {
     'metadata.name': (o) => o.metadata.name ?? '',
   };
-  if (r?.namespaced) base['metadata.namespace'] = (o) => o.metadata.namespace ?? '';
-  return { ...base, ...(r?.fieldSelectors ?? {}) };
+  if (r.namespaced) base['metadata.namespace'] = (o) => o.metadata.namespace ?? '';
+  return { ...base, ...(r.fieldSelectors ?? {}) };
 }

@@ -104,6 +104,7 @@ export class Etcd3Storage implements Storage {
       if (opts.revision) b.revision(opts.revision);
       return b.exec();
     });
+    checkMinRevision(key, Number(res.header.revision), opts.minRevision);
     const kv = res.kvs[0];
     if (!kv) throw new StorageError('KeyNotFound', key);
     return decodeKv(kv);
@@ -127,6 +128,7 @@ export class Etcd3Storage implements Storage {
     let revision = opts.revision && opts.revision > 0 ? opts.revision : 0;
     let batch = limit;
     const items: ApiObject[] = [];
+    const keys: string[] = [];
     for (;;) {
       const res: IRangeResponse = await this.call(prefix, () => {
         const b = this.client.getAll().inRange({ start, end }).sort('Key', 'Ascend');
@@ -134,21 +136,25 @@ export class Etcd3Storage implements Storage {
         if (revision > 0) b.revision(revision);
         return b.exec();
       });
-      if (revision === 0) revision = Number(res.header.revision);
+      if (revision === 0) {
+        revision = Number(res.header.revision);
+        checkMinRevision(prefix, revision, opts.minRevision);
+      }
       for (const [i, kv] of res.kvs.entries()) {
         const obj = decodeKv(kv);
         if (predicate && !predicate(obj)) continue;
         items.push(obj);
+        keys.push(kv.key.toString('utf8'));
         if (limit > 0 && items.length === limit) {
           const more = i < res.kvs.length - 1 || res.more;
-          if (!more) return { items, revision };
-          const result: ListResult = { items, revision, nextKey: `${kv.key.toString('utf8')}\0` };
+          if (!more) return { items, keys, revision };
+          const result: ListResult = { items, keys, revision, nextKey: `${kv.key.toString('utf8')}\0` };
           if (!predicate) result.remainingItemCount = Number(res.count) - (i + 1);
           return result;
         }
       }
       const last = res.kvs[res.kvs.length - 1];
-      if (!res.more || !last) return { items, revision };
+      if (!res.more || !last) return { items, keys, revision };
       start = Buffer.concat([last.key, Buffer.from([0])]);
       batch = Math.min(batch * 2, MAX_LIST_BATCH);
     }
@@ -249,6 +255,39 @@ export class Etcd3Storage implements Storage {
    */
   watch(prefix: string, opts: WatchOptions): AsyncIterable<StorageEvent> {
     return { [Symbol.asyncIterator]: () => this.runWatch(prefix, opts) };
+  }
+
+  async probeChanges(prefix: string, sinceRevision: number): Promise<{ revision: number; changed: boolean; count: number }> {
+    const range = Range.prefix(prefix);
+    const res = await this.call(prefix, () => this.client.kv.range({
+      key: range.start, range_end: range.end, keys_only: true, serializable: false, min_mod_revision: String(sinceRevision + 1),
+    }));
+    return { revision: Number(res.header.revision), changed: res.kvs.length > 0, count: Number(res.count) };
+  }
+
+  /**
+   * One round of coordinated compaction (Kubernetes' compactor): whoever moves the
+   * version of `key` from `knownVersion` records `revision` there and compacts at
+   * `previousRevision` (the revision recorded one round earlier, so history of at least one
+   * interval is kept); the others learn the current version. Several API servers thus
+   * compact once per interval between them.
+   */
+  async compactRound(key: string, knownVersion: number, previousRevision: number): Promise<{ version: number; revision: number; compacted: boolean }> {
+    const res = await this.call(key, () => this.client.if(key, 'Version', '==', knownVersion)
+      .then(this.client.put(key).value(String(previousRevision)))
+      .else(this.client.get(key))
+      .commit());
+    const revision = Number(res.header.revision);
+    if (!res.succeeded) {
+      const kv = res.responses[0]?.response_range?.kvs[0];
+      return { version: kv ? Number(kv.version) : 0, revision, compacted: false };
+    }
+    if (previousRevision > 0) await this.compact(previousRevision);
+    return { version: knownVersion + 1, revision, compacted: previousRevision > 0 };
+  }
+
+  async compact(revision: number): Promise<void> {
+    await this.call(PROBE_KEY, () => this.client.kv.compact({ revision: String(revision), physical: false }));
   }
 
   async currentRevision(): Promise<number> {
@@ -418,6 +457,13 @@ export class Etcd3Storage implements Storage {
   }
 }
 
+/** Not Older Than: a latest read older than the requested revision means the revision is ahead of the store. */
+function checkMinRevision(key: string, readAt: number, minRevision: number | undefined): void {
+  if (minRevision !== undefined && minRevision > readAt) {
+    throw new StorageError('FutureRevision', key, `${minRevision}, current: ${readAt}`, readAt);
+  }
+}
+
 function encode(obj: ApiObject): string {
   const { resourceVersion: _omit, ...metadata } = obj.metadata ?? {};
   return JSON.stringify({ ...obj, metadata });
@@ -461,13 +507,14 @@ function toEvent(ev: IEvent): StorageEvent {
       throw new StorageError('InvalidObject', kv.key.toString('utf8'),
         'etcd delete event without the previous value');
     }
-    const result: StorageEvent = { type: 'DELETED', object: decodeKv(ev.prev_kv, rev), revision: rev };
+    const result: StorageEvent = { type: 'DELETED', key: kv.key.toString('utf8'), object: decodeKv(ev.prev_kv, rev), revision: rev };
     if (prev) result.prevObject = prev;
     return result;
   }
   const object = decodeKv(kv);
-  if (kv.create_revision === kv.mod_revision) return { type: 'ADDED', object, revision: rev };
-  const result: StorageEvent = { type: 'MODIFIED', object, revision: rev };
+  const key = kv.key.toString('utf8');
+  if (kv.create_revision === kv.mod_revision) return { type: 'ADDED', key, object, revision: rev };
+  const result: StorageEvent = { type: 'MODIFIED', key, object, revision: rev };
   if (prev) result.prevObject = prev;
   return result;
 }

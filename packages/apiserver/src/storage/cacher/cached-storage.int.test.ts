@@ -1,0 +1,141 @@
+import { Etcd3 } from 'etcd3';
+import { startEtcd, waitFor, type EtcdHandle } from '@svc/testing';
+import type { StorageEvent } from '../interface.js';
+import { cm, expectStorageError, runStorageSuite } from '../storage-suite.js';
+import { Etcd3Storage } from '../etcd3/etcd3-storage.js';
+import { CachedStorage } from './cached-storage.js';
+
+let etcd: EtcdHandle | undefined;
+let raw: Etcd3 | undefined;
+const closers: Array<() => Promise<void>> = [];
+
+async function cluster(): Promise<{ etcd: EtcdHandle; raw: Etcd3 }> {
+  etcd ??= await startEtcd();
+  raw ??= new Etcd3({ hosts: etcd.endpoints });
+  return { etcd, raw };
+}
+
+async function newCached(opts: { historyWindowMs?: number } = {}): Promise<CachedStorage> {
+  const { etcd } = await cluster();
+  const storage = new CachedStorage(new Etcd3Storage({ endpoints: etcd.endpoints }), {
+    storePrefix: '/registry', consistentListFromCache: true, cacher: { historyWindowMs: opts.historyWindowMs },
+  });
+  closers.push(() => storage.close());
+  return storage;
+}
+
+afterAll(async () => {
+  for (const c of closers) await c();
+  raw?.close();
+  await etcd?.stop();
+});
+
+runStorageSuite('CachedStorage', async () => {
+  const storage = await newCached();
+  const { raw } = await cluster();
+  return {
+    storage,
+    cleanup: () => storage.close(),
+    compact: async (revision) => { await raw.kv.compact({ revision, physical: true }); },
+  };
+});
+
+describe('CachedStorage specifics', () => {
+  let seq = 0;
+  const prefix = (): string => `/registry/cache-specific/${++seq}-${Date.now()}/`;
+
+  it('serves a consistent list from the cache that includes a write made just before', async () => {
+    const s = await newCached();
+    const p = prefix();
+    await s.create(`${p}a`, cm('a'));
+    await s.list(p, { allowStale: true }); // starts the cache
+    const created = await s.create(`${p}b`, cm('b'));
+    const list = await s.list(p);
+    expect(list.items.map((o) => o.metadata.name)).toEqual(['a', 'b']);
+    expect(list.revision).toBeGreaterThanOrEqual(Number(created.metadata.resourceVersion));
+  });
+
+  it('catches up without events when the resource is idle but the store moved on', async () => {
+    const s = await newCached();
+    const p = prefix();
+    const other = prefix();
+    await s.create(`${p}a`, cm('a'));
+    await s.list(p, { allowStale: true });
+    await waitFor('cache ready', () => s.synced);
+    // Writes elsewhere raise the store's revision; this resource's cache sees no event.
+    const last = await s.create(`${other}x`, cm('x'));
+    const list = await s.list(p);
+    expect(list.revision).toBeGreaterThanOrEqual(Number(last.metadata.resourceVersion));
+    expect(list.items.map((o) => o.metadata.name)).toEqual(['a']);
+  });
+
+  it('answers a not-older-than read beyond the store revision with FutureRevision', async () => {
+    const s = await newCached();
+    const p = prefix();
+    await s.list(p, { allowStale: true });
+    await waitFor('cache ready', () => s.synced);
+    const rev = await s.currentRevision();
+    await expectStorageError(s.list(p, { minRevision: rev + 1000 }), 'FutureRevision');
+  }, 10_000);
+
+  it('fans one event out to many watchers in the same order', async () => {
+    const s = await newCached();
+    const p = prefix();
+    await s.list(p, { allowStale: true });
+    await waitFor('cache ready', () => s.synced);
+    const from = await s.currentRevision();
+    const ac = new AbortController();
+    const seen: string[][] = Array.from({ length: 20 }, () => []);
+    const runs = seen.map(async (log) => {
+      for await (const e of s.watch(p, { fromRevision: from, recursive: true, signal: ac.signal })) {
+        log.push(`${e.type}:${e.object.metadata.name}:${e.revision}`);
+        if (log.length === 6) return;
+      }
+    });
+    for (const n of ['a', 'b', 'c']) await s.create(`${p}${n}`, cm(n));
+    for (const n of ['a', 'b', 'c']) await s.delete(`${p}${n}`);
+    await Promise.all(runs);
+    ac.abort();
+    for (const log of seen) expect(log).toEqual(seen[0]);
+    expect(seen[0]?.map((x) => x.split(':')[0])).toEqual(['ADDED', 'ADDED', 'ADDED', 'DELETED', 'DELETED', 'DELETED']);
+  });
+
+  it('replays a watch from before its history window from the store', async () => {
+    const s = await newCached({ historyWindowMs: 0 });
+    const p = prefix();
+    await s.list(p, { allowStale: true });
+    await waitFor('cache ready', () => s.synced);
+    const first = await s.create(`${p}a`, cm('a'));
+    await s.create(`${p}b`, cm('b'));
+    await s.create(`${p}c`, cm('c'));
+    const ac = new AbortController();
+    const names: string[] = [];
+    for await (const e of s.watch(p, { fromRevision: Number(first.metadata.resourceVersion) - 1, recursive: true, signal: ac.signal })) {
+      names.push(String(e.object.metadata.name));
+      if (names.length === 3) break;
+    }
+    ac.abort();
+    expect(names).toEqual(['a', 'b', 'c']);
+  });
+
+  it('sends bookmarks carrying a revision no older than the events before them', async () => {
+    const s = await newCached();
+    const p = prefix();
+    await s.list(p, { allowStale: true });
+    await waitFor('cache ready', () => s.synced);
+    const from = await s.currentRevision();
+    const ac = new AbortController();
+    const events: StorageEvent[] = [];
+    const created = await s.create(`${p}a`, cm('a'));
+    for await (const e of s.watch(p, { fromRevision: from, recursive: true, signal: ac.signal, bookmarkEveryMs: 50 })) {
+      events.push(e);
+      if (e.type === 'BOOKMARK') break;
+    }
+    ac.abort();
+    expect(events[0]?.type).toBe('ADDED');
+    const bm = events[events.length - 1];
+    expect(bm?.type).toBe('BOOKMARK');
+    expect(bm?.revision).toBeGreaterThanOrEqual(Number(created.metadata.resourceVersion));
+    expect(bm?.object).toEqual({ metadata: { resourceVersion: String(bm?.revision) } });
+  });
+});
