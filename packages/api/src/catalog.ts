@@ -15,7 +15,8 @@ export interface TableColumn {
   description?: string;
   /** 0 = shown by default, >0 only with `-o wide`. */
   priority?: number;
-  cell: (obj: ApiObject) => unknown;
+  /** The cell of one object; `now` is the time the table is built (for ages). */
+  cell: (obj: ApiObject, now: number) => unknown;
 }
 
 /** One served resource type: everything handlers, storage and discovery need to know. */
@@ -35,7 +36,7 @@ export interface ResourceType {
   subresources: readonly string[];
   nameRule: NameRule;
   schema: Schema;
-  /** Extra table columns in front of / after `Name`; `Created At` when none. */
+  /** Table columns (Kubernetes' printer columns); `Name` and `Created At` when absent. */
   tableColumns?: readonly TableColumn[];
   /** Field selector keys beyond metadata.name / metadata.namespace. */
   fieldSelectors?: Readonly<Record<string, (obj: ApiObject) => string>>;

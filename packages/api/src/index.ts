@@ -6,3 +6,5 @@ export * from './schema.js';
 export * from './meta-schema.js';
 export * from './catalog.js';
 export { builtinResources, builtinCatalog } from './resources/index.js';
+export * from './table-format.js';
+export * from './table-columns.js';

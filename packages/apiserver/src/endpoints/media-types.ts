@@ -29,7 +29,12 @@ export function parseAccept(header: string | undefined): MediaType[] {
   return list.filter((x) => q(x.mt) > 0).sort((a, b) => q(b.mt) - q(a.mt) || a.i - b.i).map((x) => x.mt);
 }
 
-export type ResponseFormat = { codec: 'json' | 'yaml'; as?: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList' };
+export type ResponseFormat = {
+  codec: 'json' | 'yaml';
+  as?: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+  /** The meta group the client named for `as=` (answers use its spelling). */
+  group?: string;
+};
 
 /** What the server can answer in, for object responses. */
 export function serverMediaTypes(): string[] {
@@ -52,7 +57,7 @@ export function negotiate(header: string | undefined, allowAs: ReadonlyArray<Non
     const g = mt.params.g ?? '';
     const v = mt.params.v ?? '';
     if (!acceptedGroupSuffixes().some((sfx) => g === `meta.${sfx}`) || (v !== 'v1')) continue;
-    return { codec, as: as as ResponseFormat['as'] };
+    return { codec, as: as as ResponseFormat['as'], group: g };
   }
   return undefined;
 }

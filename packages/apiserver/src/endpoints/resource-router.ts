@@ -50,7 +50,8 @@ export async function serveResource(deps: ResourceRouterDeps, req: Request, res:
   if (!allowed.includes(verb as Verb)) throw methodNotAllowed();
   const handler = deps.extraHandlers?.[verb] ?? HANDLERS[verb];
   if (!handler) throw methodNotAllowed();
-  const format = negotiate(req.headers.accept);
+  const readVerb = verb === 'get' || verb === 'list' || verb === 'watch';
+  const format = negotiate(req.headers.accept, readVerb && !info.subresource ? ['Table'] : []);
   if (!format) throw notAcceptable(advertisedMediaTypes());
   const query = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
   if (['create', 'update', 'patch', 'delete', 'deletecollection'].includes(verb)) ctx.dryRun = dryRunOf(query);

@@ -2,6 +2,7 @@ import type { ApiObject, Status } from '@svc/api';
 import type { HandlerScope } from './scope.js';
 import { readWatchParams } from './list-params.js';
 import { jsonOf } from '../serialization-cache.js';
+import { includeObjectOf, toTable } from '../table.js';
 
 /** Server settings a watch needs. */
 export interface WatchSettings {
@@ -23,6 +24,8 @@ function bookmarkEvery(timeoutMs: number): number {
  */
 export async function handleWatch(s: HandlerScope, settings: WatchSettings): Promise<void> {
   const p = readWatchParams(s.query, s.resource, settings.watchListEnabled);
+  const include = s.format.as === 'Table' ? includeObjectOf(s.query) : undefined;
+  let headers = true;
   if (s.info.name) p.name = s.info.name;
   const min = settings.minRequestTimeoutSeconds;
   const timeoutMs = (p.timeoutSeconds ?? min * (1 + Math.random())) * 1000;
@@ -40,7 +43,14 @@ export async function handleWatch(s: HandlerScope, settings: WatchSettings): Pro
   try {
     let next = await nextOrAbort(events, ac.signal);
     while (next && !next.done) {
-      const line = eventLine(next.value.type, next.value.object);
+      const { type, object } = next.value;
+      let line: string;
+      if (include && (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED')) {
+        line = `{"type":"${type}","object":${JSON.stringify(toTable(s.resource, [object as ApiObject], { group: s.format.group ?? '', include, headers }))}}\n`;
+        headers = false;
+      } else {
+        line = eventLine(type, object);
+      }
       if (!s.res.write(line)) await drained(s, ac.signal);
       if (ac.signal.aborted) break;
       next = await nextOrAbort(events, ac.signal);

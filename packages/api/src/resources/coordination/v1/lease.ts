@@ -1,11 +1,14 @@
 import { defineResource, type ResourceType } from '../../../catalog.js';
 import { objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
+import { ageColumn, column, nameColumn } from '../../../table-columns.js';
+import { NONE, age, countOf } from '../../../table-format.js';
 import { group } from '../../../names.js';
 
 export const lease = (): ResourceType => defineResource({
   group: group('coordination'), version: 'v1', kind: 'Lease', plural: 'leases', singular: 'lease',
   namespaced: true,
+  tableColumns: [nameColumn, column('Holder', 'string', (o) => (o.spec as { holderIdentity?: string } | undefined)?.holderIdentity ?? ''), ageColumn],
   schema: objectSchema({
     spec: s.obj({
       holderIdentity: s.str({ tag: 1 }), leaseDurationSeconds: s.int32({ tag: 2 }), acquireTime: s.time({ tag: 3 }),

@@ -1,6 +1,9 @@
 import { defineResource, type ResourceType } from '../../../catalog.js';
 import { objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
+import { ageColumn, column, nameColumn } from '../../../table-columns.js';
+import { NONE, age, countOf } from '../../../table-format.js';
+import { eventLastSeen, eventObject } from './event-printer.js';
 import type { ApiObject } from "../../../types.js";
 import { objectReference } from './common.js';
 
@@ -10,6 +13,18 @@ const ref = (o: ApiObject): Ref => (o.involvedObject ?? {}) as Ref;
 export const event = (): ResourceType => defineResource({
   group: '', version: 'v1', kind: 'Event', plural: 'events', singular: 'event', shortNames: ['ev'],
   namespaced: true, hasSpec: false,
+  tableColumns: [
+    column('Last Seen', 'string', eventLastSeen),
+    column('Type', 'string', (o) => String(o.type ?? '')),
+    column('Reason', 'string', (o) => String(o.reason ?? '')),
+    column('Object', 'string', eventObject),
+    column('Subobject', 'string', (o) => String((o.involvedObject as { fieldPath?: string } | undefined)?.fieldPath ?? ''), 1),
+    column('Source', 'string', (o) => String((o.source as { component?: string } | undefined)?.component ?? o.reportingComponent ?? ''), 1),
+    column('Message', 'string', (o) => String(o.message ?? '')),
+    column('First Seen', 'string', (o, now) => age(String(o.firstTimestamp ?? o.eventTime ?? '') || undefined, now), 1),
+    column('Count', 'integer', (o) => Number(o.count ?? 1), 1),
+    { ...nameColumn, priority: 1 },
+  ],
   schema: objectSchema({
     involvedObject: { ...objectReference, tag: 2 },
     reason: s.str({ tag: 3 }), message: s.str({ tag: 4 }),

@@ -1,12 +1,15 @@
 import { defineResource, type ResourceType } from '../../../catalog.js';
 import { objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
+import { ageColumn, column, nameColumn } from '../../../table-columns.js';
+import { NONE, age, countOf } from '../../../table-format.js';
 
 export const namespace = (): ResourceType => defineResource({
   group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', singular: 'namespace', shortNames: ['ns'],
   namespaced: false, nameRule: 'dns-label', hasSpec: false,
   verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   subresources: ['status', 'finalize'],
+  tableColumns: [nameColumn, column('Status', 'string', (o) => (o.status as { phase?: string } | undefined)?.phase ?? ''), ageColumn],
   schema: objectSchema({
     spec: s.obj({ finalizers: s.atomic(s.str(), { tag: 1 }) }, { tag: 2 }),
     status: s.obj({

@@ -1,6 +1,9 @@
 import { defineResource, type ResourceType } from '../../../catalog.js';
 import { objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
+import { ageColumn, column, nameColumn } from '../../../table-columns.js';
+import { NONE, age, countOf } from '../../../table-format.js';
+import { nodeRoles, nodeStatus, nodeAddress } from './node-printer.js';
 import { condition, quantityMap } from './common.js';
 
 const taint = s.obj({
@@ -11,6 +14,18 @@ const taint = s.obj({
 export const node = (): ResourceType => defineResource({
   group: '', version: 'v1', kind: 'Node', plural: 'nodes', singular: 'node', shortNames: ['no'],
   namespaced: false, subresources: ['status'],
+  tableColumns: [
+    nameColumn,
+    column('Status', 'string', nodeStatus),
+    column('Roles', 'string', nodeRoles),
+    ageColumn,
+    column('Version', 'string', (o) => (o.status as { nodeInfo?: { kubeletVersion?: string } } | undefined)?.nodeInfo?.kubeletVersion ?? ''),
+    column('Internal-IP', 'string', (o) => nodeAddress(o, 'InternalIP'), 1),
+    column('External-IP', 'string', (o) => nodeAddress(o, 'ExternalIP'), 1),
+    column('OS-Image', 'string', (o) => (o.status as { nodeInfo?: { osImage?: string } } | undefined)?.nodeInfo?.osImage ?? '', 1),
+    column('Kernel-Version', 'string', (o) => (o.status as { nodeInfo?: { kernelVersion?: string } } | undefined)?.nodeInfo?.kernelVersion ?? '', 1),
+    column('Container-Runtime', 'string', (o) => (o.status as { nodeInfo?: { containerRuntimeVersion?: string } } | undefined)?.nodeInfo?.containerRuntimeVersion ?? '', 1),
+  ],
   schema: objectSchema({
     spec: s.obj({
       podCIDR: s.str({ tag: 1 }), podCIDRs: s.set(s.str(), { tag: 7 }), providerID: s.str({ tag: 3 }),

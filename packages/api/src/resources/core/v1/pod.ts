@@ -1,6 +1,9 @@
 import { defineResource, type ResourceType } from '../../../catalog.js';
 import { objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
+import { ageColumn, column, nameColumn } from '../../../table-columns.js';
+import { NONE, age, countOf } from '../../../table-format.js';
+import { podReady, podRestarts, podStatusReason } from './pod-printer.js';
 import { condition, localObjectReference, quantityMap } from './common.js';
 
 const httpHeader = s.obj({ name: s.str({ tag: 1 }), value: s.str({ tag: 2 }) }, { required: ['name', 'value'] });
@@ -107,6 +110,17 @@ export const podSpec = s.obj({
 export const pod = (): ResourceType => defineResource({
   group: '', version: 'v1', kind: 'Pod', plural: 'pods', singular: 'pod', shortNames: ['po'], categories: ['all'],
   namespaced: true, subresources: ['status'],
+  tableColumns: [
+    nameColumn,
+    column('Ready', 'string', podReady),
+    column('Status', 'string', podStatusReason),
+    column('Restarts', 'string', podRestarts),
+    ageColumn,
+    column('IP', 'string', (o) => (o.status as { podIP?: string } | undefined)?.podIP || NONE, 1),
+    column('Node', 'string', (o) => (o.spec as { nodeName?: string } | undefined)?.nodeName || NONE, 1),
+    column('Nominated Node', 'string', (o) => (o.status as { nominatedNodeName?: string } | undefined)?.nominatedNodeName || NONE, 1),
+    column('Readiness Gates', 'string', (o) => countOf((o.spec as { readinessGates?: unknown } | undefined)?.readinessGates) ? String(countOf((o.spec as { readinessGates?: unknown }).readinessGates)) : NONE, 1),
+  ],
   schema: objectSchema({
     spec: { ...podSpec, tag: 2 },
     status: s.obj({

@@ -1,10 +1,13 @@
 import { defineResource, type ResourceType } from '../../../catalog.js';
 import { objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
+import { ageColumn, column, nameColumn } from '../../../table-columns.js';
+import { NONE, age, countOf } from '../../../table-format.js';
 
 export const secret = (): ResourceType => defineResource({
   group: '', version: 'v1', kind: 'Secret', plural: 'secrets', singular: 'secret',
   namespaced: true, hasSpec: false,
+  tableColumns: [nameColumn, column('Type', 'string', (o) => o.type ?? ''), column('Data', 'integer', (o) => countOf(o.data)), ageColumn],
   schema: objectSchema({
     immutable: s.bool({ tag: 5 }),
     data: s.map(s.bytes(), { tag: 2 }),

@@ -1,6 +1,9 @@
 import { defineResource, type ResourceType } from '../../../catalog.js';
 import { objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
+import { ageColumn, column, nameColumn } from '../../../table-columns.js';
+import { NONE, age, countOf } from '../../../table-format.js';
+import { servicePorts, serviceExternalIp } from './service-printer.js';
 import { condition } from './common.js';
 
 const servicePort = s.obj({
@@ -11,6 +14,15 @@ const servicePort = s.obj({
 export const service = (): ResourceType => defineResource({
   group: '', version: 'v1', kind: 'Service', plural: 'services', singular: 'service', shortNames: ['svc'], categories: ['all'],
   namespaced: true, nameRule: 'dns-label', subresources: ['status'],
+  tableColumns: [
+    nameColumn,
+    column('Type', 'string', (o) => (o.spec as { type?: string } | undefined)?.type ?? ''),
+    column('Cluster-IP', 'string', (o) => (o.spec as { clusterIP?: string } | undefined)?.clusterIP || NONE),
+    column('External-IP', 'string', serviceExternalIp),
+    column('Port(s)', 'string', servicePorts),
+    ageColumn,
+    column('Selector', 'string', (o) => Object.entries((o.spec as { selector?: Record<string, string> } | undefined)?.selector ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || NONE, 1),
+  ],
   schema: objectSchema({
     spec: s.obj({
       ports: s.keyed(servicePort, ['port', 'protocol'], { tag: 1 }),

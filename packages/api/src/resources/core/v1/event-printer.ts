@@ -1,0 +1,13 @@
+import type { ApiObject } from '../../../types.js';
+import { age } from '../../../table-format.js';
+
+export function eventLastSeen(o: ApiObject, now: number): string {
+  const series = (o.series as { lastObservedTime?: string } | undefined)?.lastObservedTime;
+  const t = series ?? (o.lastTimestamp as string | undefined) ?? (o.eventTime as string | undefined) ?? o.metadata.creationTimestamp;
+  return age(t, now);
+}
+
+export function eventObject(o: ApiObject): string {
+  const ref = (o.involvedObject ?? {}) as { kind?: string; name?: string };
+  return `${(ref.kind ?? '').toLowerCase()}/${ref.name ?? ''}`;
+}
