@@ -119,3 +119,17 @@ export function acceptedProtobufMediaTypes(): string[] {
 export function initialEventsEndAnnotation(): string {
   return `${current.groupSuffix}/initial-events-end`;
 }
+
+/**
+ * Prefixes under which OpenAPI operations carry `group-version-kind` and `action`: the
+ * naming's own, plus Kubernetes' under the default naming so stock kubectl recognises the
+ * server's field validation (as the server also accepts Kubernetes' media types).
+ */
+export function operationExtensionPrefixes(): string[] {
+  return current.scheme === 'svc' ? [SVC.schemaExtensionPrefix, KUBERNETES.schemaExtensionPrefix] : [KUBERNETES.schemaExtensionPrefix];
+}
+
+/** Reverse-DNS namespace of OpenAPI definition names: `io.svc` or `io.k8s`. */
+export function definitionNamespace(): string {
+  return current.groupSuffix.split('.').reverse().join('.');
+}

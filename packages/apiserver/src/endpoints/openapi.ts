@@ -1,0 +1,212 @@
+import { createHash } from 'node:crypto';
+import {
+  definitionNamespace, groupVersion, naming, operationExtensionPrefixes, objectMeta, listMeta,
+  type Catalog, type ResourceType, type Schema,
+} from '@svc/api';
+
+/**
+ * OpenAPI v3 documents generated from the types' schemas: one per group-version, listed
+ * at `/openapi/v3`. Operations carry the group-version-kind and action extensions, and
+ * schemas the merge markers (`x-svc-list-type`, `-list-map-keys`, `-map-type`,
+ * `-patch-strategy`, `-patch-merge-key`) that clients use for validation and apply.
+ */
+type Json = Record<string, unknown>;
+
+function ext(name: string): string {
+  return `${naming().schemaExtensionPrefix}${name}`;
+}
+
+function defName(r: { group: string; version: string }, kind: string): string {
+  const g = r.group === '' ? 'core' : r.group.split('.')[0];
+  return `${definitionNamespace()}.api.${g}.${r.version}.${kind}`;
+}
+
+const META_DEF = (): string => `${definitionNamespace()}.apimachinery.pkg.apis.meta.v1.ObjectMeta`;
+const LIST_META_DEF = (): string => `${definitionNamespace()}.apimachinery.pkg.apis.meta.v1.ListMeta`;
+const STATUS_DEF = (): string => `${definitionNamespace()}.apimachinery.pkg.apis.meta.v1.Status`;
+
+function ref(name: string): Json {
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+/** One schema of the DSL as an OpenAPI v3 schema (nested types inline). */
+export function toOpenApi(schema: Schema): Json {
+  const out: Json = {};
+  if (schema.description) out.description = schema.description;
+  if (schema.default !== undefined) out.default = schema.default;
+  switch (schema.type) {
+    case 'string':
+      out.type = 'string';
+      if (schema.format) out.format = schema.format;
+      if (schema.enum) out.enum = [...schema.enum];
+      break;
+    case 'integer':
+      out.type = 'integer';
+      out.format = schema.format ?? 'int64';
+      break;
+    case 'number':
+      out.type = 'number';
+      out.format = 'double';
+      break;
+    case 'boolean':
+      out.type = 'boolean';
+      break;
+    case 'int-or-string':
+      out[ext('int-or-string')] = true;
+      if (schema.format === 'quantity') out.format = 'quantity';
+      break;
+    case 'any':
+      out[ext('preserve-unknown-fields')] = true;
+      break;
+    case 'object': {
+      out.type = 'object';
+      out.properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, toOpenApi(v)]));
+      if (schema.required?.length) out.required = [...schema.required];
+      if (schema.structType) out[ext('map-type')] = schema.structType;
+      if (schema.preserveUnknownFields) out[ext('preserve-unknown-fields')] = true;
+      break;
+    }
+    case 'map':
+      out.type = 'object';
+      out.additionalProperties = toOpenApi(schema.values);
+      if (schema.mapType) out[ext('map-type')] = schema.mapType;
+      break;
+    case 'array':
+      out.type = 'array';
+      out.items = toOpenApi(schema.items);
+      if (schema.listType) out[ext('list-type')] = schema.listType;
+      if (schema.listMapKeys) out[ext('list-map-keys')] = [...schema.listMapKeys];
+      if (schema.patchStrategy) out[ext('patch-strategy')] = schema.patchStrategy;
+      if (schema.patchMergeKey) out[ext('patch-merge-key')] = schema.patchMergeKey;
+      break;
+  }
+  return out;
+}
+
+function gvk(r: ResourceType, kind = r.kind): Json {
+  return { group: r.group, version: r.version, kind };
+}
+
+function kindSchema(r: ResourceType): Json {
+  const s = toOpenApi(r.schema);
+  const props = { ...(s.properties as Json) };
+  props.metadata = { ...ref(META_DEF()), description: 'Standard object\'s metadata.' };
+  return { ...s, properties: props, [ext('group-version-kind')]: [gvk(r)] };
+}
+
+function listSchema(r: ResourceType): Json {
+  return {
+    type: 'object', required: ['items'],
+    properties: {
+      apiVersion: { type: 'string' }, kind: { type: 'string' },
+      metadata: ref(LIST_META_DEF()), items: { type: 'array', items: ref(defName(r, r.kind)) },
+    },
+    [ext('group-version-kind')]: [gvk(r, r.listKind)],
+  };
+}
+
+const param = (name: string, description: string, type = 'string'): Json => ({ name, in: 'query', description, schema: { type, uniqueItems: true } });
+const DRY_RUN = param('dryRun', 'When present, indicates that modifications should not be persisted. Valid values: All.');
+const FIELD_MANAGER = param('fieldManager', 'fieldManager is a name associated with the actor or entity that is making these changes.');
+const FIELD_VALIDATION = param('fieldValidation', 'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields. Valid values: Ignore, Warn (default), Strict.');
+const FORCE = param('force', 'Force is going to "force" Apply requests.', 'boolean');
+const LIST_PARAMS = ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch']
+  .map((n) => param(n, n, n === 'limit' || n === 'timeoutSeconds' ? 'integer' : n === 'watch' || n === 'allowWatchBookmarks' || n === 'sendInitialEvents' ? 'boolean' : 'string'));
+
+function operation(r: ResourceType, action: string, id: string, extra: Json): Json {
+  const op: Json = { operationId: id, tags: [groupVersion(r).replace(/[./]/g, '_')], ...extra };
+  for (const p of operationExtensionPrefixes()) {
+    op[`${p}action`] = action;
+    op[`${p}group-version-kind`] = gvk(r);
+  }
+  return op;
+}
+
+function body(schemaRef: Json, types: string[]): Json {
+  return { required: true, content: Object.fromEntries(types.map((t) => [t, { schema: schemaRef }])) };
+}
+
+function okResponse(schemaRef: Json, code = '200'): Json {
+  return { [code]: { description: 'OK', content: { 'application/json': { schema: schemaRef }, 'application/yaml': { schema: schemaRef } } } };
+}
+
+function pathsFor(r: ResourceType): Record<string, Json> {
+  const base = r.group ? `/apis/${r.group}/${r.version}` : '/api/v1';
+  const kindRef = ref(defName(r, r.kind));
+  const listRef = ref(defName(r, r.listKind));
+  const scoped = r.namespaced ? `${base}/namespaces/{namespace}/${r.plural}` : `${base}/${r.plural}`;
+  const nsParam = r.namespaced ? [{ name: 'namespace', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }] : [];
+  const nameParam = [{ name: 'name', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }];
+  const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', ...(r.strategicMerge ? ['application/strategic-merge-patch+json'] : []), 'application/apply-patch+yaml'];
+  const suffix = `${r.kind}${r.namespaced ? 'Namespaced' : ''}`;
+  const has = (v: string): boolean => r.verbs.includes(v as never);
+  const collection: Json = { parameters: nsParam };
+  if (has('list')) collection.get = operation(r, 'list', `list${suffix}`, { parameters: LIST_PARAMS, responses: okResponse(listRef) });
+  if (has('create')) collection.post = operation(r, 'post', `create${suffix}`, { parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION], requestBody: body(kindRef, ['application/json', 'application/yaml']), responses: { ...okResponse(kindRef), ...okResponse(kindRef, '201') } });
+  if (has('deletecollection')) collection.delete = operation(r, 'deletecollection', `deleteCollection${suffix}`, { parameters: [DRY_RUN, ...LIST_PARAMS], responses: okResponse(ref(STATUS_DEF())) });
+  const item: Json = { parameters: [...nameParam, ...nsParam] };
+  if (has('get')) item.get = operation(r, 'get', `read${suffix}`, { responses: okResponse(kindRef) });
+  if (has('update')) item.put = operation(r, 'put', `replace${suffix}`, { parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION], requestBody: body(kindRef, ['application/json', 'application/yaml']), responses: okResponse(kindRef) });
+  if (has('patch')) item.patch = operation(r, 'patch', `patch${suffix}`, { parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, FORCE], requestBody: body({ type: 'object' }, patchTypes), responses: okResponse(kindRef) });
+  if (has('delete')) item.delete = operation(r, 'delete', `delete${suffix}`, { parameters: [DRY_RUN, param('gracePeriodSeconds', 'gracePeriodSeconds', 'integer'), param('propagationPolicy', 'propagationPolicy')], responses: okResponse(kindRef) });
+  const paths: Record<string, Json> = { [scoped]: collection, [`${scoped}/{name}`]: item };
+  if (r.namespaced && has('list')) paths[`${base}/${r.plural}`] = { get: operation(r, 'list', `list${r.kind}ForAllNamespaces`, { parameters: LIST_PARAMS, responses: okResponse(listRef) }) };
+  if (r.subresources.includes('status')) {
+    paths[`${scoped}/{name}/status`] = {
+      parameters: [...nameParam, ...nsParam],
+      get: operation(r, 'get', `read${suffix}Status`, { responses: okResponse(kindRef) }),
+      put: operation(r, 'put', `replace${suffix}Status`, { parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION], requestBody: body(kindRef, ['application/json', 'application/yaml']), responses: okResponse(kindRef) }),
+      patch: operation(r, 'patch', `patch${suffix}Status`, { parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, FORCE], requestBody: body({ type: 'object' }, patchTypes), responses: okResponse(kindRef) }),
+    };
+  }
+  return paths;
+}
+
+/** The OpenAPI v3 document of one group-version, or undefined when it is not served. */
+export function openApiV3Document(catalog: Catalog, group: string, version: string): Json | undefined {
+  const resources = catalog.resources(group, version);
+  if (resources.length === 0) return undefined;
+  const schemas: Json = {
+    [META_DEF()]: toOpenApi(objectMeta),
+    [LIST_META_DEF()]: toOpenApi(listMeta),
+    [STATUS_DEF()]: { type: 'object', properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, code: { type: 'integer' }, message: { type: 'string' }, reason: { type: 'string' }, status: { type: 'string' }, details: { type: 'object', [ext('preserve-unknown-fields')]: true }, metadata: ref(LIST_META_DEF()) } },
+  };
+  let paths: Record<string, Json> = {};
+  for (const r of resources) {
+    schemas[defName(r, r.kind)] = kindSchema(r);
+    schemas[defName(r, r.listKind)] = listSchema(r);
+    paths = { ...paths, ...pathsFor(r) };
+  }
+  return {
+    openapi: '3.0.0',
+    info: { title: naming().scheme === 'svc' ? 'svc' : 'Kubernetes', version: 'v1.32.0' },
+    paths,
+    components: { schemas },
+  };
+}
+
+const hashes = new WeakMap<Catalog, Map<string, string>>();
+
+function docHash(catalog: Catalog, gv: string, doc: Json): string {
+  let m = hashes.get(catalog);
+  if (!m) hashes.set(catalog, (m = new Map()));
+  let h = m.get(gv);
+  if (!h) {
+    h = createHash('sha512').update(JSON.stringify(doc)).digest('hex').slice(0, 128).toUpperCase();
+    m.set(gv, h);
+  }
+  return h;
+}
+
+/** `/openapi/v3`: each served group-version's document path with its content hash. */
+export function openApiV3Root(catalog: Catalog): Json {
+  const paths: Json = {};
+  for (const g of catalog.groups()) {
+    for (const v of g.versions) {
+      const key = g.group ? `apis/${g.group}/${v}` : `api/${v}`;
+      const doc = openApiV3Document(catalog, g.group, v);
+      if (doc) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${docHash(catalog, key, doc)}` };
+    }
+  }
+  return { paths };
+}
