@@ -14,6 +14,7 @@ export interface ApiServerOptions {
   storeReadycheckTimeoutMs: number;
   storeCountMetricPollPeriodMs: number;
   storeCompactionIntervalMs: number;
+  watchCache: boolean;
   bindAddress: string;
   securePort: number;
   certDir: string;
@@ -94,6 +95,7 @@ export function apiServerCommand(): Command {
     .addOption(durationOption('--store-readycheck-timeout', 'The timeout to use when checking store readiness.', 2000))
     .addOption(durationOption('--store-count-metric-poll-period', 'Frequency of polling the store for the number of resources per type. 0 disables.', 60_000))
     .addOption(durationOption('--store-compaction-interval', 'The interval of compaction requests. 0 disables compaction from the API server.', 300_000))
+    .addOption(boolOption('--watch-cache', 'Enable watch caching in the apiserver.', true))
     .addOption(new Option('--bind-address <ip>', 'The IP address on which to listen for the --secure-port port.').default('0.0.0.0'))
     .addOption(new Option('--secure-port <port>', 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.').default(6443).argParser(portArg))
     .addOption(new Option('--cert-dir <dir>', 'The directory where the TLS certs are located. Ignored if --tls-cert-file and --tls-private-key-file are provided.').default('/var/run/svc'))
@@ -161,6 +163,7 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     storeReadycheckTimeoutMs: o.storeReadycheckTimeout as number,
     storeCountMetricPollPeriodMs: o.storeCountMetricPollPeriod as number,
     storeCompactionIntervalMs: o.storeCompactionInterval as number,
+    watchCache: o.watchCache as boolean,
     bindAddress: String(o.bindAddress),
     securePort: o.securePort as number,
     certDir: String(o.certDir),

@@ -7,15 +7,18 @@ import { badRequest } from '@svc/api';
 export interface ContinueToken {
   rv: number;
   start: string;
+  /** `<group or core>/<resource>` the token was issued for. */
+  resource: string;
 }
 
 const VERSION = 'meta.svc.io/v1';
 
 export function encodeContinue(t: ContinueToken): string {
-  return Buffer.from(JSON.stringify({ v: VERSION, rv: t.rv, start: t.start })).toString('base64url');
+  return Buffer.from(JSON.stringify({ v: VERSION, rv: t.rv, start: t.start, r: t.resource })).toString('base64url');
 }
 
-export function decodeContinue(token: string): ContinueToken {
+/** Decodes a token issued for `resource`; anything else (garbage, another type's token) is a 400. */
+export function decodeContinue(token: string, resource: string): ContinueToken {
   const bad = (why: string): never => { throw badRequest(`invalid continue token: ${why}`); };
   let parsed: unknown;
   try {
@@ -24,11 +27,12 @@ export function decodeContinue(token: string): ContinueToken {
     return bad('not a valid continue token');
   }
   if (typeof parsed !== 'object' || parsed === null) return bad('not a valid continue token');
-  const { v, rv, start } = parsed as { v?: unknown; rv?: unknown; start?: unknown };
+  const { v, rv, start, r } = parsed as { v?: unknown; rv?: unknown; start?: unknown; r?: unknown };
   if (v !== VERSION) return bad('unrecognized continue token version');
   if (typeof rv !== 'number' || !Number.isInteger(rv) || (rv <= 0 && rv !== -1)) return bad('continue token has an invalid resource version');
   if (typeof start !== 'string' || start === '' || start.startsWith('/') || start.split('/').includes('..')) {
     return bad('continue token has an invalid start key');
   }
-  return { rv, start };
+  if (r !== resource) return bad(`the token was issued for another resource (${String(r)}), not ${resource}`);
+  return { rv, start, resource };
 }

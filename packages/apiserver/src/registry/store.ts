@@ -116,6 +116,10 @@ export class GenericStore {
     this.generateNameAttempts = opts.generateNameAttempts ?? 8;
   }
 
+  private get tokenResource(): string {
+    return `${this.resource.group || 'core'}/${this.resource.plural}`;
+  }
+
   private get qr(): { group: string; resource: string } {
     return { group: this.resource.group, resource: this.resource.plural };
   }
@@ -155,7 +159,7 @@ export class GenericStore {
     let read: ReadConsistency;
     let startKey: string | undefined;
     if (p.continueToken) {
-      const t = decodeContinue(p.continueToken);
+      const t = decodeContinue(p.continueToken, this.tokenResource);
       // rv -1: a recovery token after compaction continues at the latest revision.
       read = t.rv > 0 ? { revision: t.rv } : {};
       startKey = base + t.start;
@@ -174,7 +178,7 @@ export class GenericStore {
       const res = await this.storage.list(prefix, { ...read, limit: p.limit, startKey, predicate });
       const metadata: ObjectList['metadata'] = { resourceVersion: String(res.revision) };
       if (res.nextKey) {
-        metadata.continue = encodeContinue({ rv: res.revision, start: res.nextKey.slice(base.length) });
+        metadata.continue = encodeContinue({ rv: res.revision, start: res.nextKey.slice(base.length), resource: this.tokenResource });
         if (!p.filtered && res.remainingItemCount !== undefined) metadata.remainingItemCount = res.remainingItemCount;
       }
       return { kind: this.resource.listKind, apiVersion: apiVersionOf(this.resource), metadata, items: res.items };
@@ -182,7 +186,7 @@ export class GenericStore {
       if (isStorageError(e, 'ResourceVersionCompacted')) {
         if (p.continueToken && startKey) {
           const err = expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
-          err.status.metadata = { continue: encodeContinue({ rv: -1, start: startKey.slice(base.length) }) };
+          err.status.metadata = { continue: encodeContinue({ rv: -1, start: startKey.slice(base.length), resource: this.tokenResource }) };
           throw err;
         }
         throw expired(`The resourceVersion for the provided list is too old.`);

@@ -87,13 +87,14 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     endpoints: opts.storeServers,
     tls: opts.storeCaFile || opts.storeCertFile ? { caFile: opts.storeCaFile, certFile: opts.storeCertFile, keyFile: opts.storeKeyFile } : undefined,
   });
-  const cached = new CachedStorage(new InstrumentedStorage(etcd, metrics, opts.storePrefix), {
+  const instrumented = new InstrumentedStorage(etcd, metrics, opts.storePrefix);
+  const cached = new CachedStorage(instrumented, {
     storePrefix: opts.storePrefix,
     consistentListFromCache: opts.featureGates.enabled('ConsistentListFromCache'),
     cacher: { onError: (e) => log.warn('watch cache: store watch failed; restarting', { error: (e as Error).message }) },
   });
-  const storage: Storage = cached;
-  cached.start(catalog.all().map((r) => resourcePrefix(opts.storePrefix, r)));
+  const storage: Storage = opts.watchCache ? cached : instrumented;
+  if (opts.watchCache) cached.start(catalog.all().map((r) => resourcePrefix(opts.storePrefix, r)));
   const stopping = new AbortController();
   runCompactor(etcd, opts.storeCompactionIntervalMs, stopping.signal,
     (e) => log.warn('compaction failed', { error: (e as Error).message }),
@@ -134,7 +135,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const store = (timeoutMs: number): HealthCheck => storeCheck('store', () => storage.healthCheck(timeoutMs));
   const livez = (): HealthCheck[] => [pingCheck, logCheck, store(opts.storeHealthcheckTimeoutMs), ...hooks.map((h) => withGracePeriod(h, startedAt, opts.livezGracePeriodMs))];
   const watchCache: HealthCheck = { name: 'watch-cache', check: async () => { if (!cached.synced) throw new Error('watch cache not synced'); } };
-  const readyz = (): HealthCheck[] => [pingCheck, logCheck, store(opts.storeReadycheckTimeoutMs), watchCache, ...hooks, shutdownCheck];
+  const readyz = (): HealthCheck[] => [pingCheck, logCheck, store(opts.storeReadycheckTimeoutMs), ...(opts.watchCache ? [watchCache] : []), ...hooks, shutdownCheck];
   const healthz = (): HealthCheck[] => [pingCheck, logCheck, store(opts.storeHealthcheckTimeoutMs), ...hooks];
 
   // TLS.
