@@ -1,4 +1,5 @@
 import { request as httpsRequest } from 'node:https';
+import { openWatch, type WatchStream } from './watch-stream.js';
 
 export interface HttpResponse {
   status: number;
@@ -56,6 +57,8 @@ export class HttpsClient {
   }
 
   get(path: string, opts?: RequestOptions): Promise<HttpResponse> { return this.request('GET', path, opts); }
+  /** Opens a watch stream; `path` should carry `watch=1`. */
+  watch(path: string, headers?: Record<string, string>): Promise<WatchStream> { return openWatch(this.baseUrl, this.caPem, this.token, path, headers); }
   post(path: string, body: RequestOptions['body'], opts?: RequestOptions): Promise<HttpResponse> { return this.request('POST', path, { ...opts, body }); }
   put(path: string, body: RequestOptions['body'], opts?: RequestOptions): Promise<HttpResponse> { return this.request('PUT', path, { ...opts, body }); }
   patch(path: string, body: RequestOptions['body'], contentType: string, opts?: RequestOptions): Promise<HttpResponse> {

@@ -5,3 +5,4 @@ export { HttpsClient, type HttpResponse, type RequestOptions } from './https-cli
 export { svcconfigYaml, type SvcconfigInput } from './svcconfig.js';
 export { kubectl, type KubectlResult } from './kubectl.js';
 export { waitFor } from './wait.js';
+export { WatchStream, openWatch, type WatchEventJson } from './watch-stream.js';
