@@ -98,7 +98,10 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const stopping = new AbortController();
   runCompactor(etcd, opts.storeCompactionIntervalMs, stopping.signal,
     (e) => log.warn('compaction failed', { error: (e as Error).message }),
-    (rev) => log.v(2).info('compacted the store', { revision: rev }));
+    (rev, seconds) => {
+      metrics.etcdRequestDuration.observe({ operation: 'compact', type: 'compact' }, seconds);
+      log.v(2).info('compacted the store', { revision: rev });
+    });
 
   const stores = new Map<ResourceType, GenericStore>();
   const namespaceType = catalog.lookup('', 'v1', 'namespaces');

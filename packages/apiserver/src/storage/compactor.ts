@@ -7,14 +7,15 @@ export const COMPACT_REVISION_KEY = 'compact_rev_key';
  * rounds coordinated through one key so several API servers compact once per interval.
  * Each round compacts at the revision seen one round earlier. Stops when `signal` aborts.
  */
-export function runCompactor(storage: Etcd3Storage, intervalMs: number, signal: AbortSignal, onError: (e: unknown) => void, onCompact?: (rev: number) => void): void {
+export function runCompactor(storage: Etcd3Storage, intervalMs: number, signal: AbortSignal, onError: (e: unknown) => void, onCompact?: (rev: number, seconds: number) => void): void {
   if (intervalMs <= 0) return;
   let version = 0;
   let revision = 0;
   const round = async (): Promise<void> => {
     try {
+      const started = performance.now();
       const r = await storage.compactRound(COMPACT_REVISION_KEY, version, revision);
-      if (r.compacted) onCompact?.(revision);
+      if (r.compacted) onCompact?.(revision, (performance.now() - started) / 1000);
       version = r.version;
       revision = r.revision;
     } catch (e) {
