@@ -15,6 +15,7 @@ import type { Storage } from '../storage/interface.js';
 import { CachedStorage } from '../storage/cacher/cached-storage.js';
 import { runCompactor } from '../storage/compactor.js';
 import { handleWatch, type WatchSettings } from '../endpoints/handlers/watch.js';
+import type { HandlerScope } from '../endpoints/handlers/scope.js';
 import { InstrumentedStorage } from '../metrics/instrumented-storage.js';
 import { ApiServerMetrics, metricVerb } from '../metrics/metrics.js';
 import { GenericStore, type RequestContext } from '../registry/store.js';
@@ -105,14 +106,18 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
 
   const stores = new Map<ResourceType, GenericStore>();
   const namespaceType = catalog.lookup('', 'v1', 'namespaces');
+  // Like Kubernetes' NamespaceLifecycle lister: the cached namespace first (resourceVersion 0),
+  // a live read only when the cache does not have it (it may have just been created).
   const getNamespace = async (name: string): Promise<ApiObject | undefined> => {
     if (!namespaceType) return undefined;
-    try {
-      return await storeFor(namespaceType).get('', name);
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
+    for (const rv of ['0', undefined]) {
+      try {
+        return await storeFor(namespaceType).get('', name, rv);
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
     }
+    return undefined;
   };
   const admission = new Admission([new NamespaceLifecycle(getNamespace)]);
   function storeFor(r: ResourceType): GenericStore {
@@ -158,6 +163,8 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     watchListEnabled: opts.featureGates.enabled('WatchList'),
     stopping: stopping.signal,
   };
+
+  const resources = { catalog, storeFor, extraHandlers: { watch: (scope: HandlerScope) => handleWatch(scope, watchSettings) } };
 
   let inflight = 0;
   let inflightMutating = 0;
@@ -206,7 +213,14 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
       if (decision.decision !== 'allow' && !user.groups.includes('system:masters')) {
         throw statusErrorForbidden(info, user, decision.reason);
       }
-      next();
+      if (!info.isResourceRequest) {
+        next();
+        return;
+      }
+      // Resource requests go straight to their handler (no walk through the route list).
+      const ctx: RequestContext = { user };
+      await serveResource(resources, req, res, info, ctx);
+      res.locals.dryRun = ctx.dryRun;
     }).catch((e: unknown) => {
       if (e instanceof AuthenticationFailed) sendError(res, unauthorized());
       else sendError(res, e);
@@ -267,13 +281,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     res.json(doc);
   }));
 
-  app.all('/*path', route(async (req, res) => {
-    const info = res.locals.info as RequestInfo;
-    if (!info.isResourceRequest) throw notFoundPath();
-    const ctx: RequestContext = { user: res.locals.user as UserInfo };
-    await serveResource({ catalog, storeFor, extraHandlers: { watch: (scope) => handleWatch(scope, watchSettings) } }, req, res, info, ctx);
-    res.locals.dryRun = ctx.dryRun;
-  }));
+  app.all('/*path', route(() => { throw notFoundPath(); }));
 
   const server: Server = createServer({ cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false }, app);
   server.keepAliveTimeout = 65_000;

@@ -3,10 +3,12 @@ import { internalError, isStatusError, type Status } from '@svc/api';
 import { contentTypeOf } from '../media-types.js';
 import { encode, type BodyCodec } from '../codec.js';
 
-/** Writes a value with the negotiated codec. */
+/** Writes a value with the negotiated codec (one write of headers and body; no ETag or freshness work). */
 export function sendObject(res: Response, code: number, value: unknown, codec: BodyCodec = 'json', warnings: string[] = []): void {
-  for (const w of warnings) res.append('Warning', `299 - ${JSON.stringify(w)}`);
-  res.status(code).type(contentTypeOf(codec)).send(encode(value, codec));
+  const body = encode(value, codec);
+  if (warnings.length > 0) res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+  res.writeHead(code, { 'Content-Type': contentTypeOf(codec), 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 /** The Status for any thrown value: Status errors as they are, anything else a 500. */
