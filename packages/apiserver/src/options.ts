@@ -65,9 +65,22 @@ function boolArg(v: string | undefined): boolean {
   throw new InvalidArgumentError(`strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
 }
 
-function listArg(v: string, prev: string[] | undefined): string[] {
-  const items = v.split(',').map((x) => x.trim()).filter((x) => x !== '');
-  return [...(prev ?? []), ...items];
+function splitList(v: string): string[] {
+  return v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+}
+
+/** A comma-list flag like pflag's StringSlice: the first use replaces the default, later uses append. */
+function listOption(flags: string, description: string, def?: string[]): Option {
+  let given = false;
+  const o = new Option(flags, description).argParser((v: string, prev: string[] | undefined) => {
+    const items = splitList(v);
+    if (!given) {
+      given = true;
+      return items;
+    }
+    return [...(prev ?? []), ...items];
+  });
+  return def ? o.default(def, def.join(',')) : o;
 }
 
 function repeatable(v: string, prev: string[] | undefined): string[] {
@@ -86,7 +99,7 @@ export function apiServerCommand(): Command {
   const cmd = new Command(naming().apiserverName)
     .description('The API server validates and configures data for the API objects and is the front end to the shared cluster state.')
     .allowExcessArguments(false)
-    .addOption(new Option('--store-servers <urls>', 'List of store servers to connect with (scheme://ip:port), comma separated.').default(['http://127.0.0.1:2379'], 'http://127.0.0.1:2379').argParser(listArg))
+    .addOption(listOption('--store-servers <urls>', 'List of store servers to connect with (scheme://ip:port), comma separated.', ['http://127.0.0.1:2379']))
     .addOption(new Option('--store-prefix <prefix>', 'The prefix to prepend to all resource paths in the store.').default('/registry'))
     .addOption(new Option('--store-cafile <file>', 'SSL Certificate Authority file used to secure store communication.'))
     .addOption(new Option('--store-certfile <file>', 'SSL certification file used to secure store communication.'))
@@ -104,7 +117,7 @@ export function apiServerCommand(): Command {
     .addOption(new Option('--advertise-address <ip>', 'The IP address on which to advertise the apiserver to members of the cluster.'))
     .addOption(new Option('--token-auth-file <file>', 'If set, the file that will be used to secure the secure port of the API server via token authentication (CSV: token,user,uid,"group1,group2").'))
     .addOption(boolOption('--anonymous-auth', 'Enables anonymous requests to the secure port of the API server.', true))
-    .addOption(new Option('--authorization-mode <modes>', `Ordered list of plug-ins to do authorization on secure port. One of: ${AUTHORIZATION_MODES.join(',')}.`).argParser(listArg))
+    .addOption(listOption('--authorization-mode <modes>', `Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: ${AUTHORIZATION_MODES.join(',')}.`, ['AlwaysAllow']))
     .addOption(new Option('--feature-gates <gates>', 'A set of key=value pairs that describe feature gates for alpha/experimental features (repeatable).').default([], '').argParser(repeatable))
     .addOption(new Option('--runtime-config <config>', 'A set of key=value pairs that enable or disable built-in APIs.').default([], '').argParser(repeatable))
     .addOption(durationOption('--livez-grace-period', 'This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live.', 0))
@@ -119,10 +132,14 @@ export function apiServerCommand(): Command {
   return cmd;
 }
 
-/** Parses argv (without node and script) into options; throws `CommanderError` on bad input. */
+/**
+ * Parses argv (without node and script) into options; throws `CommanderError` on bad input.
+ * `quiet` keeps commander's own error text off stderr (the caller prints one line); help
+ * still goes to stdout.
+ */
 export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } = {}): ApiServerOptions {
   const cmd = apiServerCommand().exitOverride();
-  if (opts.quiet) cmd.configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
+  if (opts.quiet) cmd.configureOutput({ writeErr: () => undefined });
   cmd.parse(argv, { from: 'user' });
   const o = cmd.opts<Record<string, unknown>>();
   const fail = (msg: string): never => {

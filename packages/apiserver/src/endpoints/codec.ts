@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import YAML from 'yaml';
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '@svc/api';
 import { advertisedMediaTypes, parseMediaType } from './media-types.js';
-import { jsonOf, listJson } from './serialization-cache.js';
 
 /** Largest request body accepted (Kubernetes' 3 MiB). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -70,8 +69,5 @@ export function decodeBody(buf: Buffer, codec: BodyCodec): unknown {
 
 export function encode(value: unknown, codec: BodyCodec): string {
   if (codec === 'yaml') return YAML.stringify(value, { aliasDuplicateObjects: false });
-  if (typeof value === 'object' && value !== null && Array.isArray((value as { items?: unknown }).items)) {
-    return listJson(value as { items: object[] } & Record<string, unknown>);
-  }
-  return typeof value === 'object' && value !== null ? jsonOf(value) : JSON.stringify(value);
+  return JSON.stringify(value);
 }

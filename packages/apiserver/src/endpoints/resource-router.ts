@@ -19,8 +19,11 @@ const HANDLERS: Partial<Record<string, Handler>> = {
   delete: handleDelete, deletecollection: handleDeleteCollection,
 };
 
-/** Verbs a subresource serves (only `status` is generic). */
-const SUBRESOURCE_VERBS: Record<string, readonly string[]> = { status: ['get', 'update', 'patch'] };
+/** Verbs a subresource serves (`status` is generic; `finalize` is the namespace's). */
+const SUBRESOURCE_VERBS: Record<string, readonly string[]> = { status: ['get', 'update', 'patch'], finalize: ['update'] };
+
+/** Verbs that need a name in the path, and the one that must not have one. */
+const NAMED_VERBS = new Set(['update', 'patch']);
 
 export interface ResourceRouterDeps {
   catalog: Catalog;
@@ -46,6 +49,8 @@ export async function serveResource(deps: ResourceRouterDeps, req: Request, res:
     throw statusError('NotFound', 'the server could not find the requested resource');
   }
   const verb = info.verb;
+  // POST to an object, PUT/PATCH to a collection: no such route (Kubernetes answers 405).
+  if ((verb === 'create' && info.name) || (NAMED_VERBS.has(verb) && !info.name)) throw methodNotAllowed();
   const allowed = info.subresource ? (SUBRESOURCE_VERBS[info.subresource] ?? []) : r.verbs;
   if (!allowed.includes(verb as Verb)) throw methodNotAllowed();
   const handler = deps.extraHandlers?.[verb] ?? HANDLERS[verb];

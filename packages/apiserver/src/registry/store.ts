@@ -350,7 +350,12 @@ export class GenericStore {
     else delete m.deletionTimestamp;
     if (cm.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = cm.deletionGracePeriodSeconds;
     else delete m.deletionGracePeriodSeconds;
-    if (sub === 'status') {
+    if (sub === 'finalize') {
+      if (!this.strategy.prepareForFinalize) throw statusError('NotFound', 'the server could not find the requested resource');
+      const finalized = this.strategy.prepareForFinalize(obj, current);
+      for (const k of Object.keys(obj)) delete obj[k];
+      Object.assign(obj, finalized);
+    } else if (sub === 'status') {
       resetForStatusUpdate(obj, current);
       this.strategy.prepareForStatusUpdate?.(obj, current);
     } else {
@@ -363,7 +368,8 @@ export class GenericStore {
       this.strategy.prepareForUpdate?.(obj, current);
       if (this.resource.hasSpec && !deepEqual(obj.spec, current.spec)) m.generation = (cm.generation ?? 0) + 1;
     }
-    delete m.resourceVersion;
+    // The subresource branches may have replaced obj.metadata; use the object's own.
+    delete obj.metadata.resourceVersion;
     const errs = validateObjectMetaUpdate(this.resource, obj, current);
     errs.push(...(this.strategy.validateUpdate?.(obj, current) ?? this.strategy.validate?.(obj) ?? []));
     this.validateOrThrow(obj, errs);
@@ -373,7 +379,8 @@ export class GenericStore {
 
   private shouldDeleteAfterUpdate(obj: ApiObject): boolean {
     const m = obj.metadata;
-    return !!m.deletionTimestamp && (m.finalizers ?? []).length === 0 && (m.deletionGracePeriodSeconds ?? 0) === 0;
+    return !!m.deletionTimestamp && (m.finalizers ?? []).length === 0 && (m.deletionGracePeriodSeconds ?? 0) === 0 &&
+      !this.strategy.pendingFinalization?.(obj);
   }
 
   private checkUnchanged(current: ApiObject, expected: ApiObject): void {

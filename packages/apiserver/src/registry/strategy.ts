@@ -24,6 +24,13 @@ export interface Strategy {
    * example a namespace turning Terminating), or undefined for the generic behaviour.
    */
   beforeDelete?(obj: ApiObject, options: DeleteOptions, now: string): ApiObject | undefined;
+  /**
+   * True while the object waits for something besides `metadata.finalizers` before it may go
+   * (a namespace's `spec.finalizers`); such an object is not removed after an update.
+   */
+  pendingFinalization?(obj: ApiObject): boolean;
+  /** A write to the `finalize` subresource: the fields it may change (namespaces). */
+  prepareForFinalize?(obj: ApiObject, old: ApiObject): ApiObject;
   /** PUT to a missing name creates it. */
   allowCreateOnUpdate?: boolean;
   /** PUT without metadata.resourceVersion is accepted (last write wins). */

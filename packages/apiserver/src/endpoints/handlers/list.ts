@@ -1,5 +1,5 @@
 import type { HandlerScope } from './scope.js';
-import { sendObject } from './respond.js';
+import { sendList, sendObject } from './respond.js';
 import { readListParams } from './list-params.js';
 import { includeObjectOf, toTable } from '../table.js';
 
@@ -7,6 +7,9 @@ export async function handleList(s: HandlerScope): Promise<void> {
   const include = s.format.as === 'Table' ? includeObjectOf(s.query) : undefined;
   const params = readListParams(s.query, s.resource);
   const list = await s.store.list(s.info.namespace, params);
-  const body = include ? toTable(s.resource, list.items, { group: s.format.group ?? '', include, listMeta: list.metadata }) : list;
-  sendObject(s.res, 200, body, s.format.codec);
+  if (include) {
+    sendObject(s.res, 200, toTable(s.resource, list.items, { group: s.format.group ?? '', include, listMeta: list.metadata }), s.format.codec);
+    return;
+  }
+  await sendList(s.res, list as unknown as { items: object[] } & Record<string, unknown>, s.format.codec);
 }

@@ -29,5 +29,14 @@ export const namespaceStrategy: Strategy = {
     obj.status = { ...(obj.status as object | undefined), phase: 'Terminating' };
     return obj;
   },
+  pendingFinalization(obj) {
+    return (((obj.spec ?? {}) as NamespaceSpec).finalizers ?? []).length > 0;
+  },
+  prepareForFinalize(obj, old) {
+    const next = structuredClone(old);
+    next.spec = { ...(old.spec as object | undefined), finalizers: ((obj.spec ?? {}) as NamespaceSpec).finalizers ?? [] };
+    next.metadata.resourceVersion = obj.metadata.resourceVersion;
+    return next;
+  },
   returnDeletedObject: true,
 };

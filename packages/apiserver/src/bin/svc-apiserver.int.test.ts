@@ -1,0 +1,196 @@
+// The svc-apiserver binary as a process: --help, flag errors (exit 2, one line), and a real
+// start against etcd until /readyz answers 200, then SIGTERM → exit 0.
+// Needs the build (`tsc -b packages/*/tsconfig.json`): it runs dist/bin/svc-apiserver.js.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort, startEtcd, waitFor, type EtcdHandle } from '@svc/testing';
+
+const BIN = resolve(__dirname, '../../dist/bin/svc-apiserver.js');
+
+interface RunResult { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+
+/** Resolves when `child` exits, or rejects after `ms` (killing it). */
+function exited(child: ChildProcess, out: { stdout: string; stderr: string }, ms: number): Promise<RunResult> {
+  return new Promise((resolveRun, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`svc-apiserver did not exit within ${ms} ms; stderr: ${out.stderr.slice(-2000)}`));
+    }, ms);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolveRun({ code, signal, ...out });
+    });
+  });
+}
+
+function spawnBin(args: string[]): { child: ChildProcess; out: { stdout: string; stderr: string } } {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = { stdout: '', stderr: '' };
+  child.stdout?.on('data', (d: Buffer) => { out.stdout += d.toString(); });
+  child.stderr?.on('data', (d: Buffer) => { out.stderr += d.toString(); });
+  return { child, out };
+}
+
+/** Runs the binary to completion and waits for its output streams to close. */
+async function run(args: string[], ms = 15_000): Promise<RunResult> {
+  const { child, out } = spawnBin(args);
+  const closed = new Promise<void>((r) => child.on('close', () => r()));
+  const result = await exited(child, out, ms);
+  await closed;
+  return { ...result, stdout: out.stdout, stderr: out.stderr };
+}
+
+beforeAll(() => {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build first (./node_modules/.bin/tsc -b packages/*/tsconfig.json)`);
+});
+
+describe('--help', () => {
+  let help: RunResult;
+  /** Help entries by flag, each on one line with whitespace collapsed. */
+  let entries: Map<string, string>;
+
+  beforeAll(async () => {
+    help = await run(['--help']);
+    entries = new Map();
+    for (const raw of help.stdout.split(/\n(?=\s*-)/)) {
+      const entry = raw.replace(/\s+/g, ' ').trim();
+      const flag = /(--[a-z0-9-]+)/.exec(entry)?.[1];
+      if (flag) entries.set(flag, entry);
+    }
+  });
+
+  it('exits 0 and prints usage on stdout', () => {
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/svc-apiserver/);
+    expect(help.stderr).toBe('');
+  });
+
+  it.each([
+    ['--store-servers', 'http://127.0.0.1:2379'],
+    ['--store-prefix', '"/registry"'],
+    ['--store-healthcheck-timeout', '2s'],
+    ['--store-readycheck-timeout', '2s'],
+    ['--store-count-metric-poll-period', '1m0s'],
+    ['--bind-address', '"0.0.0.0"'],
+    ['--secure-port', '6443'],
+    ['--anonymous-auth', 'true'],
+    ['--livez-grace-period', '0s'],
+    ['--shutdown-delay-duration', '0s'],
+    ['--max-requests-inflight', '400'],
+    ['--max-mutating-requests-inflight', '200'],
+    ['--naming', '"svc"'],
+    ['--logging-format', '"text"'],
+    ['--v', '0'],
+  ])('lists %s with its default %s', (flag, def) => {
+    const entry = entries.get(flag);
+    expect(entry).toBeDefined();
+    expect(entry).toMatch(new RegExp(`default: ${def.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\)`));
+  });
+
+  it('says --authorization-mode defaults to AlwaysAllow', () => {
+    expect(entries.get('--authorization-mode')).toMatch(/default[^.;]*AlwaysAllow/i);
+  });
+
+  it('lists every flag of the issue', () => {
+    for (const flag of [
+      '--store-servers', '--store-prefix', '--store-cafile', '--store-certfile', '--store-keyfile',
+      '--store-healthcheck-timeout', '--store-readycheck-timeout', '--store-count-metric-poll-period',
+      '--bind-address', '--secure-port', '--cert-dir', '--tls-cert-file', '--tls-private-key-file',
+      '--advertise-address', '--token-auth-file', '--anonymous-auth', '--authorization-mode', '--feature-gates',
+      '--runtime-config', '--livez-grace-period', '--shutdown-delay-duration', '--max-requests-inflight',
+      '--max-mutating-requests-inflight', '--naming', '--logging-format', '--v',
+    ]) {
+      expect(entries.has(flag)).toBe(true);
+    }
+    expect(help.stdout).toMatch(/^\s*-v, --v\b/m);
+  });
+});
+
+describe('flag errors exit 2 with exactly one line on stderr', () => {
+  it.each([
+    ['an unknown flag', ['--no-such-flag'], /--no-such-flag/],
+    ['a bad duration', ['--store-readycheck-timeout=soon'], /--store-readycheck-timeout.*soon/],
+    ['a bad duration (shutdown delay)', ['--shutdown-delay-duration', '5 minutes'], /--shutdown-delay-duration/],
+    ['a bad bool', ['--anonymous-auth=maybe'], /--anonymous-auth.*maybe/],
+    ['a bad int', ['--max-requests-inflight=many'], /--max-requests-inflight.*many/],
+    ['a bad port', ['--secure-port=70000'], /--secure-port/],
+    ['an unknown feature gate', ['--feature-gates=NoSuchGate=true'], /--feature-gates.*NoSuchGate/],
+    ['a bad naming', ['--naming=other'], /--naming/],
+  ])('%s', async (_what, args, mentions) => {
+    const r = await run(args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const l = r.stderr.split('\n').filter((x) => x !== '');
+    expect(l).toHaveLength(1);
+    expect(l[0]).toMatch(mentions);
+    expect(r.stderr.endsWith('\n')).toBe(true);
+  });
+});
+
+describe('serving', () => {
+  let etcd: EtcdHandle;
+  let dir: string;
+  let child: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    etcd = await startEtcd();
+    dir = await mkdtemp(join(tmpdir(), 'svc-apiserver-bin-'));
+  });
+
+  afterAll(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await etcd?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reaches /readyz 200 against real etcd and exits 0 on SIGTERM', async () => {
+    const token = randomBytes(16).toString('hex');
+    await writeFile(join(dir, 'tokens.csv'), `${token},admin,admin-uid,"system:masters"\n`);
+    const port = await freePort();
+    const started = spawnBin([
+      '--store-servers', etcd.endpoints.join(','), '--store-prefix', `/registry-bin-${randomBytes(3).toString('hex')}`,
+      '--bind-address', '127.0.0.1', '--secure-port', String(port), '--cert-dir', join(dir, 'pki'),
+      '--token-auth-file', join(dir, 'tokens.csv'),
+    ]);
+    child = started.child;
+    const exit = exited(child, started.out, 60_000);
+    exit.catch(() => undefined);
+
+    const caFile = join(dir, 'pki', 'ca.crt');
+    const get = async (path: string): Promise<{ status: number; text: string }> => {
+      const ca = await readFile(caFile, 'utf8');
+      return new Promise((resolveGet, reject) => {
+        const req = httpsRequest({ host: '127.0.0.1', port, path, method: 'GET', ca, agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => { text += d.toString(); });
+          res.on('end', () => resolveGet({ status: res.statusCode ?? 0, text }));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    };
+
+    const ready = await waitFor('svc-apiserver /readyz 200', async () => {
+      if (child?.exitCode !== null) throw new Error(`exited early with ${String(child?.exitCode)}: ${started.out.stderr}`);
+      const r = await get('/readyz');
+      return r.status === 200 ? r : undefined;
+    }, 30_000, 50);
+    expect(ready.text).toBe('ok');
+
+    const namespaces = await get('/api/v1/namespaces');
+    expect(namespaces.status).toBe(200);
+    const names = (JSON.parse(namespaces.text) as { items: Array<{ metadata: { name: string } }> }).items.map((i) => i.metadata.name);
+    expect(names).toEqual(expect.arrayContaining(['default', 'svc-system', 'svc-public', 'svc-node-lease']));
+
+    child.kill('SIGTERM');
+    const r = await exit;
+    expect(r.signal).toBeNull();
+    expect(r.code).toBe(0);
+  });
+});
