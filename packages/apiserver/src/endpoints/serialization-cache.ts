@@ -5,6 +5,24 @@
  * also hold a serialized copy of each.
  */
 const cache = new WeakMap<object, string>();
+const frames = new WeakMap<object, { type: string; frame: Buffer }>();
+
+/** `data` as one HTTP/1.1 chunk: hex length, CRLF, data, CRLF. */
+export function chunkFrame(data: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]);
+}
+
+/**
+ * The watch event line `{"type":…,"object":…}\n` for an object, framed as one HTTP chunk,
+ * built once and shared by every watcher the event reaches (one Buffer, many sockets).
+ */
+export function watchFrame(type: string, obj: object): Buffer {
+  const hit = frames.get(obj);
+  if (hit && hit.type === type) return hit.frame;
+  const frame = chunkFrame(Buffer.from(`{"type":${JSON.stringify(type)},"object":${jsonOf(obj)}}\n`));
+  frames.set(obj, { type, frame });
+  return frame;
+}
 
 export function jsonOf(obj: object): string {
   let s = cache.get(obj);

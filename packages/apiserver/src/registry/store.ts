@@ -4,7 +4,8 @@ import {
   successStatus, timeout, fieldErrors,
   type ApiObject, type DeleteOptions, type FieldError, type ObjectList, type ResourceType, type Status,
 } from '@svc/api';
-import { isStorageError, type ReadConsistency, type Storage, type StorageError } from '../storage/interface.js';
+import { isStorageError, type ReadConsistency, type Storage, type StorageError, type StorageEvent } from '../storage/interface.js';
+import { singles } from '../storage/cacher/cached-storage.js';
 import type { Admission, AdmissionAttributes } from '../admission/admission.js';
 import type { UserInfo } from '../authn/user.js';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
@@ -199,8 +200,9 @@ export class GenericStore {
    * Watch with the spec's semantics: resourceVersion unset = state (consistent) then
    * changes, `0` = state (any) then changes, n = changes after n. Selectors filter with
    * transitions: an object that starts matching arrives ADDED, one that stops, DELETED.
+   * Events come in batches (everything available at once, in order); a batch may be empty.
    */
-  async *watch(namespace: string, p: WatchParams, signal: AbortSignal): AsyncGenerator<WatchEventOut> {
+  async *watch(namespace: string, p: WatchParams, signal: AbortSignal): AsyncGenerator<WatchEventOut[]> {
     const prefix = collectionPrefix(this.storePrefix, this.resource, namespace);
     const key = p.name ? this.key(namespace, p.name) : prefix;
     const matches = (o: ApiObject | undefined): boolean => !!o &&
@@ -212,35 +214,26 @@ export class GenericStore {
       if (initial) {
         const read = readConsistency(p.resourceVersion, false);
         const state = await this.storage.list(prefix, { ...read, predicate: matches });
-        for (const o of state.items) yield { type: 'ADDED', object: o };
+        const first: WatchEventOut[] = state.items.map((o) => ({ type: 'ADDED', object: o }));
         from = state.revision;
-        if (p.sendInitialEvents && p.allowBookmarks) yield { type: 'BOOKMARK', object: this.bookmark(from, true) };
+        if (p.sendInitialEvents && p.allowBookmarks) first.push({ type: 'BOOKMARK', object: this.bookmark(from, true) });
+        yield first;
       } else {
         from = Number(p.resourceVersion);
       }
-      const events = this.storage.watch(key, { fromRevision: from, recursive: !p.name, signal, bookmarkEveryMs: p.allowBookmarks ? p.bookmarkEveryMs : undefined });
-      for await (const e of events) {
-        if (e.type === 'BOOKMARK') {
-          yield { type: 'BOOKMARK', object: this.bookmark(e.revision, false) };
-          continue;
+      const opts = { fromRevision: from, recursive: !p.name, signal, bookmarkEveryMs: p.allowBookmarks ? p.bookmarkEveryMs : undefined };
+      const batches = this.storage.watchBatches ? this.storage.watchBatches(key, opts) : singles(this.storage.watch(key, opts));
+      for await (const batch of batches) {
+        const out: WatchEventOut[] = [];
+        for (const e of batch) {
+          const ev = this.filterEvent(e, matches);
+          if (ev) out.push(ev);
         }
-        const now = e.type !== 'DELETED' && matches(e.object);
-        const before = e.type === 'DELETED' ? matches(e.object) : e.type === 'MODIFIED' && matches(e.prevObject);
-        if (e.type === 'DELETED') {
-          if (before) yield { type: 'DELETED', object: e.object };
-        } else if (now && before) {
-          yield { type: 'MODIFIED', object: e.object };
-        } else if (now) {
-          yield { type: 'ADDED', object: e.object };
-        } else if (before && e.prevObject) {
-          const gone = clone(e.prevObject);
-          gone.metadata.resourceVersion = String(e.revision);
-          yield { type: 'DELETED', object: gone };
-        }
+        if (out.length > 0) yield out;
       }
     } catch (e) {
       if (isStorageError(e, 'ResourceVersionCompacted')) {
-        yield { type: 'ERROR', object: expired(`too old resource version: ${p.resourceVersion ?? ''} (${e.revision ?? ''})`).status };
+        yield [{ type: 'ERROR', object: expired(`too old resource version: ${p.resourceVersion ?? ''} (${e.revision ?? ''})`).status }];
         return;
       }
       if (signal.aborted) return;
@@ -248,12 +241,27 @@ export class GenericStore {
         this.translate(e, p.name ?? '');
       } catch (se) {
         if (isStatusError(se)) {
-          yield { type: 'ERROR', object: se.status };
+          yield [{ type: 'ERROR', object: se.status }];
           return;
         }
         throw se;
       }
     }
+  }
+
+  /** One storage event as the watcher sees it through its selectors (undefined = not for it). */
+  private filterEvent(e: StorageEvent, matches: (o: ApiObject | undefined) => boolean): WatchEventOut | undefined {
+    if (e.type === 'BOOKMARK') return { type: 'BOOKMARK', object: this.bookmark(e.revision, false) };
+    if (e.type === 'DELETED') return matches(e.object) ? { type: 'DELETED', object: e.object } : undefined;
+    const now = matches(e.object);
+    const before = e.type === 'MODIFIED' && matches(e.prevObject);
+    if (now) return { type: now && before ? 'MODIFIED' : 'ADDED', object: e.object };
+    if (before && e.prevObject) {
+      const gone = clone(e.prevObject);
+      gone.metadata.resourceVersion = String(e.revision);
+      return { type: 'DELETED', object: gone };
+    }
+    return undefined;
   }
 
   private bookmark(rev: number, initialEventsEnd: boolean): ApiObject {

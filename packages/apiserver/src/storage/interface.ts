@@ -29,6 +29,12 @@ export interface Storage {
   count(prefix: string): Promise<number>;
   /** Events under `prefix` (or for one key) after `fromRevision`, until `signal` aborts. */
   watch(prefix: string, opts: WatchOptions): AsyncIterable<StorageEvent>;
+  /**
+   * The same events in batches: each batch is everything available at once, in order. A
+   * store that fans out to many watchers offers this so a busy watcher pays per batch, not
+   * per event; callers fall back to `watch` when it is absent.
+   */
+  watchBatches?(prefix: string, opts: WatchOptions): AsyncIterable<StorageEvent[]>;
   /** The store's current revision (a quorum read). */
   currentRevision(): Promise<number>;
   /**

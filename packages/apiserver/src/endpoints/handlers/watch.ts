@@ -1,7 +1,7 @@
-import type { ApiObject, Status } from '@svc/api';
+import type { ApiObject } from '@svc/api';
 import type { HandlerScope } from './scope.js';
 import { readWatchParams } from './list-params.js';
-import { jsonOf } from '../serialization-cache.js';
+import { chunkFrame, watchFrame } from '../serialization-cache.js';
 import { includeObjectOf, toTable } from '../table.js';
 
 /** Server settings a watch needs. */
@@ -40,20 +40,27 @@ export async function handleWatch(s: HandlerScope, settings: WatchSettings): Pro
   s.res.setHeader('Transfer-Encoding', 'chunked');
   s.res.setHeader('Cache-Control', 'no-cache, private');
   s.res.flushHeaders();
+  const socket = s.res.socket;
+  if (!socket) {
+    ac.abort();
+    return;
+  }
   try {
-    let next = await nextOrAbort(events, ac.signal);
-    while (next && !next.done) {
-      const { type, object } = next.value;
-      let line: string;
-      if (include && (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED')) {
-        line = `{"type":"${type}","object":${JSON.stringify(toTable(s.resource, [object as ApiObject], { group: s.format.group ?? '', include, headers }))}}\n`;
-        headers = false;
-      } else {
-        line = eventLine(type, object);
-      }
-      if (!s.res.write(line)) await drained(s, ac.signal);
-      if (ac.signal.aborted) break;
-      next = await nextOrAbort(events, ac.signal);
+    // Aborting (timeout, client gone, shutdown) ends the storage iteration, so next() returns.
+    for (let next = await events.next(); !next.done && !ac.signal.aborted; next = await events.next()) {
+      if (next.value.length === 0) continue; // never write an empty chunk: it would end the stream
+      const frames = next.value.map(({ type, object }) => {
+        if (include && (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED')) {
+          const table = toTable(s.resource, [object as ApiObject], { group: s.format.group ?? '', include, headers });
+          headers = false;
+          return chunkFrame(Buffer.from(`{"type":"${type}","object":${JSON.stringify(table)}}\n`));
+        }
+        return watchFrame(type, object);
+      });
+      // Pre-framed chunks go straight to the socket (the response is chunked and its headers
+      // are sent): one write per batch, the same bytes shared by every watcher of an event.
+      const ok = socket.write(frames.length === 1 ? frames[0] as Buffer : Buffer.concat(frames));
+      if (!ok) await drained(socket, ac.signal);
     }
   } finally {
     clearTimeout(timer);
@@ -64,22 +71,14 @@ export async function handleWatch(s: HandlerScope, settings: WatchSettings): Pro
   s.res.end();
 }
 
-function eventLine(type: string, object: ApiObject | Status): string {
-  return `{"type":${JSON.stringify(type)},"object":${jsonOf(object)}}\n`;
-}
-
-async function nextOrAbort<T>(it: AsyncGenerator<T>, signal: AbortSignal): Promise<IteratorResult<T> | undefined> {
-  if (signal.aborted) return undefined;
-  return Promise.race([
-    it.next(),
-    new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true })),
-  ]);
-}
-
-function drained(s: HandlerScope, signal: AbortSignal): Promise<void> {
+function drained(socket: NodeJS.WritableStream, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const done = (): void => { s.res.off('drain', done); resolve(); };
-    s.res.once('drain', done);
+    const done = (): void => {
+      socket.off('drain', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    socket.once('drain', done);
     signal.addEventListener('abort', done, { once: true });
   });
 }

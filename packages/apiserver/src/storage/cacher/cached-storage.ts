@@ -94,6 +94,12 @@ export class CachedStorage implements Storage {
     return c.watch(prefix, opts);
   }
 
+  watchBatches(prefix: string, opts: WatchOptions): AsyncIterable<StorageEvent[]> {
+    const c = this.cacherFor(prefix);
+    if (!c || !c.canWatchFrom(opts.fromRevision)) return singles(this.inner.watch(prefix, opts));
+    return c.watchBatches(prefix, opts);
+  }
+
   currentRevision(): Promise<number> {
     return this.inner.currentRevision();
   }
@@ -115,4 +121,9 @@ export class CachedStorage implements Storage {
     this.cachers.clear();
     await this.inner.close();
   }
+}
+
+/** Batches of one, for a watch the store behind serves event by event. */
+export async function* singles(events: AsyncIterable<StorageEvent>): AsyncGenerator<StorageEvent[]> {
+  for await (const e of events) yield [e];
 }

@@ -188,6 +188,11 @@ export class Cacher {
    * Throws `ResourceVersionCompacted` when `fromRevision` is older than the window.
    */
   async *watch(key: string, opts: { fromRevision: number; recursive: boolean; signal: AbortSignal; bookmarkEveryMs?: number }): AsyncGenerator<StorageEvent> {
+    for await (const batch of this.watchBatches(key, opts)) yield* batch;
+  }
+
+  /** `watch` in batches: everything queued for the watcher since its last turn. */
+  async *watchBatches(key: string, opts: { fromRevision: number; recursive: boolean; signal: AbortSignal; bookmarkEveryMs?: number }): AsyncGenerator<StorageEvent[]> {
     if (opts.signal.aborted) return;
     await this.waitReady(opts.signal);
     if (opts.fromRevision === 0) opts = { ...opts, fromRevision: this.rev };
@@ -213,17 +218,19 @@ export class Cacher {
           if (w.ended !== 'closed') throw w.ended;
           return;
         }
-        const batch = w.queue.splice(0, w.queue.length);
-        for (const e of batch) {
+        const queued = w.queue.splice(0, w.queue.length);
+        const batch: StorageEvent[] = [];
+        for (const e of queued) {
           if (e.type === 'BOOKMARK') {
             delivered = Math.max(delivered, e.revision);
-            yield { type: 'BOOKMARK', object: bookmarkObject(delivered), revision: delivered } as StorageEvent;
+            batch.push({ type: 'BOOKMARK', object: bookmarkObject(delivered), revision: delivered });
           } else {
             delivered = e.revision;
-            yield e;
+            batch.push(e);
           }
-          if (w.ended === 'closed') return;
         }
+        yield batch;
+        if (w.ended === 'closed') return;
       }
     } finally {
       if (timer) clearInterval(timer);

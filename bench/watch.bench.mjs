@@ -1,0 +1,156 @@
+// Watch fan-out: 500 watchers on one resource, 200 writes/s for 10 s.
+//
+//  ceiling: 500 etcd watchers (etcd3 client, one gRPC stream) on a key prefix while puts
+//           arrive at the same pace: delivery latency from just before each put
+//  figure:  500 HTTPS watches of ConfigMaps in one namespace (served by the watch cache)
+//           while ConfigMaps are created at the same pace: delivery latency from just
+//           before each POST, and events missed (every watcher must see every write)
+//
+// Each written object carries its send time. Every watcher counts its events (newlines in
+// the raw bytes, so the load generator keeps up); SAMPLE watchers also parse each event's
+// send time, and latency = receive time - send time. Target: API p99 < 100 ms, none missed.
+
+import { randomBytes } from 'node:crypto';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Scope, etcd3, percentile, result, runIfMain, spawnApiServer, svcTesting, sleep } from './lib.mjs';
+
+const WATCHERS = Number(process.env.WATCHERS ?? 500);
+const RATE = Number(process.env.RATE ?? 200);
+const SECONDS = Number(process.env.SECONDS_ ?? 10);
+const EVENTS = RATE * SECONDS;
+const PAD = randomBytes(96).toString('hex');
+const SAMPLE = Math.min(25, WATCHERS);
+
+/** Sends `EVENTS` writes at `RATE`/s; `write(i, t)` starts one (t = send time). */
+async function paced(write) {
+  const start = performance.now();
+  const pending = [];
+  for (let i = 0; i < EVENTS; i++) {
+    const due = start + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    pending.push(write(i, Date.now()));
+  }
+  await Promise.all(pending);
+}
+
+function stats(latencies, missed) {
+  const sorted = Float64Array.from(latencies).sort();
+  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted[sorted.length - 1], n: sorted.length, missed };
+}
+
+async function rawEtcd(client, deadlineMs) {
+  const prefix = `/bench-watch/${randomBytes(4).toString('hex')}/`;
+  const latencies = [];
+  const counts = new Array(WATCHERS).fill(0);
+  const watchers = await Promise.all(Array.from({ length: WATCHERS }, async (_, w) => {
+    const watcher = await client.watch().prefix(prefix).create();
+    watcher.on('put', (kv) => {
+      if (w < SAMPLE) latencies.push(Date.now() - Number(/"t":(\d+)/.exec(kv.value.toString())?.[1]));
+      counts[w]++;
+    });
+    return watcher;
+  }));
+  await paced((i, t) => client.put(`${prefix}${i}`).value(JSON.stringify({ t, pad: PAD })).exec());
+  const until = Date.now() + deadlineMs;
+  while (counts.some((c) => c < EVENTS) && Date.now() < until) await sleep(50);
+  await Promise.all(watchers.map((w) => w.cancel()));
+  return stats(latencies, counts.reduce((s, c) => s + (EVENTS - c), 0));
+}
+
+async function apiWatch(server, deadlineMs) {
+  const ns = `bench-watch-${randomBytes(3).toString('hex')}`;
+  const agent = new HttpsAgent({ keepAlive: true, maxSockets: WATCHERS + 64, ca: server.caPem });
+  const headers = { authorization: `Bearer ${server.token}`, accept: 'application/json' };
+  const call = (method, path, body) => new Promise((res, rej) => {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const req = httpsRequest(`${server.url}${path}`, { method, agent, headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}) } }, (r) => {
+      let text = '';
+      r.on('data', (c) => { text += c; });
+      r.on('end', () => res({ status: r.statusCode, text }));
+    });
+    req.on('error', rej);
+    req.end(payload);
+  });
+  const created = await call('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+  if (created.status !== 201) throw new Error(`namespace: HTTP ${created.status} ${created.text}`);
+  const rv = JSON.parse((await call('GET', `/api/v1/namespaces/${ns}/configmaps`)).text).metadata.resourceVersion;
+  const latencies = [];
+  const counts = new Array(WATCHERS).fill(0);
+  const requests = [];
+  await Promise.all(Array.from({ length: WATCHERS }, (_, w) => new Promise((resolve, reject) => {
+    const req = httpsRequest(`${server.url}/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${rv}`, { agent, headers }, (r) => {
+      if (r.statusCode !== 200) { reject(new Error(`watch: HTTP ${r.statusCode}`)); return; }
+      let buf = '';
+      r.on('data', (chunk) => {
+        if (w >= SAMPLE) {
+          // Count whole events (every event is one ADDED line); no parsing.
+          for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) counts[w]++;
+          return;
+        }
+        buf += chunk.toString('utf8');
+        let i;
+        while ((i = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, i);
+          buf = buf.slice(i + 1);
+          const t = /"t":"(\d+)"/.exec(line);
+          if (t && line.startsWith('{"type":"ADDED"')) {
+            latencies.push(Date.now() - Number(t[1]));
+            counts[w]++;
+          }
+        }
+      });
+      resolve();
+    });
+    req.on('error', reject);
+    req.end();
+    requests.push(req);
+  })));
+  let failed = 0;
+  await paced(async (i, t) => {
+    const r = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: `e${i}` }, data: { t: String(t), pad: PAD } });
+    if (r.status !== 201) failed++;
+  });
+  if (failed) throw new Error(`${failed} creates failed`);
+  const until = Date.now() + deadlineMs;
+  while (counts.some((c) => c < EVENTS) && Date.now() < until) await sleep(50);
+  for (const r of requests) r.destroy();
+  agent.destroy();
+  return stats(latencies, counts.reduce((s, c) => s + (EVENTS - c), 0));
+}
+
+export default async function run({ log = () => undefined } = {}) {
+  return Scope.run(async (scope) => {
+    const { startEtcd } = await svcTesting();
+    const { Etcd3 } = etcd3();
+    const etcd = await startEtcd();
+    scope.defer(() => etcd.stop());
+    const client = new Etcd3({ hosts: etcd.endpoints });
+    scope.defer(() => client.close());
+
+    log(`  raw etcd: ${WATCHERS} watchers, ${RATE} puts/s for ${SECONDS} s ...`);
+    const raw = await rawEtcd(client, 10_000);
+    log('  spawning svc-apiserver ...');
+    const server = await spawnApiServer({ etcdEndpoints: etcd.endpoints });
+    scope.defer(() => server.stop());
+    log(`  API: ${WATCHERS} watches, ${RATE} creates/s for ${SECONDS} s ...`);
+    const api = await apiWatch(server, 10_000);
+    const detail = (s) => `p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, max ${s.max.toFixed(0)} ms over ${s.n} sampled deliveries (${SAMPLE} watchers), ${s.missed} missed of ${WATCHERS * EVENTS}`;
+    return [
+      result({
+        name: `Watch fan-out, ${WATCHERS} watchers × ${RATE} events/s for ${SECONDS} s: p99 delivery latency vs raw etcd watchers`,
+        short: 'watch fan-out p99 latency vs etcd',
+        value: api.p99, ceiling: raw.p99, unit: 'ms', target: { kind: 'value', op: '<=', limit: 100, unit: 'ms' },
+        detail: `api ${detail(api)}; etcd ${detail(raw)}`,
+      }),
+      result({
+        name: 'Watch fan-out: events missed by API watchers (every watcher must get every event)',
+        short: 'watch fan-out missed events',
+        value: api.missed, ceiling: raw.missed, unit: '', target: { kind: 'value', op: '<=', limit: 0 },
+      }),
+    ];
+  });
+}
+
+export { apiWatch };
+await runIfMain(import.meta.url, run);
