@@ -5,6 +5,8 @@ describe('@svc/machinery entry point', () => {
     'parseDuration', 'formatDuration', 'validateDnsSubdomain', 'validateGenerateName', 'parseLabelSelector', 'LabelSelector',
     'parseFieldSelector', 'exactMetadataName', 'applyMergePatch', 'applyJsonPatch', 'JsonPatchTestFailed', 'FeatureGates',
     'API_SERVER_GATES', 'parseRuntimeConfig', 'isEnabled', 'checkSchema', 'pruneUnknownFields',
+    'applyStrategicMergePatch', 'FieldSet', 'fieldSetOf', 'pathString', 'applyPatch', 'updateManagedFields',
+    'managedFieldsBase', 'isResetManagedFields', 'managerFromUserAgent', 'applyConflictError', 'compareValues',
   ])('exports %s', (name) => {
     expect(machinery).toHaveProperty(name);
   });

@@ -36,3 +36,25 @@ export {
   checkSchema, pruneUnknownFields, isRfc3339DateTime, isBase64, jsonTypeOf,
   type SchemaCheckResult, type PruneResult,
 } from './schema-check.js';
+export { jsonEqual, compareJson, canonicalJson } from './json-compare.js';
+export { applyStrategicMergePatch } from './strategic-merge-patch.js';
+export {
+  fieldElement, keyElement, valueElement, indexElement, parseElement, compareElements, elementString, pathString,
+  type PathElement, type FieldPath, type ParsedElement,
+} from './field-path.js';
+export { FieldSet } from './field-set.js';
+export {
+  fieldSetOf, rawFieldSetOf, trackedFields, ensureNamedFieldsAreMembers, reconcileWithSchema, type TrackingOptions,
+} from './field-set-of.js';
+export { compareValues, type Comparison } from './typed-compare.js';
+export { mergeApplied, removeFields } from './typed-merge.js';
+export {
+  decodeManagedFields, tryDecodeManagedFields, encodeManagedFields, compareManagedFieldsEntries, capUpdateManagers,
+  managedFieldsBase, isResetManagedFields, managerFromUserAgent, withoutManagedFields, setManagedFields, managerKey,
+  DEFAULT_MAX_UPDATE_MANAGERS, ANCIENT_CHANGES_MANAGER, FIELD_MANAGER_MAX_LENGTH,
+  type ManagedOperation, type ManagerFields, type ManagedSets, type ManagedFieldsBase,
+} from './managed-fields.js';
+export { applyConflictError, conflictManagerName, type ApplyConflict } from './apply-conflict.js';
+export { defaultClientSideApplyManagers } from './last-applied.js';
+export { applyPatch, BEFORE_FIRST_APPLY_MANAGER, type ApplyOptions, type ApplyResult } from './apply.js';
+export { updateManagedFields, type UpdateManagedFieldsOptions } from './managed-fields-update.js';
