@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
-import { methodNotAllowed, notAcceptable, notFound, statusError, type Catalog, type ResourceType, type Verb } from '@svc/api';
+import { fieldErrors, invalid, metaGroup, methodNotAllowed, notAcceptable, notFound, statusError, type Catalog, type ResourceType, type Verb } from '@svc/api';
+import { FIELD_MANAGER_MAX_LENGTH, managerFromUserAgent } from '@svc/machinery';
 import type { GenericStore, RequestContext } from '../registry/store.js';
 import type { RequestInfo } from './request-info.js';
 import { advertisedMediaTypes, negotiate } from './media-types.js';
@@ -32,6 +33,21 @@ export interface ResourceRouterDeps {
   extraHandlers?: Partial<Record<string, Handler>>;
 }
 
+/**
+ * The writer's manager name: `fieldManager`, else inferred from the User-Agent (Kubernetes'
+ * rule: its first path segment). Longer than 128 characters → 422.
+ */
+function fieldManagerOf(query: URLSearchParams, userAgent: string | undefined): string | undefined {
+  const given = query.get('fieldManager');
+  if (given !== null && given !== '') {
+    if (given.length > FIELD_MANAGER_MAX_LENGTH) {
+      throw invalid({ group: metaGroup(), kind: 'PatchOptions' }, '', [fieldErrors.tooLong('fieldManager', given, FIELD_MANAGER_MAX_LENGTH)]);
+    }
+    return given;
+  }
+  return userAgent ? managerFromUserAgent(userAgent) || undefined : undefined;
+}
+
 /** Resolves the resource type of a resource request; 404 when the group, version or resource is unknown. */
 export function resolveResource(catalog: Catalog, info: RequestInfo): ResourceType {
   const r = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
@@ -60,6 +76,7 @@ export async function serveResource(deps: ResourceRouterDeps, req: Request, res:
   if (!format) throw notAcceptable(advertisedMediaTypes());
   const query = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
   if (['create', 'update', 'patch', 'delete', 'deletecollection'].includes(verb)) ctx.dryRun = dryRunOf(query);
+  if (['create', 'update', 'patch'].includes(verb)) ctx.fieldManager = fieldManagerOf(query, req.headers['user-agent']);
   const scope: HandlerScope = { req, res, info, query, resource: r, store: deps.storeFor(r), ctx, format, warnings: [] };
   await handler(scope);
 }

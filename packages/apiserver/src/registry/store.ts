@@ -13,11 +13,19 @@ import { decodeContinue, encodeContinue } from './continue-token.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { DEFAULT_STRATEGY, type Strategy } from './strategy.js';
 import { deepEqual, clone } from './object-utils.js';
+import { updateManagedFields } from '@svc/machinery';
 
 /** Who is asking and how: everything a store call needs besides its arguments. */
 export interface RequestContext {
   user?: UserInfo;
   dryRun?: boolean;
+  /** Who makes this write (`fieldManager`, or inferred from the User-Agent); recorded in managedFields. */
+  fieldManager?: string;
+}
+
+export interface WriteParams {
+  /** The caller already computed `metadata.managedFields` (server-side apply). */
+  managedFieldsDone?: boolean;
 }
 
 export interface ListParams {
@@ -56,7 +64,7 @@ function readConsistency(rv: string | undefined, exact: boolean): ReadConsistenc
 
 export type Updater = (current: ApiObject) => ApiObject | Promise<ApiObject>;
 
-export interface UpdateParams {
+export interface UpdateParams extends WriteParams {
   /** '' for the main resource, 'status' for the status subresource. */
   subresource?: string;
   /** PUT to a missing object may create it (when the strategy allows). */
@@ -270,7 +278,7 @@ export class GenericStore {
     return { kind: this.resource.kind, apiVersion: apiVersionOf(this.resource), metadata };
   }
 
-  async create(namespace: string, input: ApiObject, ctx: RequestContext): Promise<ApiObject> {
+  async create(namespace: string, input: ApiObject, ctx: RequestContext, w: WriteParams = {}): Promise<ApiObject> {
     const obj = clone(input);
     const m = obj.metadata;
     if (this.resource.namespaced) m.namespace = namespace;
@@ -283,6 +291,7 @@ export class GenericStore {
     if (this.resource.hasSpec) m.generation = 1;
     else delete m.generation;
     this.strategy.prepareForCreate?.(obj);
+    if (!w.managedFieldsDone) this.trackManagedFields(obj, undefined, ctx, '');
     const generated = !m.name && !!m.generateName;
     for (let attempt = 0; ; attempt++) {
       if (generated) m.name = `${m.generateName ?? ''}${randomSuffix()}`;
@@ -308,7 +317,7 @@ export class GenericStore {
     const sub = p.subresource ?? '';
     const transform = async (current: ApiObject): Promise<ApiObject> => {
       const desired = await updater(clone(current));
-      return this.prepareUpdate(desired, current, sub, ctx);
+      return this.prepareUpdate(desired, current, sub, ctx, p);
     };
     try {
       if (ctx.dryRun) {
@@ -335,7 +344,7 @@ export class GenericStore {
     return this.strategy.allowCreateOnUpdate === true;
   }
 
-  private async prepareUpdate(desired: ApiObject, current: ApiObject, sub: string, ctx: RequestContext): Promise<ApiObject> {
+  private async prepareUpdate(desired: ApiObject, current: ApiObject, sub: string, ctx: RequestContext, w: WriteParams): Promise<ApiObject> {
     const name = current.metadata.name ?? '';
     const rv = desired.metadata.resourceVersion;
     if (rv !== undefined && rv !== '' && rv !== current.metadata.resourceVersion) {
@@ -378,11 +387,28 @@ export class GenericStore {
     }
     // The subresource branches may have replaced obj.metadata; use the object's own.
     delete obj.metadata.resourceVersion;
+    if (!w.managedFieldsDone) this.trackManagedFields(obj, current, ctx, sub);
     const errs = validateObjectMetaUpdate(this.resource, obj, current);
     errs.push(...(this.strategy.validateUpdate?.(obj, current) ?? this.strategy.validate?.(obj) ?? []));
     this.validateOrThrow(obj, errs);
     await this.admission.validate(this.attributes('UPDATE', obj, current, ctx, sub));
     return obj;
+  }
+
+  /**
+   * Records this non-apply write in `metadata.managedFields`: the fields it changed move to
+   * the writer's Update entry (no conflicts for non-apply writes). Main-resource writes of a
+   * type with a status subresource do not own status; status writes own only status.
+   */
+  private trackManagedFields(obj: ApiObject, live: ApiObject | undefined, ctx: RequestContext, sub: string): void {
+    const hasStatus = this.resource.subresources.includes('status');
+    const entries = updateManagedFields({
+      live, updated: obj, manager: ctx.fieldManager ?? 'unknown', schema: this.resource.schema,
+      apiVersion: apiVersionOf(this.resource), now: nowRfc3339(), subresource: sub || undefined,
+      ignoreStatus: hasStatus && sub === '', onlyStatus: sub === 'status',
+    });
+    if (entries.length > 0) obj.metadata.managedFields = entries;
+    else delete obj.metadata.managedFields;
   }
 
   private shouldDeleteAfterUpdate(obj: ApiObject): boolean {

@@ -1,38 +1,57 @@
-import { badRequest, unsupportedMediaType, type ApiObject } from '@svc/api';
-import { applyJsonPatch, applyMergePatch } from '@svc/machinery';
+import {
+  badRequest, fieldErrors, invalid, isNotFound, metaGroup, naming, unsupportedMediaType, type ApiObject,
+} from '@svc/api';
+import { applyJsonPatch, applyMergePatch, applyPatch, applyStrategicMergePatch } from '@svc/machinery';
+import { apiVersionOf } from '../../registry/store.js';
 import type { HandlerScope } from './scope.js';
 import { sendObject } from './respond.js';
 import { admitObjectShape, checkName, checkNamespace, readJsonValue } from './decode.js';
 import type { BodyCodec } from '../codec.js';
 
+const JSON_PATCH = 'application/json-patch+json';
+const MERGE_PATCH = 'application/merge-patch+json';
+const STRATEGIC_PATCH = 'application/strategic-merge-patch+json';
+const APPLY_PATCH = 'application/apply-patch+yaml';
+
 const PATCH_TYPES: Record<string, BodyCodec> = {
-  'application/json-patch+json': 'json',
-  'application/merge-patch+json': 'json',
+  [JSON_PATCH]: 'json', [MERGE_PATCH]: 'json', [STRATEGIC_PATCH]: 'json', [APPLY_PATCH]: 'yaml',
 };
 
-const SUPPORTED = Object.keys(PATCH_TYPES);
+function patchOptionsInvalid(errs: ReturnType<typeof fieldErrors.required>[]): Error {
+  return invalid({ group: metaGroup(), kind: 'PatchOptions' }, '', errs);
+}
 
-/** PATCH with JSON patch (RFC 6902) or JSON merge patch (RFC 7386), applied to the current object on every retry. */
+/**
+ * PATCH: JSON patch (RFC 6902), JSON merge patch (RFC 7386), strategic merge patch (merge
+ * keys and strategies from the type's schema) and server-side apply. Non-apply patches are
+ * applied to the current object on every retry; apply merges with field ownership and
+ * creates the object when it does not exist.
+ */
 export async function handlePatch(s: HandlerScope): Promise<void> {
+  const supported = Object.keys(PATCH_TYPES).filter((t) => t !== STRATEGIC_PATCH || s.resource.strategicMerge);
   let read: Awaited<ReturnType<typeof readJsonValue>>;
   try {
-    read = await readJsonValue(s, PATCH_TYPES);
+    read = await readJsonValue(s, Object.fromEntries(supported.map((t) => [t, PATCH_TYPES[t] as BodyCodec])));
   } catch (e) {
-    if ((e as { status?: { code?: number } }).status?.code === 415) throw unsupportedMediaType(s.req.headers['content-type'] ?? '', SUPPORTED);
+    if ((e as { status?: { code?: number } }).status?.code === 415) throw unsupportedMediaType(s.req.headers['content-type'] ?? '', supported);
     throw e;
   }
   const { value: patch, mediaType } = read;
-  if (mediaType === 'application/merge-patch+json' && (typeof patch !== 'object' || patch === null || Array.isArray(patch))) {
-    throw badRequest('the merge patch must be a JSON object');
+  const force = s.query.get('force');
+  if (mediaType === APPLY_PATCH) {
+    await handleApply(s, patch, force === 'true');
+    return;
+  }
+  if (force !== null) throw patchOptionsInvalid([fieldErrors.forbidden('force', 'may not be specified for non-apply patch')]);
+  if (mediaType !== JSON_PATCH && (typeof patch !== 'object' || patch === null || Array.isArray(patch))) {
+    throw badRequest('the patch must be a JSON object');
   }
   const apply = (current: ApiObject): ApiObject => {
     let patched: unknown;
-    if (mediaType === 'application/json-patch+json') {
-      // A failed operation (including a `test`) is a 422 Invalid StatusError from machinery.
-      patched = applyJsonPatch(current, patch);
-    } else {
-      patched = applyMergePatch(current, patch);
-    }
+    // A failed JSON patch operation (including a `test`) is a 422 Invalid StatusError from machinery.
+    if (mediaType === JSON_PATCH) patched = applyJsonPatch(current, patch);
+    else if (mediaType === STRATEGIC_PATCH) patched = applyStrategicMergePatch(current, patch, s.resource.schema);
+    else patched = applyMergePatch(current, patch);
     const obj = admitObjectShape(s, patched);
     checkNamespace(s, obj);
     checkName(s, obj);
@@ -43,4 +62,32 @@ export async function handlePatch(s: HandlerScope): Promise<void> {
     return apply(current);
   }, s.ctx, { subresource: s.info.subresource });
   sendObject(s.res, 200, object, s.format.codec, s.warnings);
+}
+
+/** Server-side apply: the body is the manager's whole intent for the fields it sets. */
+async function handleApply(s: HandlerScope, body: unknown, force: boolean): Promise<void> {
+  const manager = s.query.get('fieldManager');
+  if (!manager) throw patchOptionsInvalid([fieldErrors.required('fieldManager', 'is required for apply patch')]);
+  const applied = admitObjectShape(s, body);
+  checkNamespace(s, applied);
+  if (!applied.metadata.name) throw badRequest('metadata.name is required for apply patch');
+  checkName(s, applied);
+  const hasStatus = s.resource.subresources.includes('status');
+  const sub = s.info.subresource;
+  const run = (live: ApiObject | undefined): ApiObject => applyPatch({
+    live, applied, manager, force, schema: s.resource.schema, apiVersion: apiVersionOf(s.resource),
+    now: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), subresource: sub || undefined,
+    ignoreStatus: hasStatus && sub === '', onlyStatus: sub === 'status',
+    lastAppliedAnnotation: naming().lastAppliedAnnotation,
+  }).object as ApiObject;
+  try {
+    const { object } = await s.store.update(s.info.namespace, s.info.name, (current) => run(current), s.ctx,
+      { subresource: sub, managedFieldsDone: true });
+    sendObject(s.res, 200, object, s.format.codec, s.warnings);
+  } catch (e) {
+    if (!isNotFound(e) || sub !== '') throw e;
+    // Apply to a missing object creates it (needs `create` permission once RBAC exists).
+    const created = await s.store.create(s.info.namespace, run(undefined), s.ctx, { managedFieldsDone: true });
+    sendObject(s.res, 201, created, s.format.codec, s.warnings);
+  }
 }
