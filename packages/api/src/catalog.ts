@@ -44,6 +44,11 @@ export interface ResourceType {
   hasSpec: boolean;
   /** Does the server accept strategic merge patches for this type. */
   strategicMerge: boolean;
+  /**
+   * Never stored: each create is answered by the server from the request alone (reviews
+   * such as SelfSubjectReview). No storage, no watch cache; only the `create` verb.
+   */
+  virtual?: boolean;
 }
 
 export type ResourceTypeInput = Omit<ResourceType, 'listKind' | 'shortNames' | 'categories' | 'subresources' | 'verbs' | 'nameRule' | 'hasSpec' | 'strategicMerge'> &

@@ -8,7 +8,7 @@ export const ownerReference = s.obj({
 
 export const managedFieldsEntry = s.obj({
   manager: s.str({ tag: 1 }), operation: s.str({ tag: 2 }), apiVersion: s.str({ tag: 3 }), time: s.time({ tag: 4 }),
-  fieldsType: s.str({ tag: 6 }), fieldsV1: s.any({ tag: 7 }), subresource: s.str({ tag: 8 }),
+  fieldsType: s.str({ tag: 6 }), fieldsV1: s.any({ tag: 7, format: 'json-bytes' }), subresource: s.str({ tag: 8 }),
 });
 
 export const objectMeta = s.obj({

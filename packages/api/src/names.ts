@@ -133,3 +133,31 @@ export function operationExtensionPrefixes(): string[] {
 export function definitionNamespace(): string {
   return current.groupSuffix.split('.').reverse().join('.');
 }
+
+/**
+ * Host name of the API's own Service in the `default` namespace (`svc.default.svc.cluster.local`,
+ * `kubernetes.default.svc.cluster.local`); the default service-account token issuer is
+ * `https://` + this host, as in Kubernetes.
+ */
+export function clusterServiceHost(): string {
+  return `${current.clusterName}.default.svc.cluster.local`;
+}
+
+export function defaultServiceAccountIssuer(): string {
+  return `https://${clusterServiceHost()}`;
+}
+
+/** Key of the private claim in service-account tokens (`svc.io`, `kubernetes.io`). */
+export function serviceAccountClaimKey(): string {
+  return current.labelPrefix;
+}
+
+/** Secret type of bootstrap tokens: `bootstrap.svc.io/token`, `bootstrap.kubernetes.io/token`. */
+export function bootstrapTokenSecretType(): string {
+  return `bootstrap.${current.labelPrefix}/token`;
+}
+
+/** A key of the user's `extra` set by the server's authenticators: `authentication.svc.io/pod-name`. */
+export function authenticationExtraKey(name: string): string {
+  return `authentication.${current.labelPrefix}/${name}`;
+}

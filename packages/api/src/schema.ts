@@ -20,8 +20,11 @@ export interface NumberSchema extends Common { type: 'number' }
 export interface BooleanSchema extends Common { type: 'boolean' }
 /** `intstr.IntOrString` and `resource.Quantity`: a string or an integer on the wire. */
 export interface IntOrStringSchema extends Common { type: 'int-or-string'; format?: 'quantity' }
-/** Free-form JSON: anything goes, nothing is pruned. */
-export interface AnySchema extends Common { type: 'any' }
+/**
+ * Free-form JSON: anything goes, nothing is pruned. `json-bytes` marks Kubernetes'
+ * FieldsV1 / RawExtension: in Protobuf a message whose field 1 holds the JSON bytes.
+ */
+export interface AnySchema extends Common { type: 'any'; format?: 'json-bytes' }
 
 export interface ObjectSchema extends Common {
   type: 'object';

@@ -8,10 +8,12 @@ import { secret } from './core/v1/secret.js';
 import { service } from './core/v1/service.js';
 import { serviceAccount } from './core/v1/service-account.js';
 import { lease } from './coordination/v1/lease.js';
+import { selfSubjectReview } from './authentication/v1/self-subject-review.js';
+import { tokenReview } from './authentication/v1/token-review.js';
 
 /** Every compiled-in type, in discovery order. Build after `useNaming`. */
 export function builtinResources(): ResourceType[] {
-  return [namespace(), configMap(), secret(), serviceAccount(), pod(), service(), node(), event(), lease()];
+  return [namespace(), configMap(), secret(), serviceAccount(), pod(), service(), node(), event(), lease(), tokenReview(), selfSubjectReview()];
 }
 
 export function builtinCatalog(): Catalog {

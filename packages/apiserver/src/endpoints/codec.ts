@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import YAML from 'yaml';
-import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '@svc/api';
+import { acceptedProtobufMediaTypes, badRequest, requestEntityTooLarge, unsupportedMediaType } from '@svc/api';
 import { advertisedMediaTypes, parseMediaType } from './media-types.js';
 
 /** Largest request body accepted (Kubernetes' 3 MiB). */
@@ -27,10 +27,10 @@ export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
   return Buffer.concat(chunks);
 }
 
-export type BodyCodec = 'json' | 'yaml';
+export type BodyCodec = 'json' | 'yaml' | 'protobuf';
 
 /** The codec of a request body from its Content-Type (415 when unsupported or missing). */
-export function bodyCodec(contentType: string | undefined, accepted: Record<string, BodyCodec> = OBJECT_BODY_TYPES): { codec: BodyCodec; mediaType: string } {
+export function bodyCodec(contentType: string | undefined, accepted: Record<string, BodyCodec> = objectBodyTypes()): { codec: BodyCodec; mediaType: string } {
   const mt = contentType ? parseMediaType(contentType) : undefined;
   const name = mt ? `${mt.type}/${mt.subtype}` : '';
   const codec = accepted[name];
@@ -38,13 +38,15 @@ export function bodyCodec(contentType: string | undefined, accepted: Record<stri
   return { codec, mediaType: name };
 }
 
-export const OBJECT_BODY_TYPES: Record<string, BodyCodec> = {
-  'application/json': 'json',
-  'application/yaml': 'yaml',
-};
+/** Media types of whole-object bodies: JSON, YAML, and Protobuf in both spellings the naming accepts. */
+export function objectBodyTypes(): Record<string, BodyCodec> {
+  const types: Record<string, BodyCodec> = { 'application/json': 'json', 'application/yaml': 'yaml' };
+  for (const t of acceptedProtobufMediaTypes()) types[t] = 'protobuf';
+  return types;
+}
 
-/** Parses a body into a JSON value; malformed input is a 400 with the parser's reason. */
-export function decodeBody(buf: Buffer, codec: BodyCodec): unknown {
+/** Parses a JSON or YAML body into a JSON value; malformed input is a 400 with the parser's reason. */
+export function decodeBody(buf: Buffer, codec: Exclude<BodyCodec, 'protobuf'>): unknown {
   const text = buf.toString('utf8');
   if (text.trim() === '') throw badRequest('the request body is empty');
   if (codec === 'json') {
@@ -67,7 +69,7 @@ export function decodeBody(buf: Buffer, codec: BodyCodec): unknown {
   return doc.toJS({ maxAliasCount: 100 });
 }
 
-export function encode(value: unknown, codec: BodyCodec): string {
+export function encode(value: unknown, codec: Exclude<BodyCodec, 'protobuf'>): string {
   if (codec === 'yaml') return YAML.stringify(value, { aliasDuplicateObjects: false });
   return JSON.stringify(value);
 }

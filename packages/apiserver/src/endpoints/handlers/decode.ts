@@ -1,5 +1,5 @@
-import { badRequest, invalid, isApiObject, type ApiObject, type FieldError } from '@svc/api';
-import { checkSchema } from '@svc/machinery';
+import { badRequest, invalid, isApiObject, unsupportedMediaType, type ApiObject, type FieldError } from '@svc/api';
+import { checkSchema, decodeProtobufObject } from '@svc/machinery';
 import { apiVersionOf } from '../../registry/store.js';
 import { bodyCodec, decodeBody, readBody } from '../codec.js';
 import type { HandlerScope } from './scope.js';
@@ -13,10 +13,14 @@ export function fieldValidationOf(query: URLSearchParams): FieldValidation {
   throw badRequest(`fieldValidation parameter unsupported: ${JSON.stringify(v)}, must be one of: Ignore, Warn, Strict`);
 }
 
-/** Reads and decodes the request body as a JSON value (any shape). */
+/** Reads and decodes the request body as a JSON value (any shape); Protobuf bodies through the type's schema. */
 export async function readJsonValue(scope: HandlerScope, accepted?: Parameters<typeof bodyCodec>[1]): Promise<{ value: unknown; mediaType: string }> {
   const { codec, mediaType } = bodyCodec(scope.req.headers['content-type'], accepted);
   const buf = await readBody(scope.req);
+  if (codec === 'protobuf') {
+    if (scope.resource.schema.type !== 'object') throw unsupportedMediaType(mediaType, ['application/json', 'application/yaml']);
+    return { value: decodeProtobufObject(buf, scope.resource.schema), mediaType };
+  }
   return { value: decodeBody(buf, codec), mediaType };
 }
 

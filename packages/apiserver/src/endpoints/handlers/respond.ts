@@ -1,8 +1,11 @@
 import type { Response } from 'express';
 import { internalError, isStatusError, type Status } from '@svc/api';
 import { contentTypeOf } from '../media-types.js';
-import { encode, type BodyCodec } from '../codec.js';
+import { encode } from '../codec.js';
 import { listJsonChunks } from '../serialization-cache.js';
+
+/** Codecs responses are written in (Protobuf answers are not produced yet). */
+type BodyCodec = 'json' | 'yaml';
 
 /** Writes a value with the negotiated codec (one write of headers and body; no ETag or freshness work). */
 export function sendObject(res: Response, code: number, value: unknown, codec: BodyCodec = 'json', warnings: string[] = []): void {
