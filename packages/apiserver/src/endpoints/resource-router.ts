@@ -29,8 +29,10 @@ const NAMED_VERBS = new Set(['update', 'patch']);
 export interface ResourceRouterDeps {
   catalog: Catalog;
   storeFor: (r: ResourceType) => GenericStore;
-  /** Verbs served elsewhere (watch, until the watch handler exists). */
+  /** Verbs served elsewhere (watch). */
   extraHandlers?: Partial<Record<string, Handler>>;
+  /** APIResponseCompression: gzip get and list answers for clients that accept it. */
+  responseCompression?: boolean;
 }
 
 /**
@@ -46,6 +48,14 @@ function fieldManagerOf(query: URLSearchParams, userAgent: string | undefined): 
     return given;
   }
   return userAgent ? managerFromUserAgent(userAgent) || undefined : undefined;
+}
+
+function acceptsGzip(header: string | undefined): boolean {
+  return (header ?? '').split(',').some((p) => {
+    const [coding, ...params] = p.trim().toLowerCase().split(';');
+    const q = params.map((x) => x.trim()).find((x) => x.startsWith('q='));
+    return (coding === 'gzip' || coding === '*') && (q === undefined || Number(q.slice(2)) > 0);
+  });
 }
 
 /** Resolves the resource type of a resource request; 404 when the group, version or resource is unknown. */
@@ -77,7 +87,8 @@ export async function serveResource(deps: ResourceRouterDeps, req: Request, res:
   const query = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
   if (['create', 'update', 'patch', 'delete', 'deletecollection'].includes(verb)) ctx.dryRun = dryRunOf(query);
   if (['create', 'update', 'patch'].includes(verb)) ctx.fieldManager = fieldManagerOf(query, req.headers['user-agent']);
-  const scope: HandlerScope = { req, res, info, query, resource: r, store: deps.storeFor(r), ctx, format, warnings: [] };
+  const gzip = !!deps.responseCompression && (verb === 'get' || verb === 'list') && acceptsGzip(req.headers['accept-encoding']);
+  const scope: HandlerScope = { req, res, info, query, resource: r, store: deps.storeFor(r), ctx, format, warnings: [], gzip };
   await handler(scope);
 }
 

@@ -164,7 +164,10 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     stopping: stopping.signal,
   };
 
-  const resources = { catalog, storeFor, extraHandlers: { watch: (scope: HandlerScope) => handleWatch(scope, watchSettings) } };
+  const resources = {
+    catalog, storeFor, extraHandlers: { watch: (scope: HandlerScope) => handleWatch(scope, watchSettings) },
+    responseCompression: opts.featureGates.enabled('APIResponseCompression'),
+  };
 
   let inflight = 0;
   let inflightMutating = 0;

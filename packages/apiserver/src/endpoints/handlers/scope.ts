@@ -16,4 +16,6 @@ export interface HandlerScope {
   format: ResponseFormat;
   /** Warnings to send as `Warning: 299 - "..."` headers. */
   warnings: string[];
+  /** The client accepts gzip and the answer may be compressed (get and list). */
+  gzip: boolean;
 }
