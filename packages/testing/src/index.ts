@@ -6,3 +6,4 @@ export { svcconfigYaml, type SvcconfigInput } from './svcconfig.js';
 export { kubectl, type KubectlResult } from './kubectl.js';
 export { waitFor } from './wait.js';
 export { WatchStream, openWatch, type WatchEventJson } from './watch-stream.js';
+export { startKubectlEnv, type KubectlEnv } from './kubectl-env.js';

@@ -1,21 +1,15 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { kubectl, startTestApiServer, type TestApiServer } from '@svc/testing';
+import { startKubectlEnv, type KubectlEnv, type TestApiServer } from '@svc/testing';
 
 // kubectl's generator commands send Protobuf bodies (and accept a JSON answer).
+let env: KubectlEnv;
 let t: TestApiServer;
-let home: string;
 beforeAll(async () => {
-  t = await startTestApiServer();
-  home = await mkdtemp(join(tmpdir(), 'svc-kubectl-home-'));
+  env = await startKubectlEnv();
+  t = env.server;
 });
-afterAll(async () => {
-  await t.stop();
-  await rm(home, { recursive: true, force: true });
-});
+afterAll(async () => { await env.stop(); });
 
-const run = (args: string[]) => kubectl(t.svcconfigPath, args, { home });
+const run = (args: string[]) => env.run(args);
 
 it('creates a configmap, a secret, a namespace and a service account from kubectl generators', async () => {
   for (const args of [

@@ -1,22 +1,18 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { kubectl, startTestApiServer, waitFor, type TestApiServer } from '@svc/testing';
+import { startKubectlEnv, waitFor, type KubectlEnv, type TestApiServer } from '@svc/testing';
 
 // Stock kubectl on the read path: `get -w` and chunked `get`.
+let env: KubectlEnv;
 let t: TestApiServer;
 let home: string;
 beforeAll(async () => {
-  t = await startTestApiServer();
-  home = await mkdtemp(join(tmpdir(), 'svc-kubectl-home-'));
+  env = await startKubectlEnv();
+  t = env.server;
+  home = env.home;
 });
-afterAll(async () => {
-  await t.stop();
-  await rm(home, { recursive: true, force: true });
-});
+afterAll(async () => { await env.stop(); });
 
-const run = (args: string[], stdin?: string) => kubectl(t.svcconfigPath, args, { home, stdin });
+const run = (args: string[], stdin?: string) => env.run(args, { stdin });
 
 function cm(name: string, label: string): string {
   return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { test: label } }, data: { k: name } });
