@@ -59,3 +59,4 @@ export { defaultClientSideApplyManagers } from './last-applied.js';
 export { applyPatch, BEFORE_FIRST_APPLY_MANAGER, type ApplyOptions, type ApplyResult } from './apply.js';
 export { updateManagedFields, type UpdateManagedFieldsOptions } from './managed-fields-update.js';
 export { decodeEnvelope, decodeMessage, decodeProtobufObject, PROTOBUF_MAGIC, type ProtobufEnvelope } from './protobuf.js';
+export { duplicateJsonFields } from './duplicate-fields.js';

@@ -1,4 +1,4 @@
-import { isBadRequest, isInvalid } from '@svc/api';
+import { isStatusError, isBadRequest, isInvalid } from '@svc/api';
 import { applyJsonPatch, JsonPatchFailed, JsonPatchTestFailed, parseJsonPatch } from './json-patch.js';
 import { cloneJson } from './merge-patch.js';
 
@@ -134,12 +134,24 @@ describe('operations that do not apply', () => {
   });
 });
 
-describe('malformed patches are BadRequest', () => {
+describe('undecodable patches are BadRequest, inapplicable operations Invalid (as Kubernetes)', () => {
   test.each<[unknown, string]>([
     [{ op: 'add' }, 'invalid JSON patch: expected an array of operations, got object'],
     [null, 'invalid JSON patch: expected an array of operations, got null'],
     ['x', 'invalid JSON patch: expected an array of operations, got string'],
     [[1], 'invalid JSON patch: operation 0 is not an object'],
+  ])('400 %j', (ops, message) => {
+    let err: unknown;
+    try {
+      applyJsonPatch({ a: 1 }, ops);
+    } catch (e) {
+      err = e;
+    }
+    expect(isBadRequest(err)).toBe(true);
+    expect((err as Error).message).toBe(message);
+  });
+
+  test.each<[unknown, string]>([
     [[{ path: '/a' }], 'invalid JSON patch: operation 0 has no "op"'],
     [[{ op: 'add', path: '/a', value: 1 }, { op: 'merge', path: '/a' }],
       'invalid JSON patch: operation 1 has unknown op "merge" (expected one of add, remove, replace, move, copy, test)'],
@@ -154,14 +166,14 @@ describe('malformed patches are BadRequest', () => {
     [[{ op: 'test', path: '/a' }], 'invalid JSON patch: operation 0 (test) has no "value"'],
     [[{ op: 'move', path: '/a' }], 'invalid JSON patch: operation 0 (move) has no "from"'],
     [[{ op: 'copy', path: '/a', from: 'b' }], 'invalid JSON patch: operation 0 (copy): from "b" is not a JSON pointer'],
-  ])('%j', (ops, message) => {
+  ])('422 %j', (ops, message) => {
     let err: unknown;
     try {
       applyJsonPatch({ a: 1 }, ops);
     } catch (e) {
       err = e;
     }
-    expect(isBadRequest(err)).toBe(true);
+    expect(isStatusError(err) && err.code).toBe(422);
     expect((err as Error).message).toBe(message);
   });
 

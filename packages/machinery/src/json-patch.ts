@@ -41,12 +41,17 @@ function describe(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
 }
 
-/** Checks the shape of a decoded patch document and returns its operations; throws BadRequest. */
+/**
+ * Checks a decoded patch document and returns its operations. As in Kubernetes, a document
+ * that is not an array of objects is a 400 (it cannot be decoded), while an operation that
+ * cannot be applied (unknown op, missing path or value, bad pointer) is a 422.
+ */
 export function parseJsonPatch(ops: unknown): JsonPatchOperation[] {
-  const bad = (msg: string): Error => badRequest(`invalid JSON patch: ${msg}`);
-  if (!Array.isArray(ops)) throw bad(`expected an array of operations, got ${describe(ops)}`);
+  const undecodable = (msg: string): Error => badRequest(`invalid JSON patch: ${msg}`);
+  if (!Array.isArray(ops)) throw undecodable(`expected an array of operations, got ${describe(ops)}`);
   return ops.map((raw: unknown, i): JsonPatchOperation => {
-    if (!isJsonObject(raw)) throw bad(`operation ${i} is not an object`);
+    if (!isJsonObject(raw)) throw undecodable(`operation ${i} is not an object`);
+    const bad = (msg: string): Error => new JsonPatchFailed(`invalid JSON patch: ${msg}`, i);
     const op = raw.op;
     if (op === undefined) throw bad(`operation ${i} has no "op"`);
     if (typeof op !== 'string' || !(OPS as readonly string[]).includes(op)) {

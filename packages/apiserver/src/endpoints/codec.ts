@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import YAML from 'yaml';
 import { acceptedProtobufMediaTypes, badRequest, requestEntityTooLarge, unsupportedMediaType } from '@svc/api';
+import { duplicateJsonFields } from '@svc/machinery';
 import { advertisedMediaTypes, parseMediaType } from './media-types.js';
 
 /** Largest request body accepted (Kubernetes' 3 MiB). */
@@ -45,16 +46,40 @@ export function objectBodyTypes(): Record<string, BodyCodec> {
   return types;
 }
 
+export interface DecodedBody {
+  value: unknown;
+  /** Paths of keys that occur twice in one object (the parser kept the last value). */
+  duplicates: string[];
+}
+
+/** Paths of repeated keys in a YAML document's mappings. */
+function yamlDuplicates(node: unknown, path: string, out: string[]): void {
+  if (YAML.isMap(node)) {
+    const seen = new Set<string>();
+    for (const pair of node.items) {
+      const key = YAML.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      const p = path ? `${path}.${key}` : key;
+      if (seen.has(key)) out.push(p);
+      seen.add(key);
+      yamlDuplicates(pair.value, p, out);
+    }
+  } else if (YAML.isSeq(node)) {
+    node.items.forEach((item, i) => yamlDuplicates(item, `${path}[${i}]`, out));
+  }
+}
+
 /** Parses a JSON or YAML body into a JSON value; malformed input is a 400 with the parser's reason. */
-export function decodeBody(buf: Buffer, codec: Exclude<BodyCodec, 'protobuf'>): unknown {
+export function decodeBody(buf: Buffer, codec: Exclude<BodyCodec, 'protobuf'>): DecodedBody {
   const text = buf.toString('utf8');
   if (text.trim() === '') throw badRequest('the request body is empty');
   if (codec === 'json') {
+    let value: unknown;
     try {
-      return JSON.parse(text);
+      value = JSON.parse(text);
     } catch (e) {
       throw badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
     }
+    return { value, duplicates: duplicateJsonFields(text) };
   }
   let docs: YAML.Document[];
   try {
@@ -66,7 +91,9 @@ export function decodeBody(buf: Buffer, codec: Exclude<BodyCodec, 'protobuf'>): 
   if (real.length !== 1) throw badRequest(`error converting YAML to JSON: expected exactly one YAML document, found ${real.length}`);
   const doc = real[0] as YAML.Document;
   if (doc.errors.length > 0) throw badRequest(`error converting YAML to JSON: yaml: ${doc.errors[0]?.message ?? 'invalid document'}`);
-  return doc.toJS({ maxAliasCount: 100 });
+  const duplicates: string[] = [];
+  yamlDuplicates(doc.contents, '', duplicates);
+  return { value: doc.toJS({ maxAliasCount: 100 }) as unknown, duplicates };
 }
 
 export function encode(value: unknown, codec: Exclude<BodyCodec, 'protobuf'>): string {

@@ -152,6 +152,16 @@ export class GenericStore {
     }
   }
 
+  private async exists(namespace: string, name: string): Promise<boolean> {
+    try {
+      await this.storage.get(this.key(namespace, name));
+      return true;
+    } catch (e) {
+      if (isStorageError(e, 'KeyNotFound')) return false;
+      return this.translate(e, name);
+    }
+  }
+
   /** Get with the spec's semantics: resourceVersion unset = Most Recent, `0` = Any, n = Not Older Than n. */
   async get(namespace: string, name: string, resourceVersion?: string): Promise<ApiObject> {
     try {
@@ -297,7 +307,14 @@ export class GenericStore {
       if (generated) m.name = `${m.generateName ?? ''}${randomSuffix()}`;
       this.validateOrThrow(obj, [...validateObjectMeta(this.resource, obj), ...(this.strategy.validate?.(obj) ?? [])]);
       await this.admission.validate(this.attributes('CREATE', obj, undefined, ctx));
-      if (ctx.dryRun) return obj;
+      // A dry run checks the name like the real create would (409 when taken).
+      if (ctx.dryRun) {
+        if (await this.exists(namespace, m.name ?? '')) {
+          if (generated && attempt + 1 < this.generateNameAttempts) continue;
+          throw alreadyExists(this.qr, m.name ?? '');
+        }
+        return obj;
+      }
       try {
         return await this.storage.create(this.key(namespace, m.name ?? ''), obj);
       } catch (e) {

@@ -14,21 +14,22 @@ export function fieldValidationOf(query: URLSearchParams): FieldValidation {
 }
 
 /** Reads and decodes the request body as a JSON value (any shape); Protobuf bodies through the type's schema. */
-export async function readJsonValue(scope: HandlerScope, accepted?: Parameters<typeof bodyCodec>[1]): Promise<{ value: unknown; mediaType: string }> {
+export async function readJsonValue(scope: HandlerScope, accepted?: Parameters<typeof bodyCodec>[1]): Promise<{ value: unknown; mediaType: string; duplicates: string[] }> {
   const { codec, mediaType } = bodyCodec(scope.req.headers['content-type'], accepted);
   const buf = await readBody(scope.req);
   if (codec === 'protobuf') {
     if (scope.resource.schema.type !== 'object') throw unsupportedMediaType(mediaType, ['application/json', 'application/yaml']);
-    return { value: decodeProtobufObject(buf, scope.resource.schema), mediaType };
+    return { value: decodeProtobufObject(buf, scope.resource.schema), mediaType, duplicates: [] };
   }
-  return { value: decodeBody(buf, codec), mediaType };
+  return { ...decodeBody(buf, codec), mediaType };
 }
 
 /**
  * Checks a decoded object against the URL's type and the schema: wrong kind/apiVersion → 400;
- * type errors → 422; unknown fields dropped, warned about or refused (400) per fieldValidation.
+ * type errors → 422; unknown and duplicate fields dropped (the last duplicate wins), warned
+ * about or refused (400) per fieldValidation.
  */
-export function admitObjectShape(scope: HandlerScope, value: unknown): ApiObject {
+export function admitObjectShape(scope: HandlerScope, value: unknown, duplicates: readonly string[] = []): ApiObject {
   const r = scope.resource;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw badRequest(`the body of the request must be a ${r.kind} object, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`);
@@ -49,9 +50,13 @@ export function admitObjectShape(scope: HandlerScope, value: unknown): ApiObject
     const meta = isApiObject(obj) ? obj.metadata : {};
     throw invalid({ group: r.group, kind: r.kind }, String(meta.name ?? ''), typeErrors);
   }
-  if (unknownFields.length > 0) {
-    if (level === 'Strict') throw badRequest(`strict decoding error: ${unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`).join(', ')}`);
-    if (level === 'Warn') scope.warnings.push(...unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`));
+  const problems = [
+    ...duplicates.map((f) => `duplicate field ${JSON.stringify(f)}`),
+    ...unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`),
+  ];
+  if (problems.length > 0) {
+    if (level === 'Strict') throw badRequest(`strict decoding error: ${problems.join(', ')}`);
+    if (level === 'Warn') scope.warnings.push(...problems);
   }
   const { apiVersion: _a, kind: _k, ...rest } = pruned as ApiObject;
   return { apiVersion: expectedApiVersion, kind: r.kind, ...rest } as ApiObject;

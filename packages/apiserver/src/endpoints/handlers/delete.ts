@@ -31,6 +31,13 @@ async function deleteOptions(s: HandlerScope): Promise<DeleteOptions> {
     throw badRequest('orphanDependents: Invalid value: orphanDependents and propagationPolicy cannot both be set');
   }
   if (opts.gracePeriodSeconds !== undefined && typeof opts.gracePeriodSeconds !== 'number') throw badRequest('gracePeriodSeconds must be an integer');
+  // kubectl sends dry run in the body (DeleteOptions.dryRun); the query parameter is the other way.
+  if (opts.dryRun !== undefined) {
+    if (!Array.isArray(opts.dryRun) || opts.dryRun.some((v) => v !== 'All' && v !== '')) {
+      throw badRequest(`Invalid dry run value: ${JSON.stringify(opts.dryRun)}, supported values are: All`);
+    }
+    if (opts.dryRun.includes('All')) s.ctx.dryRun = true;
+  }
   return opts;
 }
 

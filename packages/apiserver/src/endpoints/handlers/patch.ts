@@ -36,10 +36,10 @@ export async function handlePatch(s: HandlerScope): Promise<void> {
     if ((e as { status?: { code?: number } }).status?.code === 415) throw unsupportedMediaType(s.req.headers['content-type'] ?? '', supported);
     throw e;
   }
-  const { value: patch, mediaType } = read;
+  const { value: patch, mediaType, duplicates } = read;
   const force = s.query.get('force');
   if (mediaType === APPLY_PATCH) {
-    await handleApply(s, patch, force === 'true');
+    await handleApply(s, patch, force === 'true', duplicates);
     return;
   }
   if (force !== null) throw patchOptionsInvalid([fieldErrors.forbidden('force', 'may not be specified for non-apply patch')]);
@@ -52,7 +52,8 @@ export async function handlePatch(s: HandlerScope): Promise<void> {
     if (mediaType === JSON_PATCH) patched = applyJsonPatch(current, patch);
     else if (mediaType === STRATEGIC_PATCH) patched = applyStrategicMergePatch(current, patch, s.resource.schema);
     else patched = applyMergePatch(current, patch);
-    const obj = admitObjectShape(s, patched);
+    // Duplicate keys of a merge or strategic patch sit at the object's own paths.
+    const obj = admitObjectShape(s, patched, mediaType === JSON_PATCH ? [] : duplicates);
     checkNamespace(s, obj);
     checkName(s, obj);
     return obj;
@@ -65,10 +66,10 @@ export async function handlePatch(s: HandlerScope): Promise<void> {
 }
 
 /** Server-side apply: the body is the manager's whole intent for the fields it sets. */
-async function handleApply(s: HandlerScope, body: unknown, force: boolean): Promise<void> {
+async function handleApply(s: HandlerScope, body: unknown, force: boolean, duplicates: string[]): Promise<void> {
   const manager = s.query.get('fieldManager');
   if (!manager) throw patchOptionsInvalid([fieldErrors.required('fieldManager', 'is required for apply patch')]);
-  const applied = admitObjectShape(s, body);
+  const applied = admitObjectShape(s, body, duplicates);
   checkNamespace(s, applied);
   if (!applied.metadata.name) throw badRequest('metadata.name is required for apply patch');
   checkName(s, applied);

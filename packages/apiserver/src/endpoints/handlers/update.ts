@@ -4,8 +4,8 @@ import { admitObjectShape, checkName, checkNamespace, readJsonValue } from './de
 
 /** PUT: replace the object (or its status), creating it when the type allows. */
 export async function handleUpdate(s: HandlerScope): Promise<void> {
-  const { value } = await readJsonValue(s);
-  const obj = admitObjectShape(s, value);
+  const { value, duplicates } = await readJsonValue(s);
+  const obj = admitObjectShape(s, value, duplicates);
   checkNamespace(s, obj);
   checkName(s, obj);
   obj.metadata.name = s.info.name;

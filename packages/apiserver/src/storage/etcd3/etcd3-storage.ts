@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { isDeepStrictEqual } from 'node:util';
 import {
   ClientClosedError, Etcd3, GRPCCancelledError, GRPCDeadlineExceededError, GRPCUnavailableError,
   Range, type IEvent, type IKeyValue, type IOptions, type IRangeResponse, type IWatchResponse,
   type Watcher,
 } from 'etcd3';
 import { isApiObject, type ApiObject } from '@svc/api';
+import { jsonEqual } from '@svc/machinery';
 import {
   StorageError, type DeleteOptions, type GetOptions, type ListOptions, type ListResult,
   type Storage, type StorageEvent, type UpdateFunc, type UpdateOptions, type WatchOptions,
@@ -185,7 +185,7 @@ export class Etcd3Storage implements Storage {
     for (;;) {
       const updated = await tryUpdate(decode(key, cur.json, cur.rev));
       const json = encode(updated);
-      if (json === cur.json || isDeepStrictEqual(JSON.parse(json), JSON.parse(cur.json))) {
+      if (json === cur.json || jsonEqual(JSON.parse(json), JSON.parse(cur.json))) {
         if (!fromCache) return decode(key, cur.json, cur.rev);
         cur = await this.readCurrent(key);
         fromCache = false;
