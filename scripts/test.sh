@@ -18,7 +18,7 @@ set +e
 status=$?
 set -e
 node -e '
-  const r = require(process.argv[1]);
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
   console.log(`${r.numPassedTests} passed, ${r.numFailedTests + r.numRuntimeErrorTestSuites} failed`);
 ' "$result" || { echo "0 passed, 1 failed"; exit 1; }
 exit $status

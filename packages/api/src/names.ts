@@ -109,6 +109,17 @@ export function acceptedGroupSuffixes(): string[] {
   return current.scheme === 'svc' ? [SVC.groupSuffix, KUBERNETES.groupSuffix] : [KUBERNETES.groupSuffix];
 }
 
+/**
+ * The spellings of a built-in group a request body may use: `authentication.svc.io` and, under
+ * the default naming, `authentication.k8s.io` (stock clients); the core group is only `''`.
+ */
+export function groupSpellings(g: string): string[] {
+  const own = `.${current.groupSuffix}`;
+  if (!g.endsWith(own)) return [g];
+  const base = g.slice(0, -own.length);
+  return acceptedGroupSuffixes().map((sfx) => `${base}.${sfx}`);
+}
+
 export function acceptedProtobufMediaTypes(): string[] {
   return current.scheme === 'svc'
     ? [SVC.protobufMediaType, KUBERNETES.protobufMediaType]
@@ -139,12 +150,12 @@ export function definitionNamespace(): string {
  * `kubernetes.default.svc.cluster.local`); the default service-account token issuer is
  * `https://` + this host, as in Kubernetes.
  */
-export function clusterServiceHost(): string {
-  return `${current.clusterName}.default.svc.cluster.local`;
+export function clusterServiceHost(n: Naming = current): string {
+  return `${n.clusterName}.default.svc.cluster.local`;
 }
 
-export function defaultServiceAccountIssuer(): string {
-  return `https://${clusterServiceHost()}`;
+export function defaultServiceAccountIssuer(n: Naming = current): string {
+  return `https://${clusterServiceHost(n)}`;
 }
 
 /** Key of the private claim in service-account tokens (`svc.io`, `kubernetes.io`). */

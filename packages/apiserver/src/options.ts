@@ -1,7 +1,17 @@
 import { Command, InvalidArgumentError, Option, CommanderError } from 'commander';
-import { isNamingScheme, naming, type NamingScheme } from '@svc/api';
-import { parseDuration, formatDuration, FeatureGates, API_SERVER_GATES, parseRuntimeConfig, type RuntimeConfig } from '@svc/machinery';
+import { builtinResources, defaultServiceAccountIssuer, isNamingScheme, naming, NAMINGS, useNaming, type NamingScheme, type ResourceType } from '@svc/api';
+import { parseDuration, formatDuration, FeatureGates, API_SERVER_GATES, parseRuntimeConfig, groupVersionKey, resourceKey, type RuntimeConfig } from '@svc/machinery';
 import type { LogFormat } from './logger.js';
+import { OIDC_SIGNING_ALGS, type OidcOptions } from './authn/oidc.js';
+
+/** The `--oidc-*` flags, when `--oidc-issuer-url` is given. */
+export type OidcFlags = Omit<OidcOptions, 'caPem'> & { caFile?: string };
+
+/**
+ * A configuration the flags allow but the server cannot use (a file that does not read or
+ * parse): start-up ends with exit code 2 and this one line, like a bad flag.
+ */
+export class ConfigurationError extends Error {}
 
 /** Every svc-apiserver setting, parsed and validated. Durations are milliseconds. */
 export interface ApiServerOptions {
@@ -23,6 +33,17 @@ export interface ApiServerOptions {
   advertiseAddress?: string;
   tokenAuthFile?: string;
   anonymousAuth: boolean;
+  clientCaFile?: string;
+  enableBootstrapTokenAuth: boolean;
+  serviceAccountKeyFiles: string[];
+  serviceAccountSigningKeyFile?: string;
+  /** The first signs new tokens; all are accepted. */
+  serviceAccountIssuers: string[];
+  serviceAccountJwksUri?: string;
+  /** Defaults to the service-account issuers. */
+  apiAudiences: string[];
+  serviceAccountLookup: boolean;
+  oidc?: OidcFlags;
   authorizationMode: string[];
   featureGates: FeatureGates;
   runtimeConfig: RuntimeConfig;
@@ -39,6 +60,17 @@ export interface ApiServerOptions {
 const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
 /** Modes this build enforces; the rest parse but are refused at start until they exist. */
 const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny'];
+
+/** The compiled-in types under a naming (the current naming is restored afterwards). */
+function builtinResourcesFor(scheme: NamingScheme): ResourceType[] {
+  const previous = naming().scheme;
+  useNaming(scheme);
+  try {
+    return builtinResources();
+  } finally {
+    useNaming(previous);
+  }
+}
 
 function durationArg(v: string): number {
   try {
@@ -117,6 +149,23 @@ export function apiServerCommand(): Command {
     .addOption(new Option('--advertise-address <ip>', 'The IP address on which to advertise the apiserver to members of the cluster.'))
     .addOption(new Option('--token-auth-file <file>', 'If set, the file that will be used to secure the secure port of the API server via token authentication (CSV: token,user,uid,"group1,group2").'))
     .addOption(boolOption('--anonymous-auth', 'Enables anonymous requests to the secure port of the API server.', true))
+    .addOption(new Option('--client-ca-file <file>', 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate (and its Organizations as groups).'))
+    .addOption(boolOption('--enable-bootstrap-token-auth', 'Enable to allow secrets of the bootstrap token type in the system namespace to be used for TLS bootstrapping authentication.', false))
+    .addOption(new Option('--service-account-key-file <file>', 'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify service-account tokens (repeatable). Defaults to --tls-private-key-file, else to a key generated in --cert-dir.').default([], '').argParser(repeatable))
+    .addOption(new Option('--service-account-signing-key-file <file>', 'Path to the file that contains the current private key of the service-account token issuer (used by TokenRequest). Defaults to --tls-private-key-file when no --service-account-key-file is given, else to a key generated in --cert-dir.'))
+    .addOption(new Option('--service-account-issuer <issuer>', 'Identifier of the service-account token issuer, in the iss claim of issued tokens (repeatable; the first issues, all are accepted).').default([], `"${defaultServiceAccountIssuer(NAMINGS.svc)}"; "${defaultServiceAccountIssuer(NAMINGS.kubernetes)}" with --naming=kubernetes`).argParser(repeatable))
+    .addOption(new Option('--service-account-jwks-uri <uri>', 'Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration (default: https://<advertise address>:<port>/openid/v1/jwks).'))
+    .addOption(listOption('--api-audiences <audiences>', 'Identifiers of the API. The service-account token authenticator validates that tokens used against the API are bound to at least one of these audiences. Defaults to the --service-account-issuer values.'))
+    .addOption(boolOption('--service-account-lookup', 'If true, validate service-account tokens exist in the store (the account and any bound object, with the same uid) as part of authentication.', true))
+    .addOption(new Option('--oidc-issuer-url <url>', 'The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be used to verify the OIDC JSON Web Token (JWT).'))
+    .addOption(new Option('--oidc-client-id <id>', 'The client ID for the OpenID Connect client, must be set if --oidc-issuer-url is set.'))
+    .addOption(new Option('--oidc-username-claim <claim>', 'The OpenID claim to use as the user name. Claims other than the default (\'sub\') are not guaranteed to be unique and immutable.').default('sub'))
+    .addOption(new Option('--oidc-username-prefix <prefix>', 'If provided, all usernames will be prefixed with this value. If not provided, username claims other than \'email\' are prefixed by the issuer URL to avoid clashes. To skip any prefixing, provide the value \'-\'.'))
+    .addOption(new Option('--oidc-groups-claim <claim>', 'If provided, the name of a custom OpenID Connect claim for specifying user groups. The claim value is expected to be an array of strings.'))
+    .addOption(new Option('--oidc-groups-prefix <prefix>', 'If provided, all groups will be prefixed with this value to prevent conflicts with other authentication strategies.'))
+    .addOption(new Option('--oidc-required-claim <key=value>', 'A key=value pair that describes a required claim in the ID Token. If set, the claim is verified to be present in the ID Token with a matching value. Repeat this flag to specify multiple claims.').default([], '').argParser(repeatable))
+    .addOption(new Option('--oidc-ca-file <file>', 'If set, the OpenID server\'s certificate will be verified by one of the authorities in the oidc-ca-file, otherwise the host\'s root CA set will be used.'))
+    .addOption(listOption('--oidc-signing-algs <algs>', `Comma-separated list of allowed JOSE asymmetric signing algorithms: ${OIDC_SIGNING_ALGS.join(', ')}.`, ['RS256']))
     .addOption(listOption('--authorization-mode <modes>', `Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: ${AUTHORIZATION_MODES.join(',')}.`, ['AlwaysAllow']))
     .addOption(new Option('--feature-gates <gates>', 'A set of key=value pairs that describe feature gates for alpha/experimental features (repeatable).').default([], '').argParser(repeatable))
     .addOption(new Option('--runtime-config <config>', 'A set of key=value pairs that enable or disable built-in APIs.').default([], '').argParser(repeatable))
@@ -169,6 +218,27 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
   }
   const namingScheme = String(o.naming);
   if (!isNamingScheme(namingScheme)) return fail(`--naming: unknown naming ${namingScheme}`);
+  const issuers = (o.serviceAccountIssuer as string[]).length > 0 ? o.serviceAccountIssuer as string[] : [defaultServiceAccountIssuer(NAMINGS[namingScheme])];
+  for (const iss of issuers) {
+    if (iss === '') fail('--service-account-issuer: must not be empty');
+    if (iss.includes(':') && !isUrl(iss)) fail(`--service-account-issuer: ${JSON.stringify(iss)} contains a ':' but is not a valid URL`);
+  }
+  if (new Set(issuers).size !== issuers.length) fail('--service-account-issuer: the same issuer is given twice');
+  const jwksUri = o.serviceAccountJwksUri as string | undefined;
+  if (jwksUri !== undefined && (!isUrl(jwksUri) || !jwksUri.startsWith('https:'))) {
+    fail(`--service-account-jwks-uri: ${JSON.stringify(jwksUri)} must be an https URL`);
+  }
+  const givenAudiences = o.apiAudiences as string[] | undefined;
+  const audiences = givenAudiences?.length ? givenAudiences : issuers;
+  const oidc = oidcFlags(o, fail);
+  // Like Kubernetes, refuse group versions and resources this server does not know.
+  const served = builtinResourcesFor(namingScheme);
+  for (const key of runtimeConfig.groupVersions.keys()) {
+    if (!served.some((r) => groupVersionKey(r.group, r.version) === key)) fail(`--runtime-config: unknown api group version ${JSON.stringify(key)}`);
+  }
+  for (const key of runtimeConfig.resources.keys()) {
+    if (!served.some((r) => resourceKey(r.group, r.version, r.plural) === key)) fail(`--runtime-config: unknown api resource ${JSON.stringify(key)}`);
+  }
 
   return {
     storeServers: o.storeServers as string[],
@@ -189,6 +259,15 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     advertiseAddress: o.advertiseAddress as string | undefined,
     tokenAuthFile: o.tokenAuthFile as string | undefined,
     anonymousAuth: o.anonymousAuth as boolean,
+    clientCaFile: o.clientCaFile as string | undefined,
+    enableBootstrapTokenAuth: o.enableBootstrapTokenAuth as boolean,
+    serviceAccountKeyFiles: o.serviceAccountKeyFile as string[],
+    serviceAccountSigningKeyFile: o.serviceAccountSigningKeyFile as string | undefined,
+    serviceAccountIssuers: issuers,
+    serviceAccountJwksUri: jwksUri,
+    apiAudiences: audiences,
+    serviceAccountLookup: o.serviceAccountLookup as boolean,
+    oidc,
     authorizationMode: modes,
     featureGates: gates,
     runtimeConfig,
@@ -200,5 +279,56 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     naming: namingScheme,
     loggingFormat: o.loggingFormat as LogFormat,
     verbosity: o.v as number,
+  };
+}
+
+function isUrl(s: string): boolean {
+  try {
+    new URL(s);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The `--oidc-*` flags, checked: none, or at least the issuer URL (https) and client id. */
+function oidcFlags(o: Record<string, unknown>, fail: (msg: string) => never): OidcFlags | undefined {
+  const issuerUrl = o.oidcIssuerUrl as string | undefined;
+  const clientId = o.oidcClientId as string | undefined;
+  const requiredRaw = o.oidcRequiredClaim as string[];
+  const given = ['oidcClientId', 'oidcUsernamePrefix', 'oidcGroupsClaim', 'oidcGroupsPrefix', 'oidcCaFile']
+    .filter((k) => o[k] !== undefined);
+  if (issuerUrl === undefined) {
+    if (given.length > 0 || requiredRaw.length > 0) fail('--oidc-issuer-url is required when other --oidc-* flags are given');
+    return undefined;
+  }
+  if (!clientId) fail('--oidc-client-id must be given (and not empty) together with --oidc-issuer-url');
+  let url: URL;
+  try {
+    url = new URL(issuerUrl);
+  } catch {
+    return fail(`--oidc-issuer-url: ${JSON.stringify(issuerUrl)} is not a valid URL`);
+  }
+  if (url.protocol !== 'https:') fail(`--oidc-issuer-url: ${JSON.stringify(issuerUrl)} must use the https scheme`);
+  const signingAlgs = (o.oidcSigningAlgs as string[] | undefined) ?? ['RS256'];
+  if (signingAlgs.length === 0) fail('--oidc-signing-algs: at least one algorithm is required');
+  for (const a of signingAlgs) {
+    if (!(OIDC_SIGNING_ALGS as readonly string[]).includes(a)) fail(`--oidc-signing-algs: ${JSON.stringify(a)} is not one of ${OIDC_SIGNING_ALGS.join(', ')}`);
+  }
+  const requiredClaims: Record<string, string> = {};
+  for (const pair of requiredRaw.flatMap((v) => v.split(','))) {
+    const i = pair.indexOf('=');
+    const key = i < 0 ? '' : pair.slice(0, i).trim();
+    if (key === '') fail(`--oidc-required-claim: ${JSON.stringify(pair)} must be of the form key=value`);
+    requiredClaims[key] = pair.slice(i + 1).trim();
+  }
+  const usernameClaim = String(o.oidcUsernameClaim ?? 'sub');
+  if (usernameClaim === '') fail('--oidc-username-claim must not be empty');
+  return {
+    issuerUrl, clientId: clientId ?? '', usernameClaim,
+    usernamePrefix: o.oidcUsernamePrefix as string | undefined,
+    groupsClaim: o.oidcGroupsClaim as string | undefined,
+    groupsPrefix: o.oidcGroupsPrefix as string | undefined,
+    requiredClaims, caFile: o.oidcCaFile as string | undefined, signingAlgs,
   };
 }

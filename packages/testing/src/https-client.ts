@@ -12,23 +12,35 @@ export interface HttpResponse {
 
 export interface RequestOptions {
   body?: string | Buffer | object;
-  headers?: Record<string, string>;
+  /** A list sends the header once per value. */
+  headers?: Record<string, string | string[]>;
   /** Bearer token; `null` sends none. */
   token?: string | null;
   contentType?: string;
 }
 
+/** A client certificate (and intermediates) with its key, in PEM. */
+export interface ClientCert {
+  cert: string;
+  key: string;
+}
+
 /** A small HTTPS client that trusts one CA and sends one bearer token by default (tests only). */
 export class HttpsClient {
-  constructor(readonly baseUrl: string, private readonly caPem: string, private readonly token?: string) {}
+  constructor(readonly baseUrl: string, private readonly caPem: string, private readonly token?: string, private readonly clientCert?: ClientCert) {}
 
   withToken(token: string | undefined): HttpsClient {
-    return new HttpsClient(this.baseUrl, this.caPem, token);
+    return new HttpsClient(this.baseUrl, this.caPem, token, this.clientCert);
+  }
+
+  /** The same client presenting a client certificate (on connections of its own). */
+  withClientCert(cert: ClientCert | undefined): HttpsClient {
+    return new HttpsClient(this.baseUrl, this.caPem, this.token, cert);
   }
 
   request(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
     const url = new URL(path, this.baseUrl);
-    const headers: Record<string, string> = { ...opts.headers };
+    const headers: Record<string, string | string[]> = { ...opts.headers };
     const token = opts.token === undefined ? this.token : opts.token;
     if (token) headers.authorization = `Bearer ${token}`;
     let payload: Buffer | undefined;
@@ -38,7 +50,8 @@ export class HttpsClient {
       headers['content-length'] = String(payload.length);
     }
     return new Promise((resolve, reject) => {
-      const req = httpsRequest(url, { method, headers, ca: this.caPem }, (res) => {
+      const tls = this.clientCert ? { cert: this.clientCert.cert, key: this.clientCert.key, agent: false as const } : {};
+      const req = httpsRequest(url, { method, headers, ca: this.caPem, ...tls }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', reject);

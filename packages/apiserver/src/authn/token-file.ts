@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import { bearerToken, type Authenticator } from './authenticator.js';
+import type { AudienceAgnosticTokenAuthenticator } from './authenticator.js';
 import type { UserInfo } from './user.js';
 
 /** Parses one CSV line with double-quoted fields (`token,user,uid,"g1,g2"`). */
@@ -48,7 +47,7 @@ function digest(s: string): Buffer {
 }
 
 /** `--token-auth-file`: tokens read once at start; compared in constant time. */
-export class TokenFileAuthenticator implements Authenticator {
+export class TokenFileAuthenticator implements AudienceAgnosticTokenAuthenticator {
   private readonly entries: Array<{ digest: Buffer; user: UserInfo }>;
 
   constructor(tokens: Map<string, UserInfo>) {
@@ -59,13 +58,11 @@ export class TokenFileAuthenticator implements Authenticator {
     return new TokenFileAuthenticator(parseTokenFile(readFileSync(path, 'utf8'), path));
   }
 
-  async authenticate(req: IncomingMessage): Promise<UserInfo | null> {
-    const token = bearerToken(req);
-    if (token === undefined) return null;
+  async authenticateToken(token: string): Promise<UserInfo | null> {
     const d = digest(token);
     let found: UserInfo | undefined;
     for (const e of this.entries) if (timingSafeEqual(e.digest, d)) found = e.user;
-    if (!found) throw new Error('invalid bearer token');
+    if (!found) return null;
     return { ...found, groups: [...found.groups] };
   }
 }

@@ -121,6 +121,9 @@ describe('flag errors exit 2 with exactly one line on stderr', () => {
     ['a bad port', ['--secure-port=70000'], /--secure-port/],
     ['an unknown feature gate', ['--feature-gates=NoSuchGate=true'], /--feature-gates.*NoSuchGate/],
     ['a bad naming', ['--naming=other'], /--naming/],
+    ['an unknown group version in --runtime-config', ['--runtime-config=nosuch.svc.io/v1=false'], /--runtime-config.*nosuch\.svc\.io\/v1/],
+    ['an unknown resource in --runtime-config', ['--runtime-config=v1/widgets=false'], /--runtime-config.*v1\/widgets/],
+    ['a bad value in --runtime-config', ['--runtime-config=v1=maybe'], /--runtime-config/],
   ])('%s', async (_what, args, mentions) => {
     const r = await run(args);
     expect(r.code).toBe(2);

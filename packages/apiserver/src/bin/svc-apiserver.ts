@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
-import { parseApiServerOptions } from '../options.js';
+import { ConfigurationError, parseApiServerOptions } from '../options.js';
 import { startApiServer } from '../server/api-server.js';
 
 async function main(): Promise<void> {
@@ -30,6 +30,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
-  process.exit(1);
+  process.stderr.write(`Error: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
+  process.exit(e instanceof ConfigurationError ? 2 : 1);
 });

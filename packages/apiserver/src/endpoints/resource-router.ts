@@ -12,6 +12,7 @@ import { handleUpdate } from './handlers/update.js';
 import { handlePatch } from './handlers/patch.js';
 import { handleDelete, handleDeleteCollection } from './handlers/delete.js';
 import { dryRunOf } from './handlers/decode.js';
+import { createOnlyKey, serveCreateOnly, type CreateOnlyHandler } from './create-only.js';
 
 type Handler = (s: HandlerScope) => Promise<void>;
 
@@ -33,6 +34,8 @@ export interface ResourceRouterDeps {
   extraHandlers?: Partial<Record<string, Handler>>;
   /** APIResponseCompression: gzip get and list answers for clients that accept it. */
   responseCompression?: boolean;
+  /** Create-only endpoints (virtual types, subresources of another kind) by `createOnlyKey`. */
+  createOnly?: ReadonlyMap<string, CreateOnlyHandler>;
 }
 
 /**
@@ -71,6 +74,12 @@ export async function serveResource(deps: ResourceRouterDeps, req: Request, res:
   if (info.namespace && !r.namespaced && info.resource !== 'namespaces') {
     throw statusError('NotFound', 'the server could not find the requested resource');
   }
+  const createOnly = deps.createOnly?.get(createOnlyKey(r, info.subresource));
+  if (createOnly) {
+    await serveCreateOnly(createOnly, req, res, info, ctx);
+    return;
+  }
+  if (r.virtual) throw statusError('NotFound', 'the server could not find the requested resource');
   if (info.parts.length > 3 || (info.subresource && !r.subresources.includes(info.subresource))) {
     throw statusError('NotFound', 'the server could not find the requested resource');
   }

@@ -23,8 +23,9 @@ import { strategyFor } from '../registry/strategies/index.js';
 import { resourcePrefix } from '../registry/keys.js';
 import { Admission } from '../admission/admission.js';
 import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
-import { AuthenticationFailed, UnionAuthenticator, type Authenticator } from '../authn/authenticator.js';
-import { TokenFileAuthenticator } from '../authn/token-file.js';
+import { AuthenticationFailed } from '../authn/authenticator.js';
+import { buildAuthentication } from '../authn/build.js';
+import type { ObjectGetter } from '../authn/object-getter.js';
 import type { UserInfo } from '../authn/user.js';
 import { alwaysAllow, alwaysDeny, forbiddenMessage, UnionAuthorizer, type Authorizer } from '../authz/authorizer.js';
 import { ensureServingCert, type ServingCert } from '../tls/self-signed.js';
@@ -83,6 +84,11 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const startedAt = Date.now();
   const metrics = new ApiServerMetrics();
   const catalog = servedCatalog(opts);
+  const stopping = new AbortController();
+  const getObject: ObjectGetter = (ref, o = {}) => readCachedFirst(catalog.lookup('', 'v1', ref.resource), ref.namespace, ref.name, o.fresh);
+  const authentication = await buildAuthentication(opts, {
+    getObject, logger: log, signal: stopping.signal, externalUrl: () => `https://${opts.advertiseAddress ?? host}:${port}`,
+  }, (g, v, p) => catalog.lookup(g, v, p));
 
   const etcd = new Etcd3Storage({
     endpoints: opts.storeServers,
@@ -95,8 +101,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     cacher: { onError: (e) => log.warn('watch cache: store watch failed; restarting', { error: (e as Error).message }) },
   });
   const storage: Storage = opts.watchCache ? cached : instrumented;
-  if (opts.watchCache) cached.start(catalog.all().map((r) => resourcePrefix(opts.storePrefix, r)));
-  const stopping = new AbortController();
+  if (opts.watchCache) cached.start(catalog.all().filter((r) => !r.virtual).map((r) => resourcePrefix(opts.storePrefix, r)));
   runCompactor(etcd, opts.storeCompactionIntervalMs, stopping.signal,
     (e) => log.warn('compaction failed', { error: (e as Error).message }),
     (rev, seconds) => {
@@ -106,19 +111,20 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
 
   const stores = new Map<ResourceType, GenericStore>();
   const namespaceType = catalog.lookup('', 'v1', 'namespaces');
-  // Like Kubernetes' NamespaceLifecycle lister: the cached namespace first (resourceVersion 0),
-  // a live read only when the cache does not have it (it may have just been created).
-  const getNamespace = async (name: string): Promise<ApiObject | undefined> => {
-    if (!namespaceType) return undefined;
-    for (const rv of ['0', undefined]) {
+  // Like Kubernetes' listers: the cached object first (resourceVersion 0), a live read only
+  // when the cache does not have it (it may have just been created) or `fresh` is asked.
+  async function readCachedFirst(r: ResourceType | undefined, namespace: string, name: string, fresh = false): Promise<ApiObject | undefined> {
+    if (!r) return undefined;
+    for (const rv of fresh ? [undefined] : ['0', undefined]) {
       try {
-        return await storeFor(namespaceType).get('', name, rv);
+        return await storeFor(r).get(namespace, name, rv);
       } catch (e) {
         if (!isNotFound(e)) throw e;
       }
     }
     return undefined;
-  };
+  }
+  const getNamespace = (name: string): Promise<ApiObject | undefined> => readCachedFirst(namespaceType, '', name);
   const admission = new Admission([new NamespaceLifecycle(getNamespace)]);
   function storeFor(r: ResourceType): GenericStore {
     let s = stores.get(r);
@@ -129,9 +135,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     return s;
   }
 
-  const authenticators: Authenticator[] = [];
-  if (opts.tokenAuthFile) authenticators.push(TokenFileAuthenticator.fromFile(opts.tokenAuthFile));
-  const authn = new UnionAuthenticator(authenticators, opts.anonymousAuth);
+  const authn = authentication.authenticator;
   const authz = authorizerFor(opts.authorizationMode);
 
   // Health checks.
@@ -165,7 +169,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   };
 
   const resources = {
-    catalog, storeFor, extraHandlers: { watch: (scope: HandlerScope) => handleWatch(scope, watchSettings) },
+    catalog, storeFor, extraHandlers: { watch: (scope: HandlerScope) => handleWatch(scope, watchSettings) }, createOnly: authentication.createOnly,
     responseCompression: opts.featureGates.enabled('APIResponseCompression'),
   };
 
@@ -240,6 +244,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   health('healthz', healthz);
 
   app.get('/version', route((_req, res) => { res.json(versionInfo()); }));
+  for (const d of authentication.documents) app.get(d.path, route((_req, res) => { res.type(d.contentType).send(d.body()); }));
   app.get('/metrics', route(async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   }));
@@ -321,7 +326,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
 
   // apiserver_storage_objects, polled.
   const pollCounts = async (): Promise<void> => {
-    for (const r of catalog.all()) {
+    for (const r of catalog.all().filter((x) => !x.virtual)) {
       const label = r.group ? `${r.plural}.${r.group}` : r.plural;
       try {
         metrics.storageObjects.set({ resource: label }, await storage.count(resourcePrefix(opts.storePrefix, r)));
