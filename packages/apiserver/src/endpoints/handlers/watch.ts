@@ -12,6 +12,16 @@ export interface WatchSettings {
   stopping: AbortSignal;
 }
 
+/** Busy watchers write at most once per this many milliseconds. */
+const COALESCE_MS = 10;
+let tick: Promise<void> | undefined;
+
+/** One shared timer for every busy watcher (not one per watcher per write). */
+function flushTick(): Promise<void> {
+  tick ??= new Promise<void>((resolve) => setTimeout(() => { tick = undefined; resolve(); }, COALESCE_MS).unref());
+  return tick;
+}
+
 /** Bookmarks every minute, and one shortly before the server-side timeout. */
 function bookmarkEvery(timeoutMs: number): number {
   return Math.max(250, Math.min(60_000, timeoutMs - 2000));
@@ -45,6 +55,7 @@ export async function handleWatch(s: HandlerScope, settings: WatchSettings): Pro
     ac.abort();
     return;
   }
+  let lastWrite = -Infinity;
   try {
     // Aborting (timeout, client gone, shutdown) ends the storage iteration, so next() returns.
     for (let next = await events.next(); !next.done && !ac.signal.aborted; next = await events.next()) {
@@ -61,6 +72,11 @@ export async function handleWatch(s: HandlerScope, settings: WatchSettings): Pro
       // are sent): one write per batch, the same bytes shared by every watcher of an event.
       const ok = socket.write(frames.length === 1 ? frames[0] as Buffer : Buffer.concat(frames));
       if (!ok) await drained(socket, ac.signal);
+      // A watcher that keeps receiving events writes at most once per tick: what arrives
+      // meanwhile queues up and goes out in one write (sparse events are not delayed).
+      const now = performance.now();
+      if (now - lastWrite < COALESCE_MS) await flushTick();
+      lastWrite = now;
     }
   } finally {
     clearTimeout(timer);

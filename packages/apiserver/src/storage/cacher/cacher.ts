@@ -134,13 +134,16 @@ export class Cacher {
   }
 
   /**
-   * Makes the cache at least as fresh as the store is now (a consistent read): asks the
-   * store what changed under the prefix since the cache's revision; when nothing did, the
-   * cache is already current and moves its revision forward, else it waits for the events.
+   * Makes the cache at least as fresh as the store is now (a consistent read): when the
+   * store's revision is the cache's, it is current; otherwise it asks the store what changed
+   * under the prefix since the cache's revision; when nothing did, the cache is current and
+   * moves its revision forward, else it waits for the events.
    */
   async syncWithStore(): Promise<void> {
     const since = this.rev;
     const count = this.objects.size;
+    // Cheap first: nothing was written anywhere since the cache's revision.
+    if ((await this.inner.currentRevision()) <= since) return;
     const probe = await this.inner.probeChanges(this.prefix, since);
     if (!probe.changed && probe.count === count && this.rev === since) {
       this.advance(probe.revision);
