@@ -2,7 +2,6 @@ import { defineResource, type ResourceType } from '../../../catalog.js';
 import { objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
 import { ageColumn, column, nameColumn } from '../../../table-columns.js';
-import { NONE, age, countOf } from '../../../table-format.js';
 import { group } from '../../../names.js';
 
 export const lease = (): ResourceType => defineResource({

@@ -2,7 +2,7 @@ import { defineResource, type ResourceType } from '../../../catalog.js';
 import { objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
 import { ageColumn, column, nameColumn } from '../../../table-columns.js';
-import { NONE, age, countOf } from '../../../table-format.js';
+import { countOf } from '../../../table-format.js';
 
 export const configMap = (): ResourceType => defineResource({
   group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', singular: 'configmap', shortNames: ['cm'],

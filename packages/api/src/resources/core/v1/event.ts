@@ -1,8 +1,8 @@
 import { defineResource, type ResourceType } from '../../../catalog.js';
 import { objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
-import { ageColumn, column, nameColumn } from '../../../table-columns.js';
-import { NONE, age, countOf } from '../../../table-format.js';
+import { column, nameColumn } from '../../../table-columns.js';
+import { age } from '../../../table-format.js';
 import { eventLastSeen, eventObject } from './event-printer.js';
 import type { ApiObject } from "../../../types.js";
 import { objectReference } from './common.js';

@@ -2,7 +2,6 @@ import { defineResource, type ResourceType } from '../../../catalog.js';
 import { objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
 import { ageColumn, column, nameColumn } from '../../../table-columns.js';
-import { NONE, age, countOf } from '../../../table-format.js';
 
 export const namespace = (): ResourceType => defineResource({
   group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', singular: 'namespace', shortNames: ['ns'],

@@ -2,7 +2,6 @@ import { defineResource, type ResourceType } from '../../../catalog.js';
 import { objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
 import { ageColumn, column, nameColumn } from '../../../table-columns.js';
-import { NONE, age, countOf } from '../../../table-format.js';
 import { nodeRoles, nodeStatus, nodeAddress } from './node-printer.js';
 import { condition, quantityMap } from './common.js';
 

@@ -2,7 +2,7 @@ import { defineResource, type ResourceType } from '../../../catalog.js';
 import { objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
 import { ageColumn, column, nameColumn } from '../../../table-columns.js';
-import { NONE, age, countOf } from '../../../table-format.js';
+import { NONE, countOf } from '../../../table-format.js';
 import { podReady, podRestarts, podStatusReason } from './pod-printer.js';
 import { condition, localObjectReference, quantityMap } from './common.js';
 
