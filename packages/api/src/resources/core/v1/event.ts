@@ -4,7 +4,7 @@ import { s } from '../../../schema.js';
 import { column, nameColumn } from '../../../table-columns.js';
 import { age } from '../../../table-format.js';
 import { eventLastSeen, eventObject } from './event-printer.js';
-import type { ApiObject } from "../../../types.js";
+import type { ApiObject } from '../../../types.js';
 import { objectReference } from './common.js';
 
 type Ref = { kind?: string; namespace?: string; name?: string; uid?: string; apiVersion?: string; resourceVersion?: string; fieldPath?: string };
