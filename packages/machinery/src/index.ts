@@ -58,5 +58,9 @@ export { applyConflictError, conflictManagerName, type ApplyConflict } from './a
 export { defaultClientSideApplyManagers } from './last-applied.js';
 export { applyPatch, BEFORE_FIRST_APPLY_MANAGER, type ApplyOptions, type ApplyResult } from './apply.js';
 export { updateManagedFields, type UpdateManagedFieldsOptions } from './managed-fields-update.js';
-export { decodeEnvelope, decodeMessage, decodeProtobufObject, PROTOBUF_MAGIC, type ProtobufEnvelope } from './protobuf.js';
+export { decodeEnvelope, decodeMessage, decodeProtobufObject, decodeWatchFrames, PROTOBUF_MAGIC, type ProtobufEnvelope } from './protobuf.js';
+export {
+  encodeEnvelope, encodeMessage, encodeProtobufList, encodeProtobufObject, encodeProtobufStatus, encodeWatchEventFrame,
+  listSchemaOf, NotEncodable, statusSchema,
+} from './protobuf-encode.js';
 export { duplicateJsonFields } from './duplicate-fields.js';

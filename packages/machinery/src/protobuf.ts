@@ -201,3 +201,37 @@ export function decodeProtobufObject(body: Uint8Array, schema: ObjectSchema): Re
   if (env.kind) out.kind = env.kind;
   return Object.assign(out, obj);
 }
+
+/**
+ * Length-prefixed watch frames (4-byte big-endian length, then `WatchEvent{type=1,
+ * object=2 RawExtension{raw=1}}`) from the start of `buf`: the complete events, and how many
+ * bytes they used (a partial frame at the end is left for the next read).
+ */
+export function decodeWatchFrames(buf: Uint8Array): { events: { type: string; object: Uint8Array }[]; used: number } {
+  const events: { type: string; object: Uint8Array }[] = [];
+  const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  let pos = 0;
+  while (pos + 4 <= b.length) {
+    const len = b.readUInt32BE(pos);
+    if (pos + 4 + len > b.length) break;
+    const msg = b.subarray(pos + 4, pos + 4 + len);
+    const ev: { type: string; object: Uint8Array } = { type: '', object: new Uint8Array() };
+    guard(() => {
+      const r = Reader.create(msg);
+      while (r.pos < r.len) {
+        const t = r.uint32();
+        if (t >>> 3 === 1) ev.type = r.string();
+        else if (t >>> 3 === 2) {
+          const raw = Reader.create(r.bytes());
+          while (raw.pos < raw.len) {
+            const rt = raw.uint32();
+            if (rt >>> 3 === 1) ev.object = raw.bytes(); else raw.skipType(rt & 7);
+          }
+        } else r.skipType(t & 7);
+      }
+    });
+    events.push(ev);
+    pos += 4 + len;
+  }
+  return { events, used: pos };
+}

@@ -1,4 +1,4 @@
-import { acceptedGroupSuffixes, naming } from '@svc/api';
+import { acceptedGroupSuffixes, acceptedProtobufMediaTypes, naming } from '@svc/api';
 
 export interface MediaType {
   type: string;
@@ -29,48 +29,74 @@ export function parseAccept(header: string | undefined): MediaType[] {
   return list.filter((x) => q(x.mt) > 0).sort((a, b) => q(b.mt) - q(a.mt) || a.i - b.i).map((x) => x.mt);
 }
 
+export type ResponseCodec = 'json' | 'yaml' | 'protobuf';
+
 export type ResponseFormat = {
-  codec: 'json' | 'yaml';
+  codec: ResponseCodec;
   as?: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
   /** The meta group the client named for `as=` (answers use its spelling). */
   group?: string;
+  /** Protobuf: the spelling the client asked for (answers use it as their Content-Type). */
+  mediaType?: string;
+  /**
+   * Protobuf: the next acceptable Accept entry in JSON or YAML, used when an object has no
+   * Protobuf form (loosely typed fields); none = such answers are a 406.
+   */
+  fallback?: ResponseFormat & { codec: 'json' | 'yaml' };
 };
 
 /** What the server can answer in, for object responses. */
 export function serverMediaTypes(): string[] {
-  return ['application/json', 'application/yaml'];
+  return ['application/json', 'application/yaml', ...acceptedProtobufMediaTypes()];
 }
 
 /**
  * Picks the first Accept entry the server can produce; `as=` conversions are honoured only
- * when the caller supports them (`allowAs`). Undefined = 406.
+ * when the caller supports them (`allowAs`), and only in JSON or YAML. When the pick is
+ * Protobuf, the next acceptable JSON/YAML entry is kept as its fallback. Undefined = 406.
  */
 export function negotiate(header: string | undefined, allowAs: ReadonlyArray<NonNullable<ResponseFormat['as']>> = []): ResponseFormat | undefined {
   const accepted = parseAccept(header);
   if (accepted.length === 0) return { codec: 'json' };
+  let picked: ResponseFormat | undefined;
   for (const mt of accepted) {
-    const codec = codecOf(mt);
-    if (!codec) continue;
-    const as = mt.params.as;
-    if (as === undefined) return { codec };
-    if (!(allowAs as readonly string[]).includes(as)) continue;
-    const g = mt.params.g ?? '';
-    const v = mt.params.v ?? '';
-    if (!acceptedGroupSuffixes().some((sfx) => g === `meta.${sfx}`) || (v !== 'v1')) continue;
-    return { codec, as: as as ResponseFormat['as'], group: g };
+    const f = formatOf(mt, allowAs);
+    if (!f) continue;
+    if (!picked) {
+      if (f.codec !== 'protobuf') return f;
+      picked = f;
+    } else if (f.codec !== 'protobuf') {
+      picked.fallback = f as ResponseFormat & { codec: 'json' | 'yaml' };
+      break;
+    }
   }
-  return undefined;
+  return picked;
 }
 
-function codecOf(mt: MediaType): 'json' | 'yaml' | undefined {
+function formatOf(mt: MediaType, allowAs: ReadonlyArray<string>): ResponseFormat | undefined {
+  const codec = codecOf(mt);
+  if (!codec) return undefined;
+  const as = mt.params.as;
+  if (as === undefined) return codec === 'protobuf' ? { codec, mediaType: `${mt.type}/${mt.subtype}` } : { codec };
+  if (codec === 'protobuf' || !allowAs.includes(as)) return undefined;
+  const g = mt.params.g ?? '';
+  const v = mt.params.v ?? '';
+  if (!acceptedGroupSuffixes().some((sfx) => g === `meta.${sfx}`) || (v !== 'v1')) return undefined;
+  return { codec, as: as as ResponseFormat['as'], group: g };
+}
+
+function codecOf(mt: MediaType): ResponseCodec | undefined {
   if (mt.type === '*' && mt.subtype === '*') return 'json';
   if (mt.type !== 'application') return undefined;
   if (mt.subtype === '*' || mt.subtype === 'json') return 'json';
   if (mt.subtype === 'yaml') return 'yaml';
+  if (acceptedProtobufMediaTypes().includes(`${mt.type}/${mt.subtype}`)) return 'protobuf';
   return undefined;
 }
 
-export function contentTypeOf(codec: 'json' | 'yaml'): string {
+/** Content-Type of an answer; Protobuf in the spelling the client asked for. */
+export function contentTypeOf(codec: ResponseCodec, mediaType?: string): string {
+  if (codec === 'protobuf') return mediaType ?? naming().protobufMediaType;
   return codec === 'yaml' ? 'application/yaml' : 'application/json';
 }
 

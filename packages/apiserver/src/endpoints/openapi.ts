@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import {
-  definitionNamespace, groupVersion, naming, operationExtensionPrefixes, objectMeta, listMeta,
+  definitionNamespace, groupVersion, naming, operationExtensionPrefixes, objectMeta, listMeta, notAcceptable,
   type Catalog, type ResourceType, type Schema,
 } from '@svc/api';
+import { parseAccept } from './media-types.js';
 
 /**
  * OpenAPI v3 documents generated from the types' schemas: one per group-version, listed
@@ -209,4 +210,80 @@ export function openApiV3Root(catalog: Catalog): Json {
     }
   }
   return { paths };
+}
+
+/** A v3 parameter (`schema: {type}`) as a v2 one (`type` inline). */
+function v2Parameter(p: Json): Json {
+  const { schema, ...rest } = p as Json & { schema?: Json };
+  return { ...rest, ...(schema ?? {}) };
+}
+
+/** A v3 operation as a Swagger 2.0 one: body parameter, `consumes`/`produces`, response schemas. */
+function v2Operation(op: Json): Json {
+  const { requestBody, responses, parameters, ...rest } = op as Json & { requestBody?: { content: Record<string, { schema: Json }> }; responses?: Record<string, { description: string; content?: Record<string, { schema: Json }> }>; parameters?: Json[] };
+  const out: Json = { ...rest };
+  const params = (parameters ?? []).map(v2Parameter);
+  if (requestBody) {
+    const types = Object.keys(requestBody.content);
+    out.consumes = types;
+    params.unshift({ name: 'body', in: 'body', required: true, schema: requestBody.content[types[0] ?? '']?.schema ?? { type: 'object' } });
+  } else {
+    out.consumes = ['*/*'];
+  }
+  if (params.length > 0) out.parameters = params;
+  out.produces = ['application/json', 'application/yaml', naming().protobufMediaType];
+  out.schemes = ['https'];
+  out.responses = Object.fromEntries(Object.entries(responses ?? {}).map(([code, r]) => {
+    const schema = r.content?.['application/json']?.schema;
+    return [code, schema ? { description: r.description, schema } : { description: r.description }];
+  }));
+  return out;
+}
+
+const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch']);
+
+/**
+ * `/openapi/v2`: one Swagger 2.0 document of every served group-version, built from the same
+ * schemas as the v3 documents (definitions with the group-version-kind extension and merge
+ * markers; operations with the action and group-version-kind extensions).
+ */
+export function openApiV2Document(catalog: Catalog): Json {
+  const definitions: Json = {};
+  const paths: Json = {};
+  for (const g of catalog.groups()) {
+    for (const v of g.versions) {
+      const doc = openApiV3Document(catalog, g.group, v);
+      if (!doc) continue;
+      Object.assign(definitions, (doc.components as { schemas: Json }).schemas);
+      for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
+        paths[path] = Object.fromEntries(Object.entries(item).map(([k, val]) => [k,
+          k === 'parameters' ? (val as Json[]).map(v2Parameter) : METHODS.has(k) ? v2Operation(val as Json) : val]));
+      }
+    }
+  }
+  const text = JSON.stringify({
+    swagger: '2.0',
+    info: { title: naming().scheme === 'svc' ? 'svc' : 'Kubernetes', version: 'v1.32.0' },
+    paths, definitions,
+    securityDefinitions: { BearerToken: { description: 'Bearer Token authentication', type: 'apiKey', name: 'authorization', in: 'header' } },
+    security: [{ BearerToken: [] }],
+  });
+  return JSON.parse(text.replaceAll('"#/components/schemas/', '"#/definitions/')) as Json;
+}
+
+/**
+ * Whether an Accept header allows the JSON form of `/openapi/v2`. Clients asking only for
+ * the Protobuf form (`application/com.github.proto-openapi.spec.v2@v1.0+protobuf`, as
+ * client-go does) get a 406, which client-go treats like a server without the document.
+ */
+export function acceptsOpenApiV2Json(accept: string | undefined): boolean {
+  if (!accept || accept.trim() === '') return true;
+  return parseAccept(accept).some((mt) => (mt.type === '*' && mt.subtype === '*')
+    || (mt.type === 'application' && (mt.subtype === '*' || mt.subtype === 'json')));
+}
+
+/** The `/openapi/v2` answer for an Accept header: the JSON document, or a 406. */
+export function openApiV2Answer(catalog: Catalog, accept: string | undefined): Json {
+  if (!acceptsOpenApiV2Json(accept)) throw notAcceptable(['application/json']);
+  return openApiV2Document(catalog);
 }

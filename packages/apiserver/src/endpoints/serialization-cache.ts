@@ -1,3 +1,5 @@
+import { encodeWatchEventFrame } from '@svc/machinery';
+
 /**
  * JSON text of objects sent to watchers, computed once per object: one event reaches many
  * watchers, and the watch cache's objects are shared and never mutated. Lists and single
@@ -21,6 +23,23 @@ export function watchFrame(type: string, obj: object): Buffer {
   if (hit && hit.type === type) return hit.frame;
   const frame = chunkFrame(Buffer.from(`{"type":${JSON.stringify(type)},"object":${jsonOf(obj)}}\n`));
   frames.set(obj, { type, frame });
+  return frame;
+}
+
+const protobufFrames = new WeakMap<object, { type: string; frame: Buffer }>();
+
+/**
+ * The Protobuf watch event of an object (length-prefixed `WatchEvent`, see
+ * `encodeWatchEventFrame`) as one HTTP chunk, built once and shared like `watchFrame`.
+ * Undefined when `envelope` finds no Protobuf form for the object.
+ */
+export function protobufWatchFrame(type: string, obj: object, envelope: (o: object) => Buffer | undefined): Buffer | undefined {
+  const hit = protobufFrames.get(obj);
+  if (hit && hit.type === type) return hit.frame;
+  const bytes = envelope(obj);
+  if (!bytes) return undefined;
+  const frame = chunkFrame(encodeWatchEventFrame(type, bytes));
+  protobufFrames.set(obj, { type, frame });
   return frame;
 }
 

@@ -34,7 +34,7 @@ import { serveResource } from '../endpoints/resource-router.js';
 import { sendError, sendObject } from '../endpoints/handlers/respond.js';
 import { aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from '../endpoints/discovery.js';
 import { parseAccept } from '../endpoints/media-types.js';
-import { openApiV3Document, openApiV3Root } from '../endpoints/openapi.js';
+import { openApiV2Answer, openApiV3Document, openApiV3Root } from '../endpoints/openapi.js';
 import { healthHandler } from '../health/handler.js';
 import { logCheck, pingCheck, PostStartHook, ShutdownCheck, storeCheck, withGracePeriod, type HealthCheck } from '../health/checks.js';
 import { versionInfo } from './version.js';
@@ -261,6 +261,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     const addr = `${opts.advertiseAddress ?? (req.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '')}:${port}`;
     res.json(core ? apiVersions(addr) : apiGroupList(catalog));
   });
+  app.get('/openapi/v2', route((req, res) => { res.json(openApiV2Answer(catalog, req.headers.accept)); }));
   app.get('/openapi/v3', route((_req, res) => { res.json(openApiV3Root(catalog)); }));
   app.get('/openapi/v3/*gv', route((req, res) => {
     const parts = (req.params as { gv: string[] }).gv;

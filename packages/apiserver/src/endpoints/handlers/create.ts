@@ -1,6 +1,6 @@
 import { badRequest } from '@svc/api';
 import type { HandlerScope } from './scope.js';
-import { sendObject } from './respond.js';
+import { objectSchemaOf, sendObject } from './respond.js';
 import { admitObjectShape, checkNamespace, readJsonValue } from './decode.js';
 
 export async function handleCreate(s: HandlerScope): Promise<void> {
@@ -10,5 +10,5 @@ export async function handleCreate(s: HandlerScope): Promise<void> {
   const obj = admitObjectShape(s, value, duplicates);
   checkNamespace(s, obj);
   const created = await s.store.create(s.info.namespace, obj, s.ctx);
-  sendObject(s.res, 201, created, s.format.codec, s.warnings);
+  sendObject(s.res, 201, created, s.format, s.warnings, false, objectSchemaOf(s));
 }

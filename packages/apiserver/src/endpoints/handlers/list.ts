@@ -1,5 +1,5 @@
 import type { HandlerScope } from './scope.js';
-import { sendList, sendObject } from './respond.js';
+import { objectSchemaOf, sendList, sendObject } from './respond.js';
 import { readListParams } from './list-params.js';
 import { includeObjectOf, toTable } from '../table.js';
 
@@ -11,5 +11,5 @@ export async function handleList(s: HandlerScope): Promise<void> {
     sendObject(s.res, 200, toTable(s.resource, list.items, { group: s.format.group ?? '', include, listMeta: list.metadata }), s.format.codec, [], s.gzip);
     return;
   }
-  await sendList(s.res, list as unknown as { items: object[] } & Record<string, unknown>, s.format.codec, s.gzip);
+  await sendList(s.res, list as unknown as { items: object[] } & Record<string, unknown>, s.format, s.gzip, objectSchemaOf(s));
 }

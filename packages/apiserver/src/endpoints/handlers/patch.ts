@@ -4,7 +4,7 @@ import {
 import { applyJsonPatch, applyMergePatch, applyPatch, applyStrategicMergePatch } from '@svc/machinery';
 import { apiVersionOf } from '../../registry/store.js';
 import type { HandlerScope } from './scope.js';
-import { sendObject } from './respond.js';
+import { objectSchemaOf, sendObject } from './respond.js';
 import { admitObjectShape, checkName, checkNamespace, readJsonValue } from './decode.js';
 import type { BodyCodec } from '../codec.js';
 
@@ -62,7 +62,7 @@ export async function handlePatch(s: HandlerScope): Promise<void> {
     s.warnings.length = 0;
     return apply(current);
   }, s.ctx, { subresource: s.info.subresource });
-  sendObject(s.res, 200, object, s.format.codec, s.warnings);
+  sendObject(s.res, 200, object, s.format, s.warnings, false, objectSchemaOf(s));
 }
 
 /** Server-side apply: the body is the manager's whole intent for the fields it sets. */
@@ -84,11 +84,11 @@ async function handleApply(s: HandlerScope, body: unknown, force: boolean, dupli
   try {
     const { object } = await s.store.update(s.info.namespace, s.info.name, (current) => run(current), s.ctx,
       { subresource: sub, managedFieldsDone: true });
-    sendObject(s.res, 200, object, s.format.codec, s.warnings);
+    sendObject(s.res, 200, object, s.format, s.warnings, false, objectSchemaOf(s));
   } catch (e) {
     if (!isNotFound(e) || sub !== '') throw e;
     // Apply to a missing object creates it (needs `create` permission once RBAC exists).
     const created = await s.store.create(s.info.namespace, run(undefined), s.ctx, { managedFieldsDone: true });
-    sendObject(s.res, 201, created, s.format.codec, s.warnings);
+    sendObject(s.res, 201, created, s.format, s.warnings, false, objectSchemaOf(s));
   }
 }

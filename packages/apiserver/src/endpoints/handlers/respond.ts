@@ -1,24 +1,64 @@
 import type { Response } from 'express';
 import type { Writable } from 'node:stream';
 import { createGzip, gzipSync, type Gzip } from 'node:zlib';
-import { internalError, isStatusError, type Status } from '@svc/api';
-import { contentTypeOf } from '../media-types.js';
+import { internalError, isStatusError, notAcceptable, type ObjectSchema, type Status } from '@svc/api';
+import { encodeProtobufList, encodeProtobufObject, encodeProtobufStatus, NotEncodable } from '@svc/machinery';
+import { advertisedMediaTypes, contentTypeOf, type ResponseCodec, type ResponseFormat } from '../media-types.js';
 import { encode } from '../codec.js';
 import { listJsonChunks } from '../serialization-cache.js';
 
-/** Codecs responses are written in (Protobuf answers are not produced yet). */
-type BodyCodec = 'json' | 'yaml';
+/** A codec name, or the negotiated format (Protobuf with its spelling and JSON/YAML fallback). */
+type Target = ResponseCodec | ResponseFormat;
+
+/**
+ * `value` in Protobuf: a Status through meta/v1 Status, a `<Kind>List` (items array) through
+ * the list message of `schema`, any other object through `schema`. Undefined when it has no
+ * Protobuf form (no schema, or loosely typed values present).
+ */
+export function protobufOf(value: unknown, schema: ObjectSchema | undefined): Buffer | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const obj = value as Record<string, unknown>;
+  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+  const kind = typeof obj.kind === 'string' ? obj.kind : '';
+  try {
+    if (kind === 'Status' && apiVersion === 'v1') return encodeProtobufStatus(obj);
+    if (!schema) return undefined;
+    if (Array.isArray(obj.items) && kind.endsWith('List')) return encodeProtobufList(obj, schema, apiVersion, kind);
+    return encodeProtobufObject(obj, schema, apiVersion, kind);
+  } catch (e) {
+    if (e instanceof NotEncodable) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * The body and format of an answer: Protobuf when negotiated and the value has a Protobuf
+ * form, else the format's JSON/YAML fallback; Protobuf as the only acceptable type for a
+ * value without a Protobuf form is a 406. A bare `'protobuf'` (no negotiated format, e.g. a
+ * caller without the type's schema) falls back to JSON.
+ */
+function encodeFor(value: unknown, target: Target, schema?: ObjectSchema): { body: string | Buffer; format: ResponseFormat } {
+  const format: ResponseFormat = typeof target === 'string' ? { codec: target } : target;
+  if (format.codec === 'protobuf') {
+    const bytes = protobufOf(value, schema);
+    if (bytes) return { body: bytes, format };
+    const next = format.fallback ?? (typeof target === 'string' ? { codec: 'json' as const } : undefined);
+    if (!next) throw notAcceptable(advertisedMediaTypes().filter((t) => t !== format.mediaType));
+    return { body: encode(value, next.codec), format: next };
+  }
+  return { body: encode(value, format.codec), format };
+}
 
 /** Answers at least this large are gzipped for clients that accept it (Kubernetes' threshold). */
 export const GZIP_THRESHOLD_BYTES = 128 * 1024;
 
 /** Writes a value with the negotiated codec (one write of headers and body; no ETag or freshness work). */
-export function sendObject(res: Response, code: number, value: unknown, codec: BodyCodec = 'json', warnings: string[] = [], gzip = false): void {
-  const text = encode(value, codec);
+export function sendObject(res: Response, code: number, value: unknown, codec: Target = 'json', warnings: string[] = [], gzip = false, schema?: ObjectSchema): void {
+  const { body: text, format } = encodeFor(value, codec, schema);
   if (warnings.length > 0) res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
   const compress = gzip && Buffer.byteLength(text) >= GZIP_THRESHOLD_BYTES;
   const body = compress ? gzipSync(text) : text;
-  const headers: Record<string, string | number> = { 'Content-Type': contentTypeOf(codec), 'Content-Length': Buffer.byteLength(body) };
+  const headers: Record<string, string | number> = { 'Content-Type': contentTypeOf(format.codec, format.mediaType), 'Content-Length': Buffer.byteLength(body) };
   if (compress) headers['Content-Encoding'] = 'gzip';
   if (gzip) headers.Vary = 'Accept-Encoding';
   res.writeHead(code, headers);
@@ -28,10 +68,14 @@ export function sendObject(res: Response, code: number, value: unknown, codec: B
 /** Lists longer than this are written in pieces (chunked transfer) instead of one body. */
 const STREAM_LIST_ITEMS = 500;
 
-/** Writes a list as JSON; large lists go out in pieces with backpressure (gzipped when allowed). */
-export async function sendList(res: Response, list: { items: object[] } & Record<string, unknown>, codec: BodyCodec, gzip = false): Promise<void> {
+/**
+ * Writes a list; large JSON lists go out in pieces with backpressure (gzipped when allowed).
+ * Protobuf lists (`schema` = the item type's) and their fallbacks are one body.
+ */
+export async function sendList(res: Response, list: { items: object[] } & Record<string, unknown>, target: Target, gzip = false, schema?: ObjectSchema): Promise<void> {
+  const codec = typeof target === 'string' ? target : target.codec;
   if (codec !== 'json' || list.items.length <= STREAM_LIST_ITEMS) {
-    sendObject(res, 200, list, codec, [], gzip);
+    sendObject(res, 200, list, target, [], gzip, schema);
     return;
   }
   const headers: Record<string, string> = { 'Content-Type': contentTypeOf(codec) };
@@ -52,7 +96,7 @@ export function statusOf(err: unknown): Status {
   return internalError(err instanceof Error ? err.message : String(err)).status;
 }
 
-export function sendError(res: Response, err: unknown, codec: BodyCodec = 'json'): void {
+export function sendError(res: Response, err: unknown, codec: Target = 'json'): void {
   const status = statusOf(err);
   if (res.headersSent) {
     res.end();
@@ -60,4 +104,10 @@ export function sendError(res: Response, err: unknown, codec: BodyCodec = 'json'
   }
   if (status.details?.retryAfterSeconds) res.setHeader('Retry-After', String(status.details.retryAfterSeconds));
   sendObject(res, status.code, status, codec);
+}
+
+/** The schema Protobuf answers of a handler's type are written through (objects and their lists). */
+export function objectSchemaOf(s: { resource: { schema: { type: string } } }): ObjectSchema | undefined {
+  const schema = s.resource.schema;
+  return schema.type === 'object' ? schema as ObjectSchema : undefined;
 }

@@ -1,5 +1,5 @@
 import type { HandlerScope } from './scope.js';
-import { sendObject } from './respond.js';
+import { objectSchemaOf, sendObject } from './respond.js';
 import { admitObjectShape, checkName, checkNamespace, readJsonValue } from './decode.js';
 
 /** PUT: replace the object (or its status), creating it when the type allows. */
@@ -13,5 +13,5 @@ export async function handleUpdate(s: HandlerScope): Promise<void> {
     subresource: s.info.subresource,
     createIfMissing: s.info.subresource === '' ? (ctx) => s.store.create(s.info.namespace, obj, ctx) : undefined,
   });
-  sendObject(s.res, created ? 201 : 200, object, s.format.codec, s.warnings);
+  sendObject(s.res, created ? 201 : 200, object, s.format, s.warnings, false, objectSchemaOf(s));
 }

@@ -1,8 +1,23 @@
-import type { ApiObject } from '@svc/api';
+import { internalError, notAcceptable, type ApiObject, type Schema } from '@svc/api';
 import type { HandlerScope } from './scope.js';
 import { readWatchParams } from './list-params.js';
-import { chunkFrame, watchFrame } from '../serialization-cache.js';
+import { objectSchemaOf, protobufOf } from './respond.js';
+import { chunkFrame, protobufWatchFrame, watchFrame } from '../serialization-cache.js';
+import { advertisedMediaTypes, contentTypeOf } from '../media-types.js';
 import { includeObjectOf, toTable } from '../table.js';
+
+/** Whether objects of `schema` may hold values without a Protobuf form (`s.any()` other than FieldsV1). */
+export function hasLooseFields(schema: Schema, seen = new Set<Schema>()): boolean {
+  if (seen.has(schema)) return false;
+  seen.add(schema);
+  switch (schema.type) {
+    case 'any': return schema.format !== 'json-bytes';
+    case 'object': return Object.values(schema.properties).some((p) => hasLooseFields(p, seen));
+    case 'map': return hasLooseFields(schema.values, seen);
+    case 'array': return schema.items.type === 'array' || schema.items.type === 'map' || hasLooseFields(schema.items, seen);
+    default: return false;
+  }
+}
 
 /** Server settings a watch needs. */
 export interface WatchSettings {
@@ -34,6 +49,13 @@ function bookmarkEvery(timeoutMs: number): number {
  */
 export async function handleWatch(s: HandlerScope, settings: WatchSettings): Promise<void> {
   const p = readWatchParams(s.query, s.resource, settings.watchListEnabled);
+  // Protobuf streams (Kubernetes' length-prefixed framing) for types whose objects always
+  // have a Protobuf form; other types use the client's JSON/YAML fallback when it gave one.
+  const schema = objectSchemaOf(s);
+  let protobuf = s.format.codec === 'protobuf';
+  if (protobuf && (!schema || hasLooseFields(schema)) && s.format.fallback) protobuf = false;
+  if (protobuf && !schema) throw notAcceptable(advertisedMediaTypes().filter((t) => t !== s.format.mediaType));
+  const envelope = (o: object): Buffer | undefined => protobufOf(o, schema);
   const include = s.format.as === 'Table' ? includeObjectOf(s.query) : undefined;
   let headers = true;
   if (s.info.name) p.name = s.info.name;
@@ -46,7 +68,7 @@ export async function handleWatch(s: HandlerScope, settings: WatchSettings): Pro
   s.res.on('close', stop);
   settings.stopping.addEventListener('abort', stop, { once: true });
   const events = s.store.watch(s.info.namespace, p, ac.signal);
-  s.res.status(200).type('application/json');
+  s.res.status(200).setHeader('Content-Type', protobuf ? `${contentTypeOf('protobuf', s.format.mediaType)};stream=watch` : 'application/json');
   s.res.setHeader('Transfer-Encoding', 'chunked');
   s.res.setHeader('Cache-Control', 'no-cache, private');
   s.res.flushHeaders();
@@ -56,6 +78,7 @@ export async function handleWatch(s: HandlerScope, settings: WatchSettings): Pro
     return;
   }
   let lastWrite = -Infinity;
+  let failed = false;
   try {
     // Aborting (timeout, client gone, shutdown) ends the storage iteration, so next() returns.
     for (let next = await events.next(); !next.done && !ac.signal.aborted; next = await events.next()) {
@@ -66,11 +89,20 @@ export async function handleWatch(s: HandlerScope, settings: WatchSettings): Pro
           headers = false;
           return chunkFrame(Buffer.from(`{"type":"${type}","object":${JSON.stringify(table)}}\n`));
         }
+        if (protobuf) {
+          // An object without a Protobuf form (loose fields set) ends the stream with an ERROR event.
+          const frame = protobufWatchFrame(type, object, envelope);
+          if (frame) return frame;
+          failed = true;
+          return protobufWatchFrame('ERROR',
+            internalError(`the ${s.resource.kind} object has no Protobuf form; watch in JSON`).status, envelope) as Buffer;
+        }
         return watchFrame(type, object);
       });
       // Pre-framed chunks go straight to the socket (the response is chunked and its headers
       // are sent): one write per batch, the same bytes shared by every watcher of an event.
       const ok = socket.write(frames.length === 1 ? frames[0] as Buffer : Buffer.concat(frames));
+      if (failed) break;
       if (!ok) await drained(socket, ac.signal);
       // A watcher that keeps receiving events writes at most once per tick: what arrives
       // meanwhile queues up and goes out in one write (sparse events are not delayed).

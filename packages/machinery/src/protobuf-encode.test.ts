@@ -1,0 +1,115 @@
+import { builtinCatalog, group, type ObjectSchema } from '@svc/api';
+import { decodeEnvelope, decodeMessage, decodeProtobufObject, decodeWatchFrames, PROTOBUF_MAGIC } from './protobuf.js';
+import {
+  encodeMessage, encodeProtobufList, encodeProtobufObject, encodeProtobufStatus, encodeWatchEventFrame, listSchemaOf,
+  NotEncodable, statusSchema,
+} from './protobuf-encode.js';
+
+const catalog = builtinCatalog();
+const schemaOf = (g: string, plural: string): ObjectSchema => catalog.lookup(g, 'v1', plural)?.schema as ObjectSchema;
+
+function roundTrip(obj: Record<string, unknown>, schema: ObjectSchema): Record<string, unknown> {
+  return decodeProtobufObject(encodeProtobufObject(obj, schema, String(obj.apiVersion), String(obj.kind)), schema);
+}
+
+const meta = {
+  name: 'cm', namespace: 'default', uid: '1b0c4b4e-8d56-4d7e-9a59-1f0a1f9e0c11', resourceVersion: '42', generation: 3,
+  creationTimestamp: '2026-11-21T22:13:20Z', labels: { b: '2', a: '1' }, annotations: { note: '' },
+  ownerReferences: [{ apiVersion: 'v1', kind: 'Namespace', name: 'default', uid: 'u-1', controller: true, blockOwnerDeletion: false }],
+  finalizers: ['example.com/keep', 'example.com/other'],
+  managedFields: [{ manager: 'kubectl', operation: 'Apply', apiVersion: 'v1', time: '2026-11-21T22:13:21Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } }],
+};
+
+describe('Protobuf answers: encoding is the inverse of decoding', () => {
+  it('ConfigMap: metadata (labels, owner references, managed fields, timestamps), data, binaryData, immutable', () => {
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta, data: { a: 'b', empty: '' }, binaryData: { bin: 'AQID', none: '' }, immutable: false };
+    expect(roundTrip(cm, schemaOf('', 'configmaps'))).toEqual(cm);
+  });
+
+  it('Secret: bytes data, stringData and type', () => {
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'ns' }, type: 'Opaque', data: { password: Buffer.from('hunter2').toString('base64') }, stringData: { x: 'y' }, immutable: true };
+    expect(roundTrip(secret, schemaOf('', 'secrets'))).toEqual(secret);
+  });
+
+  it('Namespace: spec finalizers and status phase; deletion timestamp', () => {
+    const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a', deletionTimestamp: '2026-11-21T23:00:00Z', deletionGracePeriodSeconds: 0 }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Terminating' } };
+    const decoded = roundTrip(ns, schemaOf('', 'namespaces'));
+    expect(decoded).toEqual(ns);
+  });
+
+  it('Lease: MicroTime with microseconds, int32 fields', () => {
+    const lease = {
+      apiVersion: `${group('coordination')}/v1`, kind: 'Lease', metadata: { name: 'leader', namespace: 'kube-system' },
+      spec: { holderIdentity: 'cm-1', leaseDurationSeconds: 15, acquireTime: '2026-11-21T23:00:00.000001Z', renewTime: '2026-11-21T23:00:10.123456Z', leaseTransitions: 7 },
+    };
+    expect(roundTrip(lease, schemaOf(group('coordination'), 'leases'))).toEqual(lease);
+  });
+
+  it('writes fields in field-number order and map entries in key order (as Go does)', () => {
+    const schema = schemaOf('', 'configmaps');
+    const bytes = Buffer.from(encodeMessage({ immutable: true, data: { z: '1', a: '2' } }, schema));
+    // data (2) entries a then z, then immutable (4).
+    expect(bytes.indexOf(Buffer.from('a'))).toBeLessThan(bytes.indexOf(Buffer.from('z')));
+    expect(bytes[bytes.length - 2]).toBe((4 << 3) | 0);
+  });
+
+  it('lists: {metadata=1 ListMeta, items=2} inside the envelope with the list kind', () => {
+    const schema = schemaOf('', 'configmaps');
+    const list = {
+      apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '99', continue: 'abc', remainingItemCount: 3 },
+      items: [{ metadata: { name: 'a' }, data: { k: 'v' } }, { metadata: { name: 'b' } }],
+    };
+    const env = decodeEnvelope(encodeProtobufList(list, schema, 'v1', 'ConfigMapList'));
+    expect([env.apiVersion, env.kind]).toEqual(['v1', 'ConfigMapList']);
+    expect(decodeMessage(env.raw, listSchemaOf(schema))).toEqual({ metadata: list.metadata, items: list.items });
+  });
+
+  it('an empty list decodes back to no items', () => {
+    const schema = schemaOf('', 'secrets');
+    const env = decodeEnvelope(encodeProtobufList({ metadata: { resourceVersion: '5' }, items: [] }, schema, 'v1', 'SecretList'));
+    expect(decodeMessage(env.raw, listSchemaOf(schema))).toEqual({ metadata: { resourceVersion: '5' } });
+  });
+
+  it('Status with details and causes', () => {
+    const status = {
+      apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', message: 'ConfigMap "x" is invalid', reason: 'Invalid', code: 422,
+      details: { name: 'x', kind: 'ConfigMap', causes: [{ reason: 'FieldValueInvalid', message: 'bad', field: 'data' }], retryAfterSeconds: 2 },
+    };
+    const env = decodeEnvelope(encodeProtobufStatus(status));
+    expect([env.apiVersion, env.kind]).toEqual(['v1', 'Status']);
+    const { apiVersion: _a, kind: _k, ...rest } = status;
+    expect(decodeMessage(env.raw, statusSchema)).toEqual(rest);
+  });
+
+  it('starts with the magic number', () => {
+    const bytes = encodeProtobufObject({ metadata: { name: 'x' } }, schemaOf('', 'configmaps'), 'v1', 'ConfigMap');
+    expect(bytes.subarray(0, 4).equals(PROTOBUF_MAGIC)).toBe(true);
+  });
+
+  it('IntOrString: integers and strings; Quantity as its string', () => {
+    const svc = schemaOf('', 'services');
+    const obj = { metadata: { name: 's' }, spec: { ports: [{ name: 'http', port: 80, targetPort: 8080 }, { name: 'named', port: 81, targetPort: 'web' }] } };
+    const back = decodeMessage(encodeMessage(obj, svc), svc);
+    expect((back.spec as { ports: unknown[] }).ports).toEqual(obj.spec.ports);
+  });
+
+  it('loosely typed values that are present cannot be encoded; absent ones are fine', () => {
+    const pods = schemaOf('', 'pods');
+    expect(() => encodeMessage({ metadata: { name: 'p' }, spec: { affinity: { nodeAffinity: {} } } }, pods)).toThrow(NotEncodable);
+    expect(() => encodeMessage({ metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }, pods)).not.toThrow();
+  });
+
+  it('watch events: length-prefixed WatchEvent frames, partial frames left over', () => {
+    const schema = schemaOf('', 'configmaps');
+    const obj = encodeProtobufObject({ metadata: { name: 'a', resourceVersion: '7' } }, schema, 'v1', 'ConfigMap');
+    const first = encodeWatchEventFrame('ADDED', obj);
+    const frames = Buffer.concat([first, encodeWatchEventFrame('DELETED', obj)]);
+    expect(frames.readUInt32BE(0)).toBe(first.length - 4);
+    const { events, used } = decodeWatchFrames(frames.subarray(0, frames.length - 3));
+    expect(events.map((e) => e.type)).toEqual(['ADDED']);
+    expect(used).toBe(first.length);
+    const all = decodeWatchFrames(frames);
+    expect(all.events.map((e) => e.type)).toEqual(['ADDED', 'DELETED']);
+    expect(decodeProtobufObject(all.events[1]?.object ?? new Uint8Array(), schema)).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', resourceVersion: '7' } });
+  });
+});
