@@ -59,7 +59,7 @@ export interface ApiServerOptions {
 
 const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
 /** Modes this build enforces; the rest parse but are refused at start until they exist. */
-const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny'];
+const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'];
 
 /** The compiled-in types under a naming (the current naming is restored afterwards). */
 function builtinResourcesFor(scheme: NamingScheme): ResourceType[] {

@@ -10,10 +10,20 @@ import { serviceAccount } from './core/v1/service-account.js';
 import { lease } from './coordination/v1/lease.js';
 import { selfSubjectReview } from './authentication/v1/self-subject-review.js';
 import { tokenReview } from './authentication/v1/token-review.js';
+import { role } from './rbac/v1/role.js';
+import { clusterRole } from './rbac/v1/cluster-role.js';
+import { clusterRoleBinding, roleBinding } from './rbac/v1/role-binding.js';
+import {
+  localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview,
+} from './authorization/v1/access-review.js';
 
 /** Every compiled-in type, in discovery order. Build after `useNaming`. */
 export function builtinResources(): ResourceType[] {
-  return [namespace(), configMap(), secret(), serviceAccount(), pod(), service(), node(), event(), lease(), tokenReview(), selfSubjectReview()];
+  return [
+    namespace(), configMap(), secret(), serviceAccount(), pod(), service(), node(), event(), lease(), tokenReview(), selfSubjectReview(),
+    role(), clusterRole(), roleBinding(), clusterRoleBinding(),
+    subjectAccessReview(), selfSubjectAccessReview(), localSubjectAccessReview(), selfSubjectRulesReview(),
+  ];
 }
 
 export function builtinCatalog(): Catalog {

@@ -23,7 +23,15 @@ export interface Authorizer {
 export const alwaysAllow: Authorizer = { authorize: async () => ({ decision: 'allow' }) };
 export const alwaysDeny: Authorizer = { authorize: async () => ({ decision: 'deny', reason: 'Everything is forbidden.' }) };
 
-/** Runs authorizers in order; the first allow or deny ends evaluation; all no-opinion denies. */
+/** Kubernetes' privileged-group authorizer: `system:masters` may do anything; everyone else, no opinion. */
+export const mastersAuthorizer: Authorizer = {
+  authorize: async (a) => ({ decision: a.user.groups.includes('system:masters') ? 'allow' : 'noOpinion' }),
+};
+
+/**
+ * Runs authorizers in order; the first allow or deny ends evaluation. All no-opinion answers
+ * no opinion (with the reasons joined), which callers treat as a denial (as Kubernetes does).
+ */
 export class UnionAuthorizer implements Authorizer {
   constructor(private readonly authorizers: readonly Authorizer[]) {}
   async authorize(attrs: AuthorizationAttributes): Promise<{ decision: Decision; reason?: string }> {
@@ -33,7 +41,7 @@ export class UnionAuthorizer implements Authorizer {
       if (r.decision !== 'noOpinion') return r;
       if (r.reason) reasons.push(r.reason);
     }
-    return { decision: 'deny', reason: reasons.join(', ') };
+    return { decision: 'noOpinion', reason: reasons.join(', ') || undefined };
   }
 }
 
@@ -44,8 +52,10 @@ export function forbiddenMessage(a: AuthorizationAttributes, reason?: string): s
     msg = `User "${a.user.name}" cannot ${a.verb} path "${a.path}"`;
   } else {
     const res = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
-    const named = a.name ? `${res} "${a.name}"` : res;
-    msg = `${named}${a.apiGroup ? '.' + a.apiGroup : ''} is forbidden: User "${a.user.name}" cannot ${a.verb} resource "${res}" in API group "${a.apiGroup}"`;
+    // As Kubernetes' Forbidden status: the qualified resource (no subresource), then the name.
+    const qualified = `${a.resource}${a.apiGroup ? '.' + a.apiGroup : ''}`;
+    const named = a.name ? `${qualified} "${a.name}"` : qualified;
+    msg = `${named} is forbidden: User "${a.user.name}" cannot ${a.verb} resource "${res}" in API group "${a.apiGroup}"`;
     msg += a.namespace ? ` in the namespace "${a.namespace}"` : a.resource === 'namespaces' || !a.namespace ? ' at the cluster scope' : '';
   }
   return reason ? `${msg}: ${reason}` : msg;

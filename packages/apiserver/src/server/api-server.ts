@@ -27,7 +27,10 @@ import { AuthenticationFailed } from '../authn/authenticator.js';
 import { buildAuthentication } from '../authn/build.js';
 import type { ObjectGetter } from '../authn/object-getter.js';
 import type { UserInfo } from '../authn/user.js';
-import { alwaysAllow, alwaysDeny, forbiddenMessage, UnionAuthorizer, type Authorizer } from '../authz/authorizer.js';
+import { forbiddenMessage } from '../authz/authorizer.js';
+import { impersonate } from '../authz/impersonation.js';
+import { accessReviewHandlers, buildAuthorization } from '../authz/rbac/setup.js';
+import { RbacEscalation } from '../admission/rbac-escalation.js';
 import { ensureServingCert, type ServingCert } from '../tls/self-signed.js';
 import { parseRequestInfo, type RequestInfo } from '../endpoints/request-info.js';
 import { serveResource } from '../endpoints/resource-router.js';
@@ -70,10 +73,6 @@ function servedCatalog(opts: ApiServerOptions): Catalog {
     if (isEnabled(opts.runtimeConfig, r.group, r.version, r.plural, true)) c.add(r);
   }
   return c;
-}
-
-function authorizerFor(modes: string[]): Authorizer {
-  return new UnionAuthorizer(modes.map((m) => (m === 'AlwaysDeny' ? alwaysDeny : alwaysAllow)));
 }
 
 const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -125,7 +124,11 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     return undefined;
   }
   const getNamespace = (name: string): Promise<ApiObject | undefined> => readCachedFirst(namespaceType, '', name);
-  const admission = new Admission([new NamespaceLifecycle(getNamespace)]);
+  const authorization = buildAuthorization(opts.authorizationMode, { lookup: (g, v, p) => catalog.lookup(g, v, p), storeFor, logger: log });
+  const authz = authorization.authorizer;
+  const admission = new Admission([
+    new NamespaceLifecycle(getNamespace), ...(authorization.rbac ? [new RbacEscalation(authz, authorization.rbac)] : []),
+  ]);
   function storeFor(r: ResourceType): GenericStore {
     let s = stores.get(r);
     if (!s) {
@@ -136,13 +139,13 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   }
 
   const authn = authentication.authenticator;
-  const authz = authorizerFor(opts.authorizationMode);
 
   // Health checks.
   const bootstrapHook = new PostStartHook('bootstrap-controller');
   const startInformersHook = new PostStartHook('generic-apiserver-start-informers');
   startInformersHook.done();
-  const hooks = [startInformersHook, bootstrapHook];
+  const rbacHook = new PostStartHook('rbac/bootstrap-roles');
+  const hooks = [startInformersHook, bootstrapHook, rbacHook];
   const shutdownCheck = new ShutdownCheck();
   const store = (timeoutMs: number): HealthCheck => storeCheck('store', () => storage.healthCheck(timeoutMs));
   const livez = (): HealthCheck[] => [pingCheck, logCheck, store(opts.storeHealthcheckTimeoutMs), ...hooks.map((h) => withGracePeriod(h, startedAt, opts.livezGracePeriodMs))];
@@ -169,7 +172,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   };
 
   const resources = {
-    catalog, storeFor, extraHandlers: { watch: (scope: HandlerScope) => handleWatch(scope, watchSettings) }, createOnly: authentication.createOnly,
+    catalog, storeFor, extraHandlers: { watch: (scope: HandlerScope) => handleWatch(scope, watchSettings) }, createOnly: new Map([...authentication.createOnly, ...accessReviewHandlers((g, v, p) => catalog.lookup(g, v, p), authz, authorization.rules)]),
     responseCompression: opts.featureGates.enabled('APIResponseCompression'),
   };
 
@@ -214,7 +217,8 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
       metrics.requestTotal.inc({ ...labels, code: String(res.statusCode) });
       end(labels);
     });
-    authn.authenticate(req).then(async (user) => {
+    authn.authenticate(req).then(async (authenticated) => {
+      const user = await impersonate(req, authenticated, authz);
       res.locals.user = user;
       const decision = await authz.authorize({ user, ...info });
       if (decision.decision !== 'allow' && !user.groups.includes('system:masters')) {
@@ -305,7 +309,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   log.info('serving securely', { address: `${opts.bindAddress}:${port}` });
 
   // Post-start: the system namespaces, retried until the store answers.
-  const started = (async () => {
+  const namespacesBootstrapped = (async () => {
     const nsStore = namespaceType ? storeFor(namespaceType) : undefined;
     for (let attempt = 0; nsStore && !stopping.signal.aborted; attempt++) {
       try {
@@ -324,6 +328,20 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     }
     bootstrapHook.done();
   })();
+  // Post-start: RBAC's caches and the default policy, retried until the store answers.
+  const rbacBootstrapped = (async () => {
+    for (let attempt = 0; !stopping.signal.aborted; attempt++) {
+      try {
+        await authorization.bootstrap(stopping.signal);
+        break;
+      } catch (e) {
+        log.warn('bootstrapping RBAC policy failed; retrying', { error: (e as Error).message, attempt });
+        await delay(Math.min(100 * 2 ** attempt, 2000), stopping.signal);
+      }
+    }
+    rbacHook.done();
+  })();
+  const started = Promise.all([namespacesBootstrapped, rbacBootstrapped]).then(() => undefined);
 
   // apiserver_storage_objects, polled.
   const pollCounts = async (): Promise<void> => {

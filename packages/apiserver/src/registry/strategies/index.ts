@@ -1,10 +1,11 @@
-import type { ResourceType } from '@svc/api';
+import { group, type ResourceType } from '@svc/api';
 import type { Strategy } from '../strategy.js';
 import { configMapStrategy } from './config-map.js';
 import { namespaceStrategy } from './namespace.js';
 import { podStrategy } from './pod.js';
 import { secretStrategy } from './secret.js';
 import { serviceStrategy } from './service.js';
+import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac.js';
 
 const BY_KIND: Record<string, Strategy> = {
   '/Namespace': namespaceStrategy,
@@ -15,7 +16,12 @@ const BY_KIND: Record<string, Strategy> = {
   '/Event': { allowCreateOnUpdate: true, allowUnconditionalUpdate: true },
 };
 
+const RBAC_BY_KIND: Record<string, Strategy> = {
+  Role: roleStrategy, ClusterRole: clusterRoleStrategy, RoleBinding: roleBindingStrategy, ClusterRoleBinding: clusterRoleBindingStrategy,
+};
+
 /** The strategy of a type; types with no special behaviour get the default one. */
 export function strategyFor(r: ResourceType): Strategy | undefined {
+  if (r.group === group('rbac.authorization')) return RBAC_BY_KIND[r.kind];
   return BY_KIND[`${r.group}/${r.kind}`];
 }

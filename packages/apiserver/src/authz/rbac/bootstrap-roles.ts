@@ -1,0 +1,70 @@
+import { isAlreadyExists, isConflict, isNotFound, type ApiObject } from '@svc/api';
+import { jsonEqual } from '@svc/machinery';
+import type { GenericStore } from '../../registry/store.js';
+import type { Subject } from '../../registry/strategies/rbac.js';
+import { autoupdateAnnotation, defaultClusterRoleBindings, defaultClusterRoles } from './bootstrap-policy.js';
+import { uncoveredRules, type PolicyRule } from './rules.js';
+
+/** Adds what `want` has and `have` lacks: labels, annotations, rules (missing permissions), aggregation selectors, subjects. */
+function reconciled(have: ApiObject, want: ApiObject): ApiObject {
+  const out: ApiObject = { ...have, metadata: { ...have.metadata } };
+  out.metadata.labels = { ...(want.metadata.labels ?? {}), ...(have.metadata.labels ?? {}) };
+  out.metadata.annotations = { ...(want.metadata.annotations ?? {}), ...(have.metadata.annotations ?? {}) };
+  if (want.kind === 'ClusterRole') {
+    const wantAgg = want.aggregationRule as { clusterRoleSelectors: unknown[] } | undefined;
+    if (wantAgg) {
+      // Aggregated roles: their rules belong to the aggregation controller; only the selectors are ours.
+      const haveSel = (have.aggregationRule as { clusterRoleSelectors?: unknown[] } | undefined)?.clusterRoleSelectors ?? [];
+      const sel = [...haveSel];
+      for (const s of wantAgg.clusterRoleSelectors) if (!sel.some((x) => jsonEqual(x, s))) sel.push(s);
+      out.aggregationRule = { clusterRoleSelectors: sel };
+    } else {
+      const haveRules = (have.rules as PolicyRule[] | undefined) ?? [];
+      const missing = uncoveredRules(haveRules, (want.rules as PolicyRule[] | undefined) ?? []);
+      if (missing.length) out.rules = [...haveRules, ...missing];
+    }
+  } else {
+    const subjects = [...((have.subjects as Subject[] | undefined) ?? [])];
+    for (const s of (want.subjects as Subject[] | undefined) ?? []) {
+      if (!subjects.some((x) => x.kind === s.kind && x.name === s.name && (x.namespace ?? '') === (s.namespace ?? ''))) subjects.push(s);
+    }
+    out.subjects = subjects;
+  }
+  return out;
+}
+
+/**
+ * The post-start hook `rbac/bootstrap-roles`: creates the default ClusterRoles and
+ * ClusterRoleBindings and, on every start, re-adds missing permissions and subjects to
+ * existing ones, except those annotated `rbac.authorization.<suffix>/autoupdate: "false"`.
+ */
+export async function reconcileBootstrapPolicy(stores: { clusterRoles: GenericStore; clusterRoleBindings: GenericStore }): Promise<void> {
+  const work: Array<[GenericStore, ApiObject]> = [
+    ...defaultClusterRoles().map((o): [GenericStore, ApiObject] => [stores.clusterRoles, o]),
+    ...defaultClusterRoleBindings().map((o): [GenericStore, ApiObject] => [stores.clusterRoleBindings, o]),
+  ];
+  for (const [store, want] of work) {
+    const name = want.metadata.name ?? '';
+    for (let attempt = 0; ; attempt++) {
+      try {
+        let have: ApiObject | undefined;
+        try {
+          have = await store.get('', name);
+        } catch (e) {
+          if (!isNotFound(e)) throw e;
+        }
+        if (!have) {
+          await store.create('', want, {});
+          break;
+        }
+        if (have.metadata.annotations?.[autoupdateAnnotation()] === 'false') break;
+        const next = reconciled(have, want);
+        if (!jsonEqual(next, have)) await store.update('', name, () => next, {});
+        break;
+      } catch (e) {
+        if ((isConflict(e) || isAlreadyExists(e)) && attempt < 5) continue;
+        throw e;
+      }
+    }
+  }
+}

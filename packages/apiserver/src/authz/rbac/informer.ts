@@ -1,0 +1,75 @@
+import type { ApiObject, Status } from '@svc/api';
+import type { GenericStore } from '../../registry/store.js';
+
+/**
+ * An informer over one of the server's own stores: list from the watch cache
+ * (resourceVersion 0), then watch from the list's revision; relists when the watch ends
+ * (410 or storage error). Objects are the cache's: never mutate them. `onChange` runs after
+ * every batch of changes.
+ */
+export class StoreInformer {
+  private readonly objects = new Map<string, ApiObject>();
+  private revision = 0;
+  private syncedResolve!: () => void;
+  readonly synced: Promise<void> = new Promise((r) => { this.syncedResolve = r; });
+  private readonly listeners: Array<() => void> = [];
+
+  constructor(private readonly storeOf: () => GenericStore, private readonly onError: (e: unknown) => void = () => undefined) {}
+
+  static key(namespace: string | undefined, name: string): string {
+    return namespace ? `${namespace}/${name}` : name;
+  }
+
+  onChange(f: () => void): void {
+    this.listeners.push(f);
+  }
+
+  get(namespace: string, name: string): ApiObject | undefined {
+    return this.objects.get(StoreInformer.key(namespace, name));
+  }
+
+  list(): IterableIterator<ApiObject> {
+    return this.objects.values();
+  }
+
+  /** The newest revision the informer has seen (list revision or last event). */
+  get resourceVersion(): number {
+    return this.revision;
+  }
+
+  /** Runs until `signal` fires. */
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        const l = await this.storeOf().list('', { resourceVersion: '0' });
+        this.objects.clear();
+        for (const o of l.items) this.objects.set(StoreInformer.key(o.metadata.namespace, o.metadata.name ?? ''), o);
+        this.revision = Number(l.metadata.resourceVersion ?? 0);
+        this.notify();
+        this.syncedResolve();
+        for await (const batch of this.storeOf().watch('', { resourceVersion: String(this.revision) }, signal)) {
+          for (const e of batch) {
+            if (e.type === 'ERROR') throw new Error((e.object as Status).message ?? 'watch error');
+            const o = e.object as ApiObject;
+            if (e.type !== 'BOOKMARK') {
+              const k = StoreInformer.key(o.metadata.namespace, o.metadata.name ?? '');
+              if (e.type === 'DELETED') this.objects.delete(k);
+              else this.objects.set(k, o);
+            }
+            const rv = Number(o.metadata.resourceVersion ?? 0);
+            if (rv > this.revision) this.revision = rv;
+          }
+          this.notify();
+        }
+      } catch (e) {
+        if (signal.aborted) return;
+        this.onError(e);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  private notify(): void {
+    for (const f of this.listeners) f();
+  }
+}
