@@ -9,3 +9,4 @@ export { kubectl, type KubectlResult } from './kubectl.js';
 export { waitFor } from './wait.js';
 export { WatchStream, openWatch, type WatchEventJson } from './watch-stream.js';
 export { startKubectlEnv, type KubectlEnv } from './kubectl-env.js';
+export { uniqueName, expectCode, expectFailure, MEDIA, type Json, type StatusBody } from './api-assertions.js';

@@ -6,26 +6,17 @@
 // The server runs with `--naming=kubernetes` so that stock kubectl's last-applied annotation
 // (`kubectl.kubernetes.io/last-applied-configuration`) is the CLI annotation the server knows
 // (rule 12) and kubectl's OpenAPI validation finds its extension names.
-import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import YAML from 'yaml';
-import { startKubectlEnv, type HttpResponse, type KubectlEnv, type KubectlResult, type TestApiServer } from '@svc/testing';
+import { startKubectlEnv, type HttpResponse, type KubectlEnv, type KubectlResult, type TestApiServer, uniqueName, expectCode, expectFailure, type Json, MEDIA } from '@svc/testing';
+const MERGE = MEDIA.MERGE;
+const JSON_PATCH = MEDIA.JSON_PATCH;
+const APPLY = MEDIA.APPLY;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
 
-interface StatusCause { reason?: string; message?: string; field?: string }
-interface StatusBody {
-  kind: string; apiVersion: string; status: string; message?: string; reason?: string; code: number;
-  details?: { name?: string; group?: string; kind?: string; causes?: StatusCause[] };
-}
-
-const APPLY = 'application/apply-patch+yaml';
-const MERGE = 'application/merge-patch+json';
 const STRATEGIC = 'application/strategic-merge-patch+json';
-const JSON_PATCH = 'application/json-patch+json';
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -33,26 +24,6 @@ let env: KubectlEnv;
 let t: TestApiServer;
 let etcd: Etcd3;
 let ns: string;
-let seq = 0;
-
-function uniq(prefix: string): string {
-  return `${prefix}-${++seq}-${randomBytes(3).toString('hex')}`;
-}
-
-function expectCode(res: HttpResponse, code: number): Json {
-  if (res.status !== code) throw new Error(`expected HTTP ${code}, got ${res.status}: ${res.text}`);
-  return res.text ? res.json<Json>() : {};
-}
-
-function expectFailure(res: HttpResponse, code: number, reason: string, message?: string | RegExp): StatusBody {
-  if (res.status !== code) throw new Error(`expected HTTP ${code} ${reason}, got ${res.status}: ${res.text}`);
-  expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
-  const s = res.json<StatusBody>();
-  expect(s).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, code });
-  if (typeof message === 'string') expect(s.message).toBe(message);
-  else if (message) expect(s.message).toMatch(message);
-  return s;
-}
 
 const path = (resource: string, name = ''): string => `/api/v1/namespaces/${ns}/${resource}${name ? `/${name}` : ''}`;
 const cmPath = (name = ''): string => path('configmaps', name);
@@ -99,7 +70,7 @@ beforeAll(async () => {
   env = await startKubectlEnv({ args: ['--naming=kubernetes'] });
   t = env.server;
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
-  ns = uniq('apply');
+  ns = uniqueName('apply');
   expectCode(await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }), 201);
 });
 
@@ -110,7 +81,7 @@ afterAll(async () => {
 
 describe('field ownership (one test per row of the spec table)', () => {
   it('owned by A, B applies a different value without force: 409 Conflict, value and ownership unchanged', async () => {
-    const name = uniq('conflict');
+    const name = uniqueName('conflict');
     const created = expectCode(await apply(name, cm(name, { x: '1' }), 'a'), 201);
     const res = await apply(name, cm(name, { x: '2' }), 'b');
     expectConflict(res, [{ manager: '"a"', field: '.data.x' }], 'Apply failed with 1 conflict: conflict with "a": .data.x');
@@ -122,7 +93,7 @@ describe('field ownership (one test per row of the spec table)', () => {
   });
 
   it('a conflict on several fields lists one cause per field and names every manager', async () => {
-    const name = uniq('conflicts');
+    const name = uniqueName('conflicts');
     expectCode(await apply(name, cm(name, { x: '1', y: '1' }), 'a'), 201);
     const res = await apply(name, cm(name, { x: '2', y: '2' }), 'b');
     expectConflict(res, [{ manager: '"a"', field: '.data.x' }, { manager: '"a"', field: '.data.y' }],
@@ -130,7 +101,7 @@ describe('field ownership (one test per row of the spec table)', () => {
   });
 
   it('owned by A, B applies with force=true: value overwritten, B sole owner, field gone from A\'s entry', async () => {
-    const name = uniq('force');
+    const name = uniqueName('force');
     expectCode(await apply(name, cm(name, { x: '1', y: '1' }), 'a'), 201);
     const forced = expectCode(await apply(name, cm(name, { x: '2' }), 'b', { force: true }), 200);
     expect(forced.data).toEqual({ x: '2', y: '1' });
@@ -150,7 +121,7 @@ describe('field ownership (one test per row of the spec table)', () => {
   });
 
   it('owned by A, B applies the same value: shared by A and B; a later change by either sharer conflicts', async () => {
-    const name = uniq('share');
+    const name = uniqueName('share');
     expectCode(await apply(name, cm(name, { x: '1' }), 'a'), 201);
     const shared = expectCode(await apply(name, cm(name, { x: '1' }), 'b'), 200);
     expect(managers(shared)).toEqual(['a/Apply', 'b/Apply']);
@@ -168,7 +139,7 @@ describe('field ownership (one test per row of the spec table)', () => {
   });
 
   it('shared: a sharer that applies without the field gives up its ownership (the value stays)', async () => {
-    const name = uniq('giveup');
+    const name = uniqueName('giveup');
     expectCode(await apply(name, cm(name, { x: '1' }), 'a'), 201);
     expectCode(await apply(name, cm(name, { x: '1', y: 'b' }), 'b'), 200);
     const gaveUp = expectCode(await apply(name, cm(name, { y: 'b' }), 'b'), 200);
@@ -187,7 +158,7 @@ describe('field ownership (one test per row of the spec table)', () => {
   });
 
   it('owned by A only: A applying without the field removes it from the object', async () => {
-    const name = uniq('remove');
+    const name = uniqueName('remove');
     expectCode(await apply(name, cm(name, { x: '1', y: '1' }, { metadata: { labels: { team: 'a' } } }), 'a'), 201);
     const removed = expectCode(await apply(name, cm(name, { y: '1' }), 'a'), 200);
     expect(removed.data).toEqual({ y: '1' });
@@ -199,7 +170,7 @@ describe('field ownership (one test per row of the spec table)', () => {
   });
 
   it('owned by A only: A applying without a defaulted field resets it to its default', async () => {
-    const name = uniq('reset');
+    const name = uniqueName('reset');
     const service = (extra: Json): Json => ({
       apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ port: 80, protocol: 'TCP' }], ...extra },
     });
@@ -212,7 +183,7 @@ describe('field ownership (one test per row of the spec table)', () => {
   });
 
   it('owned by A: an update (PUT) by B changing the value moves ownership to B without conflict', async () => {
-    const name = uniq('put');
+    const name = uniqueName('put');
     const created = expectCode(await apply(name, cm(name, { x: '1', y: '1' }), 'a'), 201);
     const put = expectCode(await t.client.put(`${cmPath(name)}?fieldManager=b`, { ...created, data: { x: '2', y: '1' } }), 200);
     expect(put.data).toEqual({ x: '2', y: '1' });
@@ -228,7 +199,7 @@ describe('field ownership (one test per row of the spec table)', () => {
   });
 
   it('owned by A: a non-apply patch by B moves ownership to B without conflict (manager from the User-Agent)', async () => {
-    const name = uniq('patch');
+    const name = uniqueName('patch');
     expectCode(await apply(name, cm(name, { x: '1', y: '1', z: '1' }), 'a'), 201);
     const merged = expectCode(await t.client.patch(cmPath(name), { data: { x: '2' } }, MERGE, {
       headers: { 'user-agent': 'my-editor/1.4 (linux/amd64) svc/abc' },
@@ -249,7 +220,7 @@ describe('field ownership (one test per row of the spec table)', () => {
 
 describe('server-side apply rules', () => {
   it('apply creates the object when absent (201) and patches it otherwise (200), recording an Apply entry', async () => {
-    const name = uniq('create');
+    const name = uniqueName('create');
     const created = expectCode(await apply(name, cm(name, { x: '1' }, { metadata: { labels: { app: 'web' } } }), 'a'), 201);
     expect(created).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels: { app: 'web' } }, data: { x: '1' } });
     expect(created.metadata.managedFields).toHaveLength(1);
@@ -271,7 +242,7 @@ describe('server-side apply rules', () => {
   });
 
   it('apply without fieldManager is 422 (PatchOptions fieldManager required) and writes nothing', async () => {
-    const name = uniq('nomanager');
+    const name = uniqueName('nomanager');
     const s = expectFailure(await apply(name, cm(name, { x: '1' }), null), 422, 'Invalid', /fieldManager: Required value: is required for apply patch/);
     expect(s.message).toMatch(/^PatchOptions\.meta\.k8s\.io "" is invalid: /);
     expect(s.details?.causes?.map((c) => c.field)).toEqual(['fieldManager']);
@@ -284,7 +255,7 @@ describe('server-side apply rules', () => {
   });
 
   it('force on a non-apply patch is 422 (PatchOptions force forbidden) and leaves the object unchanged', async () => {
-    const name = uniq('forcenonapply');
+    const name = uniqueName('forcenonapply');
     const created = expectCode(await apply(name, cm(name, { x: '1' }), 'a'), 201);
     for (const [body, type] of [[{ data: { x: '2' } }, MERGE], [{ data: { x: '2' } }, STRATEGIC], [[{ op: 'replace', path: '/data/x', value: '2' }], JSON_PATCH]] as const) {
       const res = await t.client.patch(`${cmPath(name)}?force=true`, body, type);
@@ -297,19 +268,19 @@ describe('server-side apply rules', () => {
   });
 
   it('managedFields in an apply body is 400 and leaves the object unchanged', async () => {
-    const name = uniq('mfinbody');
+    const name = uniqueName('mfinbody');
     const created = expectCode(await apply(name, cm(name, { x: '1' }), 'a'), 201);
     const body = cm(name, { x: '2' }, { metadata: { managedFields: [{ manager: 'a', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} } }] } });
     expectFailure(await apply(name, body, 'a'), 400, 'BadRequest', 'metadata.managedFields must be nil');
     expect((await stored('configmaps', name))?.modRevision).toBe(created.metadata.resourceVersion);
     // Also when it would create.
-    const absent = uniq('mfinbody-new');
+    const absent = uniqueName('mfinbody-new');
     expectFailure(await apply(absent, cm(absent, { x: '1' }, { metadata: { managedFields: [] } }), 'a'), 400, 'BadRequest', 'metadata.managedFields must be nil');
     expect(await stored('configmaps', absent)).toBeUndefined();
   });
 
   it('an apply that would make an invalid object fails with 422 and the stored object is unchanged', async () => {
-    const name = uniq('invalid');
+    const name = uniqueName('invalid');
     const created = expectCode(await apply(name, cm(name, { x: '1' }), 'a'), 201);
     const s = expectFailure(await apply(name, cm(name, { x: '1', 'bad key!': 'v' }), 'a'), 422, 'Invalid');
     expect(s.details?.causes?.map((c) => c.field)).toEqual(['data[bad key!]']);
@@ -319,7 +290,7 @@ describe('server-side apply rules', () => {
     expect(after?.value.metadata.managedFields).toEqual(created.metadata.managedFields);
 
     // An apply that would create an invalid pod (no image) creates nothing.
-    const pod = uniq('invalid-pod');
+    const pod = uniqueName('invalid-pod');
     const res = await apply(pod, { apiVersion: 'v1', kind: 'Pod', metadata: { name: pod }, spec: { containers: [{ name: 'app' }] } }, 'a', { resource: 'pods' });
     const ps = expectFailure(res, 422, 'Invalid');
     expect(ps.details?.causes?.map((c) => c.field)).toContain('spec.containers[0].image');
@@ -327,7 +298,7 @@ describe('server-side apply rules', () => {
   });
 
   it('apply of a different kind or a different name than the URL is 400 and writes nothing', async () => {
-    const name = uniq('mismatch');
+    const name = uniqueName('mismatch');
     const created = expectCode(await apply(name, cm(name, { x: '1' }), 'a'), 201);
     expectFailure(await apply(name, { apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData: { x: '2' } }, 'a'), 400, 'BadRequest', /kind/);
     expectFailure(await apply(name, cm('other-name', { x: '2' }), 'a'), 400, 'BadRequest',
@@ -335,7 +306,7 @@ describe('server-side apply rules', () => {
     expect((await stored('configmaps', name))?.modRevision).toBe(created.metadata.resourceVersion);
     expect(await stored('configmaps', 'other-name')).toBeUndefined();
 
-    const absent = uniq('mismatch-new');
+    const absent = uniqueName('mismatch-new');
     expectFailure(await apply(absent, { apiVersion: 'v1', kind: 'Secret', metadata: { name: absent } }, 'a'), 400, 'BadRequest');
     expectFailure(await apply(absent, cm(`${absent}-x`, { x: '1' }), 'a'), 400, 'BadRequest');
     expect(await stored('configmaps', absent)).toBeUndefined();
@@ -343,7 +314,7 @@ describe('server-side apply rules', () => {
   });
 
   it('clearing managedFields: a non-apply write of [{}] strips them, an empty list changes nothing', async () => {
-    const name = uniq('clear');
+    const name = uniqueName('clear');
     const created = expectCode(await apply(name, cm(name, { x: '1' }), 'a'), 201);
     const emptyList = expectCode(await t.client.patch(`${cmPath(name)}?fieldManager=p`, { metadata: { managedFields: [] } }, MERGE), 200);
     expect(emptyList.metadata.managedFields).toEqual(created.metadata.managedFields);
@@ -363,7 +334,7 @@ describe('server-side apply rules', () => {
   });
 
   it('a set (metadata.finalizers) merges items of different managers without conflict', async () => {
-    const name = uniq('set');
+    const name = uniqueName('set');
     const withFinalizers = (f?: string[]): Json => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: f ? { name, finalizers: f } : { name } });
     expectCode(await apply(name, withFinalizers(['example.com/a']), 'a'), 201);
     const both = expectCode(await apply(name, withFinalizers(['example.com/b']), 'b'), 200);
@@ -386,7 +357,7 @@ describe('merge markers observed through pods', () => {
     apply(name, podBody(name, spec), manager, { resource: 'pods', force });
 
   it('containers are a map list keyed by name, ports a map list keyed by containerPort and protocol', async () => {
-    const name = uniq('pod-keys');
+    const name = uniqueName('pod-keys');
     const spec = {
       containers: [
         { name: 'web', image: 'example/web:1', ports: [{ containerPort: 53, protocol: 'TCP' }, { containerPort: 53, protocol: 'UDP' }] },
@@ -418,7 +389,7 @@ describe('merge markers observed through pods', () => {
   });
 
   it('nodeSelector is an atomic map: owned whole, so another manager adding a different key conflicts', async () => {
-    const name = uniq('pod-nodeselector');
+    const name = uniqueName('pod-nodeselector');
     const base = { containers: [{ name: 'app', image: 'example/app:1' }] };
     const created = expectCode(await applyPod(name, { ...base, nodeSelector: { disk: 'ssd' } }, 'a'), 201);
     expect(entry(created, 'a')?.fieldsV1['f:spec']['f:nodeSelector']).toEqual({});
@@ -428,13 +399,13 @@ describe('merge markers observed through pods', () => {
   });
 
   it('imagePullSecrets items are atomic structs: owned whole, by their key', async () => {
-    const name = uniq('pod-pullsecrets');
+    const name = uniqueName('pod-pullsecrets');
     const created = expectCode(await applyPod(name, { containers: [{ name: 'app', image: 'example/app:1' }], imagePullSecrets: [{ name: 'regcred' }] }, 'a'), 201);
     expect(entry(created, 'a')?.fieldsV1['f:spec']['f:imagePullSecrets']).toEqual({ 'k:{"name":"regcred"}': {} });
   });
 
   it('ownerReferences items are atomic structs in a map list keyed by uid: a different value anywhere in the item conflicts on the whole item', async () => {
-    const name = uniq('owners');
+    const name = uniqueName('owners');
     const uid = '0b7c1a52-5d8e-4a8e-9d0e-000000000001';
     const ref = (owner: string): Json => ({ apiVersion: 'v1', kind: 'ConfigMap', name: owner, uid });
     const withOwner = (owner: string): Json => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ownerReferences: [ref(owner)] } });
@@ -444,7 +415,7 @@ describe('merge markers observed through pods', () => {
   });
 
   it('tolerations are an atomic list: replaced whole by the forcing manager, who becomes its only owner', async () => {
-    const name = uniq('pod-tolerations');
+    const name = uniqueName('pod-tolerations');
     const base = { containers: [{ name: 'app', image: 'example/app:1' }] };
     const created = expectCode(await applyPod(name, { ...base, tolerations: [{ key: 'k1', operator: 'Exists' }] }, 'a'), 201);
     expect(entry(created, 'a')?.fieldsV1['f:spec']['f:tolerations']).toEqual({});
@@ -465,13 +436,13 @@ describe('migration from client-side apply (stock kubectl)', () => {
     return r;
   }
   async function manifest(obj: Json): Promise<string> {
-    const file = join(env.home, `${uniq('manifest')}.yaml`);
+    const file = join(env.home, `${uniqueName('manifest')}.yaml`);
     await writeFile(file, YAML.stringify(obj));
     return file;
   }
 
   it('apply -f twice, then apply --server-side changing a value: no conflict, kubectl owns the fields', async () => {
-    const name = uniq('migrate');
+    const name = uniqueName('migrate');
     // Keys that YAML 1.1 (kubectl's parser) reads as plain strings (`y` would be a boolean).
     const v = (alpha: string, beta: string): Json => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data: { alpha, beta } });
     expect((await k(['apply', '-f', await manifest(v('1', '1'))])).stdout.trim()).toBe(`configmap/${name} created`);

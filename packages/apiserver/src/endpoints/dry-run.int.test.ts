@@ -2,46 +2,19 @@
 // (decoding, defaulting, merging, validation, conflicts) and answers with the would-be object
 // and the normal code, while etcd is untouched: neither its revision nor any key under the
 // server's prefix changes. An empty `dryRun` is a normal request; any other value is 400.
-import { randomBytes } from 'node:crypto';
 import { Etcd3 } from 'etcd3';
-import { startTestApiServer, type HttpResponse, type TestApiServer } from '@svc/testing';
+import { startTestApiServer, type HttpResponse, type TestApiServer, uniqueName, expectCode, expectFailure, type Json, MEDIA } from '@svc/testing';
+const MERGE = MEDIA.MERGE;
+const SMP = MEDIA.SMP;
+const JSON_PATCH = MEDIA.JSON_PATCH;
+const APPLY = MEDIA.APPLY;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
 
-interface StatusBody {
-  kind: string; apiVersion: string; status: string; message?: string; reason?: string; code: number;
-  details?: { causes?: Array<{ reason?: string; message?: string; field?: string }> };
-}
-
-const MERGE = 'application/merge-patch+json';
-const SMP = 'application/strategic-merge-patch+json';
-const JSON_PATCH = 'application/json-patch+json';
-const APPLY = 'application/apply-patch+yaml';
 const DRY = 'dryRun=All';
 
 let t: TestApiServer;
 let etcd: Etcd3;
 let ns: string;
-let seq = 0;
-
-function uniq(prefix: string): string {
-  return `${prefix}-${++seq}-${randomBytes(3).toString('hex')}`;
-}
-
-function expectCode(res: HttpResponse, code: number): Json {
-  if (res.status !== code) throw new Error(`expected HTTP ${code}, got ${res.status}: ${res.text}`);
-  return res.text ? res.json<Json>() : {};
-}
-
-function expectFailure(res: HttpResponse, code: number, reason: string, message?: string | RegExp): StatusBody {
-  if (res.status !== code) throw new Error(`expected HTTP ${code} ${reason}, got ${res.status}: ${res.text}`);
-  const s = res.json<StatusBody>();
-  expect(s).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, code });
-  if (typeof message === 'string') expect(s.message).toBe(message);
-  else if (message) expect(s.message).toMatch(message);
-  return s;
-}
 
 const path = (resource: string, name = ''): string => `/api/v1/namespaces/${ns}/${resource}${name ? `/${name}` : ''}`;
 const cmPath = (name = ''): string => path('configmaps', name);
@@ -83,7 +56,7 @@ async function createCm(name: string, data: Record<string, string> = { a: '1' },
 beforeAll(async () => {
   t = await startTestApiServer();
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
-  ns = uniq('dry');
+  ns = uniqueName('dry');
   expectCode(await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }), 201);
 });
 
@@ -94,7 +67,7 @@ afterAll(async () => {
 
 describe('dryRun=All', () => {
   it('POST answers 201 with the would-be object (defaults, metadata, managedFields) and stores nothing', async () => {
-    const name = uniq('post');
+    const name = uniqueName('post');
     const res = await untouched(() => t.client.post(`${path('pods')}?${DRY}&fieldManager=dry`, {
       apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'app', image: 'example/app:1' }] },
     }));
@@ -122,7 +95,7 @@ describe('dryRun=All', () => {
   });
 
   it('POST of an existing name is 409 AlreadyExists, as the real request would be (Kubernetes\' dry-run storage checks the key)', async () => {
-    const name = uniq('exists');
+    const name = uniqueName('exists');
     await createCm(name, { a: 'original' });
     await untouched(async () => {
       expectFailure(await t.client.post(`${cmPath()}?${DRY}`, cm(name, { a: 'dry' })), 409, 'AlreadyExists', `configmaps "${name}" already exists`);
@@ -131,7 +104,7 @@ describe('dryRun=All', () => {
   });
 
   it('PUT answers 200 with the updated object and leaves etcd alone; a stale resourceVersion is still 409', async () => {
-    const name = uniq('put');
+    const name = uniqueName('put');
     const created = await createCm(name, { a: '1' });
     const res = await untouched(() => t.client.put(`${cmPath(name)}?${DRY}&fieldManager=putter`, { ...created, data: { a: '2', b: '3' } }));
     const obj = expectCode(res, 200);
@@ -154,7 +127,7 @@ describe('dryRun=All', () => {
   ];
 
   it.each(patches)('PATCH ($type) answers 200 with the patched object and leaves etcd alone', async (p) => {
-    const name = uniq('patch');
+    const name = uniqueName('patch');
     await createCm(name, { a: '1' });
     const body = p.contentType === APPLY ? { ...(p.body as Json), metadata: { name } } : p.body;
     const res = await untouched(() => t.client.patch(`${cmPath(name)}?${DRY}${p.query ?? ''}`, JSON.stringify(body), p.contentType));
@@ -165,7 +138,7 @@ describe('dryRun=All', () => {
   });
 
   it('PATCH (apply) of an absent object answers 201 with the would-be object and creates nothing', async () => {
-    const name = uniq('apply-new');
+    const name = uniqueName('apply-new');
     const res = await untouched(() => t.client.patch(`${cmPath(name)}?${DRY}&fieldManager=applier`, JSON.stringify(cm(name, { a: '1' })), APPLY));
     const obj = expectCode(res, 201);
     expect(obj).toMatchObject({ metadata: { name, namespace: ns }, data: { a: '1' } });
@@ -174,7 +147,7 @@ describe('dryRun=All', () => {
   });
 
   it('PATCH (apply) still reports conflicts (409) under dry run', async () => {
-    const name = uniq('apply-conflict');
+    const name = uniqueName('apply-conflict');
     expectCode(await t.client.patch(`${cmPath(name)}?fieldManager=a`, JSON.stringify(cm(name, { x: '1' })), APPLY), 201);
     await untouched(async () => {
       expectFailure(await t.client.patch(`${cmPath(name)}?${DRY}&fieldManager=b`, JSON.stringify(cm(name, { x: '2' })), APPLY), 409, 'Conflict',
@@ -183,26 +156,26 @@ describe('dryRun=All', () => {
   });
 
   it('DELETE answers as the real delete would (Status for a configmap, the object for a pod) and deletes nothing', async () => {
-    const name = uniq('del');
+    const name = uniqueName('del');
     const created = await createCm(name);
     const status = expectCode(await untouched(() => t.client.delete(`${cmPath(name)}?${DRY}`)), 200);
     expect(status).toMatchObject({ kind: 'Status', status: 'Success', details: { name, kind: 'configmaps', uid: created.metadata.uid } });
     expect(await stored('configmaps', name)).toBeDefined();
 
-    const pod = uniq('del-pod');
+    const pod = uniqueName('del-pod');
     const p = expectCode(await t.client.post(path('pods'), { apiVersion: 'v1', kind: 'Pod', metadata: { name: pod }, spec: { containers: [{ name: 'app', image: 'example/app:1' }] } }), 201);
     const deleted = expectCode(await untouched(() => t.client.delete(`${path('pods', pod)}?${DRY}`)), 200);
     expect(deleted).toMatchObject({ kind: 'Pod', metadata: { name: pod, uid: p.metadata.uid } });
     expect(await stored('pods', pod)).toBeDefined();
 
     await untouched(async () => {
-      expectFailure(await t.client.delete(`${cmPath(uniq('missing'))}?${DRY}`), 404, 'NotFound');
+      expectFailure(await t.client.delete(`${cmPath(uniqueName('missing'))}?${DRY}`), 404, 'NotFound');
     });
   });
 
   it('DELETE and deletecollection with dryRun in the DeleteOptions body (as kubectl sends it) delete nothing', async () => {
-    const name = uniq('del-body');
-    const batch = uniq('batch');
+    const name = uniqueName('del-body');
+    const batch = uniqueName('batch');
     await createCm(name, { a: '1' }, { metadata: { labels: { batch } } });
     const body = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background', dryRun: ['All'] };
     const one = await untouched(() => t.client.request('DELETE', cmPath(name), { body, contentType: 'application/json' }));
@@ -218,7 +191,7 @@ describe('dryRun=All', () => {
   });
 
   it('DELETE of an object with finalizers answers it with a deletionTimestamp and changes nothing', async () => {
-    const name = uniq('del-fin');
+    const name = uniqueName('del-fin');
     await createCm(name, { a: '1' }, { metadata: { finalizers: ['example.com/hold'] } });
     const obj = expectCode(await untouched(() => t.client.delete(`${cmPath(name)}?${DRY}`)), 200);
     expect(obj.metadata.deletionTimestamp).toEqual(expect.any(String));
@@ -227,8 +200,8 @@ describe('dryRun=All', () => {
   });
 
   it('deletecollection answers the would-be deleted items and deletes nothing', async () => {
-    const batch = uniq('batch');
-    const names = [uniq('dc'), uniq('dc')];
+    const batch = uniqueName('batch');
+    const names = [uniqueName('dc'), uniqueName('dc')];
     for (const n of names) await createCm(n, { a: '1' }, { metadata: { labels: { batch } } });
     const list = expectCode(await untouched(() => t.client.delete(`${cmPath()}?${DRY}&labelSelector=${encodeURIComponent(`batch=${batch}`)}`)), 200);
     expect(list.kind).toBe('ConfigMapList');
@@ -239,7 +212,7 @@ describe('dryRun=All', () => {
 
 describe('dryRun values', () => {
   it('an empty dryRun value is a normal request (the object is stored)', async () => {
-    const name = uniq('empty');
+    const name = uniqueName('empty');
     const created = expectCode(await t.client.post(`${cmPath()}?dryRun=`, cm(name, { a: '1' })), 201);
     expect((await stored('configmaps', name))?.metadata.uid).toBe(created.metadata.uid);
     expectCode(await t.client.patch(`${cmPath(name)}?dryRun=`, { data: { a: '2' } }, MERGE), 200);
@@ -249,12 +222,12 @@ describe('dryRun values', () => {
   });
 
   it.each(['Yes', 'all', 'true', 'None'])('dryRun=%s is 400 BadRequest on every verb and writes nothing', async (value) => {
-    const name = uniq('badvalue');
+    const name = uniqueName('badvalue');
     const existing = await createCm(name, { a: '1' });
     const q = `dryRun=${encodeURIComponent(value)}`;
     await untouched(async () => {
       const calls: Array<[string, Promise<HttpResponse>]> = [
-        ['POST', t.client.post(`${cmPath()}?${q}`, cm(uniq('new'), { a: '1' }))],
+        ['POST', t.client.post(`${cmPath()}?${q}`, cm(uniqueName('new'), { a: '1' }))],
         ['PUT', t.client.put(`${cmPath(name)}?${q}`, { ...existing, data: { a: '2' } })],
         ['PATCH merge', t.client.patch(`${cmPath(name)}?${q}`, { data: { a: '2' } }, MERGE)],
         ['PATCH apply', t.client.patch(`${cmPath(name)}?${q}&fieldManager=m`, JSON.stringify(cm(name, { a: '2' })), APPLY)],

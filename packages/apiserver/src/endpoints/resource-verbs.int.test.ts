@@ -2,60 +2,31 @@
 // (configmaps), a cluster-scoped type (nodes), a named group (leases), the status
 // subresource, deletion in two phases and the namespace lifecycle. Values that matter are
 // also read back from etcd directly.
-import { randomBytes } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import { Etcd3 } from 'etcd3';
 import YAML from 'yaml';
-import { startTestApiServer, waitFor, type HttpResponse, type TestApiServer } from '@svc/testing';
+import { startTestApiServer, waitFor, type HttpResponse, type TestApiServer, uniqueName, expectCode, expectFailure, type Json, MEDIA } from '@svc/testing';
+const MERGE = MEDIA.MERGE;
+const JSON_PATCH = MEDIA.JSON_PATCH;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
-
-interface StatusCause { reason?: string; message?: string; field?: string }
-interface StatusBody {
-  kind: string; apiVersion: string; status: string; message?: string; reason?: string; code: number;
-  details?: { name?: string; group?: string; kind?: string; uid?: string; causes?: StatusCause[] };
-}
 
 const MODIFIED = 'the object has been modified; please apply your changes to the latest version and try again';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
-const MERGE = 'application/merge-patch+json';
-const JSON_PATCH = 'application/json-patch+json';
 const LEASES = 'coordination.svc.io';
 
 let t: TestApiServer;
 let etcd: Etcd3;
 let ns: string;
 let ns2: string;
-let seq = 0;
 
 /** A name no other test uses. */
-function uniq(prefix: string): string {
-  return `${prefix}-${++seq}-${randomBytes(3).toString('hex')}`;
-}
-
 function body(res: HttpResponse): Json {
   return res.json<Json>();
 }
 
 /** Asserts a 2xx/3xx/4xx code with the body shown on mismatch. */
-function expectCode(res: HttpResponse, code: number): Json {
-  if (res.status !== code) throw new Error(`expected HTTP ${code}, got ${res.status}: ${res.text}`);
-  return res.text ? body(res) : {};
-}
-
 /** Asserts a failure `Status` body of Kubernetes' shape. */
-function expectFailure(res: HttpResponse, code: number, reason: string, message?: string | RegExp): StatusBody {
-  if (res.status !== code) throw new Error(`expected HTTP ${code} ${reason}, got ${res.status}: ${res.text}`);
-  expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
-  const s = res.json<StatusBody>();
-  expect(s).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, code });
-  if (typeof message === 'string') expect(s.message).toBe(message);
-  else if (message) expect(s.message).toMatch(message);
-  return s;
-}
-
 const cmPath = (namespace: string, name = ''): string => `/api/v1/namespaces/${namespace}/configmaps${name ? `/${name}` : ''}`;
 const leasePath = (namespace: string, name = ''): string => `/apis/${LEASES}/v1/namespaces/${namespace}/leases${name ? `/${name}` : ''}`;
 const nodePath = (name = ''): string => `/api/v1/nodes${name ? `/${name}` : ''}`;
@@ -114,8 +85,8 @@ async function createNamespace(name: string): Promise<void> {
 beforeAll(async () => {
   t = await startTestApiServer();
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
-  ns = uniq('verbs');
-  ns2 = uniq('verbs-other');
+  ns = uniqueName('verbs');
+  ns2 = uniqueName('verbs-other');
   await createNamespace(ns);
   await createNamespace(ns2);
 });
@@ -127,7 +98,7 @@ afterAll(async () => {
 
 describe('configmaps (namespaced, core group)', () => {
   it('create sets uid, creationTimestamp and resourceVersion, defaults the namespace from the URL, and writes to etcd', async () => {
-    const name = uniq('cm');
+    const name = uniqueName('cm');
     const created = expectCode(await t.client.post(cmPath(ns), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } }), 201);
     expect(created).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data: { a: '1' } });
     expect(created.metadata.uid).toMatch(UUID);
@@ -145,20 +116,20 @@ describe('configmaps (namespaced, core group)', () => {
   });
 
   it('two creates get different uids', async () => {
-    const a = await createCm(ns, uniq('uid-a'));
-    const b = await createCm(ns, uniq('uid-b'));
+    const a = await createCm(ns, uniqueName('uid-a'));
+    const b = await createCm(ns, uniqueName('uid-b'));
     expect(a.metadata.uid).not.toBe(b.metadata.uid);
   });
 
   it('get of a missing object is 404 NotFound with the resource and name', async () => {
-    const name = uniq('missing');
+    const name = uniqueName('missing');
     const s = expectFailure(await t.client.get(cmPath(ns, name)), 404, 'NotFound', `configmaps "${name}" not found`);
     expect(s.details).toMatchObject({ name, kind: 'configmaps' });
     expect(s.details?.group).toBeUndefined();
   });
 
   it('creating an existing name is 409 AlreadyExists and leaves the stored object alone', async () => {
-    const name = uniq('dup');
+    const name = uniqueName('dup');
     const first = await createCm(ns, name, { data: { v: 'first' } });
     const res = await t.client.post(cmPath(ns), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { v: 'second' } });
     const s = expectFailure(res, 409, 'AlreadyExists', `configmaps "${name}" already exists`);
@@ -181,7 +152,7 @@ describe('configmaps (namespaced, core group)', () => {
   });
 
   it('a namespace in the body that differs from the URL is 400 BadRequest and nothing is written', async () => {
-    const name = uniq('nsmismatch');
+    const name = uniqueName('nsmismatch');
     const res = await t.client.post(cmPath(ns), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns2 } });
     expectFailure(res, 400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
     expect(await stored(cmKey(ns, name))).toBeUndefined();
@@ -189,8 +160,8 @@ describe('configmaps (namespaced, core group)', () => {
   });
 
   it('lists one namespace and all namespaces', async () => {
-    const here = uniq('list-here');
-    const there = uniq('list-there');
+    const here = uniqueName('list-here');
+    const there = uniqueName('list-there');
     await createCm(ns, here);
     await createCm(ns2, there);
 
@@ -209,9 +180,9 @@ describe('configmaps (namespaced, core group)', () => {
   });
 
   it('list with labelSelector returns only matching objects', async () => {
-    const batch = uniq('sel');
-    const a = uniq('sel-a');
-    const b = uniq('sel-b');
+    const batch = uniqueName('sel');
+    const a = uniqueName('sel-a');
+    const b = uniqueName('sel-b');
     await createCm(ns, a, { metadata: { labels: { batch } } });
     await createCm(ns, b, { metadata: { labels: { batch: 'other' } } });
     const list = expectCode(await t.client.get(`${cmPath(ns)}?labelSelector=${encodeURIComponent(`batch=${batch}`)}`), 200);
@@ -219,7 +190,7 @@ describe('configmaps (namespaced, core group)', () => {
   });
 
   it('PUT replaces the object and changes resourceVersion; a stale resourceVersion is 409 Conflict', async () => {
-    const name = uniq('put');
+    const name = uniqueName('put');
     const created = await createCm(ns, name, { data: { a: '1', b: '2' } });
     const put = expectCode(await t.client.put(cmPath(ns, name), { ...created, data: { c: '3' } }), 200);
     expect(put.data).toEqual({ c: '3' });
@@ -239,14 +210,14 @@ describe('configmaps (namespaced, core group)', () => {
   });
 
   it('PUT to a missing configmap is 404 NotFound and creates nothing', async () => {
-    const name = uniq('put-missing');
+    const name = uniqueName('put-missing');
     const res = await t.client.put(cmPath(ns, name), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } });
     expectFailure(res, 404, 'NotFound', `configmaps "${name}" not found`);
     expect(await stored(cmKey(ns, name))).toBeUndefined();
   });
 
   it('JSON patch (RFC 6902) applies its operations', async () => {
-    const name = uniq('jsonpatch');
+    const name = uniqueName('jsonpatch');
     const created = await createCm(ns, name, { data: { a: '1', b: '2' } });
     const patched = expectCode(await t.client.patch(cmPath(ns, name), [
       { op: 'test', path: '/data/a', value: '1' },
@@ -262,7 +233,7 @@ describe('configmaps (namespaced, core group)', () => {
   });
 
   it('a JSON patch whose test op fails is 422 and leaves the object unchanged', async () => {
-    const name = uniq('jsonpatch-test');
+    const name = uniqueName('jsonpatch-test');
     const created = await createCm(ns, name, { data: { a: '1' } });
     const res = await t.client.patch(cmPath(ns, name), [
       { op: 'replace', path: '/data/a', value: 'changed' },
@@ -276,7 +247,7 @@ describe('configmaps (namespaced, core group)', () => {
   });
 
   it('merge patch (RFC 7386) merges maps and deletes keys set to null', async () => {
-    const name = uniq('mergepatch');
+    const name = uniqueName('mergepatch');
     const created = await createCm(ns, name, { metadata: { labels: { keep: 'k', drop: 'd' } }, data: { a: '1', b: '2' } });
     const patched = expectCode(await t.client.patch(cmPath(ns, name), {
       metadata: { labels: { drop: null, added: 'x' } }, data: { b: null, c: '3' },
@@ -291,13 +262,13 @@ describe('configmaps (namespaced, core group)', () => {
   });
 
   it('PATCH of a missing object is 404 NotFound', async () => {
-    const name = uniq('patch-missing');
+    const name = uniqueName('patch-missing');
     expectFailure(await t.client.patch(cmPath(ns, name), { data: { a: '1' } }, MERGE), 404, 'NotFound', `configmaps "${name}" not found`);
     expect(await stored(cmKey(ns, name))).toBeUndefined();
   });
 
   it('20 concurrent merge patches each adding a distinct key all land (no lost updates)', async () => {
-    const name = uniq('concurrent');
+    const name = uniqueName('concurrent');
     await createCm(ns, name, { data: {} });
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>
       t.client.patch(cmPath(ns, name), { data: { [`k${i}`]: `v${i}` } }, MERGE)));
@@ -308,7 +279,7 @@ describe('configmaps (namespaced, core group)', () => {
   });
 
   it('DELETE removes the object from etcd and answers a Success Status', async () => {
-    const name = uniq('del');
+    const name = uniqueName('del');
     const created = await createCm(ns, name);
     const del = expectCode(await t.client.delete(cmPath(ns, name)), 200);
     expect(del).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Success', details: { name, kind: 'configmaps', uid: created.metadata.uid } });
@@ -318,11 +289,11 @@ describe('configmaps (namespaced, core group)', () => {
   });
 
   it('deletecollection deletes exactly the objects its labelSelector matches', async () => {
-    const batch = uniq('dc');
-    const a = uniq('dc-a');
-    const b = uniq('dc-b');
-    const keep = uniq('dc-keep');
-    const elsewhere = uniq('dc-elsewhere');
+    const batch = uniqueName('dc');
+    const a = uniqueName('dc-a');
+    const b = uniqueName('dc-b');
+    const keep = uniqueName('dc-keep');
+    const elsewhere = uniqueName('dc-elsewhere');
     await createCm(ns, a, { metadata: { labels: { batch } } });
     await createCm(ns, b, { metadata: { labels: { batch } } });
     await createCm(ns, keep, { metadata: { labels: { batch: `${batch}-no` } } });
@@ -339,7 +310,7 @@ describe('configmaps (namespaced, core group)', () => {
   });
 
   it('labels and annotations are validated: 422 Invalid with one cause per field error, nothing written', async () => {
-    const name = uniq('badmeta');
+    const name = uniqueName('badmeta');
     const res = await t.client.post(cmPath(ns), {
       apiVersion: 'v1', kind: 'ConfigMap',
       metadata: { name, labels: { 'bad key!': 'ok', good: 'bad value!' }, annotations: { 'bad annotation!': 'x' } },
@@ -359,7 +330,7 @@ describe('configmaps (namespaced, core group)', () => {
   });
 
   it('annotations over 256 KiB in total are 422 Invalid (TooLong)', async () => {
-    const name = uniq('bigannot');
+    const name = uniqueName('bigannot');
     const res = await t.client.post(cmPath(ns), {
       apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, annotations: { big: 'x'.repeat(256 * 1024) } },
     });
@@ -369,7 +340,7 @@ describe('configmaps (namespaced, core group)', () => {
   });
 
   it('answers YAML when asked and accepts a YAML body', async () => {
-    const name = uniq('yaml');
+    const name = uniqueName('yaml');
     const res = await t.client.post(cmPath(ns), `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  k: v\n`, {
       contentType: 'application/yaml', headers: { accept: 'application/yaml' },
     });
@@ -381,7 +352,7 @@ describe('configmaps (namespaced, core group)', () => {
   });
 
   it('dryRun=All answers the object but writes nothing', async () => {
-    const name = uniq('dryrun');
+    const name = uniqueName('dryrun');
     const res = expectCode(await t.client.post(`${cmPath(ns)}?dryRun=All`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } }), 201);
     expect(res).toMatchObject({ metadata: { name, namespace: ns }, data: { a: '1' } });
     expect(await stored(cmKey(ns, name))).toBeUndefined();
@@ -394,7 +365,7 @@ describe('secrets and immutability', () => {
   const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
   it('stringData is merged into base64 data (winning over data) and never stored', async () => {
-    const name = uniq('secret');
+    const name = uniqueName('secret');
     const created = expectCode(await t.client.post(secretPath(), {
       apiVersion: 'v1', kind: 'Secret', metadata: { name },
       data: { a: b64('from-data'), both: b64('data-loses') }, stringData: { b: 'plain', both: 'stringData-wins' },
@@ -412,7 +383,7 @@ describe('secrets and immutability', () => {
   });
 
   it('an immutable configmap refuses data changes (422) but accepts metadata changes', async () => {
-    const name = uniq('immutable-cm');
+    const name = uniqueName('immutable-cm');
     const created = await createCm(ns, name, { immutable: true, data: { a: '1' } });
     const put = await t.client.put(cmPath(ns, name), { ...created, data: { a: '2' } });
     const s = expectFailure(put, 422, 'Invalid', new RegExp(`^ConfigMap "${name}" is invalid: data: Forbidden: field is immutable when \`immutable\` is set`));
@@ -429,7 +400,7 @@ describe('secrets and immutability', () => {
   });
 
   it('an immutable secret refuses data changes, also through stringData', async () => {
-    const name = uniq('immutable-secret');
+    const name = uniqueName('immutable-secret');
     const created = expectCode(await t.client.post(secretPath(), {
       apiVersion: 'v1', kind: 'Secret', metadata: { name }, immutable: true, stringData: { a: '1' },
     }), 201);
@@ -444,7 +415,7 @@ describe('secrets and immutability', () => {
 
 describe('deletion in two phases', () => {
   it('with finalizers the first DELETE only sets deletionTimestamp; removing the last finalizer removes the object', async () => {
-    const name = uniq('fin');
+    const name = uniqueName('fin');
     await createCm(ns, name, { metadata: { finalizers: ['example.com/hold-a', 'example.com/hold-b'] } });
 
     const del = expectCode(await t.client.delete(cmPath(ns, name)), 200);
@@ -471,7 +442,7 @@ describe('deletion in two phases', () => {
   });
 
   it('a uid precondition that does not match is 409 Conflict and deletes nothing', async () => {
-    const name = uniq('precond');
+    const name = uniqueName('precond');
     const created = await createCm(ns, name);
     const wrong = await t.client.request('DELETE', cmPath(ns, name), {
       body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'not-the-uid' } },
@@ -495,14 +466,14 @@ describe('deletion in two phases', () => {
   });
 
   it('propagationPolicy=Orphan adds the orphan finalizer; Foreground adds foregroundDeletion', async () => {
-    const orphan = uniq('orphan');
+    const orphan = uniqueName('orphan');
     await createCm(ns, orphan);
     const del = expectCode(await t.client.delete(`${cmPath(ns, orphan)}?propagationPolicy=Orphan`), 200);
     expect(del.metadata.finalizers).toEqual(['orphan']);
     expect(del.metadata.deletionTimestamp).toMatch(RFC3339);
     expect((await stored(cmKey(ns, orphan)))?.value.metadata.finalizers).toEqual(['orphan']);
 
-    const fg = uniq('foreground');
+    const fg = uniqueName('foreground');
     await createCm(ns, fg);
     const delFg = expectCode(await t.client.request('DELETE', cmPath(ns, fg), {
       body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' },
@@ -520,7 +491,7 @@ describe('deletion in two phases', () => {
 
 describe('nodes (cluster-scoped)', () => {
   it('create, get, list, update, patch and delete', async () => {
-    const name = uniq('node');
+    const name = uniqueName('node');
     const created = expectCode(await t.client.post(nodePath(), {
       apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { role: 'test' } }, spec: { podCIDR: '10.0.0.0/24' },
     }), 201);
@@ -553,8 +524,8 @@ describe('nodes (cluster-scoped)', () => {
   });
 
   it('deletecollection with a labelSelector deletes only matching nodes', async () => {
-    const batch = uniq('nodes');
-    const [a, b, keep] = [uniq('dcn-a'), uniq('dcn-b'), uniq('dcn-keep')];
+    const batch = uniqueName('nodes');
+    const [a, b, keep] = [uniqueName('dcn-a'), uniqueName('dcn-b'), uniqueName('dcn-keep')];
     for (const [name, value] of [[a, batch], [b, batch], [keep, `${batch}-no`]] as const) {
       expectCode(await t.client.post(nodePath(), { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { batch: value } } }), 201);
     }
@@ -568,13 +539,13 @@ describe('nodes (cluster-scoped)', () => {
 
   it('a cluster-scoped type is not served under a namespace', async () => {
     expectFailure(await t.client.get(`/api/v1/namespaces/${ns}/nodes`), 404, 'NotFound');
-    const name = uniq('node-ns');
+    const name = uniqueName('node-ns');
     expectFailure(await t.client.post(`/api/v1/namespaces/${ns}/nodes`, { apiVersion: 'v1', kind: 'Node', metadata: { name } }), 404, 'NotFound');
     expect(await stored(nodeKey(name))).toBeUndefined();
   });
 
   it('the status subresource: writes to the main resource keep status, writes to /status change only status', async () => {
-    const name = uniq('node-status');
+    const name = uniqueName('node-status');
     const created = expectCode(await t.client.post(nodePath(), {
       apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: { podCIDR: '10.1.0.0/24' },
     }), 201);
@@ -620,7 +591,7 @@ describe('nodes (cluster-scoped)', () => {
 
 describe('leases (named group coordination.svc.io/v1)', () => {
   it('create, get, list, update, patch and delete with the group in messages and details', async () => {
-    const name = uniq('lease');
+    const name = uniqueName('lease');
     const created = expectCode(await t.client.post(leasePath(ns), {
       apiVersion: `${LEASES}/v1`, kind: 'Lease', metadata: { name }, spec: { holderIdentity: 'a', leaseDurationSeconds: 10 },
     }), 201);
@@ -654,8 +625,8 @@ describe('leases (named group coordination.svc.io/v1)', () => {
   });
 
   it('deletecollection with a labelSelector deletes only matching leases of the namespace', async () => {
-    const batch = uniq('leases');
-    const [a, keep, elsewhere] = [uniq('dcl-a'), uniq('dcl-keep'), uniq('dcl-elsewhere')];
+    const batch = uniqueName('leases');
+    const [a, keep, elsewhere] = [uniqueName('dcl-a'), uniqueName('dcl-keep'), uniqueName('dcl-elsewhere')];
     const make = async (namespace: string, name: string, value: string): Promise<void> => {
       expectCode(await t.client.post(leasePath(namespace), { apiVersion: `${LEASES}/v1`, kind: 'Lease', metadata: { name, labels: { batch: value } } }), 201);
     };
@@ -671,7 +642,7 @@ describe('leases (named group coordination.svc.io/v1)', () => {
   });
 
   it('generation starts at 1 and is bumped on spec changes only', async () => {
-    const name = uniq('gen');
+    const name = uniqueName('gen');
     const created = expectCode(await t.client.post(leasePath(ns), {
       apiVersion: `${LEASES}/v1`, kind: 'Lease', metadata: { name }, spec: { holderIdentity: 'a' },
     }), 201);
@@ -712,8 +683,8 @@ describe('namespaces and NamespaceLifecycle', () => {
   });
 
   it('creating in a missing namespace is 404 NotFound for the namespace', async () => {
-    const missing = uniq('nowhere');
-    const name = uniq('cm');
+    const missing = uniqueName('nowhere');
+    const name = uniqueName('cm');
     const s = expectFailure(await t.client.post(cmPath(missing), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }), 404, 'NotFound',
       `namespaces "${missing}" not found`);
     expect(s.details).toMatchObject({ name: missing, kind: 'namespaces' });
@@ -721,7 +692,7 @@ describe('namespaces and NamespaceLifecycle', () => {
   });
 
   it('creating in a terminating namespace is 403 Forbidden with a NamespaceTerminating cause', async () => {
-    const closing = uniq('closing');
+    const closing = uniqueName('closing');
     await createNamespace(closing);
     // Made Terminating in the store directly, so this checks admission alone (not DELETE).
     const key = `${t.storePrefix}/core/namespaces/${closing}`;
@@ -736,14 +707,14 @@ describe('namespaces and NamespaceLifecycle', () => {
     await waitFor('the namespace to read as Terminating', async () =>
       body(await t.client.get(`/api/v1/namespaces/${closing}`)).status?.phase === 'Terminating');
 
-    const name = uniq('late');
+    const name = uniqueName('late');
     const s = expectFailure(await t.client.post(cmPath(closing), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }), 403, 'Forbidden',
       `configmaps "${name}" is forbidden: unable to create new content in namespace ${closing} because it is being terminated`);
     expect(s.details).toMatchObject({ name, kind: 'configmaps' });
     expect(s.details?.causes).toEqual([expect.objectContaining({ reason: 'NamespaceTerminating', field: 'metadata.namespace' })]);
     expect(await stored(cmKey(closing, name))).toBeUndefined();
 
-    const lease = uniq('late-lease');
+    const lease = uniqueName('late-lease');
     const sl = expectFailure(await t.client.post(leasePath(closing), { apiVersion: `${LEASES}/v1`, kind: 'Lease', metadata: { name: lease } }), 403, 'Forbidden',
       `leases.${LEASES} "${lease}" is forbidden: unable to create new content in namespace ${closing} because it is being terminated`);
     expect(sl.details).toMatchObject({ name: lease, group: LEASES, kind: 'leases' });
@@ -751,7 +722,7 @@ describe('namespaces and NamespaceLifecycle', () => {
   });
 
   it('deleting a namespace turns it Terminating; creating in it is 403 Forbidden', async () => {
-    const doomed = uniq('doomed');
+    const doomed = uniqueName('doomed');
     await createNamespace(doomed);
     const del = expectCode(await requestWithin(10_000, 'DELETE', `/api/v1/namespaces/${doomed}`), 200);
     expect(del).toMatchObject({ kind: 'Namespace', metadata: { name: doomed }, status: { phase: 'Terminating' } });
@@ -760,7 +731,7 @@ describe('namespaces and NamespaceLifecycle', () => {
     expect(got.status.phase).toBe('Terminating');
     expect((await stored(`${t.storePrefix}/core/namespaces/${doomed}`))?.value.status.phase).toBe('Terminating');
 
-    const name = uniq('late');
+    const name = uniqueName('late');
     const s = expectFailure(await t.client.post(cmPath(doomed), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }), 403, 'Forbidden',
       `configmaps "${name}" is forbidden: unable to create new content in namespace ${doomed} because it is being terminated`);
     expect(s.details).toMatchObject({ name, kind: 'configmaps' });

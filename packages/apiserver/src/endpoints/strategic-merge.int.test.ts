@@ -2,46 +2,18 @@
 // types' schemas, every directive (`$patch`, `$deleteFromPrimitiveList`, `$setElementOrder`,
 // `$retainKeys`), and malformed patches of every patch type, each answered with a 4xx Status
 // while the stored bytes in etcd stay exactly as they were.
-import { randomBytes } from 'node:crypto';
 import { Etcd3 } from 'etcd3';
-import { startTestApiServer, type HttpResponse, type TestApiServer } from '@svc/testing';
+import { startTestApiServer, type HttpResponse, type TestApiServer, uniqueName, expectCode, expectFailure, type Json, MEDIA } from '@svc/testing';
+const MERGE = MEDIA.MERGE;
+const SMP = MEDIA.SMP;
+const JSON_PATCH = MEDIA.JSON_PATCH;
+const APPLY = MEDIA.APPLY;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
 
-interface StatusBody {
-  kind: string; apiVersion: string; status: string; message?: string; reason?: string; code: number;
-  details?: { causes?: Array<{ reason?: string; message?: string; field?: string }> };
-}
-
-const SMP = 'application/strategic-merge-patch+json';
-const MERGE = 'application/merge-patch+json';
-const JSON_PATCH = 'application/json-patch+json';
-const APPLY = 'application/apply-patch+yaml';
 
 let t: TestApiServer;
 let etcd: Etcd3;
 let ns: string;
-let seq = 0;
-
-function uniq(prefix: string): string {
-  return `${prefix}-${++seq}-${randomBytes(3).toString('hex')}`;
-}
-
-function expectCode(res: HttpResponse, code: number): Json {
-  if (res.status !== code) throw new Error(`expected HTTP ${code}, got ${res.status}: ${res.text}`);
-  return res.text ? res.json<Json>() : {};
-}
-
-function expectFailure(res: HttpResponse, code: number, reason: string, message?: string | RegExp): StatusBody {
-  if (res.status !== code) throw new Error(`expected HTTP ${code} ${reason}, got ${res.status}: ${res.text}`);
-  expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
-  const s = res.json<StatusBody>();
-  expect(s).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, code });
-  if (typeof message === 'string') expect(s.message).toBe(message);
-  else if (message) expect(s.message).toMatch(message);
-  return s;
-}
 
 const path = (resource: string, name = ''): string => `/api/v1/namespaces/${ns}/${resource}${name ? `/${name}` : ''}`;
 const key = (resource: string, name: string): string => `${t.storePrefix}/core/${resource}/${ns}/${name}`;
@@ -85,7 +57,7 @@ const names = (list: Json[] | undefined, k = 'name'): unknown[] => (list ?? []).
 beforeAll(async () => {
   t = await startTestApiServer();
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
-  ns = uniq('smp');
+  ns = uniqueName('smp');
   expectCode(await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }), 201);
 });
 
@@ -96,7 +68,7 @@ afterAll(async () => {
 
 describe('merge keys and strategies from the schema', () => {
   it('containers merge by name: patching one container changes only that one', async () => {
-    const name = uniq('pod');
+    const name = uniqueName('pod');
     await createPod(name, { containers: [{ name: 'a', image: 'example/a:1' }, { name: 'b', image: 'example/b:1' }] });
     const patched = expectCode(await smp('pods', name, { spec: { containers: [{ name: 'b', image: 'example/b:2' }] } }), 200);
     expect((patched.spec.containers as Json[]).map((c) => `${c.name as string}=${c.image as string}`)).toEqual(['a=example/a:1', 'b=example/b:2']);
@@ -106,7 +78,7 @@ describe('merge keys and strategies from the schema', () => {
   });
 
   it('service ports merge by port: a new port is added, an existing one merged', async () => {
-    const name = uniq('svc');
+    const name = uniqueName('svc');
     await createService(name, { ports: [{ name: 'http', port: 80, protocol: 'TCP' }] });
     const patched = expectCode(await smp('services', name, { spec: { ports: [{ name: 'https', port: 443 }, { port: 80, targetPort: 8080 }] } }), 200);
     const ports = patched.spec.ports as Json[];
@@ -117,21 +89,21 @@ describe('merge keys and strategies from the schema', () => {
   });
 
   it('a list without a merge strategy is replaced whole', async () => {
-    const name = uniq('svc-atomic');
+    const name = uniqueName('svc-atomic');
     await createService(name, { ports: [{ port: 80 }], externalIPs: ['192.0.2.1', '192.0.2.2'] });
     const patched = expectCode(await smp('services', name, { spec: { externalIPs: ['192.0.2.9'] } }), 200);
     expect(patched.spec.externalIPs).toEqual(['192.0.2.9']);
   });
 
   it('a patch or PUT that changes nothing writes nothing: same resourceVersion and generation (configmap and pod)', async () => {
-    const cmName = uniq('noop-cm');
+    const cmName = uniqueName('noop-cm');
     const cm = await createCm(cmName, { data: { a: '1' } });
     const cmAfter = expectCode(await smp('configmaps', cmName, { data: { a: '1' } }), 200);
     expect(cmAfter.metadata.resourceVersion).toBe(cm.metadata.resourceVersion);
     expect((await raw('configmaps', cmName))?.modRevision).toBe(cm.metadata.resourceVersion);
 
     // A pod (a type with spec and generation): strategic, merge and PUT writes that change nothing.
-    const podName = uniq('noop-pod');
+    const podName = uniqueName('noop-pod');
     const pod = await createPod(podName, { containers: [{ name: 'a', image: 'example/a:1' }] });
     const noops: Array<[string, () => Promise<HttpResponse>]> = [
       ['strategic merge patch', () => smp('pods', podName, { spec: { containers: [{ name: 'a', image: 'example/a:1' }] } })],
@@ -147,7 +119,7 @@ describe('merge keys and strategies from the schema', () => {
   });
 
   it('maps merge key by key and null deletes a key', async () => {
-    const name = uniq('cm-map');
+    const name = uniqueName('cm-map');
     await createCm(name, { metadata: { labels: { keep: 'k', drop: 'd' } }, data: { a: '1', b: '2' } });
     const patched = expectCode(await smp('configmaps', name, { metadata: { labels: { drop: null, added: 'x' } }, data: { b: null, c: '3' } }), 200);
     expect(patched.data).toEqual({ a: '1', c: '3' });
@@ -156,7 +128,7 @@ describe('merge keys and strategies from the schema', () => {
   });
 
   it('a primitive merge list (finalizers) gains new items, new ones first, without duplicates', async () => {
-    const name = uniq('cm-fin');
+    const name = uniqueName('cm-fin');
     await createCm(name, { metadata: { finalizers: ['example.com/a', 'example.com/c'] } });
     const patched = expectCode(await smp('configmaps', name, { metadata: { finalizers: ['example.com/d', 'example.com/a'] } }), 200);
     expect(patched.metadata.finalizers).toEqual(['example.com/d', 'example.com/a', 'example.com/c']);
@@ -166,7 +138,7 @@ describe('merge keys and strategies from the schema', () => {
 
 describe('directives', () => {
   it('$patch: delete in a list removes the item with that merge key', async () => {
-    const name = uniq('del-item');
+    const name = uniqueName('del-item');
     await createService(name, { ports: [{ name: 'http', port: 80 }, { name: 'alt', port: 81 }, { name: 'https', port: 443 }] });
     const patched = expectCode(await smp('services', name, { spec: { ports: [{ port: 81, $patch: 'delete' }] } }), 200);
     expect(names(patched.spec.ports, 'port')).toEqual([80, 443]);
@@ -174,7 +146,7 @@ describe('directives', () => {
   });
 
   it('$patch: replace in a list replaces the whole list with the patch items', async () => {
-    const name = uniq('replace-list');
+    const name = uniqueName('replace-list');
     await createService(name, { ports: [{ name: 'http', port: 80 }, { name: 'alt', port: 81 }] });
     const patched = expectCode(await smp('services', name, { spec: { ports: [{ name: 'grpc', port: 9000 }, { $patch: 'replace' }] } }), 200);
     expect(patched.spec.ports).toEqual([{ name: 'grpc', port: 9000, protocol: 'TCP', targetPort: 9000 }]);
@@ -182,7 +154,7 @@ describe('directives', () => {
   });
 
   it('$patch: merge in a list is refused (Kubernetes: "merging lists cannot yet be specified"); nothing changes', async () => {
-    const name = uniq('merge-list');
+    const name = uniqueName('merge-list');
     await createService(name, { ports: [{ name: 'http', port: 80 }] });
     const before = await raw('services', name);
     expectFailure(await smp('services', name, { spec: { ports: [{ name: 'x', port: 81 }, { $patch: 'merge' }] } }), 400, 'BadRequest',
@@ -191,7 +163,7 @@ describe('directives', () => {
   });
 
   it('$patch: replace in a map replaces the whole map with the rest of the patch map', async () => {
-    const name = uniq('replace-map');
+    const name = uniqueName('replace-map');
     await createCm(name, { metadata: { labels: { a: '1', b: '2' } }, data: { x: '1', y: '2' } });
     const patched = expectCode(await smp('configmaps', name, { metadata: { labels: { $patch: 'replace', c: '3' } }, data: { $patch: 'replace', z: '26' } }), 200);
     expect(patched.metadata.labels).toEqual({ c: '3' });
@@ -202,7 +174,7 @@ describe('directives', () => {
   });
 
   it('$patch: delete in a map empties the map', async () => {
-    const name = uniq('delete-map');
+    const name = uniqueName('delete-map');
     await createCm(name, { metadata: { labels: { a: '1' } }, data: { x: '1', y: '2' } });
     const patched = expectCode(await smp('configmaps', name, { data: { $patch: 'delete' } }), 200);
     expect(patched.data ?? {}).toEqual({});
@@ -211,7 +183,7 @@ describe('directives', () => {
   });
 
   it('$patch: merge in a map is refused as an unknown patch type; nothing changes', async () => {
-    const name = uniq('merge-map');
+    const name = uniqueName('merge-map');
     await createCm(name, { data: { x: '1' } });
     const before = await raw('configmaps', name);
     expectFailure(await smp('configmaps', name, { data: { $patch: 'merge', y: '2' } }), 400, 'BadRequest', /unknown patch type: merge/);
@@ -219,7 +191,7 @@ describe('directives', () => {
   });
 
   it('$deleteFromPrimitiveList/finalizers removes the listed values only', async () => {
-    const name = uniq('del-prim');
+    const name = uniqueName('del-prim');
     await createCm(name, { metadata: { finalizers: ['example.com/a', 'example.com/b', 'example.com/c'] } });
     const patched = expectCode(await smp('configmaps', name, { metadata: { '$deleteFromPrimitiveList/finalizers': ['example.com/b', 'example.com/absent'] } }), 200);
     expect(patched.metadata.finalizers).toEqual(['example.com/a', 'example.com/c']);
@@ -229,7 +201,7 @@ describe('directives', () => {
   });
 
   it('$setElementOrder/containers: the patch item is merged by name and the listed order kept', async () => {
-    const name = uniq('order-pod');
+    const name = uniqueName('order-pod');
     await createPod(name, { containers: [{ name: 'a', image: 'example/a:1' }, { name: 'b', image: 'example/b:1' }, { name: 'c', image: 'example/c:1' }] });
     const patched = expectCode(await smp('pods', name, {
       spec: { '$setElementOrder/containers': [{ name: 'a' }, { name: 'b' }, { name: 'c' }], containers: [{ name: 'b', image: 'example/b:2' }] },
@@ -245,7 +217,7 @@ describe('directives', () => {
   });
 
   it('$setElementOrder/ports reorders a merge list', async () => {
-    const name = uniq('order-svc');
+    const name = uniqueName('order-svc');
     await createService(name, { ports: [{ name: 'a', port: 80 }, { name: 'b', port: 81 }, { name: 'c', port: 82 }] });
     const patched = expectCode(await smp('services', name, { spec: { '$setElementOrder/ports': [{ port: 82 }, { port: 80 }, { port: 81 }] } }), 200);
     expect(names(patched.spec.ports, 'port')).toEqual([82, 80, 81]);
@@ -253,7 +225,7 @@ describe('directives', () => {
   });
 
   it('$retainKeys on pod volumes (patchStrategy merge,retainKeys): accepted when it lists the kept keys, refused when the patch sets an unlisted key', async () => {
-    const name = uniq('retain-pod');
+    const name = uniqueName('retain-pod');
     await createPod(name, { containers: [{ name: 'a', image: 'example/a:1' }], volumes: [{ name: 'data', emptyDir: {} }] });
     const ok = expectCode(await smp('pods', name, { spec: { volumes: [{ name: 'data', emptyDir: {}, $retainKeys: ['emptyDir', 'name'] }] } }), 200);
     expect(ok.spec.volumes).toEqual([{ name: 'data', emptyDir: {} }]);
@@ -265,7 +237,7 @@ describe('directives', () => {
   });
 
   it('$retainKeys drops the keys of a map that it does not list', async () => {
-    const name = uniq('retain-map');
+    const name = uniqueName('retain-map');
     await createCm(name, { data: { a: '1', b: '2', c: '3' } });
     const patched = expectCode(await smp('configmaps', name, { data: { $retainKeys: ['a', 'd'], d: '4' } }), 200);
     expect(patched.data).toEqual({ a: '1', d: '4' });
