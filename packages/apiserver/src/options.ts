@@ -1,11 +1,32 @@
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option, CommanderError } from 'commander';
 import { builtinResources, defaultServiceAccountIssuer, isNamingScheme, naming, NAMINGS, useNaming, type NamingScheme, type ResourceType } from '@svc/api';
 import { parseDuration, formatDuration, FeatureGates, API_SERVER_GATES, parseRuntimeConfig, groupVersionKey, resourceKey, type RuntimeConfig } from '@svc/machinery';
 import type { LogFormat } from './logger.js';
 import { OIDC_SIGNING_ALGS, type OidcOptions } from './authn/oidc.js';
+import { parseAuthenticationConfig, type AuthenticationConfig, type AuthenticationConfigContext } from './authn/authentication-config.js';
 
 /** The `--oidc-*` flags, when `--oidc-issuer-url` is given. */
 export type OidcFlags = Omit<OidcOptions, 'caPem'> & { caFile?: string };
+
+/** The `--requestheader-*` flags (authenticating proxy). */
+export interface RequestHeaderFlags {
+  clientCaFile?: string;
+  allowedNames: string[];
+  usernameHeaders: string[];
+  uidHeaders: string[];
+  groupHeaders: string[];
+  extraHeadersPrefix: string[];
+}
+
+/** `--authentication-config`, read and validated at start (reloaded by the server later). */
+export interface AuthenticationConfigFile {
+  file: string;
+  text: string;
+  config: AuthenticationConfig;
+  /** What reloads are validated against. */
+  context: AuthenticationConfigContext;
+}
 
 /**
  * A configuration the flags allow but the server cannot use (a file that does not read or
@@ -44,7 +65,21 @@ export interface ApiServerOptions {
   apiAudiences: string[];
   serviceAccountLookup: boolean;
   oidc?: OidcFlags;
+  authenticationConfig?: AuthenticationConfigFile;
+  authenticationTokenWebhookConfigFile?: string;
+  authenticationTokenWebhookVersion: 'v1' | 'v1beta1';
+  authenticationTokenWebhookCacheTtlMs: number;
+  requestHeader: RequestHeaderFlags;
+  /** Empty when `authorizationConfig` is given (the file lists the authorizers). */
   authorizationMode: string[];
+  /** `--authorization-config`: a structured AuthorizationConfiguration file. */
+  authorizationConfig?: string;
+  /** `--authorization-policy-file` (ABAC). */
+  authorizationPolicyFile?: string;
+  authorizationWebhookConfigFile?: string;
+  authorizationWebhookVersion: 'v1' | 'v1beta1';
+  authorizationWebhookCacheAuthorizedTtlMs: number;
+  authorizationWebhookCacheUnauthorizedTtlMs: number;
   featureGates: FeatureGates;
   runtimeConfig: RuntimeConfig;
   livezGracePeriodMs: number;
@@ -58,8 +93,6 @@ export interface ApiServerOptions {
 }
 
 const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
-/** Modes this build enforces; the rest parse but are refused at start until they exist. */
-const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'];
 
 /** The compiled-in types under a naming (the current naming is restored afterwards). */
 function builtinResourcesFor(scheme: NamingScheme): ResourceType[] {
@@ -166,7 +199,23 @@ export function apiServerCommand(): Command {
     .addOption(new Option('--oidc-required-claim <key=value>', 'A key=value pair that describes a required claim in the ID Token. If set, the claim is verified to be present in the ID Token with a matching value. Repeat this flag to specify multiple claims.').default([], '').argParser(repeatable))
     .addOption(new Option('--oidc-ca-file <file>', 'If set, the OpenID server\'s certificate will be verified by one of the authorities in the oidc-ca-file, otherwise the host\'s root CA set will be used.'))
     .addOption(listOption('--oidc-signing-algs <algs>', `Comma-separated list of allowed JOSE asymmetric signing algorithms: ${OIDC_SIGNING_ALGS.join(', ')}.`, ['RS256']))
+    .addOption(new Option('--authentication-config <file>', 'File with Authenticator Configuration to configure the JWT Token authenticator or the anonymous authenticator. Requires the StructuredAuthenticationConfiguration feature gate. Mutually exclusive with the --oidc-* flags; an anonymous section also excludes --anonymous-auth. Reloaded when the file changes.'))
+    .addOption(new Option('--authentication-token-webhook-config-file <file>', 'File with webhook configuration for token authentication in kubeconfig format. The API server will query the remote service to determine authentication for bearer tokens.'))
+    .addOption(new Option('--authentication-token-webhook-version <version>', 'The API version of the TokenReview (authentication API group) to send to and expect from the webhook.').default('v1beta1').choices(['v1', 'v1beta1']))
+    .addOption(durationOption('--authentication-token-webhook-cache-ttl', 'The duration to cache responses from the webhook token authenticator.', 120_000))
+    .addOption(new Option('--requestheader-client-ca-file <file>', 'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests.'))
+    .addOption(listOption('--requestheader-allowed-names <names>', 'List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.'))
+    .addOption(listOption('--requestheader-username-headers <headers>', 'List of request headers to inspect for usernames. X-Remote-User is common.'))
+    .addOption(listOption('--requestheader-uid-headers <headers>', 'List of request headers to inspect for UIDs. X-Remote-Uid is suggested.'))
+    .addOption(listOption('--requestheader-group-headers <headers>', 'List of request headers to inspect for groups. X-Remote-Group is suggested.'))
+    .addOption(listOption('--requestheader-extra-headers-prefix <prefixes>', 'List of request header prefixes to inspect. X-Remote-Extra- is suggested.'))
     .addOption(listOption('--authorization-mode <modes>', `Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: ${AUTHORIZATION_MODES.join(',')}.`, ['AlwaysAllow']))
+    .addOption(new Option('--authorization-config <file>', 'File with the authorization configuration (AuthorizationConfiguration) to set up the authorizer chain. Note: cannot be used with --authorization-mode or --authorization-webhook-* flags.'))
+    .addOption(new Option('--authorization-policy-file <file>', 'File with the authorization policy in JSON lines format, used with --authorization-mode=ABAC, on the secure port.'))
+    .addOption(new Option('--authorization-webhook-config-file <file>', 'File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook. The API server will query the remote service to determine access on the API server\'s secure port.'))
+    .addOption(new Option('--authorization-webhook-version <version>', 'The API version of the authorization.<suffix> SubjectAccessReview to send to and expect from the webhook.').default('v1beta1').choices(['v1beta1', 'v1']))
+    .addOption(durationOption('--authorization-webhook-cache-authorized-ttl', 'The duration to cache \'authorized\' responses from the webhook authorizer.', 300_000))
+    .addOption(durationOption('--authorization-webhook-cache-unauthorized-ttl', 'The duration to cache \'unauthorized\' responses from the webhook authorizer.', 30_000))
     .addOption(new Option('--feature-gates <gates>', 'A set of key=value pairs that describe feature gates for alpha/experimental features (repeatable).').default([], '').argParser(repeatable))
     .addOption(new Option('--runtime-config <config>', 'A set of key=value pairs that enable or disable built-in APIs.').default([], '').argParser(repeatable))
     .addOption(durationOption('--livez-grace-period', 'This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live.', 0))
@@ -207,10 +256,23 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
   } catch (e) {
     return fail(`invalid argument for "--runtime-config" flag: ${(e as Error).message}`);
   }
-  const modes = (o.authorizationMode as string[] | undefined) ?? ['AlwaysAllow'];
+  const authzConfig = o.authorizationConfig as string | undefined;
+  const givenOnCli = (key: string): boolean => cmd.getOptionValueSource(key) === 'cli';
+  if (authzConfig !== undefined) {
+    if (!gates.enabled('StructuredAuthorizationConfiguration')) fail('--authorization-config: requires the StructuredAuthorizationConfiguration feature gate');
+    if (givenOnCli('authorizationMode')) fail('--authorization-config can not be specified simultaneously with --authorization-mode');
+    const webhookFlags = ['authorizationWebhookConfigFile', 'authorizationWebhookVersion', 'authorizationWebhookCacheAuthorizedTtl', 'authorizationWebhookCacheUnauthorizedTtl'];
+    if (webhookFlags.some(givenOnCli)) fail('--authorization-config can not be specified simultaneously with --authorization-webhook-* flags');
+  }
+  const modes = authzConfig !== undefined ? [] : (o.authorizationMode as string[] | undefined) ?? ['AlwaysAllow'];
+  if (modes.includes('ABAC') !== (o.authorizationPolicyFile !== undefined)) {
+    fail(modes.includes('ABAC') ? '--authorization-policy-file: required by authorization mode ABAC' : '--authorization-policy-file: only used with authorization mode ABAC');
+  }
+  if (modes.includes('Webhook') !== (o.authorizationWebhookConfigFile !== undefined)) {
+    fail(modes.includes('Webhook') ? '--authorization-webhook-config-file: required by authorization mode Webhook' : '--authorization-webhook-config-file: only used with authorization mode Webhook');
+  }
   for (const m of modes) {
     if (!AUTHORIZATION_MODES.includes(m)) fail(`--authorization-mode: authorization mode ${JSON.stringify(m)} is not a valid mode`);
-    if (!SUPPORTED_AUTHORIZATION_MODES.includes(m)) fail(`--authorization-mode: authorization mode ${m} is not available in this build yet`);
   }
   if (new Set(modes).size !== modes.length) fail('--authorization-mode: authorization modes may not be repeated');
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
@@ -231,6 +293,7 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
   const givenAudiences = o.apiAudiences as string[] | undefined;
   const audiences = givenAudiences?.length ? givenAudiences : issuers;
   const oidc = oidcFlags(o, fail);
+  const authenticationConfig = authenticationConfigFlag({ o, cmd, gates, issuers, scheme: namingScheme, fail });
   // Like Kubernetes, refuse group versions and resources this server does not know.
   const served = builtinResourcesFor(namingScheme);
   for (const key of runtimeConfig.groupVersions.keys()) {
@@ -268,7 +331,25 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     apiAudiences: audiences,
     serviceAccountLookup: o.serviceAccountLookup as boolean,
     oidc,
+    authenticationConfig,
+    authenticationTokenWebhookConfigFile: o.authenticationTokenWebhookConfigFile as string | undefined,
+    authenticationTokenWebhookVersion: o.authenticationTokenWebhookVersion as 'v1' | 'v1beta1',
+    authenticationTokenWebhookCacheTtlMs: o.authenticationTokenWebhookCacheTtl as number,
+    requestHeader: {
+      clientCaFile: o.requestheaderClientCaFile as string | undefined,
+      allowedNames: (o.requestheaderAllowedNames as string[] | undefined) ?? [],
+      usernameHeaders: (o.requestheaderUsernameHeaders as string[] | undefined) ?? [],
+      uidHeaders: (o.requestheaderUidHeaders as string[] | undefined) ?? [],
+      groupHeaders: (o.requestheaderGroupHeaders as string[] | undefined) ?? [],
+      extraHeadersPrefix: (o.requestheaderExtraHeadersPrefix as string[] | undefined) ?? [],
+    },
     authorizationMode: modes,
+    authorizationConfig: authzConfig,
+    authorizationPolicyFile: o.authorizationPolicyFile as string | undefined,
+    authorizationWebhookConfigFile: o.authorizationWebhookConfigFile as string | undefined,
+    authorizationWebhookVersion: o.authorizationWebhookVersion === 'v1' ? 'v1' : 'v1beta1',
+    authorizationWebhookCacheAuthorizedTtlMs: o.authorizationWebhookCacheAuthorizedTtl as number,
+    authorizationWebhookCacheUnauthorizedTtlMs: o.authorizationWebhookCacheUnauthorizedTtl as number,
     featureGates: gates,
     runtimeConfig,
     livezGracePeriodMs: o.livezGracePeriod as number,
@@ -288,6 +369,38 @@ function isUrl(s: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * `--authentication-config`: the gate, exclusion of the `--oidc-*` flags, and the file read
+ * and validated (every error of the file on one line).
+ */
+function authenticationConfigFlag(a: {
+  o: Record<string, unknown>; cmd: Command; gates: FeatureGates; issuers: string[]; scheme: NamingScheme; fail: (msg: string) => never;
+}): AuthenticationConfigFile | undefined {
+  const file = a.o.authenticationConfig as string | undefined;
+  if (file === undefined) return undefined;
+  if (file === '') a.fail('--authentication-config must not be empty');
+  if (!a.gates.enabled('StructuredAuthenticationConfiguration')) a.fail('--authentication-config: set only when the StructuredAuthenticationConfiguration feature gate is enabled');
+  const oidcGiven = a.cmd.options.map((opt) => opt.attributeName()).filter((k) => k.startsWith('oidc') && a.cmd.getOptionValueSource(k) === 'cli');
+  if (oidcGiven.length > 0) a.fail('--authentication-config and the --oidc-* flags are mutually exclusive');
+  const context: AuthenticationConfigContext = {
+    apiVersion: `apiserver.config.${NAMINGS[a.scheme].groupSuffix}/v1beta1`,
+    serviceAccountIssuers: a.issuers,
+    anonymousConfigurable: a.gates.enabled('AnonymousAuthConfigurableEndpoints'),
+    anonymousAuthFlagSet: a.cmd.getOptionValueSource('anonymousAuth') === 'cli',
+  };
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    return a.fail(`--authentication-config: ${(e as Error).message}`);
+  }
+  try {
+    return { file, text, config: parseAuthenticationConfig(text, context), context };
+  } catch (e) {
+    return a.fail(`--authentication-config: ${file}: ${(e as Error).message}`);
   }
 }
 

@@ -121,8 +121,11 @@ export class BearerTokenAuthenticator implements Authenticator {
 
 export interface UnionAuthenticatorOptions {
   authenticators: readonly Authenticator[];
-  /** `--anonymous-auth`: requests without any credential run as `system:anonymous`. */
-  anonymous: boolean;
+  /**
+   * `--anonymous-auth`: requests without any credential run as `system:anonymous`. A function
+   * decides per request (the anonymous section of `--authentication-config`).
+   */
+  anonymous: boolean | ((req: IncomingMessage) => boolean);
   /** Told why a request was refused (for the log). */
   onFailure?: (reason: string) => void;
 }
@@ -154,7 +157,8 @@ export class UnionAuthenticator {
       }
       if (failures.length > 0) throw new AuthenticationFailed(failures.join('; '));
       if (req.headers.authorization !== undefined) throw new AuthenticationFailed('no authenticator accepts bearer tokens');
-      if (!this.o.anonymous) throw new AuthenticationFailed('anonymous requests are not allowed');
+      const anonymous = typeof this.o.anonymous === 'function' ? this.o.anonymous(req) : this.o.anonymous;
+      if (!anonymous) throw new AuthenticationFailed('anonymous requests are not allowed');
       return { name: ANONYMOUS_USER, groups: [UNAUTHENTICATED_GROUP] };
     } catch (e) {
       if (e instanceof AuthenticationFailed) this.o.onFailure?.(e.message);

@@ -40,6 +40,24 @@ describe('defaults', () => {
     expect(parse('--api-audiences', 'x,y', '--api-audiences', 'z').apiAudiences).toEqual(['x', 'y', 'z']);
   });
 
+  it('defaults the token webhook to v1beta1 with a 2m0s cache, and reads the --requestheader-* flags', () => {
+    const o = parse();
+    expect(o.authenticationTokenWebhookConfigFile).toBeUndefined();
+    expect(o.authenticationTokenWebhookVersion).toBe('v1beta1');
+    expect(o.authenticationTokenWebhookCacheTtlMs).toBe(120_000);
+    expect(o.requestHeader).toEqual({ allowedNames: [], usernameHeaders: [], uidHeaders: [], groupHeaders: [], extraHeadersPrefix: [] });
+    expect(parse('--authentication-token-webhook-version', 'v1', '--authentication-token-webhook-cache-ttl', '10s')).toMatchObject({
+      authenticationTokenWebhookVersion: 'v1', authenticationTokenWebhookCacheTtlMs: 10_000,
+    });
+    expect(parse(
+      '--requestheader-client-ca-file', '/ca.crt', '--requestheader-allowed-names', 'a,b', '--requestheader-username-headers', 'X-Remote-User',
+      '--requestheader-uid-headers', 'X-Remote-Uid', '--requestheader-group-headers', 'X-Remote-Group', '--requestheader-extra-headers-prefix', 'X-Remote-Extra-',
+    ).requestHeader).toEqual({
+      clientCaFile: '/ca.crt', allowedNames: ['a', 'b'], usernameHeaders: ['X-Remote-User'], uidHeaders: ['X-Remote-Uid'],
+      groupHeaders: ['X-Remote-Group'], extraHeadersPrefix: ['X-Remote-Extra-'],
+    });
+  });
+
   it('repeats --service-account-key-file', () => {
     expect(parse('--service-account-key-file', 'a.pem', '--service-account-key-file', 'b.pem').serviceAccountKeyFiles).toEqual(['a.pem', 'b.pem']);
   });
@@ -84,6 +102,8 @@ describe('refused with exit code 2', () => {
   });
 
   it.each([
+    ['--authentication-token-webhook-version=v2', /--authentication-token-webhook-version.*v2/],
+    ['--authentication-token-webhook-cache-ttl=soon', /--authentication-token-webhook-cache-ttl/],
     ['--enable-bootstrap-token-auth=maybe', /--enable-bootstrap-token-auth.*maybe/],
     ['--service-account-lookup=perhaps', /--service-account-lookup.*perhaps/],
   ])('%s', (arg, message) => {

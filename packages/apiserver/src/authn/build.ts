@@ -9,18 +9,23 @@ import {
 import { BootstrapTokenAuthenticator } from './bootstrap-token.js';
 import type { ObjectGetter } from './object-getter.js';
 import { OidcAuthenticator } from './oidc.js';
+import { AuthenticationConfigController, type ReloadMetrics } from './authentication-config-controller.js';
+import { TokenWebhookAuthenticator } from './token-webhook.js';
+import { loadWebhookKubeconfig } from './webhook-kubeconfig.js';
 import { selfSubjectReview, tokenReview } from './reviews.js';
 import { isHttpsUrl, JWKS_PATH, jwks, OPENID_CONFIGURATION_PATH, openIdConfiguration } from './service-account/discovery.js';
 import { ensureServiceAccountKey, parsePublicKeys, parseSigningKey, type SigningKey, type VerificationKey } from './service-account/keys.js';
 import { ServiceAccountTokenAuthenticator } from './service-account/token-authenticator.js';
 import { createServiceAccountToken, ServiceAccountTokenSigner } from './service-account/token-request.js';
 import { TokenFileAuthenticator } from './token-file.js';
-import { ClientCertAuthenticator } from './x509.js';
+import { ClientCertAuthenticator, parseCertificateBundle } from './x509.js';
+import { RequestHeaderAuthenticator } from './request-header.js';
 
 export type AuthenticationOptions = Pick<ApiServerOptions,
   'anonymousAuth' | 'tokenAuthFile' | 'clientCaFile' | 'enableBootstrapTokenAuth' | 'serviceAccountKeyFiles' |
   'serviceAccountSigningKeyFile' | 'serviceAccountIssuers' | 'serviceAccountJwksUri' | 'apiAudiences' | 'serviceAccountLookup' |
-  'oidc' | 'tlsPrivateKeyFile' | 'certDir'>;
+  'oidc' | 'authenticationConfig' | 'authenticationTokenWebhookConfigFile' | 'authenticationTokenWebhookVersion' |
+  'authenticationTokenWebhookCacheTtlMs' | 'requestHeader' | 'tlsPrivateKeyFile' | 'certDir'>;
 
 export interface AuthenticationDeps {
   /** Reads Secrets, ServiceAccounts, Pods and Nodes through the server's store. */
@@ -30,6 +35,8 @@ export interface AuthenticationDeps {
   signal: AbortSignal;
   /** `https://<host>:<port>` clients reach this server at (known once it listens). */
   externalUrl: () => string;
+  /** Counts `--authentication-config` reloads. */
+  metrics?: ReloadMetrics;
 }
 
 /** A document served outside the API (service-account issuer discovery). */
@@ -50,6 +57,8 @@ export interface Authentication {
   createOnly: Map<string, CreateOnlyHandler>;
   /** Issuer discovery documents (for an https issuer). */
   documents: AuthnDocument[];
+  /** `--authentication-config`, when given. */
+  config?: AuthenticationConfigController;
 }
 
 function readFile(flag: string, path: string): string {
@@ -106,8 +115,10 @@ async function serviceAccountKeys(o: AuthenticationOptions): Promise<{ keys: Ver
 }
 
 /**
- * Builds authentication from the flags, in Kubernetes' order: client certificates, then
- * bearer tokens (static file, bootstrap tokens, service-account tokens, OIDC). Bad files are
+ * Builds authentication from the flags, in Kubernetes' order: the authenticating proxy's
+ * request headers, client certificates, then
+ * bearer tokens (static file, bootstrap tokens, service-account tokens, OIDC or the
+ * `--authentication-config` JWT authenticators, the token webhook). Bad files are
  * a `ConfigurationError`. Resource types come from the served catalog (`lookup`).
  */
 export async function buildAuthentication(o: AuthenticationOptions, deps: AuthenticationDeps,
@@ -115,6 +126,16 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: Authen
   const log = deps.logger;
   const apiAudiences = [...o.apiAudiences];
   const requestAuthenticators: Authenticator[] = [];
+  const rh = o.requestHeader;
+  if (rh.clientCaFile) {
+    const file = rh.clientCaFile;
+    const pem = readFile('--requestheader-client-ca-file', file);
+    requestAuthenticators.push(new RequestHeaderAuthenticator({
+      roots: configured('--requestheader-client-ca-file', () => parseCertificateBundle(pem, file)),
+      allowedNames: rh.allowedNames, usernameHeaders: rh.usernameHeaders, uidHeaders: rh.uidHeaders,
+      groupHeaders: rh.groupHeaders, extraHeaderPrefixes: rh.extraHeadersPrefix,
+    }));
+  }
   if (o.clientCaFile) {
     const file = o.clientCaFile;
     const pem = readFile('--client-ca-file', file);
@@ -139,11 +160,28 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: Authen
     });
     tokenAuthenticators.push(audienceAgnostic(oidc, apiAudiences));
   }
+  let config: AuthenticationConfigController | undefined;
+  if (o.authenticationConfig) {
+    const { file, text, config: initial, context } = o.authenticationConfig;
+    config = new AuthenticationConfigController({
+      file, initial, initialText: text, context, logger: log, signal: deps.signal,
+      metrics: deps.metrics,
+    });
+    tokenAuthenticators.push(audienceAgnostic(config, apiAudiences));
+  }
+  if (o.authenticationTokenWebhookConfigFile) {
+    const file = o.authenticationTokenWebhookConfigFile;
+    const target = configured('--authentication-token-webhook-config-file', () => loadWebhookKubeconfig(file));
+    tokenAuthenticators.push(new TokenWebhookAuthenticator({
+      target, version: o.authenticationTokenWebhookVersion, cacheTtlMs: o.authenticationTokenWebhookCacheTtlMs, apiAudiences,
+    }));
+  }
   const tokens = new UnionTokenAuthenticator(tokenAuthenticators);
   requestAuthenticators.push(new BearerTokenAuthenticator(tokens, apiAudiences));
 
   const authenticator = new UnionAuthenticator({
-    authenticators: requestAuthenticators, anonymous: o.anonymousAuth,
+    authenticators: requestAuthenticators,
+    anonymous: config ? (req) => config.anonymousAllowed(req) ?? o.anonymousAuth : o.anonymousAuth,
     onFailure: (reason) => log.v(2).info('unable to authenticate the request', { error: reason }),
   });
 
@@ -172,5 +210,5 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: Authen
       { path: JWKS_PATH, contentType: 'application/jwk-set+json', body: () => JSON.stringify(jwks(sa.keys)) },
     );
   }
-  return { authenticator, tokens, apiAudiences, createOnly, documents };
+  return { authenticator, tokens, apiAudiences, createOnly, documents, config };
 }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** The API server's metrics, in a registry of its own (several servers may share a process in tests). */
@@ -31,8 +33,26 @@ export class ApiServerMetrics {
     labelNames: ['request_kind'] as const,
   });
 
-  constructor() {
+  readonly authenticationConfigReloads = new Counter({
+    name: 'apiserver_authentication_config_controller_automatic_reloads_total', registers: [this.registry],
+    help: 'Total number of automatic reloads of authentication configuration split by status and apiserver identity.',
+    labelNames: ['status', 'apiserver_id_hash'] as const,
+  });
+  readonly authenticationConfigReloadLastTimestamp = new Gauge({
+    name: 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds', registers: [this.registry],
+    help: 'Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.',
+    labelNames: ['status', 'apiserver_id_hash'] as const,
+  });
+
+  constructor(private readonly apiserverIdHash = `sha256:${createHash('sha256').update(`apiserver-${hostname()}`).digest('hex')}`) {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** One automatic reload of `--authentication-config` (Kubernetes' two metrics). */
+  recordAuthenticationConfigReload(status: 'success' | 'failure', atSeconds: number): void {
+    const labels = { status, apiserver_id_hash: this.apiserverIdHash };
+    this.authenticationConfigReloads.inc(labels);
+    this.authenticationConfigReloadLastTimestamp.set(labels, atSeconds);
   }
 }
 

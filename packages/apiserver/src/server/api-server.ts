@@ -31,6 +31,7 @@ import { forbiddenMessage } from '../authz/authorizer.js';
 import { impersonate } from '../authz/impersonation.js';
 import { accessReviewHandlers, buildAuthorization } from '../authz/rbac/setup.js';
 import { RbacEscalation } from '../admission/rbac-escalation.js';
+import { NodeRestriction } from '../admission/node-restriction.js';
 import { ensureServingCert, type ServingCert } from '../tls/self-signed.js';
 import { parseRequestInfo, type RequestInfo } from '../endpoints/request-info.js';
 import { serveResource } from '../endpoints/resource-router.js';
@@ -87,6 +88,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const getObject: ObjectGetter = (ref, o = {}) => readCachedFirst(catalog.lookup('', 'v1', ref.resource), ref.namespace, ref.name, o.fresh);
   const authentication = await buildAuthentication(opts, {
     getObject, logger: log, signal: stopping.signal, externalUrl: () => `https://${opts.advertiseAddress ?? host}:${port}`,
+    metrics: { recordReload: (status, at) => metrics.recordAuthenticationConfigReload(status, at) },
   }, (g, v, p) => catalog.lookup(g, v, p));
 
   const etcd = new Etcd3Storage({
@@ -124,11 +126,31 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     return undefined;
   }
   const getNamespace = (name: string): Promise<ApiObject | undefined> => readCachedFirst(namespaceType, '', name);
-  const authorization = buildAuthorization(opts.authorizationMode, { lookup: (g, v, p) => catalog.lookup(g, v, p), storeFor, logger: log });
+  // A bad authorization file ends start-up (exit 2) before anything runs.
+  const authorization = buildAuthorizationOrStop(opts.authorizationMode, {
+    lookup: (g, v, p) => catalog.lookup(g, v, p), storeFor, logger: log,
+    settings: {
+      configFile: opts.authorizationConfig, policyFile: opts.authorizationPolicyFile,
+      webhook: opts.authorizationWebhookConfigFile === undefined ? undefined : {
+        configFile: opts.authorizationWebhookConfigFile, version: opts.authorizationWebhookVersion,
+        authorizedTtlMs: opts.authorizationWebhookCacheAuthorizedTtlMs, unauthorizedTtlMs: opts.authorizationWebhookCacheUnauthorizedTtlMs,
+      },
+    },
+  });
   const authz = authorization.authorizer;
   const admission = new Admission([
-    new NamespaceLifecycle(getNamespace), ...(authorization.rbac ? [new RbacEscalation(authz, authorization.rbac)] : []),
+    new NamespaceLifecycle(getNamespace), ...(authorization.node ? [new NodeRestriction()] : []),
+    ...(authorization.rbac ? [new RbacEscalation(authz, authorization.rbac)] : []),
   ]);
+  function buildAuthorizationOrStop(...a: Parameters<typeof buildAuthorization>): ReturnType<typeof buildAuthorization> {
+    try {
+      return buildAuthorization(...a);
+    } catch (e) {
+      stopping.abort();
+      etcd.close().catch(() => undefined);
+      throw e;
+    }
+  }
   function storeFor(r: ResourceType): GenericStore {
     let s = stores.get(r);
     if (!s) {

@@ -7,6 +7,11 @@ import {
   localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview, type RuleResolver,
 } from '../access-reviews.js';
 import { alwaysAllow, alwaysDeny, mastersAuthorizer, UnionAuthorizer, type Authorizer } from '../authorizer.js';
+import { AbacAuthorizer } from '../abac.js';
+import { loadAuthorizationConfigFile, ReloadingAuthorizer } from '../config.js';
+import { NodeAuthorizer, NodeGraph } from '../node.js';
+import { loadWebhookKubeconfig, WebhookAuthorizer } from '../webhook.js';
+import { ConfigurationError } from '../../options.js';
 import { ClusterRoleAggregator } from './aggregation.js';
 import { defaultClusterRoleBindings, defaultClusterRoles } from './bootstrap-policy.js';
 import { reconcileBootstrapPolicy } from './bootstrap-roles.js';
@@ -16,10 +21,24 @@ import type { PolicyRule } from './rules.js';
 
 type Lookup = (group: string, version: string, plural: string) => ResourceType | undefined;
 
+/** The authorization flags beyond `--authorization-mode`. */
+export interface AuthorizationSettings {
+  /** `--authorization-policy-file` (ABAC). */
+  policyFile?: string;
+  /** `--authorization-webhook-*` (Webhook mode). */
+  webhook?: { configFile: string; version: 'v1' | 'v1beta1'; authorizedTtlMs: number; unauthorizedTtlMs: number };
+  /** `--authorization-config`; replaces the modes. */
+  configFile?: string;
+  /** Reload period of `configFile` (60 s). */
+  configReloadMs?: number;
+}
+
 export interface Authorization {
   authorizer: Authorizer;
   /** Set when RBAC is among the modes. */
   rbac?: RbacAuthorizer;
+  /** Set when Node is among the modes (then the NodeRestriction admission plugin applies). */
+  node?: NodeAuthorizer;
   rules: RuleResolver;
   /** Starts the informers and the aggregation controller, reconciles the default policy; resolves when the caches hold it. */
   bootstrap(signal: AbortSignal): Promise<void>;
@@ -28,7 +47,13 @@ export interface Authorization {
 const EVERYTHING: PolicyRule[] = [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }];
 
 /** The authorizer of `--authorization-mode` (after `system:masters`), and RBAC's caches and controllers when it is listed. */
-export function buildAuthorization(modes: readonly string[], deps: { lookup: Lookup; storeFor: (r: ResourceType) => GenericStore; logger: Logger }): Authorization {
+export function buildAuthorization(
+  flagModes: readonly string[],
+  deps: { lookup: Lookup; storeFor: (r: ResourceType) => GenericStore; logger: Logger; settings?: AuthorizationSettings },
+): Authorization {
+  const settings = deps.settings ?? {};
+  const loaded = settings.configFile ? configOrExit(settings.configFile) : undefined;
+  const modes = loaded ? [...new Set(loaded.config.authorizers.map((a) => a.type))] : flagModes;
   const rbacGroup = group('rbac.authorization');
   const storeOf = (plural: string) => (): GenericStore => {
     const r = deps.lookup(rbacGroup, 'v1', plural);
@@ -45,8 +70,45 @@ export function buildAuthorization(modes: readonly string[], deps: { lookup: Loo
       clusterRoleBindings: new StoreInformer(storeOf('clusterrolebindings'), warn('RBAC informer (clusterrolebindings) failed; relisting')),
     });
   }
-  const byMode = (m: string): Authorizer => (m === 'AlwaysDeny' ? alwaysDeny : m === 'RBAC' && rbac ? rbac : alwaysAllow);
-  const authorizer = new UnionAuthorizer([mastersAuthorizer, ...modes.map(byMode)]);
+  let node: NodeAuthorizer | undefined;
+  let pods: StoreInformer | undefined;
+  if (modes.includes('Node')) {
+    pods = new StoreInformer(() => {
+      const r = deps.lookup('', 'v1', 'pods');
+      if (!r) throw new Error('pods/v1 is not served');
+      return deps.storeFor(r);
+    }, warn('Node authorizer informer (pods) failed; relisting'));
+    node = new NodeAuthorizer(new NodeGraph(pods));
+  }
+  let reloading: ReloadingAuthorizer | undefined;
+  let authorizer: Authorizer;
+  if (loaded && settings.configFile) {
+    const file = settings.configFile;
+    try {
+      reloading = new ReloadingAuthorizer({
+        file, initial: loaded, builtin: { Node: node, RBAC: rbac },
+        onReload: (r) => {
+          if (r.ok) deps.logger.info('reloaded authorization configuration', { file });
+          else deps.logger.error('reloading authorization configuration failed; keeping the previous one', { file, error: r.error });
+        },
+      });
+    } catch (e) {
+      throw new ConfigurationError(`--authorization-config: ${(e as Error).message}`);
+    }
+    authorizer = new UnionAuthorizer([mastersAuthorizer, reloading]);
+  } else {
+    const byMode = (m: string): Authorizer => {
+      switch (m) {
+        case 'AlwaysDeny': return alwaysDeny;
+        case 'RBAC': return rbac ?? alwaysDeny;
+        case 'Node': return node ?? alwaysDeny;
+        case 'ABAC': return abacOrExit(settings.policyFile);
+        case 'Webhook': return webhookOrExit(settings.webhook);
+        default: return alwaysAllow;
+      }
+    };
+    authorizer = new UnionAuthorizer([mastersAuthorizer, ...modes.map(byMode)]);
+  }
   const rules: RuleResolver = {
     rulesFor: (user, namespace) => {
       const out: PolicyRule[] = [];
@@ -65,9 +127,16 @@ export function buildAuthorization(modes: readonly string[], deps: { lookup: Loo
 
   // Informers and the aggregator start once, however often a failed bootstrap is retried.
   let aggregator: ClusterRoleAggregator | undefined;
+  let started = false;
   const bootstrap = async (signal: AbortSignal): Promise<void> => {
     const crStore = storeOf('clusterroles');
     const crbStore = storeOf('clusterrolebindings');
+    if (!started) {
+      started = true;
+      if (pods) void pods.run(signal);
+      reloading?.start(signal, settings.configReloadMs);
+    }
+    if (pods) await pods.synced;
     if (rbac && !aggregator) {
       aggregator = new ClusterRoleAggregator(rbac.informers.clusterRoles, crStore(), warn('ClusterRole aggregation failed'));
       aggregator.start();
@@ -92,7 +161,37 @@ export function buildAuthorization(modes: readonly string[], deps: { lookup: Loo
     }
   };
 
-  return { authorizer, rbac, rules, bootstrap };
+  return { authorizer, rbac, node, rules, bootstrap };
+}
+
+function configOrExit(file: string): ReturnType<typeof loadAuthorizationConfigFile> {
+  try {
+    return loadAuthorizationConfigFile(file);
+  } catch (e) {
+    throw new ConfigurationError(`--authorization-config: ${(e as Error).message}`);
+  }
+}
+
+function abacOrExit(file: string | undefined): Authorizer {
+  if (!file) throw new ConfigurationError('--authorization-policy-file: required by authorization mode ABAC');
+  try {
+    return AbacAuthorizer.fromFile(file);
+  } catch (e) {
+    throw new ConfigurationError(`--authorization-policy-file: ${(e as Error).message}`);
+  }
+}
+
+function webhookOrExit(w: AuthorizationSettings['webhook']): Authorizer {
+  if (!w) throw new ConfigurationError('--authorization-webhook-config-file: required by authorization mode Webhook');
+  try {
+    // As Kubernetes' legacy webhook flags: failures are no opinion; a 30 s call timeout.
+    return new WebhookAuthorizer({
+      name: 'webhook', connection: loadWebhookKubeconfig(w.configFile), version: w.version,
+      authorizedTtlMs: w.authorizedTtlMs, unauthorizedTtlMs: w.unauthorizedTtlMs, timeoutMs: 30_000, failurePolicy: 'NoOpinion',
+    });
+  } catch (e) {
+    throw new ConfigurationError(`--authorization-webhook-config-file: ${(e as Error).message}`);
+  }
 }
 
 /** The create-only handlers of `authorization/v1`'s four reviews. */
