@@ -11,7 +11,7 @@ import type { ObjectGetter } from './object-getter.js';
 import { OidcAuthenticator } from './oidc.js';
 import { AuthenticationConfigController, type ReloadMetrics } from './authentication-config-controller.js';
 import { TokenWebhookAuthenticator } from './token-webhook.js';
-import { loadWebhookKubeconfig } from './webhook-kubeconfig.js';
+import { loadWebhookKubeconfig } from '../webhook/kubeconfig.js';
 import { selfSubjectReview, tokenReview } from './reviews.js';
 import { isHttpsUrl, JWKS_PATH, jwks, OPENID_CONFIGURATION_PATH, openIdConfiguration } from './service-account/discovery.js';
 import { ensureServiceAccountKey, parsePublicKeys, parseSigningKey, type SigningKey, type VerificationKey } from './service-account/keys.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestCa, HttpsClient, startTestApiServer, type TestApiServer } from '@svc/testing';
 import { TokenWebhookAuthenticator } from './token-webhook.js';
-import { loadWebhookKubeconfig } from './webhook-kubeconfig.js';
+import { loadWebhookKubeconfig } from '../webhook/kubeconfig.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;

@@ -4,7 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { group } from '@svc/api';
 import type { TokenAuthenticator, TokenAuthResult } from './authenticator.js';
 import type { UserInfo } from './user.js';
-import type { WebhookTarget } from './webhook-kubeconfig.js';
+import type { WebhookTarget } from '../webhook/kubeconfig.js';
 
 export type TokenReviewVersion = 'v1' | 'v1beta1';
 

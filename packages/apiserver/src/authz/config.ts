@@ -5,7 +5,8 @@ import YAML from 'yaml';
 import { group } from '@svc/api';
 import { formatDuration, isDns1123Label, parseDuration } from '@svc/machinery';
 import type { AuthorizationAttributes, Authorizer, Decision } from './authorizer.js';
-import { compileMatchCondition, loadWebhookKubeconfig, WebhookAuthorizer, type FailurePolicy } from './webhook.js';
+import { compileMatchCondition, WebhookAuthorizer, type FailurePolicy } from './webhook.js';
+import { loadWebhookKubeconfig } from '../webhook/kubeconfig.js';
 
 export const MAX_MATCH_CONDITIONS = 64;
 export const MAX_WEBHOOK_TIMEOUT_MS = 30_000;

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createTestCa, startTestApiServer, svcconfigYaml, waitFor, type TestApiServer } from '@svc/testing';
 import type { AuthorizationAttributes } from './authorizer.js';
-import { loadWebhookKubeconfig, WebhookAuthorizer, type WebhookAuthorizerOptions } from './webhook.js';
+import { WebhookAuthorizer, type WebhookAuthorizerOptions } from './webhook.js';
+import { loadWebhookKubeconfig } from '../webhook/kubeconfig.js';
 
 interface Review { apiVersion: string; kind: string; spec: { user: string; group?: string[]; groups?: string[]; resourceAttributes?: Record<string, string> } }
 

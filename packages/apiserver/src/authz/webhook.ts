@@ -1,53 +1,12 @@
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import YAML from 'yaml';
 import { parse as parseCel } from '@marcbachmann/cel-js';
 import { group } from '@svc/api';
+import type { WebhookTarget } from '../webhook/kubeconfig.js';
 import type { AuthorizationAttributes, Authorizer, Decision } from './authorizer.js';
 
-/** Where and how to call a webhook: a kubeconfig's current (or first) cluster and user. */
-export interface WebhookConnection {
-  server: string;
-  caPem?: string;
-  insecureSkipTlsVerify?: boolean;
-  certPem?: string;
-  keyPem?: string;
-  token?: string;
-}
-
-/** Reads a kubeconfig file (inline `*-data` or file paths relative to the file). Throws with a readable message. */
-export function loadWebhookKubeconfig(path: string): WebhookConnection {
-  const text = readFileSync(path, 'utf8');
-  const doc = YAML.parse(text) as Record<string, unknown> | null;
-  if (!doc || typeof doc !== 'object') throw new Error(`${path}: not a kubeconfig`);
-  type Named<T> = { name?: string } & T;
-  const clusters = (doc.clusters as Named<{ cluster?: Record<string, unknown> }>[] | undefined) ?? [];
-  const users = (doc.users as Named<{ user?: Record<string, unknown> }>[] | undefined) ?? [];
-  const contexts = (doc.contexts as Named<{ context?: { cluster?: string; user?: string } }>[] | undefined) ?? [];
-  const ctx = contexts.find((c) => c.name === doc['current-context'])?.context ?? contexts[0]?.context;
-  const cluster = (ctx ? clusters.find((c) => c.name === ctx.cluster) : clusters[0])?.cluster;
-  const user = (ctx ? users.find((u) => u.name === ctx.user) : users[0])?.user ?? {};
-  if (!cluster || typeof cluster.server !== 'string' || !cluster.server) throw new Error(`${path}: no cluster with a server`);
-  const base = dirname(path);
-  const material = (obj: Record<string, unknown>, dataKey: string, fileKey: string): string | undefined => {
-    const d = obj[dataKey];
-    if (typeof d === 'string' && d) return Buffer.from(d, 'base64').toString('utf8');
-    const f = obj[fileKey];
-    if (typeof f === 'string' && f) return readFileSync(resolve(base, f), 'utf8');
-    return undefined;
-  };
-  const tokenFile = typeof user.tokenFile === 'string' ? readFileSync(resolve(base, user.tokenFile), 'utf8').trim() : undefined;
-  return {
-    server: cluster.server,
-    caPem: material(cluster, 'certificate-authority-data', 'certificate-authority'),
-    insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] === true,
-    certPem: material(user, 'client-certificate-data', 'client-certificate'),
-    keyPem: material(user, 'client-key-data', 'client-key'),
-    token: typeof user.token === 'string' ? user.token : tokenFile,
-  };
-}
+/** Where and how to call the webhook (its kubeconfig-format file, read by `webhook/kubeconfig.ts`). */
+export type WebhookConnection = WebhookTarget;
 
 export type FailurePolicy = 'NoOpinion' | 'Deny';
 

@@ -10,7 +10,8 @@ import { alwaysAllow, alwaysDeny, mastersAuthorizer, UnionAuthorizer, type Autho
 import { AbacAuthorizer } from '../abac.js';
 import { loadAuthorizationConfigFile, ReloadingAuthorizer } from '../config.js';
 import { NodeAuthorizer, NodeGraph } from '../node.js';
-import { loadWebhookKubeconfig, WebhookAuthorizer } from '../webhook.js';
+import { WebhookAuthorizer } from '../webhook.js';
+import { loadWebhookKubeconfig } from '../../webhook/kubeconfig.js';
 import { ConfigurationError } from '../../options.js';
 import { ClusterRoleAggregator } from './aggregation.js';
 import { defaultClusterRoleBindings, defaultClusterRoles } from './bootstrap-policy.js';

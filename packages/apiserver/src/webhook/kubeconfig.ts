@@ -26,7 +26,7 @@ function named(list: unknown, name: string | undefined, key: string): Obj | unde
 /**
  * Reads a kubeconfig-format webhook file like Kubernetes: the current context's cluster and
  * user (else the first of each); `server`, `certificate-authority(-data)`,
- * `insecure-skip-tls-verify`, `client-certificate(-data)`, `client-key(-data)`, `token(-file)`.
+ * `insecure-skip-tls-verify`, `client-certificate(-data)`, `client-key(-data)`, `token`, `tokenFile`.
  * Relative paths start at the file's directory. Throws on anything unusable.
  */
 export function loadWebhookKubeconfig(file: string): WebhookTarget {
@@ -53,7 +53,7 @@ export function loadWebhookKubeconfig(file: string): WebhookTarget {
     throw new Error(`${file}: server ${JSON.stringify(cluster.server)} is not a URL`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${file}: server ${JSON.stringify(cluster.server)} must be http or https`);
-  const tokenFile = typeof user['token-file'] === 'string' ? user['token-file'] : undefined;
+  const tokenFile = typeof user.tokenFile === 'string' ? user.tokenFile : undefined;
   const token = typeof user.token === 'string' && user.token !== '' ? user.token
     : tokenFile ? readFileSync(isAbsolute(tokenFile) ? tokenFile : join(base, tokenFile), 'utf8').trim() : undefined;
   return {
