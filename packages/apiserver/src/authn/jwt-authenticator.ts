@@ -1,8 +1,8 @@
-import { decodeJwt, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import type { AudienceAgnosticTokenAuthenticator } from './authenticator.js';
 import type { ClaimOrExpression, JwtAuthenticatorConfig } from './authentication-config.js';
 import { OIDC_SIGNING_ALGS } from './oidc.js';
-import { OidcProvider, type OidcRuntime } from './oidc-provider.js';
+import { OidcProvider, type OidcRuntime, unverifiedIssuer } from './oidc-provider.js';
 import type { UserInfo } from './user.js';
 
 /** `iat` may be this far in the future (clock skew). */
@@ -32,13 +32,7 @@ export class JwtAuthenticator implements AudienceAgnosticTokenAuthenticator {
   }
 
   async authenticateToken(token: string): Promise<UserInfo | null> {
-    let unverified: JWTPayload;
-    try {
-      unverified = decodeJwt(token);
-    } catch {
-      return null; // not a JWT
-    }
-    if (unverified.iss !== this.c.issuer.url) return null;
+    if (unverifiedIssuer(token) !== this.c.issuer.url) return null; // another issuer's token, or not a JWT
     let claims: JWTPayload;
     try {
       claims = await this.provider.verify(token, { audience: this.c.issuer.audiences, algorithms: OIDC_SIGNING_ALGS });

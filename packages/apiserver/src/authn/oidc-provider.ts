@@ -1,4 +1,4 @@
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload, decodeJwt } from 'jose';
 import { fetchJson } from './fetch-json.js';
 
 /** Where an OpenID issuer's keys come from. */
@@ -119,4 +119,14 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     const t = setTimeout(resolve, ms);
     signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
   });
+}
+
+/** The `iss` of a JWT, read without verifying it; undefined when the token is not a JWT. */
+export function unverifiedIssuer(token: string): string | undefined {
+  try {
+    const iss = decodeJwt(token).iss;
+    return typeof iss === 'string' ? iss : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,6 +1,6 @@
-import { decodeJwt, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import type { AudienceAgnosticTokenAuthenticator } from './authenticator.js';
-import { OidcProvider, type OidcRuntime } from './oidc-provider.js';
+import { OidcProvider, type OidcRuntime, unverifiedIssuer } from './oidc-provider.js';
 import type { UserInfo } from './user.js';
 
 export type { OidcRuntime } from './oidc-provider.js';
@@ -51,13 +51,7 @@ export class OidcAuthenticator implements AudienceAgnosticTokenAuthenticator {
   }
 
   async authenticateToken(token: string): Promise<UserInfo | null> {
-    let unverified: JWTPayload;
-    try {
-      unverified = decodeJwt(token);
-    } catch {
-      return null; // not a JWT
-    }
-    if (unverified.iss !== this.o.issuerUrl) return null;
+    if (unverifiedIssuer(token) !== this.o.issuerUrl) return null; // another issuer's token, or not a JWT
     let payload: JWTPayload;
     try {
       payload = await this.verify(token);
