@@ -118,14 +118,19 @@ export function parseAuthenticationConfig(text: string, ctx: AuthenticationConfi
     if (!Array.isArray(v)) { err(`${path}.${k}`, 'Invalid value: must be a list'); return []; }
     return v;
   };
-  const compile = (path: string, expression: string): CelProgram | undefined => {
+  const compile = (path: string, expression: string, check: Parameters<typeof compileCel>[1]): CelProgram | undefined => {
     try {
-      return compileCel(expression);
+      return compileCel(expression, check);
     } catch (e) {
       err(path, `Invalid value: ${JSON.stringify(expression)}: compilation failed: ${(e as Error).message.split('\n')[0] ?? ''}`);
       return undefined;
     }
   };
+
+  const CLAIMS_BOOL = { variables: ['claims'], result: 'bool' } as const;
+  const CLAIMS_STRING = { variables: ['claims'], result: 'string' } as const;
+  const CLAIMS_STRINGS = { variables: ['claims'], result: 'string-or-list' } as const;
+  const USER_BOOL = { variables: ['user'], result: 'bool' } as const;
 
   known(doc, '', ['apiVersion', 'kind', 'jwt', 'anonymous']);
   if (doc.apiVersion !== ctx.apiVersion) err('apiVersion', `Unsupported value: ${JSON.stringify(doc.apiVersion)}: supported values: ${JSON.stringify(ctx.apiVersion)}`);
@@ -200,7 +205,7 @@ export function parseAuthenticationConfig(text: string, ctx: AuthenticationConfi
       } else if (expression) {
         if (requiredValue !== undefined) err(`${rp}.requiredValue`, 'Invalid value: requiredValue can\'t be set when expression is set');
         expressions.push(expression);
-        const program = compile(`${rp}.expression`, expression);
+        const program = compile(`${rp}.expression`, expression, CLAIMS_BOOL);
         claimValidationRules.push({ expression, message, program });
       }
     });
@@ -221,7 +226,7 @@ export function parseAuthenticationConfig(text: string, ctx: AuthenticationConfi
       if (expression) {
         if (prefix !== undefined) err(`${mp}.prefix`, 'Invalid value: prefix can\'t be set when expression is set');
         expressions.push(expression);
-        const program = compile(`${mp}.expression`, expression);
+        const program = compile(`${mp}.expression`, expression, k === 'groups' ? CLAIMS_STRINGS : CLAIMS_STRING);
         return { expression, program };
       }
       if (!claim) {
@@ -252,7 +257,7 @@ export function parseAuthenticationConfig(text: string, ctx: AuthenticationConfi
       }
       if (valueExpression === '') { err(`${xp}.valueExpression`, 'Required value: valueExpression is required'); return; }
       expressions.push(valueExpression);
-      const program = compile(`${xp}.valueExpression`, valueExpression);
+      const program = compile(`${xp}.valueExpression`, valueExpression, CLAIMS_STRINGS);
       if (program && key) extra.push({ key, valueExpression, program });
     });
     // Like Kubernetes: a username taken from claims.email needs an email_verified check.
@@ -267,7 +272,7 @@ export function parseAuthenticationConfig(text: string, ctx: AuthenticationConfi
       known(r, rp, ['expression', 'message']);
       const expression = str(r, 'expression', rp) ?? '';
       if (expression === '') { err(`${rp}.expression`, 'Required value: expression is required'); return; }
-      const program = compile(`${rp}.expression`, expression);
+      const program = compile(`${rp}.expression`, expression, USER_BOOL);
       if (program) userValidationRules.push({ expression, message: str(r, 'message', rp), program });
     });
 

@@ -1,6 +1,6 @@
 // Stock kubectl against --naming=kubernetes (it asks for authentication.k8s.io): `auth whoami`
 // (a Protobuf SelfSubjectReview) with a static token, a client certificate, a bootstrap token
-// and a service-account token from `create token`.
+// a service-account token from `create token`, and an exec credential plugin.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,6 +75,21 @@ it('create token, then auth whoami with it', async () => {
   expect(me.username).toBe('system:serviceaccount:default:robot');
   expect(me.groups).toEqual(['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated']);
   expect(me.extra?.['authentication.kubernetes.io/credential-id']?.[0]).toBe(`JTI=${claims.jti as string}`);
+});
+
+it('auth whoami through an exec credential plugin', async () => {
+  const plugin = join(dir, 'plugin.sh');
+  await writeFile(plugin, `#!/bin/sh
+printf '%s' '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"${t.adminToken}"}}'
+`, { mode: 0o755 });
+  const file = join(dir, 'exec.svcconfig');
+  await writeFile(file, [
+    'apiVersion: v1', 'kind: Config', 'current-context: exec',
+    'clusters:', '- name: svc', '  cluster:', `    server: ${t.server.url}`, `    certificate-authority-data: ${Buffer.from(t.server.caPem).toString('base64')}`,
+    'users:', '- name: exec', '  user:', '    exec:', '      apiVersion: client.authentication.k8s.io/v1', `      command: ${plugin}`, '      interactiveMode: Never',
+    'contexts:', '- name: exec', '  context: {cluster: svc, user: exec}', '',
+  ].join('\n'));
+  expect((await whoami(file)).username).toBe('admin');
 });
 
 it('a refused credential makes kubectl report Unauthorized', async () => {
