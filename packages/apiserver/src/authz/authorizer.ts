@@ -60,3 +60,18 @@ export function forbiddenMessage(a: AuthorizationAttributes, reason?: string): s
   }
   return reason ? `${msg}: ${reason}` : msg;
 }
+
+/** Records one allow or deny decision of a named authorizer (`apiserver_authorization_decisions_total`). */
+export type DecisionRecorder = (labels: { type: string; name: string; decision: 'allowed' | 'denied' }) => void;
+
+/** `inner`, counting its allow and deny decisions (no-opinion answers are not decisions). */
+export function counting(type: string, name: string, inner: Authorizer, record: DecisionRecorder | undefined): Authorizer {
+  if (!record) return inner;
+  return {
+    authorize: async (attrs) => {
+      const r = await inner.authorize(attrs);
+      if (r.decision !== 'noOpinion') record({ type, name, decision: r.decision === 'allow' ? 'allowed' : 'denied' });
+      return r;
+    },
+  };
+}

@@ -126,6 +126,12 @@ describe('svc-apiserver --authorization-config reload', () => {
     expect(calls).not.toContain('plain');
   });
 
+  it('counts decisions per named authorizer in apiserver_authorization_decisions_total', async () => {
+    const text = (await t.client.get('/metrics')).text;
+    expect(text).toMatch(/apiserver_authorization_decisions_total\{type="Webhook",name="hook",decision="allowed"\} [1-9]/);
+    expect(text).toMatch(/apiserver_authorization_decisions_total\{type="Webhook",name="hook",decision="denied"\} [1-9]/);
+  });
+
   it('takes a changed file, keeps the old one when the new is invalid', async () => {
     await replace(file, config(["request.user.startsWith('hook-') || request.user == 'plain'"]));
     await waitFor('the reloaded config to send plain to the webhook', async () => (await podsOf('p-token')) === 200);

@@ -5,6 +5,7 @@ import YAML from 'yaml';
 import { group } from '@svc/api';
 import { formatDuration, isDns1123Label, parseDuration } from '@svc/machinery';
 import type { AuthorizationAttributes, Authorizer, Decision } from './authorizer.js';
+import { counting, type DecisionRecorder } from './authorizer.js';
 import { compileMatchCondition, WebhookAuthorizer, type FailurePolicy } from './webhook.js';
 import { loadWebhookKubeconfig } from '../webhook/kubeconfig.js';
 
@@ -166,8 +167,12 @@ export function parseAuthorizationConfig(text: string): AuthorizationConfig {
 }
 
 /** Builds the ordered authorizers of a config; Node and RBAC come from `builtin` (they keep their caches across reloads). */
-export function authorizersOf(config: AuthorizationConfig, builtin: { Node?: Authorizer; RBAC?: Authorizer }): Authorizer[] {
-  return config.authorizers.map((a) => {
+export function authorizersOf(config: AuthorizationConfig, builtin: { Node?: Authorizer; RBAC?: Authorizer }, record?: DecisionRecorder): Authorizer[] {
+  return config.authorizers.map((a) => counting(a.type, a.name, authorizerOf(a, builtin), record));
+}
+
+function authorizerOf(a: AuthorizationConfig['authorizers'][number], builtin: { Node?: Authorizer; RBAC?: Authorizer }): Authorizer {
+  {
     if (a.type !== 'Webhook' || !a.webhook) {
       const b = builtin[a.type as 'Node' | 'RBAC'];
       if (!b) throw new Error(`authorizer type ${a.type} was not configured at start; restart to add it`);
@@ -179,7 +184,7 @@ export function authorizersOf(config: AuthorizationConfig, builtin: { Node?: Aut
       authorizedTtlMs: w.authorizedTtlMs, unauthorizedTtlMs: w.unauthorizedTtlMs, timeoutMs: w.timeoutMs,
       failurePolicy: w.failurePolicy, matchConditions: w.matchConditions,
     });
-  });
+  }
 }
 
 /**
@@ -198,8 +203,10 @@ export class ReloadingAuthorizer implements Authorizer {
     initial: { config: AuthorizationConfig; text: string };
     builtin: { Node?: Authorizer; RBAC?: Authorizer };
     onReload: (outcome: { ok: true } | { ok: false; error: string }) => void;
+    /** Counts decisions per named authorizer. */
+    record?: DecisionRecorder;
   }) {
-    this.chain = authorizersOf(o.initial.config, o.builtin);
+    this.chain = authorizersOf(o.initial.config, o.builtin, o.record);
     this.hash = sha(o.initial.text);
   }
 
@@ -225,7 +232,7 @@ export class ReloadingAuthorizer implements Authorizer {
     const h = sha(text);
     if (h === this.hash) return;
     try {
-      this.chain = authorizersOf(parseAuthorizationConfig(text), this.o.builtin);
+      this.chain = authorizersOf(parseAuthorizationConfig(text), this.o.builtin, this.o.record);
       this.hash = h;
       this.o.onReload({ ok: true });
     } catch (e) {

@@ -27,6 +27,11 @@ export class ApiServerMetrics {
     labelNames: ['operation', 'type'] as const,
     buckets: [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
   });
+  readonly authorizationDecisions = new Counter({
+    name: 'apiserver_authorization_decisions_total', registers: [this.registry],
+    help: 'Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.',
+    labelNames: ['type', 'name', 'decision'] as const,
+  });
   readonly inflight = new Gauge({
     name: 'apiserver_current_inflight_requests', registers: [this.registry],
     help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',

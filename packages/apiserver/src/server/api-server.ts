@@ -135,6 +135,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
         configFile: opts.authorizationWebhookConfigFile, version: opts.authorizationWebhookVersion,
         authorizedTtlMs: opts.authorizationWebhookCacheAuthorizedTtlMs, unauthorizedTtlMs: opts.authorizationWebhookCacheUnauthorizedTtlMs,
       },
+      recordDecision: (labels) => metrics.authorizationDecisions.inc(labels),
     },
   });
   const authz = authorization.authorizer;

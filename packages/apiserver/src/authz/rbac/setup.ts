@@ -6,7 +6,7 @@ import type { ObjectSchema } from '@svc/api';
 import {
   localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview, type RuleResolver,
 } from '../access-reviews.js';
-import { alwaysAllow, alwaysDeny, mastersAuthorizer, UnionAuthorizer, type Authorizer } from '../authorizer.js';
+import { alwaysAllow, alwaysDeny, mastersAuthorizer, UnionAuthorizer, type Authorizer, counting, type DecisionRecorder } from '../authorizer.js';
 import { AbacAuthorizer } from '../abac.js';
 import { loadAuthorizationConfigFile, ReloadingAuthorizer } from '../config.js';
 import { NodeAuthorizer, NodeGraph } from '../node.js';
@@ -32,6 +32,8 @@ export interface AuthorizationSettings {
   configFile?: string;
   /** Reload period of `configFile` (60 s). */
   configReloadMs?: number;
+  /** Counts decisions per authorizer (`apiserver_authorization_decisions_total`). */
+  recordDecision?: DecisionRecorder;
 }
 
 export interface Authorization {
@@ -87,7 +89,7 @@ export function buildAuthorization(
     const file = settings.configFile;
     try {
       reloading = new ReloadingAuthorizer({
-        file, initial: loaded, builtin: { Node: node, RBAC: rbac },
+        file, initial: loaded, builtin: { Node: node, RBAC: rbac }, record: settings.recordDecision,
         onReload: (r) => {
           if (r.ok) deps.logger.info('reloaded authorization configuration', { file });
           else deps.logger.error('reloading authorization configuration failed; keeping the previous one', { file, error: r.error });
@@ -108,7 +110,8 @@ export function buildAuthorization(
         default: return alwaysAllow;
       }
     };
-    authorizer = new UnionAuthorizer([mastersAuthorizer, ...modes.map(byMode)]);
+    // Authorizers from --authorization-mode are named after their mode, in lower case.
+    authorizer = new UnionAuthorizer([mastersAuthorizer, ...modes.map((m) => counting(m, m.toLowerCase(), byMode(m), settings.recordDecision))]);
   }
   const rules: RuleResolver = {
     rulesFor: (user, namespace) => {
