@@ -127,6 +127,8 @@ describe('svc-apiserver --authorization-config reload', () => {
   });
 
   it('counts decisions per named authorizer in apiserver_authorization_decisions_total', async () => {
+    expect(await podsOf('ha-token')).toBe(200);
+    expect(await podsOf('hd-token')).toBe(403);
     const text = (await t.client.get('/metrics')).text;
     expect(text).toMatch(/apiserver_authorization_decisions_total\{type="Webhook",name="hook",decision="allowed"\} [1-9]/);
     expect(text).toMatch(/apiserver_authorization_decisions_total\{type="Webhook",name="hook",decision="denied"\} [1-9]/);
