@@ -24,7 +24,7 @@ export const REASON_CODES = {
 
 export type StatusReason = keyof typeof REASON_CODES;
 
-/** Identifies the resource in messages: `configmaps`, or `leases.coordination.svc.io`. */
+/** Identifies the resource in messages: `configmaps`, or `leases.coordination.<group suffix>`. */
 export interface QualifiedResource {
   group: string;
   resource: string;

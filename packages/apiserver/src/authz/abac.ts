@@ -14,7 +14,7 @@ export interface AbacPolicySpec {
   nonResourcePath?: string;
 }
 
-/** The Policy apiVersion under the current naming (`abac.authorization.svc.io/v1beta1`). */
+/** The Policy apiVersion under the current naming (`abac.authorization.<label prefix>/v1beta1`). */
 export function abacApiVersion(): string {
   return `abac.authorization.${naming().labelPrefix}/v1beta1`;
 }

@@ -6,7 +6,7 @@ export interface MediaType {
   params: Record<string, string>;
 }
 
-/** Parses one media type (`application/json;as=Table;v=v1;g=meta.svc.io`); undefined when malformed. */
+/** Parses one media type (`application/json;as=Table;v=v1;g=meta.<group suffix>`); undefined when malformed. */
 export function parseMediaType(s: string): MediaType | undefined {
   const [full, ...rest] = s.split(';');
   const m = /^\s*([a-z0-9!#$&^_.+*-]+)\/([a-z0-9!#$&^_.+*-]+)\s*$/i.exec(full ?? '');

@@ -7,7 +7,7 @@ import { singles } from '../storage/cacher/cached-storage.js';
 export class InstrumentedStorage implements Storage {
   constructor(private readonly inner: Storage, private readonly metrics: ApiServerMetrics, private readonly storePrefix: string) {}
 
-  /** `/registry/core/configmaps/...` → `configmaps`; named groups → `leases.coordination.svc.io`. */
+  /** `/registry/core/configmaps/...` → `configmaps`; named groups → `leases.coordination.<group suffix>`. */
   private typeOf(key: string): string {
     const [group, resource] = key.slice(this.storePrefix.length + 1).split('/');
     return group === 'core' || !group ? (resource ?? '') : `${resource ?? ''}.${group}`;

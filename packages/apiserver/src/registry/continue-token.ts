@@ -1,4 +1,4 @@
-import { badRequest } from '@svc/api';
+import { badRequest, metaGroup } from '@svc/api';
 
 /**
  * The opaque `continue` token: base64 of JSON carrying the list's revision and the key
@@ -11,10 +11,11 @@ export interface ContinueToken {
   resource: string;
 }
 
-const VERSION = 'meta.svc.io/v1';
+/** The token format's version, in the naming's meta group (Kubernetes: `meta.k8s.io/v1`). */
+const version = (): string => `${metaGroup()}/v1`;
 
 export function encodeContinue(t: ContinueToken): string {
-  return Buffer.from(JSON.stringify({ v: VERSION, rv: t.rv, start: t.start, r: t.resource })).toString('base64url');
+  return Buffer.from(JSON.stringify({ v: version(), rv: t.rv, start: t.start, r: t.resource })).toString('base64url');
 }
 
 /** Decodes a token issued for `resource`; anything else (garbage, another type's token) is a 400. */
@@ -28,7 +29,7 @@ export function decodeContinue(token: string, resource: string): ContinueToken {
   }
   if (typeof parsed !== 'object' || parsed === null) return bad('not a valid continue token');
   const { v, rv, start, r } = parsed as { v?: unknown; rv?: unknown; start?: unknown; r?: unknown };
-  if (v !== VERSION) return bad('unrecognized continue token version');
+  if (v !== version()) return bad('unrecognized continue token version');
   if (typeof rv !== 'number' || !Number.isInteger(rv) || (rv <= 0 && rv !== -1)) return bad('continue token has an invalid resource version');
   if (typeof start !== 'string' || start === '' || start.startsWith('/') || start.split('/').includes('..')) {
     return bad('continue token has an invalid start key');
