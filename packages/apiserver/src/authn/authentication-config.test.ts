@@ -3,8 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CommanderError } from 'commander';
-import { parseApiServerOptions } from '../options.js';
+import { parseFlags, refusal } from '../options-testing.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-authn-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,17 +22,7 @@ const jwt = (o: Record<string, unknown> = {}) => ({
   ...o,
 });
 const config = (o: Record<string, unknown> = {}) => ({ apiVersion: API_VERSION, kind: 'AuthenticationConfiguration', jwt: [jwt()], ...o });
-const parse = (...args: string[]) => parseApiServerOptions(args, { quiet: true });
-
-function refusal(args: string[]): CommanderError {
-  try {
-    parse(...args);
-  } catch (e) {
-    if (e instanceof CommanderError) return e;
-    throw e;
-  }
-  throw new Error(`${args.join(' ')} was accepted`);
-}
+const parse = parseFlags;
 
 describe('accepted files', () => {
   it('reads the whole field table', () => {

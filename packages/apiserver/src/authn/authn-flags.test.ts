@@ -1,19 +1,8 @@
 // The authentication flags as parsed: defaults (per naming) and the combinations refused with
 // exit code 2.
-import { CommanderError } from 'commander';
-import { parseApiServerOptions } from '../options.js';
+import { parseFlags, refusal } from '../options-testing.js';
 
-const parse = (...args: string[]) => parseApiServerOptions(args, { quiet: true });
-
-function refusal(args: string[]): CommanderError {
-  try {
-    parse(...args);
-  } catch (e) {
-    if (e instanceof CommanderError) return e;
-    throw e;
-  }
-  throw new Error(`${args.join(' ')} was accepted`);
-}
+const parse = parseFlags;
 
 describe('defaults', () => {
   it('issues service-account tokens as https://<cluster>.default.svc.cluster.local for the issuer audience', () => {
