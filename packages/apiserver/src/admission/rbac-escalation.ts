@@ -1,4 +1,4 @@
-import { forbidden, group, type ApiObject } from '@svc/api';
+import { forbidden, group } from '@svc/api';
 import { MASTERS_GROUP, type UserInfo } from '../authn/user.js';
 import type { Authorizer } from '../authz/authorizer.js';
 import type { RbacAuthorizer } from '../authz/rbac/rbac-authorizer.js';

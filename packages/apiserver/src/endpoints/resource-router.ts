@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { fieldErrors, invalid, metaGroup, methodNotAllowed, notAcceptable, notFound, statusError, type Catalog, type ResourceType, type Verb } from '@svc/api';
+import { fieldErrors, invalid, metaGroup, methodNotAllowed, notAcceptable, statusError, type Catalog, type ResourceType, type Verb } from '@svc/api';
 import { FIELD_MANAGER_MAX_LENGTH, managerFromUserAgent } from '@svc/machinery';
 import type { GenericStore, RequestContext } from '../registry/store.js';
 import type { RequestInfo } from './request-info.js';
@@ -101,4 +101,3 @@ export async function serveResource(deps: ResourceRouterDeps, req: Request, res:
   await handler(scope);
 }
 
-export { notFound };

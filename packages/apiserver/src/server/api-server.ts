@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import type { AddressInfo, Socket } from 'node:net';
 import express, { type Request, type Response, type NextFunction } from 'express';
 import {
-  builtinResources, Catalog, isAlreadyExists, isNotFound, naming, notFound, statusError, systemNamespaces, useNaming,
+  builtinResources, Catalog, isAlreadyExists, isNotFound, naming, statusError, systemNamespaces, useNaming,
   forbidden, unauthorized, tooManyRequests, type ApiObject, type ResourceType,
 } from '@svc/api';
 import { isEnabled } from '@svc/machinery';
@@ -35,7 +35,7 @@ import { NodeRestriction } from '../admission/node-restriction.js';
 import { ensureServingCert, type ServingCert } from '../tls/self-signed.js';
 import { parseRequestInfo, type RequestInfo } from '../endpoints/request-info.js';
 import { serveResource } from '../endpoints/resource-router.js';
-import { sendError, sendObject } from '../endpoints/handlers/respond.js';
+import { sendError } from '../endpoints/handlers/respond.js';
 import { aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from '../endpoints/discovery.js';
 import { parseAccept } from '../endpoints/media-types.js';
 import { openApiV2Answer, openApiV3Document, openApiV3Root } from '../endpoints/openapi.js';
@@ -427,4 +427,3 @@ function delay(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-export { notFound, sendObject };
