@@ -1,3 +1,20 @@
 export { loadSvcconfig, svcconfigPath, SvcconfigError, type ClientConfig, type ExecConfig } from './svcconfig.js';
 export { ExecCredentialProvider, ExecCredentialError, type ExecCredentialStatus } from './exec-credential.js';
 export { RestClient, type RequestOptions, type Response } from './rest-client.js';
+export { type StreamResponse } from './rest-client.js';
+export { watch, responseError, type WatchOptions } from './watch-stream.js';
+export { type ClientLogger, silentClientLogger } from './logger.js';
+export {
+  Reflector, listWatcherFor, collectionPath,
+  type ListerWatcher, type ListOptions, type GroupVersionResource, type CollectionOptions, type ReflectorSink, type ReflectorOptions,
+} from './reflector.js';
+export {
+  Informer, Indexer, SharedInformerFactory, objectKey, splitKey, NAMESPACE_INDEX,
+  type EventHandlers, type IndexFunc, type InformerOptions,
+} from './informer.js';
+export { WorkQueue, ExponentialFailureRateLimiter, type RateLimiter } from './work-queue.js';
+export {
+  LeaderElector, LeaderElectionConfigError, validateLeaderElectionConfig,
+  type LeaderElectionConfig, type Lease, type LeaseSpec,
+} from './leader-election.js';
+export { Controller, type ControllerOptions, type Reconcile, type ReconcileResult } from './controller.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { ExecCredentialProvider } from './exec-credential.js';
 import type { ClientConfig } from './svcconfig.js';
 
@@ -9,6 +9,12 @@ export interface Response {
   headers: IncomingHttpHeaders;
   body: Buffer;
   json<T = unknown>(): T;
+}
+
+export interface StreamResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: IncomingMessage;
 }
 
 export interface RequestOptions {
@@ -86,6 +92,31 @@ export class RestClient {
       });
       req.on('error', reject);
       req.end(payload);
+    });
+  }
+
+  /**
+   * Like `request`, but resolves as soon as the response headers arrive and hands over the
+   * body as a stream (for watches); aborting `signal` destroys the response.
+   */
+  async stream(method: string, path: string, opts: RequestOptions = {}): Promise<StreamResponse> {
+    const first = await this.openStream(method, path, opts);
+    if (first.status !== 401 || !this.exec) return first;
+    first.body.resume();
+    this.exec.invalidate();
+    return this.openStream(method, path, opts);
+  }
+
+  private async openStream(method: string, path: string, opts: RequestOptions): Promise<StreamResponse> {
+    const { token } = await this.credentials();
+    const headers: Record<string, string> = { accept: opts.accept ?? 'application/json' };
+    if (token) headers.authorization = `Bearer ${token}`;
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(new URL(path, this.config.server), { method, headers, agent: this.agent, signal: opts.signal }, (res) => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res });
+      });
+      req.on('error', reject);
+      req.end();
     });
   }
 
