@@ -15,7 +15,6 @@
 // The API server runs as a separate process; etcd, the server and this load generator share
 // the machine's CPUs.
 
-import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, Scope, apiClient, fmtLatency, result, runIfMain, runLoad, spawnApiServer, svcTesting } from './lib.mjs';
@@ -46,25 +45,8 @@ function applied(containers) {
 }
 
 /** One request with an explicit content type on the client's keep-alive agent. */
-function send(api, server, method, path, body, contentType) {
-  return new Promise((res, rej) => {
-    const payload = Buffer.from(JSON.stringify(body));
-    const req = httpsRequest(`${server.url}${path}`, {
-      method, agent: api.agent,
-      headers: { authorization: `Bearer ${server.token}`, accept: 'application/json', 'content-type': contentType, 'content-length': String(payload.length) },
-    }, (r) => {
-      const chunks = [];
-      r.on('data', (c) => chunks.push(c));
-      r.on('end', () => res({ status: r.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      r.on('error', rej);
-    });
-    req.on('error', rej);
-    req.end(payload);
-  });
-}
-
 async function apply(api, server, m, tag) {
-  const r = await send(api, server, 'PATCH', `${PATH}?fieldManager=${MANAGERS[m]}&force=false`, applied(containersOf(m, tag)), 'application/apply-patch+yaml');
+  const r = await api.call('PATCH', `${PATH}?fieldManager=${MANAGERS[m]}&force=false`, applied(containersOf(m, tag)), 'application/apply-patch+yaml');
   if (r.status !== 200 && r.status !== 201) throw new Error(`apply by ${MANAGERS[m]}: HTTP ${r.status} ${r.body.slice(0, 400)}`);
   return JSON.parse(r.body);
 }
@@ -88,7 +70,7 @@ export default async function run({ log = () => undefined } = {}) {
     // values, then alpha stops applying 25-49 (beta keeps them). From then on each manager
     // changes only its own containers and no apply conflicts.
     const all = [...containersOf(0, 'v0'), ...containersOf(1, 'v0')];
-    const createRes = await send(api, server, 'PATCH', `${PATH}?fieldManager=alpha`, applied(all), 'application/apply-patch+yaml');
+    const createRes = await api.call('PATCH', `${PATH}?fieldManager=alpha`, applied(all), 'application/apply-patch+yaml');
     if (createRes.status !== 201) throw new Error(`create by apply: HTTP ${createRes.status} ${createRes.body.slice(0, 400)}`);
     await apply(api, server, 1, 'v0');
     const live = await apply(api, server, 0, 'v0');
@@ -138,7 +120,7 @@ export default async function run({ log = () => undefined } = {}) {
       const m = i % 2;
       const body = structuredClone(current);
       for (let j = 0; j < HALF; j++) body.spec.containers[m * HALF + j].image = `registry.example/${containerName(m * HALF + j)}:p${i}`;
-      const r = await send(api, server, 'PUT', PATH, body, 'application/json');
+      const r = await api.call('PUT', PATH, body, 'application/json');
       if (r.status !== 200) throw new Error(`PUT: HTTP ${r.status} ${r.body.slice(0, 400)}`);
     };
     log(`  ${apply1.ops} PUTs at concurrency 1 ...`);

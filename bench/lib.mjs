@@ -210,15 +210,16 @@ function probe(url, token) {
   });
 }
 
-/** A keep-alive HTTPS client for a spawned server: `call(method, path, body?)` → {status, body}. */
+/** A keep-alive HTTPS client for a spawned server: `call(method, path, body?, contentType?)` → {status, body}. */
 export function apiClient(server, { maxSockets = 64 } = {}) {
   const agent = new HttpsAgent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, ca: server.caPem });
   const auth = `Bearer ${server.token}`;
-  const call = (method, path, body) => new Promise((res, rej) => {
+  const headers = { authorization: auth, accept: 'application/json' };
+  const call = (method, path, body, contentType = 'application/json') => new Promise((res, rej) => {
     const payload = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-    const headers = { authorization: auth, accept: 'application/json' };
-    if (payload) { headers['content-type'] = 'application/json'; headers['content-length'] = String(payload.length); }
-    const req = httpsRequest(`${server.url}${path}`, { method, agent, headers }, (r) => {
+    const h = { ...headers };
+    if (payload) { h['content-type'] = contentType; h['content-length'] = String(payload.length); }
+    const req = httpsRequest(`${server.url}${path}`, { method, agent, headers: h }, (r) => {
       const chunks = [];
       r.on('data', (c) => chunks.push(c));
       r.on('end', () => res({ status: r.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
@@ -227,7 +228,7 @@ export function apiClient(server, { maxSockets = 64 } = {}) {
     req.on('error', rej);
     req.end(payload);
   });
-  return { call, agent, close: () => agent.destroy() };
+  return { call, agent, headers, close: () => agent.destroy() };
 }
 
 // ---------------------------------------------------------------------------------------

@@ -11,8 +11,8 @@
 // send time, and latency = receive time - send time. Target: API p99 < 100 ms, none missed.
 
 import { randomBytes } from 'node:crypto';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { Scope, etcd3, percentile, result, runIfMain, spawnApiServer, svcTesting, sleep } from './lib.mjs';
+import { request as httpsRequest } from 'node:https';
+import { Scope, apiClient, etcd3, percentile, result, runIfMain, spawnApiServer, svcTesting, sleep } from './lib.mjs';
 
 const WATCHERS = Number(process.env.WATCHERS ?? 500);
 const RATE = Number(process.env.RATE ?? 200);
@@ -60,18 +60,12 @@ async function rawEtcd(client, deadlineMs) {
 
 async function apiWatch(server, deadlineMs) {
   const ns = `bench-watch-${randomBytes(3).toString('hex')}`;
-  const agent = new HttpsAgent({ keepAlive: true, maxSockets: WATCHERS + 64, ca: server.caPem });
-  const headers = { authorization: `Bearer ${server.token}`, accept: 'application/json' };
-  const call = (method, path, body) => new Promise((res, rej) => {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = httpsRequest(`${server.url}${path}`, { method, agent, headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}) } }, (r) => {
-      let text = '';
-      r.on('data', (c) => { text += c; });
-      r.on('end', () => res({ status: r.statusCode, text }));
-    });
-    req.on('error', rej);
-    req.end(payload);
-  });
+  const api = apiClient(server, { maxSockets: WATCHERS + 64 });
+  const { agent, headers } = api;
+  const call = async (method, path, body) => {
+    const r = await api.call(method, path, body);
+    return { status: r.status, text: r.body };
+  };
   const created = await call('POST', '/api/v1/namespaces', { metadata: { name: ns } });
   if (created.status !== 201) throw new Error(`namespace: HTTP ${created.status} ${created.text}`);
   const rv = JSON.parse((await call('GET', `/api/v1/namespaces/${ns}/configmaps`)).text).metadata.resourceVersion;
@@ -115,7 +109,7 @@ async function apiWatch(server, deadlineMs) {
   const until = Date.now() + deadlineMs;
   while (counts.some((c) => c < EVENTS) && Date.now() < until) await sleep(50);
   for (const r of requests) r.destroy();
-  agent.destroy();
+  api.close();
   return stats(latencies, counts.reduce((s, c) => s + (EVENTS - c), 0));
 }
 
