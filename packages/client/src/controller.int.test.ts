@@ -1,18 +1,12 @@
-import { startTestApiServer, uniqueName, waitFor, type TestApiServer } from '@svc/testing';
+import { uniqueName, waitFor } from '@svc/testing';
 import type { ApiObject } from '@svc/api';
-import { Controller, Informer, RestClient, listWatcherFor, loadSvcconfig, splitKey } from './index.js';
+import { Controller, Informer, RestClient, listWatcherFor, splitKey } from './index.js';
+import { withServerAndClient } from './server-testing.js';
 
 // A controller copying a ConfigMap's `app` label into its `copied-app` annotation, end to end.
-let t: TestApiServer;
+const env = withServerAndClient();
 let c: RestClient;
-beforeAll(async () => {
-  t = await startTestApiServer();
-  c = new RestClient(loadSvcconfig(t.svcconfigPath));
-});
-afterAll(async () => {
-  c.close();
-  await t.stop();
-});
+beforeAll(() => { c = env.client; });
 
 const cmPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`;
 

@@ -3,18 +3,13 @@ import type { ApiObject, WatchEvent } from '@svc/api';
 import {
   Informer, RestClient, SharedInformerFactory, listWatcherFor, loadSvcconfig, watch, type ListerWatcher,
 } from './index.js';
+import { withServerAndClient } from './server-testing.js';
 
 // Informers against a real server: list then watch, handler order, paging, indices, relist on 410.
+const env = withServerAndClient();
 let t: TestApiServer;
 let c: RestClient;
-beforeAll(async () => {
-  t = await startTestApiServer();
-  c = new RestClient(loadSvcconfig(t.svcconfigPath));
-});
-afterAll(async () => {
-  c.close();
-  await t.stop();
-});
+beforeAll(() => ({ server: t, client: c } = env));
 
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
 

@@ -1,18 +1,12 @@
-import { startTestApiServer, uniqueName, waitFor, type TestApiServer } from '@svc/testing';
+import { uniqueName, waitFor } from '@svc/testing';
 import { group, naming } from '@svc/api';
-import { LeaderElectionConfigError, LeaderElector, RestClient, loadSvcconfig, type Lease, type LeaderElectionConfig } from './index.js';
+import { LeaderElectionConfigError, LeaderElector, RestClient, type Lease, type LeaderElectionConfig } from './index.js';
+import { withServerAndClient } from './server-testing.js';
 
 // Two candidates on one Lease against a real server, with short durations.
-let t: TestApiServer;
+const env = withServerAndClient();
 let c: RestClient;
-beforeAll(async () => {
-  t = await startTestApiServer();
-  c = new RestClient(loadSvcconfig(t.svcconfigPath));
-});
-afterAll(async () => {
-  c.close();
-  await t.stop();
-});
+beforeAll(() => { c = env.client; });
 
 interface Candidate {
   elector: LeaderElector;
