@@ -1,7 +1,7 @@
 import type { ApiObject } from '@svc/api';
 import type { Storage, StorageEvent, WatchOptions, ListOptions, ListResult, UpdateFunc, UpdateOptions, DeleteOptions, GetOptions, WriteOptions } from '../storage/interface.js';
 import type { ApiServerMetrics } from './metrics.js';
-import { singles } from '../storage/cacher/cached-storage.js';
+import { watchBatchesOf } from '../storage/watch-batches.js';
 
 /** Wraps a Storage to observe `etcd_request_duration_seconds` per operation and type. */
 export class InstrumentedStorage implements Storage {
@@ -30,7 +30,7 @@ export class InstrumentedStorage implements Storage {
   count(prefix: string): Promise<number> { return this.time('count', prefix, () => this.inner.count(prefix)); }
   watch(prefix: string, opts: WatchOptions): AsyncIterable<StorageEvent> { return this.inner.watch(prefix, opts); }
   watchBatches(prefix: string, opts: WatchOptions): AsyncIterable<StorageEvent[]> {
-    return this.inner.watchBatches ? this.inner.watchBatches(prefix, opts) : singles(this.inner.watch(prefix, opts));
+    return watchBatchesOf(this.inner, prefix, opts);
   }
   currentRevision(): Promise<number> { return this.inner.currentRevision(); }
   probeChanges(prefix: string, since: number): Promise<{ revision: number; changed: boolean; count: number }> {

@@ -5,7 +5,7 @@ import {
   type ApiObject, type DeleteOptions, type FieldError, type ObjectList, type ResourceType, type Status,
 } from '@svc/api';
 import { isStorageError, type ReadConsistency, type Storage, type StorageError, type StorageEvent } from '../storage/interface.js';
-import { singles } from '../storage/cacher/cached-storage.js';
+import { watchBatchesOf } from '../storage/watch-batches.js';
 import type { Admission, AdmissionAttributes } from '../admission/admission.js';
 import type { UserInfo } from '../authn/user.js';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
@@ -240,7 +240,7 @@ export class GenericStore {
         from = Number(p.resourceVersion);
       }
       const opts = { fromRevision: from, recursive: !p.name, signal, bookmarkEveryMs: p.allowBookmarks ? p.bookmarkEveryMs : undefined };
-      const batches = this.storage.watchBatches ? this.storage.watchBatches(key, opts) : singles(this.storage.watch(key, opts));
+      const batches = watchBatchesOf(this.storage, key, opts);
       for await (const batch of batches) {
         const out: WatchEventOut[] = [];
         for (const e of batch) {

@@ -4,6 +4,7 @@ import {
   type StorageEvent, type UpdateFunc, type UpdateOptions, type WatchOptions, type WriteOptions,
 } from '../interface.js';
 import { Cacher, type CacherOptions } from './cacher.js';
+import { watchBatchesOf } from '../watch-batches.js';
 
 export interface CachedStorageOptions {
   /** Keys look like `<storePrefix>/<group>/<resource>/...`; one cache per `<group>/<resource>`. */
@@ -96,7 +97,7 @@ export class CachedStorage implements Storage {
 
   watchBatches(prefix: string, opts: WatchOptions): AsyncIterable<StorageEvent[]> {
     const c = this.cacherFor(prefix);
-    if (!c || !c.canWatchFrom(opts.fromRevision)) return singles(this.inner.watch(prefix, opts));
+    if (!c || !c.canWatchFrom(opts.fromRevision)) return watchBatchesOf(this.inner, prefix, opts);
     return c.watchBatches(prefix, opts);
   }
 
@@ -123,7 +124,3 @@ export class CachedStorage implements Storage {
   }
 }
 
-/** Batches of one, for a watch the store behind serves event by event. */
-export async function* singles(events: AsyncIterable<StorageEvent>): AsyncGenerator<StorageEvent[]> {
-  for await (const e of events) yield [e];
-}
