@@ -51,7 +51,7 @@ export async function serveCreateOnly(h: CreateOnlyHandler, req: Request, res: R
   if (info.verb !== 'create' || (!sub && info.name)) throw methodNotAllowed();
   const format = negotiate(req.headers.accept);
   if (!format) throw notAcceptable(advertisedMediaTypes());
-  const query = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
+  const query = info.query;
   const dryRun = dryRunOf(query);
   const level = fieldValidationOf(query);
 

@@ -13,6 +13,8 @@ export interface RequestInfo {
   name: string;
   /** Extra path segments past the subresource (`/api/v1/namespaces/x/pods/y/proxy/a/b`). */
   parts: string[];
+  /** The query parameters, parsed once for the whole request. */
+  query: URLSearchParams;
 }
 
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
@@ -26,7 +28,7 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
   const path = rawPath.split('?')[0] ?? '';
   const info: RequestInfo = {
     isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '', apiVersion: '',
-    namespace: '', resource: '', subresource: '', name: '', parts: [],
+    namespace: '', resource: '', subresource: '', name: '', parts: [], query,
   };
   let parts = path.split('/').filter((p) => p !== '').map((p) => { try { return decodeURIComponent(p); } catch { return p; } });
   const prefix = parts[0];

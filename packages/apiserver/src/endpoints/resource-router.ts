@@ -93,7 +93,7 @@ export async function serveResource(deps: ResourceRouterDeps, req: Request, res:
   const readVerb = verb === 'get' || verb === 'list' || verb === 'watch';
   const format = negotiate(req.headers.accept, readVerb && !info.subresource ? ['Table'] : []);
   if (!format) throw notAcceptable(advertisedMediaTypes());
-  const query = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
+  const query = info.query;
   if (['create', 'update', 'patch', 'delete', 'deletecollection'].includes(verb)) ctx.dryRun = dryRunOf(query);
   if (['create', 'update', 'patch'].includes(verb)) ctx.fieldManager = fieldManagerOf(query, req.headers['user-agent']);
   const gzip = !!deps.responseCompression && (verb === 'get' || verb === 'list') && acceptsGzip(req.headers['accept-encoding']);
