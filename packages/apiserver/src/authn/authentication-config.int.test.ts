@@ -5,12 +5,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HttpsClient, startOidcIssuer, startTestApiServer, waitFor, type OidcIssuer, type TestApiServer } from '@svc/testing';
+import { HttpsClient, startOidcIssuer, startTestApiServer, waitFor, type OidcIssuer, type TestApiServer, type Json } from '@svc/testing';
 import { parseAuthenticationConfig, type AuthenticationConfigContext } from './authentication-config.js';
 import { JwtAuthenticator } from './jwt-authenticator.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
 
 const CLIENT = 'svc-client';
 const API_VERSION = 'apiserver.config.svc.io/v1beta1';

@@ -2,10 +2,7 @@
 // headers (sent byte for byte over TLS), the 401 Status, and the create-only review endpoints.
 import { connect } from 'node:tls';
 import { URL } from 'node:url';
-import { HttpsClient, startTestApiServer, type TestApiServer } from '@svc/testing';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
+import { HttpsClient, startTestApiServer, type TestApiServer, type Json } from '@svc/testing';
 
 const AUTHN = 'authentication.svc.io/v1';
 const SSR = `/apis/${AUTHN}/selfsubjectreviews`;

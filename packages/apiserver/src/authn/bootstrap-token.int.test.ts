@@ -1,9 +1,6 @@
 // Bootstrap tokens (--enable-bootstrap-token-auth): every row of the spec's table against
 // Secrets stored in the real server.
-import { HttpsClient, startTestApiServer, waitFor, type TestApiServer } from '@svc/testing';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
+import { HttpsClient, startTestApiServer, waitFor, type TestApiServer, type Json } from '@svc/testing';
 
 const SSR = '/apis/authentication.svc.io/v1/selfsubjectreviews';
 const TYPE = 'bootstrap.svc.io/token';

@@ -4,11 +4,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HttpsClient, startOidcIssuer, startTestApiServer, waitFor, type OidcIssuer, type TestApiServer } from '@svc/testing';
+import { HttpsClient, startOidcIssuer, startTestApiServer, waitFor, type OidcIssuer, type TestApiServer, type Json } from '@svc/testing';
 import { OidcAuthenticator, type OidcOptions } from './oidc.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
 
 const CLIENT = 'svc-client';
 let issuer: OidcIssuer;

@@ -5,12 +5,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestCa, HttpsClient, startTestApiServer, type ClientCert, type IssuedCert, type TestApiServer } from '@svc/testing';
+import { createTestCa, HttpsClient, startTestApiServer, type ClientCert, type IssuedCert, type TestApiServer, type Json } from '@svc/testing';
 
 const SSR = '/apis/authentication.svc.io/v1/selfsubjectreviews';
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
-
 let t: TestApiServer;
 let dir: string;
 let anon: HttpsClient;

@@ -6,12 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestCa, HttpsClient, startTestApiServer, type TestApiServer } from '@svc/testing';
+import { createTestCa, HttpsClient, startTestApiServer, type TestApiServer, type Json } from '@svc/testing';
 import { TokenWebhookAuthenticator } from './token-webhook.js';
 import { loadWebhookKubeconfig } from '../webhook/kubeconfig.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
 
 const AUDIENCE = 'https://svc.default.svc.cluster.local';
 let server: Server;

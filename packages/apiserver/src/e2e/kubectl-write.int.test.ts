@@ -4,15 +4,12 @@
 //
 // The server runs with `--naming=kubernetes`: kubectl then finds its own OpenAPI extension names
 // (server-side field validation and apply need them) and its own last-applied annotation.
-import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import YAML from 'yaml';
-import { startKubectlEnv, type KubectlEnv, type KubectlResult, type TestApiServer } from '@svc/testing';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
+import { startKubectlEnv, type KubectlEnv, type KubectlResult, type TestApiServer, uniqueName, type Json } from '@svc/testing';
+import { coreKey, readStored, type StoredObject } from '../endpoints/stored-testing.js';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -20,11 +17,6 @@ let env: KubectlEnv;
 let t: TestApiServer;
 let etcd: Etcd3;
 let ns: string;
-let seq = 0;
-
-function uniq(prefix: string): string {
-  return `${prefix}-${++seq}-${randomBytes(3).toString('hex')}`;
-}
 
 function run(args: string[], stdin?: string): Promise<KubectlResult> {
   return env.run(args, { stdin, timeoutMs: 60_000 });
@@ -39,14 +31,13 @@ async function k(args: string[], stdin?: string): Promise<KubectlResult> {
 
 /** Writes a manifest file (YAML) and returns its path. */
 async function manifest(obj: Json): Promise<string> {
-  const file = join(env.home, `${uniq('manifest')}.yaml`);
+  const file = join(env.home, `${uniqueName('manifest')}.yaml`);
   await writeFile(file, YAML.stringify(obj));
   return file;
 }
 
-async function stored(resource: string, name: string): Promise<{ value: Json; modRevision: string } | undefined> {
-  const kv = (await etcd.get(`${t.storePrefix}/core/${resource}/${ns}/${name}`).exec()).kvs[0];
-  return kv ? { value: JSON.parse(kv.value.toString('utf8')) as Json, modRevision: kv.mod_revision } : undefined;
+function stored(resource: string, name: string): Promise<StoredObject | undefined> {
+  return readStored(etcd, coreKey(t.storePrefix, resource, ns, name));
 }
 
 function managers(obj: Json): string[] {
@@ -61,7 +52,7 @@ beforeAll(async () => {
   env = await startKubectlEnv({ args: ['--naming=kubernetes'] });
   t = env.server;
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
-  ns = uniq('kwrite');
+  ns = uniqueName('kwrite');
   const res = await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   expect(res.status).toBe(201);
 });
@@ -72,7 +63,7 @@ afterAll(async () => {
 });
 
 it('apply -f twice (client side), then apply --server-side: no conflict, ownership moves to kubectl', async () => {
-  const name = uniq('csa');
+  const name = uniqueName('csa');
   const first = await k(['apply', '-f', await manifest(cm(name, { alpha: '1', beta: '1' }))]);
   expect(first.stdout.trim()).toBe(`configmap/${name} created`);
   const second = await k(['apply', '-f', await manifest(cm(name, { alpha: '2', beta: '1', gamma: '1' }))]);
@@ -95,7 +86,7 @@ it('apply -f twice (client side), then apply --server-side: no conflict, ownersh
 });
 
 it('two managers conflict; --force-conflicts takes the field over', async () => {
-  const name = uniq('managers');
+  const name = uniqueName('managers');
   expect((await k(['apply', '--server-side', '--field-manager=alice', '-f', await manifest(cm(name, { alpha: '1' }))])).stdout.trim())
     .toBe(`configmap/${name} serverside-applied`);
   const bobFile = await manifest(cm(name, { alpha: '2' }));
@@ -113,7 +104,7 @@ it('two managers conflict; --force-conflicts takes the field over', async () => 
 });
 
 it('--dry-run=server runs on the server and changes nothing (create, apply, patch, delete)', async () => {
-  const name = uniq('dry');
+  const name = uniqueName('dry');
   const file = await manifest(cm(name, { alpha: '1' }));
   expect((await k(['create', '--dry-run=server', '-f', file])).stdout.trim()).toBe(`configmap/${name} created (server dry run)`);
   expect((await k(['apply', '--server-side', '--dry-run=server', '-f', file])).stdout.trim()).toBe(`configmap/${name} serverside-applied (server dry run)`);
@@ -128,7 +119,7 @@ it('--dry-run=server runs on the server and changes nothing (create, apply, patc
 });
 
 it('--validate=strict refuses an unknown field; --validate=warn warns and drops it', async () => {
-  const name = uniq('validate');
+  const name = uniqueName('validate');
   const body = { ...pod(name, [{ name: 'app', image: 'example/app:1' }]) };
   body.spec.foo = 'bar';
   const file = await manifest(body);
@@ -149,7 +140,7 @@ it('--validate=strict refuses an unknown field; --validate=warn warns and drops 
 });
 
 it('get -o wide shows the pod Table columns', async () => {
-  const name = uniq('wide');
+  const name = uniqueName('wide');
   await k(['create', '-f', await manifest(pod(name, [{ name: 'app', image: 'example/app:1' }, { name: 'side', image: 'example/side:1' }]))]);
   const r = await k(['get', 'pods', name, '-n', ns, '-o', 'wide']);
   const [header, row, ...rest] = r.stdout.trimEnd().split('\n');
@@ -169,7 +160,7 @@ it('get -o wide shows the pod Table columns', async () => {
 });
 
 it('patch --type strategic merges containers by name', async () => {
-  const name = uniq('smp');
+  const name = uniqueName('smp');
   await k(['create', '-f', await manifest(pod(name, [{ name: 'app', image: 'example/app:1' }, { name: 'side', image: 'example/side:1' }]))]);
   const r = await k(['patch', 'pod', name, '-n', ns, '--type', 'strategic', '-p', '{"spec":{"containers":[{"name":"side","image":"example/side:2"}]}}']);
   expect(r.stdout.trim()).toBe(`pod/${name} patched`);

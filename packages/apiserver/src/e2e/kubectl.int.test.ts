@@ -1,33 +1,23 @@
 // Stock kubectl (on PATH) end to end against svc-apiserver and a real etcd, with a svcconfig
 // written by the test and a HOME of its own (kubectl's discovery cache is per run).
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { kubectl, startTestApiServer, type KubectlResult, type TestApiServer } from '@svc/testing';
+import { startKubectlEnv, uniqueName, type Json, type KubectlEnv, type KubectlResult, type TestApiServer } from '@svc/testing';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
-
+let env: KubectlEnv;
 let t: TestApiServer;
-let home: string;
 let ns: string;
-let seq = 0;
-
-function uniq(prefix: string): string {
-  return `${prefix}-${++seq}-${randomBytes(3).toString('hex')}`;
-}
 
 /** Runs kubectl and requires exit code 0. */
 async function k(args: string[], stdin?: string): Promise<KubectlResult> {
-  const r = await kubectl(t.svcconfigPath, args, { home, stdin, timeoutMs: 60_000 });
+  const r = await env.run(args, { stdin, timeoutMs: 60_000 });
   if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
   return r;
 }
 
 async function manifest(obj: Json): Promise<string> {
-  const file = join(home, `${uniq('manifest')}.yaml`);
+  const file = join(env.home, `${uniqueName('manifest')}.yaml`);
   await writeFile(file, YAML.stringify(obj));
   return file;
 }
@@ -47,16 +37,15 @@ async function createCm(name: string, extra: Json = {}): Promise<Json> {
 }
 
 beforeAll(async () => {
-  t = await startTestApiServer();
-  home = await mkdtemp(join(tmpdir(), 'svc-kubectl-home-'));
-  ns = uniq('kubectl');
+  env = await startKubectlEnv();
+  t = env.server;
+  ns = uniqueName('kubectl');
   const res = await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   expect(res.status).toBe(201);
 });
 
 afterAll(async () => {
-  await t?.stop();
-  if (home) await rm(home, { recursive: true, force: true });
+  await env?.stop();
 });
 
 it('version -o json shows the server at minor 32', async () => {
@@ -68,7 +57,7 @@ it('version -o json shows the server at minor 32', async () => {
 });
 
 it('create -f creates the object', async () => {
-  const name = uniq('created');
+  const name = uniqueName('created');
   const file = await manifest({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'web' } }, data: { greeting: 'hello' } });
   const r = await k(['create', '-f', file, '-n', ns, '--validate=false']);
   expect(r.stdout.trim()).toBe(`configmap/${name} created`);
@@ -78,8 +67,8 @@ it('create -f creates the object', async () => {
 });
 
 it('create -f of a namespace and a node (cluster-scoped)', async () => {
-  const nsName = uniq('made-by-kubectl');
-  const node = uniq('node');
+  const nsName = uniqueName('made-by-kubectl');
+  const node = uniqueName('node');
   const file = await manifest({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: nsName } });
   expect((await k(['create', '-f', file, '--validate=false'])).stdout.trim()).toBe(`namespace/${nsName} created`);
   const nodeFile = await manifest({ apiVersion: 'v1', kind: 'Node', metadata: { name: node } });
@@ -89,7 +78,7 @@ it('create -f of a namespace and a node (cluster-scoped)', async () => {
 });
 
 it('get -o json prints the object', async () => {
-  const name = uniq('json');
+  const name = uniqueName('json');
   const created = await createCm(name, { data: { a: '1' } });
   const r = await k(['get', 'configmap', name, '-n', ns, '-o', 'json']);
   const obj = JSON.parse(r.stdout) as Json;
@@ -97,10 +86,10 @@ it('get -o json prints the object', async () => {
 });
 
 it('get -l selects by label', async () => {
-  const app = uniq('app');
-  const a = uniq('sel-a');
-  const b = uniq('sel-b');
-  const other = uniq('sel-other');
+  const app = uniqueName('app');
+  const a = uniqueName('sel-a');
+  const b = uniqueName('sel-b');
+  const other = uniqueName('sel-other');
   await createCm(a, { metadata: { labels: { app } } });
   await createCm(b, { metadata: { labels: { app } } });
   await createCm(other, { metadata: { labels: { app: `${app}-x` } } });
@@ -114,7 +103,7 @@ it('get -l selects by label', async () => {
 });
 
 it('label adds a label', async () => {
-  const name = uniq('label');
+  const name = uniqueName('label');
   await createCm(name);
   const r = await k(['label', 'configmap', name, '-n', ns, 'tier=gold']);
   expect(r.stdout.trim()).toBe(`configmap/${name} labeled`);
@@ -124,7 +113,7 @@ it('label adds a label', async () => {
 });
 
 it('annotate adds an annotation', async () => {
-  const name = uniq('annotate');
+  const name = uniqueName('annotate');
   await createCm(name);
   const r = await k(['annotate', 'configmap', name, '-n', ns, 'example.com/note=hello world']);
   expect(r.stdout.trim()).toBe(`configmap/${name} annotated`);
@@ -132,7 +121,7 @@ it('annotate adds an annotation', async () => {
 });
 
 it('replace -f replaces the object', async () => {
-  const name = uniq('replace');
+  const name = uniqueName('replace');
   const created = await createCm(name, { data: { a: '1', b: '2' } });
   const file = await manifest({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data: { c: '3' } });
   const r = await k(['replace', '-f', file, '--validate=false']);
@@ -144,7 +133,7 @@ it('replace -f replaces the object', async () => {
 });
 
 it('patch --type merge', async () => {
-  const name = uniq('merge');
+  const name = uniqueName('merge');
   await createCm(name, { data: { a: '1', b: '2' } });
   const r = await k(['patch', 'configmap', name, '-n', ns, '--type', 'merge', '-p', '{"data":{"b":null,"m":"merged"}}']);
   expect(r.stdout.trim()).toBe(`configmap/${name} patched`);
@@ -152,25 +141,25 @@ it('patch --type merge', async () => {
 });
 
 it('patch --type json', async () => {
-  const name = uniq('jsonpatch');
+  const name = uniqueName('jsonpatch');
   await createCm(name, { data: { a: '1' } });
   const r = await k(['patch', 'configmap', name, '-n', ns, '--type', 'json', '-p', '[{"op":"replace","path":"/data/a","value":"one"},{"op":"add","path":"/data/j","value":"2"}]']);
   expect(r.stdout.trim()).toBe(`configmap/${name} patched`);
   expect((await getCm(name)).body.data).toEqual({ a: 'one', j: '2' });
 
-  const failed = await kubectl(t.svcconfigPath, ['patch', 'configmap', name, '-n', ns, '--type', 'json', '-p', '[{"op":"test","path":"/data/a","value":"nope"},{"op":"remove","path":"/data/a"}]'], { home });
+  const failed = await env.run(['patch', 'configmap', name, '-n', ns, '--type', 'json', '-p', '[{"op":"test","path":"/data/a","value":"nope"},{"op":"remove","path":"/data/a"}]']);
   expect(failed.code).not.toBe(0);
   expect(failed.stderr).toMatch(/invalid/i);
   expect((await getCm(name)).body.data).toEqual({ a: 'one', j: '2' });
 });
 
 it('delete removes the object', async () => {
-  const name = uniq('delete');
+  const name = uniqueName('delete');
   await createCm(name);
   const r = await k(['delete', 'configmap', name, '-n', ns]);
   expect(r.stdout.trim()).toBe(`configmap "${name}" deleted`);
   expect((await getCm(name)).status).toBe(404);
-  const again = await kubectl(t.svcconfigPath, ['get', 'configmap', name, '-n', ns], { home });
+  const again = await env.run(['get', 'configmap', name, '-n', ns]);
   expect(again.code).not.toBe(0);
   expect(again.stderr).toContain(`Error from server (NotFound): configmaps "${name}" not found`);
 });

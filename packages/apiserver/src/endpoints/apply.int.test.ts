@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import YAML from 'yaml';
 import { startKubectlEnv, type HttpResponse, type KubectlEnv, type KubectlResult, type TestApiServer, uniqueName, expectCode, expectFailure, type Json, MEDIA } from '@svc/testing';
+import { coreKey, readStored, type StoredObject } from './stored-testing.js';
 const MERGE = MEDIA.MERGE;
 const JSON_PATCH = MEDIA.JSON_PATCH;
 const APPLY = MEDIA.APPLY;
@@ -27,13 +28,9 @@ let ns: string;
 
 const path = (resource: string, name = ''): string => `/api/v1/namespaces/${ns}/${resource}${name ? `/${name}` : ''}`;
 const cmPath = (name = ''): string => path('configmaps', name);
-const key = (resource: string, name: string): string => `${t.storePrefix}/core/${resource}/${ns}/${name}`;
 
-async function stored(resource: string, name: string): Promise<{ value: Json; modRevision: string } | undefined> {
-  const res = await etcd.get(key(resource, name)).exec();
-  const kv = res.kvs[0];
-  if (!kv) return undefined;
-  return { value: JSON.parse(kv.value.toString('utf8')) as Json, modRevision: kv.mod_revision };
+function stored(resource: string, name: string): Promise<StoredObject | undefined> {
+  return readStored(etcd, coreKey(t.storePrefix, resource, ns, name));
 }
 
 interface ApplyOpts { force?: boolean; resource?: string; query?: string; manager?: string | null }

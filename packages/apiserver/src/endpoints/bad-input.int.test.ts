@@ -2,15 +2,7 @@
 // serves afterwards, and nothing was written (checked through the API and in etcd).
 import { randomBytes } from 'node:crypto';
 import { Etcd3 } from 'etcd3';
-import { startTestApiServer, type HttpResponse, type TestApiServer } from '@svc/testing';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
-
-interface StatusBody {
-  kind: string; apiVersion: string; status: string; message?: string; reason?: string; code: number;
-  details?: { name?: string; group?: string; kind?: string; causes?: Array<{ reason?: string; message?: string; field?: string }> };
-}
+import { startTestApiServer, type HttpResponse, type TestApiServer, type Json, type StatusBody } from '@svc/testing';
 
 interface Case {
   name: string;

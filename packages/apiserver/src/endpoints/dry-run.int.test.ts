@@ -4,6 +4,7 @@
 // server's prefix changes. An empty `dryRun` is a normal request; any other value is 400.
 import { Etcd3 } from 'etcd3';
 import { startTestApiServer, type HttpResponse, type TestApiServer, uniqueName, expectCode, expectFailure, type Json, MEDIA } from '@svc/testing';
+import { coreKey, readStored } from './stored-testing.js';
 const MERGE = MEDIA.MERGE;
 const SMP = MEDIA.SMP;
 const JSON_PATCH = MEDIA.JSON_PATCH;
@@ -18,7 +19,7 @@ let ns: string;
 
 const path = (resource: string, name = ''): string => `/api/v1/namespaces/${ns}/${resource}${name ? `/${name}` : ''}`;
 const cmPath = (name = ''): string => path('configmaps', name);
-const key = (resource: string, name: string): string => `${t.storePrefix}/core/${resource}/${ns}/${name}`;
+const key = (resource: string, name: string): string => coreKey(t.storePrefix, resource, ns, name);
 
 interface EtcdState {
   revision: string;
@@ -42,8 +43,7 @@ async function untouched<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 async function stored(resource: string, name: string): Promise<Json | undefined> {
-  const kv = (await etcd.get(key(resource, name)).exec()).kvs[0];
-  return kv ? JSON.parse(kv.value.toString('utf8')) as Json : undefined;
+  return (await readStored(etcd, key(resource, name)))?.value;
 }
 
 const cm = (name: string, data: Record<string, string>, extra: Json = {}): Json =>

@@ -2,13 +2,10 @@
 // {Ignore, Warn (default), Warn, Strict} with unknown fields, plus PUT and merge patch bodies,
 // duplicate keys in JSON text, type errors and missing required fields (always 422 Invalid).
 // Warning headers are read from the raw response, one `Warning: 299 - "..."` line per field.
-import { randomBytes } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import { Etcd3 } from 'etcd3';
-import { startTestApiServer, type TestApiServer } from '@svc/testing';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
+import { startTestApiServer, type TestApiServer, uniqueName, type Json, type StatusBody } from '@svc/testing';
+import { coreKey, readStored } from './stored-testing.js';
 
 interface Sent {
   status: number;
@@ -16,11 +13,6 @@ interface Sent {
   /** The values of every `Warning` header line, in order. */
   warnings: string[];
   json(): Json;
-}
-
-interface StatusBody {
-  kind: string; apiVersion: string; status: string; message?: string; reason?: string; code: number;
-  details?: { causes?: Array<{ reason?: string; message?: string; field?: string }> };
 }
 
 type Level = 'Ignore' | 'Warn' | 'Strict' | undefined;
@@ -32,11 +24,6 @@ const MERGE = 'application/merge-patch+json';
 let t: TestApiServer;
 let etcd: Etcd3;
 let ns: string;
-let seq = 0;
-
-function uniq(prefix: string): string {
-  return `${prefix}-${++seq}-${randomBytes(3).toString('hex')}`;
-}
 
 /** One request with a raw body; collects every Warning header line separately. */
 function send(method: string, path: string, body: string, contentType: string): Promise<Sent> {
@@ -80,8 +67,7 @@ const cmPath = (name = ''): string => `/api/v1/namespaces/${ns}/configmaps${name
 const warning = (field: string): string => `299 - ${JSON.stringify(`unknown field ${JSON.stringify(field)}`)}`;
 
 async function stored(resource: string, name: string): Promise<Json | undefined> {
-  const kv = (await etcd.get(`${t.storePrefix}/core/${resource}/${ns}/${name}`).exec()).kvs[0];
-  return kv ? JSON.parse(kv.value.toString('utf8')) as Json : undefined;
+  return (await readStored(etcd, coreKey(t.storePrefix, resource, ns, name)))?.value;
 }
 
 /** A pod body with two unknown fields (`spec.foo`, `spec.containers[0].bar`), as JSON or YAML text. */
@@ -113,7 +99,7 @@ function write(kind: BodyKind, name: string, body: string, level: Level): Promis
 beforeAll(async () => {
   t = await startTestApiServer();
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
-  ns = uniq('fv');
+  ns = uniqueName('fv');
   const res = await send('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }), 'application/json');
   expectCode(res, 201);
 });
@@ -130,7 +116,7 @@ const matrix = KINDS.flatMap((kind) => (['Ignore', undefined, 'Warn', 'Strict'] 
 
 describe('unknown fields: {JSON, YAML, apply} × {Ignore, Warn (default), Warn, Strict}', () => {
   it.each(matrix)('$kind body, fieldValidation=$label', async ({ kind, level }) => {
-    const name = uniq(`${kind.toLowerCase()}-${(level ?? 'default').toLowerCase()}`);
+    const name = uniqueName(`${kind.toLowerCase()}-${(level ?? 'default').toLowerCase()}`);
     const res = await write(kind, name, podWithUnknownFields(name, kind), level);
     if (level === 'Strict') {
       const s = expectFailure(res, 400, 'BadRequest');
@@ -156,7 +142,7 @@ describe('unknown fields: {JSON, YAML, apply} × {Ignore, Warn (default), Warn, 
 
 describe('unknown fields on updates (PUT and merge patch)', () => {
   it.each((['Ignore', undefined, 'Strict'] as Level[]).map(withLabel))('PUT and merge patch with fieldValidation=$label', async ({ level }) => {
-    const name = uniq('update');
+    const name = uniqueName('update');
     const created = expectCode(await send('POST', cmPath(), JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } }), 'application/json'), 201);
     const q = level ? `?fieldValidation=${level}` : '';
     const put = await send('PUT', `${cmPath(name)}${q}`, JSON.stringify({ ...created, data: { a: '2' }, extra: true }), 'application/json');
@@ -182,7 +168,7 @@ describe('duplicate fields in JSON text', () => {
     `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}"},"data":{"a":"first"},"data":{"a":"second"}}`;
 
   it.each((['Ignore', undefined, 'Strict'] as Level[]).map(withLabel))('a duplicated key with fieldValidation=$label', async ({ level }) => {
-    const name = uniq('dup');
+    const name = uniqueName('dup');
     const res = await send('POST', `${cmPath()}${level ? `?fieldValidation=${level}` : ''}`, body(name), 'application/json');
     if (level === 'Strict') {
       const s = expectFailure(res, 400, 'BadRequest');
@@ -202,7 +188,7 @@ describe('type errors and missing required fields are 422 Invalid at every level
   const cases = KINDS.flatMap((kind) => levels.map((level) => ({ kind, ...withLabel(level) })));
 
   it.each(cases)('type error: $kind body, fieldValidation=$label', async ({ kind, level }) => {
-    const name = uniq('type');
+    const name = uniqueName('type');
     const body = kind === 'JSON'
       ? JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'app', image: 'example/app:1' }], terminationGracePeriodSeconds: 'soon' } })
       : `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  terminationGracePeriodSeconds: soon\n  containers:\n  - name: app\n    image: example/app:1\n`;
@@ -212,7 +198,7 @@ describe('type errors and missing required fields are 422 Invalid at every level
   });
 
   it.each(cases)('missing required field: $kind body, fieldValidation=$label', async ({ kind, level }) => {
-    const name = uniq('required');
+    const name = uniqueName('required');
     const body = kind === 'JSON'
       ? JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ image: 'example/app:1' }] } })
       : `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - image: example/app:1\n`;
@@ -224,7 +210,7 @@ describe('type errors and missing required fields are 422 Invalid at every level
 });
 
 it('an unknown fieldValidation value is 400 BadRequest', async () => {
-  const name = uniq('badlevel');
+  const name = uniqueName('badlevel');
   const res = await send('POST', `${podsPath()}?fieldValidation=Loud`, podWithUnknownFields(name, 'JSON'), 'application/json');
   expect(expectFailure(res, 400, 'BadRequest').message).toContain('Loud');
   expect(await stored('pods', name)).toBeUndefined();

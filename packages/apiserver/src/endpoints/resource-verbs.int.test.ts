@@ -6,6 +6,7 @@ import { request as httpsRequest } from 'node:https';
 import { Etcd3 } from 'etcd3';
 import YAML from 'yaml';
 import { startTestApiServer, waitFor, type HttpResponse, type TestApiServer, uniqueName, expectCode, expectFailure, type Json, MEDIA } from '@svc/testing';
+import { coreKey, readStored, type StoredObject } from './stored-testing.js';
 const MERGE = MEDIA.MERGE;
 const JSON_PATCH = MEDIA.JSON_PATCH;
 
@@ -31,16 +32,13 @@ const cmPath = (namespace: string, name = ''): string => `/api/v1/namespaces/${n
 const leasePath = (namespace: string, name = ''): string => `/apis/${LEASES}/v1/namespaces/${namespace}/leases${name ? `/${name}` : ''}`;
 const nodePath = (name = ''): string => `/api/v1/nodes${name ? `/${name}` : ''}`;
 
-const cmKey = (namespace: string, name: string): string => `${t.storePrefix}/core/configmaps/${namespace}/${name}`;
+const cmKey = (namespace: string, name: string): string => coreKey(t.storePrefix, 'configmaps', namespace, name);
 const leaseKey = (namespace: string, name: string): string => `${t.storePrefix}/${LEASES}/leases/${namespace}/${name}`;
 const nodeKey = (name: string): string => `${t.storePrefix}/core/nodes/${name}`;
 
 /** The value stored in etcd under `key`, parsed, with its mod revision; undefined when absent. */
-async function stored(key: string): Promise<{ value: Json; modRevision: string } | undefined> {
-  const res = await etcd.get(key).exec();
-  const kv = res.kvs[0];
-  if (!kv) return undefined;
-  return { value: JSON.parse(kv.value.toString('utf8')) as Json, modRevision: kv.mod_revision };
+function stored(key: string): Promise<StoredObject | undefined> {
+  return readStored(etcd, key);
 }
 
 /**

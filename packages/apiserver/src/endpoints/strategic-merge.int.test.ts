@@ -4,6 +4,7 @@
 // while the stored bytes in etcd stay exactly as they were.
 import { Etcd3 } from 'etcd3';
 import { startTestApiServer, type HttpResponse, type TestApiServer, uniqueName, expectCode, expectFailure, type Json, MEDIA } from '@svc/testing';
+import { coreKey, readStored, type StoredObject } from './stored-testing.js';
 const MERGE = MEDIA.MERGE;
 const SMP = MEDIA.SMP;
 const JSON_PATCH = MEDIA.JSON_PATCH;
@@ -16,19 +17,15 @@ let etcd: Etcd3;
 let ns: string;
 
 const path = (resource: string, name = ''): string => `/api/v1/namespaces/${ns}/${resource}${name ? `/${name}` : ''}`;
-const key = (resource: string, name: string): string => `${t.storePrefix}/core/${resource}/${ns}/${name}`;
-
-/** The raw bytes and mod revision stored in etcd for an object. */
-async function raw(resource: string, name: string): Promise<{ value: Buffer; modRevision: string } | undefined> {
-  const res = await etcd.get(key(resource, name)).exec();
-  const kv = res.kvs[0];
-  return kv ? { value: Buffer.from(kv.value), modRevision: kv.mod_revision } : undefined;
+/** The object stored in etcd (value and mod revision), or undefined. */
+function raw(resource: string, name: string): Promise<StoredObject | undefined> {
+  return readStored(etcd, coreKey(t.storePrefix, resource, ns, name));
 }
 
 async function stored(resource: string, name: string): Promise<Json> {
   const r = await raw(resource, name);
   if (!r) throw new Error(`${resource}/${name} is not in etcd`);
-  return JSON.parse(r.value.toString('utf8')) as Json;
+  return r.value;
 }
 
 function smp(resource: string, name: string, patch: unknown): Promise<HttpResponse> {
@@ -263,7 +260,7 @@ describe('malformed patches: the right 4xx Status, the stored bytes unchanged', 
     },
     data: { a: '1' },
   };
-  let fixture: { value: Buffer; modRevision: string } | undefined;
+  let fixture: StoredObject | undefined;
 
   beforeAll(async () => {
     await createCm(FIXTURE, { metadata: fixtureBody.metadata, data: fixtureBody.data });

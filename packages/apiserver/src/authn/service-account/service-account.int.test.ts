@@ -7,10 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT, type JSONWebKeySet } from 'jose';
 import { generateServingCert } from '@svc/apiserver';
-import { HttpsClient, kubectl, startTestApiServer, waitFor, type TestApiServer } from '@svc/testing';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
+import { HttpsClient, kubectl, startTestApiServer, waitFor, type TestApiServer, type Json } from '@svc/testing';
 
 const ISSUER = 'https://svc.default.svc.cluster.local';
 const AUTHN = 'authentication.svc.io/v1';
