@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { buffer as readAll } from 'node:stream/consumers';
 import { ExecCredentialProvider } from './exec-credential.js';
 import type { ClientConfig } from './svcconfig.js';
+
+const TOKEN_FILE_PERIOD_MS = 60_000;
 
 export interface Response {
   status: number;
@@ -33,6 +36,7 @@ export class RestClient {
   private readonly exec?: ExecCredentialProvider;
   private agent: Agent;
   private agentCert: string | undefined;
+  private tokenFromFile?: { token: string; readAt: number };
 
   constructor(readonly config: ClientConfig) {
     if (config.user.exec) this.exec = new ExecCredentialProvider(config.user.exec, config);
@@ -48,6 +52,15 @@ export class RestClient {
     });
   }
 
+  /** The token file's content, read again at most once a minute (as client-go does) rather than on every request. */
+  private fileToken(file: string): string {
+    const now = Date.now();
+    if (!this.tokenFromFile || now - this.tokenFromFile.readAt >= TOKEN_FILE_PERIOD_MS) {
+      this.tokenFromFile = { token: readFileSync(file, 'utf8').trim(), readAt: now };
+    }
+    return this.tokenFromFile.token;
+  }
+
   private async credentials(): Promise<{ token?: string }> {
     if (this.exec) {
       const c = await this.exec.get();
@@ -59,18 +72,36 @@ export class RestClient {
       return { token: c.token };
     }
     if (this.config.user.token) return { token: this.config.user.token };
-    if (this.config.user.tokenFile) return { token: readFileSync(this.config.user.tokenFile, 'utf8').trim() };
+    if (this.config.user.tokenFile) return { token: this.fileToken(this.config.user.tokenFile) };
     return {};
   }
 
   async request(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
-    const first = await this.once(method, path, opts);
-    if (first.status !== 401 || !this.exec) return first;
-    this.exec.invalidate();
-    return this.once(method, path, opts);
+    const res = await this.open(method, path, opts);
+    const body = await readAll(res);
+    return { status: res.statusCode ?? 0, headers: res.headers, body, json: <T>() => JSON.parse(body.toString('utf8')) as T };
   }
 
-  private async once(method: string, path: string, opts: RequestOptions): Promise<Response> {
+  /**
+   * Like `request`, but resolves as soon as the response headers arrive and hands over the
+   * body as a stream (for watches); aborting `signal` destroys the response.
+   */
+  async stream(method: string, path: string, opts: RequestOptions = {}): Promise<StreamResponse> {
+    const res = await this.open(method, path, opts);
+    return { status: res.statusCode ?? 0, headers: res.headers, body: res };
+  }
+
+  /** Sends the request; with an exec plugin a 401 drops the credential and sends it once more. */
+  private async open(method: string, path: string, opts: RequestOptions): Promise<IncomingMessage> {
+    const first = await this.send(method, path, opts);
+    if (first.statusCode !== 401 || !this.exec) return first;
+    first.resume();
+    this.exec.invalidate();
+    return this.send(method, path, opts);
+  }
+
+  /** One HTTPS request; resolves with the response once its headers arrive. */
+  private async send(method: string, path: string, opts: RequestOptions): Promise<IncomingMessage> {
     const { token } = await this.credentials();
     const headers: Record<string, string> = { accept: opts.accept ?? 'application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
@@ -81,42 +112,9 @@ export class RestClient {
       headers['content-length'] = String(payload.length);
     }
     return new Promise((resolve, reject) => {
-      const req = httpsRequest(new URL(path, this.config.server), { method, headers, agent: this.agent, signal: opts.signal }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: <T>() => JSON.parse(body.toString('utf8')) as T });
-        });
-      });
+      const req = httpsRequest(new URL(path, this.config.server), { method, headers, agent: this.agent, signal: opts.signal }, resolve);
       req.on('error', reject);
       req.end(payload);
-    });
-  }
-
-  /**
-   * Like `request`, but resolves as soon as the response headers arrive and hands over the
-   * body as a stream (for watches); aborting `signal` destroys the response.
-   */
-  async stream(method: string, path: string, opts: RequestOptions = {}): Promise<StreamResponse> {
-    const first = await this.openStream(method, path, opts);
-    if (first.status !== 401 || !this.exec) return first;
-    first.body.resume();
-    this.exec.invalidate();
-    return this.openStream(method, path, opts);
-  }
-
-  private async openStream(method: string, path: string, opts: RequestOptions): Promise<StreamResponse> {
-    const { token } = await this.credentials();
-    const headers: Record<string, string> = { accept: opts.accept ?? 'application/json' };
-    if (token) headers.authorization = `Bearer ${token}`;
-    return new Promise((resolve, reject) => {
-      const req = httpsRequest(new URL(path, this.config.server), { method, headers, agent: this.agent, signal: opts.signal }, (res) => {
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res });
-      });
-      req.on('error', reject);
-      req.end();
     });
   }
 
