@@ -5,7 +5,7 @@ import YAML from 'yaml';
 import { group } from '@svc/api';
 import { formatDuration, isDns1123Label, parseDuration } from '@svc/machinery';
 import type { AuthorizationAttributes, Authorizer, Decision } from './authorizer.js';
-import { counting, type DecisionRecorder } from './authorizer.js';
+import { counting, UnionAuthorizer, type DecisionRecorder } from './authorizer.js';
 import { compileMatchCondition, WebhookAuthorizer, type FailurePolicy } from './webhook.js';
 import { loadWebhookKubeconfig } from '../webhook/kubeconfig.js';
 
@@ -193,7 +193,7 @@ function authorizerOf(a: AuthorizationConfig['authorizers'][number], builtin: { 
  * validate or build is logged and the old one kept.
  */
 export class ReloadingAuthorizer implements Authorizer {
-  private chain: Authorizer[];
+  private chain: UnionAuthorizer;
   private hash: string;
   private watcher?: FSWatcher;
   private timer?: NodeJS.Timeout;
@@ -206,18 +206,12 @@ export class ReloadingAuthorizer implements Authorizer {
     /** Counts decisions per named authorizer. */
     record?: DecisionRecorder;
   }) {
-    this.chain = authorizersOf(o.initial.config, o.builtin, o.record);
+    this.chain = new UnionAuthorizer(authorizersOf(o.initial.config, o.builtin, o.record));
     this.hash = sha(o.initial.text);
   }
 
-  async authorize(a: AuthorizationAttributes): Promise<{ decision: Decision; reason?: string }> {
-    const reasons: string[] = [];
-    for (const z of this.chain) {
-      const r = await z.authorize(a);
-      if (r.decision !== 'noOpinion') return r;
-      if (r.reason) reasons.push(r.reason);
-    }
-    return { decision: 'noOpinion', reason: reasons.join(', ') || undefined };
+  authorize(a: AuthorizationAttributes): Promise<{ decision: Decision; reason?: string }> {
+    return this.chain.authorize(a);
   }
 
   /** Reads the file again; a changed valid config replaces the chain. */
@@ -232,7 +226,7 @@ export class ReloadingAuthorizer implements Authorizer {
     const h = sha(text);
     if (h === this.hash) return;
     try {
-      this.chain = authorizersOf(parseAuthorizationConfig(text), this.o.builtin, this.o.record);
+      this.chain = new UnionAuthorizer(authorizersOf(parseAuthorizationConfig(text), this.o.builtin, this.o.record));
       this.hash = h;
       this.o.onReload({ ok: true });
     } catch (e) {
