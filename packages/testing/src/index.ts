@@ -8,5 +8,5 @@ export { svcconfigYaml, type SvcconfigInput } from './svcconfig.js';
 export { kubectl, type KubectlResult } from './kubectl.js';
 export { waitFor } from './wait.js';
 export { WatchStream, openWatch, type WatchEventJson } from './watch-stream.js';
-export { startKubectlEnv, type KubectlEnv } from './kubectl-env.js';
+export { startKubectlEnv, type KubectlEnv, type KubectlRunOptions } from './kubectl-env.js';
 export { uniqueName, expectCode, expectFailure, MEDIA, type Json, type StatusBody } from './api-assertions.js';

@@ -4,8 +4,6 @@
 //
 // The server runs with `--naming=kubernetes`: kubectl then finds its own OpenAPI extension names
 // (server-side field validation and apply need them) and its own last-applied annotation.
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import YAML from 'yaml';
 import { startKubectlEnv, type KubectlEnv, type KubectlResult, type TestApiServer, uniqueName, type Json } from '@svc/testing';
@@ -18,23 +16,10 @@ let t: TestApiServer;
 let etcd: Etcd3;
 let ns: string;
 
-function run(args: string[], stdin?: string): Promise<KubectlResult> {
-  return env.run(args, { stdin, timeoutMs: 60_000 });
-}
+const run = (args: string[], stdin?: string): Promise<KubectlResult> => env.run(args, { stdin });
+const k = (args: string[], stdin?: string): Promise<KubectlResult> => env.ok(args, { stdin });
 
 /** Runs kubectl and requires exit code 0. */
-async function k(args: string[], stdin?: string): Promise<KubectlResult> {
-  const r = await run(args, stdin);
-  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-  return r;
-}
-
-/** Writes a manifest file (YAML) and returns its path. */
-async function manifest(obj: Json): Promise<string> {
-  const file = join(env.home, `${uniqueName('manifest')}.yaml`);
-  await writeFile(file, YAML.stringify(obj));
-  return file;
-}
 
 function stored(resource: string, name: string): Promise<StoredObject | undefined> {
   return readStored(etcd, coreKey(t.storePrefix, resource, ns, name));
@@ -64,11 +49,11 @@ afterAll(async () => {
 
 it('apply -f twice (client side), then apply --server-side: no conflict, ownership moves to kubectl', async () => {
   const name = uniqueName('csa');
-  const first = await k(['apply', '-f', await manifest(cm(name, { alpha: '1', beta: '1' }))]);
+  const first = await k(['apply', '-f', await env.manifest(cm(name, { alpha: '1', beta: '1' }))]);
   expect(first.stdout.trim()).toBe(`configmap/${name} created`);
-  const second = await k(['apply', '-f', await manifest(cm(name, { alpha: '2', beta: '1', gamma: '1' }))]);
+  const second = await k(['apply', '-f', await env.manifest(cm(name, { alpha: '2', beta: '1', gamma: '1' }))]);
   expect(second.stdout.trim()).toBe(`configmap/${name} configured`);
-  const unchanged = await k(['apply', '-f', await manifest(cm(name, { alpha: '2', beta: '1', gamma: '1' }))]);
+  const unchanged = await k(['apply', '-f', await env.manifest(cm(name, { alpha: '2', beta: '1', gamma: '1' }))]);
   expect(unchanged.stdout.trim()).toBe(`configmap/${name} unchanged`);
 
   const csa = (await stored('configmaps', name))?.value ?? {};
@@ -76,7 +61,7 @@ it('apply -f twice (client side), then apply --server-side: no conflict, ownersh
   expect(JSON.parse(csa.metadata.annotations[LAST_APPLIED] as string)).toMatchObject({ data: { alpha: '2', beta: '1', gamma: '1' } });
   expect(managers(csa)).toEqual(['kubectl-client-side-apply/Update']);
 
-  const ssa = await k(['apply', '--server-side', '-f', await manifest(cm(name, { alpha: '3', beta: '1' }))]);
+  const ssa = await k(['apply', '--server-side', '-f', await env.manifest(cm(name, { alpha: '3', beta: '1' }))]);
   expect(ssa.stdout.trim()).toBe(`configmap/${name} serverside-applied`);
   expect(ssa.stderr).not.toMatch(/conflict/i);
   const after = (await stored('configmaps', name))?.value ?? {};
@@ -87,9 +72,9 @@ it('apply -f twice (client side), then apply --server-side: no conflict, ownersh
 
 it('two managers conflict; --force-conflicts takes the field over', async () => {
   const name = uniqueName('managers');
-  expect((await k(['apply', '--server-side', '--field-manager=alice', '-f', await manifest(cm(name, { alpha: '1' }))])).stdout.trim())
+  expect((await k(['apply', '--server-side', '--field-manager=alice', '-f', await env.manifest(cm(name, { alpha: '1' }))])).stdout.trim())
     .toBe(`configmap/${name} serverside-applied`);
-  const bobFile = await manifest(cm(name, { alpha: '2' }));
+  const bobFile = await env.manifest(cm(name, { alpha: '2' }));
   const before = await stored('configmaps', name);
   const conflict = await run(['apply', '--server-side', '--field-manager=bob', '-f', bobFile]);
   expect(conflict.code).not.toBe(0);
@@ -105,7 +90,7 @@ it('two managers conflict; --force-conflicts takes the field over', async () => 
 
 it('--dry-run=server runs on the server and changes nothing (create, apply, patch, delete)', async () => {
   const name = uniqueName('dry');
-  const file = await manifest(cm(name, { alpha: '1' }));
+  const file = await env.manifest(cm(name, { alpha: '1' }));
   expect((await k(['create', '--dry-run=server', '-f', file])).stdout.trim()).toBe(`configmap/${name} created (server dry run)`);
   expect((await k(['apply', '--server-side', '--dry-run=server', '-f', file])).stdout.trim()).toBe(`configmap/${name} serverside-applied (server dry run)`);
   expect(await stored('configmaps', name)).toBeUndefined();
@@ -122,7 +107,7 @@ it('--validate=strict refuses an unknown field; --validate=warn warns and drops 
   const name = uniqueName('validate');
   const body = { ...pod(name, [{ name: 'app', image: 'example/app:1' }]) };
   body.spec.foo = 'bar';
-  const file = await manifest(body);
+  const file = await env.manifest(body);
   const strict = await run(['create', '--validate=strict', '-f', file]);
   expect(strict.code).not.toBe(0);
   expect(strict.stderr).toContain('unknown field "spec.foo"');
@@ -141,7 +126,7 @@ it('--validate=strict refuses an unknown field; --validate=warn warns and drops 
 
 it('get -o wide shows the pod Table columns', async () => {
   const name = uniqueName('wide');
-  await k(['create', '-f', await manifest(pod(name, [{ name: 'app', image: 'example/app:1' }, { name: 'side', image: 'example/side:1' }]))]);
+  await k(['create', '-f', await env.manifest(pod(name, [{ name: 'app', image: 'example/app:1' }, { name: 'side', image: 'example/side:1' }]))]);
   const r = await k(['get', 'pods', name, '-n', ns, '-o', 'wide']);
   const [header, row, ...rest] = r.stdout.trimEnd().split('\n');
   expect(rest).toEqual([]);
@@ -161,7 +146,7 @@ it('get -o wide shows the pod Table columns', async () => {
 
 it('patch --type strategic merges containers by name', async () => {
   const name = uniqueName('smp');
-  await k(['create', '-f', await manifest(pod(name, [{ name: 'app', image: 'example/app:1' }, { name: 'side', image: 'example/side:1' }]))]);
+  await k(['create', '-f', await env.manifest(pod(name, [{ name: 'app', image: 'example/app:1' }, { name: 'side', image: 'example/side:1' }]))]);
   const r = await k(['patch', 'pod', name, '-n', ns, '--type', 'strategic', '-p', '{"spec":{"containers":[{"name":"side","image":"example/side:2"}]}}']);
   expect(r.stdout.trim()).toBe(`pod/${name} patched`);
   const after = (await stored('pods', name))?.value ?? {};

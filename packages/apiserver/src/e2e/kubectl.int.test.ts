@@ -1,8 +1,5 @@
 // Stock kubectl (on PATH) end to end against svc-apiserver and a real etcd, with a svcconfig
 // written by the test and a HOME of its own (kubectl's discovery cache is per run).
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import YAML from 'yaml';
 import { startKubectlEnv, uniqueName, type Json, type KubectlEnv, type KubectlResult, type TestApiServer } from '@svc/testing';
 
 let env: KubectlEnv;
@@ -10,17 +7,7 @@ let t: TestApiServer;
 let ns: string;
 
 /** Runs kubectl and requires exit code 0. */
-async function k(args: string[], stdin?: string): Promise<KubectlResult> {
-  const r = await env.run(args, { stdin, timeoutMs: 60_000 });
-  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-  return r;
-}
-
-async function manifest(obj: Json): Promise<string> {
-  const file = join(env.home, `${uniqueName('manifest')}.yaml`);
-  await writeFile(file, YAML.stringify(obj));
-  return file;
-}
+const k = (args: string[], stdin?: string): Promise<KubectlResult> => env.ok(args, { stdin });
 
 const cmPath = (name = ''): string => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`;
 
@@ -58,7 +45,7 @@ it('version -o json shows the server at minor 32', async () => {
 
 it('create -f creates the object', async () => {
   const name = uniqueName('created');
-  const file = await manifest({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'web' } }, data: { greeting: 'hello' } });
+  const file = await env.manifest({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'web' } }, data: { greeting: 'hello' } });
   const r = await k(['create', '-f', file, '-n', ns, '--validate=false']);
   expect(r.stdout.trim()).toBe(`configmap/${name} created`);
   const got = await getCm(name);
@@ -69,9 +56,9 @@ it('create -f creates the object', async () => {
 it('create -f of a namespace and a node (cluster-scoped)', async () => {
   const nsName = uniqueName('made-by-kubectl');
   const node = uniqueName('node');
-  const file = await manifest({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: nsName } });
+  const file = await env.manifest({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: nsName } });
   expect((await k(['create', '-f', file, '--validate=false'])).stdout.trim()).toBe(`namespace/${nsName} created`);
-  const nodeFile = await manifest({ apiVersion: 'v1', kind: 'Node', metadata: { name: node } });
+  const nodeFile = await env.manifest({ apiVersion: 'v1', kind: 'Node', metadata: { name: node } });
   expect((await k(['create', '-f', nodeFile, '--validate=false'])).stdout.trim()).toBe(`node/${node} created`);
   expect((await k(['get', 'namespace', nsName, '-o', 'name'])).stdout.trim()).toBe(`namespace/${nsName}`);
   expect((await k(['get', 'nodes', '-o', 'name'])).stdout.split('\n')).toContain(`node/${node}`);
@@ -123,7 +110,7 @@ it('annotate adds an annotation', async () => {
 it('replace -f replaces the object', async () => {
   const name = uniqueName('replace');
   const created = await createCm(name, { data: { a: '1', b: '2' } });
-  const file = await manifest({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data: { c: '3' } });
+  const file = await env.manifest({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data: { c: '3' } });
   const r = await k(['replace', '-f', file, '--validate=false']);
   expect(r.stdout.trim()).toBe(`configmap/${name} replaced`);
   const got = (await getCm(name)).body;

@@ -6,8 +6,6 @@
 // The server runs with `--naming=kubernetes` so that stock kubectl's last-applied annotation
 // (`kubectl.kubernetes.io/last-applied-configuration`) is the CLI annotation the server knows
 // (rule 12) and kubectl's OpenAPI validation finds its extension names.
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import YAML from 'yaml';
 import { startKubectlEnv, type HttpResponse, type KubectlEnv, type KubectlResult, type TestApiServer, uniqueName, expectCode, expectFailure, type Json, MEDIA } from '@svc/testing';
@@ -427,23 +425,14 @@ describe('merge markers observed through pods', () => {
 });
 
 describe('migration from client-side apply (stock kubectl)', () => {
-  async function k(args: string[]): Promise<KubectlResult> {
-    const r = await env.run(args, { timeoutMs: 60_000 });
-    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-    return r;
-  }
-  async function manifest(obj: Json): Promise<string> {
-    const file = join(env.home, `${uniqueName('manifest')}.yaml`);
-    await writeFile(file, YAML.stringify(obj));
-    return file;
-  }
+  const k = (args: string[]): Promise<KubectlResult> => env.ok(args);
 
   it('apply -f twice, then apply --server-side changing a value: no conflict, kubectl owns the fields', async () => {
     const name = uniqueName('migrate');
     // Keys that YAML 1.1 (kubectl's parser) reads as plain strings (`y` would be a boolean).
     const v = (alpha: string, beta: string): Json => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data: { alpha, beta } });
-    expect((await k(['apply', '-f', await manifest(v('1', '1'))])).stdout.trim()).toBe(`configmap/${name} created`);
-    expect((await k(['apply', '-f', await manifest(v('2', '1'))])).stdout.trim()).toBe(`configmap/${name} configured`);
+    expect((await k(['apply', '-f', await env.manifest(v('1', '1'))])).stdout.trim()).toBe(`configmap/${name} created`);
+    expect((await k(['apply', '-f', await env.manifest(v('2', '1'))])).stdout.trim()).toBe(`configmap/${name} configured`);
     const csa = (await stored('configmaps', name))?.value ?? {};
     expect(csa.metadata.annotations?.[LAST_APPLIED]).toBeDefined();
     expect(managers(csa)).toEqual(['kubectl-client-side-apply/Update']);
@@ -451,13 +440,13 @@ describe('migration from client-side apply (stock kubectl)', () => {
     // The migration is for kubectl's default manager only: another manager name conflicts
     // with the client-side apply manager and changes nothing.
     const before = await stored('configmaps', name);
-    const other = await env.run(['apply', '--server-side', '--field-manager=not-kubectl', '-f', await manifest(v('3', '1'))], { timeoutMs: 60_000 });
+    const other = await env.run(['apply', '--server-side', '--field-manager=not-kubectl', '-f', await env.manifest(v('3', '1'))], { timeoutMs: 60_000 });
     expect(other.code).not.toBe(0);
     expect(other.stderr).toContain('conflict with "kubectl-client-side-apply" using v1');
     expect(other.stderr).toContain('.data.alpha');
     expect((await stored('configmaps', name))?.modRevision).toBe(before?.modRevision);
 
-    const r = await k(['apply', '--server-side', '-f', await manifest(v('3', '1'))]);
+    const r = await k(['apply', '--server-side', '-f', await env.manifest(v('3', '1'))]);
     expect(r.stdout.trim()).toBe(`configmap/${name} serverside-applied`);
     const ssa = (await stored('configmaps', name))?.value ?? {};
     expect(ssa.data).toEqual({ alpha: '3', beta: '1' });
