@@ -2,6 +2,7 @@
 # The README's run command: a local cluster (etcd + svc-apiserver) under .cluster/.
 #   ./scripts/cluster.sh up | down | status
 # Ports: SVC_ETCD_PORT (2379), SVC_ETCD_PEER_PORT (2380), SVC_APISERVER_PORT (6443).
+# SVC_APISERVER_ARGS: extra svc-apiserver flags (split on spaces), e.g. --naming=kubernetes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/ensure-tools.sh
@@ -10,6 +11,7 @@ DIR="$PWD/.cluster"
 ETCD_PORT="${SVC_ETCD_PORT:-2379}"
 ETCD_PEER_PORT="${SVC_ETCD_PEER_PORT:-2380}"
 API_PORT="${SVC_APISERVER_PORT:-6443}"
+read -r -a EXTRA_API_ARGS <<<"${SVC_APISERVER_ARGS:-}"
 SVCCONFIG="$DIR/admin.svcconfig"
 
 alive() { [ -f "$DIR/$1.pid" ] && kill -0 "$(cat "$DIR/$1.pid")" 2>/dev/null; }
@@ -55,7 +57,7 @@ up() {
   if alive apiserver; then echo "svc-apiserver already running (pid $(cat "$DIR/apiserver.pid"))"; else
     start_bg apiserver node packages/apiserver/dist/bin/svc-apiserver.js \
       --store-servers "http://127.0.0.1:$ETCD_PORT" --bind-address 127.0.0.1 --secure-port "$API_PORT" \
-      --cert-dir "$DIR/pki" --token-auth-file "$DIR/tokens.csv"
+      --cert-dir "$DIR/pki" --token-auth-file "$DIR/tokens.csv" ${EXTRA_API_ARGS[@]+"${EXTRA_API_ARGS[@]}"}
   fi
   if ! wait_ready "https://127.0.0.1:$API_PORT/readyz" "$DIR/pki/ca.crt" 60; then
     echo "svc-apiserver did not become ready; see $DIR/apiserver.log and $DIR/etcd.log" >&2
