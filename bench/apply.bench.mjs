@@ -17,7 +17,7 @@
 
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, Scope, apiClient, fmtLatency, result, runIfMain, runLoad, spawnApiServer, svcTesting } from './lib.mjs';
+import { ROOT, Scope, apiClient, fmtLatency, mustNotFail, result, runIfMain, runLoad, spawnApiServer, startEtcdInScope } from './lib.mjs';
 
 const CONTAINERS = 50;
 const HALF = CONTAINERS / 2;
@@ -53,13 +53,11 @@ async function apply(api, server, m, tag) {
 
 export default async function run({ log = () => undefined } = {}) {
   return Scope.run(async (scope) => {
-    const { startEtcd } = await svcTesting();
     const machinery = await import(pathToFileURL(join(ROOT, 'packages/machinery/dist/index.js')).href);
     const apiTypes = await import(pathToFileURL(join(ROOT, 'packages/api/dist/index.js')).href);
     const podSchema = apiTypes.builtinResources().find((r) => r.group === '' && r.kind === 'Pod').schema;
 
-    const etcd = await startEtcd();
-    scope.defer(() => etcd.stop());
+    const { etcd } = await startEtcdInScope(scope);
     log('  spawning svc-apiserver ...');
     const server = await spawnApiServer({ etcdEndpoints: etcd.endpoints });
     scope.defer(() => server.stop());
@@ -152,13 +150,6 @@ export default async function run({ log = () => undefined } = {}) {
       }),
     ];
   });
-}
-
-function mustNotFail(what, load) {
-  if (load.errors + load.warmupErrors > 0) {
-    throw new Error(`${what}: ${load.errors + load.warmupErrors} operations failed (${load.warmupErrors} in the warm-up); first: ${load.firstError?.message ?? load.firstError}`);
-  }
-  if (load.ops === 0) throw new Error(`${what}: no operation completed`);
 }
 
 await runIfMain(import.meta.url, run);

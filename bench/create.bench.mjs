@@ -15,8 +15,8 @@
 
 import { randomBytes } from 'node:crypto';
 import {
-  Scope, apiClient, etcd3, fmtLatency, median, result, runIfMain, runLoad, spawnApiServer,
-  spawnTracked, svcTesting,
+  Scope, apiClient, fmtLatency, median, mustNotFail, result, runIfMain, runLoad, spawnApiServer,
+  spawnTracked, startEtcdInScope,
 } from './lib.mjs';
 
 const IN_FLIGHT = 64;
@@ -27,12 +27,7 @@ const PAYLOAD = randomBytes(768).toString('base64'); // 1024 characters
 
 export default async function run({ log = () => undefined } = {}) {
   return Scope.run(async (scope) => {
-    const { startEtcd } = await svcTesting();
-    const { Etcd3 } = etcd3();
-    const etcd = await startEtcd();
-    scope.defer(() => etcd.stop());
-    const client = new Etcd3({ hosts: etcd.endpoints });
-    scope.defer(() => client.close());
+    const { etcd, client } = await startEtcdInScope(scope);
     const results = [];
 
     // 1. Creates.
@@ -131,13 +126,6 @@ export default async function run({ log = () => undefined } = {}) {
     }));
     return results;
   });
-}
-
-function mustNotFail(what, load) {
-  if (load.errors + load.warmupErrors > 0) {
-    throw new Error(`${what}: ${load.errors + load.warmupErrors} operations failed (${load.warmupErrors} in the warm-up); first: ${load.firstError?.message ?? load.firstError}`);
-  }
-  if (load.ops === 0) throw new Error(`${what}: no operation completed`);
 }
 
 async function timeNodeNoop() {

@@ -53,6 +53,20 @@ export function etcd3() {
   return require('etcd3');
 }
 
+/**
+ * Starts a real etcd and a raw etcd3 client to it (the ceiling's client), both stopped when
+ * `scope` closes. `clientOptions` go to the Etcd3 constructor.
+ */
+export async function startEtcdInScope(scope, clientOptions = {}) {
+  const { startEtcd } = await svcTesting();
+  const { Etcd3 } = etcd3();
+  const etcd = await startEtcd();
+  scope.defer(() => etcd.stop());
+  const client = new Etcd3({ hosts: etcd.endpoints, ...clientOptions });
+  scope.defer(() => client.close());
+  return { etcd, client };
+}
+
 // ---------------------------------------------------------------------------------------
 // Cleanup: everything a benchmark starts is registered here and stopped in reverse order.
 
@@ -288,6 +302,14 @@ export async function runLoad({ op, concurrency = 64, durationMs, count, warmupM
 }
 
 /** Nearest-rank percentile of an ascending array (NaN when empty). */
+/** Throws unless every operation of a `runLoad` result succeeded and at least one completed. */
+export function mustNotFail(what, load) {
+  if (load.errors + load.warmupErrors > 0) {
+    throw new Error(`${what}: ${load.errors + load.warmupErrors} operations failed (${load.warmupErrors} in the warm-up); first: ${load.firstError?.message ?? load.firstError}`);
+  }
+  if (load.ops === 0) throw new Error(`${what}: no operation completed`);
+}
+
 export function percentile(sorted, q) {
   if (sorted.length === 0) return NaN;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));

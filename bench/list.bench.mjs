@@ -15,7 +15,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { Scope, etcd3, median, result, runIfMain, runLoad, spawnApiServer, svcTesting, sleep } from './lib.mjs';
+import { Scope, median, result, runIfMain, runLoad, spawnApiServer, sleep, startEtcdInScope, svcTesting } from './lib.mjs';
 
 const PODS = 10_000;
 const ROUNDS = 8;
@@ -69,12 +69,8 @@ async function timeRounds(fn) {
 
 export default async function run({ log = () => undefined } = {}) {
   return Scope.run(async (scope) => {
-    const { startEtcd, waitFor } = await svcTesting();
-    const { Etcd3 } = etcd3();
-    const etcd = await startEtcd();
-    scope.defer(() => etcd.stop());
-    const client = new Etcd3({ hosts: etcd.endpoints, grpcOptions: { 'grpc.max_receive_message_length': -1 } });
-    scope.defer(() => client.close());
+    const { waitFor } = await svcTesting();
+    const { etcd, client } = await startEtcdInScope(scope, { grpcOptions: { 'grpc.max_receive_message_length': -1 } });
 
     log('  spawning svc-apiserver (watch cache on) ...');
     const server = await spawnApiServer({ etcdEndpoints: etcd.endpoints });

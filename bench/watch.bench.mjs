@@ -12,7 +12,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
-import { Scope, apiClient, etcd3, percentile, result, runIfMain, spawnApiServer, svcTesting, sleep } from './lib.mjs';
+import { Scope, apiClient, percentile, result, runIfMain, spawnApiServer, sleep, startEtcdInScope } from './lib.mjs';
 
 const WATCHERS = Number(process.env.WATCHERS ?? 500);
 const RATE = Number(process.env.RATE ?? 200);
@@ -115,12 +115,7 @@ async function apiWatch(server, deadlineMs) {
 
 export default async function run({ log = () => undefined } = {}) {
   return Scope.run(async (scope) => {
-    const { startEtcd } = await svcTesting();
-    const { Etcd3 } = etcd3();
-    const etcd = await startEtcd();
-    scope.defer(() => etcd.stop());
-    const client = new Etcd3({ hosts: etcd.endpoints });
-    scope.defer(() => client.close());
+    const { etcd, client } = await startEtcdInScope(scope);
 
     log(`  raw etcd: ${WATCHERS} watchers, ${RATE} puts/s for ${SECONDS} s ...`);
     const raw = await rawEtcd(client, 10_000);
