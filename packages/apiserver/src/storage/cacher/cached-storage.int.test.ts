@@ -44,6 +44,15 @@ describe('CachedStorage specifics', () => {
   let seq = 0;
   const prefix = (): string => `/registry/cache-specific/${++seq}-${Date.now()}/`;
 
+  /** A cached storage whose cache for a fresh prefix has been started (by a list) and is synced. */
+  async function syncedCache(opts: { historyWindowMs?: number } = {}): Promise<{ s: CachedStorage; p: string }> {
+    const s = await newCached(opts);
+    const p = prefix();
+    await s.list(p, { allowStale: true });
+    await waitFor('cache ready', () => s.synced);
+    return { s, p };
+  }
+
   it('serves a consistent list from the cache that includes a write made just before', async () => {
     const s = await newCached();
     const p = prefix();
@@ -70,19 +79,13 @@ describe('CachedStorage specifics', () => {
   });
 
   it('answers a not-older-than read beyond the store revision with FutureRevision', async () => {
-    const s = await newCached();
-    const p = prefix();
-    await s.list(p, { allowStale: true });
-    await waitFor('cache ready', () => s.synced);
+    const { s, p } = await syncedCache();
     const rev = await s.currentRevision();
     await expectStorageError(s.list(p, { minRevision: rev + 1000 }), 'FutureRevision');
   }, 10_000);
 
   it('fans one event out to many watchers in the same order', async () => {
-    const s = await newCached();
-    const p = prefix();
-    await s.list(p, { allowStale: true });
-    await waitFor('cache ready', () => s.synced);
+    const { s, p } = await syncedCache();
     const from = await s.currentRevision();
     const ac = new AbortController();
     const seen: string[][] = Array.from({ length: 20 }, () => []);
@@ -101,10 +104,7 @@ describe('CachedStorage specifics', () => {
   });
 
   it('replays a watch from before its history window from the store', async () => {
-    const s = await newCached({ historyWindowMs: 0 });
-    const p = prefix();
-    await s.list(p, { allowStale: true });
-    await waitFor('cache ready', () => s.synced);
+    const { s, p } = await syncedCache({ historyWindowMs: 0 });
     const first = await s.create(`${p}a`, cm('a'));
     await s.create(`${p}b`, cm('b'));
     await s.create(`${p}c`, cm('c'));
@@ -119,10 +119,7 @@ describe('CachedStorage specifics', () => {
   });
 
   it('sends bookmarks carrying a revision no older than the events before them', async () => {
-    const s = await newCached();
-    const p = prefix();
-    await s.list(p, { allowStale: true });
-    await waitFor('cache ready', () => s.synced);
+    const { s, p } = await syncedCache();
     const from = await s.currentRevision();
     const ac = new AbortController();
     const events: StorageEvent[] = [];
