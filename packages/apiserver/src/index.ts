@@ -2,5 +2,5 @@ export { parseApiServerOptions, apiServerCommand, type ApiServerOptions } from '
 export { startApiServer, type RunningApiServer } from './server/api-server.js';
 export { createLogger, silentLogger, type Logger } from './logger.js';
 export * from './storage/index.js';
-export { generateServingCert, ensureServingCert } from './tls/self-signed.js';
+export { generateServingCert, ensureServingCert } from '@svc/component-base';
 export { parseTokenFile } from './authn/token-file.js';

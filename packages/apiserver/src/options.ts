@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { Command, InvalidArgumentError, Option, CommanderError } from 'commander';
+import { Command, Option, CommanderError } from 'commander';
+import { boolOption, durationOption, intArg, listOption, portArg, repeatable } from '@svc/component-base';
 import { builtinResources, defaultServiceAccountIssuer, isNamingScheme, naming, NAMINGS, useNaming, type NamingScheme, type ResourceType } from '@svc/api';
-import { parseDuration, formatDuration, FeatureGates, API_SERVER_GATES, parseRuntimeConfig, groupVersionKey, resourceKey, type RuntimeConfig } from '@svc/machinery';
+import { FeatureGates, API_SERVER_GATES, parseRuntimeConfig, groupVersionKey, resourceKey, type RuntimeConfig } from '@svc/machinery';
 import type { LogFormat } from './logger.js';
 import { OIDC_SIGNING_ALGS, type OidcOptions } from './authn/oidc.js';
 import { parseAuthenticationConfig, type AuthenticationConfig, type AuthenticationConfigContext } from './authn/authentication-config.js';
@@ -103,61 +104,6 @@ function builtinResourcesFor(scheme: NamingScheme): ResourceType[] {
   } finally {
     useNaming(previous);
   }
-}
-
-function durationArg(v: string): number {
-  try {
-    return parseDuration(v);
-  } catch (e) {
-    throw new InvalidArgumentError((e as Error).message);
-  }
-}
-
-function intArg(v: string): number {
-  if (!/^-?\d+$/.test(v)) throw new InvalidArgumentError(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
-  return Number(v);
-}
-
-function portArg(v: string): number {
-  const n = intArg(v);
-  if (n < 0 || n > 65535) throw new InvalidArgumentError(`port ${n} must be between 0 and 65535, inclusive`);
-  return n;
-}
-
-function boolArg(v: string | undefined): boolean {
-  if (v === undefined || v === '' || v === 'true' || v === '1' || v === 't' || v === 'T' || v === 'TRUE' || v === 'True') return true;
-  if (v === 'false' || v === '0' || v === 'f' || v === 'F' || v === 'FALSE' || v === 'False') return false;
-  throw new InvalidArgumentError(`strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
-}
-
-function splitList(v: string): string[] {
-  return v.split(',').map((x) => x.trim()).filter((x) => x !== '');
-}
-
-/** A comma-list flag like pflag's StringSlice: the first use replaces the default, later uses append. */
-function listOption(flags: string, description: string, def?: string[]): Option {
-  let given = false;
-  const o = new Option(flags, description).argParser((v: string, prev: string[] | undefined) => {
-    const items = splitList(v);
-    if (!given) {
-      given = true;
-      return items;
-    }
-    return [...(prev ?? []), ...items];
-  });
-  return def ? o.default(def, def.join(',')) : o;
-}
-
-function repeatable(v: string, prev: string[] | undefined): string[] {
-  return [...(prev ?? []), v];
-}
-
-function boolOption(flags: string, description: string, def: boolean): Option {
-  return new Option(`${flags} [bool]`, description).default(def).argParser(boolArg);
-}
-
-function durationOption(flags: string, description: string, defMs: number): Option {
-  return new Option(`${flags} <duration>`, description).default(defMs, formatDuration(defMs)).argParser(durationArg);
 }
 
 export function apiServerCommand(): Command {

@@ -1,5 +1,5 @@
 import type { ApiObject, ResourceType } from '@svc/api';
-import type { UserInfo } from '../authn/user.js';
+import type { UserInfo } from '@svc/component-base';
 
 export interface AdmissionAttributes {
   operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';

@@ -1,5 +1,5 @@
 import { forbidden, group } from '@svc/api';
-import { MASTERS_GROUP, type UserInfo } from '../authn/user.js';
+import { MASTERS_GROUP, type UserInfo } from '@svc/component-base';
 import type { Authorizer } from '../authz/authorizer.js';
 import type { RbacAuthorizer } from '../authz/rbac/rbac-authorizer.js';
 import { compactRuleString, uncoveredRules, type PolicyRule } from '../authz/rbac/rules.js';

@@ -4,10 +4,9 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../logger.js';
-import type { AudienceAgnosticTokenAuthenticator } from './authenticator.js';
+import type { AudienceAgnosticTokenAuthenticator, UserInfo } from '@svc/component-base';
 import { parseAuthenticationConfig, type AuthenticationConfig, type AuthenticationConfigContext } from './authentication-config.js';
 import { JwtAuthenticator } from './jwt-authenticator.js';
-import type { UserInfo } from './user.js';
 
 /** Where reloads are counted (the server's metrics registry). */
 export interface ReloadMetrics {

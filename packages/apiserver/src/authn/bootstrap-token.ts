@@ -1,8 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { bootstrapTokenSecretType, naming, type ApiObject } from '@svc/api';
-import type { AudienceAgnosticTokenAuthenticator } from './authenticator.js';
+import type { AudienceAgnosticTokenAuthenticator, UserInfo } from '@svc/component-base';
 import type { ObjectGetter } from './object-getter.js';
-import type { UserInfo } from './user.js';
 
 export const BOOTSTRAP_TOKEN = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
 export const BOOTSTRAP_USER_PREFIX = 'system:bootstrap:';

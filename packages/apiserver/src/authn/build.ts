@@ -3,9 +3,7 @@ import { group, tokenRequest, type ApiObject, type ObjectSchema, type ResourceTy
 import { ConfigurationError, type ApiServerOptions } from '../options.js';
 import type { Logger } from '../logger.js';
 import { createOnlyKey, type CreateOnlyHandler } from '../endpoints/create-only.js';
-import {
-  audienceAgnostic, BearerTokenAuthenticator, UnionAuthenticator, UnionTokenAuthenticator, type Authenticator, type TokenAuthenticator,
-} from './authenticator.js';
+import { audienceAgnostic, BearerTokenAuthenticator, UnionAuthenticator, UnionTokenAuthenticator, type Authenticator, type TokenAuthenticator, ClientCertAuthenticator, parseCertificateBundle } from '@svc/component-base';
 import { BootstrapTokenAuthenticator } from './bootstrap-token.js';
 import type { ObjectGetter } from './object-getter.js';
 import { OidcAuthenticator } from './oidc.js';
@@ -18,7 +16,6 @@ import { ensureServiceAccountKey, parsePublicKeys, parseSigningKey, type Signing
 import { ServiceAccountTokenAuthenticator } from './service-account/token-authenticator.js';
 import { createServiceAccountToken, ServiceAccountTokenSigner } from './service-account/token-request.js';
 import { TokenFileAuthenticator } from './token-file.js';
-import { ClientCertAuthenticator, parseCertificateBundle } from './x509.js';
 import { RequestHeaderAuthenticator } from './request-header.js';
 
 export type AuthenticationOptions = Pick<ApiServerOptions,

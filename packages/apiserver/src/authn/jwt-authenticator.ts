@@ -1,9 +1,8 @@
 import type { JWTPayload } from 'jose';
-import type { AudienceAgnosticTokenAuthenticator } from './authenticator.js';
+import type { AudienceAgnosticTokenAuthenticator, UserInfo } from '@svc/component-base';
 import type { ClaimOrExpression, JwtAuthenticatorConfig } from './authentication-config.js';
 import { OIDC_SIGNING_ALGS } from './oidc.js';
 import { OidcProvider, type OidcRuntime, unverifiedIssuer } from './oidc-provider.js';
-import type { UserInfo } from './user.js';
 
 /** `iat` may be this far in the future (clock skew). */
 const IAT_LEEWAY_SECONDS = 60;

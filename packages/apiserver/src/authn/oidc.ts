@@ -1,7 +1,6 @@
 import type { JWTPayload } from 'jose';
-import type { AudienceAgnosticTokenAuthenticator } from './authenticator.js';
+import type { AudienceAgnosticTokenAuthenticator, UserInfo } from '@svc/component-base';
 import { OidcProvider, type OidcRuntime, unverifiedIssuer } from './oidc-provider.js';
-import type { UserInfo } from './user.js';
 
 export type { OidcRuntime } from './oidc-provider.js';
 

@@ -1,9 +1,8 @@
 import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { TLSSocket, type DetailedPeerCertificate } from 'node:tls';
-import type { Authenticator } from './authenticator.js';
-import type { UserInfo } from './user.js';
-import { verifyClientChain } from './x509.js';
+import type { Authenticator, UserInfo } from '@svc/component-base';
+import { verifyClientChain } from '@svc/component-base';
 
 /** The `--requestheader-*` flags (an authenticating proxy in front of the server). */
 export interface RequestHeaderOptions {

@@ -1,6 +1,6 @@
 import { badRequest, type ApiObject } from '@svc/api';
-import type { TokenAuthenticator } from './authenticator.js';
-import { AUTHENTICATED_GROUP, userInfoWire, type UserInfo } from './user.js';
+import type { TokenAuthenticator } from '@svc/component-base';
+import { AUTHENTICATED_GROUP, userInfoWire, type UserInfo } from '@svc/component-base';
 
 /** SelfSubjectReview: the caller's own user information in `status.userInfo`. */
 export function selfSubjectReview(body: ApiObject, user: UserInfo): object {

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { AudienceAgnosticTokenAuthenticator } from './authenticator.js';
-import type { UserInfo } from './user.js';
+import type { AudienceAgnosticTokenAuthenticator, UserInfo } from '@svc/component-base';
 
 /** Parses one CSV line with double-quoted fields (`token,user,uid,"g1,g2"`). */
 function csvFields(line: string): string[] {

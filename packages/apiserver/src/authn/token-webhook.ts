@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { group } from '@svc/api';
-import type { TokenAuthenticator, TokenAuthResult } from './authenticator.js';
-import type { UserInfo } from './user.js';
+import type { TokenAuthenticator, TokenAuthResult, UserInfo } from '@svc/component-base';
 import type { WebhookTarget } from '../webhook/kubeconfig.js';
 
 export type TokenReviewVersion = 'v1' | 'v1beta1';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { naming } from '@svc/api';
-import type { UserInfo } from '../authn/user.js';
+import type { UserInfo } from '@svc/component-base';
 import type { AuthorizationAttributes, Authorizer, Decision } from './authorizer.js';
 
 /** One ABAC policy's spec (Kubernetes' `abac.authorization.<prefix>/v1beta1` Policy). */

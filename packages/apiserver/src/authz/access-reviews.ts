@@ -1,5 +1,5 @@
 import { badRequest, fieldErrors, invalid, type ApiObject, type FieldError } from '@svc/api';
-import type { UserInfo } from '../authn/user.js';
+import type { UserInfo } from '@svc/component-base';
 import type { AuthorizationAttributes, Authorizer } from './authorizer.js';
 import type { PolicyRule } from './rbac/rules.js';
 

@@ -1,4 +1,4 @@
-import type { UserInfo } from '../authn/user.js';
+import type { UserInfo } from '@svc/component-base';
 
 /** The attributes an authorizer decides on (spec: Authorization, item 3). */
 export interface AuthorizationAttributes {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { badRequest, forbidden, group } from '@svc/api';
-import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP, type UserInfo } from '../authn/user.js';
+import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP, type UserInfo } from '@svc/component-base';
 import { forbiddenMessage, type AuthorizationAttributes, type Authorizer } from './authorizer.js';
 
 const SA_PREFIX = 'system:serviceaccount:';

@@ -1,5 +1,5 @@
 import { group, naming, type ApiObject } from '@svc/api';
-import type { UserInfo } from '../authn/user.js';
+import type { UserInfo } from '@svc/component-base';
 import type { AuthorizationAttributes, Authorizer, Decision } from './authorizer.js';
 import type { StoreInformer } from './rbac/informer.js';
 

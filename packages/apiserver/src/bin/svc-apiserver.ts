@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { CommanderError } from 'commander';
+import { exitOnFlagError } from '@svc/component-base';
 import { ConfigurationError, parseApiServerOptions } from '../options.js';
 import { startApiServer } from '../server/api-server.js';
 
@@ -8,14 +8,8 @@ async function main(): Promise<void> {
   try {
     opts = parseApiServerOptions(process.argv.slice(2), { quiet: true });
   } catch (e) {
-    if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') {
-        process.exit(0);
-      }
-      process.stderr.write(`${e.message.replace(/^error: /, 'Error: ').split('\n')[0]}\n`);
-      process.exit(2);
-    }
-    throw e;
+    exitOnFlagError(e);
+    return;
   }
   const server = await startApiServer(opts);
   let signals = 0;

@@ -5,7 +5,7 @@ import {
 } from '@svc/api';
 import { checkSchema, decodeProtobufObject } from '@svc/machinery';
 import type { RequestContext } from '../registry/store.js';
-import type { UserInfo } from '../authn/user.js';
+import type { UserInfo } from '@svc/component-base';
 import { bodyCodec, decodeBody, readBody } from './codec.js';
 import { advertisedMediaTypes, negotiate } from './media-types.js';
 import type { RequestInfo } from './request-info.js';

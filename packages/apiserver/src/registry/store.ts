@@ -7,7 +7,7 @@ import {
 import { isStorageError, type ReadConsistency, type Storage, type StorageError, type StorageEvent } from '../storage/interface.js';
 import { watchBatchesOf } from '../storage/watch-batches.js';
 import type { Admission, AdmissionAttributes } from '../admission/admission.js';
-import type { UserInfo } from '../authn/user.js';
+import type { UserInfo } from '@svc/component-base';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';

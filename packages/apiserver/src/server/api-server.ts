@@ -23,24 +23,21 @@ import { strategyFor } from '../registry/strategies/index.js';
 import { resourcePrefix } from '../registry/keys.js';
 import { Admission } from '../admission/admission.js';
 import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
-import { AuthenticationFailed } from '../authn/authenticator.js';
+import { AuthenticationFailed, ensureServingCert, type ServingCert, healthHandler, logCheck, pingCheck, PostStartHook, ShutdownCheck, storeCheck, withGracePeriod, type HealthCheck } from '@svc/component-base';
 import { buildAuthentication } from '../authn/build.js';
 import type { ObjectGetter } from '../authn/object-getter.js';
-import type { UserInfo } from '../authn/user.js';
+import type { UserInfo } from '@svc/component-base';
 import { forbiddenMessage } from '../authz/authorizer.js';
 import { impersonate } from '../authz/impersonation.js';
 import { accessReviewHandlers, buildAuthorization } from '../authz/rbac/setup.js';
 import { RbacEscalation } from '../admission/rbac-escalation.js';
 import { NodeRestriction } from '../admission/node-restriction.js';
-import { ensureServingCert, type ServingCert } from '../tls/self-signed.js';
 import { parseRequestInfo, type RequestInfo } from '../endpoints/request-info.js';
 import { serveResource } from '../endpoints/resource-router.js';
 import { sendError } from '../endpoints/handlers/respond.js';
 import { aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from '../endpoints/discovery.js';
 import { parseAccept } from '../endpoints/media-types.js';
 import { openApiV2Answer, openApiV3Document, openApiV3Root } from '../endpoints/openapi.js';
-import { healthHandler } from '../health/handler.js';
-import { logCheck, pingCheck, PostStartHook, ShutdownCheck, storeCheck, withGracePeriod, type HealthCheck } from '../health/checks.js';
 import { versionInfo } from './version.js';
 
 export interface RunningApiServer {

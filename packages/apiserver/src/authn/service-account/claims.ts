@@ -1,5 +1,5 @@
 import { authenticationExtraKey, serviceAccountClaimKey } from '@svc/api';
-import type { UserInfo } from '../user.js';
+import type { UserInfo } from '@svc/component-base';
 
 export const SERVICE_ACCOUNT_USER_PREFIX = 'system:serviceaccount:';
 export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';

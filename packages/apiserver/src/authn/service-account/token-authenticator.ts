@@ -1,6 +1,6 @@
 import { decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import type { ApiObject } from '@svc/api';
-import type { TokenAuthenticator, TokenAuthResult } from '../authenticator.js';
+import type { TokenAuthenticator, TokenAuthResult } from '@svc/component-base';
 import type { AuthnObjectResource, ObjectGetter } from '../object-getter.js';
 import { privateClaimsOf, serviceAccountUser, type ObjectClaim, type PrivateClaims } from './claims.js';
 import type { ServiceAccountAlg, VerificationKey } from './keys.js';

@@ -1,5 +1,5 @@
 import { group } from '@svc/api';
-import type { UserInfo } from '../../authn/user.js';
+import type { UserInfo } from '@svc/component-base';
 import type { AuthorizationAttributes, Authorizer, Decision } from '../authorizer.js';
 import type { RoleRef, Subject } from '../../registry/strategies/rbac.js';
 import { StoreInformer } from './informer.js';

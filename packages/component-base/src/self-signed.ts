@@ -63,12 +63,12 @@ export async function generateServingCert(hosts: string[]): Promise<ServingCert>
 }
 
 /**
- * The serving certificate in `certDir` (`apiserver.crt`, `apiserver.key`, `ca.crt`), made on
- * first use and reused afterwards so clients keep trusting the same CA across restarts.
+ * The serving certificate in `certDir` (`<base>.crt`, `<base>.key`, `ca.crt`), made on first
+ * use and reused afterwards so clients keep trusting the same CA across restarts.
  */
-export async function ensureServingCert(certDir: string, hosts: string[]): Promise<ServingCert> {
-  const certFile = join(certDir, 'apiserver.crt');
-  const keyFile = join(certDir, 'apiserver.key');
+export async function ensureServingCert(certDir: string, hosts: string[], base = 'apiserver'): Promise<ServingCert> {
+  const certFile = join(certDir, `${base}.crt`);
+  const keyFile = join(certDir, `${base}.key`);
   const caFile = join(certDir, 'ca.crt');
   if (existsSync(certFile) && existsSync(keyFile) && existsSync(caFile)) {
     const [certPem, keyPem, caPem] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8'), readFile(caFile, 'utf8')]);
