@@ -22,6 +22,8 @@ export interface Naming {
   readonly execInfoEnv: string;
   readonly namespaceFinalizer: string;
   readonly clusterName: string;
+  /** The ConfigMap with the cluster's root CA that every namespace gets. */
+  readonly rootCaConfigMap: string;
   readonly apiserverName: string;
   readonly controllerManagerName: string;
   readonly schedulerName: string;
@@ -51,6 +53,7 @@ const SVC: Naming = {
   execInfoEnv: 'SVC_EXEC_INFO',
   namespaceFinalizer: 'svc',
   clusterName: 'svc',
+  rootCaConfigMap: 'svc-root-ca.crt',
 };
 
 const KUBERNETES: Naming = {
@@ -67,6 +70,7 @@ const KUBERNETES: Naming = {
   execInfoEnv: 'KUBERNETES_EXEC_INFO',
   namespaceFinalizer: 'kubernetes',
   clusterName: 'kubernetes',
+  rootCaConfigMap: 'kube-root-ca.crt',
 };
 
 export const NAMINGS: Readonly<Record<NamingScheme, Naming>> = { svc: SVC, kubernetes: KUBERNETES };

@@ -3,7 +3,7 @@ import { Command, Option, CommanderError } from 'commander';
 import { boolOption, durationOption, intArg, listOption, portArg, repeatable } from '@svc/component-base';
 import { builtinResources, defaultServiceAccountIssuer, isNamingScheme, naming, NAMINGS, useNaming, type NamingScheme, type ResourceType } from '@svc/api';
 import { FeatureGates, API_SERVER_GATES, parseRuntimeConfig, groupVersionKey, resourceKey, type RuntimeConfig } from '@svc/machinery';
-import type { LogFormat } from './logger.js';
+import type { LogFormat } from '@svc/component-base';
 import { OIDC_SIGNING_ALGS, type OidcOptions } from './authn/oidc.js';
 import { parseAuthenticationConfig, type AuthenticationConfig, type AuthenticationConfigContext } from './authn/authentication-config.js';
 

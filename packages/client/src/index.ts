@@ -1,6 +1,7 @@
 export { loadSvcconfig, svcconfigPath, SvcconfigError, type ClientConfig, type ExecConfig } from './svcconfig.js';
 export { ExecCredentialProvider, ExecCredentialError, type ExecCredentialStatus } from './exec-credential.js';
-export { RestClient, type RequestOptions, type Response } from './rest-client.js';
+export { RestClient, type RequestOptions, type Response, type RestClientOptions, type RequestMetrics } from './rest-client.js';
+export { TokenBucket } from './token-bucket.js';
 export { type StreamResponse } from './rest-client.js';
 export { watch, responseError, type WatchOptions } from './watch-stream.js';
 export { type ClientLogger, silentClientLogger } from './logger.js';
@@ -12,9 +13,10 @@ export {
   Informer, Indexer, SharedInformerFactory, objectKey, splitKey, NAMESPACE_INDEX,
   type EventHandlers, type IndexFunc, type InformerOptions,
 } from './informer.js';
-export { WorkQueue, ExponentialFailureRateLimiter, type RateLimiter } from './work-queue.js';
+export { WorkQueue, ExponentialFailureRateLimiter, type RateLimiter, type WorkQueueMetrics } from './work-queue.js';
 export {
   LeaderElector, LeaderElectionConfigError, validateLeaderElectionConfig,
   type LeaderElectionConfig, type Lease, type LeaseSpec,
 } from './leader-election.js';
 export { Controller, type ControllerOptions, type Reconcile, type ReconcileResult } from './controller.js';
+export { ResourceClient, type ObjectList, type PatchType, type WriteOptions, type PatchOptions, type DeleteOptions } from './resource-client.js';

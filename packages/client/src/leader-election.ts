@@ -68,6 +68,7 @@ function microTime(d: Date): string {
 export class LeaderElector {
   private leader = false;
   private observedHolder = '';
+  private renewedAt = 0;
   private readonly logger: ClientLogger;
   private readonly path: string;
 
@@ -79,6 +80,11 @@ export class LeaderElector {
 
   isLeader(): boolean {
     return this.leader;
+  }
+
+  /** When this candidate last acquired or renewed the lease (ms since the epoch; 0 = never). */
+  get lastRenewed(): number {
+    return this.renewedAt;
   }
 
   /** The holder last seen on the lease ('' when free or not read yet). */
@@ -187,6 +193,7 @@ export class LeaderElector {
   }
 
   private observe(holder: string): true {
+    if (holder === this.c.identity) this.renewedAt = Date.now();
     if (holder !== this.observedHolder) {
       this.observedHolder = holder;
       if (holder) this.c.onNewLeader?.(holder);

@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { buffer as readAll } from 'node:stream/consumers';
 import { ExecCredentialProvider } from './exec-credential.js';
 import type { ClientConfig } from './svcconfig.js';
+import { TokenBucket } from './token-bucket.js';
 
 const TOKEN_FILE_PERIOD_MS = 60_000;
 
@@ -18,6 +19,23 @@ export interface StreamResponse {
   status: number;
   headers: IncomingHttpHeaders;
   body: IncomingMessage;
+}
+
+/** Observes every request the client sends (Kubernetes' rest_client_* metrics). */
+export interface RequestMetrics {
+  /** One request finished with `code` (0 when no response arrived) after `ms` (until the response headers). */
+  observe(r: { method: string; host: string; code: number; ms: number }): void;
+  /** A request waited this long for the client-side rate limiter. */
+  throttled?(ms: number): void;
+}
+
+export interface RestClientOptions {
+  /** Client-side rate limit: sustained requests per second (0 or absent: unlimited) and burst. */
+  qps?: number;
+  burst?: number;
+  /** Sent as `User-Agent`. */
+  userAgent?: string;
+  metrics?: RequestMetrics;
 }
 
 export interface RequestOptions {
@@ -37,8 +55,10 @@ export class RestClient {
   private agent: Agent;
   private agentCert: string | undefined;
   private tokenFromFile?: { token: string; readAt: number };
+  private readonly limiter?: TokenBucket;
 
-  constructor(readonly config: ClientConfig) {
+  constructor(readonly config: ClientConfig, private readonly options: RestClientOptions = {}) {
+    if (options.qps && options.qps > 0) this.limiter = new TokenBucket(options.qps, Math.max(1, options.burst ?? 1));
     if (config.user.exec) this.exec = new ExecCredentialProvider(config.user.exec, config);
     this.agent = this.makeAgent(config.user.clientCertPem, config.user.clientKeyPem);
     this.agentCert = config.user.clientCertPem;
@@ -100,10 +120,18 @@ export class RestClient {
     return this.send(method, path, opts);
   }
 
-  /** One HTTPS request; resolves with the response once its headers arrive. */
+  /**
+   * One HTTPS request, after the rate limiter lets it through; resolves with the response
+   * once its headers arrive.
+   */
   private async send(method: string, path: string, opts: RequestOptions): Promise<IncomingMessage> {
+    if (this.limiter) {
+      const waited = await this.limiter.take(opts.signal);
+      if (waited > 0) this.options.metrics?.throttled?.(waited);
+    }
     const { token } = await this.credentials();
     const headers: Record<string, string> = { accept: opts.accept ?? 'application/json' };
+    if (this.options.userAgent) headers['user-agent'] = this.options.userAgent;
     if (token) headers.authorization = `Bearer ${token}`;
     let payload: Buffer | undefined;
     if (opts.body !== undefined) {
@@ -111,9 +139,18 @@ export class RestClient {
       headers['content-type'] = opts.contentType ?? 'application/json';
       headers['content-length'] = String(payload.length);
     }
+    const url = new URL(path, this.config.server);
+    const started = performance.now();
+    const observe = (code: number): void => this.options.metrics?.observe({ method, host: url.host, code, ms: performance.now() - started });
     return new Promise((resolve, reject) => {
-      const req = httpsRequest(new URL(path, this.config.server), { method, headers, agent: this.agent, signal: opts.signal }, resolve);
-      req.on('error', reject);
+      const req = httpsRequest(url, { method, headers, agent: this.agent, signal: opts.signal }, (res) => {
+        observe(res.statusCode ?? 0);
+        resolve(res);
+      });
+      req.on('error', (e) => {
+        observe(0);
+        reject(e);
+      });
       req.end(payload);
     });
   }

@@ -30,6 +30,20 @@ export class ExponentialFailureRateLimiter<K> implements RateLimiter<K> {
   }
 }
 
+/** Observers of a queue (Kubernetes' workqueue metrics); every method is optional. */
+export interface WorkQueueMetrics {
+  /** A key entered the queue. */
+  added?(): void;
+  /** The number of queued keys changed. */
+  depth?(n: number): void;
+  /** A key waited this long in the queue before a worker took it. */
+  queued?(ms: number): void;
+  /** A worker processed a key for this long. */
+  worked?(ms: number): void;
+  /** A key was re-added after a failure. */
+  retried?(): void;
+}
+
 /**
  * A rate-limited work queue with Kubernetes' guarantees: a key is handed to at most one
  * worker at a time; adding a key that is queued is a no-op; adding one that is being
@@ -45,14 +59,27 @@ export class WorkQueue<K = string> {
   private readonly timers = new Map<ReturnType<typeof setTimeout>, K>();
   private shuttingDown = false;
   private readonly idleWaiters: (() => void)[] = [];
+  /** When each dirty key was added, and when each processing key was taken (for metrics). */
+  private readonly addedAt = new Map<K, number>();
+  private readonly takenAt = new Map<K, number>();
 
-  constructor(readonly rateLimiter: RateLimiter<K> = new ExponentialFailureRateLimiter<K>()) {}
+  constructor(
+    readonly rateLimiter: RateLimiter<K> = new ExponentialFailureRateLimiter<K>(),
+    private readonly metrics: WorkQueueMetrics = {},
+  ) {}
 
   add(key: K): void {
     if (this.shuttingDown || this.dirty.has(key)) return;
     this.dirty.add(key);
+    this.addedAt.set(key, performance.now());
+    this.metrics.added?.();
     if (this.processing.has(key)) return;
+    this.push(key);
+  }
+
+  private push(key: K): void {
     this.queue.push(key);
+    this.metrics.depth?.(this.queue.length);
     this.waiters.shift()?.();
   }
 
@@ -69,6 +96,7 @@ export class WorkQueue<K = string> {
 
   /** Adds `key` after the rate limiter's next delay for it. */
   addRateLimited(key: K): void {
+    this.metrics.retried?.();
     this.addAfter(key, this.rateLimiter.when(key));
   }
 
@@ -99,16 +127,21 @@ export class WorkQueue<K = string> {
     const key = this.queue.shift() as K;
     this.processing.add(key);
     this.dirty.delete(key);
+    const now = performance.now();
+    this.metrics.depth?.(this.queue.length);
+    this.metrics.queued?.(now - (this.addedAt.get(key) ?? now));
+    this.addedAt.delete(key);
+    this.takenAt.set(key, now);
     return key;
   }
 
   /** Ends the processing of `key`; if it was added meanwhile, it is queued again. */
   done(key: K): void {
     this.processing.delete(key);
-    if (this.dirty.has(key)) {
-      this.queue.push(key);
-      this.waiters.shift()?.();
-    }
+    const taken = this.takenAt.get(key);
+    if (taken !== undefined) this.metrics.worked?.(performance.now() - taken);
+    this.takenAt.delete(key);
+    if (this.dirty.has(key)) this.push(key);
     this.checkIdle();
   }
 

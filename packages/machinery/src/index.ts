@@ -64,3 +64,4 @@ export {
   listSchemaOf, NotEncodable, statusSchema,
 } from './protobuf-encode.js';
 export { duplicateJsonFields } from './duplicate-fields.js';
+export * from './bootstrap-token.js';

@@ -3,8 +3,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { IncomingMessage } from 'node:http';
-import type { Logger } from '../logger.js';
-import type { AudienceAgnosticTokenAuthenticator, UserInfo } from '@svc/component-base';
+import type { Logger, AudienceAgnosticTokenAuthenticator, UserInfo } from '@svc/component-base';
 import { parseAuthenticationConfig, type AuthenticationConfig, type AuthenticationConfigContext } from './authentication-config.js';
 import { JwtAuthenticator } from './jwt-authenticator.js';
 

@@ -1,33 +1,19 @@
 import { timingSafeEqual } from 'node:crypto';
 import { bootstrapTokenSecretType, naming, type ApiObject } from '@svc/api';
 import type { AudienceAgnosticTokenAuthenticator, UserInfo } from '@svc/component-base';
+import { BOOTSTRAP_TOKEN, BOOTSTRAP_TOKEN_SECRET_PREFIX, bootstrapTokenExpired, secretDataString as dataString } from '@svc/machinery';
 import type { ObjectGetter } from './object-getter.js';
 
-export const BOOTSTRAP_TOKEN = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
 export const BOOTSTRAP_USER_PREFIX = 'system:bootstrap:';
 export const BOOTSTRAPPERS_GROUP = 'system:bootstrappers';
 /** Extra groups must stay under `system:bootstrappers:` (Kubernetes' pattern). */
 const EXTRA_GROUP = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/;
-
-function dataString(secret: ApiObject, key: string): string | undefined {
-  const v = (secret.data as Record<string, unknown> | undefined)?.[key];
-  return typeof v === 'string' ? Buffer.from(v, 'base64').toString('utf8') : undefined;
-}
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   // Constant time for equal lengths; a length difference is not a secret (the format fixes it).
   return x.length === y.length && timingSafeEqual(x, y);
-}
-
-/** `expiration` in RFC 3339; an unreadable value counts as expired (as Kubernetes). */
-export function bootstrapTokenExpired(secret: ApiObject, now: number): boolean {
-  const exp = dataString(secret, 'expiration');
-  if (exp === undefined || exp === '') return false;
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(exp)) return true;
-  const t = Date.parse(exp);
-  return Number.isNaN(t) || t <= now;
 }
 
 /**
@@ -44,7 +30,7 @@ export class BootstrapTokenAuthenticator implements AudienceAgnosticTokenAuthent
     const m = BOOTSTRAP_TOKEN.exec(token);
     if (!m) return null;
     const [, id = '', secretPart = ''] = m;
-    const name = `bootstrap-token-${id}`;
+    const name = `${BOOTSTRAP_TOKEN_SECRET_PREFIX}${id}`;
     const secret = await this.getObject({ resource: 'secrets', namespace: naming().systemNamespace, name });
     const fail = (why: string): never => {
       throw new Error(`bootstrap token ${id}: ${why}`);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { group, tokenRequest, type ApiObject, type ObjectSchema, type ResourceType } from '@svc/api';
 import { ConfigurationError, type ApiServerOptions } from '../options.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '@svc/component-base';
 import { createOnlyKey, type CreateOnlyHandler } from '../endpoints/create-only.js';
 import { audienceAgnostic, BearerTokenAuthenticator, UnionAuthenticator, UnionTokenAuthenticator, type Authenticator, type TokenAuthenticator, ClientCertAuthenticator, parseCertificateBundle } from '@svc/component-base';
 import { BootstrapTokenAuthenticator } from './bootstrap-token.js';

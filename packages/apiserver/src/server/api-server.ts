@@ -9,7 +9,6 @@ import {
 } from '@svc/api';
 import { isEnabled } from '@svc/machinery';
 import type { ApiServerOptions } from '../options.js';
-import { createLogger, type Logger } from '../logger.js';
 import { Etcd3Storage } from '../storage/etcd3/etcd3-storage.js';
 import type { Storage } from '../storage/interface.js';
 import { CachedStorage } from '../storage/cacher/cached-storage.js';
@@ -23,7 +22,7 @@ import { strategyFor } from '../registry/strategies/index.js';
 import { resourcePrefix } from '../registry/keys.js';
 import { Admission } from '../admission/admission.js';
 import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
-import { AuthenticationFailed, ensureServingCert, type ServingCert, healthHandler, logCheck, pingCheck, PostStartHook, ShutdownCheck, storeCheck, withGracePeriod, type HealthCheck } from '@svc/component-base';
+import { createLogger, type Logger, AuthenticationFailed, ensureServingCert, type ServingCert, healthHandler, logCheck, pingCheck, PostStartHook, ShutdownCheck, storeCheck, withGracePeriod, type HealthCheck } from '@svc/component-base';
 import { buildAuthentication } from '../authn/build.js';
 import type { ObjectGetter } from '../authn/object-getter.js';
 import type { UserInfo } from '@svc/component-base';

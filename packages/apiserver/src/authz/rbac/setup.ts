@@ -1,5 +1,5 @@
 import { group, type ResourceType } from '@svc/api';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '@svc/component-base';
 import type { GenericStore } from '../../registry/store.js';
 import { createOnlyKey, type CreateOnlyHandler } from '../../endpoints/create-only.js';
 import type { ObjectSchema } from '@svc/api';

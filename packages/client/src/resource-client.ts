@@ -1,0 +1,115 @@
+import type { ApiObject } from '@svc/api';
+import type { RestClient } from './rest-client.js';
+import { collectionPath, type GroupVersionResource } from './reflector.js';
+import { responseError } from './watch-stream.js';
+
+/** The list envelope the API returns. */
+export interface ObjectList<T> {
+  metadata: { resourceVersion?: string; continue?: string };
+  items: T[];
+}
+
+export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
+
+const PATCH_MEDIA: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+};
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldManager?: string;
+  signal?: AbortSignal;
+}
+
+export interface PatchOptions extends WriteOptions {
+  /** Server-side apply only: take over conflicting fields. */
+  force?: boolean;
+  subresource?: string;
+}
+
+export interface DeleteOptions {
+  propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  signal?: AbortSignal;
+}
+
+/**
+ * Dynamic access to one resource by group/version/resource, typed by `T`: every verb of the
+ * REST API, answers decoded from JSON, and any non-2xx answer thrown as the server's
+ * `Status` (a `StatusError`, so `isNotFound(e)` and friends work).
+ */
+export class ResourceClient<T extends ApiObject = ApiObject> {
+  constructor(private readonly client: RestClient, readonly gvr: GroupVersionResource, private readonly ns?: string) {}
+
+  /** The same resource in `namespace` (namespaced resources). */
+  namespace(namespace: string): ResourceClient<T> {
+    return new ResourceClient<T>(this.client, this.gvr, namespace);
+  }
+
+  private path(name?: string, subresource?: string, query?: URLSearchParams): string {
+    let p = collectionPath(this.gvr, this.ns);
+    if (name !== undefined) p += `/${encodeURIComponent(name)}`;
+    if (subresource) p += `/${subresource}`;
+    const q = query?.toString();
+    return q ? `${p}?${q}` : p;
+  }
+
+  private async call<R>(method: string, path: string, o: { body?: object | string; contentType?: string; signal?: AbortSignal } = {}): Promise<R> {
+    const r = await this.client.request(method, path, { body: o.body, contentType: o.contentType, signal: o.signal });
+    if (r.status < 200 || r.status >= 300) throw responseError(r.status, r.body);
+    return r.json<R>();
+  }
+
+  private static writeQuery(o: WriteOptions & { force?: boolean }): URLSearchParams {
+    const q = new URLSearchParams();
+    if (o.dryRun) q.set('dryRun', 'All');
+    if (o.fieldManager) q.set('fieldManager', o.fieldManager);
+    if (o.force) q.set('force', 'true');
+    return q;
+  }
+
+  get(name: string, o: { subresource?: string; signal?: AbortSignal } = {}): Promise<T> {
+    return this.call<T>('GET', this.path(name, o.subresource), { signal: o.signal });
+  }
+
+  list(o: { labelSelector?: string; fieldSelector?: string; limit?: number; continue?: string; resourceVersion?: string; signal?: AbortSignal } = {}): Promise<ObjectList<T>> {
+    const q = new URLSearchParams();
+    for (const k of ['labelSelector', 'fieldSelector', 'limit', 'continue', 'resourceVersion'] as const) {
+      if (o[k] !== undefined) q.set(k, String(o[k]));
+    }
+    return this.call<ObjectList<T>>('GET', this.path(undefined, undefined, q), { signal: o.signal });
+  }
+
+  create(obj: T, o: WriteOptions = {}): Promise<T> {
+    return this.call<T>('POST', this.path(undefined, undefined, ResourceClient.writeQuery(o)), { body: obj, signal: o.signal });
+  }
+
+  /** PUT of the whole object (its `metadata.resourceVersion` is the precondition), or of a subresource. */
+  update(obj: T, o: WriteOptions & { subresource?: string } = {}): Promise<T> {
+    return this.call<T>('PUT', this.path(obj.metadata.name, o.subresource, ResourceClient.writeQuery(o)), { body: obj, signal: o.signal });
+  }
+
+  patch(name: string, type: PatchType, patch: object | string, o: PatchOptions = {}): Promise<T> {
+    return this.call<T>('PATCH', this.path(name, o.subresource, ResourceClient.writeQuery(o)), {
+      body: typeof patch === 'string' ? patch : JSON.stringify(patch), contentType: PATCH_MEDIA[type], signal: o.signal,
+    });
+  }
+
+  /** Server-side apply of `obj` as `fieldManager`. */
+  apply(obj: T, o: WriteOptions & { fieldManager: string; force?: boolean }): Promise<T> {
+    return this.patch(obj.metadata.name ?? '', 'apply', JSON.stringify(obj), o);
+  }
+
+  /** Deletes; resolves with the answer (the object while finalizers or graceful deletion hold it, else a Status). */
+  delete(name: string, o: DeleteOptions = {}): Promise<unknown> {
+    const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1' };
+    if (o.propagationPolicy) body.propagationPolicy = o.propagationPolicy;
+    if (o.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = o.gracePeriodSeconds;
+    if (o.preconditions) body.preconditions = o.preconditions;
+    return this.call('DELETE', this.path(name), { body, signal: o.signal });
+  }
+}

@@ -1,0 +1,62 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { silentLogger } from '@svc/component-base';
+import { freePort, startTestApiServer, type TestApiServer } from '@svc/testing';
+import { RestClient, loadSvcconfig } from '@svc/client';
+import { parseControllerManagerOptions } from './options.js';
+import { startControllerManager, type RunningControllerManager } from './controller-manager.js';
+import type { ControllerDefinition } from './controller-context.js';
+
+export interface TestControllerManager {
+  cm: RunningControllerManager;
+  stop(): Promise<void>;
+}
+
+/**
+ * Test helper (not exported): svc-controller-manager in this process against `server`'s admin
+ * svcconfig, on a free port of 127.0.0.1, with short leader-election periods unless `args`
+ * say otherwise.
+ */
+export async function startTestControllerManager(server: TestApiServer, args: string[] = [], controllers?: readonly ControllerDefinition[]): Promise<TestControllerManager> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-cm-'));
+  const opts = parseControllerManagerOptions([
+    '--svcconfig', server.svcconfigPath, '--bind-address', '127.0.0.1', '--secure-port', String(await freePort()), '--cert-dir', dir,
+    '--leader-elect-lease-duration', '4s', '--leader-elect-renew-deadline', '3s', '--leader-elect-retry-period', '500ms',
+    ...args,
+  ], { quiet: true });
+  const cm = await startControllerManager(opts, { logger: silentLogger, controllers });
+  return {
+    cm,
+    stop: async () => {
+      await cm.shutdown();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ClusterEnv {
+  server: TestApiServer;
+  manager: TestControllerManager;
+  /** Admin access to the API. */
+  api: RestClient;
+}
+
+/**
+ * Starts a real API server (extra `serverArgs`) and a controller manager with `args` before
+ * the file's tests, stops both after them; fields are set in `beforeAll`.
+ */
+export function withControllerManager(args: string[], o: { serverArgs?: string[] } = {}): ClusterEnv {
+  const env = {} as ClusterEnv;
+  beforeAll(async () => {
+    env.server = await startTestApiServer({ args: o.serverArgs });
+    env.api = new RestClient(loadSvcconfig(env.server.svcconfigPath));
+    env.manager = await startTestControllerManager(env.server, args);
+  });
+  afterAll(async () => {
+    await env.manager?.stop();
+    env.api?.close();
+    await env.server?.stop();
+  });
+  return env;
+}

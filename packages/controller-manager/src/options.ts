@@ -1,0 +1,317 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { NAMINGS, isNamingScheme, naming, type NamingScheme } from '@svc/api';
+import { boolOption, durationOption, intArg, listOption, portArg, type LogFormat } from '@svc/component-base';
+import { formatDuration } from '@svc/machinery';
+import { parseControllers, type ControllerSelection } from './controller-names.js';
+
+/** `--cluster-signing-<signer>-cert-file/-key-file` flag stems and the signer each stands for (by naming). */
+export const SIGNER_FLAGS = {
+  'svc-apiserver-client': 'apiserverClient',
+  'svc-apiserver-client-svclet': 'apiserverClientNode',
+  'svclet-serving': 'nodeServing',
+  'legacy-unknown': 'legacyUnknown',
+} as const;
+export type SignerRole = (typeof SIGNER_FLAGS)[keyof typeof SIGNER_FLAGS];
+
+export interface SigningFiles {
+  certFile: string;
+  keyFile: string;
+}
+
+/** Every svc-controller-manager setting, parsed and validated. Durations are milliseconds. */
+export interface ControllerManagerOptions {
+  svcconfig?: string;
+  master?: string;
+  apiQps: number;
+  apiBurst: number;
+  apiContentType: string;
+  bindAddress: string;
+  securePort: number;
+  certDir: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  authenticationKubeconfig?: string;
+  authenticationSkipLookup: boolean;
+  authenticationTolerateLookupFailure: boolean;
+  authenticationTokenWebhookCacheTtlMs: number;
+  authorizationKubeconfig?: string;
+  authorizationAlwaysAllowPaths: string[];
+  authorizationWebhookCacheAuthorizedTtlMs: number;
+  authorizationWebhookCacheUnauthorizedTtlMs: number;
+  clientCaFile?: string;
+  controllers: ControllerSelection;
+  clusterName: string;
+  /** `--cluster-signing-cert-file/-key-file`, or per signer. */
+  clusterSigning?: SigningFiles;
+  signerFiles: Partial<Record<SignerRole, SigningFiles>>;
+  clusterSigningDurationMs: number;
+  rootCaFile?: string;
+  /** `--concurrent-<name>-syncs` by name (e.g. `namespace`, `gc`). */
+  concurrentSyncs: Record<string, number>;
+  enableGarbageCollector: boolean;
+  leaderElect: boolean;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  resourceLock: string;
+  leaseName: string;
+  leaseNamespace: string;
+  minResyncPeriodMs: number;
+  namespaceSyncPeriodMs: number;
+  nodeEvictionRate: number;
+  secondaryNodeEvictionRate: number;
+  largeClusterSizeThreshold: number;
+  nodeMonitorGracePeriodMs: number;
+  nodeMonitorPeriodMs: number;
+  nodeStartupGracePeriodMs: number;
+  naming: NamingScheme;
+  loggingFormat: LogFormat;
+  verbosity: number;
+  /** Flags given on the command line that belong to controllers this manager does not run (logged once at start). */
+  ignoredFlags: string[];
+}
+
+/** `--concurrent-*-syncs` and their defaults (the spec's table). */
+const CONCURRENT_SYNCS: Record<string, number> = {
+  'cron-job': 5, deployment: 5, endpoint: 5, ephemeralvolume: 5, gc: 20, 'horizontal-pod-autoscaler': 5, job: 5,
+  namespace: 10, rc: 5, replicaset: 5, 'resource-quota': 5, 'service-endpoint': 5, service: 1, 'serviceaccount-token': 5,
+  statefulset: 5, 'ttl-after-finished': 5, 'validating-admission-policy-status': 5,
+};
+/** The `--concurrent-*-syncs` of controllers we run; the others are accepted and ignored. */
+const CONCURRENT_SYNCS_USED = new Set(['deployment', 'gc', 'namespace', 'replicaset']);
+
+function floatArg(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`strconv.ParseFloat: parsing ${JSON.stringify(v)}: invalid syntax`);
+  return n;
+}
+
+function int32Option(flags: string, description: string, def?: number): Option {
+  const o = new Option(`${flags} <int>`, description).argParser(intArg);
+  return def === undefined ? o : o.default(def);
+}
+
+function floatOption(flags: string, description: string, def?: number): Option {
+  const o = new Option(`${flags} <float>`, description).argParser(floatArg);
+  return def === undefined ? o : o.default(def);
+}
+
+function stringOption(flags: string, description: string, def?: string): Option {
+  const o = new Option(`${flags} <value>`, description);
+  return def === undefined ? o : o.default(def);
+}
+
+/**
+ * Flags of the spec's table for controllers this manager does not run: parsed and
+ * validated like the others, then reported once at start.
+ */
+const IGNORED: Array<[Option, string]> = [
+  [boolOption('--allocate-node-cidrs', 'Should CIDRs for Pods be allocated and set on the cloud provider.', false), 'node-ipam-controller'],
+  [durationOption('--attach-detach-reconcile-sync-period', 'The reconciler sync wait time between volume attach detach. Must exceed 1 second.', 60_000), 'persistentvolume-attach-detach-controller'],
+  [stringOption('--cidr-allocator-type', 'Type of CIDR allocator to use.', 'RangeAllocator'), 'node-ipam-controller'],
+  [stringOption('--cluster-cidr', 'CIDR Range for Pods in cluster. Requires --allocate-node-cidrs to be true.'), 'node-ipam-controller'],
+  [boolOption('--configure-cloud-routes', 'Should CIDRs allocated by allocate-node-cidrs be configured on the cloud provider.', true), 'node-route-controller'],
+  [boolOption('--disable-attach-detach-reconcile-sync', 'Disable volume attach detach reconciler sync.', false), 'persistentvolume-attach-detach-controller'],
+  [boolOption('--disable-force-detach-on-timeout', 'Prevent force detaching volumes based on maximum unmount time and node status.', false), 'persistentvolume-attach-detach-controller'],
+  [boolOption('--enable-dynamic-provisioning', 'Enable dynamic provisioning for environments that support it.', true), 'persistentvolume-binder-controller'],
+  [boolOption('--enable-leader-migration', 'Whether to enable controller leader migration.', false), 'leader-migration'],
+  [stringOption('--leader-migration-config', 'Path to the config file for controller leader migration.'), 'leader-migration'],
+  [durationOption('--endpoint-updates-batch-period', 'The length of endpoint updates batching period.', 0), 'endpoints-controller'],
+  [durationOption('--endpointslice-updates-batch-period', 'The length of endpoint slice updates batching period.', 0), 'endpointslice-controller'],
+  [durationOption('--horizontal-pod-autoscaler-cpu-initialization-period', 'The period after pod start when CPU samples might be skipped.', 300_000), 'horizontal-pod-autoscaler-controller'],
+  [durationOption('--horizontal-pod-autoscaler-downscale-stabilization', 'The period for which autoscaler will look backwards and not scale down below any recommendation it made during that period.', 300_000), 'horizontal-pod-autoscaler-controller'],
+  [durationOption('--horizontal-pod-autoscaler-initial-readiness-delay', 'The period after pod start during which readiness changes will be treated as initial readiness.', 30_000), 'horizontal-pod-autoscaler-controller'],
+  [durationOption('--horizontal-pod-autoscaler-sync-period', 'The period for syncing the number of pods in horizontal pod autoscaler.', 15_000), 'horizontal-pod-autoscaler-controller'],
+  [floatOption('--horizontal-pod-autoscaler-tolerance', 'The minimum change (from 1.0) in the desired-to-actual metrics ratio for the horizontal pod autoscaler to consider scaling.', 0.1), 'horizontal-pod-autoscaler-controller'],
+  [durationOption('--legacy-service-account-token-clean-up-period', 'The period of time since the last usage of an legacy service account token before it can be deleted.', 8760 * 3600_000), 'legacy-serviceaccount-token-cleaner-controller'],
+  [int32Option('--max-endpoints-per-slice', 'The maximum number of endpoints that will be added to an EndpointSlice.', 100), 'endpointslice-controller'],
+  [int32Option('--mirroring-concurrent-service-endpoint-syncs', 'The number of service endpoint syncing operations that will be done concurrently by the endpointslice-mirroring-controller.', 5), 'endpointslice-mirroring-controller'],
+  [int32Option('--mirroring-max-endpoints-per-subset', 'The maximum number of endpoints that will be added to an EndpointSlice by the endpointslice-mirroring-controller.', 1000), 'endpointslice-mirroring-controller'],
+  [int32Option('--node-cidr-mask-size', 'Mask size for node cidr in cluster. Default is 24 for IPv4 and 64 for IPv6.'), 'node-ipam-controller'],
+  [int32Option('--node-cidr-mask-size-ipv4', 'Mask size for IPv4 node cidr in dual-stack cluster. Default is 24.'), 'node-ipam-controller'],
+  [int32Option('--node-cidr-mask-size-ipv6', 'Mask size for IPv6 node cidr in dual-stack cluster. Default is 64.'), 'node-ipam-controller'],
+  [int32Option('--pv-recycler-increment-timeout-nfs', 'the increment of time added per Gi to ActiveDeadlineSeconds for an NFS scrubber pod', 30), 'persistentvolume-binder-controller'],
+  [int32Option('--pv-recycler-minimum-timeout-nfs', 'The minimum ActiveDeadlineSeconds to use for an NFS Recycler pod', 300), 'persistentvolume-binder-controller'],
+  [int32Option('--pv-recycler-minimum-timeout-hostpath', 'The minimum ActiveDeadlineSeconds to use for a HostPath Recycler pod. This is for development and testing only.', 60), 'persistentvolume-binder-controller'],
+  [int32Option('--pv-recycler-timeout-increment-hostpath', 'the increment of time added per Gi to ActiveDeadlineSeconds for a HostPath scrubber pod. This is for development and testing only.', 30), 'persistentvolume-binder-controller'],
+  [stringOption('--pv-recycler-pod-template-filepath-nfs', 'The file path to a pod definition used as a template for NFS persistent volume recycling'), 'persistentvolume-binder-controller'],
+  [stringOption('--pv-recycler-pod-template-filepath-hostpath', 'The file path to a pod definition used as a template for HostPath persistent volume recycling.'), 'persistentvolume-binder-controller'],
+  [durationOption('--pvclaimbinder-sync-period', 'The period for syncing persistent volumes and persistent volume claims', 15_000), 'persistentvolume-binder-controller'],
+  [stringOption('--flex-volume-plugin-dir', 'Full path of the directory in which the flex volume plugin should search for additional third party volume plugins.', '/usr/libexec/svc/svclet-plugins/volume/exec/'), 'persistentvolume-attach-detach-controller'],
+  [boolOption('--profiling', 'Enable profiling via web interface host:port/debug/pprof/', true), 'profiling'],
+];
+
+export function controllerManagerCommand(): Command {
+  const n = naming();
+  const cmd = new Command(n.controllerManagerName)
+    .description('The controller manager is a daemon that embeds the core control loops. A control loop watches the shared state through the API server and changes it to move the current state toward the desired state.')
+    .allowExcessArguments(false)
+    .addOption(stringOption('--svcconfig', 'Path to a svcconfig file with the API server\'s location and credentials.'))
+    .addOption(stringOption('--kubeconfig', 'Alias of --svcconfig.').hideHelp())
+    .addOption(stringOption('--master', 'The address of the API server (overrides any value in svcconfig).'))
+    .addOption(floatOption('--svc-api-qps', 'QPS to use while talking with the API server.', 20))
+    .addOption(int32Option('--svc-api-burst', 'Burst to use while talking with the API server.', 30))
+    .addOption(stringOption('--svc-api-content-type', 'Content type of requests sent to the API server.', n.protobufMediaType))
+    .addOption(stringOption('--bind-address', 'The IP address on which to listen for the --secure-port port.', '0.0.0.0'))
+    .addOption(new Option('--secure-port <port>', 'The port on which to serve HTTPS with authentication and authorization. If 0, don\'t serve HTTPS at all.').default(10257).argParser(portArg))
+    .addOption(stringOption('--cert-dir', 'The directory where the TLS certs are located. Ignored if --tls-cert-file and --tls-private-key-file are provided.', ''))
+    .addOption(stringOption('--tls-cert-file', 'File containing the default x509 certificate for HTTPS.'))
+    .addOption(stringOption('--tls-private-key-file', 'File containing the default x509 private key matching --tls-cert-file.'))
+    .addOption(stringOption('--authentication-kubeconfig', 'svcconfig file pointing at the API server with enough rights to create tokenreviews. Empty: all token requests are considered anonymous and no client CA is looked up in the cluster.'))
+    .addOption(boolOption('--authentication-skip-lookup', 'If false, the authentication-kubeconfig will be used to lookup missing authentication configuration from the cluster.', false))
+    .addOption(boolOption('--authentication-tolerate-lookup-failure', 'If true, failures to look up missing authentication configuration from the cluster are not considered fatal.', false))
+    .addOption(durationOption('--authentication-token-webhook-cache-ttl', 'The duration to cache responses from the webhook token authenticator.', 10_000))
+    .addOption(stringOption('--authorization-kubeconfig', 'svcconfig file pointing at the API server with enough rights to create subjectaccessreviews. Empty: all requests not skipped by authorization are forbidden.'))
+    .addOption(listOption('--authorization-always-allow-paths <paths>', 'A list of HTTP paths to skip during authorization, i.e. these are authorized without contacting the API server.', ['/healthz', '/readyz', '/livez']))
+    .addOption(durationOption('--authorization-webhook-cache-authorized-ttl', 'The duration to cache \'authorized\' responses from the webhook authorizer.', 10_000))
+    .addOption(durationOption('--authorization-webhook-cache-unauthorized-ttl', 'The duration to cache \'unauthorized\' responses from the webhook authorizer.', 10_000))
+    .addOption(stringOption('--client-ca-file', 'If set, any request presenting a client certificate signed by one of the authorities in the file is authenticated with an identity corresponding to the CommonName of the client certificate.'))
+    .addOption(listOption('--controllers <names>', 'A list of controllers to enable. \'*\' enables all on-by-default controllers, \'foo\' enables the controller named \'foo\', \'-foo\' disables it. Disabled by default: bootstrap-signer-controller, token-cleaner-controller.', ['*']))
+    .addOption(stringOption('--cluster-name', 'The instance prefix for the cluster.', n.clusterName))
+    .addOption(stringOption('--cluster-signing-cert-file', 'Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates. If set, no more specific --cluster-signing-* flag may be set.'))
+    .addOption(stringOption('--cluster-signing-key-file', 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates. If set, no more specific --cluster-signing-* flag may be set.'))
+    .addOption(durationOption('--cluster-signing-duration', 'The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds.', 8760 * 3600_000))
+    .addOption(stringOption('--root-ca-file', 'If set, this root certificate authority will be published in every namespace\'s root CA ConfigMap.'))
+    .addOption(boolOption('--enable-garbage-collector', 'Enables the generic garbage collector. Must be synced with the corresponding flag of the API server.', true))
+    .addOption(boolOption('--leader-elect', 'Start a leader election client and gain leadership before executing the main loop.', true))
+    .addOption(durationOption('--leader-elect-lease-duration', 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership.', 15_000))
+    .addOption(durationOption('--leader-elect-renew-deadline', 'The interval between attempts by the acting leader to renew a leadership slot before it stops leading. Must be below the lease duration.', 10_000))
+    .addOption(new Option('--leader-elect-resource-lock <lock>', 'The type of resource object that is used for locking during leader election.').default('leases').choices(['leases', 'endpointsleases', 'configmapsleases']))
+    .addOption(stringOption('--leader-elect-resource-name', 'The name of resource object that is used for locking during leader election.', n.controllerManagerName))
+    .addOption(stringOption('--leader-elect-resource-namespace', 'The namespace of resource object that is used for locking during leader election.', n.systemNamespace))
+    .addOption(durationOption('--leader-elect-retry-period', 'The duration the clients should wait between attempting acquisition and renewal of a leadership.', 2000))
+    .addOption(durationOption('--min-resync-period', 'The resync period in reflectors will be random between MinResyncPeriod and 2*MinResyncPeriod.', 12 * 3600_000))
+    .addOption(durationOption('--namespace-sync-period', 'The period for syncing namespace life-cycle updates.', 300_000))
+    .addOption(floatOption('--node-eviction-rate', 'Number of nodes per second on which pods are deleted in case of node failure when a zone is healthy.', 0.1))
+    .addOption(floatOption('--secondary-node-eviction-rate', 'Number of nodes per second on which pods are deleted in case of node failure when a zone is unhealthy. Implicitly 0 for clusters at or below --large-cluster-size-threshold.', 0.01))
+    .addOption(int32Option('--large-cluster-size-threshold', 'Number of nodes from which the node lifecycle controller treats the cluster as large for the eviction logic purposes.', 50))
+    .addOption(durationOption('--node-monitor-grace-period', 'Amount of time which we allow running Node to be unresponsive before marking it unhealthy.', 40_000))
+    .addOption(durationOption('--node-monitor-period', 'The period for syncing NodeStatus in the node lifecycle controller.', 5000))
+    .addOption(durationOption('--node-startup-grace-period', 'Amount of time which we allow starting Node to be unresponsive before marking it unhealthy.', 60_000));
+  for (const [stem, role] of Object.entries(SIGNER_FLAGS)) {
+    const signer = stem;
+    cmd.addOption(stringOption(`--cluster-signing-${stem}-cert-file`, `Filename containing a PEM-encoded X509 CA certificate used to issue certificates for the ${signer} signer. If specified, --cluster-signing-{cert,key}-file must not be set.`));
+    cmd.addOption(stringOption(`--cluster-signing-${stem}-key-file`, `Filename containing a PEM-encoded RSA or ECDSA private key used to sign certificates for the ${signer} signer. If specified, --cluster-signing-{cert,key}-file must not be set.`));
+  }
+  for (const [name, def] of Object.entries(CONCURRENT_SYNCS)) {
+    cmd.addOption(int32Option(`--concurrent-${name}-syncs`, `The number of ${name} objects that are allowed to sync concurrently.`, def));
+  }
+  for (const [o] of IGNORED) cmd.addOption(o);
+  cmd
+    .addOption(new Option('--naming <scheme>', 'Spelling of product identifiers: svc, or kubernetes.').default('svc').choices(['svc', 'kubernetes']))
+    .addOption(new Option('--logging-format <format>', 'Sets the log format.').default('text').choices(['text', 'json']))
+    .addOption(new Option('-v, --v <level>', 'number for the log level verbosity').default(0).argParser(intArg));
+  cmd.configureHelp({ sortOptions: false });
+  return cmd;
+}
+
+/**
+ * Parses argv (without node and script); throws `CommanderError` on bad input (`quiet`
+ * keeps commander's own text off stderr so the caller prints one line).
+ */
+export function parseControllerManagerOptions(argv: string[], opts: { quiet?: boolean } = {}): ControllerManagerOptions {
+  const cmd = controllerManagerCommand().exitOverride();
+  if (opts.quiet) cmd.configureOutput({ writeErr: () => undefined });
+  cmd.parse(argv, { from: 'user' });
+  const o = cmd.opts<Record<string, unknown>>();
+  const fail = (msg: string): never => {
+    throw new CommanderError(2, 'svc.invalidOption', `error: ${msg}`);
+  };
+  const scheme = String(o.naming);
+  if (!isNamingScheme(scheme)) return fail(`--naming: unknown naming ${scheme}`);
+  const givenOnCli = (key: string): boolean => cmd.getOptionValueSource(key) === 'cli';
+
+  if (givenOnCli('svcconfig') && givenOnCli('kubeconfig') && o.svcconfig !== o.kubeconfig) fail('--svcconfig and --kubeconfig name different files');
+  let controllers: ControllerSelection;
+  try {
+    controllers = parseControllers(o.controllers as string[]);
+  } catch (e) {
+    return fail(`--controllers: ${(e as Error).message}`);
+  }
+  if (!(o.leaderElectRenewDeadline as number < (o.leaderElectLeaseDuration as number))) {
+    fail(`--leader-elect-renew-deadline (${formatDuration(o.leaderElectRenewDeadline as number)}) must be less than --leader-elect-lease-duration (${formatDuration(o.leaderElectLeaseDuration as number)})`);
+  }
+  if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) fail('--tls-cert-file and --tls-private-key-file must be given together');
+  const pair = (cert: unknown, key: unknown, what: string): SigningFiles | undefined => {
+    if (cert === undefined && key === undefined) return undefined;
+    if (!cert || !key) return fail(`${what}: the cert file and the key file must be given together`);
+    return { certFile: String(cert), keyFile: String(key) };
+  };
+  const clusterSigning = pair(o.clusterSigningCertFile, o.clusterSigningKeyFile, '--cluster-signing-{cert,key}-file');
+  const signerFiles: Partial<Record<SignerRole, SigningFiles>> = {};
+  for (const [stem, role] of Object.entries(SIGNER_FLAGS)) {
+    const attr = stem.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+    const cap = attr.charAt(0).toUpperCase() + attr.slice(1);
+    const files = pair(o[`clusterSigning${cap}CertFile`], o[`clusterSigning${cap}KeyFile`], `--cluster-signing-${stem}-{cert,key}-file`);
+    if (files) signerFiles[role] = files;
+  }
+  if (clusterSigning && Object.keys(signerFiles).length > 0) fail('--cluster-signing-{cert,key}-file cannot be set together with a --cluster-signing-<signer>-{cert,key}-file pair');
+  if ((o.attachDetachReconcileSyncPeriod as number) <= 1000) fail('--attach-detach-reconcile-sync-period must exceed 1 second');
+  if (givenOnCli('clusterCidr') && !o.allocateNodeCidrs) fail('--cluster-cidr requires --allocate-node-cidrs=true');
+  const contentType = String(o.svcApiContentType);
+  if (givenOnCli('svcApiContentType') && contentType !== 'application/json' && !Object.values(NAMINGS).some((x) => x.protobufMediaType === contentType)) {
+    fail(`--svc-api-content-type: ${JSON.stringify(contentType)} is neither application/json nor ${NAMINGS[scheme].protobufMediaType}`);
+  }
+  for (const k of ['svcApiQps', 'svcApiBurst']) if ((o[k] as number) < 0) fail(`--${k === 'svcApiQps' ? 'svc-api-qps' : 'svc-api-burst'} must not be negative`);
+
+  const concurrentSyncs: Record<string, number> = {};
+  const ignoredFlags: string[] = [];
+  for (const name of Object.keys(CONCURRENT_SYNCS)) {
+    const attr = `concurrent${name.split('-').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('')}Syncs`;
+    const v = o[attr] as number;
+    if (v < 1 && CONCURRENT_SYNCS_USED.has(name)) fail(`--concurrent-${name}-syncs must be at least 1`);
+    concurrentSyncs[name] = v;
+    if (!CONCURRENT_SYNCS_USED.has(name) && givenOnCli(attr)) ignoredFlags.push(`--concurrent-${name}-syncs`);
+  }
+  for (const [opt, controller] of IGNORED) {
+    if (givenOnCli(opt.attributeName())) ignoredFlags.push(`${opt.long ?? ''} (${controller})`);
+  }
+  return {
+    svcconfig: (o.svcconfig ?? o.kubeconfig) as string | undefined,
+    master: o.master as string | undefined,
+    apiQps: o.svcApiQps as number,
+    apiBurst: o.svcApiBurst as number,
+    apiContentType: givenOnCli('svcApiContentType') ? String(o.svcApiContentType) : NAMINGS[scheme].protobufMediaType,
+    bindAddress: String(o.bindAddress),
+    securePort: o.securePort as number,
+    certDir: String(o.certDir),
+    tlsCertFile: o.tlsCertFile as string | undefined,
+    tlsPrivateKeyFile: o.tlsPrivateKeyFile as string | undefined,
+    authenticationKubeconfig: o.authenticationKubeconfig as string | undefined,
+    authenticationSkipLookup: o.authenticationSkipLookup as boolean,
+    authenticationTolerateLookupFailure: o.authenticationTolerateLookupFailure as boolean,
+    authenticationTokenWebhookCacheTtlMs: o.authenticationTokenWebhookCacheTtl as number,
+    authorizationKubeconfig: o.authorizationKubeconfig as string | undefined,
+    authorizationAlwaysAllowPaths: o.authorizationAlwaysAllowPaths as string[],
+    authorizationWebhookCacheAuthorizedTtlMs: o.authorizationWebhookCacheAuthorizedTtl as number,
+    authorizationWebhookCacheUnauthorizedTtlMs: o.authorizationWebhookCacheUnauthorizedTtl as number,
+    clientCaFile: o.clientCaFile as string | undefined,
+    controllers,
+    clusterName: givenOnCli('clusterName') ? String(o.clusterName) : NAMINGS[scheme].clusterName,
+    clusterSigning,
+    signerFiles,
+    clusterSigningDurationMs: o.clusterSigningDuration as number,
+    rootCaFile: o.rootCaFile as string | undefined,
+    concurrentSyncs,
+    enableGarbageCollector: o.enableGarbageCollector as boolean,
+    leaderElect: o.leaderElect as boolean,
+    leaseDurationMs: o.leaderElectLeaseDuration as number,
+    renewDeadlineMs: o.leaderElectRenewDeadline as number,
+    retryPeriodMs: o.leaderElectRetryPeriod as number,
+    resourceLock: String(o.leaderElectResourceLock),
+    leaseName: String(o.leaderElectResourceName),
+    leaseNamespace: givenOnCli('leaderElectResourceNamespace') ? String(o.leaderElectResourceNamespace) : NAMINGS[scheme].systemNamespace,
+    minResyncPeriodMs: o.minResyncPeriod as number,
+    namespaceSyncPeriodMs: o.namespaceSyncPeriod as number,
+    nodeEvictionRate: o.nodeEvictionRate as number,
+    secondaryNodeEvictionRate: o.secondaryNodeEvictionRate as number,
+    largeClusterSizeThreshold: o.largeClusterSizeThreshold as number,
+    nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriod as number,
+    nodeMonitorPeriodMs: o.nodeMonitorPeriod as number,
+    nodeStartupGracePeriodMs: o.nodeStartupGracePeriod as number,
+    naming: scheme,
+    loggingFormat: o.loggingFormat as LogFormat,
+    verbosity: o.v as number,
+    ignoredFlags,
+  };
+}
