@@ -19,6 +19,17 @@ export interface TableColumn {
   cell: (obj: ApiObject, now: number) => unknown;
 }
 
+/**
+ * Where the `scale` subresource (autoscaling/v1 Scale) reads and writes: dotted paths, as a
+ * custom resource's `subresources.scale` names them (without the leading dot).
+ */
+export interface ScalePaths {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  /** A label selector object (built-in workloads' `spec.selector`) or its text form. */
+  labelSelectorPath?: string;
+}
+
 /** One served resource type: everything handlers, storage and discovery need to know. */
 export interface ResourceType {
   group: string;
@@ -34,6 +45,8 @@ export interface ResourceType {
   verbs: readonly Verb[];
   /** Subresources served (`status` is the one generic subresource). */
   subresources: readonly string[];
+  /** The paths behind the `scale` subresource, for types that serve it. */
+  scale?: ScalePaths;
   nameRule: NameRule;
   schema: Schema;
   /** Table columns (Kubernetes' printer columns); `Name` and `Created At` when absent. */

@@ -7,5 +7,6 @@ export * from './meta-schema.js';
 export * from './catalog.js';
 export { builtinResources, builtinCatalog } from './resources/index.js';
 export { tokenRequest, type SubresourceKind } from './resources/authentication/v1/token-request.js';
+export { scaleKind } from './resources/autoscaling/v1/scale.js';
 export * from './table-format.js';
 export * from './table-columns.js';

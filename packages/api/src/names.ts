@@ -29,6 +29,20 @@ export interface Naming {
   readonly schedulerName: string;
   readonly nodeAgentName: string;
   readonly cliName: string;
+  /** The built-in certificate signers, as CertificateSigningRequests name them. */
+  readonly signerNames: SignerNames;
+}
+
+/** Names of the built-in signers (`spec.signerName` of a CertificateSigningRequest). */
+export interface SignerNames {
+  /** Client certificates for the API server: `svc.io/svc-apiserver-client`. */
+  readonly apiserverClient: string;
+  /** Node agents' client certificates for the API server: `svc.io/svc-apiserver-client-svclet`. */
+  readonly apiserverClientNodeAgent: string;
+  /** Node agents' serving certificates: `svc.io/svclet-serving`. */
+  readonly nodeAgentServing: string;
+  /** The old default signer; not creatable through certificates v1: `svc.io/legacy-unknown`. */
+  readonly legacyUnknown: string;
 }
 
 const base = {
@@ -54,6 +68,10 @@ const SVC: Naming = {
   namespaceFinalizer: 'svc',
   clusterName: 'svc',
   rootCaConfigMap: 'svc-root-ca.crt',
+  signerNames: {
+    apiserverClient: 'svc.io/svc-apiserver-client', apiserverClientNodeAgent: 'svc.io/svc-apiserver-client-svclet',
+    nodeAgentServing: 'svc.io/svclet-serving', legacyUnknown: 'svc.io/legacy-unknown',
+  },
 };
 
 const KUBERNETES: Naming = {
@@ -71,6 +89,10 @@ const KUBERNETES: Naming = {
   namespaceFinalizer: 'kubernetes',
   clusterName: 'kubernetes',
   rootCaConfigMap: 'kube-root-ca.crt',
+  signerNames: {
+    apiserverClient: 'kubernetes.io/kube-apiserver-client', apiserverClientNodeAgent: 'kubernetes.io/kube-apiserver-client-kubelet',
+    nodeAgentServing: 'kubernetes.io/kubelet-serving', legacyUnknown: 'kubernetes.io/legacy-unknown',
+  },
 };
 
 export const NAMINGS: Readonly<Record<NamingScheme, Naming>> = { svc: SVC, kubernetes: KUBERNETES };
@@ -175,4 +197,41 @@ export function bootstrapTokenSecretType(): string {
 /** A key of the user's `extra` set by the server's authenticators: `authentication.svc.io/pod-name`. */
 export function authenticationExtraKey(name: string): string {
   return `authentication.${current.labelPrefix}/${name}`;
+}
+
+/** The node taints Kubernetes defines, by their last segment. */
+export type NodeTaintName = 'not-ready' | 'unreachable' | 'unschedulable' | 'memory-pressure' | 'disk-pressure' | 'pid-pressure' | 'network-unavailable';
+
+/** Key of a well-known node taint: `node.svc.io/unreachable`, `node.kubernetes.io/not-ready`. */
+export function nodeTaintKey(name: NodeTaintName): string {
+  return `node.${current.labelPrefix}/${name}`;
+}
+
+/** The label a Deployment adds to its ReplicaSets' selector and template (Kubernetes' spelling, no prefix). */
+export function podTemplateHashLabel(): string {
+  return 'pod-template-hash';
+}
+
+/**
+ * Annotations the deployment controller keeps on Deployments and their ReplicaSets:
+ * `deployment.svc.io/revision`, `.../revision-history`, `.../desired-replicas`, `.../max-replicas`.
+ */
+export function deploymentAnnotation(name: 'revision' | 'revision-history' | 'desired-replicas' | 'max-replicas'): string {
+  return `deployment.${current.labelPrefix}/${name}`;
+}
+
+/** Pod annotation ranking pods for scale-down (lower cost goes first): `controller.svc.io/pod-deletion-cost`. */
+export function podDeletionCostAnnotation(): string {
+  return `controller.${current.labelPrefix}/pod-deletion-cost`;
+}
+
+/** Where a pod finds its service-account token, CA and namespace: `/var/run/secrets/svc.io/serviceaccount`. */
+export function serviceAccountMountPath(): string {
+  return `/var/run/secrets/${current.labelPrefix}/serviceaccount`;
+}
+
+/** The environment variables that tell a pod where the API server is: `SVC_SERVICE_HOST`/`_PORT` (`KUBERNETES_...`). */
+export function apiServiceEnv(): { host: string; port: string } {
+  const prefix = current.scheme === 'svc' ? 'SVC' : 'KUBERNETES';
+  return { host: `${prefix}_SERVICE_HOST`, port: `${prefix}_SERVICE_PORT` };
 }

@@ -65,3 +65,4 @@ export {
 } from './protobuf-encode.js';
 export { duplicateJsonFields } from './duplicate-fields.js';
 export * from './bootstrap-token.js';
+export { aggregateClusterRoleRules, policyRuleEqual, policyRulesEqual, type AggregatedPolicyRule } from './clusterrole-aggregation.js';

@@ -2,7 +2,7 @@ export { startEtcd, type EtcdHandle, type StartEtcdOptions } from './etcd.js';
 export { freePort, freePorts } from './free-port.js';
 export { startTestApiServer, type TestApiServer, type TestApiServerOptions } from './api-server.js';
 export { HttpsClient, type ClientCert, type HttpResponse, type RequestOptions } from './https-client.js';
-export { createTestCa, type IssueOptions, type IssuedCert, type TestCa } from './pki.js';
+export { createTestCa, createTestCsr, type IssueOptions, type IssuedCert, type TestCa, type TestCsr } from './pki.js';
 export { startOidcIssuer, type OidcAlg, type OidcIssuer, type OidcKey } from './oidc-issuer.js';
 export { svcconfigYaml, type SvcconfigInput } from './svcconfig.js';
 export { kubectl, type KubectlResult } from './kubectl.js';

@@ -116,3 +116,16 @@ export async function createTestCa(name: string, o: { notBefore?: Date; notAfter
   });
   return makeCa(name, cert, keys, '');
 }
+
+export interface TestCsr {
+  /** PEM of the PKCS#10 request (`CERTIFICATE REQUEST`). */
+  csrPem: string;
+  keyPem: string;
+}
+
+/** A PKCS#10 request for `commonName` in `organizations`, signed by a fresh ECDSA P-256 key. */
+export async function createTestCsr(o: { commonName: string; organizations?: string[] }): Promise<TestCsr> {
+  const keys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']) as CryptoKeyPair;
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: subject(o.commonName, o.organizations), keys, signingAlgorithm: ALG });
+  return { csrPem: csr.toString('pem') + '\n', keyPem: await keyPem(keys.privateKey) };
+}

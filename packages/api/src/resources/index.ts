@@ -8,6 +8,8 @@ import { secret } from './core/v1/secret.js';
 import { service } from './core/v1/service.js';
 import { serviceAccount } from './core/v1/service-account.js';
 import { lease } from './coordination/v1/lease.js';
+import { deployment } from './apps/v1/deployment.js';
+import { replicaSet } from './apps/v1/replica-set.js';
 import { selfSubjectReview } from './authentication/v1/self-subject-review.js';
 import { tokenReview } from './authentication/v1/token-review.js';
 import { role } from './rbac/v1/role.js';
@@ -16,13 +18,16 @@ import { clusterRoleBinding, roleBinding } from './rbac/v1/role-binding.js';
 import {
   localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview,
 } from './authorization/v1/access-review.js';
+import { certificateSigningRequest } from './certificates/v1/certificate-signing-request.js';
 
 /** Every compiled-in type, in discovery order. Build after `useNaming`. */
 export function builtinResources(): ResourceType[] {
   return [
     namespace(), configMap(), secret(), serviceAccount(), pod(), service(), node(), event(), lease(), tokenReview(), selfSubjectReview(),
     role(), clusterRole(), roleBinding(), clusterRoleBinding(),
+    deployment(), replicaSet(),
     subjectAccessReview(), selfSubjectAccessReview(), localSubjectAccessReview(), selfSubjectRulesReview(),
+    certificateSigningRequest(),
   ];
 }
 

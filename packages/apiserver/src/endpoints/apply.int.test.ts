@@ -417,10 +417,12 @@ describe('merge markers observed through pods', () => {
     const other = { containers: [{ name: 'app', image: 'example/app:1' }], tolerations: [{ key: 'k2', operator: 'Exists' }] };
     expectConflict(await applyPod(name, other, 'b'), [{ manager: '"a"', field: '.spec.tolerations' }]);
     const forced = expectCode(await applyPod(name, other, 'b', true), 200);
-    expect(forced.spec.tolerations).toEqual([{ key: 'k2', operator: 'Exists' }]);
+    // DefaultTolerationSeconds admission adds its not-ready/unreachable tolerations after every write.
+    const defaults = ['not-ready', 'unreachable'].map((k) => ({ key: `node.kubernetes.io/${k}`, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }));
+    expect(forced.spec.tolerations).toEqual([{ key: 'k2', operator: 'Exists' }, ...defaults]);
     expect(entry(forced, 'b')?.fieldsV1['f:spec']['f:tolerations']).toEqual({});
     expect(entry(forced, 'a')?.fieldsV1['f:spec']['f:tolerations']).toBeUndefined();
-    expect((await stored('pods', name))?.value.spec.tolerations).toEqual([{ key: 'k2', operator: 'Exists' }]);
+    expect((await stored('pods', name))?.value.spec.tolerations).toEqual([{ key: 'k2', operator: 'Exists' }, ...defaults]);
   });
 });
 

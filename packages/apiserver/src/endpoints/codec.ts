@@ -30,10 +30,14 @@ export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
 
 export type BodyCodec = 'json' | 'yaml' | 'protobuf';
 
-/** The codec of a request body from its Content-Type (415 when unsupported or missing). */
+/**
+ * The codec of a request body from its Content-Type (415 when unsupported). A missing one means
+ * JSON where JSON is accepted, as Kubernetes' NegotiateInputSerializer (client-go's scale client
+ * sends none); patches must name their type.
+ */
 export function bodyCodec(contentType: string | undefined, accepted: Record<string, BodyCodec> = objectBodyTypes()): { codec: BodyCodec; mediaType: string } {
   const mt = contentType ? parseMediaType(contentType) : undefined;
-  const name = mt ? `${mt.type}/${mt.subtype}` : '';
+  const name = mt ? `${mt.type}/${mt.subtype}` : 'application/json';
   const codec = accepted[name];
   if (!codec) throw unsupportedMediaType(contentType ?? '', advertisedMediaTypes());
   return { codec, mediaType: name };

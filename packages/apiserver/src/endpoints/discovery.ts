@@ -1,5 +1,5 @@
 import type { Catalog, ResourceType } from '@svc/api';
-import { groupVersion } from '@svc/api';
+import { groupVersion, scaleKind } from '@svc/api';
 
 /** `/api`: the core group's versions. */
 export function apiVersions(serverAddress: string): object {
@@ -31,6 +31,16 @@ export function apiGroupDoc(catalog: Catalog, name: string): object | undefined 
   return apiGroup(catalog, name);
 }
 
+/** The kind a subresource answers with, for the subresources discovery lists (`status`, `scale`, `approval`). */
+function subresourceKinds(r: ResourceType): Array<{ name: string; kind: { group: string; version: string; kind: string } }> {
+  const scale = scaleKind();
+  return r.subresources.flatMap((name) => {
+    if (name === 'status' || name === 'approval') return [{ name, kind: { group: r.group, version: r.version, kind: r.kind } }];
+    if (name === 'scale') return [{ name, kind: { group: scale.group, version: scale.version, kind: scale.kind } }];
+    return [];
+  });
+}
+
 function resourceEntries(r: ResourceType): object[] {
   const main = {
     name: r.plural, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: [...r.verbs].sort(),
@@ -38,8 +48,10 @@ function resourceEntries(r: ResourceType): object[] {
     ...(r.categories.length ? { categories: r.categories } : {}),
     storageVersionHash: storageVersionHash(r),
   };
-  const subs = r.subresources.filter((s) => s === 'status').map((s) => ({
-    name: `${r.plural}/${s}`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'],
+  const subs = subresourceKinds(r).map(({ name, kind: k }) => ({
+    name: `${r.plural}/${name}`, singularName: '', namespaced: r.namespaced,
+    ...(k.group !== r.group || k.version !== r.version ? { group: k.group, version: k.version } : {}),
+    kind: k.kind, verbs: ['get', 'patch', 'update'],
   }));
   return [main, ...subs];
 }
@@ -74,8 +86,8 @@ export function aggregatedDiscovery(catalog: Catalog, core: boolean, apidiscover
           singularResource: r.singular, verbs: [...r.verbs].sort(),
           ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
           ...(r.categories.length ? { categories: r.categories } : {}),
-          ...(r.subresources.includes('status') ? {
-            subresources: [{ subresource: 'status', responseKind: { group: r.group, version: r.version, kind: r.kind }, verbs: ['get', 'patch', 'update'] }],
+          ...(subresourceKinds(r).length ? {
+            subresources: subresourceKinds(r).map(({ name, kind }) => ({ subresource: name, responseKind: kind, verbs: ['get', 'patch', 'update'] })),
           } : {}),
         })),
         freshness: 'Current',

@@ -152,12 +152,14 @@ function pathsFor(r: ResourceType): Record<string, Json> {
   if (has('delete')) item.delete = operation(r, 'delete', `delete${suffix}`, { parameters: [DRY_RUN, param('gracePeriodSeconds', 'gracePeriodSeconds', 'integer'), param('propagationPolicy', 'propagationPolicy')], responses: okResponse(kindRef) });
   const paths: Record<string, Json> = { [scoped]: collection, [`${scoped}/{name}`]: item };
   if (r.namespaced && has('list')) paths[`${base}/${r.plural}`] = { get: operation(r, 'list', `list${r.kind}ForAllNamespaces`, { parameters: LIST_PARAMS, responses: okResponse(listRef) }) };
-  if (r.subresources.includes('status')) {
-    paths[`${scoped}/{name}/status`] = {
+  // Subresources that answer with the object itself.
+  for (const sub of r.subresources.filter((x) => x === 'status' || x === 'approval')) {
+    const op = suffix + sub.charAt(0).toUpperCase() + sub.slice(1);
+    paths[`${scoped}/{name}/${sub}`] = {
       parameters: [...nameParam, ...nsParam],
-      get: operation(r, 'get', `read${suffix}Status`, { responses: okResponse(kindRef) }),
-      put: operation(r, 'put', `replace${suffix}Status`, { parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION], requestBody: body(kindRef, ['application/json', 'application/yaml']), responses: okResponse(kindRef) }),
-      patch: operation(r, 'patch', `patch${suffix}Status`, { parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, FORCE], requestBody: body({ type: 'object' }, patchTypes), responses: okResponse(kindRef) }),
+      get: operation(r, 'get', `read${op}`, { responses: okResponse(kindRef) }),
+      put: operation(r, 'put', `replace${op}`, { parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION], requestBody: body(kindRef, ['application/json', 'application/yaml']), responses: okResponse(kindRef) }),
+      patch: operation(r, 'patch', `patch${op}`, { parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, FORCE], requestBody: body({ type: 'object' }, patchTypes), responses: okResponse(kindRef) }),
     };
   }
   return paths;

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { fieldErrors, invalid, metaGroup, methodNotAllowed, notAcceptable, statusError, type Catalog, type ResourceType, type Verb } from '@svc/api';
 import { FIELD_MANAGER_MAX_LENGTH, managerFromUserAgent } from '@svc/machinery';
 import type { GenericStore, RequestContext } from '../registry/store.js';
+import { scaleView } from '../registry/scale.js';
 import type { RequestInfo } from './request-info.js';
 import { advertisedMediaTypes, negotiate } from './media-types.js';
 import type { HandlerScope } from './handlers/scope.js';
@@ -21,8 +22,10 @@ const HANDLERS: Partial<Record<string, Handler>> = {
   delete: handleDelete, deletecollection: handleDeleteCollection,
 };
 
-/** Verbs a subresource serves (`status` is generic; `finalize` is the namespace's). */
-const SUBRESOURCE_VERBS: Record<string, readonly string[]> = { status: ['get', 'update', 'patch'], finalize: ['update'] };
+/** Verbs a subresource serves (`status` is generic; `scale` is the workloads'; `finalize` is the namespace's; `approval` a CSR's). */
+const SUBRESOURCE_VERBS: Record<string, readonly string[]> = {
+  status: ['get', 'update', 'patch'], scale: ['get', 'update', 'patch'], finalize: ['update'], approval: ['get', 'update', 'patch'],
+};
 
 /** Verbs that need a name in the path, and the one that must not have one. */
 const NAMED_VERBS = new Set(['update', 'patch']);
@@ -97,7 +100,8 @@ export async function serveResource(deps: ResourceRouterDeps, req: Request, res:
   if (['create', 'update', 'patch', 'delete', 'deletecollection'].includes(verb)) ctx.dryRun = dryRunOf(query);
   if (['create', 'update', 'patch'].includes(verb)) ctx.fieldManager = fieldManagerOf(query, req.headers['user-agent']);
   const gzip = !!deps.responseCompression && (verb === 'get' || verb === 'list') && acceptsGzip(req.headers['accept-encoding']);
-  const scope: HandlerScope = { req, res, info, query, resource: r, store: deps.storeFor(r), ctx, format, warnings: [], gzip };
+  const view = info.subresource === 'scale' ? scaleView(r) : undefined;
+  const scope: HandlerScope = { req, res, info, query, resource: r, store: deps.storeFor(r), ctx, format, warnings: [], gzip, view };
   await handler(scope);
 }
 

@@ -11,7 +11,7 @@ import type { UserInfo } from '@svc/component-base';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
-import { DEFAULT_STRATEGY, type Strategy } from './strategy.js';
+import { DEFAULT_STRATEGY, type Strategy, type StrategyContext } from './strategy.js';
 import { deepEqual, clone } from './object-utils.js';
 import { updateManagedFields } from '@svc/machinery';
 
@@ -100,7 +100,8 @@ function rfc3339(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function nowRfc3339(): string {
+/** The current time as metadata timestamps carry it (RFC 3339, whole seconds, UTC). */
+export function nowRfc3339(): string {
   return rfc3339(new Date());
 }
 
@@ -300,12 +301,15 @@ export class GenericStore {
     delete m.resourceVersion;
     if (this.resource.hasSpec) m.generation = 1;
     else delete m.generation;
-    this.strategy.prepareForCreate?.(obj);
+    const sctx: StrategyContext = { user: ctx.user, subresource: '' };
+    // Mutating admission runs before the strategy, as Kubernetes' handlers do.
+    await this.admission.admit(this.attributes('CREATE', obj, undefined, ctx));
+    this.strategy.prepareForCreate?.(obj, sctx);
     if (!w.managedFieldsDone) this.trackManagedFields(obj, undefined, ctx, '');
     const generated = !m.name && !!m.generateName;
     for (let attempt = 0; ; attempt++) {
       if (generated) m.name = `${m.generateName ?? ''}${randomSuffix()}`;
-      this.validateOrThrow(obj, [...validateObjectMeta(this.resource, obj), ...(this.strategy.validate?.(obj) ?? [])]);
+      this.validateOrThrow(obj, [...validateObjectMeta(this.resource, obj), ...(await this.strategy.validate?.(obj, sctx) ?? [])]);
       await this.admission.validate(this.attributes('CREATE', obj, undefined, ctx));
       // A dry run checks the name like the real create would (409 when taken).
       if (ctx.dryRun) {
@@ -334,6 +338,7 @@ export class GenericStore {
     const sub = p.subresource ?? '';
     const transform = async (current: ApiObject): Promise<ApiObject> => {
       const desired = await updater(clone(current));
+      await this.admission.admit(this.attributes('UPDATE', desired, current, ctx, sub));
       return this.prepareUpdate(desired, current, sub, ctx, p);
     };
     try {
@@ -384,14 +389,15 @@ export class GenericStore {
     else delete m.deletionTimestamp;
     if (cm.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = cm.deletionGracePeriodSeconds;
     else delete m.deletionGracePeriodSeconds;
+    const sctx: StrategyContext = { user: ctx.user, subresource: sub };
     if (sub === 'finalize') {
       if (!this.strategy.prepareForFinalize) throw statusError('NotFound', 'the server could not find the requested resource');
-      const finalized = this.strategy.prepareForFinalize(obj, current);
-      for (const k of Object.keys(obj)) delete obj[k];
-      Object.assign(obj, finalized);
+      replaceContents(obj, this.strategy.prepareForFinalize(obj, current));
+    } else if (sub !== '' && sub !== 'status' && this.strategy.prepareForSubresourceUpdate) {
+      replaceContents(obj, this.strategy.prepareForSubresourceUpdate(obj, current, sctx));
     } else if (sub === 'status') {
       resetForStatusUpdate(obj, current);
-      this.strategy.prepareForStatusUpdate?.(obj, current);
+      this.strategy.prepareForStatusUpdate?.(obj, current, sctx);
     } else {
       if (this.resource.subresources.includes('status')) {
         if (current.status === undefined) delete obj.status;
@@ -399,14 +405,14 @@ export class GenericStore {
       }
       if (cm.generation !== undefined) m.generation = cm.generation;
       else delete m.generation;
-      this.strategy.prepareForUpdate?.(obj, current);
+      this.strategy.prepareForUpdate?.(obj, current, sctx);
       if (this.resource.hasSpec && !deepEqual(obj.spec, current.spec)) m.generation = (cm.generation ?? 0) + 1;
     }
     // The subresource branches may have replaced obj.metadata; use the object's own.
     delete obj.metadata.resourceVersion;
     if (!w.managedFieldsDone) this.trackManagedFields(obj, current, ctx, sub);
     const errs = validateObjectMetaUpdate(this.resource, obj, current);
-    errs.push(...(this.strategy.validateUpdate?.(obj, current) ?? this.strategy.validate?.(obj) ?? []));
+    errs.push(...(await (this.strategy.validateUpdate?.(obj, current, sctx) ?? this.strategy.validate?.(obj, sctx)) ?? []));
     this.validateOrThrow(obj, errs);
     await this.admission.validate(this.attributes('UPDATE', obj, current, ctx, sub));
     return obj;
@@ -521,6 +527,8 @@ export class GenericStore {
     if (policy === 'Background') finalizers = finalizers.filter((f) => f !== 'orphan' && f !== 'foregroundDeletion');
     const grace = this.strategy.gracePeriodSeconds?.(current, options) ?? 0;
     if (finalizers.length === 0 && grace === 0) return undefined;
+    // As Kubernetes (markAsDeleting, BeforeDelete): the generation moves when deletion starts.
+    if (!m.deletionTimestamp && (m.generation ?? 0) > 0) m.generation = (m.generation ?? 0) + 1;
     if (!m.deletionTimestamp || grace < (m.deletionGracePeriodSeconds ?? 0)) {
       m.deletionTimestamp = grace > 0 ? rfc3339(new Date(Date.now() + grace * 1000)) : now;
       m.deletionGracePeriodSeconds = grace;
@@ -549,6 +557,11 @@ export class GenericStore {
 }
 
 class UnchangedCheckFailed extends Error {}
+
+function replaceContents(obj: ApiObject, next: ApiObject): void {
+  for (const k of Object.keys(obj)) delete obj[k];
+  Object.assign(obj, next);
+}
 
 /** Kubernetes' ResetObjectMetaForStatus: a status write changes only `status`. */
 function resetForStatusUpdate(obj: ApiObject, current: ApiObject): void {

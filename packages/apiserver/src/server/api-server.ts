@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createServer, type Server } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -9,6 +10,8 @@ import {
 } from '@svc/api';
 import { isEnabled } from '@svc/machinery';
 import type { ApiServerOptions } from '../options.js';
+import { AUTHENTICATION_INFO_CONFIGMAP, authenticationInfoData } from './authentication-info.js';
+import { createLogger, type Logger, AuthenticationFailed, ensureServingCert, type ServingCert, healthHandler, logCheck, pingCheck, PostStartHook, ShutdownCheck, storeCheck, withGracePeriod, type HealthCheck } from '@svc/component-base';
 import { Etcd3Storage } from '../storage/etcd3/etcd3-storage.js';
 import type { Storage } from '../storage/interface.js';
 import { CachedStorage } from '../storage/cacher/cached-storage.js';
@@ -22,7 +25,6 @@ import { strategyFor } from '../registry/strategies/index.js';
 import { resourcePrefix } from '../registry/keys.js';
 import { Admission } from '../admission/admission.js';
 import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
-import { createLogger, type Logger, AuthenticationFailed, ensureServingCert, type ServingCert, healthHandler, logCheck, pingCheck, PostStartHook, ShutdownCheck, storeCheck, withGracePeriod, type HealthCheck } from '@svc/component-base';
 import { buildAuthentication } from '../authn/build.js';
 import type { ObjectGetter } from '../authn/object-getter.js';
 import type { UserInfo } from '@svc/component-base';
@@ -31,6 +33,8 @@ import { impersonate } from '../authz/impersonation.js';
 import { accessReviewHandlers, buildAuthorization } from '../authz/rbac/setup.js';
 import { RbacEscalation } from '../admission/rbac-escalation.js';
 import { NodeRestriction } from '../admission/node-restriction.js';
+import { CertificateApproval, CertificateSigning } from '../admission/certificate-signers.js';
+import { DefaultTolerationSeconds } from '../admission/default-toleration-seconds.js';
 import { parseRequestInfo, type RequestInfo } from '../endpoints/request-info.js';
 import { serveResource } from '../endpoints/resource-router.js';
 import { sendError } from '../endpoints/handlers/respond.js';
@@ -81,6 +85,8 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const metrics = new ApiServerMetrics();
   const catalog = servedCatalog(opts);
   const stopping = new AbortController();
+  // Every open watch listens for the server stopping.
+  setMaxListeners(0, stopping.signal);
   const getObject: ObjectGetter = (ref, o = {}) => readCachedFirst(catalog.lookup('', 'v1', ref.resource), ref.namespace, ref.name, o.fresh);
   const authentication = await buildAuthentication(opts, {
     getObject, logger: log, signal: stopping.signal, externalUrl: () => `https://${opts.advertiseAddress ?? host}:${port}`,
@@ -138,6 +144,8 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const admission = new Admission([
     new NamespaceLifecycle(getNamespace), ...(authorization.node ? [new NodeRestriction()] : []),
     ...(authorization.rbac ? [new RbacEscalation(authz, authorization.rbac)] : []),
+    new CertificateApproval(authz), new CertificateSigning(authz),
+    new DefaultTolerationSeconds(),
   ]);
   function buildAuthorizationOrStop(...a: Parameters<typeof buildAuthorization>): ReturnType<typeof buildAuthorization> {
     try {
@@ -164,7 +172,8 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const startInformersHook = new PostStartHook('generic-apiserver-start-informers');
   startInformersHook.done();
   const rbacHook = new PostStartHook('rbac/bootstrap-roles');
-  const hooks = [startInformersHook, bootstrapHook, rbacHook];
+  const authInfoHook = new PostStartHook('start-cluster-authentication-info-controller');
+  const hooks = [startInformersHook, bootstrapHook, rbacHook, authInfoHook];
   const shutdownCheck = new ShutdownCheck();
   const store = (timeoutMs: number): HealthCheck => storeCheck('store', () => storage.healthCheck(timeoutMs));
   const livez = (): HealthCheck[] => [pingCheck, logCheck, store(opts.storeHealthcheckTimeoutMs), ...hooks.map((h) => withGracePeriod(h, startedAt, opts.livezGracePeriodMs))];
@@ -360,7 +369,30 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     }
     rbacHook.done();
   })();
-  const started = Promise.all([namespacesBootstrapped, rbacBootstrapped]).then(() => undefined);
+  // Post-start: the client-CA and request-header settings for delegating components, after the namespaces.
+  const authInfoPublished = (async () => {
+    await namespacesBootstrapped;
+    const cmType = catalog.lookup('', 'v1', 'configmaps');
+    const data = authenticationInfoData(opts);
+    const ns = naming().systemNamespace;
+    for (let attempt = 0; cmType && !stopping.signal.aborted; attempt++) {
+      const cms = storeFor(cmType);
+      try {
+        try {
+          await cms.update(ns, AUTHENTICATION_INFO_CONFIGMAP, (current) => ({ ...current, data }), {});
+        } catch (e) {
+          if (!isNotFound(e)) throw e;
+          await cms.create(ns, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: AUTHENTICATION_INFO_CONFIGMAP, namespace: ns }, data }, {});
+        }
+        break;
+      } catch (e) {
+        log.warn('publishing the authentication info failed; retrying', { error: (e as Error).message, attempt });
+        await delay(Math.min(100 * 2 ** attempt, 2000), stopping.signal);
+      }
+    }
+    authInfoHook.done();
+  })();
+  const started = Promise.all([namespacesBootstrapped, rbacBootstrapped, authInfoPublished]).then(() => undefined);
 
   // apiserver_storage_objects, polled.
   const pollCounts = async (): Promise<void> => {

@@ -1,24 +1,12 @@
 import { isConflict, isNotFound, type ApiObject } from '@svc/api';
-import { jsonEqual, labelSelectorFromObject, type LabelSelectorObject } from '@svc/machinery';
+import { aggregateClusterRoleRules, policyRulesEqual } from '@svc/machinery';
 import type { GenericStore } from '../../registry/store.js';
 import type { StoreInformer } from './informer.js';
 import type { PolicyRule } from './rules.js';
 
-/** The rules an aggregated ClusterRole should have: those of every other matching ClusterRole, deduplicated, by name. */
+/** The rules an aggregated ClusterRole should have (machinery's `aggregateClusterRoleRules`, the controller manager's too). */
 export function aggregatedRules(target: ApiObject, all: Iterable<ApiObject>): PolicyRule[] | undefined {
-  const sels = (target.aggregationRule as { clusterRoleSelectors?: LabelSelectorObject[] } | undefined)?.clusterRoleSelectors;
-  if (!sels) return undefined;
-  const selectors = sels.map((s) => labelSelectorFromObject(s));
-  const matching = [...all]
-    .filter((o) => o.metadata.name !== target.metadata.name && selectors.some((s) => s.matches(o.metadata.labels ?? {})))
-    .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
-  const out: PolicyRule[] = [];
-  for (const o of matching) {
-    for (const r of (o.rules as PolicyRule[] | undefined) ?? []) {
-      if (!out.some((x) => jsonEqual(x, r))) out.push(r);
-    }
-  }
-  return out;
+  return aggregateClusterRoleRules(target, all) as PolicyRule[] | undefined;
 }
 
 /**
@@ -57,7 +45,7 @@ export class ClusterRoleAggregator {
     const all = [...this.informer.list()];
     for (const role of all) {
       const want = aggregatedRules(role, all);
-      if (!want || jsonEqual(want, role.rules ?? [])) continue;
+      if (!want || policyRulesEqual(want, role.rules as PolicyRule[] | undefined)) continue;
       try {
         await this.store.update('', role.metadata.name ?? '', (cur) => {
           const wanted = aggregatedRules(cur, all) ?? [];

@@ -47,12 +47,14 @@ function binding(name: string, role: string, subjects: SubjectSpec[]): ApiObject
 function controllerRoles(): Array<{ name: string; rules: PolicyRule[] }> {
   const apps = 'apps';
   const events = rule(['create', 'patch', 'update'], ['', group('events')], ['events']);
+  const certificates = group('certificates');
+  const signers = naming().signerNames;
   return [
     { name: 'namespace-controller', rules: [rule(['get', 'list', 'watch', 'delete'], [''], ['namespaces']), rule(['update'], [''], ['namespaces/finalize', 'namespaces/status']), rule(['get', 'list', 'delete', 'deletecollection'], ['*'], ['*'])] },
     { name: 'service-account-controller', rules: [rule(['create'], [''], ['serviceaccounts']), events] },
     { name: 'serviceaccount-token-controller', rules: [rule(['get', 'list', 'watch', 'create', 'update', 'delete'], [''], ['secrets']), rule(READ, [''], ['serviceaccounts']), events] },
     { name: 'replicaset-controller', rules: [rule(['get', 'list', 'watch', 'update'], [apps], ['replicasets']), rule(['update'], [apps], ['replicasets/status', 'replicasets/finalizers']), rule(['list', 'watch', 'patch', 'create', 'delete'], [''], ['pods']), events] },
-    { name: 'deployment-controller', rules: [rule(['get', 'list', 'watch', 'update'], [apps], ['deployments']), rule(['update'], [apps], ['deployments/status', 'deployments/finalizers']), rule(RW, [apps], ['replicasets']), rule(['get', 'list', 'watch', 'update'], [''], ['pods']), events] },
+    { name: 'deployment-controller', rules: [rule(['get', 'list', 'watch', 'update'], [apps], ['deployments']), rule(['update'], [apps], ['deployments/status', 'deployments/finalizers']), rule([...READ, 'create', 'update', 'patch', 'delete'], [apps], ['replicasets']), rule(['get', 'list', 'watch', 'update'], [''], ['pods']), events] },
     { name: 'statefulset-controller', rules: [rule(READ, [apps], ['statefulsets']), rule(['update'], [apps], ['statefulsets/status', 'statefulsets/finalizers']), rule(['get', 'create', 'delete', 'update', 'patch'], [''], ['pods']), events] },
     { name: 'daemon-set-controller', rules: [rule(READ, [apps], ['daemonsets']), rule(['update'], [apps], ['daemonsets/status', 'daemonsets/finalizers']), rule(['list', 'watch'], [''], ['nodes']), rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']), rule(['create'], [''], ['pods/binding']), events] },
     { name: 'job-controller', rules: [rule(['get', 'list', 'watch', 'update', 'patch'], ['batch'], ['jobs']), rule(['update', 'patch'], ['batch'], ['jobs/status', 'jobs/finalizers']), rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']), events] },
@@ -66,6 +68,13 @@ function controllerRoles(): Array<{ name: string; rules: PolicyRule[] }> {
     { name: 'ttl-after-finished-controller', rules: [rule(['get', 'list', 'watch', 'delete'], ['batch'], ['jobs']), events] },
     { name: 'bootstrap-signer', rules: [rule(READ, [''], ['secrets']), rule(['get', 'update'], [''], ['configmaps'], ['cluster-info']), events] },
     { name: 'token-cleaner', rules: [rule(['delete', 'get', 'list', 'watch'], [''], ['secrets']), events] },
+    { name: 'certificate-controller', rules: [
+      rule(['get', 'list', 'watch', 'delete'], [certificates], ['certificatesigningrequests']),
+      rule(['update'], [certificates], ['certificatesigningrequests/status', 'certificatesigningrequests/approval']),
+      rule(['approve'], [certificates], ['signers'], [signers.apiserverClientNodeAgent]),
+      rule(['sign'], [certificates], ['signers'], [signers.legacyUnknown, signers.apiserverClient, signers.apiserverClientNodeAgent, signers.nodeAgentServing]),
+      rule(['create'], [group('authorization')], ['subjectaccessreviews']), events,
+    ] },
   ];
 }
 
@@ -173,6 +182,14 @@ export function defaultClusterRoles(): ApiObject[] {
       rule(['list', 'watch'], [discovery], ['endpointslices']), events,
     ]),
     clusterRole('system:node-bootstrapper', [rule(['create', 'get', 'list', 'watch'], [certificates], ['certificatesigningrequests'])]),
+    // Node agents' client certificates: the first (nodeclient) and renewals (selfnodeclient), as
+    // the CSR approver checks them; then an `approve` role per built-in signer.
+    ...['nodeclient', 'selfnodeclient'].map((sub) => clusterRole(`system:${certificates}:certificatesigningrequests:${sub}`, [
+      rule(['create'], [certificates], [`certificatesigningrequests/${sub}`]),
+    ])),
+    ...Object.values(naming().signerNames).map((signer) => clusterRole(`system:${certificates}:${signer.split('/')[1] ?? ''}-approver`, [
+      rule(['approve'], [certificates], ['signers'], [signer]),
+    ])),
     ...controllerRoles().map((c) => clusterRole(`system:controller:${c.name}`, c.rules)),
   ];
 }

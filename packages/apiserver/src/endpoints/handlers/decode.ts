@@ -2,7 +2,7 @@ import { badRequest, invalid, isApiObject, unsupportedMediaType, type ApiObject,
 import { checkSchema, decodeProtobufObject } from '@svc/machinery';
 import { apiVersionOf } from '../../registry/store.js';
 import { bodyCodec, decodeBody, readBody } from '../codec.js';
-import type { HandlerScope } from './scope.js';
+import { bodyKind, type HandlerScope } from './scope.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -18,8 +18,9 @@ export async function readJsonValue(scope: HandlerScope, accepted?: Parameters<t
   const { codec, mediaType } = bodyCodec(scope.req.headers['content-type'], accepted);
   const buf = await readBody(scope.req);
   if (codec === 'protobuf') {
-    if (scope.resource.schema.type !== 'object') throw unsupportedMediaType(mediaType, ['application/json', 'application/yaml']);
-    return { value: decodeProtobufObject(buf, scope.resource.schema), mediaType, duplicates: [] };
+    const { schema } = bodyKind(scope);
+    if (schema.type !== 'object') throw unsupportedMediaType(mediaType, ['application/json', 'application/yaml']);
+    return { value: decodeProtobufObject(buf, schema), mediaType, duplicates: [] };
   }
   return { ...decodeBody(buf, codec), mediaType };
 }
@@ -30,7 +31,7 @@ export async function readJsonValue(scope: HandlerScope, accepted?: Parameters<t
  * about or refused (400) per fieldValidation.
  */
 export function admitObjectShape(scope: HandlerScope, value: unknown, duplicates: readonly string[] = []): ApiObject {
-  const r = scope.resource;
+  const r = bodyKind(scope);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw badRequest(`the body of the request must be a ${r.kind} object, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`);
   }

@@ -3,7 +3,7 @@ import {
 } from '@svc/api';
 import { applyJsonPatch, applyMergePatch, applyPatch, applyStrategicMergePatch } from '@svc/machinery';
 import { apiVersionOf } from '../../registry/store.js';
-import type { HandlerScope } from './scope.js';
+import { bodyKind, viewed, type HandlerScope } from './scope.js';
 import { objectSchemaOf, sendObject } from './respond.js';
 import { admitObjectShape, checkName, checkNamespace, readJsonValue } from './decode.js';
 import type { BodyCodec } from '../codec.js';
@@ -28,7 +28,8 @@ function patchOptionsInvalid(errs: ReturnType<typeof fieldErrors.required>[]): E
  * creates the object when it does not exist.
  */
 export async function handlePatch(s: HandlerScope): Promise<void> {
-  const supported = Object.keys(PATCH_TYPES).filter((t) => t !== STRATEGIC_PATCH || s.resource.strategicMerge);
+  // Apply to a view (`scale`) is not served: its field ownership would need mapping onto the parent's.
+  const supported = Object.keys(PATCH_TYPES).filter((t) => (t !== STRATEGIC_PATCH || s.resource.strategicMerge) && (t !== APPLY_PATCH || !s.view));
   let read: Awaited<ReturnType<typeof readJsonValue>>;
   try {
     read = await readJsonValue(s, Object.fromEntries(supported.map((t) => [t, PATCH_TYPES[t] as BodyCodec])));
@@ -47,22 +48,23 @@ export async function handlePatch(s: HandlerScope): Promise<void> {
     throw badRequest('the patch must be a JSON object');
   }
   const apply = (current: ApiObject): ApiObject => {
+    const target = viewed(s, current);
     let patched: unknown;
     // A failed JSON patch operation (including a `test`) is a 422 Invalid StatusError from machinery.
-    if (mediaType === JSON_PATCH) patched = applyJsonPatch(current, patch);
-    else if (mediaType === STRATEGIC_PATCH) patched = applyStrategicMergePatch(current, patch, s.resource.schema);
-    else patched = applyMergePatch(current, patch);
+    if (mediaType === JSON_PATCH) patched = applyJsonPatch(target, patch);
+    else if (mediaType === STRATEGIC_PATCH) patched = applyStrategicMergePatch(target, patch, bodyKind(s).schema);
+    else patched = applyMergePatch(target, patch);
     // Duplicate keys of a merge or strategic patch sit at the object's own paths.
     const obj = admitObjectShape(s, patched, mediaType === JSON_PATCH ? [] : duplicates);
     checkNamespace(s, obj);
     checkName(s, obj);
-    return obj;
+    return s.view ? s.view.write(obj, current) : obj;
   };
   const { object } = await s.store.update(s.info.namespace, s.info.name, (current) => {
     s.warnings.length = 0;
     return apply(current);
   }, s.ctx, { subresource: s.info.subresource });
-  sendObject(s.res, 200, object, s.format, s.warnings, false, objectSchemaOf(s));
+  sendObject(s.res, 200, viewed(s, object), s.format, s.warnings, false, objectSchemaOf(s));
 }
 
 /** Server-side apply: the body is the manager's whole intent for the fields it sets. */

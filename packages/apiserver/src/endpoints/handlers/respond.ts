@@ -106,8 +106,8 @@ export function sendError(res: Response, err: unknown, codec: Target = 'json'): 
   sendObject(res, status.code, status, codec);
 }
 
-/** The schema Protobuf answers of a handler's type are written through (objects and their lists). */
-export function objectSchemaOf(s: { resource: { schema: { type: string } } }): ObjectSchema | undefined {
-  const schema = s.resource.schema;
+/** The schema Protobuf answers of a handler's type (or its view's) are written through (objects and their lists). */
+export function objectSchemaOf(s: { resource: { schema: { type: string } }; view?: { kind: { schema: ObjectSchema } } }): ObjectSchema | undefined {
+  const schema = s.view?.kind.schema ?? s.resource.schema;
   return schema.type === 'object' ? schema as ObjectSchema : undefined;
 }

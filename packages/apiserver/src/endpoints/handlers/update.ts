@@ -1,17 +1,17 @@
-import type { HandlerScope } from './scope.js';
+import { viewed, type HandlerScope } from './scope.js';
 import { objectSchemaOf, sendObject } from './respond.js';
 import { admitObjectShape, checkName, checkNamespace, readJsonValue } from './decode.js';
 
-/** PUT: replace the object (or its status), creating it when the type allows. */
+/** PUT: replace the object (or its status, or its scale), creating it when the type allows. */
 export async function handleUpdate(s: HandlerScope): Promise<void> {
   const { value, duplicates } = await readJsonValue(s);
   const obj = admitObjectShape(s, value, duplicates);
   checkNamespace(s, obj);
   checkName(s, obj);
   obj.metadata.name = s.info.name;
-  const { object, created } = await s.store.update(s.info.namespace, s.info.name, () => structuredClone(obj), s.ctx, {
+  const { object, created } = await s.store.update(s.info.namespace, s.info.name, (current) => (s.view ? s.view.write(obj, current) : structuredClone(obj)), s.ctx, {
     subresource: s.info.subresource,
     createIfMissing: s.info.subresource === '' ? (ctx) => s.store.create(s.info.namespace, obj, ctx) : undefined,
   });
-  sendObject(s.res, created ? 201 : 200, object, s.format, s.warnings, false, objectSchemaOf(s));
+  sendObject(s.res, created ? 201 : 200, viewed(s, object), s.format, s.warnings, false, objectSchemaOf(s));
 }

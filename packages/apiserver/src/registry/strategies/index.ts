@@ -1,5 +1,7 @@
 import { group, type ResourceType } from '@svc/api';
 import type { Strategy } from '../strategy.js';
+import { deploymentStrategy, replicaSetStrategy } from './apps.js';
+import { certificateSigningRequestStrategy } from './certificate-signing-request.js';
 import { configMapStrategy } from './config-map.js';
 import { namespaceStrategy } from './namespace.js';
 import { podStrategy } from './pod.js';
@@ -14,6 +16,8 @@ const BY_KIND: Record<string, Strategy> = {
   '/Pod': podStrategy,
   '/Service': serviceStrategy,
   '/Event': { allowCreateOnUpdate: true, allowUnconditionalUpdate: true },
+  'apps/Deployment': deploymentStrategy,
+  'apps/ReplicaSet': replicaSetStrategy,
 };
 
 const RBAC_BY_KIND: Record<string, Strategy> = {
@@ -23,5 +27,6 @@ const RBAC_BY_KIND: Record<string, Strategy> = {
 /** The strategy of a type; types with no special behaviour get the default one. */
 export function strategyFor(r: ResourceType): Strategy | undefined {
   if (r.group === group('rbac.authorization')) return RBAC_BY_KIND[r.kind];
+  if (r.group === group('certificates') && r.kind === 'CertificateSigningRequest') return certificateSigningRequestStrategy;
   return BY_KIND[`${r.group}/${r.kind}`];
 }

@@ -6,7 +6,7 @@ interface Container {
   name?: string; image?: string; imagePullPolicy?: string; terminationMessagePath?: string;
   terminationMessagePolicy?: string; ports?: Array<{ containerPort?: number; protocol?: string }>; resources?: object;
 }
-interface PodSpec {
+export interface PodSpec {
   containers?: Container[]; initContainers?: Container[]; restartPolicy?: string; terminationGracePeriodSeconds?: number;
   dnsPolicy?: string; schedulerName?: string; securityContext?: object; enableServiceLinks?: boolean; nodeName?: string;
   activeDeadlineSeconds?: number; tolerations?: unknown[];
@@ -58,21 +58,23 @@ function validateContainers(list: Container[] | undefined, path: string, require
   return errs;
 }
 
-function validatePod(obj: ApiObject): FieldError[] {
-  const s = spec(obj);
+/** Kubernetes' ValidatePodSpec for the fields checked here; `path` is where the spec sits (`spec`, `spec.template.spec`). */
+export function validatePodSpec(s: PodSpec, path: string): FieldError[] {
   const names = new Set<string>();
   const errs = [
-    ...validateContainers(s.containers, 'spec.containers', true, names),
-    ...validateContainers(s.initContainers, 'spec.initContainers', false, names),
+    ...validateContainers(s.containers, `${path}.containers`, true, names),
+    ...validateContainers(s.initContainers, `${path}.initContainers`, false, names),
   ];
   if (s.terminationGracePeriodSeconds !== undefined && s.terminationGracePeriodSeconds < 0) {
-    errs.push(fieldErrors.invalid('spec.terminationGracePeriodSeconds', s.terminationGracePeriodSeconds, 'must be greater than or equal to 0'));
+    errs.push(fieldErrors.invalid(`${path}.terminationGracePeriodSeconds`, s.terminationGracePeriodSeconds, 'must be greater than or equal to 0'));
   }
   if (s.activeDeadlineSeconds !== undefined && s.activeDeadlineSeconds <= 0) {
-    errs.push(fieldErrors.invalid('spec.activeDeadlineSeconds', s.activeDeadlineSeconds, 'must be between 1 and 2147483647, inclusive'));
+    errs.push(fieldErrors.invalid(`${path}.activeDeadlineSeconds`, s.activeDeadlineSeconds, 'must be between 1 and 2147483647, inclusive'));
   }
   return errs;
 }
+
+const validatePod = (obj: ApiObject): FieldError[] => validatePodSpec(spec(obj), 'spec');
 
 /** The spec with the fields a pod update may change blanked out (images, deadline, tolerations). */
 function mutableFieldsCleared(s: PodSpec): PodSpec {

@@ -1,5 +1,5 @@
 import { defineResource, type ResourceType } from '../../../catalog.js';
-import { objectSchema } from '../../../meta-schema.js';
+import { objectMeta, objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
 import { ageColumn, column, nameColumn } from '../../../table-columns.js';
 import { NONE, countOf } from '../../../table-format.js';
@@ -106,6 +106,9 @@ export const podSpec = s.obj({
   schedulingGates: s.atomic(s.any(), { tag: 38 }),
   resourceClaims: s.atomic(s.any(), { tag: 39 }),
 }, { required: ['containers'] });
+
+/** PodTemplateSpec: the pod a workload (Deployment, ReplicaSet) creates. */
+export const podTemplateSpec = s.obj({ metadata: { ...objectMeta, tag: 1 }, spec: { ...podSpec, tag: 2 } });
 
 export const pod = (): ResourceType => defineResource({
   group: '', version: 'v1', kind: 'Pod', plural: 'pods', singular: 'pod', shortNames: ['po'], categories: ['all'],
