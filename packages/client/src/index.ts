@@ -1,4 +1,4 @@
-export { loadSvcconfig, svcconfigPath, SvcconfigError, type ClientConfig, type ExecConfig } from './svcconfig.js';
+export { loadSvcconfig, inClusterConfig, svcconfigPath, SvcconfigError, type ClientConfig, type ExecConfig } from './svcconfig.js';
 export { ExecCredentialProvider, ExecCredentialError, type ExecCredentialStatus } from './exec-credential.js';
 export { RestClient, type RequestOptions, type Response, type RestClientOptions, type RequestMetrics } from './rest-client.js';
 export { TokenBucket } from './token-bucket.js';
@@ -20,3 +20,4 @@ export {
 } from './leader-election.js';
 export { Controller, type ControllerOptions, type Reconcile, type ReconcileResult } from './controller.js';
 export { ResourceClient, type ObjectList, type PatchType, type WriteOptions, type PatchOptions, type DeleteOptions } from './resource-client.js';
+export { ClientCodec } from './codec.js';

@@ -167,3 +167,21 @@ async function relistScenario(fc: RestClient): Promise<void> {
     await run;
   }
 }
+
+it('resyncs: every stored object is handed to onUpdate(obj, obj) once per period', async () => {
+  const ns = await namespace();
+  await createCm(ns, 'one');
+  await createCm(ns, 'two');
+  const inf = new Informer(listWatcherFor(c, CM, { namespace: ns }), { resyncPeriodMs: 150 });
+  const resynced: string[] = [];
+  inf.addEventHandler({ onUpdate: (o, n) => { if (o === n) resynced.push(n.metadata.name ?? ''); } });
+  const ac = new AbortController();
+  const run = inf.run(ac.signal);
+  try {
+    await waitFor('two resync rounds', () => resynced.length >= 4, 5000);
+    expect(resynced.slice(0, 4).sort()).toEqual(['one', 'one', 'two', 'two']);
+  } finally {
+    ac.abort();
+    await run;
+  }
+});

@@ -128,12 +128,18 @@ export interface EventHandlers<T> {
 
 export interface InformerOptions<T extends ApiObject> extends ReflectorOptions {
   indexers?: Record<string, IndexFunc<T>>;
+  /**
+   * Resync: every this many ms (0/absent: never), each stored object is handed to
+   * `onUpdate(obj, obj)` again, so level-based controllers revisit everything.
+   */
+  resyncPeriodMs?: number;
 }
 
 /**
  * A store kept in step with one collection by a reflector, feeding any number of handlers.
  * After a relist, objects with a new resourceVersion are reported as updates, new ones as
- * adds and vanished ones as deletes; unchanged ones are not reported (no resync).
+ * adds and vanished ones as deletes; unchanged ones are not reported (a resync, when
+ * configured, reports every object as an update with the same old and new object).
  */
 export class Informer<T extends ApiObject = ApiObject> implements ReflectorSink<T> {
   readonly store: Indexer<T>;
@@ -142,10 +148,12 @@ export class Informer<T extends ApiObject = ApiObject> implements ReflectorSink<
   private synced = false;
   private running: Promise<void> | undefined;
   private readonly logger: ClientLogger;
+  private readonly resyncPeriodMs: number;
 
   constructor(lw: ListerWatcher<T>, o: InformerOptions<T> = {}) {
     this.store = new Indexer<T>(o.indexers);
     this.logger = o.logger ?? silentClientLogger;
+    this.resyncPeriodMs = o.resyncPeriodMs ?? 0;
     this.reflector = new Reflector(lw, this, o);
   }
 
@@ -167,8 +175,17 @@ export class Informer<T extends ApiObject = ApiObject> implements ReflectorSink<
 
   /** Starts the reflector once (later calls return the same run); resolves when `signal` fires. */
   run(signal: AbortSignal): Promise<void> {
-    this.running ??= this.reflector.run(signal);
+    this.running ??= Promise.all([this.reflector.run(signal), this.resyncLoop(signal)]).then(() => undefined);
     return this.running;
+  }
+
+  private async resyncLoop(signal: AbortSignal): Promise<void> {
+    if (this.resyncPeriodMs <= 0) return;
+    while (!signal.aborted) {
+      await sleep(this.resyncPeriodMs, signal);
+      if (signal.aborted || !this.synced) continue;
+      for (const o of this.store.list()) this.emit((h) => h.onUpdate?.(o, o));
+    }
   }
 
   /** Resolves when synced; rejects after `timeoutMs` or when `signal` fires first. */
@@ -233,7 +250,7 @@ export class SharedInformerFactory {
   private readonly informers = new Map<string, Informer<ApiObject>>();
   private readonly runs: Promise<void>[] = [];
 
-  constructor(private readonly client: RestClient, private readonly o: ReflectorOptions & { namespace?: string } = {}) {}
+  constructor(private readonly client: RestClient, private readonly o: ReflectorOptions & { namespace?: string; resyncPeriodMs?: number } = {}) {}
 
   informerFor<T extends ApiObject = ApiObject>(gvr: GroupVersionResource, c: CollectionOptions = {}): Informer<T> {
     const opts = { namespace: this.o.namespace, ...c };

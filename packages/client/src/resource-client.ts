@@ -58,10 +58,22 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
     return q ? `${p}?${q}` : p;
   }
 
-  private async call<R>(method: string, path: string, o: { body?: object | string; contentType?: string; signal?: AbortSignal } = {}): Promise<R> {
-    const r = await this.client.request(method, path, { body: o.body, contentType: o.contentType, signal: o.signal });
-    if (r.status < 200 || r.status >= 300) throw responseError(r.status, r.body);
-    return r.json<R>();
+  /** One request in the client's wire format; a non-2xx answer is thrown as its Status. */
+  private async call<R>(method: string, path: string, o: { obj?: T; body?: object | string; contentType?: string; signal?: AbortSignal } = {}): Promise<R> {
+    const codec = this.client.codec;
+    const encoded = o.obj ? codec.encode(this.gvr, o.obj) : { body: o.body, contentType: o.contentType };
+    const r = await this.client.request(method, path, { body: encoded.body, contentType: encoded.contentType, accept: codec.accept(this.gvr), signal: o.signal });
+    const contentType = r.headers['content-type'];
+    if (r.status < 200 || r.status >= 300) {
+      let status: unknown;
+      try {
+        status = codec.decode(this.gvr, contentType, r.body);
+      } catch {
+        throw responseError(r.status, r.body);
+      }
+      throw responseError(r.status, JSON.stringify(status));
+    }
+    return codec.decode<R>(this.gvr, contentType, r.body);
   }
 
   private static writeQuery(o: WriteOptions & { force?: boolean }): URLSearchParams {
@@ -85,12 +97,14 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
   }
 
   create(obj: T, o: WriteOptions = {}): Promise<T> {
-    return this.call<T>('POST', this.path(undefined, undefined, ResourceClient.writeQuery(o)), { body: obj, signal: o.signal });
+    return this.call<T>('POST', this.path(undefined, undefined, ResourceClient.writeQuery(o)), { obj, signal: o.signal });
   }
 
   /** PUT of the whole object (its `metadata.resourceVersion` is the precondition), or of a subresource. */
   update(obj: T, o: WriteOptions & { subresource?: string } = {}): Promise<T> {
-    return this.call<T>('PUT', this.path(obj.metadata.name, o.subresource, ResourceClient.writeQuery(o)), { body: obj, signal: o.signal });
+    // Subresources other than status take other kinds (Scale, DeleteOptions...): JSON.
+    const sameKind = !o.subresource || o.subresource === 'status';
+    return this.call<T>('PUT', this.path(obj.metadata.name, o.subresource, ResourceClient.writeQuery(o)), sameKind ? { obj, signal: o.signal } : { body: obj, signal: o.signal });
   }
 
   patch(name: string, type: PatchType, patch: object | string, o: PatchOptions = {}): Promise<T> {

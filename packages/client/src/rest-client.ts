@@ -5,6 +5,7 @@ import { buffer as readAll } from 'node:stream/consumers';
 import { ExecCredentialProvider } from './exec-credential.js';
 import type { ClientConfig } from './svcconfig.js';
 import { TokenBucket } from './token-bucket.js';
+import { ClientCodec } from './codec.js';
 
 const TOKEN_FILE_PERIOD_MS = 60_000;
 
@@ -36,6 +37,8 @@ export interface RestClientOptions {
   /** Sent as `User-Agent`. */
   userAgent?: string;
   metrics?: RequestMetrics;
+  /** `--svc-api-content-type`: `application/json` (default) or the Protobuf media type. */
+  contentType?: string;
 }
 
 export interface RequestOptions {
@@ -56,8 +59,11 @@ export class RestClient {
   private agentCert: string | undefined;
   private tokenFromFile?: { token: string; readAt: number };
   private readonly limiter?: TokenBucket;
+  /** The wire format of typed requests (ResourceClient). */
+  readonly codec: ClientCodec;
 
   constructor(readonly config: ClientConfig, private readonly options: RestClientOptions = {}) {
+    this.codec = new ClientCodec(options.contentType);
     if (options.qps && options.qps > 0) this.limiter = new TokenBucket(options.qps, Math.max(1, options.burst ?? 1));
     if (config.user.exec) this.exec = new ExecCredentialProvider(config.user.exec, config);
     this.agent = this.makeAgent(config.user.clientCertPem, config.user.clientKeyPem);

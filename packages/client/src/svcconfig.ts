@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { apiServiceEnv, serviceAccountMountPath } from '@svc/api';
 import YAML from 'yaml';
 
 /** An `exec` credential plugin entry of a user (kubeconfig format). */
@@ -110,4 +111,33 @@ export function svcconfigPath(flag: string | undefined, env: NodeJS.ProcessEnv =
   if (flag) return flag;
   const fromEnv = env.KUBECONFIG;
   return fromEnv ? fromEnv.split(':').find((p) => p !== '') : undefined;
+}
+
+/**
+ * The configuration of a process running in a pod: the API server from the service
+ * environment variables, the pod's service-account token (re-read as it rotates) and CA from
+ * the predictable mount path. Throws `SvcconfigError` when not in a cluster.
+ */
+export function inClusterConfig(env: NodeJS.ProcessEnv = process.env, root = serviceAccountMountPath()): ClientConfig {
+  const names = apiServiceEnv();
+  const host = env[names.host];
+  const port = env[names.port];
+  if (!host || !port) throw new SvcconfigError(`not running in a cluster: ${names.host} and ${names.port} must be set`);
+  const tokenFile = join(root, 'token');
+  let caPem: string;
+  let namespace = 'default';
+  try {
+    readFileSync(tokenFile, 'utf8');
+    caPem = readFileSync(join(root, 'ca.crt'), 'utf8');
+  } catch (e) {
+    throw new SvcconfigError(`in-cluster configuration: ${(e as Error).message}`);
+  }
+  try {
+    namespace = readFileSync(join(root, 'namespace'), 'utf8').trim() || namespace;
+  } catch { /* optional */ }
+  const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return {
+    server, caPem, caData: Buffer.from(caPem).toString('base64'), insecureSkipTlsVerify: false, namespace,
+    user: { tokenFile }, clusterEntry: { server },
+  };
 }
