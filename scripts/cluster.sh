@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The README's run command: a local cluster (etcd + svc-apiserver) under .cluster/.
+# The README's run command: a local cluster (etcd, svc-apiserver, svc-controller-manager) under .cluster/.
 #   ./scripts/cluster.sh up | down | status
-# Ports: SVC_ETCD_PORT (2379), SVC_ETCD_PEER_PORT (2380), SVC_APISERVER_PORT (6443).
-# SVC_APISERVER_ARGS: extra svc-apiserver flags (split on spaces), e.g. --naming=kubernetes.
+# Ports: SVC_ETCD_PORT (2379), SVC_ETCD_PEER_PORT (2380), SVC_APISERVER_PORT (6443),
+#   SVC_CONTROLLER_MANAGER_PORT (10257).
+# SVC_APISERVER_ARGS, SVC_CONTROLLER_MANAGER_ARGS: extra flags (split on spaces), e.g. --naming=kubernetes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/ensure-tools.sh
@@ -11,7 +12,9 @@ DIR="$PWD/.cluster"
 ETCD_PORT="${SVC_ETCD_PORT:-2379}"
 ETCD_PEER_PORT="${SVC_ETCD_PEER_PORT:-2380}"
 API_PORT="${SVC_APISERVER_PORT:-6443}"
+CM_PORT="${SVC_CONTROLLER_MANAGER_PORT:-10257}"
 read -r -a EXTRA_API_ARGS <<<"${SVC_APISERVER_ARGS:-}"
+read -r -a EXTRA_CM_ARGS <<<"${SVC_CONTROLLER_MANAGER_ARGS:-}"
 SVCCONFIG="$DIR/admin.svcconfig"
 
 alive() { [ -f "$DIR/$1.pid" ] && kill -0 "$(cat "$DIR/$1.pid")" 2>/dev/null; }
@@ -87,6 +90,19 @@ contexts:
 current-context: admin@svc
 YAML
   chmod 600 "$SVCCONFIG"
+  naming=()
+  for a in ${EXTRA_API_ARGS[@]+"${EXTRA_API_ARGS[@]}"}; do case "$a" in --naming=*) naming=("$a") ;; esac; done
+  if alive controller-manager; then echo "svc-controller-manager already running (pid $(cat "$DIR/controller-manager.pid"))"; else
+    start_bg controller-manager node packages/controller-manager/dist/bin/svc-controller-manager.js \
+      --svcconfig "$SVCCONFIG" --authentication-kubeconfig "$SVCCONFIG" --authorization-kubeconfig "$SVCCONFIG" \
+      --bind-address 127.0.0.1 --secure-port "$CM_PORT" --cert-dir "$DIR/controller-manager" \
+      --controllers='*,tokencleaner,bootstrapsigner' ${naming[@]+"${naming[@]}"} ${EXTRA_CM_ARGS[@]+"${EXTRA_CM_ARGS[@]}"}
+  fi
+  if ! wait_ready "https://127.0.0.1:$CM_PORT/healthz" "$DIR/controller-manager/ca.crt" 30; then
+    echo "svc-controller-manager did not become healthy; see $DIR/controller-manager.log" >&2
+    tail -n 20 "$DIR/controller-manager.log" >&2 || true
+    exit 1
+  fi
   cat <<MSG
 svc cluster is up: https://127.0.0.1:$API_PORT (logs in $DIR)
   export KUBECONFIG=$SVCCONFIG
@@ -97,7 +113,7 @@ MSG
 }
 
 down() {
-  for name in apiserver etcd; do
+  for name in controller-manager apiserver etcd; do
     if alive "$name"; then
       pid=$(cat "$DIR/$name.pid")
       kill "$pid" 2>/dev/null || true
@@ -110,10 +126,11 @@ down() {
 }
 
 status() {
-  for name in etcd apiserver; do
+  for name in etcd apiserver controller-manager; do
     if alive "$name"; then echo "$name: running (pid $(cat "$DIR/$name.pid"))"; else echo "$name: stopped"; fi
   done
-  if alive apiserver && wait_ready "https://127.0.0.1:$API_PORT/readyz" "$DIR/pki/ca.crt" 2; then echo "readyz: ok"; fi
+  if alive apiserver && wait_ready "https://127.0.0.1:$API_PORT/readyz" "$DIR/pki/ca.crt" 2; then echo "apiserver readyz: ok"; fi
+  if alive controller-manager && wait_ready "https://127.0.0.1:$CM_PORT/healthz" "$DIR/controller-manager/ca.crt" 2; then echo "controller-manager healthz: ok"; fi
 }
 
 case "${1:-}" in

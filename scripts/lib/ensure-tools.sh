@@ -26,5 +26,6 @@ pnpm_install() {
 ensure_deps() {
   ensure_pnpm
   [ -d node_modules/.pnpm ] || pnpm_install
-  [ -f packages/apiserver/dist/bin/svc-apiserver.js ] || ./node_modules/.bin/tsc -b packages/*/tsconfig.json
+  # Incremental: quick when nothing changed, and a fresh pull never runs stale binaries.
+  ./node_modules/.bin/tsc -b packages/*/tsconfig.json
 }

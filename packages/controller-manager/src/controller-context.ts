@@ -20,6 +20,11 @@ export interface RunnableController {
 /** One control loop the manager can run, under its canonical `--controllers` name. */
 export interface ControllerDefinition {
   name: string;
+  /**
+   * Checks the controller's own configuration (files it reads) before the manager starts,
+   * whether or not it leads; a throw stops start-up with a configuration error.
+   */
+  preflight?(options: ControllerManagerOptions): void | Promise<void>;
   /** Registers its informers and handlers on `ctx.informers`; they are started afterwards. */
   build(ctx: ControllerContext): RunnableController | Promise<RunnableController>;
 }

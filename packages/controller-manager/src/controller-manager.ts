@@ -1,8 +1,9 @@
+import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { useNaming } from '@svc/api';
-import { LeaderElector, RestClient, SharedInformerFactory, loadSvcconfig, svcconfigPath, type ClientConfig } from '@svc/client';
+import { naming, useNaming } from '@svc/api';
+import { LeaderElector, RestClient, SharedInformerFactory, inClusterConfig, loadSvcconfig, svcconfigPath, type ClientConfig } from '@svc/client';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import {
   ClientCertAuthenticator, ComponentMetrics, SubjectAccessReviewAuthorizer, TokenReviewAuthenticator, parseCertificateBundle,
@@ -24,10 +25,10 @@ export interface RunningControllerManager {
   shutdown(): Promise<void>;
 }
 
+/** The svcconfig `file`, or (none given) the in-cluster configuration; `master` overrides the server. */
 function clientConfig(file: string | undefined, master: string | undefined, what: string): ClientConfig {
-  if (!file) throw new ControllerManagerConfigError(`${what}: a svcconfig file is required (--svcconfig)`);
   try {
-    const c = loadSvcconfig(file);
+    const c = file ? loadSvcconfig(file) : inClusterConfig();
     return master ? { ...c, server: master } : c;
   } catch (e) {
     throw new ControllerManagerConfigError(`${what}: ${(e as Error).message}`);
@@ -54,15 +55,21 @@ export async function startControllerManager(o: ControllerManagerOptions, deps: 
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const metrics = new ComponentMetrics(registry);
+  const definitions = (deps.controllers ?? CONTROLLERS).filter((d) => o.controllers.enabled.has(d.name)
+    && (d.name !== 'garbage-collector-controller' || o.enableGarbageCollector));
+  for (const d of definitions) {
+    try {
+      await d.preflight?.(o);
+    } catch (e) {
+      throw new ControllerManagerConfigError(`${d.name}: ${(e as Error).message}`);
+    }
+  }
   const config = clientConfig(svcconfigPath(o.svcconfig), o.master, '--svcconfig');
   const userAgent = `svc-controller-manager/${process.version}`;
-  const client = new RestClient(config, { qps: o.apiQps, burst: o.apiBurst, userAgent, metrics: metrics.client() });
-  if (o.apiContentType !== 'application/json') logger.v(1).info('requests are sent as JSON; the Protobuf content type is accepted but not used by this client', { contentType: o.apiContentType });
+  const client = new RestClient(config, { qps: o.apiQps, burst: o.apiBurst, userAgent, metrics: metrics.client(), contentType: o.apiContentType });
   for (const name of o.controllers.notImplemented) logger.info('controller is enabled but not part of this controller manager; skipping', { controller: name });
   for (const flag of o.ignoredFlags) logger.info('flag has no effect: its controller does not run here', { flag });
 
-  const definitions = (deps.controllers ?? CONTROLLERS).filter((d) => o.controllers.enabled.has(d.name)
-    && (d.name !== 'garbage-collector-controller' || o.enableGarbageCollector));
   const health = definitions.map((d) => new ControllerHealth(d.name));
   const identity = `${hostname()}_${randomUUID()}`;
   let elector: LeaderElector | undefined;
@@ -77,7 +84,7 @@ export async function startControllerManager(o: ControllerManagerOptions, deps: 
   const server = o.securePort === 0 ? undefined : await startSecureServer({
     bindAddress: o.bindAddress, port: o.securePort, certDir: o.certDir || '/var/run/svc', certBase: 'svc-controller-manager',
     tlsCertFile: o.tlsCertFile, tlsPrivateKeyFile: o.tlsPrivateKeyFile,
-    authenticators: delegatedAuthenticators(o, logger),
+    authenticators: await delegatedAuthenticators(o, logger),
     authorizer: new SubjectAccessReviewAuthorizer({
       client: o.authorizationKubeconfig ? new RestClient(clientConfig(o.authorizationKubeconfig, undefined, '--authorization-kubeconfig')) : undefined,
       alwaysAllowPaths: o.authorizationAlwaysAllowPaths,
@@ -91,7 +98,10 @@ export async function startControllerManager(o: ControllerManagerOptions, deps: 
 
   /** Builds and runs the controllers until `signal`; a controller that fails is logged and marked unhealthy. */
   const runControllers = async (signal: AbortSignal): Promise<void> => {
-    const informers = new SharedInformerFactory(client, { logger });
+    // Every informer, queue and worker listens on this one signal.
+    setMaxListeners(0, signal);
+    // As Kubernetes: each start picks a resync period between --min-resync-period and twice it.
+    const informers = new SharedInformerFactory(client, { logger, resyncPeriodMs: o.minResyncPeriodMs * (1 + Math.random()) });
     const ctx: ControllerContext = { client, informers, options: o, logger, metrics };
     const built = await Promise.all(definitions.map(async (d) => ({ d, c: await d.build(ctx) })));
     informers.start(signal);
@@ -149,26 +159,47 @@ export async function startControllerManager(o: ControllerManagerOptions, deps: 
   };
 }
 
+/** Kubernetes' ConfigMap through which the API server publishes its client CA to delegating components. */
+const AUTHENTICATION_INFO = 'extension-apiserver-authentication';
+
 /**
- * Delegated authentication of the secure port: client certificates against `--client-ca-file`,
- * bearer tokens through TokenReview with `--authentication-kubeconfig` (without it, tokens
- * are not accepted).
+ * Delegated authentication of the secure port: client certificates against `--client-ca-file`
+ * (or, unless `--authentication-skip-lookup`, the client CA the API server publishes), bearer
+ * tokens through TokenReview with `--authentication-kubeconfig` (without it, tokens are not
+ * accepted). A failed lookup stops start-up unless `--authentication-tolerate-lookup-failure`.
  */
-function delegatedAuthenticators(o: ControllerManagerOptions, logger: Logger): Authenticator[] {
+async function delegatedAuthenticators(o: ControllerManagerOptions, logger: Logger): Promise<Authenticator[]> {
   const out: Authenticator[] = [];
+  let caPem: string | undefined;
+  let caSource = o.clientCaFile ?? '';
   if (o.clientCaFile) {
-    let pem: string;
     try {
-      pem = readFileSync(o.clientCaFile, 'utf8');
+      caPem = readFileSync(o.clientCaFile, 'utf8');
     } catch (e) {
       throw new ControllerManagerConfigError(`--client-ca-file: ${(e as Error).message}`);
     }
-    out.push(new ClientCertAuthenticator(parseCertificateBundle(pem, o.clientCaFile)));
   }
+  let reviewer: RestClient | undefined;
   if (o.authenticationKubeconfig) {
-    out.push(new TokenReviewAuthenticator(new RestClient(clientConfig(o.authenticationKubeconfig, undefined, '--authentication-kubeconfig')), o.authenticationTokenWebhookCacheTtlMs));
+    reviewer = new RestClient(clientConfig(o.authenticationKubeconfig, undefined, '--authentication-kubeconfig'));
+    if (!caPem && !o.authenticationSkipLookup) {
+      caSource = `configmap ${naming().systemNamespace}/${AUTHENTICATION_INFO}`;
+      try {
+        const r = await reviewer.request('GET', `/api/v1/namespaces/${naming().systemNamespace}/configmaps/${AUTHENTICATION_INFO}`);
+        if (r.status === 200) caPem = r.json<{ data?: Record<string, string> }>().data?.['client-ca-file'];
+        else if (r.status === 404) logger.warn('the API server publishes no client CA; client certificates are not accepted', { configmap: caSource });
+        else throw new Error(`HTTP ${r.status}: ${r.body.toString().slice(0, 200)}`);
+      } catch (e) {
+        if (!o.authenticationTolerateLookupFailure) {
+          throw new ControllerManagerConfigError(`looking up the client CA in ${caSource} failed (--authentication-tolerate-lookup-failure=true continues without it): ${(e as Error).message}`);
+        }
+        logger.warn('looking up the client CA failed; continuing without it', { configmap: caSource, error: (e as Error).message });
+      }
+    }
   } else {
     logger.warn('no --authentication-kubeconfig: bearer tokens on the secure port are not accepted');
   }
+  if (caPem) out.push(new ClientCertAuthenticator(parseCertificateBundle(caPem, caSource)));
+  if (reviewer) out.push(new TokenReviewAuthenticator(reviewer, o.authenticationTokenWebhookCacheTtlMs));
   return out;
 }

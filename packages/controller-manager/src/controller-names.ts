@@ -31,7 +31,7 @@ export const KNOWN_CONTROLLERS: ReadonlyArray<{ name: string; alias?: string; ru
   { name: 'token-cleaner-controller', alias: 'tokencleaner', run: true, disabledByDefault: true },
   { name: 'node-ipam-controller', alias: 'nodeipam' },
   { name: 'node-lifecycle-controller', alias: 'nodelifecycle', run: true },
-  { name: 'taint-eviction-controller' },
+  { name: 'taint-eviction-controller', run: true },
   { name: 'service-lb-controller', alias: 'service' },
   { name: 'node-route-controller', alias: 'route' },
   { name: 'cloud-node-lifecycle-controller', alias: 'cloud-node-lifecycle' },

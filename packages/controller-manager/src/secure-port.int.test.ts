@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestCa, HttpsClient, startTestApiServer, svcconfigYaml, waitFor, type TestApiServer, type TestCa } from '@svc/testing';
 import { startTestControllerManager, type TestControllerManager } from './cm-testing.js';
@@ -128,5 +129,61 @@ describe('the secure port without --authorization-kubeconfig', () => {
     const health = await client.request('GET', '/healthz?verbose');
     expect(health.status).toBe(200);
     expect(health.text).not.toMatch(/leaderElection/);
+  });
+});
+
+describe('the client CA looked up from the API server', () => {
+  let server: TestApiServer;
+  let ca: TestCa;
+  const managers: TestControllerManager[] = [];
+
+  beforeAll(async () => {
+    ca = await createTestCa('published-ca');
+    const dir = await mkdtemp(join(tmpdir(), 'svc-ca-'));
+    const caFile = join(dir, 'ca.crt');
+    await writeFile(caFile, ca.certPem);
+    server = await startTestApiServer({ args: ['--client-ca-file', caFile, '--authorization-mode=RBAC'], tokens: [`${NOBODY},nobody,uid-n,""`] });
+  });
+  afterAll(async () => {
+    for (const m of managers) await m.stop();
+    await server?.stop();
+  });
+
+  async function start(args: string[]): Promise<HttpsClient> {
+    const m = await startTestControllerManager(server, ['--controllers=serviceaccount', '--leader-elect=false', '--authentication-kubeconfig', server.svcconfigPath, ...args]);
+    managers.push(m);
+    const s = m.cm.server;
+    if (!s) throw new Error('no secure server');
+    return new HttpsClient(s.url, s.caPem);
+  }
+
+  it('is published by the API server in extension-apiserver-authentication', async () => {
+    const cm = await server.client.request('GET', '/api/v1/namespaces/svc-system/configmaps/extension-apiserver-authentication');
+    expect(cm.status).toBe(200);
+    expect(cm.json<{ data: Record<string, string> }>().data['client-ca-file']).toBe(ca.certPem);
+  });
+
+  it('accepts client certificates of that CA without --client-ca-file (the user is then authorized or not)', async () => {
+    const client = await start([]);
+    const cert = await ca.issue({ commonName: 'someone' });
+    const r = await client.withClientCert({ cert: cert.certPem, key: cert.keyPem }).request('GET', '/metrics', { token: null });
+    expect(r.status).toBe(403);
+    expect(r.json<{ message: string }>().message).toMatch(/User "someone"/);
+  });
+
+  it('does not look it up with --authentication-skip-lookup', async () => {
+    const client = await start(['--authentication-skip-lookup']);
+    const cert = await ca.issue({ commonName: 'someone' });
+    expect((await client.withClientCert({ cert: cert.certPem, key: cert.keyPem }).request('GET', '/metrics', { token: null })).status).toBe(401);
+  });
+
+  it('a lookup the credential may not make stops start-up, unless failures are tolerated', async () => {
+    const kubeconfig = join(server.dir, 'nobody.svcconfig');
+    await writeFile(kubeconfig, svcconfigYaml({ server: server.server.url, caPem: server.server.caPem, token: NOBODY }));
+    await expect(startTestControllerManager(server, ['--controllers=serviceaccount', '--leader-elect=false', '--authentication-kubeconfig', kubeconfig]))
+      .rejects.toThrow(/looking up the client CA in configmap svc-system\/extension-apiserver-authentication failed.*HTTP 403/);
+    const m = await startTestControllerManager(server, ['--controllers=serviceaccount', '--leader-elect=false', '--authentication-kubeconfig', kubeconfig, '--authentication-tolerate-lookup-failure']);
+    managers.push(m);
+    expect(m.cm.server).toBeDefined();
   });
 });

@@ -1,8 +1,16 @@
 import type { ControllerDefinition } from '../controller-context.js';
 import { bootstrapSigner } from './bootstrap-signer.js';
+import { clusterRoleAggregationController } from './clusterrole-aggregation.js';
+import { csrApprovingController } from './csr-approving.js';
+import { csrSigningController } from './csr-signing.js';
+import { deploymentController } from './deployment.js';
+import { garbageCollectorController } from './garbage-collector.js';
 import { namespaceController } from './namespace.js';
+import { nodeLifecycleController } from './node-lifecycle.js';
+import { replicaSetController } from './replica-set.js';
 import { rootCaCertPublisher } from './root-ca-cert-publisher.js';
 import { serviceAccountController } from './service-account.js';
+import { taintEvictionController } from './taint-eviction.js';
 import { tokenCleaner } from './token-cleaner.js';
 
 /** Every controller this manager can run; `--controllers` picks among them. */
@@ -12,4 +20,12 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   rootCaCertPublisher,
   tokenCleaner,
   bootstrapSigner,
+  garbageCollectorController,
+  clusterRoleAggregationController,
+  nodeLifecycleController,
+  taintEvictionController,
+  replicaSetController,
+  deploymentController,
+  csrApprovingController,
+  csrSigningController,
 ];

@@ -1,10 +1,9 @@
 import { isNotFound, naming, type ApiObject } from '@svc/api';
-import { ResourceClient, collectionPath, type GroupVersionResource, type RestClient } from '@svc/client';
+import { ResourceClient, collectionPath, type RestClient } from '@svc/client';
 import { responseError } from '@svc/client';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
-
-interface ApiResourceEntry { name: string; namespaced: boolean; verbs: string[] }
+import { deletableNamespacedResources } from '../discovery.js';
 
 /** How often a namespace whose content is still going away is looked at again. */
 const CONTENT_RECHECK_MS = 1000;
@@ -13,19 +12,6 @@ async function getJson<T>(client: RestClient, path: string): Promise<T> {
   const r = await client.request('GET', path);
   if (r.status !== 200) throw responseError(r.status, r.body);
   return r.json<T>();
-}
-
-/** Every namespaced resource (preferred version of each group) that can be listed and deleted, by discovery. */
-export async function deletableNamespacedResources(client: RestClient): Promise<Array<GroupVersionResource & { deleteCollection: boolean }>> {
-  const groupVersions: Array<{ group: string; version: string; path: string }> = [{ group: '', version: 'v1', path: '/api/v1' }];
-  const groups = await getJson<{ groups?: Array<{ name: string; preferredVersion?: { groupVersion: string; version: string } }> }>(client, '/apis');
-  for (const g of groups.groups ?? []) {
-    if (g.preferredVersion) groupVersions.push({ group: g.name, version: g.preferredVersion.version, path: `/apis/${g.preferredVersion.groupVersion}` });
-  }
-  const lists = await Promise.all(groupVersions.map(async (gv) => ({ gv, list: await getJson<{ resources?: ApiResourceEntry[] }>(client, gv.path) })));
-  return lists.flatMap(({ gv, list }) => (list.resources ?? [])
-    .filter((r) => r.namespaced && !r.name.includes('/') && r.verbs.includes('list') && (r.verbs.includes('delete') || r.verbs.includes('deletecollection')))
-    .map((r) => ({ group: gv.group, version: gv.version, resource: r.name, deleteCollection: r.verbs.includes('deletecollection') })));
 }
 
 interface Condition { type: string; status: 'True' | 'False'; reason: string; message: string; lastTransitionTime?: string }

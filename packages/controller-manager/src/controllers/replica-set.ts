@@ -1,0 +1,307 @@
+import { isNotFound, isStatusError } from '@svc/api';
+import { NAMESPACE_INDEX, ResourceClient, objectKey } from '@svc/client';
+import { jsonEqual, labelSelectorFromObject, nameIsDnsSubdomain, type LabelSelector } from '@svc/machinery';
+import { informer, newController, type ControllerDefinition } from '../controller-context.js';
+import { R } from '../resources.js';
+import { claimObjects, controllerOf, newControllerRef, recheckOwner, resolveControllerRef } from './controller-ref.js';
+import { ControllerExpectations } from './expectations.js';
+import { isPodActive, isPodAvailable, isPodReady, sortPodsForDeletion } from './pod-util.js';
+import { nowTime, replicasOf, type Pod, type ReplicaSet, type ReplicaSetStatus, type WorkloadCondition } from './workload-types.js';
+
+const NAME = 'replicaset-controller';
+/** Most pods created or deleted in one sync (Kubernetes' BurstReplicas). */
+const BURST_REPLICAS = 500;
+/** Status writes retried once after a conflict, with a fresh read (Kubernetes' statusUpdateRetries). */
+const STATUS_UPDATE_RETRIES = 1;
+
+/** Calls `fn` `count` times in batches of 1, 2, 4, ... (concurrently within a batch); stops after the first batch with a failure. Answers the successes and that failure. */
+export async function slowStartBatch(count: number, initialBatch: number, fn: () => Promise<void>): Promise<{ successes: number; error?: unknown }> {
+  let remaining = count;
+  let successes = 0;
+  for (let batch = Math.min(remaining, initialBatch); batch > 0; batch = Math.min(2 * batch, remaining)) {
+    const results = await Promise.allSettled(Array.from({ length: batch }, fn));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    successes += results.filter((r) => r.status === 'fulfilled').length;
+    if (failed) return { successes, error: failed.reason };
+    remaining -= batch;
+  }
+  return { successes };
+}
+
+/** The pod a ReplicaSet creates from its template (Kubernetes' GetPodFromTemplate): template labels, annotations, finalizers and spec, name `<rs>-<random>`. */
+export function podFromTemplate(rs: ReplicaSet): Pod {
+  const t = rs.spec.template ?? {};
+  const name = rs.metadata.name ?? '';
+  const prefix = nameIsDnsSubdomain(`${name}-`, true) ? `${name}-` : name;
+  const metadata: Pod['metadata'] = { generateName: prefix, ownerReferences: [newControllerRef(rs, 'apps/v1', 'ReplicaSet')] };
+  if (t.metadata?.labels) metadata.labels = { ...t.metadata.labels };
+  if (t.metadata?.annotations) metadata.annotations = { ...t.metadata.annotations };
+  if (t.metadata?.finalizers) metadata.finalizers = [...t.metadata.finalizers];
+  return { apiVersion: 'v1', kind: 'Pod', metadata, spec: structuredClone(t.spec ?? {}) };
+}
+
+/** Drops zero counts (Kubernetes' omitempty) except those listed in `keep`. */
+export function omitZero<T extends object>(status: T, keep: readonly string[] = []): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(status)) {
+    if (v === undefined || ((v === 0 || (Array.isArray(v) && v.length === 0)) && !keep.includes(k))) continue;
+    out[k] = v;
+  }
+  return out as T;
+}
+
+/**
+ * The status a sync writes (Kubernetes' calculateStatus): counts over the claimed active pods,
+ * and a `ReplicaFailure` condition while creating or deleting pods fails.
+ */
+export function calculateReplicaSetStatus(rs: ReplicaSet, pods: readonly Pod[], manageError: unknown, nowMs = Date.now()): ReplicaSetStatus {
+  const templateLabels = rs.spec.template?.metadata?.labels ?? {};
+  const minReady = rs.spec.minReadySeconds ?? 0;
+  let fullyLabeled = 0;
+  let ready = 0;
+  let available = 0;
+  for (const p of pods) {
+    const labels = p.metadata.labels ?? {};
+    if (Object.entries(templateLabels).every(([k, v]) => labels[k] === v)) fullyLabeled++;
+    if (isPodReady(p)) {
+      ready++;
+      if (isPodAvailable(p, minReady, nowMs)) available++;
+    }
+  }
+  let conditions = [...(rs.status?.conditions ?? [])];
+  const failure = conditions.find((c) => c.type === 'ReplicaFailure');
+  if (manageError !== undefined && !failure) {
+    const reason = pods.length < replicasOf(rs) ? 'FailedCreate' : 'FailedDelete';
+    const message = manageError instanceof Error ? manageError.message : String(manageError);
+    const c: WorkloadCondition = { type: 'ReplicaFailure', status: 'True', lastTransitionTime: nowTime(nowMs), reason, message };
+    conditions.push(c);
+  } else if (manageError === undefined && failure) {
+    conditions = conditions.filter((c) => c.type !== 'ReplicaFailure');
+  }
+  return omitZero({
+    replicas: pods.length, fullyLabeledReplicas: fullyLabeled, readyReplicas: ready, availableReplicas: available,
+    observedGeneration: rs.status?.observedGeneration, conditions,
+  }, ['replicas']);
+}
+
+const hasNamespaceTerminatingCause = (e: unknown): boolean =>
+  isStatusError(e) && (e.status.details?.causes ?? []).some((c) => c.reason === 'NamespaceTerminating');
+
+/**
+ * `replicaset-controller`: keeps `spec.replicas` active pods matching each ReplicaSet's
+ * selector, as Kubernetes v1.32's ReplicaSet controller does: claims pods (adopts matching
+ * orphans, releases owned pods that stopped matching), creates missing pods from the
+ * template in slow-start batches, deletes surplus pods in deletion-preference order, and
+ * writes `status` through `/status`. Creations and deletions it issued and has not yet seen
+ * in its pod informer are expectations: until they are met (or 5 minutes pass) it does not
+ * create or delete again for that ReplicaSet. Pods that are being deleted or finished do
+ * not count.
+ */
+export const replicaSetController: ControllerDefinition = {
+  name: NAME,
+  build(ctx) {
+    const rss = informer<ReplicaSet>(ctx, R.replicaSets());
+    const pods = informer<Pod>(ctx, R.pods());
+    const expectations = new ControllerExpectations();
+    const log = ctx.logger.with({ controller: NAME });
+
+    const rsApi = (ns: string): ResourceClient<ReplicaSet> => new ResourceClient<ReplicaSet>(ctx.client, R.replicaSets()).namespace(ns);
+    const podApi = (ns: string): ResourceClient<Pod> => new ResourceClient<Pod>(ctx.client, R.pods()).namespace(ns);
+
+    const controller = newController(ctx, {
+      name: NAME, queueName: 'replicaset', workers: ctx.options.concurrentSyncs.replicaset,
+      reconcile: async (key) => {
+        const rs = rss.store.get(key);
+        if (!rs) {
+          expectations.delete(key);
+          return;
+        }
+        const ns = rs.metadata.namespace ?? '';
+        const needsSync = expectations.satisfied(key);
+        let selector: LabelSelector;
+        try {
+          selector = labelSelectorFromObject(rs.spec.selector);
+        } catch (e) {
+          log.error('invalid selector, not syncing', { key, error: String(e) });
+          return;
+        }
+        const active = pods.store.byIndex(NAMESPACE_INDEX, ns).filter(isPodActive);
+        const claimed = await claimObjects<Pod>({
+          owner: rs, ownerRef: newControllerRef(rs, 'apps/v1', 'ReplicaSet'), selector, objects: active, client: podApi(ns),
+          canAdopt: recheckOwner(rs, () => rsApi(ns).get(rs.metadata.name ?? '')),
+        });
+        let manageError: unknown;
+        if (needsSync && !rs.metadata.deletionTimestamp) {
+          try {
+            await manageReplicas(key, rs, claimed);
+          } catch (e) {
+            manageError = e;
+          }
+        }
+        const updated = await updateStatus(rs, calculateReplicaSetStatus(rs, claimed, manageError));
+        if (manageError !== undefined) throw manageError;
+        const minReady = updated.spec.minReadySeconds ?? 0;
+        const st = updated.status ?? {};
+        // Resync after minReadySeconds as a last line of defense against clock skew (as Kubernetes).
+        if (minReady > 0 && (st.readyReplicas ?? 0) === replicasOf(updated) && (st.availableReplicas ?? 0) !== replicasOf(updated)) {
+          return { requeueAfter: minReady * 1000 };
+        }
+      },
+    });
+
+    /** Creates or deletes pods so `claimed` reaches `spec.replicas`, at most BURST_REPLICAS per call. */
+    async function manageReplicas(key: string, rs: ReplicaSet, claimed: readonly Pod[]): Promise<void> {
+      const ns = rs.metadata.namespace ?? '';
+      let diff = claimed.length - replicasOf(rs);
+      if (diff < 0) {
+        diff = Math.min(-diff, BURST_REPLICAS);
+        expectations.expectCreations(key, diff);
+        log.v(2).info('too few replicas', { key, need: replicasOf(rs), creating: diff });
+        const pod = podFromTemplate(rs);
+        const { successes, error } = await slowStartBatch(diff, 1, async () => {
+          if (Object.keys(pod.metadata.labels ?? {}).length === 0) throw new Error('unable to create pods, no labels');
+          try {
+            await podApi(ns).create(structuredClone(pod));
+          } catch (e) {
+            // Nothing can be created in a namespace being deleted; not a failure (as Kubernetes).
+            if (!hasNamespaceTerminatingCause(e)) throw e;
+          }
+        });
+        // Pods never attempted will not be seen: stop expecting them.
+        for (let i = successes; i < diff; i++) expectations.creationObserved(key);
+        if (error !== undefined) throw error;
+        return;
+      }
+      if (diff === 0) return;
+      diff = Math.min(diff, BURST_REPLICAS);
+      log.v(2).info('too many replicas', { key, need: replicasOf(rs), deleting: diff });
+      const victims = diff < claimed.length ? sortPodsForDeletion(claimed, relatedPods(rs)).slice(0, diff) : [...claimed];
+      expectations.expectDeletions(key, victims.map(objectKey));
+      const results = await Promise.allSettled(victims.map(async (p) => {
+        try {
+          await podApi(ns).delete(p.metadata.name ?? '');
+        } catch (e) {
+          // The informer will not see this deletion.
+          expectations.deletionObserved(key, objectKey(p));
+          if (!isNotFound(e)) throw e;
+        }
+      }));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    }
+
+    /** Pods of every ReplicaSet with the same controller as `rs` (just `rs` when it has none), for the same-node rank. */
+    function relatedPods(rs: ReplicaSet): Pod[] {
+      const ns = rs.metadata.namespace ?? '';
+      const owner = controllerOf(rs);
+      const siblings = owner ? rss.store.byIndex(NAMESPACE_INDEX, ns).filter((o) => controllerOf(o)?.uid === owner.uid) : [rs];
+      const seen = new Set<string>();
+      const out: Pod[] = [];
+      const inNs = pods.store.byIndex(NAMESPACE_INDEX, ns);
+      for (const s of siblings) {
+        let sel: LabelSelector;
+        try {
+          sel = labelSelectorFromObject(s.spec.selector);
+        } catch {
+          continue;
+        }
+        for (const p of inNs) {
+          if (!sel.matches(p.metadata.labels) || seen.has(p.metadata.uid ?? '')) continue;
+          seen.add(p.metadata.uid ?? '');
+          out.push(p);
+        }
+      }
+      return out;
+    }
+
+    /** Writes `status` (with observedGeneration) unless it is unchanged; answers the ReplicaSet as stored. */
+    async function updateStatus(cached: ReplicaSet, status: ReplicaSetStatus): Promise<ReplicaSet> {
+      const old = cached.status ?? {};
+      const generation = cached.metadata.generation;
+      const same = (['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'] as const).every((k) => (old[k] ?? 0) === (status[k] ?? 0))
+        && old.observedGeneration === generation && jsonEqual(old.conditions ?? [], status.conditions ?? []);
+      if (same) return cached;
+      const api = rsApi(cached.metadata.namespace ?? '');
+      let rs: ReplicaSet = cached;
+      for (let i = 0; ; i++) {
+        try {
+          return await api.update({ ...structuredClone(rs), status: { ...status, observedGeneration: generation } }, { subresource: 'status' });
+        } catch (e) {
+          if (i >= STATUS_UPDATE_RETRIES) throw e;
+          rs = await api.get(cached.metadata.name ?? '');
+        }
+      }
+    }
+
+    const enqueue = (rs: ReplicaSet): void => controller.enqueue(objectKey(rs));
+    const rsOf = (pod: Pod, ref = controllerOf(pod)): ReplicaSet | undefined =>
+      resolveControllerRef(ref, 'apps', 'ReplicaSet', (name) => rss.store.get(`${pod.metadata.namespace ?? ''}/${name}`));
+    /** ReplicaSets in the pod's namespace whose selector matches it (candidates to adopt an orphan). */
+    const matchingReplicaSets = (pod: Pod): ReplicaSet[] => rss.store.byIndex(NAMESPACE_INDEX, pod.metadata.namespace ?? '').filter((rs) => {
+      try {
+        return labelSelectorFromObject(rs.spec.selector).matches(pod.metadata.labels);
+      } catch {
+        return false;
+      }
+    });
+
+    const podDeleted = (pod: Pod): void => {
+      const rs = rsOf(pod);
+      if (!rs) return;
+      expectations.deletionObserved(objectKey(rs), objectKey(pod));
+      enqueue(rs);
+    };
+
+    controller.watch(rss);
+    // A deleted ReplicaSet (or one replaced under the same name) starts afresh.
+    rss.addEventHandler({
+      onUpdate: (old, cur) => { if (old.metadata.uid !== cur.metadata.uid) expectations.delete(objectKey(old)); },
+      onDelete: (rs) => expectations.delete(objectKey(rs)),
+    });
+    // Registered so `run` waits for the pod cache; the handlers below do the work.
+    controller.watch(pods, () => []);
+    pods.addEventHandler({
+      onAdd: (pod) => {
+        // A pod already being deleted (seen after a restart) is no creation to observe.
+        if (pod.metadata.deletionTimestamp) return podDeleted(pod);
+        const ref = controllerOf(pod);
+        if (ref) {
+          const rs = rsOf(pod, ref);
+          if (!rs) return;
+          expectations.creationObserved(objectKey(rs));
+          return enqueue(rs);
+        }
+        for (const rs of matchingReplicaSets(pod)) enqueue(rs);
+      },
+      onUpdate: (old, cur) => {
+        if (old.metadata.resourceVersion === cur.metadata.resourceVersion) return;
+        const labelsChanged = !jsonEqual(old.metadata.labels ?? {}, cur.metadata.labels ?? {});
+        if (cur.metadata.deletionTimestamp) {
+          // A graceful deletion: the ReplicaSet replaces the pod now rather than when it is gone.
+          podDeleted(cur);
+          if (labelsChanged) podDeleted(old);
+          return;
+        }
+        const curRef = controllerOf(cur);
+        const oldRef = controllerOf(old);
+        const refChanged = !jsonEqual(curRef ?? null, oldRef ?? null);
+        if (refChanged && oldRef) {
+          const rs = rsOf(old, oldRef);
+          if (rs) enqueue(rs);
+        }
+        if (curRef) {
+          const rs = rsOf(cur, curRef);
+          if (!rs) return;
+          enqueue(rs);
+          const minReady = rs.spec.minReadySeconds ?? 0;
+          // Becoming available is no event of its own: look again once minReadySeconds (+1 s for skew) passed.
+          if (!isPodReady(old) && isPodReady(cur) && minReady > 0) controller.queue.addAfter(objectKey(rs), minReady * 1000 + 1000);
+          return;
+        }
+        if (labelsChanged || refChanged) for (const rs of matchingReplicaSets(cur)) enqueue(rs);
+      },
+      onDelete: podDeleted,
+    });
+    return controller;
+  },
+};
