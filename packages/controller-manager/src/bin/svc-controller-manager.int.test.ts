@@ -72,9 +72,11 @@ describe('svc-controller-manager processes', () => {
     const [pa, pb] = await freePorts(2);
     const a = start(pa ?? 0);
     const b = start(pb ?? 0);
-    const leader = await waitFor('a leader', async () => {
+    // Both serving, one leading (a process still starting does not answer yet).
+    const leader = await waitFor('a leader and a standby', async () => {
       const [la, lb] = await Promise.all([leading(a), leading(b)]);
       expect(la === 1 && lb === 1).toBe(false);
+      if (la === undefined || lb === undefined) return undefined;
       return la === 1 ? a : lb === 1 ? b : undefined;
     }, 15_000);
     const standby = leader === a ? b : a;
