@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option, CommanderError } from 'commander';
-import { boolOption, durationOption, intArg, listOption, portArg, repeatable } from '@svc/component-base';
+import { boolOption, durationOption, intArg, listOption, namingOption, parseFlags, portArg, repeatable, withLoggingFlags } from '@svc/component-base';
 import { builtinResources, defaultServiceAccountIssuer, isNamingScheme, naming, NAMINGS, useNaming, type NamingScheme, type ResourceType } from '@svc/api';
 import { FeatureGates, API_SERVER_GATES, parseRuntimeConfig, groupVersionKey, resourceKey, type RuntimeConfig } from '@svc/machinery';
 import type { LogFormat } from '@svc/component-base';
@@ -18,6 +18,17 @@ export interface RequestHeaderFlags {
   uidHeaders: string[];
   groupHeaders: string[];
   extraHeadersPrefix: string[];
+}
+
+/** The `--svclet-*` flags: how the server reaches node agents (`pods/log`). */
+export interface SvcletClientFlags {
+  clientCertificate?: string;
+  clientKey?: string;
+  /** Absent: the agents' serving certificates are not verified (as Kubernetes). */
+  certificateAuthority?: string;
+  /** Bounds connecting and the TLS handshake; 0: no bound. */
+  timeoutMs: number;
+  preferredAddressTypes: string[];
 }
 
 /** `--authentication-config`, read and validated at start (reloaded by the server later). */
@@ -88,10 +99,14 @@ export interface ApiServerOptions {
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
   minRequestTimeoutSeconds: number;
+  svclet: SvcletClientFlags;
   naming: NamingScheme;
   loggingFormat: LogFormat;
   verbosity: number;
 }
+
+/** Node address types (`--svclet-preferred-address-types`), in the default order. */
+const NODE_ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'];
 
 const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
 
@@ -169,9 +184,13 @@ export function apiServerCommand(): Command {
     .addOption(new Option('--max-requests-inflight <n>', 'The maximum number of non-mutating requests in flight at a given time. 0 means no limit.').default(400).argParser(intArg))
     .addOption(new Option('--max-mutating-requests-inflight <n>', 'The maximum number of mutating requests in flight at a given time. 0 means no limit.').default(200).argParser(intArg))
     .addOption(new Option('--min-request-timeout <seconds>', 'The minimum number of seconds a handler must keep a request open before timing it out (watch picks a random timeout above it).').default(1800).argParser(intArg))
-    .addOption(new Option('--naming <scheme>', 'Spelling of product identifiers: svc, or kubernetes for stock clients.').default('svc').choices(['svc', 'kubernetes']))
-    .addOption(new Option('--logging-format <format>', 'Sets the log format.').default('text').choices(['text', 'json']))
-    .addOption(new Option('-v, --v <level>', 'number for the log level verbosity').default(0).argParser(intArg));
+    .addOption(new Option('--svclet-client-certificate <file>', 'Path to a client cert file for TLS to node agents.'))
+    .addOption(new Option('--svclet-client-key <file>', 'Path to a client key file for TLS to node agents.'))
+    .addOption(new Option('--svclet-certificate-authority <file>', 'Path to a cert file for the certificate authority of node agents\' serving certificates. Unset: they are not verified.'))
+    .addOption(durationOption('--svclet-timeout', 'Timeout for node agent operations (connecting and the TLS handshake).', 5000))
+    .addOption(listOption('--svclet-preferred-address-types <types>', 'List of the preferred NodeAddressTypes to use for node agent connections.', NODE_ADDRESS_TYPES))
+    .addOption(namingOption('Spelling of product identifiers: svc, or kubernetes for stock clients.'));
+  withLoggingFlags(cmd);
   cmd.configureHelp({ sortOptions: false });
   return cmd;
 }
@@ -182,13 +201,7 @@ export function apiServerCommand(): Command {
  * still goes to stdout.
  */
 export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } = {}): ApiServerOptions {
-  const cmd = apiServerCommand().exitOverride();
-  if (opts.quiet) cmd.configureOutput({ writeErr: () => undefined });
-  cmd.parse(argv, { from: 'user' });
-  const o = cmd.opts<Record<string, unknown>>();
-  const fail = (msg: string): never => {
-    throw new CommanderError(2, 'svc.invalidOption', `error: ${msg}`);
-  };
+  const { cmd, o, fail, givenOnCli } = parseFlags(apiServerCommand(), argv, opts);
 
   const gates = new FeatureGates(API_SERVER_GATES);
   try {
@@ -203,7 +216,6 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     return fail(`invalid argument for "--runtime-config" flag: ${(e as Error).message}`);
   }
   const authzConfig = o.authorizationConfig as string | undefined;
-  const givenOnCli = (key: string): boolean => cmd.getOptionValueSource(key) === 'cli';
   if (authzConfig !== undefined) {
     if (!gates.enabled('StructuredAuthorizationConfiguration')) fail('--authorization-config: requires the StructuredAuthorizationConfiguration feature gate');
     if (givenOnCli('authorizationMode')) fail('--authorization-config can not be specified simultaneously with --authorization-mode');
@@ -223,6 +235,14 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
   if (new Set(modes).size !== modes.length) fail('--authorization-mode: authorization modes may not be repeated');
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
     fail('--tls-cert-file and --tls-private-key-file must be given together');
+  }
+  if ((o.svcletClientCertificate === undefined) !== (o.svcletClientKey === undefined)) {
+    fail('--svclet-client-certificate and --svclet-client-key must be given together');
+  }
+  const addressTypes = o.svcletPreferredAddressTypes as string[];
+  if (addressTypes.length === 0) fail('--svclet-preferred-address-types must be specified');
+  for (const t of addressTypes) {
+    if (!NODE_ADDRESS_TYPES.includes(t)) fail(`--svclet-preferred-address-types: unsupported value ${JSON.stringify(t)}: supported values: ${NODE_ADDRESS_TYPES.join(', ')}`);
   }
   const namingScheme = String(o.naming);
   if (!isNamingScheme(namingScheme)) return fail(`--naming: unknown naming ${namingScheme}`);
@@ -303,6 +323,13 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     maxRequestsInflight: o.maxRequestsInflight as number,
     maxMutatingRequestsInflight: o.maxMutatingRequestsInflight as number,
     minRequestTimeoutSeconds: o.minRequestTimeout as number,
+    svclet: {
+      clientCertificate: o.svcletClientCertificate as string | undefined,
+      clientKey: o.svcletClientKey as string | undefined,
+      certificateAuthority: o.svcletCertificateAuthority as string | undefined,
+      timeoutMs: o.svcletTimeout as number,
+      preferredAddressTypes: addressTypes,
+    },
     naming: namingScheme,
     loggingFormat: o.loggingFormat as LogFormat,
     verbosity: o.v as number,

@@ -1,4 +1,4 @@
-import { CommanderError, InvalidArgumentError, Option } from 'commander';
+import { CommanderError, InvalidArgumentError, Option, type Command } from 'commander';
 import { formatDuration, parseDuration } from '@svc/machinery';
 
 // Flag parsers with pflag's behaviour (Go durations, Go booleans, comma lists), shared by every binary.
@@ -68,4 +68,45 @@ export function exitOnFlagError(e: unknown): void {
   if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') process.exit(0);
   process.stderr.write(`${e.message.replace(/^error: /, 'Error: ').split('\n')[0]}\n`);
   process.exit(2);
+}
+
+/** The logging flags every binary takes: `--logging-format` and `-v`. */
+export function withLoggingFlags(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--logging-format <format>', 'Sets the log format.').default('text').choices(['text', 'json']))
+    .addOption(new Option('-v, --v <level>', 'number for the log level verbosity').default(0).argParser(intArg));
+}
+
+/** `--naming`, which every binary that speaks to the API takes. */
+export function namingOption(help = 'Spelling of product identifiers: svc, or kubernetes.'): Option {
+  return new Option('--naming <scheme>', help).default('svc').choices(['svc', 'kubernetes']);
+}
+
+export interface ParsedFlags {
+  cmd: Command;
+  /** The values by attribute name. */
+  o: Record<string, unknown>;
+  /** Ends parsing with a flag error (exit 2 through `exitOnFlagError`). */
+  fail(msg: string): never;
+  /** Whether the flag with this attribute name was given on the command line (not defaulted). */
+  givenOnCli(key: string): boolean;
+}
+
+/**
+ * Runs commander over `argv` (without node and script) the way every binary does: errors
+ * are thrown as `CommanderError` for `exitOnFlagError`; `quiet` keeps commander's own text
+ * off stderr so the caller prints one line (help still goes to stdout).
+ */
+export function parseFlags(command: Command, argv: string[], opts: { quiet?: boolean } = {}): ParsedFlags {
+  const cmd = command.exitOverride();
+  if (opts.quiet) cmd.configureOutput({ writeErr: () => undefined });
+  cmd.parse(argv, { from: 'user' });
+  return {
+    cmd,
+    o: cmd.opts<Record<string, unknown>>(),
+    fail: (msg: string): never => {
+      throw new CommanderError(2, 'svc.invalidOption', `error: ${msg}`);
+    },
+    givenOnCli: (key: string) => cmd.getOptionValueSource(key) === 'cli',
+  };
 }

@@ -1,6 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { NAMINGS, isNamingScheme, naming, type NamingScheme } from '@svc/api';
-import { boolOption, durationOption, intArg, listOption, portArg, type LogFormat } from '@svc/component-base';
+import { boolOption, durationOption, intArg, listOption, namingOption, parseFlags, portArg, withLoggingFlags, type LogFormat } from '@svc/component-base';
 import { formatDuration } from '@svc/machinery';
 import { parseControllers, type ControllerSelection } from './controller-names.js';
 
@@ -197,10 +197,7 @@ export function controllerManagerCommand(): Command {
     cmd.addOption(int32Option(`--concurrent-${name}-syncs`, `The number of ${name} objects that are allowed to sync concurrently.`, def));
   }
   for (const [o] of IGNORED) cmd.addOption(o);
-  cmd
-    .addOption(new Option('--naming <scheme>', 'Spelling of product identifiers: svc, or kubernetes.').default('svc').choices(['svc', 'kubernetes']))
-    .addOption(new Option('--logging-format <format>', 'Sets the log format.').default('text').choices(['text', 'json']))
-    .addOption(new Option('-v, --v <level>', 'number for the log level verbosity').default(0).argParser(intArg));
+  withLoggingFlags(cmd.addOption(namingOption()));
   cmd.configureHelp({ sortOptions: false });
   return cmd;
 }
@@ -210,16 +207,9 @@ export function controllerManagerCommand(): Command {
  * keeps commander's own text off stderr so the caller prints one line).
  */
 export function parseControllerManagerOptions(argv: string[], opts: { quiet?: boolean } = {}): ControllerManagerOptions {
-  const cmd = controllerManagerCommand().exitOverride();
-  if (opts.quiet) cmd.configureOutput({ writeErr: () => undefined });
-  cmd.parse(argv, { from: 'user' });
-  const o = cmd.opts<Record<string, unknown>>();
-  const fail = (msg: string): never => {
-    throw new CommanderError(2, 'svc.invalidOption', `error: ${msg}`);
-  };
+  const { o, fail, givenOnCli } = parseFlags(controllerManagerCommand(), argv, opts);
   const scheme = String(o.naming);
   if (!isNamingScheme(scheme)) return fail(`--naming: unknown naming ${scheme}`);
-  const givenOnCli = (key: string): boolean => cmd.getOptionValueSource(key) === 'cli';
 
   if (givenOnCli('svcconfig') && givenOnCli('kubeconfig') && o.svcconfig !== o.kubeconfig) fail('--svcconfig and --kubeconfig name different files');
   let controllers: ControllerSelection;
