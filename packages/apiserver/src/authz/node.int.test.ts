@@ -79,7 +79,23 @@ describe('Node authorizer', () => {
     expect((await nodeA.get(`${LEASES}/node-a`)).status).toBe(200);
     expect((await nodeB.get(`${LEASES}/node-a`)).status).toBe(403);
     expect((await nodeA.get('/apis/coordination.svc.io/v1/namespaces/default/leases/node-a')).status).toBe(403);
-    expect((await nodeA.get('/api/v1/namespaces/default/services')).status).toBe(403);
+  });
+});
+
+describe('Node authorizer: the rest of the node rules', () => {
+  it('lets a node request and read CSRs, create token and access reviews, write events and read services; not delete CSRs', async () => {
+    const csrs = '/apis/certificates.svc.io/v1/certificatesigningrequests';
+    expect((await nodeA.get(csrs)).status).toBe(200);
+    expect((await nodeA.post('/apis/authentication.svc.io/v1/tokenreviews', { apiVersion: 'authentication.svc.io/v1', kind: 'TokenReview', spec: { token: 'x' } })).status).toBe(201);
+    expect((await nodeA.post('/apis/authorization.svc.io/v1/subjectaccessreviews', {
+      apiVersion: 'authorization.svc.io/v1', kind: 'SubjectAccessReview', spec: { user: 'u', nonResourceAttributes: { path: '/x', verb: 'get' } },
+    })).status).toBe(201);
+    expect((await nodeA.post('/api/v1/namespaces/default/events', {
+      apiVersion: 'v1', kind: 'Event', metadata: { name: 'node-a.1' }, involvedObject: { kind: 'Node', name: 'node-a' }, reason: 'Starting', message: 'x',
+    })).status).toBe(201);
+    expect((await nodeA.get('/api/v1/namespaces/default/services')).status).toBe(200);
+    expect((await nodeA.request('DELETE', `${csrs}/anything`)).status).toBe(403);
+    expect((await nodeA.get('/api/v1/namespaces/default/events')).status).toBe(403);
   });
 });
 

@@ -101,7 +101,8 @@ const WRITE = new Set(['get', 'list', 'watch', 'create', 'update', 'patch', 'del
  * which NodeRestriction checks), and reading the secrets, configmaps and claims, and
  * requesting tokens of the service accounts, that those pods use. As the `system:node`
  * role does in Kubernetes, it also lets nodes list and watch nodes and pods (the node
- * agent narrows them with field selectors).
+ * agent narrows them with field selectors), read services, write events, request and read
+ * their certificates (CSRs) and create TokenReviews and SubjectAccessReviews.
  */
 export class NodeAuthorizer implements Authorizer {
   constructor(private readonly graph: NodeGraph) {}
@@ -134,10 +135,20 @@ export class NodeAuthorizer implements Authorizer {
         case 'serviceaccounts':
           if (a.subresource === 'token' && v === 'create' && this.graph.references(node, 'serviceaccounts', a.namespace, a.name)) return allow;
           return none(`has no relationship to serviceaccount '${a.namespace}/${a.name}'`);
+        case 'events':
+          if (v === 'create' || v === 'update' || v === 'patch') return allow;
+          return { decision: 'noOpinion' };
+        case 'services':
+          if (READ.has(v)) return allow;
+          return { decision: 'noOpinion' };
         default:
           return { decision: 'noOpinion' };
       }
     }
+    // The rest of Kubernetes' node rules: its own client-certificate requests, and the reviews its webhook authn/authz makes.
+    if (a.apiGroup === group('certificates') && a.resource === 'certificatesigningrequests' && !a.subresource && (READ.has(v) || v === 'create')) return allow;
+    if (a.apiGroup === group('authentication') && a.resource === 'tokenreviews' && v === 'create') return allow;
+    if (a.apiGroup === group('authorization') && a.resource === 'subjectaccessreviews' && v === 'create') return allow;
     if (a.apiGroup === group('coordination') && a.resource === 'leases') {
       if (a.namespace !== naming().nodeLeaseNamespace) return none('may only use leases in the node-lease namespace');
       if (!a.name && v === 'create') return allow;
