@@ -235,3 +235,45 @@ export function apiServiceEnv(): { host: string; port: string } {
   const prefix = current.scheme === 'svc' ? 'SVC' : 'KUBERNETES';
   return { host: `${prefix}_SERVICE_HOST`, port: `${prefix}_SERVICE_PORT` };
 }
+
+/**
+ * Annotations the node agent puts on static pods and their mirror pods (Kubernetes'
+ * `kubernetes.io/config.*`): `config.source` (file, http, api), `config.hash` (the static
+ * pod's uid), `config.mirror` (on the mirror pod: the static pod's hash), `config.seen`.
+ */
+export function podConfigAnnotation(name: 'source' | 'hash' | 'mirror' | 'seen'): string {
+  return `${current.labelPrefix}/config.${name}`;
+}
+
+/**
+ * Labels and annotations the node agent puts on the CRI sandboxes and containers it creates
+ * (Kubernetes' `io.kubernetes.pod.uid`, `io.kubernetes.container.restartCount`...):
+ * `io.svc.pod.uid` under the default naming. It touches only what carries `pod.uid`.
+ */
+export function criLabel(name: 'pod.name' | 'pod.namespace' | 'pod.uid' | 'container.name' | 'container.hash' | 'container.restartCount'
+  | 'container.terminationMessagePath' | 'pod.terminationGracePeriod'): string {
+  return `${current.labelPrefix.split('.').reverse().join('.')}.${name}`;
+}
+
+/** Labels the node agent puts on its Node (Kubernetes' `kubernetes.io/hostname`, `/os`, `/arch`): `svc.io/hostname`. */
+export function nodeLabelKey(name: 'hostname' | 'os' | 'arch'): string {
+  return `${current.labelPrefix}/${name}`;
+}
+
+/**
+ * `apiVersion` and `kind` of the node agent's configuration file (Kubernetes'
+ * `kubelet.config.k8s.io/v1beta1` `KubeletConfiguration`): `svclet.config.svc.io/v1beta1`, `SvcletConfiguration`.
+ */
+export function nodeAgentConfigType(): { apiVersion: string; kind: string } {
+  const agent = current.nodeAgentName;
+  return { apiVersion: `${agent}.config.${current.groupSuffix}/v1beta1`, kind: `${agent.charAt(0).toUpperCase()}${agent.slice(1)}Configuration` };
+}
+
+/**
+ * The cluster bootstrap tool, `svcadm` under both namings (as `svclet` and `svcctl`): it names
+ * the default node-token group `system:bootstrappers:svcadm:default-node-token` and the RBAC
+ * objects it creates (`svcadm:...`), where Kubernetes says `kubeadm`.
+ */
+export function bootstrapToolName(): string {
+  return 'svcadm';
+}

@@ -99,6 +99,9 @@ export interface ApiServerOptions {
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
   minRequestTimeoutSeconds: number;
+  /** DefaultTolerationSeconds admission: seconds of the not-ready / unreachable tolerations pods get. */
+  defaultNotReadyTolerationSeconds: number;
+  defaultUnreachableTolerationSeconds: number;
   svclet: SvcletClientFlags;
   naming: NamingScheme;
   loggingFormat: LogFormat;
@@ -183,6 +186,8 @@ export function apiServerCommand(): Command {
     .addOption(durationOption('--shutdown-delay-duration', 'Time to delay the termination. During that time the server keeps serving requests normally while /readyz fails.', 0))
     .addOption(new Option('--max-requests-inflight <n>', 'The maximum number of non-mutating requests in flight at a given time. 0 means no limit.').default(400).argParser(intArg))
     .addOption(new Option('--max-mutating-requests-inflight <n>', 'The maximum number of mutating requests in flight at a given time. 0 means no limit.').default(200).argParser(intArg))
+    .addOption(new Option('--default-not-ready-toleration-seconds <seconds>', 'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.').default(300).argParser(intArg))
+    .addOption(new Option('--default-unreachable-toleration-seconds <seconds>', 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.').default(300).argParser(intArg))
     .addOption(new Option('--min-request-timeout <seconds>', 'The minimum number of seconds a handler must keep a request open before timing it out (watch picks a random timeout above it).').default(1800).argParser(intArg))
     .addOption(new Option('--svclet-client-certificate <file>', 'Path to a client cert file for TLS to node agents.'))
     .addOption(new Option('--svclet-client-key <file>', 'Path to a client key file for TLS to node agents.'))
@@ -243,6 +248,9 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
   if (addressTypes.length === 0) fail('--svclet-preferred-address-types must be specified');
   for (const t of addressTypes) {
     if (!NODE_ADDRESS_TYPES.includes(t)) fail(`--svclet-preferred-address-types: unsupported value ${JSON.stringify(t)}: supported values: ${NODE_ADDRESS_TYPES.join(', ')}`);
+  }
+  for (const k of ['defaultNotReadyTolerationSeconds', 'defaultUnreachableTolerationSeconds']) {
+    if ((o[k] as number) < 0) fail(`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} must not be negative`);
   }
   const namingScheme = String(o.naming);
   if (!isNamingScheme(namingScheme)) return fail(`--naming: unknown naming ${namingScheme}`);
@@ -323,6 +331,8 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     maxRequestsInflight: o.maxRequestsInflight as number,
     maxMutatingRequestsInflight: o.maxMutatingRequestsInflight as number,
     minRequestTimeoutSeconds: o.minRequestTimeout as number,
+    defaultNotReadyTolerationSeconds: o.defaultNotReadyTolerationSeconds as number,
+    defaultUnreachableTolerationSeconds: o.defaultUnreachableTolerationSeconds as number,
     svclet: {
       clientCertificate: o.svcletClientCertificate as string | undefined,
       clientKey: o.svcletClientKey as string | undefined,

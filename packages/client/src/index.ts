@@ -18,6 +18,8 @@ export {
   LeaderElector, LeaderElectionConfigError, validateLeaderElectionConfig,
   type LeaderElectionConfig, type Lease, type LeaseSpec,
 } from './leader-election.js';
+export { runLeaderElected, componentClientConfig, type LeaderElectedOptions, type LeaderElectedRun, type LeaderElectionSettings } from './leader-elected.js';
+export { EventRecorder, type EventRecorderOptions } from './event-recorder.js';
 export { Controller, type ControllerOptions, type Reconcile, type ReconcileResult } from './controller.js';
 export { ResourceClient, type ObjectList, type PatchType, type WriteOptions, type PatchOptions, type DeleteOptions } from './resource-client.js';
 export { ClientCodec } from './codec.js';

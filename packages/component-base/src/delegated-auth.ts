@@ -83,6 +83,17 @@ export interface PathAttributes {
 
 export type Decision = { allowed: true } | { allowed: false; reason: string };
 
+/** `resourceAttributes` of a SubjectAccessReview (authorization/v1). */
+export interface ResourceAttributes {
+  verb: string;
+  group: string;
+  version: string;
+  resource: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+}
+
 export interface PathAuthorizer {
   authorize(a: PathAttributes): Promise<Decision>;
 }
@@ -94,6 +105,11 @@ export interface SubjectAccessReviewAuthorizerOptions {
   alwaysAllowPaths: readonly string[];
   authorizedTtlMs: number;
   unauthorizedTtlMs: number;
+  /**
+   * The resource a request stands for (the svclet's `nodes/<subresource>`); absent, or returning
+   * undefined, the review asks about the non-resource path.
+   */
+  resourceAttributes?: (a: PathAttributes) => ResourceAttributes | undefined;
 }
 
 /**
@@ -114,9 +130,10 @@ export class SubjectAccessReviewAuthorizer implements PathAuthorizer {
   async authorize(a: PathAttributes): Promise<Decision> {
     if (this.alwaysAllowed(a.path)) return { allowed: true };
     if (!this.o.client) return { allowed: false, reason: 'no authorization-kubeconfig is configured' };
+    const resourceAttributes = this.o.resourceAttributes?.(a);
     const spec = {
       user: a.user.name, uid: a.user.uid, groups: a.user.groups, extra: a.user.extra,
-      nonResourceAttributes: { path: a.path, verb: a.verb },
+      ...(resourceAttributes ? { resourceAttributes } : { nonResourceAttributes: { path: a.path, verb: a.verb } }),
     };
     const key = JSON.stringify(spec);
     const cached = this.cache.get(key);

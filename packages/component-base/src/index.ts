@@ -5,7 +5,10 @@ export { generateServingCert, ensureServingCert, type ServingCert } from './self
 export * from './health/checks.js';
 export { healthHandler } from './health/handler.js';
 export * from './flags.js';
-export { TokenReviewAuthenticator, SubjectAccessReviewAuthorizer, type ReviewPoster, type PathAuthorizer, type PathAttributes, type Decision } from './delegated-auth.js';
+export { TokenReviewAuthenticator, SubjectAccessReviewAuthorizer, type ReviewPoster, type PathAuthorizer, type PathAttributes, type Decision, type ResourceAttributes } from './delegated-auth.js';
 export { startSecureServer, type SecureServer, type SecureServingOptions } from './secure-serving.js';
 export * from './logger.js';
 export { ComponentMetrics, type ClientRequestObserver, type QueueObserver } from './client-metrics.js';
+export * from './component-flags.js';
+export { startDelegatedSecureServer, ComponentConfigError, type DelegatedServingDeps, type DelegationClient } from './delegated-serving.js';
+export { componentMain, type RunningComponent } from './component-main.js';

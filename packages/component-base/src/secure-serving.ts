@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import express, { type Request, type Response } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import type { Registry } from 'prom-client';
 import { AuthenticationFailed, UnionAuthenticator, type Authenticator } from './authenticator.js';
 import { healthHandler } from './health/handler.js';
@@ -24,6 +24,13 @@ export interface SecureServingOptions {
   /** The checks of `/healthz` (and `/healthz/<name>`). */
   healthChecks: () => readonly HealthCheck[];
   metrics: Registry;
+  /** Requests without any credential run as `system:anonymous` (the svclet's `--anonymous-auth`); default false (401). */
+  anonymous?: boolean;
+  /**
+   * More handlers (the svclet's API), installed after `/healthz` and `/metrics` and before the
+   * 404 answer; like those, they run only after authentication and authorization passed.
+   */
+  routes?: (app: Router) => void;
 }
 
 export interface SecureServer {
@@ -43,14 +50,15 @@ function sendStatus(res: Response, code: number, reason: string, message: string
 }
 
 /**
- * A component's HTTPS port (controller manager, scheduler): `/healthz` and `/metrics` behind
- * delegated authentication and authorization; always-allowed paths skip both.
+ * A component's HTTPS port (controller manager, scheduler, svclet): `/healthz`, `/metrics` and
+ * the given `routes` behind delegated authentication and authorization; always-allowed paths
+ * skip both.
  */
 export async function startSecureServer(o: SecureServingOptions): Promise<SecureServer> {
   const tls = o.tlsCertFile && o.tlsPrivateKeyFile
     ? { certPem: await readFile(o.tlsCertFile, 'utf8'), keyPem: await readFile(o.tlsPrivateKeyFile, 'utf8') }
     : await ensureServingCert(o.certDir, ['localhost', '127.0.0.1', ...(o.bindAddress !== '0.0.0.0' ? [o.bindAddress] : [])], o.certBase);
-  const authn = new UnionAuthenticator({ authenticators: o.authenticators, anonymous: false });
+  const authn = new UnionAuthenticator({ authenticators: o.authenticators, anonymous: o.anonymous ?? false });
   const app = express();
   app.disable('x-powered-by');
   app.use(async (req: Request, res: Response, next: () => void) => {
@@ -80,6 +88,7 @@ export async function startSecureServer(o: SecureServingOptions): Promise<Secure
   app.get('/metrics', async (_req, res) => {
     res.type(o.metrics.contentType).send(await o.metrics.metrics());
   });
+  o.routes?.(app);
   app.use((_req: Request, res: Response) => sendStatus(res, 404, 'NotFound', 'the server could not find the requested resource'));
 
   const server: Server = createServer({ cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false }, app);

@@ -1,7 +1,10 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { NAMINGS, isNamingScheme, naming, type NamingScheme } from '@svc/api';
-import { boolOption, durationOption, intArg, listOption, namingOption, parseFlags, portArg, withLoggingFlags, type LogFormat } from '@svc/component-base';
-import { formatDuration } from '@svc/machinery';
+import {
+  apiClientOptions, boolOption, durationOption, intArg, leaderElectionOptions, listOption, namingOption, parseFlags, secureServingOptions,
+  withApiClientFlags, withLeaderElectionFlags, withLoggingFlags, withSecureServingFlags,
+  type ApiClientOptions, type DelegatedServingOptions, type LeaderElectionOptions, type LogFormat,
+} from '@svc/component-base';
 import { parseControllers, type ControllerSelection } from './controller-names.js';
 
 /** `--cluster-signing-<signer>-cert-file/-key-file` flag stems and the signer each stands for (by naming). */
@@ -19,26 +22,7 @@ export interface SigningFiles {
 }
 
 /** Every svc-controller-manager setting, parsed and validated. Durations are milliseconds. */
-export interface ControllerManagerOptions {
-  svcconfig?: string;
-  master?: string;
-  apiQps: number;
-  apiBurst: number;
-  apiContentType: string;
-  bindAddress: string;
-  securePort: number;
-  certDir: string;
-  tlsCertFile?: string;
-  tlsPrivateKeyFile?: string;
-  authenticationKubeconfig?: string;
-  authenticationSkipLookup: boolean;
-  authenticationTolerateLookupFailure: boolean;
-  authenticationTokenWebhookCacheTtlMs: number;
-  authorizationKubeconfig?: string;
-  authorizationAlwaysAllowPaths: string[];
-  authorizationWebhookCacheAuthorizedTtlMs: number;
-  authorizationWebhookCacheUnauthorizedTtlMs: number;
-  clientCaFile?: string;
+export interface ControllerManagerOptions extends ApiClientOptions, DelegatedServingOptions, LeaderElectionOptions {
   controllers: ControllerSelection;
   clusterName: string;
   /** `--cluster-signing-cert-file/-key-file`, or per signer. */
@@ -49,13 +33,6 @@ export interface ControllerManagerOptions {
   /** `--concurrent-<name>-syncs` by name (e.g. `namespace`, `gc`). */
   concurrentSyncs: Record<string, number>;
   enableGarbageCollector: boolean;
-  leaderElect: boolean;
-  leaseDurationMs: number;
-  renewDeadlineMs: number;
-  retryPeriodMs: number;
-  resourceLock: string;
-  leaseName: string;
-  leaseNamespace: string;
   minResyncPeriodMs: number;
   namespaceSyncPeriodMs: number;
   nodeEvictionRate: number;
@@ -145,41 +122,18 @@ export function controllerManagerCommand(): Command {
   const n = naming();
   const cmd = new Command(n.controllerManagerName)
     .description('The controller manager is a daemon that embeds the core control loops. A control loop watches the shared state through the API server and changes it to move the current state toward the desired state.')
-    .allowExcessArguments(false)
-    .addOption(stringOption('--svcconfig', 'Path to a svcconfig file with the API server\'s location and credentials.'))
-    .addOption(stringOption('--kubeconfig', 'Alias of --svcconfig.').hideHelp())
-    .addOption(stringOption('--master', 'The address of the API server (overrides any value in svcconfig).'))
-    .addOption(floatOption('--svc-api-qps', 'QPS to use while talking with the API server.', 20))
-    .addOption(int32Option('--svc-api-burst', 'Burst to use while talking with the API server.', 30))
-    .addOption(stringOption('--svc-api-content-type', 'Content type of requests sent to the API server.', n.protobufMediaType))
-    .addOption(stringOption('--bind-address', 'The IP address on which to listen for the --secure-port port.', '0.0.0.0'))
-    .addOption(new Option('--secure-port <port>', 'The port on which to serve HTTPS with authentication and authorization. If 0, don\'t serve HTTPS at all.').default(10257).argParser(portArg))
-    .addOption(stringOption('--cert-dir', 'The directory where the TLS certs are located. Ignored if --tls-cert-file and --tls-private-key-file are provided.', ''))
-    .addOption(stringOption('--tls-cert-file', 'File containing the default x509 certificate for HTTPS.'))
-    .addOption(stringOption('--tls-private-key-file', 'File containing the default x509 private key matching --tls-cert-file.'))
-    .addOption(stringOption('--authentication-kubeconfig', 'svcconfig file pointing at the API server with enough rights to create tokenreviews. Empty: all token requests are considered anonymous and no client CA is looked up in the cluster.'))
-    .addOption(boolOption('--authentication-skip-lookup', 'If false, the authentication-kubeconfig will be used to lookup missing authentication configuration from the cluster.', false))
-    .addOption(boolOption('--authentication-tolerate-lookup-failure', 'If true, failures to look up missing authentication configuration from the cluster are not considered fatal.', false))
-    .addOption(durationOption('--authentication-token-webhook-cache-ttl', 'The duration to cache responses from the webhook token authenticator.', 10_000))
-    .addOption(stringOption('--authorization-kubeconfig', 'svcconfig file pointing at the API server with enough rights to create subjectaccessreviews. Empty: all requests not skipped by authorization are forbidden.'))
-    .addOption(listOption('--authorization-always-allow-paths <paths>', 'A list of HTTP paths to skip during authorization, i.e. these are authorized without contacting the API server.', ['/healthz', '/readyz', '/livez']))
-    .addOption(durationOption('--authorization-webhook-cache-authorized-ttl', 'The duration to cache \'authorized\' responses from the webhook authorizer.', 10_000))
-    .addOption(durationOption('--authorization-webhook-cache-unauthorized-ttl', 'The duration to cache \'unauthorized\' responses from the webhook authorizer.', 10_000))
-    .addOption(stringOption('--client-ca-file', 'If set, any request presenting a client certificate signed by one of the authorities in the file is authenticated with an identity corresponding to the CommonName of the client certificate.'))
+    .allowExcessArguments(false);
+  withSecureServingFlags(withApiClientFlags(cmd, { qps: 20, burst: 30 }), { securePort: 10257, tolerateLookupFailure: false });
+  cmd
     .addOption(listOption('--controllers <names>', 'A list of controllers to enable. \'*\' enables all on-by-default controllers, \'foo\' enables the controller named \'foo\', \'-foo\' disables it. Disabled by default: bootstrap-signer-controller, token-cleaner-controller.', ['*']))
     .addOption(stringOption('--cluster-name', 'The instance prefix for the cluster.', n.clusterName))
     .addOption(stringOption('--cluster-signing-cert-file', 'Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates. If set, no more specific --cluster-signing-* flag may be set.'))
     .addOption(stringOption('--cluster-signing-key-file', 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates. If set, no more specific --cluster-signing-* flag may be set.'))
     .addOption(durationOption('--cluster-signing-duration', 'The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds.', 8760 * 3600_000))
     .addOption(stringOption('--root-ca-file', 'If set, this root certificate authority will be published in every namespace\'s root CA ConfigMap.'))
-    .addOption(boolOption('--enable-garbage-collector', 'Enables the generic garbage collector. Must be synced with the corresponding flag of the API server.', true))
-    .addOption(boolOption('--leader-elect', 'Start a leader election client and gain leadership before executing the main loop.', true))
-    .addOption(durationOption('--leader-elect-lease-duration', 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership.', 15_000))
-    .addOption(durationOption('--leader-elect-renew-deadline', 'The interval between attempts by the acting leader to renew a leadership slot before it stops leading. Must be below the lease duration.', 10_000))
-    .addOption(new Option('--leader-elect-resource-lock <lock>', 'The type of resource object that is used for locking during leader election.').default('leases').choices(['leases', 'endpointsleases', 'configmapsleases']))
-    .addOption(stringOption('--leader-elect-resource-name', 'The name of resource object that is used for locking during leader election.', n.controllerManagerName))
-    .addOption(stringOption('--leader-elect-resource-namespace', 'The namespace of resource object that is used for locking during leader election.', n.systemNamespace))
-    .addOption(durationOption('--leader-elect-retry-period', 'The duration the clients should wait between attempting acquisition and renewal of a leadership.', 2000))
+    .addOption(boolOption('--enable-garbage-collector', 'Enables the generic garbage collector. Must be synced with the corresponding flag of the API server.', true));
+  withLeaderElectionFlags(cmd, { leaseName: n.controllerManagerName });
+  cmd
     .addOption(durationOption('--min-resync-period', 'The resync period in reflectors will be random between MinResyncPeriod and 2*MinResyncPeriod.', 12 * 3600_000))
     .addOption(durationOption('--namespace-sync-period', 'The period for syncing namespace life-cycle updates.', 300_000))
     .addOption(floatOption('--node-eviction-rate', 'Number of nodes per second on which pods are deleted in case of node failure when a zone is healthy.', 0.1))
@@ -207,21 +161,20 @@ export function controllerManagerCommand(): Command {
  * keeps commander's own text off stderr so the caller prints one line).
  */
 export function parseControllerManagerOptions(argv: string[], opts: { quiet?: boolean } = {}): ControllerManagerOptions {
-  const { o, fail, givenOnCli } = parseFlags(controllerManagerCommand(), argv, opts);
+  const parsed = parseFlags(controllerManagerCommand(), argv, opts);
+  const { o, fail, givenOnCli } = parsed;
   const scheme = String(o.naming);
   if (!isNamingScheme(scheme)) return fail(`--naming: unknown naming ${scheme}`);
 
-  if (givenOnCli('svcconfig') && givenOnCli('kubeconfig') && o.svcconfig !== o.kubeconfig) fail('--svcconfig and --kubeconfig name different files');
+  const api = apiClientOptions(parsed, scheme);
   let controllers: ControllerSelection;
   try {
     controllers = parseControllers(o.controllers as string[]);
   } catch (e) {
     return fail(`--controllers: ${(e as Error).message}`);
   }
-  if (!(o.leaderElectRenewDeadline as number < (o.leaderElectLeaseDuration as number))) {
-    fail(`--leader-elect-renew-deadline (${formatDuration(o.leaderElectRenewDeadline as number)}) must be less than --leader-elect-lease-duration (${formatDuration(o.leaderElectLeaseDuration as number)})`);
-  }
-  if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) fail('--tls-cert-file and --tls-private-key-file must be given together');
+  const leaderElection = leaderElectionOptions(parsed, scheme);
+  const serving = secureServingOptions(parsed);
   const pair = (cert: unknown, key: unknown, what: string): SigningFiles | undefined => {
     if (cert === undefined && key === undefined) return undefined;
     if (!cert || !key) return fail(`${what}: the cert file and the key file must be given together`);
@@ -238,11 +191,6 @@ export function parseControllerManagerOptions(argv: string[], opts: { quiet?: bo
   if (clusterSigning && Object.keys(signerFiles).length > 0) fail('--cluster-signing-{cert,key}-file cannot be set together with a --cluster-signing-<signer>-{cert,key}-file pair');
   if ((o.attachDetachReconcileSyncPeriod as number) <= 1000) fail('--attach-detach-reconcile-sync-period must exceed 1 second');
   if (givenOnCli('clusterCidr') && !o.allocateNodeCidrs) fail('--cluster-cidr requires --allocate-node-cidrs=true');
-  const contentType = String(o.svcApiContentType);
-  if (givenOnCli('svcApiContentType') && contentType !== 'application/json' && !Object.values(NAMINGS).some((x) => x.protobufMediaType === contentType)) {
-    fail(`--svc-api-content-type: ${JSON.stringify(contentType)} is neither application/json nor ${NAMINGS[scheme].protobufMediaType}`);
-  }
-  for (const k of ['svcApiQps', 'svcApiBurst']) if ((o[k] as number) < 0) fail(`--${k === 'svcApiQps' ? 'svc-api-qps' : 'svc-api-burst'} must not be negative`);
 
   const concurrentSyncs: Record<string, number> = {};
   const ignoredFlags: string[] = [];
@@ -257,25 +205,8 @@ export function parseControllerManagerOptions(argv: string[], opts: { quiet?: bo
     if (givenOnCli(opt.attributeName())) ignoredFlags.push(`${opt.long ?? ''} (${controller})`);
   }
   return {
-    svcconfig: (o.svcconfig ?? o.kubeconfig) as string | undefined,
-    master: o.master as string | undefined,
-    apiQps: o.svcApiQps as number,
-    apiBurst: o.svcApiBurst as number,
-    apiContentType: givenOnCli('svcApiContentType') ? String(o.svcApiContentType) : NAMINGS[scheme].protobufMediaType,
-    bindAddress: String(o.bindAddress),
-    securePort: o.securePort as number,
-    certDir: String(o.certDir),
-    tlsCertFile: o.tlsCertFile as string | undefined,
-    tlsPrivateKeyFile: o.tlsPrivateKeyFile as string | undefined,
-    authenticationKubeconfig: o.authenticationKubeconfig as string | undefined,
-    authenticationSkipLookup: o.authenticationSkipLookup as boolean,
-    authenticationTolerateLookupFailure: o.authenticationTolerateLookupFailure as boolean,
-    authenticationTokenWebhookCacheTtlMs: o.authenticationTokenWebhookCacheTtl as number,
-    authorizationKubeconfig: o.authorizationKubeconfig as string | undefined,
-    authorizationAlwaysAllowPaths: o.authorizationAlwaysAllowPaths as string[],
-    authorizationWebhookCacheAuthorizedTtlMs: o.authorizationWebhookCacheAuthorizedTtl as number,
-    authorizationWebhookCacheUnauthorizedTtlMs: o.authorizationWebhookCacheUnauthorizedTtl as number,
-    clientCaFile: o.clientCaFile as string | undefined,
+    ...api,
+    ...serving,
     controllers,
     clusterName: givenOnCli('clusterName') ? String(o.clusterName) : NAMINGS[scheme].clusterName,
     clusterSigning,
@@ -284,13 +215,7 @@ export function parseControllerManagerOptions(argv: string[], opts: { quiet?: bo
     rootCaFile: o.rootCaFile as string | undefined,
     concurrentSyncs,
     enableGarbageCollector: o.enableGarbageCollector as boolean,
-    leaderElect: o.leaderElect as boolean,
-    leaseDurationMs: o.leaderElectLeaseDuration as number,
-    renewDeadlineMs: o.leaderElectRenewDeadline as number,
-    retryPeriodMs: o.leaderElectRetryPeriod as number,
-    resourceLock: String(o.leaderElectResourceLock),
-    leaseName: String(o.leaderElectResourceName),
-    leaseNamespace: givenOnCli('leaderElectResourceNamespace') ? String(o.leaderElectResourceNamespace) : NAMINGS[scheme].systemNamespace,
+    ...leaderElection,
     minResyncPeriodMs: o.minResyncPeriod as number,
     namespaceSyncPeriodMs: o.namespaceSyncPeriod as number,
     nodeEvictionRate: o.nodeEvictionRate as number,

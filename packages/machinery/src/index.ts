@@ -66,3 +66,4 @@ export {
 export { duplicateJsonFields } from './duplicate-fields.js';
 export * from './bootstrap-token.js';
 export { aggregateClusterRoleRules, policyRuleEqual, policyRulesEqual, type AggregatedPolicyRule } from './clusterrole-aggregation.js';
+export { quantityValue, quantityMilliValue, QuantityError } from './quantity.js';

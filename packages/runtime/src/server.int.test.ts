@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@svc/component-base';
 import { connectCri, criErrorCode, GrpcStatus, startRuntimeServer, type CriClient, type CriInput, type ContainerConfig, type RuntimeServer } from './index.js';
-import { alive, killContainersUnder, readCriLog, waitFor } from './runtime-testing.js';
+import { waitFor } from '@svc/testing';
+import { alive, killContainersUnder, readCriLog } from './runtime-testing.js';
 
 const IMAGE = 'busybox';
 

@@ -35,6 +35,8 @@ export interface IssuedCert {
 export interface TestCa {
   name: string;
   certPem: string;
+  /** PEM (PKCS#8) of the CA's private key, for components that sign with it. */
+  keyPem(): Promise<string>;
   /** PEM of the intermediates between this CA and its root (empty for a root). */
   parentsPem: string;
   issue(o?: IssueOptions): Promise<IssuedCert>;
@@ -64,6 +66,7 @@ function makeCa(name: string, cert: x509.X509Certificate, keys: CryptoKeyPair, p
   const certPem = cert.toString('pem') + '\n';
   return {
     name, certPem, parentsPem,
+    keyPem: () => keyPem(keys.privateKey),
     async issue(o = {}) {
       const leafKeys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']) as CryptoKeyPair;
       const usages = o.usages ?? ['client'];

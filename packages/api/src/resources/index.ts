@@ -4,6 +4,7 @@ import { event } from './core/v1/event.js';
 import { namespace } from './core/v1/namespace.js';
 import { node } from './core/v1/node.js';
 import { pod } from './core/v1/pod.js';
+import { binding } from './core/v1/binding.js';
 import { secret } from './core/v1/secret.js';
 import { service } from './core/v1/service.js';
 import { serviceAccount } from './core/v1/service-account.js';
@@ -23,7 +24,7 @@ import { certificateSigningRequest } from './certificates/v1/certificate-signing
 /** Every compiled-in type, in discovery order. Build after `useNaming`. */
 export function builtinResources(): ResourceType[] {
   return [
-    namespace(), configMap(), secret(), serviceAccount(), pod(), service(), node(), event(), lease(), tokenReview(), selfSubjectReview(),
+    namespace(), configMap(), secret(), serviceAccount(), pod(), binding(), service(), node(), event(), lease(), tokenReview(), selfSubjectReview(),
     role(), clusterRole(), roleBinding(), clusterRoleBinding(),
     deployment(), replicaSet(),
     subjectAccessReview(), selfSubjectAccessReview(), localSubjectAccessReview(), selfSubjectRulesReview(),

@@ -31,12 +31,18 @@ export function apiGroupDoc(catalog: Catalog, name: string): object | undefined 
   return apiGroup(catalog, name);
 }
 
-/** The kind a subresource answers with, for the subresources discovery lists (`status`, `scale`, `approval`). */
-function subresourceKinds(r: ResourceType): Array<{ name: string; kind: { group: string; version: string; kind: string } }> {
+/**
+ * The subresources discovery lists, with the kind each answers with and its verbs (`status`,
+ * `scale`, `approval`; `log` answers text, listed with its parent's kind as Kubernetes does).
+ */
+function subresourceKinds(r: ResourceType): Array<{ name: string; kind: { group: string; version: string; kind: string }; verbs: string[] }> {
   const scale = scaleKind();
+  const writable = ['get', 'patch', 'update'];
   return r.subresources.flatMap((name) => {
-    if (name === 'status' || name === 'approval') return [{ name, kind: { group: r.group, version: r.version, kind: r.kind } }];
-    if (name === 'scale') return [{ name, kind: { group: scale.group, version: scale.version, kind: scale.kind } }];
+    if (name === 'status' || name === 'approval') return [{ name, kind: { group: r.group, version: r.version, kind: r.kind }, verbs: writable }];
+    if (name === 'scale') return [{ name, kind: { group: scale.group, version: scale.version, kind: scale.kind }, verbs: writable }];
+    if (name === 'log') return [{ name, kind: { group: r.group, version: r.version, kind: r.kind }, verbs: ['get'] }];
+    if (name === 'binding') return [{ name, kind: { group: '', version: 'v1', kind: 'Binding' }, verbs: ['create'] }];
     return [];
   });
 }
@@ -48,10 +54,10 @@ function resourceEntries(r: ResourceType): object[] {
     ...(r.categories.length ? { categories: r.categories } : {}),
     storageVersionHash: storageVersionHash(r),
   };
-  const subs = subresourceKinds(r).map(({ name, kind: k }) => ({
+  const subs = subresourceKinds(r).map(({ name, kind: k, verbs }) => ({
     name: `${r.plural}/${name}`, singularName: '', namespaced: r.namespaced,
     ...(k.group !== r.group || k.version !== r.version ? { group: k.group, version: k.version } : {}),
-    kind: k.kind, verbs: ['get', 'patch', 'update'],
+    kind: k.kind, verbs,
   }));
   return [main, ...subs];
 }
@@ -87,7 +93,7 @@ export function aggregatedDiscovery(catalog: Catalog, core: boolean, apidiscover
           ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
           ...(r.categories.length ? { categories: r.categories } : {}),
           ...(subresourceKinds(r).length ? {
-            subresources: subresourceKinds(r).map(({ name, kind }) => ({ subresource: name, responseKind: kind, verbs: ['get', 'patch', 'update'] })),
+            subresources: subresourceKinds(r).map(({ name, kind, verbs }) => ({ subresource: name, responseKind: kind, verbs })),
           } : {}),
         })),
         freshness: 'Current',

@@ -39,7 +39,12 @@ export interface ResourceRouterDeps {
   responseCompression?: boolean;
   /** Create-only endpoints (virtual types, subresources of another kind) by `createOnlyKey`. */
   createOnly?: ReadonlyMap<string, CreateOnlyHandler>;
+  /** GET-only subresources answered by a handler of their own (`pods/log`), by `createOnlyKey`. */
+  connect?: ReadonlyMap<string, ConnectHandler>;
 }
+
+/** Serves a GET of a subresource that is not a stored object (Kubernetes' connecters and streamers). */
+export type ConnectHandler = (req: Request, res: Response, info: RequestInfo) => Promise<void>;
 
 /**
  * The writer's manager name: `fieldManager`, else inferred from the User-Agent (Kubernetes'
@@ -83,6 +88,12 @@ export async function serveResource(deps: ResourceRouterDeps, req: Request, res:
     return;
   }
   if (r.virtual) throw statusError('NotFound', 'the server could not find the requested resource');
+  const connect = info.subresource ? deps.connect?.get(createOnlyKey(r, info.subresource)) : undefined;
+  if (connect && info.parts.length === 3) {
+    if (info.verb !== 'get') throw methodNotAllowed();
+    await connect(req, res, info);
+    return;
+  }
   if (info.parts.length > 3 || (info.subresource && !r.subresources.includes(info.subresource))) {
     throw statusError('NotFound', 'the server could not find the requested resource');
   }

@@ -36,7 +36,11 @@ import { NodeRestriction } from '../admission/node-restriction.js';
 import { CertificateApproval, CertificateSigning } from '../admission/certificate-signers.js';
 import { DefaultTolerationSeconds } from '../admission/default-toleration-seconds.js';
 import { parseRequestInfo, type RequestInfo } from '../endpoints/request-info.js';
-import { serveResource } from '../endpoints/resource-router.js';
+import { serveResource, type ConnectHandler } from '../endpoints/resource-router.js';
+import { createOnlyKey } from '../endpoints/create-only.js';
+import { servePodLog } from '../endpoints/handlers/pod-log.js';
+import { podBindingHandlers } from '../registry/pod-binding.js';
+import { SvcletClient } from './svclet-client.js';
 import { sendError } from '../endpoints/handlers/respond.js';
 import { aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from '../endpoints/discovery.js';
 import { parseAccept } from '../endpoints/media-types.js';
@@ -84,6 +88,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const startedAt = Date.now();
   const metrics = new ApiServerMetrics();
   const catalog = servedCatalog(opts);
+  const svclet = new SvcletClient(opts.svclet);
   const stopping = new AbortController();
   // Every open watch listens for the server stopping.
   setMaxListeners(0, stopping.signal);
@@ -114,6 +119,8 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
 
   const stores = new Map<ResourceType, GenericStore>();
   const namespaceType = catalog.lookup('', 'v1', 'namespaces');
+  const podType = catalog.lookup('', 'v1', 'pods');
+  const nodeType = catalog.lookup('', 'v1', 'nodes');
   // Like Kubernetes' listers: the cached object first (resourceVersion 0), a live read only
   // when the cache does not have it (it may have just been created) or `fresh` is asked.
   async function readCachedFirst(r: ResourceType | undefined, namespace: string, name: string, fresh = false): Promise<ApiObject | undefined> {
@@ -145,7 +152,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     new NamespaceLifecycle(getNamespace), ...(authorization.node ? [new NodeRestriction()] : []),
     ...(authorization.rbac ? [new RbacEscalation(authz, authorization.rbac)] : []),
     new CertificateApproval(authz), new CertificateSigning(authz),
-    new DefaultTolerationSeconds(),
+    new DefaultTolerationSeconds({ notReady: opts.defaultNotReadyTolerationSeconds, unreachable: opts.defaultUnreachableTolerationSeconds }),
   ]);
   function buildAuthorizationOrStop(...a: Parameters<typeof buildAuthorization>): ReturnType<typeof buildAuthorization> {
     try {
@@ -200,8 +207,14 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   };
 
   const resources = {
-    catalog, storeFor, extraHandlers: { watch: (scope: HandlerScope) => handleWatch(scope, watchSettings) }, createOnly: new Map([...authentication.createOnly, ...accessReviewHandlers((g, v, p) => catalog.lookup(g, v, p), authz, authorization.rules)]),
+    catalog, storeFor, extraHandlers: { watch: (scope: HandlerScope) => handleWatch(scope, watchSettings) }, createOnly: new Map([
+      ...authentication.createOnly, ...accessReviewHandlers((g, v, p) => catalog.lookup(g, v, p), authz, authorization.rules),
+      ...(podType ? podBindingHandlers({ pod: podType, binding: catalog.lookup('', 'v1', 'bindings'), pods: () => storeFor(podType) }) : []),
+    ]),
     responseCompression: opts.featureGates.enabled('APIResponseCompression'),
+    connect: new Map<string, ConnectHandler>(podType && nodeType ? [[createOnlyKey(podType, 'log'), (_req, res, info) => servePodLog({
+      pods: () => storeFor(podType), nodes: () => storeFor(nodeType), svclet,
+    }, res, info)]] : []),
   };
 
   let inflight = 0;
@@ -219,7 +232,8 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     res.locals.info = info;
     const end = metrics.requestDuration.startTimer();
     const mutating = MUTATING.has(info.verb);
-    const longRunning = info.verb === 'watch';
+    // As Kubernetes: watches and log streams are long-running (no in-flight limit).
+    const longRunning = info.verb === 'watch' || info.subresource === 'log';
     let counted = false;
     if (!longRunning) {
       const limit = mutating ? opts.maxMutatingRequestsInflight : opts.maxRequestsInflight;
@@ -419,6 +433,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
       await delay(opts.shutdownDelayDurationMs);
       stopping.abort(); // ends open watches, compaction and the bootstrap retries
       if (countTimer) clearInterval(countTimer);
+      svclet.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

@@ -7,7 +7,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { connectCri, type CriClient } from '../index.js';
-import { alive, killContainersUnder, waitFor } from '../runtime-testing.js';
+import { waitFor } from '@svc/testing';
+import { alive, killContainersUnder } from '../runtime-testing.js';
 
 const BIN = resolve(__dirname, '../../dist/bin/svc-runtime.js');
 

@@ -144,6 +144,11 @@ export function defaultClusterRoles(): ApiObject[] {
     aggregated('edit', 'edit', { [aggregateLabel('admin')]: 'true' }),
     aggregated('admin', 'admin'),
     clusterRole('system:auth-delegator', reviews),
+    // Kubernetes' system:kubelet-api-admin: full access to the node agent's API (logs, exec, metrics).
+    clusterRole(`system:${naming().nodeAgentName}-api-admin`, [
+      rule(['get', 'list', 'watch', 'proxy'], [''], ['nodes']),
+      rule(['*'], [''], ['nodes/log', 'nodes/metrics', 'nodes/proxy', 'nodes/stats']),
+    ]),
     clusterRole(`system:${cm}`, [
       events, ...reviews,
       rule(['create'], [coordination], ['leases']), rule(['get', 'update'], [coordination], ['leases'], [cm]),

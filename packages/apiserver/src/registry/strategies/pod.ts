@@ -96,8 +96,11 @@ export const podStrategy: Strategy = {
     defaultPodSpec(spec(obj));
   },
   validate: validatePod,
-  validateUpdate(obj, old) {
+  // Only `pods/binding` writes reach here (`log` is read-only): the binding handler built the whole object.
+  prepareForSubresourceUpdate: (obj) => ({ ...obj }),
+  validateUpdate(obj, old, ctx) {
     const errs = validatePod(obj);
+    if (ctx.subresource === 'binding') return errs;
     if (JSON.stringify(mutableFieldsCleared(spec(obj))) !== JSON.stringify(mutableFieldsCleared(spec(old)))) {
       errs.push(fieldErrors.forbidden('spec', 'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)'));
     }

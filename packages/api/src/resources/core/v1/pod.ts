@@ -112,7 +112,7 @@ export const podTemplateSpec = s.obj({ metadata: { ...objectMeta, tag: 1 }, spec
 
 export const pod = (): ResourceType => defineResource({
   group: '', version: 'v1', kind: 'Pod', plural: 'pods', singular: 'pod', shortNames: ['po'], categories: ['all'],
-  namespaced: true, subresources: ['status'],
+  namespaced: true, subresources: ['status', 'log', 'binding'],
   tableColumns: [
     nameColumn,
     column('Ready', 'string', podReady),

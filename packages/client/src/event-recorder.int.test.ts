@@ -1,0 +1,37 @@
+import type { ApiObject } from '@svc/api';
+import { EventRecorder } from './event-recorder.js';
+import { ResourceClient } from './resource-client.js';
+import { withServerAndClient } from './server-testing.js';
+
+const env = withServerAndClient();
+
+describe('EventRecorder', () => {
+  it('writes core/v1 Events about an object and counts repeats of the same one', async () => {
+    const pods = new ResourceClient(env.client, { group: '', version: 'v1', resource: 'pods' }).namespace('default');
+    const pod = await pods.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'ev' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } as ApiObject);
+    const rec = new EventRecorder(env.client, { component: 'default-scheduler', instance: 'default-scheduler-host' });
+    rec.event({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'FailedScheduling', 'Scheduling', 'no nodes available to schedule pods');
+    rec.event({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'FailedScheduling', 'Scheduling', 'no nodes available to schedule pods');
+    rec.event({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Normal', 'Scheduled', 'Binding', 'Successfully assigned default/ev to n');
+    await rec.flush();
+    const events = (await new ResourceClient(env.client, { group: '', version: 'v1', resource: 'events' }).namespace('default').list()).items as Array<ApiObject & Record<string, unknown>>;
+    const byReason = (r: string) => events.filter((e) => e.reason === r);
+    expect(byReason('FailedScheduling')).toHaveLength(1);
+    expect(byReason('FailedScheduling')[0]).toMatchObject({
+      type: 'Warning', count: 2, action: 'Scheduling', message: 'no nodes available to schedule pods',
+      involvedObject: { kind: 'Pod', apiVersion: 'v1', name: 'ev', namespace: 'default', uid: pod.metadata.uid },
+      source: { component: 'default-scheduler' }, reportingComponent: 'default-scheduler', reportingInstance: 'default-scheduler-host',
+    });
+    expect(byReason('FailedScheduling')[0]?.metadata.name).toMatch(/^ev\.[0-9a-f]+$/);
+    expect(byReason('Scheduled')).toHaveLength(1);
+    expect(byReason('Scheduled')[0]).toMatchObject({ type: 'Normal', count: 1 });
+  });
+
+  it('never throws: a failed write is logged', async () => {
+    const warnings: string[] = [];
+    const rec = new EventRecorder(env.client, { component: 'x', logger: { info() {}, error() {}, warn: (m) => warnings.push(m) } });
+    rec.event({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'no-such-namespace' } }, 'Normal', 'R', 'A', 'm');
+    await rec.flush();
+    expect(warnings).toEqual(['could not write event']);
+  });
+});

@@ -1,0 +1,88 @@
+import type { ApiObject } from '@svc/api';
+import type { RestClient } from './rest-client.js';
+import { ResourceClient } from './resource-client.js';
+import { silentClientLogger, type ClientLogger } from './logger.js';
+
+export interface EventRecorderOptions {
+  /** `source.component` and `reportingComponent` (the scheduler: `default-scheduler`). */
+  component: string;
+  /** `reportingInstance` (Kubernetes: `<component>-<hostname>`). */
+  instance?: string;
+  logger?: ClientLogger;
+  /** How many distinct events are remembered for counting repeats (Kubernetes' LRU: 4096). */
+  cacheSize?: number;
+}
+
+interface Seen {
+  name: string;
+  namespace: string;
+  count: number;
+}
+
+/** `metav1.Time`: RFC 3339 in whole seconds. */
+function rfc3339(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * Records core/v1 Events about objects, as client-go's recorder does: one Event per distinct
+ * (object, type, reason, message), named `<object>.<hex nanoseconds>` in the object's
+ * namespace (`default` for cluster-scoped objects); a repeat raises its `count` and
+ * `lastTimestamp` instead. Writes happen in the background, in order; failures are logged,
+ * never thrown.
+ */
+export class EventRecorder {
+  private readonly events: ResourceClient;
+  private readonly seen = new Map<string, Seen>();
+  private readonly logger: ClientLogger;
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(client: RestClient, private readonly o: EventRecorderOptions) {
+    this.events = new ResourceClient(client, { group: '', version: 'v1', resource: 'events' });
+    this.logger = o.logger ?? silentClientLogger;
+  }
+
+  /** Records an event about `obj`; `action` is what was being done (`Scheduling`, `Binding`). */
+  event(obj: ApiObject, type: 'Normal' | 'Warning', reason: string, action: string, message: string): void {
+    this.tail = this.tail.then(() => this.write(obj, type, reason, action, message)).catch((e: unknown) => {
+      this.logger.warn('could not write event', { reason, object: `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`, error: String(e) });
+    });
+  }
+
+  /** Resolves when every event recorded so far was written (or failed). */
+  flush(): Promise<void> {
+    return this.tail;
+  }
+
+  private async write(obj: ApiObject, type: string, reason: string, action: string, message: string): Promise<void> {
+    const m = obj.metadata;
+    const namespace = m.namespace || 'default';
+    const involvedObject = {
+      kind: obj.kind, namespace: m.namespace, name: m.name, uid: m.uid, apiVersion: obj.apiVersion, resourceVersion: m.resourceVersion,
+    };
+    const key = JSON.stringify([involvedObject.kind, involvedObject.namespace, involvedObject.name, involvedObject.uid, type, reason, message]);
+    const now = new Date();
+    const seen = this.seen.get(key);
+    if (seen) {
+      this.seen.delete(key);
+      seen.count++;
+      try {
+        await this.events.namespace(seen.namespace).patch(seen.name, 'merge', { count: seen.count, lastTimestamp: rfc3339(now) });
+        this.seen.set(key, seen);
+        return;
+      } catch {
+        // Gone (expired or deleted): record it afresh.
+      }
+    }
+    const name = `${m.name ?? ''}.${(BigInt(now.getTime()) * 1_000_000n + BigInt(Math.floor(Math.random() * 1_000_000))).toString(16)}`;
+    const created = await this.events.namespace(namespace).create({
+      apiVersion: 'v1', kind: 'Event', metadata: { name, namespace },
+      involvedObject, reason, message, type, action, count: 1,
+      source: { component: this.o.component },
+      firstTimestamp: rfc3339(now), lastTimestamp: rfc3339(now), eventTime: now.toISOString().replace('Z', '000Z'),
+      reportingComponent: this.o.component, reportingInstance: this.o.instance ?? '',
+    } as ApiObject);
+    this.seen.set(key, { name: created.metadata.name ?? name, namespace, count: 1 });
+    while (this.seen.size > (this.o.cacheSize ?? 4096)) this.seen.delete(this.seen.keys().next().value as string);
+  }
+}
