@@ -1,26 +1,36 @@
 #!/usr/bin/env bash
-# The README's run command: a local cluster (etcd, svc-apiserver, svc-controller-manager) under .cluster/.
-#   ./scripts/cluster.sh up | down | status
+# The README's run command: a local cluster as processes under .cluster/:
+# etcd, svc-apiserver, svc-controller-manager, svc-scheduler and N nodes (svc-runtime + svclet),
+# the nodes joined with a bootstrap token through `svcadm join`.
+#   ./scripts/cluster.sh up [--nodes N] | down | status | logs <component>
 # Ports: SVC_ETCD_PORT (2379), SVC_ETCD_PEER_PORT (2380), SVC_APISERVER_PORT (6443),
-#   SVC_CONTROLLER_MANAGER_PORT (10257).
-# SVC_APISERVER_ARGS, SVC_CONTROLLER_MANAGER_ARGS: extra flags (split on spaces), e.g. --naming=kubernetes.
+#   SVC_CONTROLLER_MANAGER_PORT (10257), SVC_SCHEDULER_PORT (10259); node i uses
+#   SVC_NODE_PORT_BASE+i (10250+i) and SVC_NODE_HEALTHZ_PORT_BASE+i (10248+100*i).
+# SVC_APISERVER_ARGS, SVC_CONTROLLER_MANAGER_ARGS, SVC_SCHEDULER_ARGS: extra flags (split on spaces).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/ensure-tools.sh
 
 DIR="$PWD/.cluster"
+PKI="$DIR/pki"
 ETCD_PORT="${SVC_ETCD_PORT:-2379}"
 ETCD_PEER_PORT="${SVC_ETCD_PEER_PORT:-2380}"
 API_PORT="${SVC_APISERVER_PORT:-6443}"
 CM_PORT="${SVC_CONTROLLER_MANAGER_PORT:-10257}"
+SCHED_PORT="${SVC_SCHEDULER_PORT:-10259}"
+NODE_PORT_BASE="${SVC_NODE_PORT_BASE:-10250}"
+NODE_HEALTHZ_PORT_BASE="${SVC_NODE_HEALTHZ_PORT_BASE:-10248}"
 read -r -a EXTRA_API_ARGS <<<"${SVC_APISERVER_ARGS:-}"
 read -r -a EXTRA_CM_ARGS <<<"${SVC_CONTROLLER_MANAGER_ARGS:-}"
+read -r -a EXTRA_SCHED_ARGS <<<"${SVC_SCHEDULER_ARGS:-}"
 SVCCONFIG="$DIR/admin.svcconfig"
+SVCADM=(node packages/svcadm/dist/bin/svcadm.js)
 
 alive() { [ -f "$DIR/$1.pid" ] && kill -0 "$(cat "$DIR/$1.pid")" 2>/dev/null; }
 
-start_bg() { # name logfile command...
+start_bg() { # name command...
   local name=$1; shift
+  if alive "$name"; then echo "$name already running (pid $(cat "$DIR/$name.pid"))"; return; fi
   nohup "$@" >"$DIR/$name.log" 2>&1 &
   echo $! >"$DIR/$name.pid"
 }
@@ -42,33 +52,21 @@ wait_ready() { # url cafile seconds
   ' "$1" "$2" "$3"
 }
 
-up() {
-  ensure_etcd
-  ensure_deps
-  mkdir -p "$DIR/pki"
-  if [ ! -f "$DIR/tokens.csv" ]; then
-    token=$(node -e 'console.log(require("crypto").randomBytes(16).toString("hex"))')
-    umask 077
-    echo "$token,admin,admin,\"system:masters\"" >"$DIR/tokens.csv"
-  fi
-  if alive etcd; then echo "etcd already running (pid $(cat "$DIR/etcd.pid"))"; else
-    start_bg etcd etcd --name svc --data-dir "$DIR/etcd" \
-      --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
-      --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-      --initial-cluster "svc=http://127.0.0.1:$ETCD_PEER_PORT"
-  fi
-  if alive apiserver; then echo "svc-apiserver already running (pid $(cat "$DIR/apiserver.pid"))"; else
-    start_bg apiserver node packages/apiserver/dist/bin/svc-apiserver.js \
-      --store-servers "http://127.0.0.1:$ETCD_PORT" --bind-address 127.0.0.1 --secure-port "$API_PORT" \
-      --cert-dir "$DIR/pki" --token-auth-file "$DIR/tokens.csv" ${EXTRA_API_ARGS[@]+"${EXTRA_API_ARGS[@]}"}
-  fi
-  if ! wait_ready "https://127.0.0.1:$API_PORT/readyz" "$DIR/pki/ca.crt" 60; then
-    echo "svc-apiserver did not become ready; see $DIR/apiserver.log and $DIR/etcd.log" >&2
-    tail -n 20 "$DIR/apiserver.log" >&2 || true
-    exit 1
-  fi
+fail_with_log() { # component message
+  echo "$2; see $DIR/$1.log" >&2
+  tail -n 20 "$DIR/$1.log" >&2 || true
+  exit 1
+}
+
+naming_args() {
+  local a
+  for a in ${EXTRA_API_ARGS[@]+"${EXTRA_API_ARGS[@]}"}; do case "$a" in --naming=*) echo "$a" ;; esac; done
+}
+
+write_admin_svcconfig() {
+  local token ca
   token=$(cut -d, -f1 "$DIR/tokens.csv" | head -n1)
-  ca=$(base64 -w0 <"$DIR/pki/ca.crt")
+  ca=$(base64 -w0 <"$PKI/ca.crt")
   cat >"$SVCCONFIG" <<YAML
 apiVersion: v1
 kind: Config
@@ -90,30 +88,118 @@ contexts:
 current-context: admin@svc
 YAML
   chmod 600 "$SVCCONFIG"
-  naming=()
-  for a in ${EXTRA_API_ARGS[@]+"${EXTRA_API_ARGS[@]}"}; do case "$a" in --naming=*) naming=("$a") ;; esac; done
-  if alive controller-manager; then echo "svc-controller-manager already running (pid $(cat "$DIR/controller-manager.pid"))"; else
-    start_bg controller-manager node packages/controller-manager/dist/bin/svc-controller-manager.js \
-      --svcconfig "$SVCCONFIG" --authentication-kubeconfig "$SVCCONFIG" --authorization-kubeconfig "$SVCCONFIG" \
-      --bind-address 127.0.0.1 --secure-port "$CM_PORT" --cert-dir "$DIR/controller-manager" \
-      --controllers='*,tokencleaner,bootstrapsigner' ${naming[@]+"${naming[@]}"} ${EXTRA_CM_ARGS[@]+"${EXTRA_CM_ARGS[@]}"}
+}
+
+start_node() { # index token hash [--naming=...]
+  local i=$1 token=$2 hash=$3 naming=${4:-} name="node-$1" nd="$DIR/node-$1" suffix=svc.io
+  [ "$naming" = --naming=kubernetes ] && suffix=k8s.io
+  mkdir -p "$nd/manifests"
+  start_bg "$name-runtime" node packages/runtime/dist/bin/svc-runtime.js --socket "$nd/cri.sock" --root-dir "$nd/runtime"
+  cat >"$nd/config.yaml" <<YAML
+apiVersion: svclet.config.$suffix/v1beta1
+kind: SvcletConfiguration
+address: 127.0.0.1
+port: $((NODE_PORT_BASE + i))
+healthzPort: $((NODE_HEALTHZ_PORT_BASE + 100 * i))
+staticPodPath: manifests
+podLogsDir: logs
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: true}
+  x509: {clientCAFile: $PKI/ca.crt}
+authorization: {mode: Webhook}
+YAML
+  start_bg "$name" "${SVCADM[@]}" join "127.0.0.1:$API_PORT" --token "$token" --discovery-token-ca-cert-hash "$hash" \
+    --bootstrap-kubeconfig "$nd/bootstrap.svcconfig" --svclet-svcconfig "$nd/svclet.svcconfig" --svclet-path "$PWD/node_modules/.bin/svclet" -- \
+    --config "$nd/config.yaml" --hostname-override "$name" --node-ip 127.0.0.1 --cert-dir "$nd/pki" --root-dir "$nd" \
+    --container-runtime-endpoint "unix://$nd/cri.sock" ${naming:+"$naming"}
+}
+
+up() {
+  local nodes=1
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --nodes) nodes=$2; shift 2 ;;
+      --nodes=*) nodes=${1#--nodes=}; shift ;;
+      *) echo "unknown flag $1" >&2; exit 2 ;;
+    esac
+  done
+  local started=$SECONDS
+  ensure_etcd
+  ensure_deps
+  mkdir -p "$DIR"
+  "${SVCADM[@]}" init pki --cert-dir "$PKI" >/dev/null
+  if [ ! -f "$DIR/tokens.csv" ]; then
+    (umask 077; echo "$(node -e 'console.log(require("crypto").randomBytes(16).toString("hex"))'),admin,admin,\"system:masters\"" >"$DIR/tokens.csv")
   fi
-  if ! wait_ready "https://127.0.0.1:$CM_PORT/healthz" "$DIR/controller-manager/ca.crt" 30; then
-    echo "svc-controller-manager did not become healthy; see $DIR/controller-manager.log" >&2
-    tail -n 20 "$DIR/controller-manager.log" >&2 || true
-    exit 1
-  fi
+  start_bg etcd etcd --name svc --data-dir "$DIR/etcd" \
+    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-cluster "svc=http://127.0.0.1:$ETCD_PEER_PORT"
+  start_bg apiserver node packages/apiserver/dist/bin/svc-apiserver.js \
+    --store-servers "http://127.0.0.1:$ETCD_PORT" --bind-address 127.0.0.1 --secure-port "$API_PORT" \
+    --tls-cert-file "$PKI/apiserver.crt" --tls-private-key-file "$PKI/apiserver.key" --client-ca-file "$PKI/ca.crt" \
+    --service-account-key-file "$PKI/sa.key" --service-account-signing-key-file "$PKI/sa.key" \
+    --token-auth-file "$DIR/tokens.csv" --enable-bootstrap-token-auth --authorization-mode=Node,RBAC \
+    --svclet-client-certificate "$PKI/apiserver-svclet-client.crt" --svclet-client-key "$PKI/apiserver-svclet-client.key" \
+    --svclet-preferred-address-types InternalIP,Hostname ${EXTRA_API_ARGS[@]+"${EXTRA_API_ARGS[@]}"}
+  wait_ready "https://127.0.0.1:$API_PORT/readyz" "$PKI/ca.crt" 60 || fail_with_log apiserver "svc-apiserver did not become ready"
+  write_admin_svcconfig
+  local naming
+  naming=$(naming_args)
+  start_bg controller-manager node packages/controller-manager/dist/bin/svc-controller-manager.js \
+    --svcconfig "$SVCCONFIG" --authentication-kubeconfig "$SVCCONFIG" --authorization-kubeconfig "$SVCCONFIG" \
+    --bind-address 127.0.0.1 --secure-port "$CM_PORT" --cert-dir "$DIR/controller-manager" \
+    --controllers='*,tokencleaner,bootstrapsigner' --root-ca-file "$PKI/ca.crt" \
+    --cluster-signing-cert-file "$PKI/ca.crt" --cluster-signing-key-file "$PKI/ca.key" \
+    ${naming:+"$naming"} ${EXTRA_CM_ARGS[@]+"${EXTRA_CM_ARGS[@]}"}
+  start_bg scheduler node packages/scheduler/dist/bin/svc-scheduler.js \
+    --svcconfig "$SVCCONFIG" --authentication-kubeconfig "$SVCCONFIG" --authorization-kubeconfig "$SVCCONFIG" \
+    --bind-address 127.0.0.1 --secure-port "$SCHED_PORT" --cert-dir "$DIR/scheduler" \
+    ${naming:+"$naming"} ${EXTRA_SCHED_ARGS[@]+"${EXTRA_SCHED_ARGS[@]}"}
+  wait_ready "https://127.0.0.1:$CM_PORT/healthz" "$DIR/controller-manager/ca.crt" 30 || fail_with_log controller-manager "svc-controller-manager did not become healthy"
+  wait_ready "https://127.0.0.1:$SCHED_PORT/healthz" "$DIR/scheduler/ca.crt" 30 || fail_with_log scheduler "svc-scheduler did not become healthy"
+  "${SVCADM[@]}" ${naming:+"$naming"} init cluster-info --svcconfig "$SVCCONFIG" >/dev/null
+  local join token hash i
+  join=$("${SVCADM[@]}" ${naming:+"$naming"} token create --svcconfig "$SVCCONFIG" --ttl 1h --print-join-command)
+  token=$(sed -n 's/.*--token \([^ ]*\).*/\1/p' <<<"$join")
+  hash=$(sed -n 's/.*--discovery-token-ca-cert-hash \([^ ]*\).*/\1/p' <<<"$join")
+  for i in $(seq 1 "$nodes"); do start_node "$i" "$token" "$hash" "$naming"; done
+  KUBECONFIG="$SVCCONFIG" node -e '
+    const { execFileSync } = require("child_process");
+    const want = Number(process.argv[1]);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      let ready = 0;
+      try {
+        const nodes = JSON.parse(execFileSync("kubectl", ["get", "nodes", "-o", "json"], { stdio: ["ignore", "pipe", "ignore"] })).items;
+        ready = nodes.filter((n) => (n.status.conditions || []).some((c) => c.type === "Ready" && c.status === "True")).length;
+      } catch {}
+      if (ready >= want) process.exit(0);
+      if (Date.now() > deadline) { console.error(`only ${ready} of ${want} nodes Ready`); process.exit(1); }
+      execFileSync("sleep", ["0.3"]);
+    }
+  ' "$nodes" || fail_with_log node-1 "the nodes did not become Ready"
   cat <<MSG
-svc cluster is up: https://127.0.0.1:$API_PORT (logs in $DIR)
+svc cluster is up in $((SECONDS - started)) s: https://127.0.0.1:$API_PORT, $nodes node(s) (logs in $DIR)
   export KUBECONFIG=$SVCCONFIG
-  kubectl get namespaces
-  kubectl get --raw '/readyz?verbose'
+  kubectl get nodes
+  kubectl create deployment hello --image=busybox --replicas=2 -- sh -c 'while true; do date; sleep 5; done'
+  ./scripts/cluster.sh logs apiserver
+Join another node: ${SVCADM[*]} token create --svcconfig $SVCCONFIG --print-join-command
 Stop it with ./scripts/cluster.sh down
 MSG
 }
 
+components() {
+  local f
+  for f in "$DIR"/node-*.pid; do [ -e "$f" ] && basename "$f" .pid; done | sort
+  echo scheduler controller-manager apiserver etcd | tr ' ' '\n'
+}
+
 down() {
-  for name in controller-manager apiserver etcd; do
+  local name pid
+  for name in $(components); do
     if alive "$name"; then
       pid=$(cat "$DIR/$name.pid")
       kill "$pid" 2>/dev/null || true
@@ -123,19 +209,32 @@ down() {
     fi
     rm -f "$DIR/$name.pid"
   done
+  # Node agents started by svcadm, and containers (they outlive their runtime by design).
+  pkill -f -- "--root-dir $DIR/node-" 2>/dev/null || true
+  pkill -9 -f -- "$DIR/node-[0-9]*/runtime/containers" 2>/dev/null || true
 }
 
 status() {
-  for name in etcd apiserver controller-manager; do
+  local name
+  for name in $(components | sort); do
     if alive "$name"; then echo "$name: running (pid $(cat "$DIR/$name.pid"))"; else echo "$name: stopped"; fi
   done
-  if alive apiserver && wait_ready "https://127.0.0.1:$API_PORT/readyz" "$DIR/pki/ca.crt" 2; then echo "apiserver readyz: ok"; fi
+  if alive apiserver && wait_ready "https://127.0.0.1:$API_PORT/readyz" "$PKI/ca.crt" 2; then echo "apiserver readyz: ok"; fi
   if alive controller-manager && wait_ready "https://127.0.0.1:$CM_PORT/healthz" "$DIR/controller-manager/ca.crt" 2; then echo "controller-manager healthz: ok"; fi
+  if alive scheduler && wait_ready "https://127.0.0.1:$SCHED_PORT/healthz" "$DIR/scheduler/ca.crt" 2; then echo "scheduler healthz: ok"; fi
+  if alive apiserver; then KUBECONFIG="$SVCCONFIG" kubectl get nodes 2>/dev/null || true; fi
+}
+
+logs() {
+  local name=${1:-}
+  [ -n "$name" ] && [ -f "$DIR/$name.log" ] || { echo "usage: $0 logs <$(components | sort | tr '\n' '|' | sed 's/|$//')>" >&2; exit 2; }
+  tail -n 100 -f "$DIR/$name.log"
 }
 
 case "${1:-}" in
-  up) up ;;
+  up) shift; up "$@" ;;
   down) down ;;
   status) status ;;
-  *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+  logs) shift; logs "$@" ;;
+  *) echo "usage: $0 up [--nodes N] | down | status | logs <component>" >&2; exit 2 ;;
 esac

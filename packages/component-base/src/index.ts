@@ -1,7 +1,7 @@
 export * from './user.js';
 export * from './authenticator.js';
 export { parseCertificateBundle, verifyClientChain, ClientCertAuthenticator } from './x509.js';
-export { generateServingCert, ensureServingCert, type ServingCert } from './self-signed.js';
+export { generateServingCert, ensureServingCert, createCertificateAuthority, issueCertificate, type ServingCert, type CertificateAuthority, type IssueOptions as CertificateOptions } from './self-signed.js';
 export * from './health/checks.js';
 export { healthHandler } from './health/handler.js';
 export * from './flags.js';

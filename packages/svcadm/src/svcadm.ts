@@ -7,6 +7,7 @@ import { RestClient, ResourceClient, loadSvcconfig, svcconfigPath, type GroupVer
 import { boolOption, durationOption, listOption } from '@svc/component-base';
 import { BOOTSTRAP_TOKEN_SECRET_PREFIX } from '@svc/machinery';
 import { bootstrapSvcconfig, ensureObject, joinObjects } from './cluster-info.js';
+import { initPki } from './pki.js';
 import { discoverCluster, serverUrl } from './discovery.js';
 import { certificatesOfPem, publicKeyPin, PublicKeyPins } from './pubkey-pin.js';
 import {
@@ -141,6 +142,15 @@ function tokenCommands(io: SvcadmIo, token: Command): void {
 
 function initCommands(io: SvcadmIo, init: Command): void {
   init.description('Set up the control plane for nodes to join.');
+  init.command('pki')
+    .description('Create the cluster CA and the certificates of the control plane (kept when present): ca, apiserver, apiserver-svclet-client, admin, sa.key.')
+    .addOption(new Option('--cert-dir <dir>', 'Where to write them.').default('/etc/svc/pki'))
+    .addOption(listOption('--apiserver-cert-extra-sans <sans>', 'Extra DNS names and IPs of the API server\'s serving certificate.'))
+    .action(async (o: { certDir: string; apiserverCertExtraSans?: string[] }) => {
+      const written = await initPki({ certDir: o.certDir, apiserverSans: o.apiserverCertExtraSans ?? [] });
+      for (const f of written) io.out(`[certs] wrote ${f.base} (${f.purpose}) in ${o.certDir}\n`);
+      if (written.length === 0) io.out(`[certs] everything is already in ${o.certDir}\n`);
+    });
   withSvcconfig(init.command('cluster-info'))
     .description(`Publish the signed-to-be "cluster-info" ConfigMap (server and CA) in the public namespace, let anonymous users read it, and bind the bootstrap-token group to the node-bootstrap roles. Idempotent.`)
     .addOption(new Option('--server <url>', 'The API server URL nodes use (default: the svcconfig\'s server).'))

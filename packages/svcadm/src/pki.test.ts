@@ -1,0 +1,35 @@
+import { X509Certificate } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { initPki } from './pki.js';
+
+describe('svcadm init pki', () => {
+  let dir: string;
+  beforeAll(async () => { dir = await mkdtemp(join(tmpdir(), 'svcadm-pki-')); });
+  afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+  it('writes a CA and certificates it signs, with the subjects, usages and names each use needs', async () => {
+    const written = await initPki({ certDir: dir, apiserverSans: ['api.example', '10.1.2.3'] });
+    expect(written.map((f) => f.base)).toEqual(['ca', 'apiserver', 'apiserver-svclet-client', 'admin', 'sa']);
+    const ca = new X509Certificate(await readFile(join(dir, 'ca.crt')));
+    expect(ca.ca).toBe(true);
+    const cert = async (base: string) => new X509Certificate(await readFile(join(dir, `${base}.crt`)));
+    const serving = await cert('apiserver');
+    expect(serving.verify(ca.publicKey)).toBe(true);
+    expect(serving.subjectAltName).toBe('DNS:localhost, IP Address:127.0.0.1, DNS:api.example, IP Address:10.1.2.3');
+    expect(serving.keyUsage).toEqual(['1.3.6.1.5.5.7.3.1']);
+    const toNodes = await cert('apiserver-svclet-client');
+    expect(toNodes.verify(ca.publicKey)).toBe(true);
+    expect(toNodes.subject).toBe('CN=svc-apiserver-svclet-client\nO=system:masters');
+    expect(toNodes.keyUsage).toEqual(['1.3.6.1.5.5.7.3.2']);
+    expect((await cert('admin')).subject).toBe('CN=svc-admin\nO=system:masters');
+    expect(await readFile(join(dir, 'sa.key'), 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+  });
+
+  it('keeps what exists: a second run writes nothing and the CA stays the same', async () => {
+    const before = await readFile(join(dir, 'ca.crt'), 'utf8');
+    expect(await initPki({ certDir: dir, apiserverSans: [] })).toEqual([]);
+    expect(await readFile(join(dir, 'ca.crt'), 'utf8')).toBe(before);
+  });
+});

@@ -1,0 +1,54 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createCertificateAuthority, issueCertificate, type CertificateAuthority } from '@svc/component-base';
+
+/** One file pair `svcadm init pki` writes, and who uses it. */
+export interface PkiFile { base: string; purpose: string }
+
+export interface PkiOptions {
+  certDir: string;
+  /** Extra DNS names and IPs of the API server's serving certificate (localhost and 127.0.0.1 are always in). */
+  apiserverSans: string[];
+}
+
+/**
+ * kubeadm's `init phase certs`, smaller: under `certDir`, the cluster CA (`ca.crt`/`ca.key`,
+ * which signs everything here and, in the controller manager, node client certificates),
+ * the API server's serving pair, its client pair towards the node agents
+ * (`system:masters`), an admin client pair and the service-account signing key. Files that
+ * exist are kept, so running it again changes nothing. Answers what was written.
+ */
+export async function initPki(o: PkiOptions): Promise<PkiFile[]> {
+  await mkdir(o.certDir, { recursive: true, mode: 0o700 });
+  const path = (f: string): string => join(o.certDir, f);
+  const written: PkiFile[] = [];
+  const put = async (base: string, purpose: string, pair: { certPem: string; keyPem: string }): Promise<void> => {
+    await writeFile(path(`${base}.key`), pair.keyPem, { mode: 0o600 });
+    await writeFile(path(`${base}.crt`), pair.certPem);
+    written.push({ base, purpose });
+  };
+  let ca: CertificateAuthority;
+  if (existsSync(path('ca.crt')) && existsSync(path('ca.key'))) {
+    ca = { certPem: await readFile(path('ca.crt'), 'utf8'), keyPem: await readFile(path('ca.key'), 'utf8') };
+  } else {
+    ca = await createCertificateAuthority('svc-ca');
+    await put('ca', 'cluster CA', ca);
+  }
+  const leaves: Array<{ base: string; purpose: string; cn: string; orgs?: string[]; usages: Array<'client' | 'server'>; hosts?: string[] }> = [
+    { base: 'apiserver', purpose: 'API server serving certificate', cn: 'svc-apiserver', usages: ['server'], hosts: ['localhost', '127.0.0.1', ...o.apiserverSans] },
+    { base: 'apiserver-svclet-client', purpose: 'API server client certificate towards node agents', cn: 'svc-apiserver-svclet-client', orgs: ['system:masters'], usages: ['client'] },
+    { base: 'admin', purpose: 'admin client certificate', cn: 'svc-admin', orgs: ['system:masters'], usages: ['client'] },
+  ];
+  for (const l of leaves) {
+    if (existsSync(path(`${l.base}.crt`)) && existsSync(path(`${l.base}.key`))) continue;
+    await put(l.base, l.purpose, await issueCertificate(ca, { commonName: l.cn, organizations: l.orgs, usages: l.usages, hosts: l.hosts }));
+  }
+  if (!existsSync(path('sa.key'))) {
+    // The service-account signing key: any key pair does; the CA machinery makes one.
+    const sa = await createCertificateAuthority('service-account-signer');
+    await writeFile(path('sa.key'), sa.keyPem, { mode: 0o600 });
+    written.push({ base: 'sa', purpose: 'service-account signing key' });
+  }
+  return written;
+}

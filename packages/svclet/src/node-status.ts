@@ -1,0 +1,243 @@
+import { isAlreadyExists, naming, nodeLabelKey, nodeTaintKey, type ApiObject } from '@svc/api';
+import { ResourceClient, type RestClient } from '@svc/client';
+import type { Logger } from '@svc/component-base';
+import { jsonEqual } from '@svc/machinery';
+import type { SvcletConfiguration, Taint } from './configuration.js';
+import { allocatable, goArch, goOs, machineCapacity, nodeAddresses, observePressure, systemInfo, type NodeAddress, type Pressure } from './host-info.js';
+import type { RuntimeStatusService } from './pod-source.js';
+
+export interface NodeCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+  lastHeartbeatTime?: string;
+  lastTransitionTime?: string;
+}
+
+export interface NodeStatus {
+  capacity?: Record<string, string>;
+  allocatable?: Record<string, string>;
+  conditions?: NodeCondition[];
+  addresses?: NodeAddress[];
+  daemonEndpoints?: { kubeletEndpoint?: { Port: number } };
+  nodeInfo?: Record<string, string>;
+}
+
+export interface Node extends ApiObject {
+  spec?: { taints?: Taint[]; providerID?: string; unschedulable?: boolean };
+  status?: NodeStatus;
+}
+
+const nodesResource = () => ({ group: '', version: 'v1', resource: 'nodes' });
+
+/** The API's seconds-precision time. */
+export function nowTime(now = Date.now()): string {
+  return new Date(now).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let t: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<T>((_r, reject) => { t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms); })]).finally(() => clearTimeout(t));
+}
+
+export interface NodeStatusOptions {
+  client: RestClient;
+  nodeName: string;
+  /** The name in the hostname label and the Hostname address (`--hostname-override` or the host's). */
+  hostname: string;
+  hostIps: string[];
+  config: SvcletConfiguration;
+  rootDir: string;
+  nodeLabels: Record<string, string>;
+  version: string;
+  /** The container runtime; absent (or not answering) the node is not Ready. */
+  runtime?: RuntimeStatusService;
+  logger: Logger;
+}
+
+const agentTitle = (): string => naming().nodeAgentName.charAt(0).toUpperCase() + naming().nodeAgentName.slice(1);
+
+/**
+ * Registration and status of the node (Kubernetes' kubelet_node_status): the Node is created
+ * (or, when it exists, its default labels reconciled), then its status is computed every
+ * `nodeStatusUpdateFrequency` and written when something other than heartbeat times changed,
+ * or when `nodeStatusReportFrequency` passed since the last write.
+ */
+export class NodeStatusManager {
+  private readonly api: ResourceClient<Node>;
+  private readonly info: Record<string, string>;
+  private runtimeVersion = '';
+  private lastReport = 0;
+  /** When each pressure was last observed (Kubernetes holds a pressure condition for evictionPressureTransitionPeriod). */
+  private readonly pressureSeen: Record<keyof Pressure, number> = { memory: 0, disk: 0, pid: 0 };
+
+  constructor(private readonly o: NodeStatusOptions) {
+    this.api = new ResourceClient<Node>(o.client, nodesResource());
+    this.info = systemInfo(o.version);
+  }
+
+  /** Kubernetes' initialNode: name, default and `--node-labels` labels, taints (with not-ready), provider ID. */
+  initialNode(): Node {
+    const taints: Taint[] = [...this.o.config.registerWithTaints];
+    // As Kubernetes: registered not ready; the node lifecycle controller removes the taint once Ready.
+    const notReady: Taint = { key: nodeTaintKey('not-ready'), effect: 'NoSchedule' };
+    if (!taints.some((t) => t.key === notReady.key && t.effect === notReady.effect)) taints.push(notReady);
+    const spec: Node['spec'] = { taints };
+    if (this.o.config.providerID) spec.providerID = this.o.config.providerID;
+    return {
+      apiVersion: 'v1', kind: 'Node',
+      metadata: { name: this.o.nodeName, labels: { ...this.o.nodeLabels, ...this.defaultLabels() } },
+      spec,
+    };
+  }
+
+  private defaultLabels(): Record<string, string> {
+    return { [nodeLabelKey('hostname')]: this.o.hostname, [nodeLabelKey('os')]: goOs(), [nodeLabelKey('arch')]: goArch() };
+  }
+
+  /**
+   * Creates the Node, or takes the existing one and puts its default labels right; retries with
+   * back-off (100 ms doubling to 7 s, as Kubernetes) until it succeeds or `signal` fires.
+   */
+  async register(signal: AbortSignal): Promise<Node> {
+    let delay = 100;
+    while (!signal.aborted) {
+      try {
+        const node = await this.tryRegister(signal);
+        this.o.logger.info('successfully registered node', { node: this.o.nodeName });
+        await this.update(signal, true);
+        return node;
+      } catch (e) {
+        if (signal.aborted) break;
+        this.o.logger.warn('unable to register node with API server', { node: this.o.nodeName, error: String(e) });
+        await sleep(delay, signal);
+        delay = Math.min(delay * 2, 7000);
+      }
+    }
+    throw new Error('registration stopped');
+  }
+
+  private async tryRegister(signal: AbortSignal): Promise<Node> {
+    try {
+      return await this.api.create(this.initialNode(), { signal });
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+    }
+    const existing = await this.api.get(this.o.nodeName, { signal });
+    const labels = existing.metadata.labels ?? {};
+    const wanted = this.defaultLabels();
+    if (Object.entries(wanted).every(([k, v]) => labels[k] === v)) return existing;
+    return this.api.patch(this.o.nodeName, 'merge', { metadata: { labels: wanted } }, { signal });
+  }
+
+  /** Runs the periodic status updates until `signal` fires. */
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      await sleep(this.o.config.nodeStatusUpdateFrequency, signal);
+      if (signal.aborted) break;
+      try {
+        await this.update(signal, false);
+      } catch (e) {
+        if (!signal.aborted) this.o.logger.warn('error updating node status, will retry', { node: this.o.nodeName, error: String(e) });
+      }
+    }
+  }
+
+  /** Reads the Node, computes its status and writes it when changed or due (or `force`). */
+  async update(signal: AbortSignal, force: boolean): Promise<void> {
+    const node = await this.api.get(this.o.nodeName, { signal });
+    const status = await this.computeStatus(node.status ?? {});
+    const due = Date.now() - this.lastReport >= this.o.config.nodeStatusReportFrequency;
+    if (!force && !due && !statusChanged(node.status ?? {}, status)) return;
+    // Strategic merge: conditions merge by type, so conditions others own (NetworkUnavailable) stay.
+    await this.api.patch(this.o.nodeName, 'strategic', { status }, { subresource: 'status', signal });
+    this.lastReport = Date.now();
+  }
+
+  /** The status the node has now, given the one the API holds (for transition times). */
+  async computeStatus(old: NodeStatus): Promise<NodeStatus> {
+    const c = this.o.config;
+    const capacity = machineCapacity({ rootDir: this.o.rootDir, maxPods: c.maxPods });
+    const now = Date.now();
+    const pressure = observePressure({ rootDir: this.o.rootDir, evictionHard: c.evictionHard });
+    for (const k of Object.keys(pressure) as Array<keyof Pressure>) if (pressure[k]) this.pressureSeen[k] = now;
+    const held = (k: keyof Pressure): boolean => this.pressureSeen[k] > 0 && now - this.pressureSeen[k] < c.evictionPressureTransitionPeriod;
+    const agent = agentTitle();
+    const lower = naming().nodeAgentName;
+    const stamp = nowTime(now);
+    const cond = (type: string, status: NodeCondition['status'], reason: string, message: string): NodeCondition => {
+      const prev = old.conditions?.find((x) => x.type === type);
+      return { type, status, lastHeartbeatTime: stamp, lastTransitionTime: prev && prev.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : stamp, reason, message };
+    };
+    const ready = await this.readiness();
+    if (this.runtimeVersion === '' && this.o.runtime) {
+      try {
+        const v = await withTimeout(this.o.runtime.version({}), 2000);
+        if (v.runtimeName) this.runtimeVersion = `${v.runtimeName}://${v.runtimeVersion ?? ''}`;
+      } catch { /* tried again next time */ }
+    }
+    return {
+      capacity,
+      allocatable: allocatable(capacity, c),
+      conditions: [
+        held('memory')
+          ? cond('MemoryPressure', 'True', `${agent}HasInsufficientMemory`, `${lower} has insufficient memory available`)
+          : cond('MemoryPressure', 'False', `${agent}HasSufficientMemory`, `${lower} has sufficient memory available`),
+        held('disk')
+          ? cond('DiskPressure', 'True', `${agent}HasDiskPressure`, `${lower} has disk pressure`)
+          : cond('DiskPressure', 'False', `${agent}HasNoDiskPressure`, `${lower} has no disk pressure`),
+        held('pid')
+          ? cond('PIDPressure', 'True', `${agent}HasInsufficientPID`, `${lower} has insufficient PID available`)
+          : cond('PIDPressure', 'False', `${agent}HasSufficientPID`, `${lower} has sufficient PID available`),
+        ready === undefined
+          ? cond('Ready', 'True', `${agent}Ready`, `${lower} is posting ready status`)
+          : cond('Ready', 'False', `${agent}NotReady`, ready),
+      ],
+      addresses: nodeAddresses(this.o.hostIps, this.o.hostname),
+      daemonEndpoints: { kubeletEndpoint: { Port: c.port } },
+      nodeInfo: { ...this.info, containerRuntimeVersion: this.runtimeVersion },
+    };
+  }
+
+  /** Why the node is not ready (Kubernetes' messages), or undefined when the runtime reports ready. */
+  private async readiness(): Promise<string | undefined> {
+    if (!this.o.runtime) return 'container runtime status check may not have completed yet';
+    let conditions;
+    try {
+      conditions = (await withTimeout(this.o.runtime.status({}), 2000)).status?.conditions ?? [];
+    } catch (e) {
+      return `container runtime is down: ${String(e)}`;
+    }
+    const errs: string[] = [];
+    const runtime = conditions.find((x) => x.type === 'RuntimeReady');
+    const network = conditions.find((x) => x.type === 'NetworkReady');
+    if (!runtime?.status) errs.push(runtime ? `container runtime not ready: RuntimeReady=false reason:${runtime.reason ?? ''} message:${runtime.message ?? ''}` : 'container runtime not ready: RuntimeReady condition is missing');
+    if (!network?.status) errs.push(network ? `container runtime network not ready: NetworkReady=false reason:${network.reason ?? ''} message:${network.message ?? ''}` : 'container runtime network not ready: NetworkReady condition is missing');
+    if (errs.length === 0) return undefined;
+    return errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`;
+  }
+}
+
+/** Kubernetes' nodeStatusHasChanged: any difference but heartbeat times. */
+export function statusChanged(a: NodeStatus, b: NodeStatus): boolean {
+  const strip = (s: NodeStatus): unknown => ({
+    capacity: s.capacity, allocatable: s.allocatable, addresses: s.addresses, nodeInfo: s.nodeInfo,
+    daemonEndpoints: s.daemonEndpoints,
+    conditions: [...(s.conditions ?? [])].map(({ lastHeartbeatTime: _h, ...rest }) => rest).sort((x, y) => x.type.localeCompare(y.type)),
+  });
+  return !jsonEqual(strip(a), strip(b));
+}

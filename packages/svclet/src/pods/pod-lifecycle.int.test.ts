@@ -1,0 +1,202 @@
+// Pods bound to the node, run by a PodManager through a real svc-runtime against a real API
+// server: status, logs, restarts with back-off, phases, bad specs, graceful deletion.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { criLabel, isNotFound } from '@svc/api';
+import { Informer, listWatcherFor } from '@svc/client';
+import { waitFor } from '@svc/testing';
+import type { PodManager } from './pod-manager.js';
+import { PODS, containerOf, shPod, waitForPod, withPodEnv } from './pods-testing.js';
+import type { Pod } from './types.js';
+
+const env = withPodEnv();
+let manager: PodManager;
+
+beforeAll(async () => {
+  ({ manager } = await env.startManager());
+});
+
+async function readLog(file: string): Promise<string> {
+  return readFile(file, 'utf8').catch(() => '');
+}
+
+describe('pods bound to the node', () => {
+  it('runs the container: Running with podIP, hostIP, startTime, conditions and container status; output in its log file', async () => {
+    const created = await env.pods().create(shPod('run', env.nodeName, 'echo hello; exec sleep 60'));
+    const p = await waitForPod(env, 'run', 'Running and ready', (x) => x.status?.phase === 'Running' && containerOf(x)?.ready === true);
+    const st = p.status ?? {};
+    expect(st).toMatchObject({ podIP: '127.0.0.1', podIPs: [{ ip: '127.0.0.1' }], hostIP: '127.0.0.1', hostIPs: [{ ip: '127.0.0.1' }], qosClass: 'BestEffort' });
+    expect(Date.parse(st.startTime ?? '')).toBeGreaterThan(Date.now() - 60_000);
+    expect(st.conditions?.map((c) => [c.type, c.status])).toEqual([
+      ['PodReadyToStartContainers', 'True'], ['Initialized', 'True'], ['Ready', 'True'], ['ContainersReady', 'True'], ['PodScheduled', 'True'],
+    ]);
+    const cs = containerOf(p);
+    expect(cs).toMatchObject({ name: 'c', ready: true, started: true, restartCount: 0, image: 'busybox', lastState: {} });
+    expect(cs?.imageID).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(cs?.containerID).toMatch(/^svc-runtime:\/\/[0-9a-f]+$/);
+    expect(cs?.state.running?.startedAt).toBeDefined();
+
+    const file = join(env.podLogsDir, `default_run_${created.metadata.uid}`, 'c', '0.log');
+    await waitFor('hello in the log', async () => (await readLog(file)).includes(' stdout F hello'));
+    expect(manager.containerLogFiles('default', 'run', 'c')).toEqual({ current: file, running: true });
+    expect(manager.containerLogFiles('default', 'run', 'nope')).toBeUndefined();
+    expect(manager.pods().find((x) => x.metadata.name === 'run')?.status?.phase).toBe('Running');
+  });
+
+  it('restarts a failing container (restartPolicy Always) with growing back-off, showing CrashLoopBackOff', async () => {
+    await env.pods().create(shPod('crash', env.nodeName, 'echo boom; exit 1'));
+    const restarts = new Map<number, number>();
+    const waiting: string[] = [];
+    await waitForPod(env, 'crash', 'restart count 4', (p) => {
+      const cs = containerOf(p);
+      if (cs && !restarts.has(cs.restartCount)) restarts.set(cs.restartCount, Date.now());
+      if (cs?.state.waiting?.reason === 'CrashLoopBackOff') waiting.push(cs.state.waiting.message ?? '');
+      return (cs?.restartCount ?? 0) >= 4;
+    }, 30_000);
+    const at = (n: number): number => restarts.get(n) ?? NaN;
+    // Back-off 0.5 s doubling: restart 1 at once, then after 0.5, 1 and 2 s.
+    expect(at(3) - at(2)).toBeGreaterThan(700);
+    expect(at(4) - at(3)).toBeGreaterThan(1500);
+    for (const m of waiting) expect(m).toMatch(/^back-off \S+ restarting failed container=c pod=crash_default\([0-9a-f-]+\)$/);
+    const periods = [...new Set(waiting.map((m) => m.split(' ')[1]))];
+    expect(periods.filter((x) => x === '1s' || x === '2s')).toEqual(['1s', '2s']);
+    const p = await waitForPod(env, 'crash', 'CrashLoopBackOff', (x) => containerOf(x)?.state.waiting?.reason === 'CrashLoopBackOff');
+    expect(p.status?.phase).toBe('Running');
+    expect(containerOf(p)?.lastState.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
+    const files = manager.containerLogFiles('default', 'crash', 'c');
+    expect(files?.previous).toMatch(/\/c\/\d+\.log$/);
+    expect(await readLog(files?.previous ?? '')).toContain('boom');
+  });
+
+  it('OnFailure and Never: Succeeded and Failed with exit codes; OnFailure restarts a failure', async () => {
+    await env.pods().create(shPod('ok', env.nodeName, 'exit 0', { restartPolicy: 'OnFailure' }));
+    await env.pods().create(shPod('fail', env.nodeName, 'exit 3', { restartPolicy: 'Never' }));
+    await env.pods().create(shPod('retry', env.nodeName, 'exit 2', { restartPolicy: 'OnFailure' }));
+    const ok = await waitForPod(env, 'ok', 'Succeeded', (p) => p.status?.phase === 'Succeeded');
+    expect(containerOf(ok)).toMatchObject({ restartCount: 0, ready: false, state: { terminated: { exitCode: 0, reason: 'Completed' } } });
+    expect(ok.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'PodCompleted' });
+    const fail = await waitForPod(env, 'fail', 'Failed', (p) => p.status?.phase === 'Failed');
+    expect(containerOf(fail)).toMatchObject({ restartCount: 0, state: { terminated: { exitCode: 3, reason: 'Error' } } });
+    const retry = await waitForPod(env, 'retry', 'restarted', (p) => (containerOf(p)?.restartCount ?? 0) >= 1);
+    expect(retry.status?.phase).toBe('Running');
+    // Finished pods stay finished.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(containerOf(await env.pods().get('fail'))?.restartCount).toBe(0);
+  });
+
+  it('reports a pod it cannot run with a waiting reason and message, and keeps going', async () => {
+    const bad = shPod('bad', env.nodeName, '');
+    delete bad.spec.containers[0]?.command;
+    await env.pods().create(bad);
+    const p = await waitForPod(env, 'bad', 'a waiting reason', (x) => !!containerOf(x)?.state.waiting?.message);
+    expect(p.status?.phase).toBe('Pending');
+    expect(containerOf(p)?.state.waiting).toEqual({ reason: 'CreateContainerError', message: expect.stringContaining('has no command') });
+    await env.pods().create(shPod('after-bad', env.nodeName, 'exec sleep 60'));
+    await waitForPod(env, 'after-bad', 'Running', (x) => x.status?.phase === 'Running');
+  });
+});
+
+describe('init containers', () => {
+  it('run to completion before the containers, with $(VAR) expansion and downward-API env', async () => {
+    const pod = shPod('init', env.nodeName, "echo main $(WHO) $(POD) '$$(KEPT)'; exec sleep 60", {
+      initContainers: [{ name: 'first', image: 'busybox', command: ['sh', '-c', 'echo init; sleep 0.3'] }],
+    }, { env: [{ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }, { name: 'WHO', value: 'pod=$(POD)' }] });
+    const created = await env.pods().create(pod);
+    const pending = await waitForPod(env, 'init', 'initializing', (p) => p.status?.initContainerStatuses?.[0]?.state.running !== undefined);
+    expect(pending.status?.phase).toBe('Pending');
+    expect(containerOf(pending)?.state.waiting?.reason).toBe('PodInitializing');
+    expect(pending.status?.conditions?.find((c) => c.type === 'Initialized')).toMatchObject({ status: 'False', message: 'containers with incomplete status: [first]' });
+    const p = await waitForPod(env, 'init', 'Running', (x) => x.status?.phase === 'Running');
+    expect(p.status?.initContainerStatuses?.[0]).toMatchObject({ name: 'first', ready: true, state: { terminated: { exitCode: 0, reason: 'Completed' } } });
+    expect(p.status?.conditions?.find((c) => c.type === 'Initialized')?.status).toBe('True');
+    const file = join(env.podLogsDir, `default_init_${created.metadata.uid}`, 'c', '0.log');
+    await waitFor('the expanded output', async () => (await readLog(file)).includes('main pod=init init $(KEPT)'));
+  });
+
+  it('a failing init container fails a Never pod', async () => {
+    await env.pods().create(shPod('init-fail', env.nodeName, 'exec sleep 60', {
+      restartPolicy: 'Never', initContainers: [{ name: 'first', image: 'busybox', command: ['sh', '-c', 'exit 7'] }],
+    }));
+    const p = await waitForPod(env, 'init-fail', 'Failed', (x) => x.status?.phase === 'Failed');
+    expect(p.status?.initContainerStatuses?.[0]?.state.terminated?.exitCode).toBe(7);
+    expect(containerOf(p)?.state.waiting?.reason).toBe('PodInitializing');
+  });
+});
+
+describe('graceful deletion', () => {
+  let informer: Informer<Pod>;
+  const stop = new AbortController();
+  const lastSeen = new Map<string, Pod>();
+
+  beforeAll(async () => {
+    informer = new Informer<Pod>(listWatcherFor<Pod>(env.testApi, PODS, { namespace: 'default' }));
+    informer.addEventHandler({ onDelete: (p) => lastSeen.set(p.metadata.name ?? '', p) });
+    void informer.run(stop.signal);
+    await informer.waitForSync();
+  });
+  afterAll(() => stop.abort());
+
+  async function deleteAndTime(name: string): Promise<number> {
+    const t0 = Date.now();
+    await env.pods().delete(name, { gracePeriodSeconds: 2 });
+    await waitFor(`${name} gone`, async () => {
+      try {
+        await env.pods().get(name);
+        return false;
+      } catch (e) {
+        return isNotFound(e);
+      }
+    }, 15_000, 20);
+    return Date.now() - t0;
+  }
+
+  it('a container that handles TERM stops within the grace period and the pod object is removed', async () => {
+    await env.pods().create(shPod('term', env.nodeName, 'trap "echo got TERM; exit 0" TERM; echo ready; while true; do sleep 0.1; done'));
+    await waitForPod(env, 'term', 'Running', (p) => p.status?.phase === 'Running');
+    const ms = await deleteAndTime('term');
+    expect(ms).toBeLessThan(2000);
+    const last = await waitFor('the deleted object', () => lastSeen.get('term'));
+    expect(containerOf(last)?.state.terminated).toMatchObject({ exitCode: 0 });
+    expect(last.status?.phase).toBe('Succeeded');
+  });
+
+  it('a container that ignores TERM is killed at the deadline', async () => {
+    await env.pods().create(shPod('stubborn', env.nodeName, 'trap "" TERM; echo ready; while true; do sleep 0.1; done'));
+    await waitForPod(env, 'stubborn', 'Running', (p) => p.status?.phase === 'Running');
+    const ms = await deleteAndTime('stubborn');
+    expect(ms).toBeGreaterThanOrEqual(2000);
+    expect(ms).toBeLessThan(5000);
+    const last = await waitFor('the deleted object', () => lastSeen.get('stubborn'));
+    expect(containerOf(last)?.state.terminated).toMatchObject({ exitCode: 137, reason: 'Error' });
+    expect(last.status?.phase).toBe('Failed');
+  });
+
+  it('a pod removed from the API (force delete) is killed and its containers removed', async () => {
+    const created = await env.pods().create(shPod('forced', env.nodeName, 'exec sleep 60'));
+    await waitForPod(env, 'forced', 'Running', (p) => p.status?.phase === 'Running');
+    const uidLabel = criLabel('pod.uid');
+    expect((await env.cri.runtime.listContainers({ filter: { labelSelector: { [uidLabel]: created.metadata.uid ?? '' } } })).containers.length).toBe(1);
+    await env.pods().delete('forced', { gracePeriodSeconds: 0 });
+    await waitFor('containers removed', async () => {
+      const { containers } = await env.cri.runtime.listContainers({ filter: { labelSelector: { [uidLabel]: created.metadata.uid ?? '' } } });
+      return containers.length === 0;
+    }, 15_000);
+  });
+});
+
+describe('containers the svclet did not create', () => {
+  it('are left alone, while sandboxes it labelled for a pod no source has are removed', async () => {
+    const rt = env.cri.runtime;
+    const sandbox = (name: string, labels: Record<string, string>) => ({ metadata: { name, uid: `${name}-uid`, namespace: 'elsewhere', attempt: 0 }, labels });
+    const config = sandbox('foreign', { app: 'mine' });
+    const { podSandboxId } = await rt.runPodSandbox({ config });
+    await env.cri.image.pullImage({ image: { image: 'busybox' } });
+    const { containerId } = await rt.createContainer({ podSandboxId, config: { metadata: { name: 'x' }, image: { image: 'busybox' }, command: ['sleep', '60'], labels: { app: 'mine' } }, sandboxConfig: config });
+    await rt.startContainer({ containerId });
+    const orphan = (await rt.runPodSandbox({ config: sandbox('orphan', { [criLabel('pod.uid')]: 'no-such-pod' }) })).podSandboxId;
+    await waitFor('the orphan removed', async () => (await rt.listPodSandbox({ filter: { id: orphan } })).items.length === 0, 15_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await rt.containerStatus({ containerId })).status?.state).toBe('CONTAINER_RUNNING');
+    expect((await rt.listPodSandbox({ filter: { id: podSandboxId } })).items).toHaveLength(1);
+  });
+});

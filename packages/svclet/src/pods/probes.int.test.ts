@@ -1,0 +1,95 @@
+// Liveness, readiness and start-up probes (exec, httpGet, tcpSocket) of pods run through a real
+// svc-runtime, seen in the API's pod status.
+import { createServer, type Server } from 'node:http';
+import { rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { freePort } from '@svc/testing';
+import { containerOf, shPod, waitForPod, withPodEnv } from './pods-testing.js';
+import type { Pod, Probe } from './types.js';
+
+const env = withPodEnv();
+let server: Server;
+let openPort: number;
+
+beforeAll(async () => {
+  await env.startManager();
+  server = createServer((_req, res) => res.end('ok'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  openPort = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  await new Promise((r) => server.close(r));
+});
+
+const fast = (p: Probe): Probe => ({ periodSeconds: 1, failureThreshold: 1, ...p });
+
+function probed(name: string, probes: Partial<Pick<Pod['spec']['containers'][number], 'livenessProbe' | 'readinessProbe' | 'startupProbe'>>): Pod {
+  return shPod(name, env.nodeName, 'exec sleep 60', {}, probes);
+}
+
+/** Watches the pod for `ms` and returns the highest restart count seen. */
+async function restartsDuring(name: string, ms: number): Promise<number> {
+  let max = 0;
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    max = Math.max(max, containerOf(await env.pods().get(name))?.restartCount ?? 0);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return max;
+}
+
+describe('liveness probes restart the container when they fail', () => {
+  it('exec `false`', async () => {
+    await env.pods().create(probed('live-exec', { livenessProbe: fast({ exec: { command: ['false'] } }) }));
+    const p = await waitForPod(env, 'live-exec', 'a restart', (x) => (containerOf(x)?.restartCount ?? 0) >= 1);
+    expect(containerOf(p)?.lastState.terminated).toMatchObject({ exitCode: 143, reason: 'Error' });
+  });
+
+  it('httpGet to a closed port; an answering server keeps it running', async () => {
+    const closed = await freePort();
+    await env.pods().create(probed('live-http', { livenessProbe: fast({ httpGet: { port: closed, path: '/healthz' } }) }));
+    await env.pods().create(probed('live-http-ok', { livenessProbe: fast({ httpGet: { port: openPort, path: '/healthz' }, failureThreshold: 3, timeoutSeconds: 2 }) }));
+    await waitForPod(env, 'live-http', 'a restart', (x) => (containerOf(x)?.restartCount ?? 0) >= 1);
+    expect(await restartsDuring('live-http-ok', 2500)).toBe(0);
+  });
+
+  it('tcpSocket to a closed port; an open port keeps it running', async () => {
+    const closed = await freePort();
+    await env.pods().create(probed('live-tcp', { livenessProbe: fast({ tcpSocket: { port: closed } }) }));
+    await env.pods().create(probed('live-tcp-ok', { livenessProbe: fast({ tcpSocket: { port: openPort }, failureThreshold: 3, timeoutSeconds: 2 }) }));
+    await waitForPod(env, 'live-tcp', 'a restart', (x) => (containerOf(x)?.restartCount ?? 0) >= 1);
+    expect(await restartsDuring('live-tcp-ok', 2500)).toBe(0);
+  });
+});
+
+it('readiness flips the container ready and the pod Ready condition', async () => {
+  const flag = join(env.dir, 'ready-flag');
+  await env.pods().create(probed('ready', { readinessProbe: fast({ exec: { command: ['test', '-f', flag] } }) }));
+  const ready = (p: Pod): string | undefined => p.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  const notReady = await waitForPod(env, 'ready', 'Running, not ready', (p) => p.status?.phase === 'Running' && ready(p) === 'False');
+  expect(containerOf(notReady)).toMatchObject({ ready: false, started: true });
+  expect(notReady.status?.conditions?.find((c) => c.type === 'ContainersReady')).toMatchObject({ status: 'False', message: 'containers with unready status: [c]' });
+  await writeFile(flag, '');
+  const p = await waitForPod(env, 'ready', 'Ready', (x) => ready(x) === 'True');
+  expect(containerOf(p)?.ready).toBe(true);
+  await rm(flag);
+  await waitForPod(env, 'ready', 'not Ready again', (x) => ready(x) === 'False' && containerOf(x)?.ready === false);
+  expect(containerOf(await env.pods().get('ready'))?.restartCount).toBe(0);
+});
+
+it('a start-up probe holds back liveness and readiness until it passes', async () => {
+  const flag = join(env.dir, 'started-flag');
+  await env.pods().create(probed('startup', {
+    startupProbe: { exec: { command: ['test', '-f', flag] }, periodSeconds: 1, failureThreshold: 30 },
+    readinessProbe: fast({ exec: { command: ['true'] } }),
+    livenessProbe: fast({ exec: { command: ['false'] } }),
+  }));
+  await waitForPod(env, 'startup', 'Running', (p) => p.status?.phase === 'Running');
+  expect(await restartsDuring('startup', 2500)).toBe(0);
+  expect(containerOf(await env.pods().get('startup'))).toMatchObject({ started: false, ready: false });
+  await writeFile(flag, '');
+  await waitForPod(env, 'startup', 'started', (p) => containerOf(p)?.started === true || (containerOf(p)?.restartCount ?? 0) >= 1);
+  // Now liveness runs, and fails.
+  await waitForPod(env, 'startup', 'a liveness restart', (p) => (containerOf(p)?.restartCount ?? 0) >= 1);
+});
