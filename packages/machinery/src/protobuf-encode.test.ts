@@ -113,3 +113,21 @@ describe('Protobuf answers: encoding is the inverse of decoding', () => {
     expect(decodeProtobufObject(all.events[1]?.object ?? new Uint8Array(), schema)).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', resourceVersion: '7' } });
   });
 });
+
+describe('Protobuf never drops a value', () => {
+  it('a value whose field has no Protobuf number (a pod\'s probe handler) is NotEncodable, so callers fall back to JSON', () => {
+    const pod = {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' },
+      spec: { containers: [{ name: 'c', image: 'busybox', livenessProbe: { exec: { command: ['true'] }, periodSeconds: 1 } }] },
+    };
+    expect(() => encodeProtobufObject(pod, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(NotEncodable);
+    expect(() => encodeProtobufObject(pod, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(/livenessProbe/);
+  });
+
+  it('a field the schema does not know is NotEncodable too; apiVersion and kind are the envelope\'s', () => {
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { a: 'b' }, surprise: 1 };
+    expect(() => encodeProtobufObject(cm, schemaOf('', 'configmaps'), 'v1', 'ConfigMap')).toThrow(/surprise/);
+    const { surprise: _unused, ...known } = cm;
+    expect(roundTrip(known, schemaOf('', 'configmaps'))).toEqual(known);
+  });
+});

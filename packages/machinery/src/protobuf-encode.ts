@@ -104,8 +104,17 @@ function numberedFields(schema: ObjectSchema): [string, Schema][] {
   return fields;
 }
 
-/** One message of an object schema; fields without a field number (apiVersion, kind) are left out. */
+/**
+ * One message of an object schema. apiVersion and kind without a field number (the
+ * envelope's, and list items') are left out; any other value without a field number makes
+ * the object `NotEncodable`, so nothing is ever dropped on the way (the caller falls back
+ * to JSON).
+ */
 export function encodeMessage(obj: Record<string, unknown>, schema: ObjectSchema, path = ''): Uint8Array {
+  for (const [name, v] of Object.entries(obj)) {
+    if (v === undefined || v === null || name === 'apiVersion' || name === 'kind') continue;
+    if (schema.properties[name]?.tag === undefined) throw new NotEncodable(path ? `${path}.${name}` : name, 'the field has no Protobuf field number');
+  }
   const w = Writer.create();
   for (const [name, fs] of numberedFields(schema)) {
     const v = obj[name];

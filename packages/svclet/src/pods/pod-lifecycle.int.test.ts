@@ -66,6 +66,9 @@ describe('pods bound to the node', () => {
     const files = manager.containerLogFiles('default', 'crash', 'c');
     expect(files?.previous).toMatch(/\/c\/\d+\.log$/);
     expect(await readLog(files?.previous ?? '')).toContain('boom');
+    // Only the current and the previous instance are kept.
+    const { containers } = await env.cri.runtime.listContainers({ filter: { labelSelector: { [criLabel('pod.uid')]: p.metadata.uid ?? '' } } });
+    expect(containers.length).toBeLessThanOrEqual(2);
   });
 
   it('OnFailure and Never: Succeeded and Failed with exit codes; OnFailure restarts a failure', async () => {

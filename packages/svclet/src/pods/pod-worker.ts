@@ -287,7 +287,17 @@ export class PodWorker {
       }
     }
     this.ctx.prober.prune(this.uid, live);
+    await this.removeDead(seen);
     return changed;
+  }
+
+  /** Kubernetes' container GC for a live pod: of each container's exited instances only the two newest are kept (current and previous). */
+  private async removeDead(seen: Observed): Promise<void> {
+    for (const list of seen.byName.values()) {
+      for (const old of list.slice(2)) {
+        if (old.state === 'CONTAINER_EXITED') await this.ctx.cri.runtime.removeContainer({ containerId: old.id });
+      }
+    }
   }
 
   /** Restarts an exited container unless it is in back-off (then waits as CrashLoopBackOff). */
