@@ -67,3 +67,5 @@ export { duplicateJsonFields } from './duplicate-fields.js';
 export * from './bootstrap-token.js';
 export { aggregateClusterRoleRules, policyRuleEqual, policyRulesEqual, type AggregatedPolicyRule } from './clusterrole-aggregation.js';
 export { quantityValue, quantityMilliValue, QuantityError } from './quantity.js';
+export { defaultPodSpec, type DefaultablePodSpec, type DefaultableContainer } from './pod-defaults.js';
+export { sleep } from './sleep.js';

@@ -7,6 +7,7 @@ import * as x509 from '@peculiar/x509';
 import YAML from 'yaml';
 import { group, isAlreadyExists, naming, type ApiObject } from '@svc/api';
 import { ResourceClient, loadSvcconfig, type ClientConfig, type RestClient } from '@svc/client';
+import { sleep } from '@svc/machinery';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[1] & object);
 
@@ -58,18 +59,6 @@ async function nodeCsrPem(nodeName: string, keyPem: string): Promise<string> {
   return `${csr.toString('pem')}\n`;
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
 
 export interface RequestCertificateOptions {
   client: RestClient;

@@ -1,4 +1,5 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
+import { sleep } from '@svc/machinery';
 
 // Reading CRI-format container logs (Kubernetes' kuberuntime/logs): each line of the file is
 // `<RFC 3339 timestamp> <stdout|stderr> <F|P>[:<more tags>] <text>`; `P` (partial) lines run on
@@ -59,18 +60,6 @@ async function tailOffset(fh: FileHandle, size: number, n: number): Promise<numb
   return 0;
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
 
 /**
  * The container output in a CRI log file, as the client of `/containerLogs` gets it: the text

@@ -1,6 +1,7 @@
 import { group, isConflict, isNotFound, naming } from '@svc/api';
 import { ResourceClient, type Lease, type RestClient } from '@svc/client';
 import type { Logger } from '@svc/component-base';
+import { sleep } from '@svc/machinery';
 
 const leasesResource = () => ({ group: group('coordination'), version: 'v1', resource: 'leases' });
 
@@ -9,18 +10,6 @@ function microTime(now = Date.now()): string {
   return new Date(now).toISOString().replace(/Z$/, '000Z');
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 export interface NodeLeaseOptions {
   client: RestClient;

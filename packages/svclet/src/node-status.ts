@@ -5,6 +5,7 @@ import { jsonEqual } from '@svc/machinery';
 import type { SvcletConfiguration, Taint } from './configuration.js';
 import { allocatable, goArch, goOs, machineCapacity, nodeAddresses, observePressure, systemInfo, type NodeAddress, type Pressure } from './host-info.js';
 import type { RuntimeStatusService } from './pod-source.js';
+import { sleep } from '@svc/machinery';
 
 export interface NodeCondition {
   type: string;
@@ -36,18 +37,6 @@ export function nowTime(now = Date.now()): string {
   return new Date(now).toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let t: NodeJS.Timeout | undefined;

@@ -1,5 +1,6 @@
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload, decodeJwt } from 'jose';
 import { fetchJson } from './fetch-json.js';
+import { sleep } from '@svc/machinery';
 
 /** Where an OpenID issuer's keys come from. */
 export interface OidcProviderOptions {
@@ -113,13 +114,6 @@ export class OidcProvider {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) { resolve(); return; }
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
-  });
-}
 
 /** The `iss` of a JWT, read without verifying it; undefined when the token is not a JWT. */
 export function unverifiedIssuer(token: string): string | undefined {

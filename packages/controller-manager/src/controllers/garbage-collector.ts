@@ -4,6 +4,7 @@ import type { Logger } from '@svc/component-base';
 import { jsonEqual } from '@svc/machinery';
 import { newController, type ControllerContext, type ControllerDefinition } from '../controller-context.js';
 import { discoverResources, type DiscoveredResource } from '../discovery.js';
+import { sleep } from '@svc/machinery';
 
 const NAME = 'garbage-collector-controller';
 const FOREGROUND = 'foregroundDeletion';
@@ -189,13 +190,6 @@ class AbsentOwnerCache {
 
 type OwnerState = 'solid' | 'dangling' | 'waiting' | 'invalid';
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => { clearTimeout(t); signal.removeEventListener('abort', done); resolve(); };
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 /**
  * Kubernetes' garbage collector: monitors every deletable resource found by discovery into a

@@ -3,30 +3,13 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import YAML from 'yaml';
 import { podConfigAnnotation } from '@svc/api';
+import { defaultPodSpec } from '@svc/machinery';
 import type { ClientLogger } from '@svc/client';
-import type { Container, Pod } from './types.js';
-
-function defaultContainer(c: Container): void {
-  c.terminationMessagePath ??= '/dev/termination-log';
-  c.terminationMessagePolicy ??= 'File';
-  if (!c.imagePullPolicy) {
-    const last = (c.image ?? '').split('/').pop() ?? '';
-    c.imagePullPolicy = !last.includes(':') || last.endsWith(':latest') ? 'Always' : 'IfNotPresent';
-  }
-  c.resources ??= {};
-  for (const p of c.ports ?? []) p.protocol ??= 'TCP';
-}
+import type { Pod } from './types.js';
 
 /** Kubernetes' v1 pod defaults for the fields the svclet reads (the API server applies the same to API pods). */
 export function defaultPod(pod: Pod): void {
-  const s = pod.spec;
-  s.restartPolicy ??= 'Always';
-  s.terminationGracePeriodSeconds ??= 30;
-  s.dnsPolicy ??= 'ClusterFirst';
-  s.schedulerName ??= 'default-scheduler';
-  s.securityContext ??= {};
-  s.enableServiceLinks ??= true;
-  for (const c of [...(s.containers ?? []), ...(s.initContainers ?? [])]) defaultContainer(c);
+  defaultPodSpec(pod.spec);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -1,5 +1,5 @@
 import { fieldErrors, type ApiObject, type DeleteOptions, type FieldError } from '@svc/api';
-import { validateDnsLabel } from '@svc/machinery';
+import { defaultPodSpec, validateDnsLabel } from '@svc/machinery';
 import type { Strategy } from '../strategy.js';
 
 interface Container {
@@ -14,27 +14,7 @@ export interface PodSpec {
 
 const spec = (o: ApiObject): PodSpec => (o.spec ?? {}) as PodSpec;
 
-function defaultContainer(c: Container): void {
-  c.terminationMessagePath ??= '/dev/termination-log';
-  c.terminationMessagePolicy ??= 'File';
-  if (!c.imagePullPolicy) {
-    const tag = (c.image ?? '').split('/').pop() ?? '';
-    c.imagePullPolicy = !tag.includes(':') || tag.endsWith(':latest') ? 'Always' : 'IfNotPresent';
-  }
-  c.resources ??= {};
-  for (const p of c.ports ?? []) p.protocol ??= 'TCP';
-}
-
-/** Kubernetes' pod defaults for the fields a node agent reads. */
-export function defaultPodSpec(s: PodSpec): void {
-  s.restartPolicy ??= 'Always';
-  s.terminationGracePeriodSeconds ??= 30;
-  s.dnsPolicy ??= 'ClusterFirst';
-  s.schedulerName ??= 'default-scheduler';
-  s.securityContext ??= {};
-  s.enableServiceLinks ??= true;
-  for (const c of [...(s.containers ?? []), ...(s.initContainers ?? [])]) defaultContainer(c);
-}
+export { defaultPodSpec };
 
 function validateContainers(list: Container[] | undefined, path: string, required: boolean, names: Set<string>): FieldError[] {
   const errs: FieldError[] = [];

@@ -1,5 +1,6 @@
 import type { ApiObject } from '@svc/api';
 import { StorageError, type Storage, type StorageEvent } from '../interface.js';
+import { sleep } from '@svc/machinery';
 
 export interface CacherOptions {
   /** How long events stay replayable for watches (Kubernetes: 5 minutes). */
@@ -359,9 +360,3 @@ function firstAfter(window: WindowEvent[], rev: number): number {
   return lo;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
-  });
-}
