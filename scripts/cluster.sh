@@ -2,22 +2,39 @@
 # The README's run command: a local cluster as processes under .cluster/:
 # etcd, svc-apiserver, svc-controller-manager, svc-scheduler and N nodes (svc-runtime + svclet),
 # the nodes joined with a bootstrap token through `svcadm join`.
-#   ./scripts/cluster.sh up [--nodes N] | down | status | logs <component>
+#   ./scripts/cluster.sh up [--nodes N] [--ha] | down | status | logs <component>
+# --ha: 3 etcd members, 2 API servers behind svc-lb (a TCP load balancer on SVC_APISERVER_PORT,
+#   the address every client uses), 2 controller managers and 2 schedulers (leader-elected).
 # Ports: SVC_ETCD_PORT (2379), SVC_ETCD_PEER_PORT (2380), SVC_APISERVER_PORT (6443),
 #   SVC_CONTROLLER_MANAGER_PORT (10257), SVC_SCHEDULER_PORT (10259); node i uses
 #   SVC_NODE_PORT_BASE+i (10250+i) and SVC_NODE_HEALTHZ_PORT_BASE+i (10248+100*i).
+# --ha adds: etcd members 2 and 3 on SVC_ETCD_2_PORT/SVC_ETCD_2_PEER_PORT (22379/22380) and
+#   SVC_ETCD_3_PORT/SVC_ETCD_3_PEER_PORT (32379/32380); the API servers on SVC_APISERVER_1_PORT
+#   (6444) and SVC_APISERVER_2_PORT (6445) behind the LB on SVC_APISERVER_PORT; the second
+#   controller manager on SVC_CONTROLLER_MANAGER_2_PORT (10267), the second scheduler on
+#   SVC_SCHEDULER_2_PORT (10269).
+# SVC_CLUSTER_DIR: where the cluster lives (default .cluster).
 # SVC_APISERVER_ARGS, SVC_CONTROLLER_MANAGER_ARGS, SVC_SCHEDULER_ARGS: extra flags (split on spaces).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/ensure-tools.sh
 
-DIR="$PWD/.cluster"
+DIR="${SVC_CLUSTER_DIR:-$PWD/.cluster}"
+case "$DIR" in /*) ;; *) DIR="$PWD/$DIR" ;; esac
 PKI="$DIR/pki"
 ETCD_PORT="${SVC_ETCD_PORT:-2379}"
 ETCD_PEER_PORT="${SVC_ETCD_PEER_PORT:-2380}"
 API_PORT="${SVC_APISERVER_PORT:-6443}"
 CM_PORT="${SVC_CONTROLLER_MANAGER_PORT:-10257}"
 SCHED_PORT="${SVC_SCHEDULER_PORT:-10259}"
+ETCD_2_PORT="${SVC_ETCD_2_PORT:-22379}"
+ETCD_2_PEER_PORT="${SVC_ETCD_2_PEER_PORT:-22380}"
+ETCD_3_PORT="${SVC_ETCD_3_PORT:-32379}"
+ETCD_3_PEER_PORT="${SVC_ETCD_3_PEER_PORT:-32380}"
+API_1_PORT="${SVC_APISERVER_1_PORT:-6444}"
+API_2_PORT="${SVC_APISERVER_2_PORT:-6445}"
+CM_2_PORT="${SVC_CONTROLLER_MANAGER_2_PORT:-10267}"
+SCHED_2_PORT="${SVC_SCHEDULER_2_PORT:-10269}"
 NODE_PORT_BASE="${SVC_NODE_PORT_BASE:-10250}"
 NODE_HEALTHZ_PORT_BASE="${SVC_NODE_HEALTHZ_PORT_BASE:-10248}"
 read -r -a EXTRA_API_ARGS <<<"${SVC_APISERVER_ARGS:-}"
@@ -115,12 +132,56 @@ YAML
     --container-runtime-endpoint "unix://$nd/cri.sock" ${naming:+"$naming"}
 }
 
+start_etcd() { # name data-dir-name client-port peer-port initial-cluster
+  start_bg "$1" etcd --name "$2" --data-dir "$DIR/$1" \
+    --listen-client-urls "http://127.0.0.1:$3" --advertise-client-urls "http://127.0.0.1:$3" \
+    --listen-peer-urls "http://127.0.0.1:$4" --initial-advertise-peer-urls "http://127.0.0.1:$4" \
+    --initial-cluster "$5" --initial-cluster-state new
+}
+
+start_apiserver() { # name port store-servers
+  start_bg "$1" node packages/apiserver/dist/bin/svc-apiserver.js \
+    --store-servers "$3" --bind-address 127.0.0.1 --secure-port "$2" \
+    --tls-cert-file "$PKI/apiserver.crt" --tls-private-key-file "$PKI/apiserver.key" --client-ca-file "$PKI/ca.crt" \
+    --service-account-key-file "$PKI/sa.key" --service-account-signing-key-file "$PKI/sa.key" \
+    --token-auth-file "$DIR/tokens.csv" --enable-bootstrap-token-auth --authorization-mode=Node,RBAC \
+    --svclet-client-certificate "$PKI/apiserver-svclet-client.crt" --svclet-client-key "$PKI/apiserver-svclet-client.key" \
+    --svclet-preferred-address-types InternalIP,Hostname ${EXTRA_API_ARGS[@]+"${EXTRA_API_ARGS[@]}"}
+}
+
+start_controller_manager() { # name port naming
+  start_bg "$1" node packages/controller-manager/dist/bin/svc-controller-manager.js \
+    --svcconfig "$SVCCONFIG" --authentication-kubeconfig "$SVCCONFIG" --authorization-kubeconfig "$SVCCONFIG" \
+    --bind-address 127.0.0.1 --secure-port "$2" --cert-dir "$DIR/$1" \
+    --controllers='*,tokencleaner,bootstrapsigner' --root-ca-file "$PKI/ca.crt" \
+    --cluster-signing-cert-file "$PKI/ca.crt" --cluster-signing-key-file "$PKI/ca.key" \
+    ${3:+"$3"} ${EXTRA_CM_ARGS[@]+"${EXTRA_CM_ARGS[@]}"}
+}
+
+start_scheduler() { # name port naming
+  start_bg "$1" node packages/scheduler/dist/bin/svc-scheduler.js \
+    --svcconfig "$SVCCONFIG" --authentication-kubeconfig "$SVCCONFIG" --authorization-kubeconfig "$SVCCONFIG" \
+    --bind-address 127.0.0.1 --secure-port "$2" --cert-dir "$DIR/$1" \
+    ${3:+"$3"} ${EXTRA_SCHED_ARGS[@]+"${EXTRA_SCHED_ARGS[@]}"}
+}
+
+# The control plane's components as "name port" (health port for the CM and scheduler).
+control_plane() {
+  if [ "$(cat "$DIR/mode" 2>/dev/null)" = ha ]; then
+    printf '%s\n' "etcd-1 $ETCD_PORT" "etcd-2 $ETCD_2_PORT" "etcd-3 $ETCD_3_PORT" "apiserver-1 $API_1_PORT" "apiserver-2 $API_2_PORT" \
+      "lb $API_PORT" "controller-manager-1 $CM_PORT" "controller-manager-2 $CM_2_PORT" "scheduler-1 $SCHED_PORT" "scheduler-2 $SCHED_2_PORT"
+  else
+    printf '%s\n' "etcd $ETCD_PORT" "apiserver $API_PORT" "controller-manager $CM_PORT" "scheduler $SCHED_PORT"
+  fi
+}
+
 up() {
-  local nodes=1
+  local nodes=1 mode=single
   while [ $# -gt 0 ]; do
     case "$1" in
       --nodes) nodes=$2; shift 2 ;;
       --nodes=*) nodes=${1#--nodes=}; shift ;;
+      --ha) mode=ha; shift ;;
       *) echo "unknown flag $1" >&2; exit 2 ;;
     esac
   done
@@ -128,37 +189,52 @@ up() {
   ensure_etcd
   ensure_deps
   mkdir -p "$DIR"
+  local prev c
+  prev=$(cat "$DIR/mode" 2>/dev/null || echo single)
+  if [ "$prev" != "$mode" ]; then
+    for c in $(components); do
+      if alive "$c"; then echo "a $prev cluster is running in $DIR; run $0 down first" >&2; exit 1; fi
+    done
+  fi
+  echo "$mode" >"$DIR/mode"
   "${SVCADM[@]}" init pki --cert-dir "$PKI" >/dev/null
   if [ ! -f "$DIR/tokens.csv" ]; then
     (umask 077; echo "$(node -e 'console.log(require("crypto").randomBytes(16).toString("hex"))'),admin,admin,\"system:masters\"" >"$DIR/tokens.csv")
   fi
-  start_bg etcd etcd --name svc --data-dir "$DIR/etcd" \
-    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
-    --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-    --initial-cluster "svc=http://127.0.0.1:$ETCD_PEER_PORT"
-  start_bg apiserver node packages/apiserver/dist/bin/svc-apiserver.js \
-    --store-servers "http://127.0.0.1:$ETCD_PORT" --bind-address 127.0.0.1 --secure-port "$API_PORT" \
-    --tls-cert-file "$PKI/apiserver.crt" --tls-private-key-file "$PKI/apiserver.key" --client-ca-file "$PKI/ca.crt" \
-    --service-account-key-file "$PKI/sa.key" --service-account-signing-key-file "$PKI/sa.key" \
-    --token-auth-file "$DIR/tokens.csv" --enable-bootstrap-token-auth --authorization-mode=Node,RBAC \
-    --svclet-client-certificate "$PKI/apiserver-svclet-client.crt" --svclet-client-key "$PKI/apiserver-svclet-client.key" \
-    --svclet-preferred-address-types InternalIP,Hostname ${EXTRA_API_ARGS[@]+"${EXTRA_API_ARGS[@]}"}
-  wait_ready "https://127.0.0.1:$API_PORT/readyz" "$PKI/ca.crt" 60 || fail_with_log apiserver "svc-apiserver did not become ready"
-  write_admin_svcconfig
   local naming
   naming=$(naming_args)
-  start_bg controller-manager node packages/controller-manager/dist/bin/svc-controller-manager.js \
-    --svcconfig "$SVCCONFIG" --authentication-kubeconfig "$SVCCONFIG" --authorization-kubeconfig "$SVCCONFIG" \
-    --bind-address 127.0.0.1 --secure-port "$CM_PORT" --cert-dir "$DIR/controller-manager" \
-    --controllers='*,tokencleaner,bootstrapsigner' --root-ca-file "$PKI/ca.crt" \
-    --cluster-signing-cert-file "$PKI/ca.crt" --cluster-signing-key-file "$PKI/ca.key" \
-    ${naming:+"$naming"} ${EXTRA_CM_ARGS[@]+"${EXTRA_CM_ARGS[@]}"}
-  start_bg scheduler node packages/scheduler/dist/bin/svc-scheduler.js \
-    --svcconfig "$SVCCONFIG" --authentication-kubeconfig "$SVCCONFIG" --authorization-kubeconfig "$SVCCONFIG" \
-    --bind-address 127.0.0.1 --secure-port "$SCHED_PORT" --cert-dir "$DIR/scheduler" \
-    ${naming:+"$naming"} ${EXTRA_SCHED_ARGS[@]+"${EXTRA_SCHED_ARGS[@]}"}
-  wait_ready "https://127.0.0.1:$CM_PORT/healthz" "$DIR/controller-manager/ca.crt" 30 || fail_with_log controller-manager "svc-controller-manager did not become healthy"
-  wait_ready "https://127.0.0.1:$SCHED_PORT/healthz" "$DIR/scheduler/ca.crt" 30 || fail_with_log scheduler "svc-scheduler did not become healthy"
+  if [ "$mode" = ha ]; then
+    local initial="svc-1=http://127.0.0.1:$ETCD_PEER_PORT,svc-2=http://127.0.0.1:$ETCD_2_PEER_PORT,svc-3=http://127.0.0.1:$ETCD_3_PEER_PORT"
+    local store="http://127.0.0.1:$ETCD_PORT,http://127.0.0.1:$ETCD_2_PORT,http://127.0.0.1:$ETCD_3_PORT"
+    start_etcd etcd-1 svc-1 "$ETCD_PORT" "$ETCD_PEER_PORT" "$initial"
+    start_etcd etcd-2 svc-2 "$ETCD_2_PORT" "$ETCD_2_PEER_PORT" "$initial"
+    start_etcd etcd-3 svc-3 "$ETCD_3_PORT" "$ETCD_3_PEER_PORT" "$initial"
+    start_apiserver apiserver-1 "$API_1_PORT" "$store"
+    start_apiserver apiserver-2 "$API_2_PORT" "$store"
+    wait_ready "https://127.0.0.1:$API_1_PORT/readyz" "$PKI/ca.crt" 90 || fail_with_log apiserver-1 "svc-apiserver 1 did not become ready"
+    wait_ready "https://127.0.0.1:$API_2_PORT/readyz" "$PKI/ca.crt" 60 || fail_with_log apiserver-2 "svc-apiserver 2 did not become ready"
+    start_bg lb node packages/svcadm/dist/bin/svc-lb.js --listen "127.0.0.1:$API_PORT" \
+      --backend "127.0.0.1:$API_1_PORT" --backend "127.0.0.1:$API_2_PORT" --health-ca-file "$PKI/ca.crt" --health-interval 1s
+    wait_ready "https://127.0.0.1:$API_PORT/readyz" "$PKI/ca.crt" 30 || fail_with_log lb "svc-lb did not pass requests"
+    write_admin_svcconfig
+    start_controller_manager controller-manager-1 "$CM_PORT" "$naming"
+    start_controller_manager controller-manager-2 "$CM_2_PORT" "$naming"
+    start_scheduler scheduler-1 "$SCHED_PORT" "$naming"
+    start_scheduler scheduler-2 "$SCHED_2_PORT" "$naming"
+  else
+    start_etcd etcd svc "$ETCD_PORT" "$ETCD_PEER_PORT" "svc=http://127.0.0.1:$ETCD_PEER_PORT"
+    start_apiserver apiserver "$API_PORT" "http://127.0.0.1:$ETCD_PORT"
+    wait_ready "https://127.0.0.1:$API_PORT/readyz" "$PKI/ca.crt" 60 || fail_with_log apiserver "svc-apiserver did not become ready"
+    write_admin_svcconfig
+    start_controller_manager controller-manager "$CM_PORT" "$naming"
+    start_scheduler scheduler "$SCHED_PORT" "$naming"
+  fi
+  local name port
+  while read -r name port; do
+    case "$name" in controller-manager*|scheduler*)
+      wait_ready "https://127.0.0.1:$port/healthz" "$DIR/$name/ca.crt" 30 || fail_with_log "$name" "svc-$name did not become healthy" ;;
+    esac
+  done < <(control_plane)
   "${SVCADM[@]}" ${naming:+"$naming"} init cluster-info --svcconfig "$SVCCONFIG" >/dev/null
   local join token hash i
   join=$("${SVCADM[@]}" ${naming:+"$naming"} token create --svcconfig "$SVCCONFIG" --ttl 1h --print-join-command)
@@ -181,20 +257,24 @@ up() {
     }
   ' "$nodes" || fail_with_log node-1 "the nodes did not become Ready"
   cat <<MSG
-svc cluster is up in $((SECONDS - started)) s: https://127.0.0.1:$API_PORT, $nodes node(s) (logs in $DIR)
+svc cluster$([ "$mode" = ha ] && echo " (HA: 3 etcd, 2 API servers behind svc-lb, 2 controller managers, 2 schedulers)") is up in $((SECONDS - started)) s: https://127.0.0.1:$API_PORT, $nodes node(s) (logs in $DIR)
   export KUBECONFIG=$SVCCONFIG
   kubectl get nodes
   kubectl create deployment hello --image=busybox --replicas=2 -- sh -c 'while true; do date; sleep 5; done'
-  ./scripts/cluster.sh logs apiserver
+  ./scripts/cluster.sh logs $([ "$mode" = ha ] && echo apiserver-1 || echo apiserver)
 Join another node: ${SVCADM[*]} token create --svcconfig $SVCCONFIG --print-join-command
 Stop it with ./scripts/cluster.sh down
 MSG
 }
 
-components() {
+components() { # stop order: nodes, then the control plane from the top
   local f
   for f in "$DIR"/node-*.pid; do [ -e "$f" ] && basename "$f" .pid; done | sort
-  echo scheduler controller-manager apiserver etcd | tr ' ' '\n'
+  for f in scheduler controller-manager lb apiserver etcd; do
+    [ -e "$DIR/$f.pid" ] && echo "$f"
+    ls "$DIR" 2>/dev/null | sed -n "s/^\($f-[0-9]\)\.pid$/\1/p" | sort
+  done
+  return 0
 }
 
 down() {
@@ -215,14 +295,21 @@ down() {
 }
 
 status() {
-  local name
-  for name in $(components | sort); do
+  local name port
+  echo "mode: $(cat "$DIR/mode" 2>/dev/null || echo single)"
+  for name in $( (components; control_plane | cut -d' ' -f1) | sort -u); do
     if alive "$name"; then echo "$name: running (pid $(cat "$DIR/$name.pid"))"; else echo "$name: stopped"; fi
   done
-  if alive apiserver && wait_ready "https://127.0.0.1:$API_PORT/readyz" "$PKI/ca.crt" 2; then echo "apiserver readyz: ok"; fi
-  if alive controller-manager && wait_ready "https://127.0.0.1:$CM_PORT/healthz" "$DIR/controller-manager/ca.crt" 2; then echo "controller-manager healthz: ok"; fi
-  if alive scheduler && wait_ready "https://127.0.0.1:$SCHED_PORT/healthz" "$DIR/scheduler/ca.crt" 2; then echo "scheduler healthz: ok"; fi
-  if alive apiserver; then KUBECONFIG="$SVCCONFIG" kubectl get nodes 2>/dev/null || true; fi
+  while read -r name port; do
+    alive "$name" || continue
+    case "$name" in
+      etcd*) if curl -sf -m 2 "http://127.0.0.1:$port/health" >/dev/null; then echo "$name health: ok"; else echo "$name health: failing"; fi ;;
+      apiserver*|lb) if wait_ready "https://127.0.0.1:$port/readyz" "$PKI/ca.crt" 2; then echo "$name readyz: ok"; else echo "$name readyz: failing"; fi ;;
+      controller-manager*|scheduler*)
+        if wait_ready "https://127.0.0.1:$port/healthz" "$DIR/$name/ca.crt" 2; then echo "$name healthz: ok"; else echo "$name healthz: failing"; fi ;;
+    esac
+  done < <(control_plane)
+  if [ -s "$SVCCONFIG" ]; then KUBECONFIG="$SVCCONFIG" kubectl get nodes 2>/dev/null || true; fi
 }
 
 logs() {
@@ -236,5 +323,5 @@ case "${1:-}" in
   down) down ;;
   status) status ;;
   logs) shift; logs "$@" ;;
-  *) echo "usage: $0 up [--nodes N] | down | status | logs <component>" >&2; exit 2 ;;
+  *) echo "usage: $0 up [--nodes N] [--ha] | down | status | logs <component>" >&2; exit 2 ;;
 esac

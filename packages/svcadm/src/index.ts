@@ -3,3 +3,4 @@ export { discoverCluster, verifyDetachedJws, DiscoveryError, type DiscoveryOptio
 export { PublicKeyPins, publicKeyPin, subjectPublicKeyInfo, certificatesOfPem } from './pubkey-pin.js';
 export { generateToken, parseToken, tokenSecret, tokenFromSecret, defaultNodeTokenGroup, type BootstrapToken } from './token.js';
 export { clusterInfoKubeconfig, bootstrapSvcconfig, joinObjects } from './cluster-info.js';
+export { startLoadBalancer, parseLoadBalancerArgs, type LoadBalancer, type LoadBalancerOptions } from './lb.js';
