@@ -37,8 +37,11 @@ describe('the scheduler\'s secure port', () => {
   });
 
   it('serves /healthz without credentials, with the leaderElection and sched-handler-sync checks', async () => {
-    const plain = await client.request('GET', '/healthz');
-    expect(plain.status).toBe(200);
+    // sched-handler-sync passes once the scheduler's informers synced, shortly after leading.
+    const plain = await waitFor('a healthy /healthz', async () => {
+      const r = await client.request('GET', '/healthz');
+      return r.status === 200 ? r : undefined;
+    });
     expect(plain.text).toBe('ok');
     const verbose = await waitFor('a healthy verbose /healthz', async () => {
       const r = await client.request('GET', '/healthz?verbose');
