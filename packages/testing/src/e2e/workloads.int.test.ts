@@ -1,0 +1,229 @@
+// `./scripts/cluster.sh up --nodes 2` as real processes (needs the build), driven with stock
+// kubectl: a Deployment running a real command becomes Available, scales up and down, rolls
+// out a new command, and survives the loss of node-2's svclet (its pods are replaced on
+// node-1). Every port is free and passed through SVC_*_PORT; the cluster lives in a temp
+// SVC_CLUSTER_DIR, and nothing started for it may outlive `cluster.sh down`.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePorts } from '../free-port.js';
+import { kubectl, type KubectlResult } from '../kubectl.js';
+import { waitFor } from '../wait.js';
+
+const ROOT = resolve(__dirname, '../../../..');
+const DEP = 'ticker';
+const OLD_CMD = ['sh', '-c', 'while true; do echo tick; sleep 1; done'];
+const NEW_CMD = ['sh', '-c', 'while true; do echo tock-v2; sleep 1; done'];
+// cluster.sh gives svclet its default heartbeats (node status and Lease renewal every 10 s) and has
+// no knob for them, so a grace period under 10 s (e.g. 4 s) makes every node flap to Unknown
+// between heartbeats: the node lifecycle controller then sees "no node ready", enters full
+// disruption mode and stops NoExecute tainting, and node-2's pods are never evicted. 20 s is
+// the default heartbeat plus slack for a loaded machine.
+const GRACE_S = 20;
+
+interface Pod {
+  metadata: { name: string; deletionTimestamp?: string };
+  spec: { nodeName?: string; containers: Array<{ command?: string[] }> };
+  status?: { phase?: string };
+}
+interface Deployment { status?: { availableReplicas?: number; updatedReplicas?: number; replicas?: number; readyReplicas?: number } }
+interface Node { metadata: { name: string }; status?: { conditions?: Array<{ type: string; status: string }> } }
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; out: string }> {
+  return new Promise((done) => {
+    const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (code) => { clearTimeout(timer); done({ code, out }); });
+  });
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((ok) => {
+    const s = createServer();
+    s.once('error', () => ok(false));
+    s.listen({ host: '127.0.0.1', port, exclusive: true }, () => s.close(() => ok(true)));
+  });
+}
+
+/** A base such that base+step*1 and base+step*2 were free a moment ago (node i uses base+step*i). */
+async function freeBase(step: number): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const [p] = await freePorts(1);
+    if (p === undefined || p + step > 65535) continue;
+    if (await isFree(p + step)) return p - step;
+  }
+  throw new Error(`no free port pair ${step} apart`);
+}
+
+const log = (s: string): void => { process.stderr.write(`[workloads] ${s}\n`); };
+
+describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  let admin: string;
+  let upOk = false;
+
+  const k = async (...args: string[]): Promise<KubectlResult> => kubectl(admin, args, { timeoutMs: 120_000 });
+  const kOk = async (...args: string[]): Promise<string> => {
+    const r = await k(...args);
+    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: exit ${r.code}\n${r.stderr}${r.stdout}`);
+    return r.stdout;
+  };
+  const pods = async (): Promise<Pod[]> => (JSON.parse(await kOk('get', 'pods', '-l', `app=${DEP}`, '-o', 'json')) as { items: Pod[] }).items;
+  const live = (ps: Pod[]): Pod[] => ps.filter((p) => !p.metadata.deletionTimestamp);
+  const running = (ps: Pod[]): Pod[] => live(ps).filter((p) => p.status?.phase === 'Running');
+  const deployment = async (): Promise<Deployment> => JSON.parse(await kOk('get', 'deployment', DEP, '-o', 'json')) as Deployment;
+  const ready = (n: Node | undefined): string | undefined => n?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  const summary = (ps: Pod[]): string => ps.map((p) => `${p.metadata.name}@${p.spec.nodeName ?? '-'}:${p.status?.phase ?? '-'}${p.metadata.deletionTimestamp ? '(terminating)' : ''}`).join(', ');
+
+  /** Waits until exactly `n` pods exist (none terminating), all Running; returns them. */
+  async function settle(n: number, timeoutMs: number): Promise<Pod[]> {
+    let last: Pod[] = [];
+    try {
+      return await waitFor(`exactly ${n} Running pods`, async () => {
+        last = await pods();
+        return last.length === n && running(last).length === n ? last : undefined;
+      }, timeoutMs, 500);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}; last seen: ${summary(last)}`);
+    }
+  }
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svc-workloads-'));
+    admin = join(dir, 'admin.svcconfig');
+    const p = await freePorts(5);
+    const at = (i: number): string => String(p[i]);
+    env = {
+      ...process.env, SVC_CLUSTER_DIR: dir,
+      SVC_ETCD_PORT: at(0), SVC_ETCD_PEER_PORT: at(1), SVC_APISERVER_PORT: at(2),
+      SVC_CONTROLLER_MANAGER_PORT: at(3), SVC_SCHEDULER_PORT: at(4),
+      // Node i serves on base+i and base+100*i.
+      SVC_NODE_PORT_BASE: String(await freeBase(1)), SVC_NODE_HEALTHZ_PORT_BASE: String(await freeBase(100)),
+      SVC_APISERVER_ARGS: '--default-not-ready-toleration-seconds=3 --default-unreachable-toleration-seconds=3',
+      SVC_CONTROLLER_MANAGER_ARGS: `--node-monitor-grace-period=${GRACE_S}s --node-monitor-period=500ms`,
+    };
+    const started = Date.now();
+    const up = await run('bash', ['scripts/cluster.sh', 'up', '--nodes', '2'], env, 240_000);
+    log(`up: exit ${up.code} in ${Date.now() - started} ms`);
+    if (up.code !== 0) throw new Error(`cluster.sh up --nodes 2 failed:\n${up.out}`);
+    upOk = true;
+  }, 300_000);
+
+  afterAll(async () => {
+    if (!dir) return;
+    const down = await run('bash', ['scripts/cluster.sh', 'down'], env, 120_000);
+    if (down.code !== 0) log(`down failed:\n${down.out}`);
+    // Processes may take a moment to disappear from the process table after their kill.
+    let left = '';
+    try {
+      await waitFor('no process of the cluster left', () => {
+        left = spawnSync('pgrep', ['-af', dir], { encoding: 'utf8' }).stdout.trim();
+        return left === '';
+      }, 10_000, 200);
+    } catch { /* reported below */ }
+    if (left) {
+      log(`left behind after down:\n${left}`);
+      spawnSync('pkill', ['-9', '-f', dir]);
+    }
+    await rm(dir, { recursive: true, force: true });
+    expect(left).toBe('');
+  }, 180_000);
+
+  it('runs a 3-replica Deployment of a real command until it is Available', async () => {
+    expect(upOk).toBe(true);
+    const nodes = (JSON.parse(await kOk('get', 'nodes', '-o', 'json')) as { items: Node[] }).items;
+    expect(nodes.map((n) => `${n.metadata.name}=${ready(n)}`).sort()).toEqual(['node-1=True', 'node-2=True']);
+    const t0 = Date.now();
+    await kOk('create', 'deployment', DEP, '--image=busybox', '--replicas=3', '--', ...OLD_CMD);
+    await kOk('rollout', 'status', `deployment/${DEP}`, '--timeout=90s');
+    log(`rollout of 3 replicas: ${Date.now() - t0} ms`);
+    const ps = await settle(3, 30_000);
+    log(`pods: ${summary(ps)}`);
+    await waitFor('3 available replicas', async () => (await deployment()).status?.availableReplicas === 3, 30_000, 500);
+    const first = ps[0]?.metadata.name ?? '';
+    await waitFor(`"tick" in the logs of ${first}`, async () => (await kOk('logs', first)).includes('tick'), 20_000, 500);
+  }, 150_000);
+
+  it('scales to 5 and back to 3', async () => {
+    await kOk('scale', 'deployment', DEP, '--replicas=5');
+    let t0 = Date.now();
+    await settle(5, 60_000);
+    await waitFor('5 available replicas', async () => (await deployment()).status?.availableReplicas === 5, 30_000, 500);
+    log(`scale 3 -> 5: ${Date.now() - t0} ms`);
+    await kOk('scale', 'deployment', DEP, '--replicas=3');
+    t0 = Date.now();
+    await settle(3, 60_000);
+    await waitFor('3 replicas in the Deployment status', async () => {
+      const s = (await deployment()).status;
+      return s?.replicas === 3 && s.availableReplicas === 3;
+    }, 30_000, 500);
+    log(`scale 5 -> 3: ${Date.now() - t0} ms`);
+  }, 150_000);
+
+  it('rolls out a new command', async () => {
+    const before = new Set((await pods()).map((p) => p.metadata.name));
+    const t0 = Date.now();
+    await kOk('patch', 'deployment', DEP, '--type', 'json', '-p',
+      JSON.stringify([{ op: 'replace', path: '/spec/template/spec/containers/0/command', value: NEW_CMD }]));
+    await kOk('rollout', 'status', `deployment/${DEP}`, '--timeout=120s');
+    const ps = await settle(3, 60_000);
+    log(`rolling update: ${Date.now() - t0} ms; pods: ${summary(ps)}`);
+    for (const p of ps) {
+      expect(before.has(p.metadata.name)).toBe(false);
+      expect(p.spec.containers[0]?.command).toEqual(NEW_CMD);
+    }
+    await waitFor('3 updated and available replicas in the Deployment status', async () => {
+      const d = (await deployment()).status;
+      return d?.updatedReplicas === 3 && d.availableReplicas === 3 && d.replicas === 3;
+    }, 30_000, 500);
+    const one = ps[0]?.metadata.name ?? '';
+    const out = await waitFor(`"tock-v2" in the logs of ${one}`, async () => {
+      const o = await kOk('logs', one);
+      return o.includes('tock-v2') ? o : undefined;
+    }, 20_000, 500);
+    expect(out).not.toContain('tick');
+  }, 240_000);
+
+  it('replaces the pods of a node whose svclet was killed, on node-1', async () => {
+    const onNode2 = live(await pods()).filter((p) => p.spec.nodeName === 'node-2').map((p) => p.metadata.name);
+    log(`pods on node-2 before the kill: ${onNode2.join(', ') || '(none)'}`);
+    // Both nodes Ready (and stay so between heartbeats, see GRACE_S) before the kill.
+    const nodes = (JSON.parse(await kOk('get', 'nodes', '-o', 'json')) as { items: Node[] }).items;
+    expect(nodes.map((n) => `${n.metadata.name}=${ready(n)}`).sort()).toEqual(['node-1=True', 'node-2=True']);
+    // svcadm join starts svclet as a child: kill the svclet itself (node, svclet.js), of this cluster only.
+    const lines = spawnSync('pgrep', ['-af', 'hostname-override node-2'], { encoding: 'utf8' }).stdout.split('\n')
+      .filter((l) => l.includes(`${dir}/node-2`) && l.includes('svclet.js') && !l.includes('svcadm.js'));
+    expect(lines).toHaveLength(1);
+    const pid = Number(lines[0]?.split(' ')[0]);
+    process.kill(pid, 'SIGKILL');
+    const killedAt = Date.now();
+    log(`killed node-2's svclet (pid ${pid})`);
+    await waitFor('node-2 NotReady/Unknown', async () => {
+      const n = JSON.parse(await kOk('get', 'node', 'node-2', '-o', 'json')) as Node;
+      return ready(n) !== 'True';
+    }, (GRACE_S + 30) * 1000, 250);
+    log(`node-2 not Ready after ${Date.now() - killedAt} ms`);
+    expect(Date.now() - killedAt).toBeGreaterThanOrEqual((GRACE_S - 10) * 1000);
+    let last: Pod[] = [];
+    try {
+      await waitFor('3 available replicas, all on node-1', async () => {
+        last = await pods();
+        const r = running(last);
+        const d = (await deployment()).status;
+        return r.length === 3 && live(last).length === 3 && r.every((p) => p.spec.nodeName === 'node-1') && d?.availableReplicas === 3;
+      }, 60_000, 500);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}; last seen: ${summary(last)}`);
+    }
+    log(`pods replaced after ${Date.now() - killedAt} ms: ${summary(last)}`);
+    for (const name of onNode2) expect(live(last).map((p) => p.metadata.name)).not.toContain(name);
+    const n1 = JSON.parse(await kOk('get', 'node', 'node-1', '-o', 'json')) as Node;
+    expect(ready(n1)).toBe('True');
+  }, 200_000);
+});
