@@ -30,7 +30,7 @@ export function nodeAddresses(ips: readonly string[], host: string): NodeAddress
   return [...ips.map((address): NodeAddress => ({ type: 'InternalIP', address })), { type: 'Hostname', address: host }];
 }
 
-/** `process.arch` as Go's GOARCH (what `svc.io/arch` and `nodeInfo.architecture` carry). */
+/** `process.arch` as Go's GOARCH (what the `arch` node label and `nodeInfo.architecture` carry). */
 export function goArch(): string {
   const a = arch();
   return ({ x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' } as Record<string, string>)[a] ?? a;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
 import YAML from 'yaml';
-import type { ApiObject } from '@svc/api';
+import { nodeAgentConfigType, type ApiObject } from '@svc/api';
 import { silentLogger, type Logger } from '@svc/component-base';
 import { freePort } from '@svc/testing';
 import { parseSvcletOptions } from './options.js';
@@ -18,7 +18,7 @@ x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoPro
 
 /** A configuration file body for the current naming (fields as in the file). */
 export function svcletConfigYaml(fields: Record<string, unknown>): string {
-  return YAML.stringify({ apiVersion: 'svclet.config.svc.io/v1beta1', kind: 'SvcletConfiguration', ...fields });
+  return YAML.stringify({ ...nodeAgentConfigType(), ...fields });
 }
 
 /** A runtime whose Status answers ready or not as set (`down` makes the calls fail). */

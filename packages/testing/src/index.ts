@@ -10,3 +10,4 @@ export { waitFor } from './wait.js';
 export { WatchStream, openWatch, type WatchEventJson } from './watch-stream.js';
 export { startKubectlEnv, type KubectlEnv, type KubectlRunOptions } from './kubectl-env.js';
 export { uniqueName, expectCode, expectFailure, MEDIA, type Json, type StatusBody } from './api-assertions.js';
+export { runCommand, type CommandResult } from './run-command.js';

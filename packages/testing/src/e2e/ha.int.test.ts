@@ -2,7 +2,7 @@
 // 2 API servers behind svc-lb, 2 controller managers and 2 schedulers, 1 node; then the etcd
 // leader, one API server and the controller-manager leader are killed with SIGKILL.
 // Every port is free and passed through SVC_*_PORT; the cluster lives in a temp SVC_CLUSTER_DIR.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -12,6 +12,7 @@ import { freePorts } from '../free-port.js';
 import { HttpsClient } from '../https-client.js';
 import { kubectl } from '../kubectl.js';
 import { waitFor } from '../wait.js';
+import { runCommand } from '../run-command.js';
 
 const ROOT = resolve(__dirname, '../../../..');
 const LEASE_S = 4;
@@ -20,15 +21,10 @@ const RETRY_S = 0.5;
 interface Lease { spec?: { holderIdentity?: string } }
 interface Pod { status?: { phase?: string } }
 
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; out: string }> {
-  return new Promise((done) => {
-    const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('exit', (code) => { clearTimeout(timer); done({ code, out }); });
-  });
+/** A command's exit code and its stdout and stderr together. */
+async function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; out: string }> {
+  const r = await runCommand(cmd, args, { env, cwd: ROOT, timeoutMs });
+  return { code: r.code, out: r.stdout + r.stderr };
 }
 
 /** POST to etcd's JSON gateway of one member. */

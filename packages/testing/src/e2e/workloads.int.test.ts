@@ -3,7 +3,7 @@
 // out a new command, and survives the loss of node-2's svclet (its pods are replaced on
 // node-1). Every port is free and passed through SVC_*_PORT; the cluster lives in a temp
 // SVC_CLUSTER_DIR, and nothing started for it may outlive `cluster.sh down`.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { freePorts } from '../free-port.js';
 import { kubectl, type KubectlResult } from '../kubectl.js';
 import { waitFor } from '../wait.js';
+import { runCommand } from '../run-command.js';
 
 const ROOT = resolve(__dirname, '../../../..');
 const DEP = 'ticker';
@@ -31,15 +32,10 @@ interface Pod {
 interface Deployment { status?: { availableReplicas?: number; updatedReplicas?: number; replicas?: number; readyReplicas?: number } }
 interface Node { metadata: { name: string }; status?: { conditions?: Array<{ type: string; status: string }> } }
 
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; out: string }> {
-  return new Promise((done) => {
-    const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('exit', (code) => { clearTimeout(timer); done({ code, out }); });
-  });
+/** A command's exit code and its stdout and stderr together. */
+async function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; out: string }> {
+  const r = await runCommand(cmd, args, { env, cwd: ROOT, timeoutMs });
+  return { code: r.code, out: r.stdout + r.stderr };
 }
 
 function isFree(port: number): Promise<boolean> {
