@@ -11,3 +11,4 @@ export { WatchStream, openWatch, type WatchEventJson } from './watch-stream.js';
 export { startKubectlEnv, type KubectlEnv, type KubectlRunOptions } from './kubectl-env.js';
 export { uniqueName, expectCode, expectFailure, MEDIA, type Json, type StatusBody } from './api-assertions.js';
 export { runCommand, type CommandResult } from './run-command.js';
+export { spawnProcess, type TestProcess } from './test-process.js';

@@ -1,20 +1,17 @@
 // Needs the build (`tsc -b packages/*/tsconfig.json`): it runs dist/bin/svc-scheduler.js as real processes.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePorts, HttpsClient, startTestApiServer, waitFor, type Json, type TestApiServer } from '@svc/testing';
+import { freePorts, HttpsClient, spawnProcess, startTestApiServer, waitFor, type TestProcess, type Json, type TestApiServer } from '@svc/testing';
 import { nodeObject, podObject } from '../scheduler-testing.js';
 
 const BIN = resolve(__dirname, '../../dist/bin/svc-scheduler.js');
 const LEASE_MS = 3000;
 const RETRY_MS = 500;
 
-interface Candidate {
-  child: ChildProcess;
+interface Candidate extends TestProcess {
   port: number;
-  log: { text: string };
-  exited: Promise<number | null>;
 }
 
 describe('svc-scheduler processes', () => {
@@ -35,15 +32,12 @@ describe('svc-scheduler processes', () => {
   });
 
   function start(port: number, extra: string[] = []): Candidate {
-    const child = spawn(process.execPath, [BIN,
+    const p = spawnProcess(`candidate ${port}`, 'node', [BIN,
       '--svcconfig', server.svcconfigPath, '--bind-address', '127.0.0.1', '--secure-port', String(port), '--cert-dir', join(dir, String(port)),
       '--authorization-always-allow-paths=/healthz,/metrics', '--v=2',
       '--leader-elect-lease-duration', `${LEASE_MS}ms`, '--leader-elect-renew-deadline', '2s', '--leader-elect-retry-period', `${RETRY_MS}ms`, ...extra,
-    ], { stdio: ['ignore', 'ignore', 'pipe'] });
-    const log = { text: '' };
-    child.stderr?.on('data', (d: Buffer) => { log.text += d.toString(); });
-    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    const c = { child, port, log, exited };
+    ]);
+    const c = { ...p, port };
     running.push(c);
     return c;
   }

@@ -3,7 +3,7 @@
 // (`*,tokencleaner,bootstrapsigner`, CSR signing) and two nodes (svc-runtime + svclet) that
 // join with `svcadm join` and a bootstrap token; then pods, logs, probes, graceful deletion,
 // static pods, refused joins and a dead node.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import { kubectl } from '../kubectl.js';
 import { createTestCa } from '../pki.js';
 import { svcconfigYaml } from '../svcconfig.js';
 import { waitFor } from '../wait.js';
+import { spawnProcess, type TestProcess } from '../test-process.js';
 // The runtime's test helper (it knows where the runtime records its container processes).
 import { killContainersUnder } from '../../../runtime/src/runtime-testing.js';
 
@@ -31,7 +32,7 @@ const BIN = {
 const GRACE_S = 4;
 const TOLERATION_S = 3;
 
-interface Proc { name: string; child: ChildProcess; log: { text: string }; exited: Promise<number | null> }
+type Proc = TestProcess;
 interface Pod { metadata: { name: string; deletionTimestamp?: string; annotations?: Record<string, string> }; status?: { phase?: string; containerStatuses?: Array<{ restartCount: number; ready: boolean }> } }
 interface Node { metadata: { name: string }; status?: { conditions?: Array<{ type: string; status: string }> } }
 
@@ -51,12 +52,7 @@ describe('nodes joined with bootstrap tokens', () => {
   const nodes = new Map<string, { svclet: Proc; runtime: Proc; dir: string }>();
 
   function start(name: string, cmd: string, args: string[]): Proc {
-    const child = spawn(cmd === 'node' ? process.execPath : cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
-    const log = { text: '' };
-    child.stdout?.on('data', (d: Buffer) => { log.text += d.toString(); });
-    child.stderr?.on('data', (d: Buffer) => { log.text += d.toString(); });
-    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    const p = { name, child, log, exited };
+    const p = spawnProcess(name, cmd, args);
     procs.push(p);
     return p;
   }
