@@ -1,13 +1,7 @@
 import { exitOnFlagError } from './flags.js';
 import { createLogger, type LogFormat, type Logger } from './logger.js';
 import { ComponentConfigError } from './delegated-serving.js';
-
-/** A started control-plane component, as its binary drives it. */
-export interface RunningComponent {
-  /** Resolves when the component lost its lease. */
-  lostLease: Promise<void>;
-  shutdown(): Promise<void>;
-}
+import type { RunningComponent } from './running-component.js';
 
 /**
  * The `main` of a leader-elected control-plane binary: parses flags (bad flags exit 2), starts

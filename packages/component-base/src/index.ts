@@ -11,4 +11,5 @@ export * from './logger.js';
 export { ComponentMetrics, type ClientRequestObserver, type QueueObserver } from './client-metrics.js';
 export * from './component-flags.js';
 export { startDelegatedSecureServer, ComponentConfigError, type DelegatedServingDeps, type DelegationClient } from './delegated-serving.js';
-export { componentMain, type RunningComponent } from './component-main.js';
+export { componentMain } from './component-main.js';
+export { runningComponent, type RunningComponent } from './running-component.js';

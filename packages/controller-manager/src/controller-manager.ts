@@ -4,24 +4,14 @@ import { randomUUID } from 'node:crypto';
 import { useNaming } from '@svc/api';
 import { RestClient, SharedInformerFactory, componentClientConfig, runLeaderElected, svcconfigPath } from '@svc/client';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import {
-  ComponentConfigError, ComponentMetrics, startDelegatedSecureServer, type HealthCheck, type Logger, type SecureServer,
-} from '@svc/component-base';
+import { ComponentConfigError, ComponentMetrics, startDelegatedSecureServer, type HealthCheck, type Logger, type SecureServer, runningComponent, type RunningComponent } from '@svc/component-base';
 import type { ControllerManagerOptions } from './options.js';
 import type { ControllerContext, ControllerDefinition } from './controller-context.js';
 import { CONTROLLERS } from './controllers/index.js';
 
 export class ControllerManagerConfigError extends ComponentConfigError {}
 
-export interface RunningControllerManager {
-  /** The secure port's server (absent with `--secure-port 0`). */
-  server?: SecureServer;
-  identity: string;
-  isLeader(): boolean;
-  /** Resolves when the lease was lost (the process should exit so a supervisor restarts it). */
-  lostLease: Promise<void>;
-  shutdown(): Promise<void>;
-}
+export type RunningControllerManager = RunningComponent;
 
 /** Health of one controller: failing once its loop ended with an error. */
 class ControllerHealth implements HealthCheck {
@@ -94,14 +84,5 @@ export async function startControllerManager(o: ControllerManagerOptions, deps: 
     onLeading: (leading) => metrics.setLeader(o.leaseName, leading),
   });
   leaderCheck = run.healthCheck;
-  return {
-    server, identity,
-    isLeader: () => run.isLeader(),
-    lostLease: run.lostLease,
-    shutdown: async () => {
-      await run.stop();
-      await server?.close();
-      client.close();
-    },
-  };
+  return runningComponent({ server, identity, run, close: () => client.close() });
 }

@@ -3,21 +3,13 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { useNaming } from '@svc/api';
 import { EventRecorder, RestClient, SharedInformerFactory, componentClientConfig, runLeaderElected, svcconfigPath } from '@svc/client';
-import { ComponentMetrics, logCheck, pingCheck, startDelegatedSecureServer, type HealthCheck, type Logger, type SecureServer } from '@svc/component-base';
+import { ComponentMetrics, logCheck, pingCheck, startDelegatedSecureServer, type HealthCheck, type Logger, type SecureServer, runningComponent, type RunningComponent } from '@svc/component-base';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { SchedulerMetrics } from './metrics.js';
 import { DEFAULT_SCHEDULER_NAME, type SchedulerOptions } from './options.js';
 import { Scheduler } from './scheduler.js';
 
-export interface RunningScheduler {
-  /** The secure port's server (absent with `--secure-port 0`). */
-  server?: SecureServer;
-  identity: string;
-  isLeader(): boolean;
-  /** Resolves when the lease was lost (the process should exit so a supervisor restarts it). */
-  lostLease: Promise<void>;
-  shutdown(): Promise<void>;
-}
+export type RunningScheduler = RunningComponent;
 
 /** Test knobs that Kubernetes sets in its configuration file. */
 export interface SchedulerTuning {
@@ -75,14 +67,5 @@ export async function startScheduler(o: SchedulerOptions, deps: { logger: Logger
     },
   });
   leaderCheck = run.healthCheck;
-  return {
-    server, identity,
-    isLeader: () => run.isLeader(),
-    lostLease: run.lostLease,
-    shutdown: async () => {
-      await run.stop();
-      await server?.close();
-      client.close();
-    },
-  };
+  return runningComponent({ server, identity, run, close: () => client.close() });
 }
