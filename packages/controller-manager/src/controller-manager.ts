@@ -84,5 +84,5 @@ export async function startControllerManager(o: ControllerManagerOptions, deps: 
     onLeading: (leading) => metrics.setLeader(o.leaseName, leading),
   });
   leaderCheck = run.healthCheck;
-  return runningComponent({ server, identity, run, close: () => client.close() });
+  return runningComponent({ server, identity, metrics: registry, run, close: () => client.close() });
 }

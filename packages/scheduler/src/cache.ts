@@ -1,3 +1,4 @@
+import type { CacheSizes } from './metrics.js';
 import { NodeInfo, isTerminated, type Node, type Pod } from './node-info.js';
 
 /**
@@ -67,6 +68,11 @@ export class SchedulerCache {
   /** Drops an assumption (the binding failed); a pod the informer already reported bound stays. */
   forget(pod: Pod): void {
     if (this.assumed.has(pod.metadata.uid ?? '')) this.removePod(pod);
+  }
+
+  /** What the cache holds, as the `scheduler_scheduler_cache_size` metric reports it. */
+  sizes(): CacheSizes {
+    return { nodes: this.nodes().length, pods: this.podNode.size, assumed_pods: this.assumed.size };
   }
 
   isAssumed(uid: string): boolean {

@@ -67,5 +67,5 @@ export async function startScheduler(o: SchedulerOptions, deps: { logger: Logger
     },
   });
   leaderCheck = run.healthCheck;
-  return runningComponent({ server, identity, run, close: () => client.close() });
+  return runningComponent({ server, identity, metrics: registry, run, close: () => client.close() });
 }

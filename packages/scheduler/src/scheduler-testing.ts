@@ -36,6 +36,12 @@ export async function startTestScheduler(server: TestApiServer, args: string[] =
   };
 }
 
+/** The `scheduler_scheduler_cache_size` figures `s` reports on `/metrics`. */
+export async function cacheSizes(s: TestScheduler): Promise<Record<string, number>> {
+  const metric = await s.scheduler.metrics.getSingleMetric('scheduler_scheduler_cache_size')?.get();
+  return Object.fromEntries((metric?.values ?? []).map((v) => [String(v.labels.type), v.value]));
+}
+
 export interface SchedulerEnv {
   server: TestApiServer;
   scheduler: TestScheduler;

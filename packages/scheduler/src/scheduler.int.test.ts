@@ -3,7 +3,7 @@
 import type { ApiObject } from '@svc/api';
 import { createLogger } from '@svc/component-base';
 import { kubectl, uniqueName, waitFor } from '@svc/testing';
-import { boundNode, eventsFor, nodeObject, podObject, startTestScheduler, unschedulableCondition, withScheduler, type NodeSpec, type PodSpecInput } from './scheduler-testing.js';
+import { boundNode, cacheSizes, eventsFor, nodeObject, podObject, startTestScheduler, unschedulableCondition, withScheduler, type NodeSpec, type PodSpecInput } from './scheduler-testing.js';
 
 const mainLogs: string[] = [];
 const logs: string[] = [];
@@ -29,10 +29,14 @@ async function seen(...nodes: string[]): Promise<void> {
   for (const [i, p] of probes.entries()) expect(await boundNode(env.pods, p)).toBe(nodes[i]);
 }
 
-/** Each test starts from a cluster without nodes or pods. */
+/** Each test starts from a cluster without nodes or pods, and a scheduler that has seen them go. */
 afterEach(async () => {
   for (const p of (await env.pods.list()).items) await env.pods.delete(p.metadata.name ?? '', { gracePeriodSeconds: 0 }).catch(() => undefined);
   for (const n of created.splice(0)) await env.nodes.delete(n).catch(() => undefined);
+  await waitFor('the scheduler to forget the deleted nodes and pods', async () => {
+    const s = await cacheSizes(env.scheduler);
+    return s.nodes === 0 && s.pods === 0 && s.assumed_pods === 0;
+  }, 10_000, 20);
 });
 
 const countBy = (xs: string[]): Record<string, number> => xs.reduce<Record<string, number>>((m, x) => ({ ...m, [x]: (m[x] ?? 0) + 1 }), {});

@@ -94,6 +94,7 @@ export class Scheduler {
   async run(signal: AbortSignal): Promise<void> {
     const close = (): void => this.queue.close();
     signal.addEventListener('abort', close, { once: true });
+    this.d.metrics.observeCache(() => this.cache.sizes());
     this.d.informers.start(signal);
     try {
       await this.d.informers.waitForCacheSync({ signal, timeoutMs: 2 ** 31 - 1 });
@@ -106,7 +107,8 @@ export class Scheduler {
       await Promise.allSettled([...this.podWrites.values()]);
       await this.d.events.flush();
       await this.d.informers.stopped();
-      // A standby has nothing pending.
+      // A standby has nothing pending and no cache.
+      this.d.metrics.observeCache(undefined);
       this.d.metrics.setPending({ active: 0, backoff: 0, unschedulable: 0, gated: 0 });
     }
   }

@@ -62,7 +62,7 @@ describe('the scheduler\'s secure port', () => {
     expect(r.json<{ message: string }>().message).toMatch(/User "nobody" cannot get path "\/metrics"/);
   });
 
-  it('serves /metrics to a user RBAC allows: attempts by result, pending pods by queue, leader, client and process metrics', async () => {
+  it('serves /metrics to a user RBAC allows: attempts by result, pending pods by queue, cache size, leader, client and process metrics', async () => {
     await server.client.request('POST', '/api/v1/nodes', { body: nodeObject('metrics-node', { cpu: '1' }) });
     await server.client.request('POST', '/api/v1/namespaces/default/pods', { body: podObject('fits', { cpu: '100m' }) });
     await server.client.request('POST', '/api/v1/namespaces/default/pods', { body: podObject('too-big', { cpu: '2' }) });
@@ -77,6 +77,9 @@ describe('the scheduler\'s secure port', () => {
     expect(text).toMatch(/^scheduler_pending_pods\{queue="backoff"\} 0$/m);
     expect(text).toMatch(/^scheduler_pending_pods\{queue="gated"\} 0$/m);
     expect(text).toMatch(/^scheduler_scheduling_attempt_duration_seconds_count\{result="scheduled",profile="default-scheduler"\} [1-9]/m);
+    // One node; the bound pod (the unschedulable one is not in the cache), nothing assumed once bound.
+    expect(text).toMatch(/^scheduler_scheduler_cache_size\{type="nodes"\} 1$/m);
+    expect(text).toMatch(/^scheduler_scheduler_cache_size\{type="pods"\} 1$/m);
     expect(text).toMatch(/^leader_election_master_status\{name="svc-scheduler"\} 1$/m);
     expect(text).toMatch(/^rest_client_requests_total\{code="201",method="POST",host="127\.0\.0\.1:\d+"\} [1-9]\d*$/m);
     expect(text).toMatch(/^process_cpu_seconds_total /m);
