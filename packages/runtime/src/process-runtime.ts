@@ -202,10 +202,11 @@ export class ProcessRuntime {
     if (!imageName) throw invalidArgument(`container ${m.name}: image is required`);
     const image = this.images.find(imageName);
     if (!image) throw notFound(`image ${JSON.stringify(imageName)} (pull it first)`);
-    // Kubernetes' entrypoint rule: command replaces the image's entrypoint and args follow it;
-    // images here are names only and have no entrypoint, so a command is required.
-    if (config.command.length === 0) {
-      throw invalidArgument(`container ${m.name} has no command: image ${JSON.stringify(imageName)} has no entrypoint in svc-runtime, so the container must set command`);
+    // Kubernetes' entrypoint rule: command replaces the image's entrypoint and args follow it.
+    // Images here are names only, with an empty entrypoint (as busybox's): args alone are the
+    // command line (`kubectl run x --image=busybox -- sleep 60`), and one of the two is required.
+    if (config.command.length === 0 && config.args.length === 0) {
+      throw invalidArgument(`container ${m.name} has no command: image ${JSON.stringify(imageName)} has no entrypoint in svc-runtime, so the container must set command or args`);
     }
     if (config.workingDir && !(isAbsolute(config.workingDir) && isDirectory(config.workingDir))) {
       throw invalidArgument(`container ${m.name}: working directory ${JSON.stringify(config.workingDir)} does not exist (svc-runtime runs containers on the host and does not create it)`);

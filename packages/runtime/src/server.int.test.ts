@@ -142,6 +142,10 @@ describe('svc-runtime CRI server', () => {
 
     const ok = await runContainer(pod, 'ok', { command: ['true'] });
     expect(await exited(ok)).toMatchObject({ exitCode: 0, reason: 'Completed' });
+    // Without a command, args are the whole command line (the image's entrypoint is empty).
+    const argsOnly = await runContainer(pod, 'args-only', { args: ['sh', '-c', 'echo from args; exit 4'] });
+    expect(await exited(argsOnly)).toMatchObject({ exitCode: 4 });
+    expect(readCriLog((await status(argsOnly)).logPath).map((l) => l.text)).toEqual(['from args']);
     const listed = await cri.runtime.listContainers({ filter: { podSandboxId: pod, labelSelector: { role: 'test' } } });
     expect(listed.containers.map((c) => [c.id, c.state, c.metadata?.name])).toEqual([[id, 'CONTAINER_EXITED', 'echo']]);
     expect(listed.containers[0]?.imageRef).toBe((await cri.image.imageStatus({ image: { image: IMAGE } })).image?.id);
@@ -199,7 +203,7 @@ describe('svc-runtime CRI server', () => {
 
   it('answers bad requests with gRPC status codes, not crashes', async () => {
     const pod = await runPod();
-    const noCommand = await codeOf(runContainer(pod, 'web', { args: ['--port', '80'] }, false));
+    const noCommand = await codeOf(runContainer(pod, 'web', {}, false));
     expect(noCommand.code).toBe(GrpcStatus.INVALID_ARGUMENT);
     expect(noCommand.message).toMatch(/^container web has no command/);
     expect((await codeOf(runContainer(pod, 'x', { command: ['true'], image: { image: 'never-pulled' } }, false))).code).toBe(GrpcStatus.NOT_FOUND);

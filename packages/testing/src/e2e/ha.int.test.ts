@@ -1,6 +1,7 @@
 // `./scripts/cluster.sh up --ha --nodes 1` as real processes (needs the build): 3 etcd members,
 // 2 API servers behind svc-lb, 2 controller managers and 2 schedulers, 1 node; then the etcd
-// leader, one API server and the controller-manager leader are killed with SIGKILL.
+// leader, one API server, the scheduler leader and the controller-manager leader are killed
+// with SIGKILL.
 // Every port is free and passed through SVC_*_PORT; the cluster lives in a temp SVC_CLUSTER_DIR.
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -19,7 +20,7 @@ const LEASE_S = 4;
 const RETRY_S = 0.5;
 
 interface Lease { spec?: { holderIdentity?: string } }
-interface Pod { status?: { phase?: string } }
+interface Pod { spec?: { nodeName?: string }; status?: { phase?: string } }
 
 /** A command's exit code and its stdout and stderr together. */
 async function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; out: string }> {
@@ -188,21 +189,41 @@ describe('cluster.sh up --ha', () => {
     await waitFor('the LB marking apiserver-1 unhealthy', async () => (await readFile(join(dir, 'lb.log'), 'utf8')).includes(`${env.SVC_APISERVER_1_PORT} unhealthy`), 10_000, 200);
   }, 120_000);
 
-  it('hands the controller-manager Lease to the standby and keeps reconciling', async () => {
-    const leasePath = '/apis/coordination.svc.io/v1/namespaces/svc-system/leases/svc-controller-manager';
+  /** SIGKILLs the leader of `component` (found by its "became leader" log line); resolves once the standby holds the Lease. */
+  async function killLeader(component: 'controller-manager' | 'scheduler'): Promise<void> {
+    const leasePath = `/apis/coordination.svc.io/v1/namespaces/svc-system/leases/svc-${component}`;
     const holder = await waitFor('a Lease holder', async () => (await api.get(leasePath)).json<Lease>().spec?.holderIdentity, 30_000, 200);
-    const logs = await Promise.all([1, 2].map((i) => readFile(join(dir, `controller-manager-${i}.log`), 'utf8')));
+    const logs = await Promise.all([1, 2].map((i) => readFile(join(dir, `${component}-${i}.log`), 'utf8')));
     const idx = logs.findIndex((l) => l.split('\n').some((line) => line.includes('became leader') && line.includes(holder)));
     expect(idx).toBeGreaterThanOrEqual(0);
-    await killPidFile(join(dir, `controller-manager-${idx + 1}.pid`));
+    await killPidFile(join(dir, `${component}-${idx + 1}.pid`));
     const killedAt = Date.now();
     const next = await waitFor('a new Lease holder', async () => {
       const h = (await api.get(leasePath)).json<Lease>().spec?.holderIdentity;
       return h && h !== holder ? h : undefined;
     }, 30_000, 100);
     const took = Date.now() - killedAt;
-    log(`controller-manager takeover: ${holder} -> ${next} in ${took} ms (lease ${LEASE_S}s + retry ${RETRY_S}s)`);
+    log(`${component} takeover: ${holder} -> ${next} in ${took} ms (lease ${LEASE_S}s + retry ${RETRY_S}s)`);
     expect(took).toBeLessThan((LEASE_S + RETRY_S) * 1000 + 3000);
+  }
+
+  it('hands the scheduler Lease to the standby, which schedules the next pod', async () => {
+    await killLeader('scheduler');
+    const createdAt = Date.now();
+    const pod = await api.post('/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'after-scheduler-takeover' },
+      spec: { containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'sleep 3600'] }] },
+    });
+    expect(pod.status).toBe(201);
+    const get = async (): Promise<Pod> => (await api.get('/api/v1/namespaces/default/pods/after-scheduler-takeover')).json<Pod>();
+    await waitFor('the pod bound', async () => (await get()).spec?.nodeName, 30_000, 100);
+    const boundAt = Date.now();
+    await waitFor('the pod Running', async () => (await get()).status?.phase === 'Running', 60_000, 300);
+    log(`pod after the scheduler takeover: bound in ${boundAt - createdAt} ms, Running ${Date.now() - boundAt} ms later`);
+  }, 120_000);
+
+  it('hands the controller-manager Lease to the standby and keeps reconciling', async () => {
+    await killLeader('controller-manager');
     const createdAt = Date.now();
     const dep = await api.post('/apis/apps/v1/namespaces/default/deployments', {
       apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'after-takeover' },
