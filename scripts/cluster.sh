@@ -244,7 +244,8 @@ up() {
   KUBECONFIG="$SVCCONFIG" node -e '
     const { execFileSync } = require("child_process");
     const want = Number(process.argv[1]);
-    const deadline = Date.now() + 60_000;
+    // Joining shares the machine: allow more time for more nodes.
+    const deadline = Date.now() + 60_000 + 2_000 * want;
     for (;;) {
       let ready = 0;
       try {
@@ -277,18 +278,34 @@ components() { # stop order: nodes, then the control plane from the top
   return 0
 }
 
-down() {
-  local name pid
-  for name in $(components); do
+any_alive() { local p; for p in "$@"; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
+
+stop_all() { # names...: SIGTERM to each at once, up to 10 s for all to exit, then SIGKILL
+  local name pid pids=()
+  for name in "$@"; do
     if alive "$name"; then
       pid=$(cat "$DIR/$name.pid")
       kill "$pid" 2>/dev/null || true
-      for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      kill -9 "$pid" 2>/dev/null || true
+      pids+=("$pid")
       echo "stopped $name (pid $pid)"
     fi
     rm -f "$DIR/$name.pid"
   done
+  [ ${#pids[@]} -gt 0 ] || return 0
+  for _ in $(seq 1 100); do any_alive "${pids[@]}" || break; sleep 0.1; done
+  for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+}
+
+down() {
+  local name tier=() prev=""
+  # Nodes all at once, then the control plane from the top, tier by tier (etcd last).
+  for name in $(components); do
+    local t=${name%%-[0-9]*}
+    case "$name" in node-*) t=node ;; etcd*) t=$name ;; esac
+    if [ -n "$prev" ] && [ "$t" != "$prev" ]; then stop_all "${tier[@]}"; tier=(); fi
+    tier+=("$name"); prev=$t
+  done
+  [ ${#tier[@]} -eq 0 ] || stop_all "${tier[@]}"
   # Node agents started by svcadm, and containers (they outlive their runtime by design).
   pkill -f -- "--root-dir $DIR/node-" 2>/dev/null || true
   pkill -9 -f -- "$DIR/node-[0-9]*/runtime/containers" 2>/dev/null || true
