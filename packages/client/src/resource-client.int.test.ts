@@ -58,6 +58,8 @@ describe.each([['application/json'], [PROTOBUF]])('ResourceClient speaking %s', 
     await cms.delete(name);
     expect(isNotFound(await rejection(cms.get(name)))).toBe(true);
     if (contentType === PROTOBUF) {
+      // The NotFound Status came in Protobuf too, and was decoded into the StatusError.
+      expect(client.exchanges.at(-1)).toMatchObject({ method: 'GET', got: PROTOBUF });
       const writes = client.exchanges.filter((x) => x.method === 'POST' || x.method === 'PUT');
       expect(writes.every((x) => x.sent === PROTOBUF && x.got?.startsWith(PROTOBUF))).toBe(true);
       const reads = client.exchanges.filter((x) => x.method === 'GET' && x.got?.startsWith(PROTOBUF));

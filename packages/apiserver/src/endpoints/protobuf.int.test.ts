@@ -83,6 +83,31 @@ describe('Protobuf answers under the default naming', () => {
     else expect(decodeMessage(env.raw, schemaOf('configmaps')).metadata).toMatchObject({ name });
   });
 
+  it('errors answer their Status in the negotiated type: Protobuf, YAML, JSON for Table requests and by default', async () => {
+    const missing = `${NS}/${name}-missing`;
+    for (const accept of [PB, K8S_PB, `${PB}, application/json`]) {
+      const r = await c.get(missing, { headers: { accept } });
+      expect([r.status, r.headers['content-type']]).toEqual([404, accept.split(',')[0]]);
+      const env = decodeEnvelope(r.body);
+      expect([env.apiVersion, env.kind]).toEqual(['v1', 'Status']);
+      expect(decodeMessage(env.raw, statusSchema)).toMatchObject({
+        status: 'Failure', reason: 'NotFound', code: 404, message: `configmaps "${name}-missing" not found`, details: { name: `${name}-missing`, kind: 'configmaps' },
+      });
+    }
+    // A bad body is a Protobuf 400/422 too: the client asked for Protobuf.
+    const invalid = await c.post(NS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Not_Valid' } }, { headers: { accept: PB } });
+    expect([invalid.status, invalid.headers['content-type']]).toEqual([422, PB]);
+    expect(decodeMessage(decodeEnvelope(invalid.body).raw, statusSchema)).toMatchObject({ reason: 'Invalid', code: 422 });
+    const yaml = await c.get(missing, { headers: { accept: 'application/yaml' } });
+    expect([yaml.status, yaml.headers['content-type']]).toEqual([404, 'application/yaml']);
+    expect(yaml.text).toMatch(/^reason: NotFound$/m);
+    const table = await c.get(missing, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.svc.io,application/json' } });
+    expect([table.status, table.headers['content-type']]).toEqual([404, 'application/json']);
+    expect(table.json<{ reason: string }>().reason).toBe('NotFound');
+    const plain = await c.get(missing);
+    expect([plain.status, plain.headers['content-type'], plain.json<{ kind: string }>().kind]).toEqual([404, 'application/json', 'Status']);
+  });
+
   it('Accept lists: Protobuf first, fallbacks honoured; types without a Protobuf form use the fallback', async () => {
     expect((await c.post(NS, cm(name))).status).toBe(201);
     const yaml = await c.get(`${NS}/${name}`, { headers: { accept: 'text/html, application/yaml;q=0.9, application/json;q=0.5' } });
@@ -138,8 +163,8 @@ describe('Protobuf answers under the default naming', () => {
     expect((await c.post(NS, cm(name))).status).toBe(201);
     const before = (await c.get(`${NS}/${name}`)).text;
     const put = await c.put(`${NS}/${name}`, body, { contentType: PB, headers: { accept: PB } });
-    expect(put.status).toBe(400);
-    expect(put.json<{ reason: string }>().reason).toBe('BadRequest');
+    expect([put.status, put.headers['content-type']]).toEqual([400, PB]);
+    expect(decodeMessage(decodeEnvelope(put.body).raw, statusSchema)).toMatchObject({ reason: 'BadRequest', code: 400 });
     const post = await c.post(NS, body, { contentType: PB });
     expect(post.status).toBe(400);
     expect((await c.get(`${NS}/${name}`)).text).toBe(before);

@@ -3,7 +3,7 @@ import type { Writable } from 'node:stream';
 import { createGzip, gzipSync, type Gzip } from 'node:zlib';
 import { internalError, isStatusError, notAcceptable, type ObjectSchema, type Status } from '@svc/api';
 import { encodeProtobufList, encodeProtobufObject, encodeProtobufStatus, NotEncodable } from '@svc/machinery';
-import { advertisedMediaTypes, contentTypeOf, type ResponseCodec, type ResponseFormat } from '../media-types.js';
+import { advertisedMediaTypes, contentTypeOf, negotiate, type ResponseCodec, type ResponseFormat } from '../media-types.js';
 import { encode } from '../codec.js';
 import { listJsonChunks } from '../serialization-cache.js';
 
@@ -96,14 +96,18 @@ export function statusOf(err: unknown): Status {
   return internalError(err instanceof Error ? err.message : String(err)).status;
 }
 
-export function sendError(res: Response, err: unknown, codec: Target = 'json'): void {
+/**
+ * Answers a thrown value as its Status, in `codec` or else in what the request's Accept
+ * header negotiates (Protobuf, JSON or YAML, as Kubernetes; JSON when nothing acceptable is left).
+ */
+export function sendError(res: Response, err: unknown, codec?: Target): void {
   const status = statusOf(err);
   if (res.headersSent) {
     res.end();
     return;
   }
   if (status.details?.retryAfterSeconds) res.setHeader('Retry-After', String(status.details.retryAfterSeconds));
-  sendObject(res, status.code, status, codec);
+  sendObject(res, status.code, status, codec ?? negotiate(res.req?.headers.accept) ?? 'json');
 }
 
 /** The schema Protobuf answers of a handler's type (or its view's) are written through (objects and their lists). */
