@@ -20,7 +20,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, Scope, median, result, runIfMain, sleep, spawnTracked, stopProcess, svcTesting } from './lib.mjs';
+import { ROOT, Scope, clusterUp, median, result, runIfMain, sleep, spawnTracked, stopProcess, svcTesting } from './lib.mjs';
 
 const POLL_MS = 100;
 
@@ -42,36 +42,9 @@ export default async function run({ log = () => undefined } = {}) {
     for (let i = 0; i < 3; i++) etcdMs.push(await etcdColdStart(freePorts));
 
     // The figure: cluster.sh up from a cold directory.
-    const dir = await mkdtemp(join(tmpdir(), 'svc-bench-cluster-up-'));
-    const p = await freePorts(5);
-    const env = {
-      ...process.env, SVC_CLUSTER_DIR: dir,
-      SVC_ETCD_PORT: String(p[0]), SVC_ETCD_PEER_PORT: String(p[1]), SVC_APISERVER_PORT: String(p[2]),
-      SVC_CONTROLLER_MANAGER_PORT: String(p[3]), SVC_SCHEDULER_PORT: String(p[4]),
-      SVC_NODE_PORT_BASE: String(await freeBase(freePorts, 1)), SVC_NODE_HEALTHZ_PORT_BASE: String(await freeBase(freePorts, 100)),
-    };
-    scope.defer(async () => {
-      const down = spawnTracked('bash', ['scripts/cluster.sh', 'down'], { cwd: ROOT, env });
-      await down.exited;
-      let left = '';
-      for (let i = 0; i < 50; i++) {
-        left = spawnSync('pgrep', ['-af', dir], { encoding: 'utf8' }).stdout.trim();
-        if (!left) break;
-        await sleep(200);
-      }
-      if (left) spawnSync('pkill', ['-9', '-f', dir]);
-      await rm(dir, { recursive: true, force: true });
-      if (left) throw new Error(`processes left after cluster.sh down:\n${left}`);
-    });
-
     log('  cluster.sh up --nodes 1 (cold directory) ...');
     const t0 = performance.now();
-    const up = spawnTracked('bash', ['scripts/cluster.sh', 'up', '--nodes', '1'], { cwd: ROOT, env });
-    const timer = setTimeout(() => up.child.kill('SIGKILL'), 240_000);
-    const code = await up.exited;
-    clearTimeout(timer);
-    const upMs = performance.now() - t0;
-    if (code !== 0) throw new Error(`cluster.sh up exited with ${code}:\n${up.output()}`);
+    const { dir, upMs } = await clusterUp(scope, { nodes: 1, prefix: 'svc-bench-cluster-up-' });
 
     const kubeconfig = join(dir, 'admin.svcconfig');
     const kenv = { ...process.env, KUBECONFIG: kubeconfig };
@@ -160,12 +133,6 @@ async function etcdColdStart(freePorts) {
     await stopProcess(p);
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-/** A base such that base+step was free a moment ago (node 1 uses base+step). */
-async function freeBase(freePorts, step) {
-  const [port] = await freePorts(1);
-  return port - step;
 }
 
 await runIfMain(import.meta.url, run);

@@ -12,13 +12,10 @@
 // Everything runs as separate processes on this machine (2 cores: the 100 node processes
 // share them with etcd and the control plane). `cluster.sh down` runs also on failure.
 
-import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request } from 'node:https';
-import { ROOT, Scope, etcd3, percentile, result, runIfMain, sleep, spawnTracked } from './lib.mjs';
+import { Scope, clusterUp, etcd3, percentile, result, runIfMain, sleep } from './lib.mjs';
 
 const NODES = Number(process.env.SVC_BENCH_NODES ?? 50);
 const WINDOW_MS = 60_000;
@@ -27,40 +24,19 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'APPLY']);
 
 export default async function run({ log = () => undefined } = {}) {
   return Scope.run(async (scope) => {
-    const dir = await mkdtemp(join(tmpdir(), 'svc-bench-heartbeat-'));
-    const ports = await freePorts(5);
-    const env = {
-      ...process.env, SVC_CLUSTER_DIR: dir,
-      SVC_ETCD_PORT: String(ports[0]), SVC_ETCD_PEER_PORT: String(ports[1]), SVC_APISERVER_PORT: String(ports[2]),
-      SVC_CONTROLLER_MANAGER_PORT: String(ports[3]), SVC_SCHEDULER_PORT: String(ports[4]),
-      SVC_NODE_PORT_BASE: String(await freeRange(NODES, 1)), SVC_NODE_HEALTHZ_PORT_BASE: String(await freeRange(NODES, 100)),
-    };
-    scope.defer(async () => {
-      await spawnTracked('bash', ['scripts/cluster.sh', 'down'], { cwd: ROOT, env }).exited;
-      for (let i = 0; i < 50 && spawnSync('pgrep', ['-f', dir]).status === 0; i++) await sleep(200);
-      spawnSync('pkill', ['-9', '-f', dir]);
-      await rm(dir, { recursive: true, force: true });
-    });
-
     log(`  cluster.sh up --nodes ${NODES} ...`);
-    const t0 = performance.now();
-    const up = spawnTracked('bash', ['scripts/cluster.sh', 'up', '--nodes', String(NODES)], { cwd: ROOT, env });
-    const timer = setTimeout(() => up.child.kill('SIGKILL'), 600_000);
-    const code = await up.exited;
-    clearTimeout(timer);
-    const upMs = performance.now() - t0;
-    if (code !== 0) throw new Error(`cluster.sh up --nodes ${NODES} exited with ${code}:\n${up.output().slice(-3000)}`);
+    const { dir, upMs, ports } = await clusterUp(scope, { nodes: NODES, prefix: 'svc-bench-heartbeat-', timeoutMs: 600_000 });
 
     const ca = await readFile(join(dir, 'pki', 'ca.crt'));
     const token = (await readFile(join(dir, 'tokens.csv'), 'utf8')).split(',')[0];
-    const api = (method, path, body) => call({ port: ports[2], ca, token }, method, path, body);
+    const api = (method, path, body) => call({ port: ports.apiserver, ca, token }, method, path, body);
     const leasePath = '/apis/coordination.svc.io/v1/namespaces/default/leases';
     const lease = (n) => ({ apiVersion: 'coordination.svc.io/v1', kind: 'Lease', metadata: { name: 'bench-probe' }, spec: { holderIdentity: 'bench', leaseDurationSeconds: 40, renewTime: new Date(Date.now() + n).toISOString().replace('Z', '000Z') } });
     const created = await api('POST', leasePath, lease(0));
     if (created.status !== 201) throw new Error(`creating the probe Lease: ${created.status} ${created.body}`);
 
     const { Etcd3 } = etcd3();
-    const raw = new Etcd3({ hosts: `http://127.0.0.1:${ports[0]}` });
+    const raw = new Etcd3({ hosts: `http://127.0.0.1:${ports.etcd}` });
     scope.defer(() => raw.close());
 
     log(`  ${WINDOW_MS / 1000} s window: a Lease PUT through the API and an etcd put every ${PROBE_MS} ms ...`);
@@ -136,34 +112,6 @@ function call({ port, ca, token }, method, path, body) {
     req.on('error', reject);
     req.end(body ? JSON.stringify(body) : undefined);
   });
-}
-
-function portFree(port) {
-  return new Promise((resolve) => {
-    const s = createServer().once('error', () => resolve(false)).listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-}
-
-async function freePorts(n) {
-  const out = [];
-  while (out.length < n) {
-    const s = createServer();
-    await new Promise((r) => s.listen(0, '127.0.0.1', r));
-    const p = s.address().port;
-    await new Promise((r) => s.close(r));
-    if (!out.includes(p)) out.push(p);
-  }
-  return out;
-}
-
-/** A base such that base+step*i is free for i = 1..count (cluster.sh's node i uses base+step*i). */
-async function freeRange(count, step) {
-  for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * (40_000 - step * count));
-    let ok = true;
-    for (let i = 1; i <= count && ok; i++) ok = await portFree(base + step * i);
-    if (ok) return base;
-  }
 }
 
 await runIfMain(import.meta.url, run);

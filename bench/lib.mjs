@@ -379,3 +379,58 @@ export async function runIfMain(metaUrl, run) {
     process.exitCode = 1;
   }
 }
+
+// ---------------------------------------------------------------------------------------
+// A whole cluster through ./scripts/cluster.sh, in a temp SVC_CLUSTER_DIR on free ports.
+
+/** A base such that base+step*i is free for i = 1..count (cluster.sh's node i uses base+step*i). */
+async function freeRange(count, step) {
+  const { createServer } = await import('node:net');
+  const free = (port) => new Promise((done) => {
+    const s = createServer().once('error', () => done(false)).listen(port, '127.0.0.1', () => s.close(() => done(true)));
+  });
+  for (;;) {
+    const base = 20_000 + Math.floor(Math.random() * (40_000 - step * count));
+    let ok = true;
+    for (let i = 1; i <= count && ok; i++) ok = await free(base + step * i);
+    if (ok) return base;
+  }
+}
+
+/**
+ * `cluster.sh up --nodes <nodes>` in a fresh temp directory with every port free; `down`
+ * (and removal of the directory, and SIGKILL of leftovers, which then fail the bench) is
+ * registered on `scope`. Resolves with the directory, the env, the ports and `up`'s time.
+ */
+export async function clusterUp(scope, { nodes = 1, prefix = 'svc-bench-cluster-', timeoutMs = 240_000 } = {}) {
+  const { freePorts } = await svcTesting();
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const [etcd, etcdPeer, apiserver, controllerManager, scheduler] = await freePorts(5);
+  const env = {
+    ...process.env, SVC_CLUSTER_DIR: dir,
+    SVC_ETCD_PORT: String(etcd), SVC_ETCD_PEER_PORT: String(etcdPeer), SVC_APISERVER_PORT: String(apiserver),
+    SVC_CONTROLLER_MANAGER_PORT: String(controllerManager), SVC_SCHEDULER_PORT: String(scheduler),
+    SVC_NODE_PORT_BASE: String(await freeRange(nodes, 1)), SVC_NODE_HEALTHZ_PORT_BASE: String(await freeRange(nodes, 100)),
+  };
+  scope.defer(async () => {
+    await spawnTracked('bash', ['scripts/cluster.sh', 'down'], { cwd: ROOT, env }).exited;
+    const { spawnSync } = await import('node:child_process');
+    let left = '';
+    for (let i = 0; i < 50; i++) {
+      left = spawnSync('pgrep', ['-af', dir], { encoding: 'utf8' }).stdout.trim();
+      if (!left) break;
+      await sleep(200);
+    }
+    if (left) spawnSync('pkill', ['-9', '-f', dir]);
+    await rm(dir, { recursive: true, force: true });
+    if (left) throw new Error(`processes left after cluster.sh down:\n${left}`);
+  });
+  const t0 = performance.now();
+  const up = spawnTracked('bash', ['scripts/cluster.sh', 'up', '--nodes', String(nodes)], { cwd: ROOT, env });
+  const timer = setTimeout(() => up.child.kill('SIGKILL'), timeoutMs);
+  const code = await up.exited;
+  clearTimeout(timer);
+  const upMs = performance.now() - t0;
+  if (code !== 0) throw new Error(`cluster.sh up --nodes ${nodes} exited with ${code}:\n${up.output().slice(-3000)}`);
+  return { dir, env, upMs, ports: { etcd, apiserver } };
+}
