@@ -4,12 +4,32 @@ import { s } from '../../../schema.js';
 import { ageColumn, column, nameColumn } from '../../../table-columns.js';
 import { NONE } from '../../../table-format.js';
 import { servicePorts, serviceExternalIp } from './service-printer.js';
-import { condition } from './common.js';
 
 const servicePort = s.obj({
   name: s.str({ tag: 1 }), protocol: s.str({ tag: 2, enum: ['TCP', 'UDP', 'SCTP'] }), appProtocol: s.str({ tag: 6 }),
   port: s.int32({ tag: 3 }), targetPort: s.intOrString({ tag: 4 }), nodePort: s.int32({ tag: 5 }),
 }, { required: ['port'] });
+
+const sessionAffinityConfig = s.obj({ clientIP: s.obj({ timeoutSeconds: s.int32({ tag: 1 }) }, { tag: 1 }) });
+
+const portStatus = s.obj({
+  port: s.int32({ tag: 1 }), protocol: s.str({ tag: 2 }), error: s.str({ tag: 3 }),
+}, { required: ['port', 'protocol'] });
+
+const loadBalancerStatus = s.obj({
+  ingress: s.atomic(s.obj({
+    ip: s.str({ tag: 1 }), hostname: s.str({ tag: 2 }), ipMode: s.str({ tag: 3 }), ports: s.atomic(portStatus, { tag: 4 }),
+  }), { tag: 1 }),
+});
+
+/**
+ * meta/v1 Condition (what ServiceStatus holds), not core/v1's per-kind conditions. Required as
+ * Kubernetes' ValidateConditions: message may be empty (and an empty string does not survive Protobuf).
+ */
+const metaCondition = s.obj({
+  type: s.str({ tag: 1 }), status: s.str({ tag: 2 }), observedGeneration: s.int64({ tag: 3 }), lastTransitionTime: s.time({ tag: 4 }),
+  reason: s.str({ tag: 5 }), message: s.str({ tag: 6 }),
+}, { required: ['type', 'status', 'lastTransitionTime', 'reason'] });
 
 export const service = (): ResourceType => defineResource({
   group: '', version: 'v1', kind: 'Service', plural: 'services', singular: 'service', shortNames: ['svc'], categories: ['all'],
@@ -33,11 +53,11 @@ export const service = (): ResourceType => defineResource({
       sessionAffinity: s.str({ tag: 7, enum: ['ClientIP', 'None'] }),
       loadBalancerIP: s.str({ tag: 8 }), loadBalancerSourceRanges: s.atomic(s.str(), { tag: 9 }),
       externalName: s.str({ tag: 10 }), externalTrafficPolicy: s.str({ tag: 11 }), healthCheckNodePort: s.int32({ tag: 12 }),
-      publishNotReadyAddresses: s.bool({ tag: 13 }), sessionAffinityConfig: s.any({ tag: 14 }),
+      publishNotReadyAddresses: s.bool({ tag: 13 }), sessionAffinityConfig: { ...sessionAffinityConfig, tag: 14 },
       ipFamilies: s.atomic(s.str(), { tag: 19 }), ipFamilyPolicy: s.str({ tag: 17 }),
       allocateLoadBalancerNodePorts: s.bool({ tag: 20 }), loadBalancerClass: s.str({ tag: 21 }),
       internalTrafficPolicy: s.str({ tag: 22 }), trafficDistribution: s.str({ tag: 23 }),
     }, { tag: 2 }),
-    status: s.obj({ loadBalancer: s.any({ tag: 1 }), conditions: s.keyed(condition, ['type'], { tag: 2 }) }, { tag: 3 }),
+    status: s.obj({ loadBalancer: { ...loadBalancerStatus, tag: 1 }, conditions: s.keyed(metaCondition, ['type'], { tag: 2 }) }, { tag: 3 }),
   }),
 });
