@@ -249,6 +249,8 @@ describe('the scheduling queue', () => {
     await node();
     const second = await startTestScheduler(env.server, ['--leader-elect=false'], { logger: createLogger({ write: (l) => logs.push(l) }) });
     try {
+      // Both must be scheduling before the pods come (on CI the second was still syncing and never raced).
+      await waitFor('the second scheduler to see both nodes', async () => (await cacheSizes(second)).nodes === 2, 10_000, 20);
       const names = await Promise.all(Array.from({ length: 20 }, () => pod({}, 'race')));
       for (const name of names) {
         const at = await boundNode(env.pods, name);
