@@ -2,7 +2,8 @@
 # The README's run command: a local cluster as processes under .cluster/:
 # etcd, svc-apiserver, svc-controller-manager, svc-scheduler and N nodes (svc-runtime + svclet),
 # the nodes joined with a bootstrap token through `svcadm join`.
-#   ./scripts/cluster.sh up [--nodes N] [--ha] | down | status | logs <component>
+#   ./scripts/cluster.sh up [--nodes N] [--ha] | join | down | status | logs <component>
+# join: one more node, joined with a fresh bootstrap token (as a user joins a machine).
 # --ha: 3 etcd members, 2 API servers behind svc-lb (a TCP load balancer on SVC_APISERVER_PORT,
 #   the address every client uses), 2 controller managers and 2 schedulers (leader-elected).
 # Ports: SVC_ETCD_PORT (2379), SVC_ETCD_PEER_PORT (2380), SVC_APISERVER_PORT (6443),
@@ -175,6 +176,53 @@ control_plane() {
   fi
 }
 
+# A bootstrap token valid for an hour, and the CA pin, for `svcadm join` (JOIN_TOKEN, JOIN_HASH, JOIN_COMMAND).
+new_join_token() { # [--naming=...]
+  JOIN_COMMAND=$("${SVCADM[@]}" ${1:+"$1"} token create --svcconfig "$SVCCONFIG" --ttl 1h --print-join-command)
+  JOIN_TOKEN=$(sed -n 's/.*--token \([^ ]*\).*/\1/p' <<<"$JOIN_COMMAND")
+  JOIN_HASH=$(sed -n 's/.*--discovery-token-ca-cert-hash \([^ ]*\).*/\1/p' <<<"$JOIN_COMMAND")
+}
+
+# Waits until at least N nodes are Ready (60 s + 2 s per node: joining shares the machine).
+wait_nodes_ready() { # N
+  KUBECONFIG="$SVCCONFIG" node -e '
+    const { execFileSync } = require("child_process");
+    const want = Number(process.argv[1]);
+    // Joining shares the machine: allow more time for more nodes.
+    const deadline = Date.now() + 60_000 + 2_000 * want;
+    for (;;) {
+      let ready = 0;
+      try {
+        const nodes = JSON.parse(execFileSync("kubectl", ["get", "nodes", "-o", "json"], { stdio: ["ignore", "pipe", "ignore"] })).items;
+        ready = nodes.filter((n) => (n.status.conditions || []).some((c) => c.type === "Ready" && c.status === "True")).length;
+      } catch {}
+      if (ready >= want) process.exit(0);
+      if (Date.now() > deadline) { console.error(`only ${ready} of ${want} nodes Ready`); process.exit(1); }
+      execFileSync("sleep", ["0.3"]);
+    }
+  ' "$1"
+}
+
+# One more node, joined with a fresh bootstrap token, as a user would join a machine.
+join() {
+  [ -s "$SVCCONFIG" ] && wait_ready "https://127.0.0.1:$API_PORT/readyz" "$PKI/ca.crt" 2 || { echo "no cluster answers on 127.0.0.1:$API_PORT; run $0 up first" >&2; exit 1; }
+  local i=1 naming deadline started
+  while alive "node-$i"; do i=$((i + 1)); done
+  naming=$(naming_args)
+  new_join_token "$naming"
+  echo "joining node-$i: $JOIN_COMMAND -- <svclet flags>"
+  started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  start_node "$i" "$JOIN_TOKEN" "$JOIN_HASH" "$naming"
+  # Ready as reported by this agent (a Node of that name may be left from an earlier run).
+  deadline=$((SECONDS + 90))
+  until [ "$(KUBECONFIG="$SVCCONFIG" kubectl get node "node-$i" -o jsonpath='{range .status.conditions[?(@.type=="Ready")]}{.status} {.lastHeartbeatTime}{end}' 2>/dev/null \
+      | awk -v t="$started" '$1 == "True" && $2 >= t { print "yes" }')" = yes ]; do
+    [ $SECONDS -lt $deadline ] || fail_with_log "node-$i" "node-$i did not become Ready"
+    sleep 0.3
+  done
+  KUBECONFIG="$SVCCONFIG" kubectl get node "node-$i"
+}
+
 up() {
   local nodes=1 mode=single
   while [ $# -gt 0 ]; do
@@ -236,27 +284,10 @@ up() {
     esac
   done < <(control_plane)
   "${SVCADM[@]}" ${naming:+"$naming"} init cluster-info --svcconfig "$SVCCONFIG" >/dev/null
-  local join token hash i
-  join=$("${SVCADM[@]}" ${naming:+"$naming"} token create --svcconfig "$SVCCONFIG" --ttl 1h --print-join-command)
-  token=$(sed -n 's/.*--token \([^ ]*\).*/\1/p' <<<"$join")
-  hash=$(sed -n 's/.*--discovery-token-ca-cert-hash \([^ ]*\).*/\1/p' <<<"$join")
-  for i in $(seq 1 "$nodes"); do start_node "$i" "$token" "$hash" "$naming"; done
-  KUBECONFIG="$SVCCONFIG" node -e '
-    const { execFileSync } = require("child_process");
-    const want = Number(process.argv[1]);
-    // Joining shares the machine: allow more time for more nodes.
-    const deadline = Date.now() + 60_000 + 2_000 * want;
-    for (;;) {
-      let ready = 0;
-      try {
-        const nodes = JSON.parse(execFileSync("kubectl", ["get", "nodes", "-o", "json"], { stdio: ["ignore", "pipe", "ignore"] })).items;
-        ready = nodes.filter((n) => (n.status.conditions || []).some((c) => c.type === "Ready" && c.status === "True")).length;
-      } catch {}
-      if (ready >= want) process.exit(0);
-      if (Date.now() > deadline) { console.error(`only ${ready} of ${want} nodes Ready`); process.exit(1); }
-      execFileSync("sleep", ["0.3"]);
-    }
-  ' "$nodes" || fail_with_log node-1 "the nodes did not become Ready"
+  local i
+  new_join_token "$naming"
+  for i in $(seq 1 "$nodes"); do start_node "$i" "$JOIN_TOKEN" "$JOIN_HASH" "$naming"; done
+  wait_nodes_ready "$nodes" || fail_with_log node-1 "the nodes did not become Ready"
   cat <<MSG
 svc cluster$([ "$mode" = ha ] && echo " (HA: 3 etcd, 2 API servers behind svc-lb, 2 controller managers, 2 schedulers)") is up in $((SECONDS - started)) s: https://127.0.0.1:$API_PORT, $nodes node(s) (logs in $DIR)
   export KUBECONFIG=$SVCCONFIG
@@ -337,8 +368,9 @@ logs() {
 
 case "${1:-}" in
   up) shift; up "$@" ;;
+  join) join ;;
   down) down ;;
   status) status ;;
   logs) shift; logs "$@" ;;
-  *) echo "usage: $0 up [--nodes N] [--ha] | down | status | logs <component>" >&2; exit 2 ;;
+  *) echo "usage: $0 up [--nodes N] [--ha] | join | down | status | logs <component>" >&2; exit 2 ;;
 esac

@@ -224,4 +224,17 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
     const n1 = JSON.parse(await kOk('get', 'node', 'node-1', '-o', 'json')) as Node;
     expect(ready(n1)).toBe('True');
   }, 200_000);
+
+  it('joins one more node with a fresh bootstrap token: cluster.sh join', async () => {
+    const joined = await run('bash', ['scripts/cluster.sh', 'join'], env, 120_000);
+    expect(joined.code).toBe(0);
+    const m = /^joining (node-\d+): svcadm join 127\.0\.0\.1:\d+ --token ([a-z0-9]{6})\.[a-z0-9]{16} --discovery-token-ca-cert-hash sha256:[0-9a-f]{64}/m.exec(joined.out);
+    expect(m).not.toBeNull();
+    const [, name, tokenId] = m ?? [];
+    const n = JSON.parse(await kOk('get', 'node', name ?? '', '-o', 'json')) as Node;
+    expect(ready(n)).toBe('True');
+    // The token is one the command made for this join.
+    expect(await kOk('get', 'secrets', '-n', 'svc-system', `bootstrap-token-${tokenId}`, '-o', 'name')).toContain(`bootstrap-token-${tokenId}`);
+    log(`cluster.sh join: ${name} Ready`);
+  }, 150_000);
 });
