@@ -10,6 +10,11 @@ interface Common {
   description?: string;
   /** Protobuf field number inside the parent message (Kubernetes' generated.proto). */
   tag?: number;
+  /**
+   * Protobuf: the field lives in the embedded message at this field number of the parent
+   * (Go structs JSON inlines, e.g. Probe's ProbeHandler at 1); `tag` is its number in there.
+   */
+  embeddedIn?: number;
   /** Defaulted value applied when the field is absent. */
   default?: unknown;
 }

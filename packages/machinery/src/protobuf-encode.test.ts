@@ -1,4 +1,4 @@
-import { builtinCatalog, group, type ObjectSchema } from '@svc/api';
+import { builtinCatalog, group, s, type ObjectSchema } from '@svc/api';
 import { decodeEnvelope, decodeMessage, decodeProtobufObject, decodeWatchFrames, PROTOBUF_MAGIC } from './protobuf.js';
 import {
   encodeMessage, encodeProtobufList, encodeProtobufObject, encodeProtobufStatus, encodeWatchEventFrame, listSchemaOf,
@@ -115,13 +115,18 @@ describe('Protobuf answers: encoding is the inverse of decoding', () => {
 });
 
 describe('Protobuf never drops a value', () => {
-  it('a value whose field has no Protobuf number (a pod\'s probe handler) is NotEncodable, so callers fall back to JSON', () => {
-    const pod = {
-      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' },
-      spec: { containers: [{ name: 'c', image: 'busybox', livenessProbe: { exec: { command: ['true'] }, periodSeconds: 1 } }] },
-    };
-    expect(() => encodeProtobufObject(pod, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(NotEncodable);
-    expect(() => encodeProtobufObject(pod, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(/livenessProbe/);
+  it('a value whose field has no Protobuf number (a pod\'s volume source), or is typed loosely (its security context), is NotEncodable, so callers fall back to JSON', () => {
+    const pod = (spec: Record<string, unknown>): Record<string, unknown> => ({
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }], ...spec },
+    });
+    const volume = pod({ volumes: [{ name: 'v', emptyDir: {} }] });
+    expect(() => encodeProtobufObject(volume, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(NotEncodable);
+    expect(() => encodeProtobufObject(volume, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(/spec\.volumes\[0\]\.emptyDir/);
+    const loose = pod({ securityContext: { runAsUser: 1000 } });
+    expect(() => encodeProtobufObject(loose, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(/securityContext/);
+    // Probes have their numbers now (the handler in the embedded ProbeHandler): such a pod encodes.
+    const probed = pod({ containers: [{ name: 'c', image: 'busybox', livenessProbe: { exec: { command: ['true'] }, periodSeconds: 1 } }] });
+    expect(roundTrip(probed, schemaOf('', 'pods'))).toEqual(probed);
   });
 
   it('a field the schema does not know is NotEncodable too; apiVersion and kind are the envelope\'s', () => {
@@ -129,5 +134,38 @@ describe('Protobuf never drops a value', () => {
     expect(() => encodeProtobufObject(cm, schemaOf('', 'configmaps'), 'v1', 'ConfigMap')).toThrow(/surprise/);
     const { surprise: _unused, ...known } = cm;
     expect(roundTrip(known, schemaOf('', 'configmaps'))).toEqual(known);
+  });
+});
+
+describe('embedded messages (fields JSON inlines and the proto nests)', () => {
+  const containerProps = (): Record<string, ObjectSchema> => {
+    const spec = schemaOf('', 'pods').properties.spec as ObjectSchema;
+    const containers = spec.properties.containers as unknown as { items: ObjectSchema };
+    return containers.items.properties as Record<string, ObjectSchema>;
+  };
+
+  it('a Probe: its handler goes in field 1 (ProbeHandler: exec 1, httpGet 2, tcpSocket 3, grpc 4), its own fields from 2', () => {
+    const probe = containerProps().livenessProbe as ObjectSchema;
+    const value = { httpGet: { path: '/healthz', port: 8080, scheme: 'HTTP' }, initialDelaySeconds: 3, periodSeconds: 10, failureThreshold: 2 };
+    const bytes = encodeMessage(value, probe);
+    expect(decodeMessage(bytes, probe)).toEqual(value);
+    // Read back through a schema that spells Kubernetes' messages out.
+    const wire = decodeMessage(bytes, s.obj({
+      handler: s.obj({ httpGet: s.obj({ path: s.str({ tag: 1 }), port: s.intOrString({ tag: 2 }) }, { tag: 2 }) }, { tag: 1 }),
+      initialDelaySeconds: s.int32({ tag: 2 }), periodSeconds: s.int32({ tag: 4 }), failureThreshold: s.int32({ tag: 6 }),
+    }));
+    expect(wire).toEqual({ handler: { httpGet: { path: '/healthz', port: 8080 } }, initialDelaySeconds: 3, periodSeconds: 10, failureThreshold: 2 });
+    // Field 1, length-delimited, first on the wire; no handler set, no field 1.
+    expect(bytes[0]).toBe((1 << 3) | 2);
+    expect(encodeMessage({ periodSeconds: 5 }, probe)).toEqual(Uint8Array.from([(4 << 3) | 0, 5]));
+    for (const handler of [{ exec: { command: ['cat', '/tmp/ok'] } }, { tcpSocket: { port: 'http' } }, { grpc: { port: 9090, service: 'health' } }]) {
+      expect(decodeMessage(encodeMessage(handler, probe), probe)).toEqual(handler);
+    }
+  });
+
+  it('a container\'s lifecycle handlers (exec, httpGet, tcpSocket, sleep) round-trip', () => {
+    const lifecycle = containerProps().lifecycle as ObjectSchema;
+    const value = { postStart: { exec: { command: ['sh', '-c', 'echo up'] } }, preStop: { sleep: { seconds: 5 } } };
+    expect(decodeMessage(encodeMessage(value, lifecycle), lifecycle)).toEqual(value);
   });
 });

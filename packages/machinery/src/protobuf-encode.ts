@@ -1,6 +1,6 @@
 import protobuf from 'protobufjs/minimal.js';
 import { listMeta, s, type ObjectSchema, type Schema } from '@svc/api';
-import { PROTOBUF_MAGIC } from './protobuf.js';
+import { PROTOBUF_MAGIC, protobufFields } from './protobuf.js';
 
 /**
  * Kubernetes' Protobuf wire form written through the schema's field numbers: the exact
@@ -91,17 +91,10 @@ function writeScalarOrMessage(w: WriterT, field: number, schema: Schema, v: unkn
   }
 }
 
-const fieldOrder = new WeakMap<ObjectSchema, [string, Schema][]>();
-
-/** The numbered fields of a schema in field-number order (the order Go's marshallers write). */
-function numberedFields(schema: ObjectSchema): [string, Schema][] {
-  let fields = fieldOrder.get(schema);
-  if (!fields) {
-    fields = Object.entries(schema.properties).filter(([, fs]) => fs.tag !== undefined)
-      .sort(([, a], [, b]) => (a.tag as number) - (b.tag as number));
-    fieldOrder.set(schema, fields);
-  }
-  return fields;
+/** The properties an embedded message holds, picked from the parent (undefined: none is set). */
+function embeddedValue(obj: Record<string, unknown>, names: readonly string[]): Record<string, unknown> | undefined {
+  const present = names.filter((n) => obj[n] !== undefined && obj[n] !== null);
+  return present.length > 0 ? Object.fromEntries(present.map((n) => [n, obj[n]])) : undefined;
 }
 
 /**
@@ -116,15 +109,17 @@ export function encodeMessage(obj: Record<string, unknown>, schema: ObjectSchema
     if (schema.properties[name]?.tag === undefined) throw new NotEncodable(path ? `${path}.${name}` : name, 'the field has no Protobuf field number');
   }
   const w = Writer.create();
-  for (const [name, fs] of numberedFields(schema)) {
-    const v = obj[name];
-    if (v === undefined || v === null || fs.tag === undefined) continue;
+  for (const { name, schema: fs, tag, embeds } of protobufFields(schema)) {
+    const v = embeds ? embeddedValue(obj, embeds) : obj[name];
+    if (v === undefined || v === null) continue;
     const p = path ? `${path}.${name}` : name;
-    if (fs.type === 'map') {
+    if (embeds) {
+      key(w, tag, LEN).bytes(encodeMessage(v as Record<string, unknown>, fs as ObjectSchema, path));
+    } else if (fs.type === 'map') {
       if (typeof v !== 'object' || Array.isArray(v)) throw new NotEncodable(p, 'expected a map');
       const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       for (const [k, val] of entries) {
-        sub(w, fs.tag, (e) => {
+        sub(w, tag, (e) => {
           key(e, 1, LEN).string(k);
           if (val !== undefined && val !== null) writeScalarOrMessage(e, 2, fs.values, val, `${p}[${k}]`);
         });
@@ -133,10 +128,10 @@ export function encodeMessage(obj: Record<string, unknown>, schema: ObjectSchema
       if (!Array.isArray(v)) throw new NotEncodable(p, 'expected a list');
       v.forEach((item, i) => {
         if (item === null || item === undefined) throw new NotEncodable(`${p}[${i}]`, 'null list items have no Protobuf form');
-        writeScalarOrMessage(w, fs.tag as number, fs.items, item, `${p}[${i}]`);
+        writeScalarOrMessage(w, tag, fs.items, item, `${p}[${i}]`);
       });
     } else {
-      writeScalarOrMessage(w, fs.tag, fs, v, p);
+      writeScalarOrMessage(w, tag, fs, v, p);
     }
   }
   return w.finish();

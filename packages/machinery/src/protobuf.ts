@@ -109,6 +109,36 @@ function intOrStringOf(bytes: Uint8Array, quantity: boolean): number | string {
   return type === 1 ? strVal : intVal;
 }
 
+/**
+ * The Protobuf fields of an object schema in field-number order (the order Go's marshallers
+ * write): numbered properties, and one object per embedded message (properties with
+ * `embeddedIn`), named by the properties it holds.
+ */
+export interface ProtobufField { name: string; schema: Schema; tag: number; embeds?: readonly string[] }
+const fieldTables = new WeakMap<ObjectSchema, ProtobufField[]>();
+
+export function protobufFields(schema: ObjectSchema): ProtobufField[] {
+  let fields = fieldTables.get(schema);
+  if (fields) return fields;
+  fields = [];
+  const embedded = new Map<number, Record<string, Schema>>();
+  for (const [name, fs] of Object.entries(schema.properties)) {
+    if (fs.tag === undefined) continue;
+    if (fs.embeddedIn === undefined) fields.push({ name, schema: fs, tag: fs.tag });
+    else {
+      // Inside the embedded message the property is an ordinary field.
+      const { embeddedIn, ...inner } = fs;
+      embedded.set(embeddedIn, { ...embedded.get(embeddedIn), [name]: inner as Schema });
+    }
+  }
+  for (const [tag, properties] of embedded) {
+    fields.push({ name: `(embedded ${tag})`, schema: { type: 'object', properties, tag }, tag, embeds: Object.keys(properties) });
+  }
+  fields.sort((a, b) => a.tag - b.tag);
+  fieldTables.set(schema, fields);
+  return fields;
+}
+
 /** One scalar or message value of `schema` at the reader's position (wire type `wire`). */
 function readValue(r: ReaderT, wire: number, schema: Schema, path: string): unknown {
   switch (schema.type) {
@@ -139,8 +169,8 @@ function readValue(r: ReaderT, wire: number, schema: Schema, path: string): unkn
 
 /** Decodes one message of an object schema; unknown field numbers are skipped. */
 export function decodeMessage(bytes: Uint8Array, schema: ObjectSchema, path = ''): Record<string, unknown> {
-  const byTag = new Map<number, [string, Schema]>();
-  for (const [name, s] of Object.entries(schema.properties)) if (s.tag !== undefined) byTag.set(s.tag, [name, s]);
+  const byTag = new Map<number, ProtobufField>();
+  for (const f of protobufFields(schema)) byTag.set(f.tag, f);
   const out: Record<string, unknown> = {};
   return guard(() => {
     const r = Reader.create(bytes);
@@ -152,9 +182,12 @@ export function decodeMessage(bytes: Uint8Array, schema: ObjectSchema, path = ''
         r.skipType(wire);
         continue;
       }
-      const [name, s] = field;
+      const { name, schema: s } = field;
       const p = path ? `${path}.${name}` : name;
-      if (s.type === 'map') {
+      if (field.embeds) {
+        // Its fields are the parent's in JSON.
+        Object.assign(out, decodeMessage(r.bytes(), s as ObjectSchema, path));
+      } else if (s.type === 'map') {
         const entry = Reader.create(r.bytes());
         let key = '';
         const values = s.values;

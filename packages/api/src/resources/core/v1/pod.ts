@@ -8,16 +8,26 @@ import { condition, localObjectReference, quantityMap } from './common.js';
 
 const httpHeader = s.obj({ name: s.str({ tag: 1 }), value: s.str({ tag: 2 }) }, { required: ['name', 'value'] });
 
+const httpGetAction = s.obj({
+  path: s.str({ tag: 1 }), port: s.intOrString({ tag: 2 }), host: s.str({ tag: 3 }), scheme: s.str({ tag: 4 }),
+  httpHeaders: s.atomic(httpHeader, { tag: 5 }),
+}, { required: ['port'] });
+const execAction = s.obj({ command: s.atomic(s.str(), { tag: 1 }) });
+const tcpSocketAction = s.obj({ port: s.intOrString({ tag: 1 }), host: s.str({ tag: 2 }) }, { required: ['port'] });
+
+/** Probe: JSON inlines its ProbeHandler, which Protobuf nests at field 1. */
 const probe = s.obj({
-  exec: s.obj({ command: s.atomic(s.str(), { tag: 1 }) }),
-  httpGet: s.obj({
-    path: s.str({ tag: 1 }), port: s.intOrString({ tag: 2 }), host: s.str({ tag: 3 }), scheme: s.str({ tag: 4 }),
-    httpHeaders: s.atomic(httpHeader, { tag: 5 }),
-  }, { required: ['port'] }),
-  tcpSocket: s.obj({ port: s.intOrString({ tag: 1 }), host: s.str({ tag: 2 }) }, { required: ['port'] }),
-  grpc: s.obj({ port: s.int32({ tag: 1 }), service: s.str({ tag: 2 }) }, { required: ['port'] }),
-  initialDelaySeconds: s.int32(), timeoutSeconds: s.int32(), periodSeconds: s.int32(),
-  successThreshold: s.int32(), failureThreshold: s.int32(), terminationGracePeriodSeconds: s.int64(),
+  exec: { ...execAction, tag: 1, embeddedIn: 1 },
+  httpGet: { ...httpGetAction, tag: 2, embeddedIn: 1 },
+  tcpSocket: { ...tcpSocketAction, tag: 3, embeddedIn: 1 },
+  grpc: s.obj({ port: s.int32({ tag: 1 }), service: s.str({ tag: 2 }) }, { required: ['port'], tag: 4, embeddedIn: 1 }),
+  initialDelaySeconds: s.int32({ tag: 2 }), timeoutSeconds: s.int32({ tag: 3 }), periodSeconds: s.int32({ tag: 4 }),
+  successThreshold: s.int32({ tag: 5 }), failureThreshold: s.int32({ tag: 6 }), terminationGracePeriodSeconds: s.int64({ tag: 7 }),
+});
+
+const lifecycleHandler = s.obj({
+  exec: { ...execAction, tag: 1 }, httpGet: { ...httpGetAction, tag: 2 }, tcpSocket: { ...tcpSocketAction, tag: 3 },
+  sleep: s.obj({ seconds: s.int64({ tag: 1 }) }, { required: ['seconds'], tag: 4 }),
 });
 
 const envVar = s.obj({ name: s.str({ tag: 1 }), value: s.str({ tag: 2 }), valueFrom: s.any({ tag: 3 }) }, { required: ['name'] });
@@ -47,7 +57,7 @@ const container = s.obj({
   livenessProbe: { ...probe, tag: 10 },
   readinessProbe: { ...probe, tag: 11 },
   startupProbe: { ...probe, tag: 22 },
-  lifecycle: s.any({ tag: 12 }),
+  lifecycle: s.obj({ postStart: { ...lifecycleHandler, tag: 1 }, preStop: { ...lifecycleHandler, tag: 2 } }, { tag: 12 }),
   terminationMessagePath: s.str({ tag: 13 }),
   terminationMessagePolicy: s.str({ tag: 20 }),
   imagePullPolicy: s.str({ tag: 14, enum: ['Always', 'Never', 'IfNotPresent'] }),
