@@ -163,6 +163,42 @@ describe('embedded messages (fields JSON inlines and the proto nests)', () => {
     }
   });
 
+  it('env sources: a ConfigMap\'s or Secret\'s name sits in the embedded LocalObjectReference (field 1)', () => {
+    const container = s.obj(containerProps());
+    const value = {
+      name: 'c',
+      env: [
+        { name: 'A', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k', optional: true } } },
+        { name: 'B', valueFrom: { secretKeyRef: { name: 'sec', key: 'pw' } } },
+        { name: 'C', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'status.podIP' } } },
+        { name: 'D', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '1Mi' } } },
+      ],
+      envFrom: [{ prefix: 'X_', configMapRef: { name: 'cm' } }, { secretRef: { name: 'sec', optional: false } }],
+    };
+    expect(decodeMessage(encodeMessage(value, container), container)).toEqual(value);
+    const keySelector = (((containerProps().env as unknown as { items: ObjectSchema }).items.properties.valueFrom as ObjectSchema).properties.configMapKeyRef) as ObjectSchema;
+    const bytes = encodeMessage({ name: 'cm', key: 'k' }, keySelector);
+    // ConfigMapKeySelector{localObjectReference(1){name(1)}, key(2)}
+    expect(Buffer.from(bytes)).toEqual(Buffer.from([0x0a, 4, 0x0a, 2, 0x63, 0x6d, 0x12, 1, 0x6b]));
+  });
+
+  it('container states (waiting, running, terminated) round-trip', () => {
+    const spec = schemaOf('', 'pods').properties.status as ObjectSchema;
+    const statuses = (spec.properties.containerStatuses as unknown as { items: ObjectSchema }).items;
+    const value = {
+      name: 'c', ready: false, restartCount: 2, image: 'busybox', imageID: 'sha256:1', containerID: 'svc-runtime://abc', started: false,
+      state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 20s restarting failed container' } },
+      lastState: { terminated: { exitCode: 3, reason: 'Error', startedAt: '2026-11-22T04:00:00Z', finishedAt: '2026-11-22T04:00:01Z', containerID: 'svc-runtime://abc' } },
+    };
+    expect(decodeMessage(encodeMessage(value, statuses), statuses)).toEqual(value);
+    const running = { ...value, ready: true, state: { running: { startedAt: '2026-11-22T04:00:21Z' } } };
+    expect(decodeMessage(encodeMessage(running, statuses), statuses)).toEqual(running);
+    // A required string keeps its empty value (validation would otherwise find it missing); an optional one is omitted, as JSON's omitempty does.
+    const creating = { name: 'c', ready: false, restartCount: 0, image: 'busybox', imageID: '', containerID: '', state: { waiting: { reason: 'ContainerCreating' } } };
+    const { containerID: _omitted, ...expected } = creating;
+    expect(decodeMessage(encodeMessage(creating, statuses), statuses)).toEqual(expected);
+  });
+
   it('a container\'s lifecycle handlers (exec, httpGet, tcpSocket, sleep) round-trip', () => {
     const lifecycle = containerProps().lifecycle as ObjectSchema;
     const value = { postStart: { exec: { command: ['sh', '-c', 'echo up'] } }, preStop: { sleep: { seconds: 5 } } };

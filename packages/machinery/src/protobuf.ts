@@ -213,8 +213,9 @@ export function decodeMessage(bytes: Uint8Array, schema: ObjectSchema, path = ''
         }
       } else {
         const v = readValue(r, wire, s, p);
-        // Go's encoder writes empty strings of non-pointer fields, which JSON (omitempty) leaves out.
-        if (v === '' && s.type === 'string') delete out[name];
+        // Go's encoder writes empty strings of non-pointer fields, which JSON (omitempty) leaves
+        // out; a required field has no omitempty, so its empty string stays.
+        if (v === '' && s.type === 'string' && !schema.required?.includes(name)) delete out[name];
         else out[name] = v;
       }
     }

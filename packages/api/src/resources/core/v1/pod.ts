@@ -30,7 +30,30 @@ const lifecycleHandler = s.obj({
   sleep: s.obj({ seconds: s.int64({ tag: 1 }) }, { required: ['seconds'], tag: 4 }),
 });
 
-const envVar = s.obj({ name: s.str({ tag: 1 }), value: s.str({ tag: 2 }), valueFrom: s.any({ tag: 3 }) }, { required: ['name'] });
+/** A ConfigMap's or Secret's name: LocalObjectReference, embedded at field 1 of the selectors and env sources. */
+const embeddedName = { name: s.str({ tag: 1, embeddedIn: 1 }) };
+const keySelector = s.obj({ ...embeddedName, key: s.str({ tag: 2 }), optional: s.bool({ tag: 3 }) }, { required: ['key'] });
+const envSource = s.obj({ ...embeddedName, optional: s.bool({ tag: 2 }) });
+
+const envVarSource = s.obj({
+  fieldRef: s.obj({ apiVersion: s.str({ tag: 1 }), fieldPath: s.str({ tag: 2 }) }, { required: ['fieldPath'], tag: 1 }),
+  resourceFieldRef: s.obj({ containerName: s.str({ tag: 1 }), resource: s.str({ tag: 2 }), divisor: s.quantity({ tag: 3 }) }, { required: ['resource'], tag: 2 }),
+  configMapKeyRef: { ...keySelector, tag: 3 },
+  secretKeyRef: { ...keySelector, tag: 4 },
+});
+
+const envVar = s.obj({ name: s.str({ tag: 1 }), value: s.str({ tag: 2 }), valueFrom: { ...envVarSource, tag: 3 } }, { required: ['name'] });
+
+const envFromSource = s.obj({ prefix: s.str({ tag: 1 }), configMapRef: { ...envSource, tag: 2 }, secretRef: { ...envSource, tag: 3 } });
+
+const containerState = s.obj({
+  waiting: s.obj({ reason: s.str({ tag: 1 }), message: s.str({ tag: 2 }) }, { tag: 1 }),
+  running: s.obj({ startedAt: s.time({ tag: 1 }) }, { tag: 2 }),
+  terminated: s.obj({
+    exitCode: s.int32({ tag: 1 }), signal: s.int32({ tag: 2 }), reason: s.str({ tag: 3 }), message: s.str({ tag: 4 }),
+    startedAt: s.time({ tag: 5 }), finishedAt: s.time({ tag: 6 }), containerID: s.str({ tag: 7 }),
+  }, { required: ['exitCode'], tag: 3 }),
+});
 
 const containerPort = s.obj({
   name: s.str({ tag: 1 }), hostPort: s.int32({ tag: 2 }), containerPort: s.int32({ tag: 3 }),
@@ -44,7 +67,7 @@ const container = s.obj({
   args: s.atomic(s.str(), { tag: 4 }),
   workingDir: s.str({ tag: 5 }),
   ports: s.keyed(containerPort, ['containerPort', 'protocol'], { tag: 6 }),
-  envFrom: s.atomic(s.any(), { tag: 19 }),
+  envFrom: s.atomic(envFromSource, { tag: 19 }),
   env: s.keyed(envVar, ['name'], { tag: 7, listType: 'map' }),
   resources: s.obj({ limits: { ...quantityMap, tag: 1 }, requests: { ...quantityMap, tag: 2 }, claims: s.any({ tag: 3 }) }, { tag: 8 }),
   resizePolicy: s.atomic(s.any(), { tag: 23 }),
@@ -71,7 +94,7 @@ const toleration = s.obj({
 });
 
 const containerStatus = s.obj({
-  name: s.str({ tag: 1 }), state: s.any({ tag: 2 }), lastState: s.any({ tag: 3 }), ready: s.bool({ tag: 4 }),
+  name: s.str({ tag: 1 }), state: { ...containerState, tag: 2 }, lastState: { ...containerState, tag: 3 }, ready: s.bool({ tag: 4 }),
   restartCount: s.int32({ tag: 5 }), image: s.str({ tag: 6 }), imageID: s.str({ tag: 7 }), containerID: s.str({ tag: 8 }),
   started: s.bool({ tag: 9 }), allocatedResources: s.any({ tag: 10 }), resources: s.any({ tag: 11 }),
   volumeMounts: s.any({ tag: 12 }), user: s.any({ tag: 13 }), allocatedResourcesStatus: s.any({ tag: 14 }),
