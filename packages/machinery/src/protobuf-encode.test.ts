@@ -95,7 +95,7 @@ describe('Protobuf answers: encoding is the inverse of decoding', () => {
 
   it('loosely typed values that are present cannot be encoded; absent ones are fine', () => {
     const pods = schemaOf('', 'pods');
-    expect(() => encodeMessage({ metadata: { name: 'p' }, spec: { affinity: { nodeAffinity: {} } } }, pods)).toThrow(NotEncodable);
+    expect(() => encodeMessage({ metadata: { name: 'p' }, spec: { resourceClaims: [{ name: 'gpu' }] } }, pods)).toThrow(NotEncodable);
     expect(() => encodeMessage({ metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }, pods)).not.toThrow();
   });
 
@@ -115,15 +115,15 @@ describe('Protobuf answers: encoding is the inverse of decoding', () => {
 });
 
 describe('Protobuf never drops a value', () => {
-  it('a value whose field has no Protobuf number (a pod\'s volume source), or is typed loosely (its security context), is NotEncodable, so callers fall back to JSON', () => {
+  it('a value whose field has no Protobuf number (a pod\'s volume source), or is typed loosely (a container\'s resize policy), is NotEncodable, so callers fall back to JSON', () => {
     const pod = (spec: Record<string, unknown>): Record<string, unknown> => ({
       apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }], ...spec },
     });
     const volume = pod({ volumes: [{ name: 'v', emptyDir: {} }] });
     expect(() => encodeProtobufObject(volume, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(NotEncodable);
     expect(() => encodeProtobufObject(volume, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(/spec\.volumes\[0\]\.emptyDir/);
-    const loose = pod({ securityContext: { runAsUser: 1000 } });
-    expect(() => encodeProtobufObject(loose, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(/securityContext/);
+    const loose = pod({ containers: [{ name: 'c', image: 'busybox', resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }] }] });
+    expect(() => encodeProtobufObject(loose, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(/resizePolicy/);
     // Probes have their numbers now (the handler in the embedded ProbeHandler): such a pod encodes.
     const probed = pod({ containers: [{ name: 'c', image: 'busybox', livenessProbe: { exec: { command: ['true'] }, periodSeconds: 1 } }] });
     expect(roundTrip(probed, schemaOf('', 'pods'))).toEqual(probed);
@@ -197,6 +197,38 @@ describe('embedded messages (fields JSON inlines and the proto nests)', () => {
     const creating = { name: 'c', ready: false, restartCount: 0, image: 'busybox', imageID: '', containerID: '', state: { waiting: { reason: 'ContainerCreating' } } };
     const { containerID: _omitted, ...expected } = creating;
     expect(decodeMessage(encodeMessage(creating, statuses), statuses)).toEqual(expected);
+  });
+
+  it('a pod with affinity, security contexts, DNS config, host aliases, readiness and scheduling gates, spread constraints and os round-trips', () => {
+    const term = { labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'svc.io/hostname', namespaces: ['a'] };
+    const p = {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' },
+      spec: {
+        containers: [{ name: 'c', image: 'busybox', command: ['sleep', '60'], securityContext: { runAsUser: 1000, runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } } }],
+        securityContext: { runAsUser: 1000, runAsGroup: 3000, fsGroup: 2000, supplementalGroups: [4000], sysctls: [{ name: 'net.core.somaxconn', value: '1024' }], seLinuxOptions: { level: 's0:c123,c456' } },
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a', 'b'] }], matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['n0'] }] }] },
+            preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 10, preference: { matchExpressions: [{ key: 'gpu', operator: 'Exists' }] } }],
+          },
+          podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: term }] },
+          podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] },
+        },
+        dnsConfig: { nameservers: ['1.1.1.1'], searches: ['ns.svc'], options: [{ name: 'ndots', value: '2' }] },
+        hostAliases: [{ ip: '127.0.0.1', hostnames: ['foo.local'] }],
+        readinessGates: [{ conditionType: 'example.com/ready' }],
+        topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } }, minDomains: 2 }],
+        os: { name: 'linux' },
+        schedulingGates: [{ name: 'example.com/wait' }],
+      },
+    };
+    expect(roundTrip(p, schemaOf('', 'pods'))).toEqual(p);
+    // PodAffinityTerm.topologyKey is field 3 (namespaces 2), WeightedPodAffinityTerm{weight 1, podAffinityTerm 2}.
+    const anti = (((schemaOf('', 'pods').properties.spec as ObjectSchema).properties.affinity as ObjectSchema).properties.podAntiAffinity as ObjectSchema);
+    const wire = decodeMessage(encodeMessage(p.spec.affinity.podAntiAffinity, anti), s.obj({
+      preferred: s.arr(s.obj({ weight: s.int32({ tag: 1 }), term: s.obj({ ns: s.arr(s.str(), { tag: 2 }), key: s.str({ tag: 3 }) }, { tag: 2 }) }), { tag: 2 }),
+    }));
+    expect(wire).toEqual({ preferred: [{ weight: 100, term: { ns: ['a'], key: 'svc.io/hostname' } }] });
   });
 
   it('a container\'s lifecycle handlers (exec, httpGet, tcpSocket, sleep) round-trip', () => {

@@ -90,7 +90,8 @@ describe('Protobuf bodies', () => {
   it('refuses a body using a loosely typed field with 415', () => {
     const raw = message((w) => {
       bytes(w, 2, message((spec) => {
-        bytes(spec, 2, message((c) => { str(c, 1, 'c'); bytes(c, 15, message((sc) => sc.uint32(8).bool(true))); }));
+        // Container field 23 (resizePolicy) is still typed loosely here.
+        bytes(spec, 2, message((c) => { str(c, 1, 'c'); bytes(c, 23, message((rp) => str(rp, 1, 'cpu'))); }));
       }));
     });
     let err: unknown;

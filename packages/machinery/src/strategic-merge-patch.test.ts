@@ -55,9 +55,10 @@ describe('maps', () => {
   });
 
   test('fields of type any merge as a JSON merge patch (lists replaced, no directives)', () => {
-    const o = pod({ containers: [{ name: 'a', securityContext: { runAsUser: 1, capabilities: { add: ['A'] } } }] });
-    const out = smp(o, { spec: { containers: [{ name: 'a', securityContext: { runAsUser: null, capabilities: { add: ['B'] }, $patch: 'x' } }] } });
-    expect((spec(out).containers as JsonObject[])[0]?.securityContext).toEqual({ capabilities: { add: ['B'] }, $patch: 'x' });
+    // Ephemeral containers are still typed loosely here (a list keyed by name of any).
+    const o = pod({ containers: [], ephemeralContainers: [{ name: 'a', securityContext: { runAsUser: 1, capabilities: { add: ['A'] } } }] });
+    const out = smp(o, { spec: { ephemeralContainers: [{ name: 'a', securityContext: { runAsUser: null, capabilities: { add: ['B'] }, $patch: 'x' } }] } });
+    expect((spec(out).ephemeralContainers as JsonObject[])[0]?.securityContext).toEqual({ capabilities: { add: ['B'] }, $patch: 'x' });
   });
 
   test('a new map takes the patch with its directives applied and nulls dropped', () => {

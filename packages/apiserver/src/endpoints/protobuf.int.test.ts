@@ -116,7 +116,8 @@ describe('Protobuf answers under the default naming', () => {
     expect(first.headers['content-type']).toBe(PB);
     const pod = {
       apiVersion: 'v1', kind: 'Pod', metadata: { name },
-      spec: { containers: [{ name: 'c', image: 'busybox' }], affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'k', operator: 'Exists' }] }] } } } },
+      // Volume sources are still typed loosely here: this pod has no Protobuf form.
+      spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'scratch', emptyDir: {} }] },
     };
     expect((await c.post('/api/v1/namespaces/default/pods', pod)).status).toBe(201);
     const fallback = await c.get(`/api/v1/namespaces/default/pods/${name}`, { headers: { accept: `${K8S_PB}, application/json` } });

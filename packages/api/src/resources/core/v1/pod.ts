@@ -1,5 +1,5 @@
 import { defineResource, type ResourceType } from '../../../catalog.js';
-import { objectMeta, objectSchema } from '../../../meta-schema.js';
+import { labelSelector, objectMeta, objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
 import { ageColumn, column, nameColumn } from '../../../table-columns.js';
 import { NONE, countOf } from '../../../table-format.js';
@@ -60,6 +60,59 @@ const containerPort = s.obj({
   protocol: s.str({ tag: 4, enum: ['TCP', 'UDP', 'SCTP'] }), hostIP: s.str({ tag: 5 }),
 }, { required: ['containerPort'] });
 
+const seLinuxOptions = s.obj({ user: s.str({ tag: 1 }), role: s.str({ tag: 2 }), type: s.str({ tag: 3 }), level: s.str({ tag: 4 }) });
+const seccompProfile = s.obj({ type: s.str({ tag: 1 }), localhostProfile: s.str({ tag: 2 }) }, { required: ['type'] });
+const windowsOptions = s.obj({
+  gmsaCredentialSpecName: s.str({ tag: 1 }), gmsaCredentialSpec: s.str({ tag: 2 }), runAsUserName: s.str({ tag: 3 }), hostProcess: s.bool({ tag: 4 }),
+});
+/** Fields without a number here (newer than the proto we checked) keep such a pod in JSON. */
+const appArmorProfile = s.obj({ type: s.str({ tag: 1 }), localhostProfile: s.str({ tag: 2 }) }, { required: ['type'] });
+
+const podSecurityContext = s.obj({
+  seLinuxOptions: { ...seLinuxOptions, tag: 1 }, runAsUser: s.int64({ tag: 2 }), runAsNonRoot: s.bool({ tag: 3 }),
+  supplementalGroups: s.atomic(s.int64(), { tag: 4 }), fsGroup: s.int64({ tag: 5 }), runAsGroup: s.int64({ tag: 6 }),
+  sysctls: s.atomic(s.obj({ name: s.str({ tag: 1 }), value: s.str({ tag: 2 }) }, { required: ['name', 'value'] }), { tag: 7 }),
+  windowsOptions: { ...windowsOptions, tag: 8 }, fsGroupChangePolicy: s.str({ tag: 9 }), seccompProfile: { ...seccompProfile, tag: 10 },
+  appArmorProfile, supplementalGroupsPolicy: s.str(), seLinuxChangePolicy: s.str(),
+});
+
+const securityContext = s.obj({
+  capabilities: s.obj({ add: s.atomic(s.str(), { tag: 1 }), drop: s.atomic(s.str(), { tag: 2 }) }, { tag: 1 }),
+  privileged: s.bool({ tag: 2 }), seLinuxOptions: { ...seLinuxOptions, tag: 3 }, runAsUser: s.int64({ tag: 4 }),
+  runAsNonRoot: s.bool({ tag: 5 }), readOnlyRootFilesystem: s.bool({ tag: 6 }), allowPrivilegeEscalation: s.bool({ tag: 7 }),
+  runAsGroup: s.int64({ tag: 8 }), procMount: s.str({ tag: 9 }), windowsOptions: { ...windowsOptions, tag: 10 },
+  seccompProfile: { ...seccompProfile, tag: 11 }, appArmorProfile,
+});
+
+const nodeSelectorTerm = s.obj({
+  matchExpressions: s.atomic(s.obj({ key: s.str({ tag: 1 }), operator: s.str({ tag: 2 }), values: s.atomic(s.str(), { tag: 3 }) }, { required: ['key', 'operator'] }), { tag: 1 }),
+  matchFields: s.atomic(s.obj({ key: s.str({ tag: 1 }), operator: s.str({ tag: 2 }), values: s.atomic(s.str(), { tag: 3 }) }, { required: ['key', 'operator'] }), { tag: 2 }),
+}, { structType: 'atomic' });
+
+const podAffinityTerm = s.obj({
+  labelSelector: { ...labelSelector, tag: 1 }, namespaces: s.atomic(s.str(), { tag: 2 }), topologyKey: s.str({ tag: 3 }),
+  namespaceSelector: { ...labelSelector, tag: 4 }, matchLabelKeys: s.atomic(s.str(), { tag: 5 }), mismatchLabelKeys: s.atomic(s.str(), { tag: 6 }),
+}, { required: ['topologyKey'] });
+
+const podAffinity = s.obj({
+  requiredDuringSchedulingIgnoredDuringExecution: s.atomic(podAffinityTerm, { tag: 1 }),
+  preferredDuringSchedulingIgnoredDuringExecution: s.atomic(s.obj({ weight: s.int32({ tag: 1 }), podAffinityTerm: { ...podAffinityTerm, tag: 2 } }, { required: ['weight', 'podAffinityTerm'] }), { tag: 2 }),
+});
+
+const affinity = s.obj({
+  nodeAffinity: s.obj({
+    requiredDuringSchedulingIgnoredDuringExecution: s.obj({ nodeSelectorTerms: s.atomic(nodeSelectorTerm, { tag: 1 }) }, { required: ['nodeSelectorTerms'], structType: 'atomic', tag: 1 }),
+    preferredDuringSchedulingIgnoredDuringExecution: s.atomic(s.obj({ weight: s.int32({ tag: 1 }), preference: { ...nodeSelectorTerm, tag: 2 } }, { required: ['weight', 'preference'] }), { tag: 2 }),
+  }, { tag: 1 }),
+  podAffinity: { ...podAffinity, tag: 2 },
+  podAntiAffinity: { ...podAffinity, tag: 3 },
+});
+
+const topologySpreadConstraint = s.obj({
+  maxSkew: s.int32({ tag: 1 }), topologyKey: s.str({ tag: 2 }), whenUnsatisfiable: s.str({ tag: 3 }), labelSelector: { ...labelSelector, tag: 4 },
+  minDomains: s.int32({ tag: 5 }), nodeAffinityPolicy: s.str({ tag: 6 }), nodeTaintsPolicy: s.str({ tag: 7 }), matchLabelKeys: s.atomic(s.str(), { tag: 8 }),
+}, { required: ['maxSkew', 'topologyKey', 'whenUnsatisfiable'] });
+
 const container = s.obj({
   name: s.str({ tag: 1 }),
   image: s.str({ tag: 2 }),
@@ -84,7 +137,7 @@ const container = s.obj({
   terminationMessagePath: s.str({ tag: 13 }),
   terminationMessagePolicy: s.str({ tag: 20 }),
   imagePullPolicy: s.str({ tag: 14, enum: ['Always', 'Never', 'IfNotPresent'] }),
-  securityContext: s.any({ tag: 15 }),
+  securityContext: { ...securityContext, tag: 15 },
   stdin: s.bool({ tag: 16 }), stdinOnce: s.bool({ tag: 17 }), tty: s.bool({ tag: 18 }),
 }, { required: ['name'] });
 
@@ -118,25 +171,28 @@ export const podSpec = s.obj({
   nodeName: s.str({ tag: 10 }),
   hostNetwork: s.bool({ tag: 11 }), hostPID: s.bool({ tag: 12 }), hostIPC: s.bool({ tag: 13 }),
   shareProcessNamespace: s.bool({ tag: 27 }),
-  securityContext: s.any({ tag: 14 }),
+  securityContext: { ...podSecurityContext, tag: 14 },
   imagePullSecrets: s.keyed(localObjectReference, ['name'], { tag: 15 }),
   hostname: s.str({ tag: 16 }), subdomain: s.str({ tag: 17 }),
-  affinity: s.any({ tag: 18 }),
+  affinity: { ...affinity, tag: 18 },
   schedulerName: s.str({ tag: 19 }),
   tolerations: s.atomic(toleration, { tag: 22 }),
-  hostAliases: s.atomic(s.any(), { tag: 23 }),
+  hostAliases: s.atomic(s.obj({ ip: s.str({ tag: 1 }), hostnames: s.atomic(s.str(), { tag: 2 }) }, { required: ['ip'] }), { tag: 23 }),
   priorityClassName: s.str({ tag: 24 }), priority: s.int32({ tag: 25 }),
-  dnsConfig: s.any({ tag: 26 }),
-  readinessGates: s.atomic(s.any(), { tag: 28 }),
+  dnsConfig: s.obj({
+    nameservers: s.atomic(s.str(), { tag: 1 }), searches: s.atomic(s.str(), { tag: 2 }),
+    options: s.atomic(s.obj({ name: s.str({ tag: 1 }), value: s.str({ tag: 2 }) }), { tag: 3 }),
+  }, { tag: 26 }),
+  readinessGates: s.atomic(s.obj({ conditionType: s.str({ tag: 1 }) }, { required: ['conditionType'] }), { tag: 28 }),
   runtimeClassName: s.str({ tag: 29 }),
   enableServiceLinks: s.bool({ tag: 30 }),
   preemptionPolicy: s.str({ tag: 31 }),
   overhead: { ...quantityMap, tag: 32 },
-  topologySpreadConstraints: s.atomic(s.any(), { tag: 33 }),
+  topologySpreadConstraints: s.keyed(topologySpreadConstraint, ['topologyKey', 'whenUnsatisfiable'], { tag: 33 }),
   setHostnameAsFQDN: s.bool({ tag: 35 }),
-  os: s.any({ tag: 36 }),
+  os: s.obj({ name: s.str({ tag: 1 }) }, { required: ['name'], tag: 36 }),
   hostUsers: s.bool({ tag: 37 }),
-  schedulingGates: s.atomic(s.any(), { tag: 38 }),
+  schedulingGates: s.keyed(s.obj({ name: s.str({ tag: 1 }) }, { required: ['name'] }), ['name'], { tag: 38 }),
   resourceClaims: s.atomic(s.any(), { tag: 39 }),
 }, { required: ['containers'] });
 
