@@ -108,3 +108,18 @@ describe('Protobuf bodies', () => {
     expect([env.apiVersion, env.kind]).toEqual(['authentication.k8s.io/v1', 'SelfSubjectReview']);
   });
 });
+
+describe('Go\'s zero Time', () => {
+  it('an empty Time message (what Go writes for a zero creationTimestamp) reads as absent, as null is in JSON', () => {
+    const raw = message((w) => {
+      bytes(w, 1, message((m) => { str(m, 1, 'web'); bytes(m, 8, new Uint8Array()); }));
+    });
+    const cm = decodeProtobufObject(envelope('v1', 'ConfigMap', raw), schemaOf('configmaps'));
+    expect(cm).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web' } });
+    // A Time with its fields set, even to the epoch, is a time.
+    const epoch = message((w) => {
+      bytes(w, 1, message((m) => { str(m, 1, 'web'); bytes(m, 8, message((t) => t.uint32(8).int64(0))); }));
+    });
+    expect(decodeProtobufObject(envelope('v1', 'ConfigMap', epoch), schemaOf('configmaps')).metadata).toEqual({ name: 'web', creationTimestamp: '1970-01-01T00:00:00Z' });
+  });
+});

@@ -72,7 +72,9 @@ function longToNumber(v: number | { low: number; high: number }): number {
   return typeof v === 'number' ? v : v.high * 0x1_0000_0000 + (v.low >>> 0);
 }
 
-function timeOf(bytes: Uint8Array): string {
+/** A Time message; an empty one is Go's zero Time (what `null` is in JSON): undefined. */
+function timeOf(bytes: Uint8Array): string | undefined {
+  if (bytes.length === 0) return undefined;
   const r = Reader.create(bytes);
   let seconds = 0;
   let nanos = 0;
@@ -213,6 +215,7 @@ export function decodeMessage(bytes: Uint8Array, schema: ObjectSchema, path = ''
         }
       } else {
         const v = readValue(r, wire, s, p);
+        if (v === undefined) continue;
         // Go's encoder writes empty strings of non-pointer fields, which JSON (omitempty) leaves
         // out; a required field has no omitempty, so its empty string stays.
         if (v === '' && s.type === 'string' && !schema.required?.includes(name)) delete out[name];
