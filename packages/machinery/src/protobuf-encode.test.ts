@@ -115,13 +115,13 @@ describe('Protobuf answers: encoding is the inverse of decoding', () => {
 });
 
 describe('Protobuf never drops a value', () => {
-  it('a value whose field has no Protobuf number (a pod\'s volume source), or is typed loosely (a container\'s resize policy), is NotEncodable, so callers fall back to JSON', () => {
+  it('a value whose field has no Protobuf number (a pod\'s NFS volume source), or is typed loosely (a container\'s resize policy), is NotEncodable, so callers fall back to JSON', () => {
     const pod = (spec: Record<string, unknown>): Record<string, unknown> => ({
       apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }], ...spec },
     });
-    const volume = pod({ volumes: [{ name: 'v', emptyDir: {} }] });
+    const volume = pod({ volumes: [{ name: 'v', nfs: { server: 'nfs.local', path: '/export' } }] });
     expect(() => encodeProtobufObject(volume, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(NotEncodable);
-    expect(() => encodeProtobufObject(volume, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(/spec\.volumes\[0\]\.emptyDir/);
+    expect(() => encodeProtobufObject(volume, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(/spec\.volumes\[0\]\.nfs/);
     const loose = pod({ containers: [{ name: 'c', image: 'busybox', resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }] }] });
     expect(() => encodeProtobufObject(loose, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(/resizePolicy/);
     // Probes have their numbers now (the handler in the embedded ProbeHandler): such a pod encodes.
@@ -229,6 +229,29 @@ describe('embedded messages (fields JSON inlines and the proto nests)', () => {
       preferred: s.arr(s.obj({ weight: s.int32({ tag: 1 }), term: s.obj({ ns: s.arr(s.str(), { tag: 2 }), key: s.str({ tag: 3 }) }, { tag: 2 }) }), { tag: 2 }),
     }));
     expect(wire).toEqual({ preferred: [{ weight: 100, term: { ns: ['a'], key: 'svc.io/hostname' } }] });
+  });
+
+  it('volumes: the common sources sit in the embedded VolumeSource (field 2) under Kubernetes\' numbers', () => {
+    const spec = schemaOf('', 'pods').properties.spec as ObjectSchema;
+    const volume = (spec.properties.volumes as unknown as { items: ObjectSchema }).items;
+    const volumes = [
+      { name: 'scratch', emptyDir: { medium: 'Memory', sizeLimit: '64Mi' } },
+      { name: 'host', hostPath: { path: '/var/log', type: 'Directory' } },
+      { name: 'cfg', configMap: { name: 'app-config', items: [{ key: 'a', path: 'a.conf', mode: 420 }], defaultMode: 420, optional: true } },
+      { name: 'sec', secret: { secretName: 'tls', defaultMode: 256 } },
+      { name: 'data', persistentVolumeClaim: { claimName: 'data', readOnly: true } },
+      { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }, { path: 'mem', resourceFieldRef: { containerName: 'c', resource: 'limits.memory', divisor: '1Mi' } }] } },
+      { name: 'token', projected: { defaultMode: 420, sources: [
+        { serviceAccountToken: { audience: 'api', expirationSeconds: 3607, path: 'token' } },
+        { configMap: { name: 'root-ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+        { secret: { name: 'extra', optional: true } },
+        { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+      ] } },
+    ];
+    for (const v of volumes) expect(decodeMessage(encodeMessage(v, volume), volume)).toEqual(v);
+    // Volume{name(1), volumeSource(2){configMap(19){localObjectReference(1){name(1)}}}}
+    const bytes = Buffer.from(encodeMessage({ name: 'v', configMap: { name: 'c' } }, volume));
+    expect(bytes).toEqual(Buffer.from([0x0a, 1, 0x76, 0x12, 8, 0x9a, 0x01, 5, 0x0a, 3, 0x0a, 1, 0x63]));
   });
 
   it('a container\'s lifecycle handlers (exec, httpGet, tcpSocket, sleep) round-trip', () => {

@@ -116,8 +116,8 @@ describe('Protobuf answers under the default naming', () => {
     expect(first.headers['content-type']).toBe(PB);
     const pod = {
       apiVersion: 'v1', kind: 'Pod', metadata: { name },
-      // Volume sources are still typed loosely here: this pod has no Protobuf form.
-      spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'scratch', emptyDir: {} }] },
+      // An NFS volume source is still typed loosely here: this pod has no Protobuf form.
+      spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'data', nfs: { server: 'nfs.local', path: '/export' } }] },
     };
     expect((await c.post('/api/v1/namespaces/default/pods', pod)).status).toBe(201);
     const fallback = await c.get(`/api/v1/namespaces/default/pods/${name}`, { headers: { accept: `${K8S_PB}, application/json` } });

@@ -35,9 +35,12 @@ const embeddedName = { name: s.str({ tag: 1, embeddedIn: 1 }) };
 const keySelector = s.obj({ ...embeddedName, key: s.str({ tag: 2 }), optional: s.bool({ tag: 3 }) }, { required: ['key'] });
 const envSource = s.obj({ ...embeddedName, optional: s.bool({ tag: 2 }) });
 
+const objectFieldSelector = s.obj({ apiVersion: s.str({ tag: 1 }), fieldPath: s.str({ tag: 2 }) }, { required: ['fieldPath'] });
+const resourceFieldSelector = s.obj({ containerName: s.str({ tag: 1 }), resource: s.str({ tag: 2 }), divisor: s.quantity({ tag: 3 }) }, { required: ['resource'] });
+
 const envVarSource = s.obj({
-  fieldRef: s.obj({ apiVersion: s.str({ tag: 1 }), fieldPath: s.str({ tag: 2 }) }, { required: ['fieldPath'], tag: 1 }),
-  resourceFieldRef: s.obj({ containerName: s.str({ tag: 1 }), resource: s.str({ tag: 2 }), divisor: s.quantity({ tag: 3 }) }, { required: ['resource'], tag: 2 }),
+  fieldRef: { ...objectFieldSelector, tag: 1 },
+  resourceFieldRef: { ...resourceFieldSelector, tag: 2 },
   configMapKeyRef: { ...keySelector, tag: 3 },
   secretKeyRef: { ...keySelector, tag: 4 },
 });
@@ -153,10 +156,43 @@ const containerStatus = s.obj({
   volumeMounts: s.any({ tag: 12 }), user: s.any({ tag: 13 }), allocatedResourcesStatus: s.any({ tag: 14 }),
 }, { required: ['name', 'ready', 'restartCount', 'image', 'imageID'] });
 
+const keyToPath = s.obj({ key: s.str({ tag: 1 }), path: s.str({ tag: 2 }), mode: s.int32({ tag: 3 }) }, { required: ['key', 'path'] });
+const downwardAPIFile = s.obj({
+  path: s.str({ tag: 1 }),
+  fieldRef: { ...objectFieldSelector, tag: 2 },
+  resourceFieldRef: { ...resourceFieldSelector, tag: 3 },
+  mode: s.int32({ tag: 4 }),
+}, { required: ['path'] });
+/** A ConfigMap or Secret projection: the name in the embedded LocalObjectReference at 1. */
+const namedProjection = s.obj({ ...embeddedName, items: s.atomic(keyToPath, { tag: 2 }), optional: s.bool({ tag: 4 }) });
+
+/**
+ * Volume: JSON inlines its VolumeSource, which Protobuf nests at field 2. The common sources
+ * are typed with Kubernetes' numbers; the others are kept as they come and keep the pod in JSON.
+ */
+const volume = s.obj({
+  name: s.str({ tag: 1 }),
+  hostPath: s.obj({ path: s.str({ tag: 1 }), type: s.str({ tag: 2 }) }, { required: ['path'], tag: 1, embeddedIn: 2 }),
+  emptyDir: s.obj({ medium: s.str({ tag: 1 }), sizeLimit: s.quantity({ tag: 2 }) }, { tag: 2, embeddedIn: 2 }),
+  secret: s.obj({ secretName: s.str({ tag: 1 }), items: s.atomic(keyToPath, { tag: 2 }), defaultMode: s.int32({ tag: 3 }), optional: s.bool({ tag: 4 }) }, { tag: 6, embeddedIn: 2 }),
+  persistentVolumeClaim: s.obj({ claimName: s.str({ tag: 1 }), readOnly: s.bool({ tag: 2 }) }, { required: ['claimName'], tag: 10, embeddedIn: 2 }),
+  downwardAPI: s.obj({ items: s.atomic(downwardAPIFile, { tag: 1 }), defaultMode: s.int32({ tag: 2 }) }, { tag: 16, embeddedIn: 2 }),
+  configMap: s.obj({ ...embeddedName, items: s.atomic(keyToPath, { tag: 2 }), defaultMode: s.int32({ tag: 3 }), optional: s.bool({ tag: 4 }) }, { tag: 19, embeddedIn: 2 }),
+  projected: s.obj({
+    sources: s.atomic(s.obj({
+      secret: { ...namedProjection, tag: 1 },
+      downwardAPI: s.obj({ items: s.atomic(downwardAPIFile, { tag: 1 }) }, { tag: 2 }),
+      configMap: { ...namedProjection, tag: 3 },
+      serviceAccountToken: s.obj({ audience: s.str({ tag: 1 }), expirationSeconds: s.int64({ tag: 2 }), path: s.str({ tag: 3 }) }, { required: ['path'], tag: 4 }),
+    }), { tag: 1 }),
+    defaultMode: s.int32({ tag: 2 }),
+  }, { tag: 26, embeddedIn: 2 }),
+}, { required: ['name'], preserveUnknownFields: true });
+
 const podIP = s.obj({ ip: s.str({ tag: 1 }) });
 
 export const podSpec = s.obj({
-  volumes: s.keyed(s.obj({ name: s.str({ tag: 1 }) }, { required: ['name'], preserveUnknownFields: true }), ['name'], { tag: 1, patchStrategy: 'merge,retainKeys' }),
+  volumes: s.keyed(volume, ['name'], { tag: 1, patchStrategy: 'merge,retainKeys' }),
   initContainers: s.keyed(container, ['name'], { tag: 20 }),
   containers: s.keyed(container, ['name'], { tag: 2 }),
   ephemeralContainers: s.keyed(s.any(), ['name'], { tag: 34 }),
