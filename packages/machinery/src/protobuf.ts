@@ -119,6 +119,15 @@ function intOrStringOf(bytes: Uint8Array, quantity: boolean): number | string {
 export interface ProtobufField { name: string; schema: Schema; tag: number; embeds?: readonly string[] }
 const fieldTables = new WeakMap<ObjectSchema, ProtobufField[]>();
 
+const fieldsByTag = new WeakMap<ObjectSchema, Map<number, ProtobufField>>();
+
+/** `protobufFields` by field number, for decoding. */
+function fieldByTag(schema: ObjectSchema): Map<number, ProtobufField> {
+  let m = fieldsByTag.get(schema);
+  if (!m) fieldsByTag.set(schema, (m = new Map(protobufFields(schema).map((f) => [f.tag, f]))));
+  return m;
+}
+
 export function protobufFields(schema: ObjectSchema): ProtobufField[] {
   let fields = fieldTables.get(schema);
   if (fields) return fields;
@@ -171,8 +180,7 @@ function readValue(r: ReaderT, wire: number, schema: Schema, path: string): unkn
 
 /** Decodes one message of an object schema; unknown field numbers are skipped. */
 export function decodeMessage(bytes: Uint8Array, schema: ObjectSchema, path = ''): Record<string, unknown> {
-  const byTag = new Map<number, ProtobufField>();
-  for (const f of protobufFields(schema)) byTag.set(f.tag, f);
+  const byTag = fieldByTag(schema);
   const out: Record<string, unknown> = {};
   return guard(() => {
     const r = Reader.create(bytes);
