@@ -176,8 +176,10 @@ export async function spawnApiServer({ etcdEndpoints, extraArgs = [], pollMs = 1
   await writeFile(tokenFile, `${token},admin,admin-uid,"system:masters"\n`);
   const port = await freePort();
   const storePrefix = `/bench-${randomBytes(4).toString('hex')}`;
+  // SVC_BENCH_NODE_ARGS: extra node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`.
+  const nodeArgs = (process.env.SVC_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const args = [
-    APISERVER_BIN,
+    ...nodeArgs, APISERVER_BIN,
     '--store-servers', etcdEndpoints.join(','), '--store-prefix', storePrefix,
     '--bind-address', '127.0.0.1', '--secure-port', String(port), '--cert-dir', join(dir, 'pki'),
     '--token-auth-file', tokenFile, ...extraArgs,

@@ -5,6 +5,7 @@ import { objectSchemaOf, protobufOf } from './respond.js';
 import { chunkFrame, protobufWatchFrame, watchFrame } from '../serialization-cache.js';
 import { advertisedMediaTypes, contentTypeOf } from '../media-types.js';
 import { includeObjectOf, toTable } from '../table.js';
+import { WatchWriteScheduler } from '../watch-writes.js';
 
 /** Whether objects of `schema` may hold values without a Protobuf form (`s.any()` other than FieldsV1). */
 export function hasLooseFields(schema: Schema, seen = new Set<Schema>()): boolean {
@@ -27,15 +28,8 @@ export interface WatchSettings {
   stopping: AbortSignal;
 }
 
-/** Busy watchers write at most once per this many milliseconds. */
-const COALESCE_MS = 10;
-let tick: Promise<void> | undefined;
-
-/** One shared timer for every busy watcher (not one per watcher per write). */
-function flushTick(): Promise<void> {
-  tick ??= new Promise<void>((resolve) => setTimeout(() => { tick = undefined; resolve(); }, COALESCE_MS).unref());
-  return tick;
-}
+/** Every watch's writes, in passes (see WatchWriteScheduler). */
+const writes = new WatchWriteScheduler();
 
 /** Bookmarks every minute, and one shortly before the server-side timeout. */
 function bookmarkEvery(timeoutMs: number): number {
@@ -77,7 +71,6 @@ export async function handleWatch(s: HandlerScope, settings: WatchSettings): Pro
     ac.abort();
     return;
   }
-  let lastWrite = -Infinity;
   let failed = false;
   try {
     // Aborting (timeout, client gone, shutdown) ends the storage iteration, so next() returns.
@@ -100,15 +93,11 @@ export async function handleWatch(s: HandlerScope, settings: WatchSettings): Pro
         return watchFrame(type, object);
       });
       // Pre-framed chunks go straight to the socket (the response is chunked and its headers
-      // are sent): one write per batch, the same bytes shared by every watcher of an event.
-      const ok = socket.write(frames.length === 1 ? frames[0] as Buffer : Buffer.concat(frames));
+      // are sent) in the next write pass: the same bytes shared by every watcher of an event.
+      // Events that arrive until then wait in storage and go out together in the pass after.
+      const ok = await writes.write(socket, frames);
       if (failed) break;
       if (!ok) await drained(socket, ac.signal);
-      // A watcher that keeps receiving events writes at most once per tick: what arrives
-      // meanwhile queues up and goes out in one write (sparse events are not delayed).
-      const now = performance.now();
-      if (now - lastWrite < COALESCE_MS) await flushTick();
-      lastWrite = now;
     }
   } finally {
     clearTimeout(timer);
