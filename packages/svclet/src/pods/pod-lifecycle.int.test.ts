@@ -2,8 +2,8 @@
 // server: status, logs, restarts with back-off, phases, bad specs, graceful deletion.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { criLabel, isNotFound } from '@svc/api';
-import { Informer, listWatcherFor } from '@svc/client';
+import { criLabel, isNotFound, type ApiObject } from '@svc/api';
+import { Informer, ResourceClient, listWatcherFor } from '@svc/client';
 import { waitFor } from '@svc/testing';
 import type { PodManager } from './pod-manager.js';
 import { PODS, containerOf, shPod, waitForPod, withPodEnv } from './pods-testing.js';
@@ -96,6 +96,42 @@ describe('pods bound to the node', () => {
     expect(containerOf(p)?.state.waiting).toEqual({ reason: 'CreateContainerError', message: expect.stringContaining('has no command') });
     await env.pods().create(shPod('after-bad', env.nodeName, 'exec sleep 60'));
     await waitForPod(env, 'after-bad', 'Running', (x) => x.status?.phase === 'Running');
+  });
+});
+
+describe('environment from ConfigMaps and Secrets', () => {
+  const cms = () => new ResourceClient(env.testApi, { group: '', version: 'v1', resource: 'configmaps' }).namespace('default');
+  const secrets = () => new ResourceClient(env.testApi, { group: '', version: 'v1', resource: 'secrets' }).namespace('default');
+
+  it('envFrom (with prefix) and configMapKeyRef/secretKeyRef values reach the container; env overrides envFrom', async () => {
+    await cms().create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app-config' }, data: { MODE: 'fast', LEVEL: '3' } } as ApiObject);
+    await secrets().create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'app-secret' }, data: { password: Buffer.from('s3cret').toString('base64') } } as ApiObject);
+    const created = await env.pods().create(shPod('envs', env.nodeName, 'echo "$CFG_MODE $CFG_LEVEL $PASS $MODE2 $OPT."; exec sleep 60', {}, {
+      envFrom: [{ prefix: 'CFG_', configMapRef: { name: 'app-config' } }, { secretRef: { name: 'absent', optional: true } }],
+      env: [
+        { name: 'PASS', valueFrom: { secretKeyRef: { name: 'app-secret', key: 'password' } } },
+        { name: 'MODE2', valueFrom: { configMapKeyRef: { name: 'app-config', key: 'MODE' } } },
+        { name: 'CFG_LEVEL', value: 'override' },
+        { name: 'OPT', valueFrom: { configMapKeyRef: { name: 'app-config', key: 'nope', optional: true } } },
+      ],
+    }));
+    await waitForPod(env, 'envs', 'Running', (x) => x.status?.phase === 'Running');
+    const file = join(env.podLogsDir, `default_envs_${created.metadata.uid}`, 'c', '0.log');
+    await waitFor('the environment in the output', async () => (await readLog(file)).includes('fast override s3cret fast .'));
+  });
+
+  it('a missing ConfigMap or key keeps the container waiting with CreateContainerConfigError until it exists', async () => {
+    await env.pods().create(shPod('env-missing', env.nodeName, 'echo "$X"; exec sleep 60', {}, {
+      env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'later', key: 'x' } } }],
+    }));
+    let p = await waitForPod(env, 'env-missing', 'a config error', (x) => containerOf(x)?.state.waiting?.reason === 'CreateContainerConfigError');
+    expect(containerOf(p)?.state.waiting?.message).toBe('configmaps "later" not found');
+    expect(p.status?.phase).toBe('Pending');
+    await cms().create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'later' }, data: { y: '1' } } as ApiObject);
+    p = await waitForPod(env, 'env-missing', 'the missing key', (x) => containerOf(x)?.state.waiting?.message === "couldn't find key x in ConfigMap default/later");
+    expect(containerOf(p)?.state.waiting?.reason).toBe('CreateContainerConfigError');
+    await cms().patch('later', 'merge', { data: { x: 'now' } });
+    await waitForPod(env, 'env-missing', 'Running', (x) => x.status?.phase === 'Running');
   });
 });
 

@@ -1,9 +1,10 @@
 import { setMaxListeners } from 'node:events';
-import { criLabel, naming, podConfigAnnotation, type ApiObject } from '@svc/api';
-import { Informer, listWatcherFor, type ClientLogger, type RestClient } from '@svc/client';
+import { criLabel, isNotFound, naming, podConfigAnnotation, type ApiObject } from '@svc/api';
+import { Informer, ResourceClient, listWatcherFor, type ClientLogger, type RestClient } from '@svc/client';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { BackOff } from './backoff.js';
 import { criErrorMessage, type CriClient } from './cri.js';
+import type { ObjectReader } from './environment.js';
 import { MirrorPods, isMirrorPod, staticPodHash } from './mirror-pods.js';
 import { ProbeManager } from './prober.js';
 import { PodWorker } from './pod-worker.js';
@@ -218,6 +219,7 @@ export class PodManager {
       writeStatus: this.statuses ? (pod, source, status) => this.statuses?.update(pod, source, status) ?? Promise.resolve() : undefined,
       finalDelete: this.statuses ? (pod) => this.statuses?.finalDelete(pod) ?? Promise.resolve(true) : undefined,
       onContainerStarted: (kind, error) => this.metrics?.containerStarted(kind, error),
+      readObject: this.o.client ? readerOf(this.o.client) : undefined,
     }, this.signal);
     this.workers.set(uid, worker);
     void worker.done.finally(() => {
@@ -287,4 +289,16 @@ export class PodManager {
       await rt.removePodSandbox({ podSandboxId: s.id });
     }
   }
+}
+
+/** Reads ConfigMaps and Secrets through the API (the Node authorizer lets a node read those its pods name). */
+function readerOf(client: RestClient): ObjectReader {
+  return async (resource, namespace, name) => {
+    try {
+      return await new ResourceClient(client, { group: '', version: 'v1', resource }, namespace).get(name);
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  };
 }

@@ -8,6 +8,7 @@ import { criErrorMessage, nsToMs, type ContainerConfig, type CriClient, type Cri
 import { containerStatus, podConditions, podPhase, qosClass, type ContainerInstance, type ContainerView } from './pod-status.js';
 import type { ProbeManager } from './prober.js';
 import { sleep } from './sleep.js';
+import { ContainerConfigError, containerEnvironment, expandVars, type ObjectReader } from './environment.js';
 import { timeString, type Container, type ContainerStateWaiting, type Pod, type PodSource, type PodStatus } from './types.js';
 
 /** Kubernetes' minimumGracePeriodInSeconds: a container always gets this long between TERM and KILL. */
@@ -33,6 +34,8 @@ export interface WorkerContext {
   /** Deletes the API pod once it is terminated (grace 0, uid precondition); true when it is gone. */
   finalDelete?(pod: Pod): Promise<boolean>;
   onContainerStarted?(kind: 'container' | 'init_container', error?: string): void;
+  /** Reads the ConfigMaps and Secrets env vars name (absent in standalone mode). */
+  readObject?: ObjectReader;
 }
 
 interface Observed {
@@ -66,11 +69,6 @@ function instanceOf(s: CriContainerStatus): ContainerInstance {
     message: s.message ?? '',
     imageRef: s.imageRef ?? '',
   };
-}
-
-/** Kubernetes' `$(VAR)` expansion of env values, command and args: `$$` is `$`, unknown references stay. */
-export function expandVars(s: string, env: ReadonlyMap<string, string>): string {
-  return s.replace(/\$\$|\$\(([^)]*)\)/g, (m, name: string | undefined) => (m === '$$' ? '$' : env.get(name ?? '') ?? m));
 }
 
 function shouldRestart(policy: string, exitCode: number): boolean {
@@ -321,9 +319,19 @@ export class PodWorker {
     if (imageRef === undefined) return false;
     const rt = this.ctx.cri.runtime;
     await mkdir(join(sandboxConfig.logDirectory ?? '', c.name), { recursive: true });
+    let env: Map<string, string>;
+    try {
+      env = await containerEnvironment(c, this.pod.metadata.namespace ?? '', (path) => this.fieldRef(path), this.ctx.readObject);
+    } catch (e) {
+      if (!(e instanceof ContainerConfigError)) throw e;
+      this.waiting.set(c.name, { reason: 'CreateContainerConfigError', message: e.message });
+      this.ctx.onContainerStarted?.(kind, 'CreateContainerConfigError');
+      this.log.warn('cannot make the container config', { container: c.name, error: e.message });
+      return false;
+    }
     let containerId: string;
     try {
-      ({ containerId } = await rt.createContainer({ podSandboxId: sandboxId, config: this.containerConfig(c, restartCount, imageRef), sandboxConfig }));
+      ({ containerId } = await rt.createContainer({ podSandboxId: sandboxId, config: this.containerConfig(c, restartCount, imageRef, env), sandboxConfig }));
     } catch (e) {
       this.waiting.set(c.name, { reason: 'CreateContainerError', message: criErrorMessage(e) });
       this.ctx.onContainerStarted?.(kind, 'CreateContainerError');
@@ -398,12 +406,8 @@ export class PodWorker {
     return values[path] ?? '';
   }
 
-  private containerConfig(c: Container, restartCount: number, imageRef: string): ContainerConfig {
+  private containerConfig(c: Container, restartCount: number, imageRef: string, env: ReadonlyMap<string, string>): ContainerConfig {
     const m = this.pod.metadata;
-    const env = new Map<string, string>();
-    for (const e of c.env ?? []) {
-      env.set(e.name, e.valueFrom?.fieldRef ? this.fieldRef(e.valueFrom.fieldRef.fieldPath) : expandVars(e.value ?? '', env));
-    }
     return {
       metadata: { name: c.name, attempt: restartCount },
       image: { image: imageRef, userSpecifiedImage: c.image ?? '' },

@@ -17,10 +17,18 @@ export interface Probe {
   terminationGracePeriodSeconds?: number;
 }
 
+export interface KeySelector { name?: string; key: string; optional?: boolean }
+
 export interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { fieldRef?: { fieldPath: string } };
+  valueFrom?: { fieldRef?: { fieldPath: string }; configMapKeyRef?: KeySelector; secretKeyRef?: KeySelector };
+}
+
+export interface EnvFromSource {
+  prefix?: string;
+  configMapRef?: { name?: string; optional?: boolean };
+  secretRef?: { name?: string; optional?: boolean };
 }
 
 export interface ContainerPort { name?: string; containerPort: number; hostPort?: number; protocol?: string; hostIP?: string }
@@ -32,6 +40,7 @@ export interface Container {
   args?: string[];
   workingDir?: string;
   env?: EnvVar[];
+  envFrom?: EnvFromSource[];
   ports?: ContainerPort[];
   resources?: { limits?: Record<string, string>; requests?: Record<string, string> };
   livenessProbe?: Probe;

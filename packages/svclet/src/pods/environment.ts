@@ -1,0 +1,86 @@
+import type { ApiObject } from '@svc/api';
+import type { Container } from './types.js';
+
+/** Reads a ConfigMap or Secret of the pod's namespace; undefined when it does not exist. */
+export type ObjectReader = (resource: 'configmaps' | 'secrets', namespace: string, name: string) => Promise<ApiObject | undefined>;
+
+/** A container's environment cannot be made: the container waits with `CreateContainerConfigError`. */
+export class ContainerConfigError extends Error {}
+
+/** Kubernetes' `$(VAR)` expansion of env values, command and args: `$$` is `$`, unknown references stay. */
+export function expandVars(s: string, env: ReadonlyMap<string, string>): string {
+  return s.replace(/\$\$|\$\(([^)]*)\)/g, (m, name: string | undefined) => (m === '$$' ? '$' : env.get(name ?? '') ?? m));
+}
+
+type Source = { resource: 'configmaps' | 'secrets'; name: string };
+
+/** The string values of a ConfigMap's `data` or a Secret's (base64) `data`. */
+function valuesOf(resource: Source['resource'], obj: ApiObject): Record<string, string> {
+  const data = (obj as { data?: Record<string, string> }).data ?? {};
+  if (resource === 'configmaps') return data;
+  return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+}
+
+/**
+ * A container's environment as Kubernetes' node agent makes it: first every `envFrom` source
+ * (keys with the prefix; keys that cannot be variable names are left out), then `env` in
+ * order, each value expanded against the variables before it. `fieldRef` values come from
+ * `fieldRef`; `configMapKeyRef`/`secretKeyRef` read the object. A missing object or key is
+ * skipped when optional, else a `ContainerConfigError` with Kubernetes' message. A source
+ * not handled yet (`resourceFieldRef`) leaves its variable out.
+ */
+export async function containerEnvironment(c: Container, namespace: string, fieldRef: (path: string) => string, read: ObjectReader | undefined): Promise<Map<string, string>> {
+  const cache = new Map<string, Promise<ApiObject | undefined>>();
+  const fetch = async (src: Source): Promise<Record<string, string> | undefined> => {
+    if (!read) throw new ContainerConfigError(`cannot read ${src.resource} "${src.name}": no API server (standalone mode)`);
+    const key = `${src.resource}/${src.name}`;
+    if (!cache.has(key)) cache.set(key, read(src.resource, namespace, src.name));
+    let obj: ApiObject | undefined;
+    try {
+      obj = await cache.get(key);
+    } catch (e) {
+      // Any other failure (forbidden, API unreachable) also keeps the container waiting; the next sync tries again.
+      throw new ContainerConfigError(e instanceof Error ? e.message : String(e));
+    }
+    return obj ? valuesOf(src.resource, obj) : undefined;
+  };
+  const kindName = (r: Source['resource']): string => (r === 'configmaps' ? 'ConfigMap' : 'Secret');
+  const env = new Map<string, string>();
+  for (const from of c.envFrom ?? []) {
+    const ref = from.configMapRef ?? from.secretRef;
+    if (!ref) continue;
+    const resource = from.configMapRef ? 'configmaps' : 'secrets';
+    const values = await fetch({ resource, name: ref.name ?? '' });
+    if (!values) {
+      if (ref.optional) continue;
+      throw new ContainerConfigError(`${resource} "${ref.name ?? ''}" not found`);
+    }
+    for (const [k, v] of Object.entries(values)) {
+      const name = `${from.prefix ?? ''}${k}`;
+      if (name && !name.includes('=')) env.set(name, v);
+    }
+  }
+  for (const e of c.env ?? []) {
+    const vf = e.valueFrom;
+    const keyRef = vf?.configMapKeyRef ?? vf?.secretKeyRef;
+    if (vf?.fieldRef) {
+      env.set(e.name, fieldRef(vf.fieldRef.fieldPath));
+    } else if (keyRef) {
+      const resource = vf?.configMapKeyRef ? 'configmaps' : 'secrets';
+      const values = await fetch({ resource, name: keyRef.name ?? '' });
+      if (!values) {
+        if (keyRef.optional) continue;
+        throw new ContainerConfigError(`${resource} "${keyRef.name ?? ''}" not found`);
+      }
+      const value = values[keyRef.key];
+      if (value === undefined) {
+        if (keyRef.optional) continue;
+        throw new ContainerConfigError(`couldn't find key ${keyRef.key} in ${kindName(resource)} ${namespace}/${keyRef.name ?? ''}`);
+      }
+      env.set(e.name, value);
+    } else if (!vf) {
+      env.set(e.name, expandVars(e.value ?? '', env));
+    }
+  }
+  return env;
+}
