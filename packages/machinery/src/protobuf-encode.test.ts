@@ -8,6 +8,15 @@ import {
 const catalog = builtinCatalog();
 const schemaOf = (g: string, plural: string): ObjectSchema => catalog.lookup(g, 'v1', plural)?.schema as ObjectSchema;
 
+/** A made-up kind with a loosely typed field (`blob`), an unnumbered one and a numbered one. */
+const looseSchema = (): ObjectSchema => ({
+  type: 'object',
+  properties: {
+    metadata: (schemaOf('', 'configmaps').properties.metadata as ObjectSchema),
+    spec: s.obj({ typed: s.str({ tag: 1 }), unnumbered: s.str(), blob: s.any({ tag: 3 }) }, { tag: 2 }),
+  },
+});
+
 function roundTrip(obj: Record<string, unknown>, schema: ObjectSchema): Record<string, unknown> {
   return decodeProtobufObject(encodeProtobufObject(obj, schema, String(obj.apiVersion), String(obj.kind)), schema);
 }
@@ -94,9 +103,9 @@ describe('Protobuf answers: encoding is the inverse of decoding', () => {
   });
 
   it('loosely typed values that are present cannot be encoded; absent ones are fine', () => {
-    const pods = schemaOf('', 'pods');
-    expect(() => encodeMessage({ metadata: { name: 'p' }, spec: { resourceClaims: [{ name: 'gpu' }] } }, pods)).toThrow(NotEncodable);
-    expect(() => encodeMessage({ metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }, pods)).not.toThrow();
+    const loose = looseSchema();
+    expect(() => encodeMessage({ metadata: { name: 'x' }, spec: { blob: [{ name: 'gpu' }] } }, loose)).toThrow(NotEncodable);
+    expect(() => encodeMessage({ metadata: { name: 'x' }, spec: { typed: 'yes' } }, loose)).not.toThrow();
   });
 
   it('watch events: length-prefixed WatchEvent frames, partial frames left over', () => {
@@ -115,18 +124,42 @@ describe('Protobuf answers: encoding is the inverse of decoding', () => {
 });
 
 describe('Protobuf never drops a value', () => {
-  it('a value whose field has no Protobuf number (a pod\'s NFS volume source), or is typed loosely (a container\'s resize policy), is NotEncodable, so callers fall back to JSON', () => {
-    const pod = (spec: Record<string, unknown>): Record<string, unknown> => ({
-      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }], ...spec },
-    });
-    const volume = pod({ volumes: [{ name: 'v', nfs: { server: 'nfs.local', path: '/export' } }] });
-    expect(() => encodeProtobufObject(volume, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(NotEncodable);
-    expect(() => encodeProtobufObject(volume, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(/spec\.volumes\[0\]\.nfs/);
-    const loose = pod({ containers: [{ name: 'c', image: 'busybox', resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }] }] });
-    expect(() => encodeProtobufObject(loose, schemaOf('', 'pods'), 'v1', 'Pod')).toThrow(/resizePolicy/);
-    // Probes have their numbers now (the handler in the embedded ProbeHandler): such a pod encodes.
-    const probed = pod({ containers: [{ name: 'c', image: 'busybox', livenessProbe: { exec: { command: ['true'] }, periodSeconds: 1 } }] });
-    expect(roundTrip(probed, schemaOf('', 'pods'))).toEqual(probed);
+  it('a value whose field has no Protobuf number, or is typed loosely, is NotEncodable, so callers fall back to JSON', () => {
+    const loose = looseSchema();
+    const obj = (spec: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'v1', kind: 'X', metadata: { name: 'x' }, spec: { typed: 't', ...spec } });
+    expect(() => encodeProtobufObject(obj({ unnumbered: 'u' }), loose, 'v1', 'X')).toThrow(NotEncodable);
+    expect(() => encodeProtobufObject(obj({ unnumbered: 'u' }), loose, 'v1', 'X')).toThrow(/spec\.unnumbered/);
+    expect(() => encodeProtobufObject(obj({ blob: { a: 1 } }), loose, 'v1', 'X')).toThrow(/spec\.blob/);
+    expect(roundTrip(obj({}), loose)).toEqual(obj({}));
+  });
+
+  it('every pod field has its number now: volumes of every source, ephemeral containers, resource claims, resize policies', () => {
+    const pod = {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' },
+      spec: {
+        containers: [{ name: 'c', image: 'busybox', resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }], resources: { claims: [{ name: 'gpu', request: 'r' }] }, volumeDevices: [{ name: 'd', devicePath: '/dev/x' }] }],
+        ephemeralContainers: [{ name: 'debug', image: 'busybox', targetContainerName: 'c', stdin: true }],
+        resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 't' }],
+        securityContext: { appArmorProfile: { type: 'RuntimeDefault' }, supplementalGroupsPolicy: 'Strict', seLinuxChangePolicy: 'Recursive' },
+        volumes: [
+          { name: 'n', nfs: { server: 'nfs.local', path: '/export', readOnly: true } },
+          { name: 'i', iscsi: { targetPortal: '10.0.0.1:3260', iqn: 'iqn.x', lun: 0, chapAuthSession: true, secretRef: { name: 's' } } },
+          { name: 'c', csi: { driver: 'x.csi', volumeAttributes: { a: 'b' }, nodePublishSecretRef: { name: 's' } } },
+          { name: 'e', ephemeral: { volumeClaimTemplate: { metadata: { labels: { a: 'b' } }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } } },
+          { name: 'img', image: { reference: 'busybox', pullPolicy: 'IfNotPresent' } },
+          { name: 'p', projected: { sources: [{ clusterTrustBundle: { signerName: 'x/y', path: 'ca.pem', optional: true } }] } },
+        ],
+      },
+      status: {
+        resourceClaimStatuses: [{ name: 'gpu', resourceClaimName: 'p-gpu-1' }],
+        containerStatuses: [{
+          name: 'c', ready: true, restartCount: 0, image: 'busybox', imageID: 'sha256:1', allocatedResources: { cpu: '100m' },
+          resources: { limits: { cpu: '1' } }, volumeMounts: [{ name: 'n', mountPath: '/n', readOnly: true }],
+          user: { linux: { uid: 1000, gid: 1000, supplementalGroups: [1, 2] } }, allocatedResourcesStatus: [{ name: 'claim:gpu/r', resources: [{ resourceID: 'dev-0', health: 'Healthy' }] }],
+        }],
+      },
+    };
+    expect(roundTrip(pod, schemaOf('', 'pods'))).toEqual(pod);
   });
 
   it('a field the schema does not know is NotEncodable too; apiVersion and kind are the envelope\'s', () => {

@@ -1,5 +1,5 @@
 import protobuf from 'protobufjs/minimal.js';
-import { builtinCatalog, isStatusError, type ObjectSchema } from '@svc/api';
+import { builtinCatalog, isStatusError, s, type ObjectSchema } from '@svc/api';
 import { decodeEnvelope, decodeProtobufObject, PROTOBUF_MAGIC } from './protobuf.js';
 
 const { Writer } = protobuf;
@@ -87,20 +87,24 @@ describe('Protobuf bodies', () => {
     expect(isStatusError(err) && err.code).toBe(400);
   });
 
-  it('refuses a body using a loosely typed field with 415', () => {
-    const raw = message((w) => {
-      bytes(w, 2, message((spec) => {
-        // Container field 23 (resizePolicy) is still typed loosely here.
-        bytes(spec, 2, message((c) => { str(c, 1, 'c'); bytes(c, 23, message((rp) => str(rp, 1, 'cpu'))); }));
-      }));
-    });
+  it('refuses a body that sets a loosely typed field with 415; skips field numbers it does not know, as Kubernetes does', () => {
+    // A made-up kind whose spec.blob (field 3) has no Protobuf form.
+    const loose: ObjectSchema = s.obj({ metadata: schemaOf('configmaps').properties.metadata as ObjectSchema, spec: s.obj({ typed: s.str({ tag: 1 }), blob: s.any({ tag: 3 }) }, { tag: 2 }) });
+    const raw = message((w) => { bytes(w, 2, message((spec) => { str(spec, 1, 't'); bytes(spec, 3, message((b) => str(b, 1, 'x'))); })); });
     let err: unknown;
     try {
-      decodeProtobufObject(envelope('v1', 'Pod', raw), schemaOf('pods'));
+      decodeProtobufObject(envelope('v1', 'X', raw), loose);
     } catch (e) {
       err = e;
     }
     expect(isStatusError(err) && err.code).toBe(415);
+    const pod = message((w) => {
+      bytes(w, 2, message((spec) => {
+        // Container field 99 has no meaning in Kubernetes' Container.
+        bytes(spec, 2, message((c) => { str(c, 1, 'c'); bytes(c, 99, message((x) => str(x, 1, 'cpu'))); }));
+      }));
+    });
+    expect(decodeProtobufObject(envelope('v1', 'Pod', pod), schemaOf('pods'))).toMatchObject({ spec: { containers: [{ name: 'c' }] } });
   });
 
   it('reads the envelope type meta', () => {

@@ -55,10 +55,11 @@ describe('maps', () => {
   });
 
   test('fields of type any merge as a JSON merge patch (lists replaced, no directives)', () => {
-    // Ephemeral containers are still typed loosely here (a list keyed by name of any).
-    const o = pod({ containers: [], ephemeralContainers: [{ name: 'a', securityContext: { runAsUser: 1, capabilities: { add: ['A'] } } }] });
-    const out = smp(o, { spec: { ephemeralContainers: [{ name: 'a', securityContext: { runAsUser: null, capabilities: { add: ['B'] }, $patch: 'x' } }] } });
-    expect((spec(out).ephemeralContainers as JsonObject[])[0]?.securityContext).toEqual({ capabilities: { add: ['B'] }, $patch: 'x' });
+    // A list keyed by name whose items are typed loosely (as a custom resource's may be).
+    const loose = objectSchema({ spec: s.obj({ extras: s.keyed(s.any(), ['name']) }) });
+    const o = { kind: 'X', metadata: { name: 'x' }, spec: { extras: [{ name: 'a', securityContext: { runAsUser: 1, capabilities: { add: ['A'] } } }] } };
+    const out = smp(o, { spec: { extras: [{ name: 'a', securityContext: { runAsUser: null, capabilities: { add: ['B'] }, $patch: 'x' } }] } }, loose);
+    expect((spec(out).extras as JsonObject[])[0]?.securityContext).toEqual({ capabilities: { add: ['B'] }, $patch: 'x' });
   });
 
   test('a new map takes the patch with its directives applied and nulls dropped', () => {

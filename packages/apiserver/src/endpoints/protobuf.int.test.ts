@@ -108,7 +108,7 @@ describe('Protobuf answers under the default naming', () => {
     expect([plain.status, plain.headers['content-type'], plain.json<{ kind: string }>().kind]).toEqual([404, 'application/json', 'Status']);
   });
 
-  it('Accept lists: Protobuf first, fallbacks honoured; types without a Protobuf form use the fallback', async () => {
+  it('Accept lists: Protobuf first, fallbacks honoured; a pod with every kind of field answers in Protobuf', async () => {
     expect((await c.post(NS, cm(name))).status).toBe(201);
     const yaml = await c.get(`${NS}/${name}`, { headers: { accept: 'text/html, application/yaml;q=0.9, application/json;q=0.5' } });
     expect(yaml.headers['content-type']).toBe('application/yaml');
@@ -116,16 +116,17 @@ describe('Protobuf answers under the default naming', () => {
     expect(first.headers['content-type']).toBe(PB);
     const pod = {
       apiVersion: 'v1', kind: 'Pod', metadata: { name },
-      // An NFS volume source is still typed loosely here: this pod has no Protobuf form.
-      spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'data', nfs: { server: 'nfs.local', path: '/export' } }] },
+      spec: {
+        containers: [{ name: 'c', image: 'busybox', resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }] }],
+        volumes: [{ name: 'data', nfs: { server: 'nfs.local', path: '/export' } }, { name: 'img', image: { reference: 'busybox' } }],
+      },
     };
     expect((await c.post('/api/v1/namespaces/default/pods', pod)).status).toBe(201);
-    const fallback = await c.get(`/api/v1/namespaces/default/pods/${name}`, { headers: { accept: `${K8S_PB}, application/json` } });
-    expect(fallback.status).toBe(200);
-    expect(fallback.headers['content-type']).toBe('application/json');
-    expect(fallback.json<Obj>().metadata.name).toBe(name);
-    const only = await c.get(`/api/v1/namespaces/default/pods/${name}`, { headers: { accept: K8S_PB } });
-    expect(only.status).toBe(406);
+    const answered = await c.get(`/api/v1/namespaces/default/pods/${name}`, { headers: { accept: `${K8S_PB}, application/json` } });
+    expect([answered.status, answered.headers['content-type']]).toEqual([200, K8S_PB]);
+    const decoded = decodeProtobufObject(answered.body, schemaOf('pods')) as { spec: { volumes: unknown[]; containers: Array<{ resizePolicy: unknown }> } };
+    expect(decoded.spec.volumes).toEqual(expect.arrayContaining([{ name: 'data', nfs: { server: 'nfs.local', path: '/export' } }]));
+    expect(decoded.spec.containers[0]?.resizePolicy).toEqual([{ resourceName: 'cpu', restartPolicy: 'NotRequired' }]);
   });
 
   it('406 when nothing acceptable', async () => {

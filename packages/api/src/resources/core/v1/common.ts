@@ -7,10 +7,11 @@ export const objectReference = s.obj({
 
 export const localObjectReference = s.obj({ name: s.str({ tag: 1 }) }, { structType: 'atomic' });
 
-export const condition = s.obj({
-  type: s.str({ tag: 1 }), status: s.str({ tag: 2 }), lastProbeTime: s.time({ tag: 3 }), lastHeartbeatTime: s.time(),
+/** PodCondition. */
+export const podCondition = s.obj({
+  type: s.str({ tag: 1 }), status: s.str({ tag: 2 }), lastProbeTime: s.time({ tag: 3 }),
   lastTransitionTime: s.time({ tag: 4 }), reason: s.str({ tag: 5 }), message: s.str({ tag: 6 }),
-  observedGeneration: s.int64(),
+  observedGeneration: s.int64({ tag: 7 }),
 }, { required: ['type', 'status'] });
 
 export const quantityMap = s.map(s.quantity());

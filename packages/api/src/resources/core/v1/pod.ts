@@ -1,10 +1,10 @@
 import { defineResource, type ResourceType } from '../../../catalog.js';
 import { labelSelector, objectMeta, objectSchema } from '../../../meta-schema.js';
-import { s } from '../../../schema.js';
+import { s, type Schema } from '../../../schema.js';
 import { ageColumn, column, nameColumn } from '../../../table-columns.js';
 import { NONE, countOf } from '../../../table-format.js';
 import { podReady, podRestarts, podStatusReason } from './pod-printer.js';
-import { condition, localObjectReference, quantityMap } from './common.js';
+import { localObjectReference, podCondition, quantityMap } from './common.js';
 
 const httpHeader = s.obj({ name: s.str({ tag: 1 }), value: s.str({ tag: 2 }) }, { required: ['name', 'value'] });
 
@@ -68,7 +68,6 @@ const seccompProfile = s.obj({ type: s.str({ tag: 1 }), localhostProfile: s.str(
 const windowsOptions = s.obj({
   gmsaCredentialSpecName: s.str({ tag: 1 }), gmsaCredentialSpec: s.str({ tag: 2 }), runAsUserName: s.str({ tag: 3 }), hostProcess: s.bool({ tag: 4 }),
 });
-/** Fields without a number here (newer than the proto we checked) keep such a pod in JSON. */
 const appArmorProfile = s.obj({ type: s.str({ tag: 1 }), localhostProfile: s.str({ tag: 2 }) }, { required: ['type'] });
 
 const podSecurityContext = s.obj({
@@ -76,7 +75,7 @@ const podSecurityContext = s.obj({
   supplementalGroups: s.atomic(s.int64(), { tag: 4 }), fsGroup: s.int64({ tag: 5 }), runAsGroup: s.int64({ tag: 6 }),
   sysctls: s.atomic(s.obj({ name: s.str({ tag: 1 }), value: s.str({ tag: 2 }) }, { required: ['name', 'value'] }), { tag: 7 }),
   windowsOptions: { ...windowsOptions, tag: 8 }, fsGroupChangePolicy: s.str({ tag: 9 }), seccompProfile: { ...seccompProfile, tag: 10 },
-  appArmorProfile, supplementalGroupsPolicy: s.str(), seLinuxChangePolicy: s.str(),
+  appArmorProfile: { ...appArmorProfile, tag: 11 }, supplementalGroupsPolicy: s.str({ tag: 12 }), seLinuxChangePolicy: s.str({ tag: 13 }),
 });
 
 const securityContext = s.obj({
@@ -84,7 +83,7 @@ const securityContext = s.obj({
   privileged: s.bool({ tag: 2 }), seLinuxOptions: { ...seLinuxOptions, tag: 3 }, runAsUser: s.int64({ tag: 4 }),
   runAsNonRoot: s.bool({ tag: 5 }), readOnlyRootFilesystem: s.bool({ tag: 6 }), allowPrivilegeEscalation: s.bool({ tag: 7 }),
   runAsGroup: s.int64({ tag: 8 }), procMount: s.str({ tag: 9 }), windowsOptions: { ...windowsOptions, tag: 10 },
-  seccompProfile: { ...seccompProfile, tag: 11 }, appArmorProfile,
+  seccompProfile: { ...seccompProfile, tag: 11 }, appArmorProfile: { ...appArmorProfile, tag: 12 },
 });
 
 const nodeSelectorTerm = s.obj({
@@ -116,6 +115,12 @@ const topologySpreadConstraint = s.obj({
   minDomains: s.int32({ tag: 5 }), nodeAffinityPolicy: s.str({ tag: 6 }), nodeTaintsPolicy: s.str({ tag: 7 }), matchLabelKeys: s.atomic(s.str(), { tag: 8 }),
 }, { required: ['maxSkew', 'topologyKey', 'whenUnsatisfiable'] });
 
+/** ResourceRequirements: limits, requests and the pod's resource claims a container uses. */
+const resourceRequirements = s.obj({
+  limits: { ...quantityMap, tag: 1 }, requests: { ...quantityMap, tag: 2 },
+  claims: s.keyed(s.obj({ name: s.str({ tag: 1 }), request: s.str({ tag: 2 }) }, { required: ['name'] }), ['name'], { tag: 3 }),
+});
+
 const container = s.obj({
   name: s.str({ tag: 1 }),
   image: s.str({ tag: 2 }),
@@ -125,14 +130,14 @@ const container = s.obj({
   ports: s.keyed(containerPort, ['containerPort', 'protocol'], { tag: 6 }),
   envFrom: s.atomic(envFromSource, { tag: 19 }),
   env: s.keyed(envVar, ['name'], { tag: 7, listType: 'map' }),
-  resources: s.obj({ limits: { ...quantityMap, tag: 1 }, requests: { ...quantityMap, tag: 2 }, claims: s.any({ tag: 3 }) }, { tag: 8 }),
-  resizePolicy: s.atomic(s.any(), { tag: 23 }),
+  resources: { ...resourceRequirements, tag: 8 },
+  resizePolicy: s.atomic(s.obj({ resourceName: s.str({ tag: 1 }), restartPolicy: s.str({ tag: 2 }) }, { required: ['resourceName', 'restartPolicy'] }), { tag: 23 }),
   restartPolicy: s.str({ tag: 24 }),
   volumeMounts: s.keyed(s.obj({
     name: s.str({ tag: 1 }), readOnly: s.bool({ tag: 2 }), mountPath: s.str({ tag: 3 }), subPath: s.str({ tag: 4 }),
     mountPropagation: s.str({ tag: 5 }), subPathExpr: s.str({ tag: 6 }), recursiveReadOnly: s.str({ tag: 7 }),
   }, { required: ['name', 'mountPath'] }), ['mountPath'], { tag: 9 }),
-  volumeDevices: s.atomic(s.any(), { tag: 21 }),
+  volumeDevices: s.keyed(s.obj({ name: s.str({ tag: 1 }), devicePath: s.str({ tag: 2 }) }, { required: ['name', 'devicePath'] }), ['devicePath'], { tag: 21 }),
   livenessProbe: { ...probe, tag: 10 },
   readinessProbe: { ...probe, tag: 11 },
   startupProbe: { ...probe, tag: 22 },
@@ -144,6 +149,12 @@ const container = s.obj({
   stdin: s.bool({ tag: 16 }), stdinOnce: s.bool({ tag: 17 }), tty: s.bool({ tag: 18 }),
 }, { required: ['name'] });
 
+/** EphemeralContainer: JSON inlines its EphemeralContainerCommon (Container's fields and numbers), which Protobuf nests at 1. */
+const ephemeralContainer = s.obj({
+  ...Object.fromEntries(Object.entries(container.properties).map(([k, v]) => [k, { ...v, embeddedIn: 1 }])),
+  targetContainerName: s.str({ tag: 2 }),
+}, { required: ['name'] });
+
 const toleration = s.obj({
   key: s.str({ tag: 1 }), operator: s.str({ tag: 2, enum: ['Exists', 'Equal'] }), value: s.str({ tag: 3 }),
   effect: s.str({ tag: 4 }), tolerationSeconds: s.int64({ tag: 5 }),
@@ -152,8 +163,17 @@ const toleration = s.obj({
 const containerStatus = s.obj({
   name: s.str({ tag: 1 }), state: { ...containerState, tag: 2 }, lastState: { ...containerState, tag: 3 }, ready: s.bool({ tag: 4 }),
   restartCount: s.int32({ tag: 5 }), image: s.str({ tag: 6 }), imageID: s.str({ tag: 7 }), containerID: s.str({ tag: 8 }),
-  started: s.bool({ tag: 9 }), allocatedResources: s.any({ tag: 10 }), resources: s.any({ tag: 11 }),
-  volumeMounts: s.any({ tag: 12 }), user: s.any({ tag: 13 }), allocatedResourcesStatus: s.any({ tag: 14 }),
+  started: s.bool({ tag: 9 }), allocatedResources: { ...quantityMap, tag: 10 }, resources: { ...resourceRequirements, tag: 11 },
+  volumeMounts: s.atomic(s.obj({
+    name: s.str({ tag: 1 }), mountPath: s.str({ tag: 2 }), readOnly: s.bool({ tag: 3 }), recursiveReadOnly: s.str({ tag: 4 }),
+  }, { required: ['name', 'mountPath'] }), { tag: 12 }),
+  user: s.obj({
+    linux: s.obj({ uid: s.int64({ tag: 1 }), gid: s.int64({ tag: 2 }), supplementalGroups: s.atomic(s.int64(), { tag: 3 }) }, { required: ['uid', 'gid'], tag: 1 }),
+  }, { tag: 13 }),
+  allocatedResourcesStatus: s.keyed(s.obj({
+    name: s.str({ tag: 1 }),
+    resources: s.keyed(s.obj({ resourceID: s.str({ tag: 1 }), health: s.str({ tag: 2 }) }, { required: ['resourceID'] }), ['resourceID'], { tag: 2 }),
+  }, { required: ['name'] }), ['name'], { tag: 14 }),
 }, { required: ['name', 'ready', 'restartCount', 'image', 'imageID'] });
 
 const keyToPath = s.obj({ key: s.str({ tag: 1 }), path: s.str({ tag: 2 }), mode: s.int32({ tag: 3 }) }, { required: ['key', 'path'] });
@@ -166,28 +186,95 @@ const downwardAPIFile = s.obj({
 /** A ConfigMap or Secret projection: the name in the embedded LocalObjectReference at 1. */
 const namedProjection = s.obj({ ...embeddedName, items: s.atomic(keyToPath, { tag: 2 }), optional: s.bool({ tag: 4 }) });
 
-/**
- * Volume: JSON inlines its VolumeSource, which Protobuf nests at field 2. The common sources
- * are typed with Kubernetes' numbers; the others are kept as they come and keep the pod in JSON.
- */
-const volume = s.obj({
-  name: s.str({ tag: 1 }),
-  hostPath: s.obj({ path: s.str({ tag: 1 }), type: s.str({ tag: 2 }) }, { required: ['path'], tag: 1, embeddedIn: 2 }),
-  emptyDir: s.obj({ medium: s.str({ tag: 1 }), sizeLimit: s.quantity({ tag: 2 }) }, { tag: 2, embeddedIn: 2 }),
-  secret: s.obj({ secretName: s.str({ tag: 1 }), items: s.atomic(keyToPath, { tag: 2 }), defaultMode: s.int32({ tag: 3 }), optional: s.bool({ tag: 4 }) }, { tag: 6, embeddedIn: 2 }),
-  persistentVolumeClaim: s.obj({ claimName: s.str({ tag: 1 }), readOnly: s.bool({ tag: 2 }) }, { required: ['claimName'], tag: 10, embeddedIn: 2 }),
-  downwardAPI: s.obj({ items: s.atomic(downwardAPIFile, { tag: 1 }), defaultMode: s.int32({ tag: 2 }) }, { tag: 16, embeddedIn: 2 }),
-  configMap: s.obj({ ...embeddedName, items: s.atomic(keyToPath, { tag: 2 }), defaultMode: s.int32({ tag: 3 }), optional: s.bool({ tag: 4 }) }, { tag: 19, embeddedIn: 2 }),
+/** A `secretRef` of the volume sources: a LocalObjectReference. */
+const secretRef = (tag: number) => ({ ...localObjectReference, tag });
+const strs = (tag: number) => s.atomic(s.str(), { tag });
+
+/** PersistentVolumeClaimTemplate of an ephemeral volume: metadata and a PVC spec. */
+const persistentVolumeClaimTemplate = s.obj({
+  metadata: { ...objectMeta, tag: 1 },
+  spec: s.obj({
+    accessModes: strs(1), selector: { ...labelSelector, tag: 4 },
+    resources: s.obj({ limits: { ...quantityMap, tag: 1 }, requests: { ...quantityMap, tag: 2 } }, { tag: 2 }),
+    volumeName: s.str({ tag: 3 }), storageClassName: s.str({ tag: 5 }), volumeMode: s.str({ tag: 6 }),
+    dataSource: s.obj({ apiGroup: s.str({ tag: 1 }), kind: s.str({ tag: 2 }), name: s.str({ tag: 3 }) }, { required: ['kind', 'name'], structType: 'atomic', tag: 7 }),
+    dataSourceRef: s.obj({ apiGroup: s.str({ tag: 1 }), kind: s.str({ tag: 2 }), name: s.str({ tag: 3 }), namespace: s.str({ tag: 4 }) }, { required: ['kind', 'name'], tag: 8 }),
+    volumeAttributesClassName: s.str({ tag: 9 }),
+  }, { tag: 2 }),
+}, { required: ['spec'] });
+
+/** VolumeSource's members with Kubernetes' numbers (the embedded message at 2 of Volume). */
+const volumeSources: Record<string, Schema> = {
+  hostPath: s.obj({ path: s.str({ tag: 1 }), type: s.str({ tag: 2 }) }, { required: ['path'], tag: 1 }),
+  emptyDir: s.obj({ medium: s.str({ tag: 1 }), sizeLimit: s.quantity({ tag: 2 }) }, { tag: 2 }),
+  gcePersistentDisk: s.obj({ pdName: s.str({ tag: 1 }), fsType: s.str({ tag: 2 }), partition: s.int32({ tag: 3 }), readOnly: s.bool({ tag: 4 }) }, { required: ['pdName'], tag: 3 }),
+  awsElasticBlockStore: s.obj({ volumeID: s.str({ tag: 1 }), fsType: s.str({ tag: 2 }), partition: s.int32({ tag: 3 }), readOnly: s.bool({ tag: 4 }) }, { required: ['volumeID'], tag: 4 }),
+  gitRepo: s.obj({ repository: s.str({ tag: 1 }), revision: s.str({ tag: 2 }), directory: s.str({ tag: 3 }) }, { required: ['repository'], tag: 5 }),
+  secret: s.obj({ secretName: s.str({ tag: 1 }), items: s.atomic(keyToPath, { tag: 2 }), defaultMode: s.int32({ tag: 3 }), optional: s.bool({ tag: 4 }) }, { tag: 6 }),
+  nfs: s.obj({ server: s.str({ tag: 1 }), path: s.str({ tag: 2 }), readOnly: s.bool({ tag: 3 }) }, { required: ['server', 'path'], tag: 7 }),
+  iscsi: s.obj({
+    targetPortal: s.str({ tag: 1 }), iqn: s.str({ tag: 2 }), lun: s.int32({ tag: 3 }), iscsiInterface: s.str({ tag: 4 }),
+    fsType: s.str({ tag: 5 }), readOnly: s.bool({ tag: 6 }), portals: strs(7), chapAuthDiscovery: s.bool({ tag: 8 }),
+    chapAuthSession: s.bool({ tag: 11 }), secretRef: secretRef(10), initiatorName: s.str({ tag: 12 }),
+  }, { required: ['targetPortal', 'iqn', 'lun'], tag: 8 }),
+  glusterfs: s.obj({ endpoints: s.str({ tag: 1 }), path: s.str({ tag: 2 }), readOnly: s.bool({ tag: 3 }) }, { required: ['endpoints', 'path'], tag: 9 }),
+  persistentVolumeClaim: s.obj({ claimName: s.str({ tag: 1 }), readOnly: s.bool({ tag: 2 }) }, { required: ['claimName'], tag: 10 }),
+  rbd: s.obj({
+    monitors: strs(1), image: s.str({ tag: 2 }), fsType: s.str({ tag: 3 }), pool: s.str({ tag: 4 }), user: s.str({ tag: 5 }),
+    keyring: s.str({ tag: 6 }), secretRef: secretRef(7), readOnly: s.bool({ tag: 8 }),
+  }, { required: ['monitors', 'image'], tag: 11 }),
+  flexVolume: s.obj({
+    driver: s.str({ tag: 1 }), fsType: s.str({ tag: 2 }), secretRef: secretRef(3), readOnly: s.bool({ tag: 4 }), options: s.map(s.str(), { tag: 5 }),
+  }, { required: ['driver'], tag: 12 }),
+  cinder: s.obj({ volumeID: s.str({ tag: 1 }), fsType: s.str({ tag: 2 }), readOnly: s.bool({ tag: 3 }), secretRef: secretRef(4) }, { required: ['volumeID'], tag: 13 }),
+  cephfs: s.obj({
+    monitors: strs(1), path: s.str({ tag: 2 }), user: s.str({ tag: 3 }), secretFile: s.str({ tag: 4 }), secretRef: secretRef(5), readOnly: s.bool({ tag: 6 }),
+  }, { required: ['monitors'], tag: 14 }),
+  flocker: s.obj({ datasetName: s.str({ tag: 1 }), datasetUUID: s.str({ tag: 2 }) }, { tag: 15 }),
+  downwardAPI: s.obj({ items: s.atomic(downwardAPIFile, { tag: 1 }), defaultMode: s.int32({ tag: 2 }) }, { tag: 16 }),
+  fc: s.obj({ targetWWNs: strs(1), lun: s.int32({ tag: 2 }), fsType: s.str({ tag: 3 }), readOnly: s.bool({ tag: 4 }), wwids: strs(5) }, { tag: 17 }),
+  azureFile: s.obj({ secretName: s.str({ tag: 1 }), shareName: s.str({ tag: 2 }), readOnly: s.bool({ tag: 3 }) }, { required: ['secretName', 'shareName'], tag: 18 }),
+  configMap: s.obj({ ...embeddedName, items: s.atomic(keyToPath, { tag: 2 }), defaultMode: s.int32({ tag: 3 }), optional: s.bool({ tag: 4 }) }, { tag: 19 }),
+  vsphereVolume: s.obj({ volumePath: s.str({ tag: 1 }), fsType: s.str({ tag: 2 }), storagePolicyName: s.str({ tag: 3 }), storagePolicyID: s.str({ tag: 4 }) }, { required: ['volumePath'], tag: 20 }),
+  quobyte: s.obj({
+    registry: s.str({ tag: 1 }), volume: s.str({ tag: 2 }), readOnly: s.bool({ tag: 3 }), user: s.str({ tag: 4 }), group: s.str({ tag: 5 }), tenant: s.str({ tag: 6 }),
+  }, { required: ['registry', 'volume'], tag: 21 }),
+  azureDisk: s.obj({
+    diskName: s.str({ tag: 1 }), diskURI: s.str({ tag: 2 }), cachingMode: s.str({ tag: 3 }), fsType: s.str({ tag: 4 }), readOnly: s.bool({ tag: 5 }), kind: s.str({ tag: 6 }),
+  }, { required: ['diskName', 'diskURI'], tag: 22 }),
+  photonPersistentDisk: s.obj({ pdID: s.str({ tag: 1 }), fsType: s.str({ tag: 2 }) }, { required: ['pdID'], tag: 23 }),
+  portworxVolume: s.obj({ volumeID: s.str({ tag: 1 }), fsType: s.str({ tag: 2 }), readOnly: s.bool({ tag: 3 }) }, { required: ['volumeID'], tag: 24 }),
+  scaleIO: s.obj({
+    gateway: s.str({ tag: 1 }), system: s.str({ tag: 2 }), secretRef: secretRef(3), sslEnabled: s.bool({ tag: 4 }), protectionDomain: s.str({ tag: 5 }),
+    storagePool: s.str({ tag: 6 }), storageMode: s.str({ tag: 7 }), volumeName: s.str({ tag: 8 }), fsType: s.str({ tag: 9 }), readOnly: s.bool({ tag: 10 }),
+  }, { required: ['gateway', 'system', 'secretRef'], tag: 25 }),
   projected: s.obj({
     sources: s.atomic(s.obj({
       secret: { ...namedProjection, tag: 1 },
       downwardAPI: s.obj({ items: s.atomic(downwardAPIFile, { tag: 1 }) }, { tag: 2 }),
       configMap: { ...namedProjection, tag: 3 },
       serviceAccountToken: s.obj({ audience: s.str({ tag: 1 }), expirationSeconds: s.int64({ tag: 2 }), path: s.str({ tag: 3 }) }, { required: ['path'], tag: 4 }),
+      clusterTrustBundle: s.obj({
+        name: s.str({ tag: 1 }), signerName: s.str({ tag: 2 }), labelSelector: { ...labelSelector, tag: 3 }, optional: s.bool({ tag: 5 }), path: s.str({ tag: 4 }),
+      }, { required: ['path'], tag: 5 }),
     }), { tag: 1 }),
     defaultMode: s.int32({ tag: 2 }),
-  }, { tag: 26, embeddedIn: 2 }),
-}, { required: ['name'], preserveUnknownFields: true });
+  }, { tag: 26 }),
+  storageos: s.obj({
+    volumeName: s.str({ tag: 1 }), volumeNamespace: s.str({ tag: 2 }), fsType: s.str({ tag: 3 }), readOnly: s.bool({ tag: 4 }), secretRef: secretRef(5),
+  }, { tag: 27 }),
+  csi: s.obj({
+    driver: s.str({ tag: 1 }), readOnly: s.bool({ tag: 2 }), fsType: s.str({ tag: 3 }), volumeAttributes: s.map(s.str(), { tag: 4 }), nodePublishSecretRef: secretRef(5),
+  }, { required: ['driver'], tag: 28 }),
+  ephemeral: s.obj({ volumeClaimTemplate: { ...persistentVolumeClaimTemplate, tag: 1 } }, { tag: 29 }),
+  image: s.obj({ reference: s.str({ tag: 1 }), pullPolicy: s.str({ tag: 2 }) }, { tag: 30 }),
+};
+
+/** Volume: JSON inlines its VolumeSource, which Protobuf nests at field 2. */
+const volume = s.obj({
+  name: s.str({ tag: 1 }),
+  ...Object.fromEntries(Object.entries(volumeSources).map(([k, v]) => [k, { ...v, embeddedIn: 2 }])),
+}, { required: ['name'] });
 
 const podIP = s.obj({ ip: s.str({ tag: 1 }) });
 
@@ -195,7 +282,7 @@ export const podSpec = s.obj({
   volumes: s.keyed(volume, ['name'], { tag: 1, patchStrategy: 'merge,retainKeys' }),
   initContainers: s.keyed(container, ['name'], { tag: 20 }),
   containers: s.keyed(container, ['name'], { tag: 2 }),
-  ephemeralContainers: s.keyed(s.any(), ['name'], { tag: 34 }),
+  ephemeralContainers: s.keyed(ephemeralContainer, ['name'], { tag: 34 }),
   restartPolicy: s.str({ tag: 3, enum: ['Always', 'OnFailure', 'Never'] }),
   terminationGracePeriodSeconds: s.int64({ tag: 4 }),
   activeDeadlineSeconds: s.int64({ tag: 5 }),
@@ -229,7 +316,9 @@ export const podSpec = s.obj({
   os: s.obj({ name: s.str({ tag: 1 }) }, { required: ['name'], tag: 36 }),
   hostUsers: s.bool({ tag: 37 }),
   schedulingGates: s.keyed(s.obj({ name: s.str({ tag: 1 }) }, { required: ['name'] }), ['name'], { tag: 38 }),
-  resourceClaims: s.atomic(s.any(), { tag: 39 }),
+  resourceClaims: s.keyed(s.obj({
+    name: s.str({ tag: 1 }), resourceClaimName: s.str({ tag: 3 }), resourceClaimTemplateName: s.str({ tag: 4 }),
+  }, { required: ['name'] }), ['name'], { tag: 39 }),
 }, { required: ['containers'] });
 
 /** PodTemplateSpec: the pod a workload (Deployment, ReplicaSet) creates. */
@@ -253,7 +342,7 @@ export const pod = (): ResourceType => defineResource({
     spec: { ...podSpec, tag: 2 },
     status: s.obj({
       phase: s.str({ tag: 1, enum: ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] }),
-      conditions: s.keyed(condition, ['type'], { tag: 2 }),
+      conditions: s.keyed(podCondition, ['type'], { tag: 2 }),
       message: s.str({ tag: 3 }), reason: s.str({ tag: 4 }), nominatedNodeName: s.str({ tag: 11 }),
       hostIP: s.str({ tag: 5 }), hostIPs: s.atomic(podIP, { tag: 16 }),
       podIP: s.str({ tag: 6 }), podIPs: s.keyed(podIP, ['ip'], { tag: 12 }),
@@ -262,7 +351,8 @@ export const pod = (): ResourceType => defineResource({
       containerStatuses: s.atomic(containerStatus, { tag: 8 }),
       qosClass: s.str({ tag: 9 }),
       ephemeralContainerStatuses: s.atomic(containerStatus, { tag: 13 }),
-      resize: s.str({ tag: 14 }), resourceClaimStatuses: s.any({ tag: 15 }),
+      resize: s.str({ tag: 14 }),
+      resourceClaimStatuses: s.keyed(s.obj({ name: s.str({ tag: 1 }), resourceClaimName: s.str({ tag: 2 }) }, { required: ['name'] }), ['name'], { tag: 15 }),
     }, { tag: 3 }),
   }),
   fieldSelectors: {
