@@ -14,7 +14,7 @@
  * out, so each watch writes at most once a pass.
  */
 const MIN_INTERVAL_MS = 5;
-const MAX_INTERVAL_MS = 100;
+const MAX_INTERVAL_MS = 50;
 /** Writes per turn of the event loop: a pass yields between slices so requests keep moving. */
 const SLICE = 64;
 
