@@ -94,28 +94,16 @@ export async function handleWatch(s: HandlerScope, settings: WatchSettings): Pro
       });
       // Pre-framed chunks go straight to the socket (the response is chunked and its headers
       // are sent) in the next write pass: the same bytes shared by every watcher of an event.
-      // Events that arrive until then wait in storage and go out together in the pass after.
-      const ok = await writes.write(socket, frames);
+      // The pass lets this watch add what arrived meanwhile before it writes.
+      await writes.write(socket, frames, ac.signal);
       if (failed) break;
-      if (!ok) await drained(socket, ac.signal);
     }
   } finally {
     clearTimeout(timer);
     settings.stopping.removeEventListener('abort', stop);
     ac.abort();
     await events.return(undefined);
+    writes.flush(socket);
   }
   s.res.end();
-}
-
-function drained(socket: NodeJS.WritableStream, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      socket.off('drain', done);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    socket.once('drain', done);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
