@@ -35,21 +35,25 @@ describe('WatchWriteScheduler', () => {
     server = undefined;
   });
 
-  it('writes a lone event', async () => {
-    const pairs = await socketPairs(1);
+  /** `n` socket pairs, closed after the test. */
+  async function pairsOf(n: number): Promise<Awaited<ReturnType<typeof socketPairs>>> {
+    const pairs = await socketPairs(n);
     server = pairs.server;
+    sockets.push(...pairs.ends.map((e) => e.out));
+    return pairs;
+  }
+
+  it('writes a lone event', async () => {
+    const pairs = await pairsOf(1);
     const end = pairs.ends[0]!;
-    sockets.push(end.out);
     const writes = new WatchWriteScheduler();
     await writes.write(end.out, [Buffer.from('a\n')]);
     await waitFor('the event', () => end.received() === 'a\n');
   });
 
   it('sends what a socket queued before its pass in one write, in order', async () => {
-    const pairs = await socketPairs(1);
-    server = pairs.server;
+    const pairs = await pairsOf(1);
     const end = pairs.ends[0]!;
-    sockets.push(end.out);
     const writes = new WatchWriteScheduler();
     const done = [writes.write(end.out, [Buffer.from('1\n')]), writes.write(end.out, [Buffer.from('2\n'), Buffer.from('3\n')])];
     await Promise.all(done);
@@ -58,9 +62,7 @@ describe('WatchWriteScheduler', () => {
   });
 
   it('lets a busy watch add what arrived before the pass writes: 300 sockets, every byte in order, two rounds per write', async () => {
-    const pairs = await socketPairs(300);
-    server = pairs.server;
-    sockets.push(...pairs.ends.map((e) => e.out));
+    const pairs = await pairsOf(300);
     const writes = new WatchWriteScheduler();
     // Every watcher loops as the watch handler does: queue, await its turn, queue again. Its
     // turn comes as the pass starts, so the next round joins the same write.
@@ -78,9 +80,7 @@ describe('WatchWriteScheduler', () => {
   });
 
   it('a destroyed socket neither throws nor holds its watch up', async () => {
-    const pairs = await socketPairs(1);
-    server = pairs.server;
-    const end = pairs.ends[0]!;
+    const end = (await pairsOf(1)).ends[0]!;
     end.out.on('error', () => undefined);
     end.out.destroy();
     const writes = new WatchWriteScheduler();
@@ -89,10 +89,8 @@ describe('WatchWriteScheduler', () => {
   });
 
   it('a full socket takes nothing more until it drains; an aborted watch is let go at once', async () => {
-    const pairs = await socketPairs(1);
-    server = pairs.server;
+    const pairs = await pairsOf(1);
     const end = pairs.ends[0]!;
-    sockets.push(end.out);
     const reader = pairs.clients[0]!;
     reader.pause();
     const writes = new WatchWriteScheduler();
