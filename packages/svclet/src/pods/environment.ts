@@ -1,5 +1,6 @@
 import type { ApiObject } from '@svc/api';
-import type { Container } from './types.js';
+import { parseQuantity } from '../quantity.js';
+import type { Container, ResourceFieldSelector } from './types.js';
 
 /** Reads a ConfigMap or Secret of the pod's namespace; undefined when it does not exist. */
 export type ObjectReader = (resource: 'configmaps' | 'secrets', namespace: string, name: string) => Promise<ApiObject | undefined>;
@@ -14,6 +15,24 @@ export function expandVars(s: string, env: ReadonlyMap<string, string>): string 
 
 type Source = { resource: 'configmaps' | 'secrets'; name: string };
 
+/**
+ * Kubernetes' value of a `resourceFieldRef` for container `c`: its limit (the node's
+ * allocatable when it has none) or its request (0 when it has none) of `limits.*` /
+ * `requests.*` cpu, memory or ephemeral-storage, divided by `divisor` (default 1) and
+ * rounded up; CPU in whole millicores first.
+ */
+export function resourceFieldValue(c: Container, ref: ResourceFieldSelector, allocatable: Readonly<Record<string, string>>): string {
+  const m = /^(limits|requests)\.(cpu|memory|ephemeral-storage)$/.exec(ref.resource);
+  if (!m) throw new ContainerConfigError(`unsupported container resource: ${ref.resource}`);
+  const [, kind, name] = m as unknown as [string, 'limits' | 'requests', string];
+  const set = c.resources?.[kind]?.[name];
+  const value = parseQuantity(set ?? (kind === 'limits' ? allocatable[name] ?? '0' : '0'));
+  const divisor = parseQuantity(ref.divisor ?? '1');
+  if (!(divisor > 0)) throw new ContainerConfigError(`invalid divisor for ${ref.resource}: ${ref.divisor ?? ''}`);
+  if (name === 'cpu') return String(Math.ceil(Math.round(value * 1000) / Math.round(divisor * 1000)));
+  return String(Math.ceil(value / divisor));
+}
+
 /** The string values of a ConfigMap's `data` or a Secret's (base64) `data`. */
 function valuesOf(resource: Source['resource'], obj: ApiObject): Record<string, string> {
   const data = (obj as { data?: Record<string, string> }).data ?? {};
@@ -26,10 +45,18 @@ function valuesOf(resource: Source['resource'], obj: ApiObject): Record<string, 
  * (keys with the prefix; keys that cannot be variable names are left out), then `env` in
  * order, each value expanded against the variables before it. `fieldRef` values come from
  * `fieldRef`; `configMapKeyRef`/`secretKeyRef` read the object. A missing object or key is
- * skipped when optional, else a `ContainerConfigError` with Kubernetes' message. A source
- * not handled yet (`resourceFieldRef`) leaves its variable out.
+ * skipped when optional, else a `ContainerConfigError` with Kubernetes' message.
+ * `resourceFieldRef` values come from `resourceRef` (see `resourceFieldValue`).
  */
-export async function containerEnvironment(c: Container, namespace: string, fieldRef: (path: string) => string, read: ObjectReader | undefined): Promise<Map<string, string>> {
+export async function containerEnvironment(c: Container, from: {
+  namespace: string;
+  /** Downward-API `fieldRef` values. */
+  fieldRef: (path: string) => string;
+  /** `resourceFieldRef` values (of `containerName`, else of `c`). */
+  resourceRef: (ref: ResourceFieldSelector) => string;
+  read?: ObjectReader;
+}): Promise<Map<string, string>> {
+  const { namespace, fieldRef, read } = from;
   const cache = new Map<string, Promise<ApiObject | undefined>>();
   const fetch = async (src: Source): Promise<Record<string, string> | undefined> => {
     if (!read) throw new ContainerConfigError(`cannot read ${src.resource} "${src.name}": no API server (standalone mode)`);
@@ -65,6 +92,8 @@ export async function containerEnvironment(c: Container, namespace: string, fiel
     const keyRef = vf?.configMapKeyRef ?? vf?.secretKeyRef;
     if (vf?.fieldRef) {
       env.set(e.name, fieldRef(vf.fieldRef.fieldPath));
+    } else if (vf?.resourceFieldRef) {
+      env.set(e.name, from.resourceRef(vf.resourceFieldRef));
     } else if (keyRef) {
       const resource = vf?.configMapKeyRef ? 'configmaps' : 'secrets';
       const values = await fetch({ resource, name: keyRef.name ?? '' });

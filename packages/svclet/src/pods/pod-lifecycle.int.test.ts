@@ -103,21 +103,23 @@ describe('environment from ConfigMaps and Secrets', () => {
   const cms = () => new ResourceClient(env.testApi, { group: '', version: 'v1', resource: 'configmaps' }).namespace('default');
   const secrets = () => new ResourceClient(env.testApi, { group: '', version: 'v1', resource: 'secrets' }).namespace('default');
 
-  it('envFrom (with prefix) and configMapKeyRef/secretKeyRef values reach the container; env overrides envFrom', async () => {
+  it('envFrom (with prefix), configMapKeyRef, secretKeyRef and resourceFieldRef values reach the container; env overrides envFrom', async () => {
     await cms().create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app-config' }, data: { MODE: 'fast', LEVEL: '3' } } as ApiObject);
     await secrets().create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'app-secret' }, data: { password: Buffer.from('s3cret').toString('base64') } } as ApiObject);
-    const created = await env.pods().create(shPod('envs', env.nodeName, 'echo "$CFG_MODE $CFG_LEVEL $PASS $MODE2 $OPT."; exec sleep 60', {}, {
+    const created = await env.pods().create(shPod('envs', env.nodeName, 'echo "$CFG_MODE $CFG_LEVEL $PASS $MODE2 $OPT. $MEM"; exec sleep 60', {}, {
+      resources: { limits: { memory: '64Mi' } },
       envFrom: [{ prefix: 'CFG_', configMapRef: { name: 'app-config' } }, { secretRef: { name: 'absent', optional: true } }],
       env: [
         { name: 'PASS', valueFrom: { secretKeyRef: { name: 'app-secret', key: 'password' } } },
         { name: 'MODE2', valueFrom: { configMapKeyRef: { name: 'app-config', key: 'MODE' } } },
         { name: 'CFG_LEVEL', value: 'override' },
         { name: 'OPT', valueFrom: { configMapKeyRef: { name: 'app-config', key: 'nope', optional: true } } },
+        { name: 'MEM', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '1Mi' } } },
       ],
     }));
     await waitForPod(env, 'envs', 'Running', (x) => x.status?.phase === 'Running');
     const file = join(env.podLogsDir, `default_envs_${created.metadata.uid}`, 'c', '0.log');
-    await waitFor('the environment in the output', async () => (await readLog(file)).includes('fast override s3cret fast .'));
+    await waitFor('the environment in the output', async () => (await readLog(file)).includes('fast override s3cret fast . 64'));
   });
 
   it('a missing ConfigMap or key keeps the container waiting with CreateContainerConfigError until it exists', async () => {

@@ -37,6 +37,8 @@ export interface PodManagerOptions {
   registeredNode?: Promise<ApiObject>;
   logger: ClientLogger;
   metrics?: Registry;
+  /** The node's allocatable resources (`resourceFieldRef` to a limit a container does not set). */
+  nodeAllocatable?: Readonly<Record<string, string>>;
   /** How often each pod's containers are re-read from the runtime (Kubernetes' PLEG relist: 1 s). */
   relistPeriodMs?: number;
   /** Orphan clean-up and mirror pods (Kubernetes' housekeeping: 2 s). */
@@ -220,6 +222,7 @@ export class PodManager {
       finalDelete: this.statuses ? (pod) => this.statuses?.finalDelete(pod) ?? Promise.resolve(true) : undefined,
       onContainerStarted: (kind, error) => this.metrics?.containerStarted(kind, error),
       readObject: this.o.client ? readerOf(this.o.client) : undefined,
+      nodeAllocatable: this.o.nodeAllocatable,
     }, this.signal);
     this.workers.set(uid, worker);
     void worker.done.finally(() => {

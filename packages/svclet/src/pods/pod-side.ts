@@ -1,5 +1,6 @@
 import { connectCri } from '@svc/runtime';
 import type { StartPodSide } from '../pod-source.js';
+import { allocatable, machineCapacity } from '../host-info.js';
 import { PodManager } from './pod-manager.js';
 
 /**
@@ -23,6 +24,7 @@ export const startPodSide: StartPodSide = async (ctx) => {
     manifestUrlHeaders: c.staticPodURLHeader,
     httpCheckFrequencyMs: c.httpCheckFrequency,
     registeredNode: ctx.registeredNode,
+    nodeAllocatable: allocatable(machineCapacity({ rootDir: ctx.rootDir, maxPods: c.maxPods }), c),
     logger: ctx.logger.with({ component: 'pods' }),
     metrics: ctx.metrics,
   });

@@ -8,7 +8,7 @@ import { criErrorMessage, nsToMs, type ContainerConfig, type CriClient, type Cri
 import { containerStatus, podConditions, podPhase, qosClass, type ContainerInstance, type ContainerView } from './pod-status.js';
 import type { ProbeManager } from './prober.js';
 import { sleep } from './sleep.js';
-import { ContainerConfigError, containerEnvironment, expandVars, type ObjectReader } from './environment.js';
+import { ContainerConfigError, containerEnvironment, expandVars, resourceFieldValue, type ObjectReader } from './environment.js';
 import { timeString, type Container, type ContainerStateWaiting, type Pod, type PodSource, type PodStatus } from './types.js';
 
 /** Kubernetes' minimumGracePeriodInSeconds: a container always gets this long between TERM and KILL. */
@@ -36,6 +36,8 @@ export interface WorkerContext {
   onContainerStarted?(kind: 'container' | 'init_container', error?: string): void;
   /** Reads the ConfigMaps and Secrets env vars name (absent in standalone mode). */
   readObject?: ObjectReader;
+  /** The node's allocatable resources: a `resourceFieldRef` to a limit the container does not set. */
+  nodeAllocatable?: Readonly<Record<string, string>>;
 }
 
 interface Observed {
@@ -321,7 +323,14 @@ export class PodWorker {
     await mkdir(join(sandboxConfig.logDirectory ?? '', c.name), { recursive: true });
     let env: Map<string, string>;
     try {
-      env = await containerEnvironment(c, this.pod.metadata.namespace ?? '', (path) => this.fieldRef(path), this.ctx.readObject);
+      env = await containerEnvironment(c, {
+        namespace: this.pod.metadata.namespace ?? '', fieldRef: (path) => this.fieldRef(path), read: this.ctx.readObject,
+        resourceRef: (ref) => {
+          const named = ref.containerName ? [...(this.pod.spec.initContainers ?? []), ...this.pod.spec.containers].find((x) => x.name === ref.containerName) : c;
+          if (!named) throw new ContainerConfigError(`container ${ref.containerName ?? ''} not found in the pod`);
+          return resourceFieldValue(named, ref, this.ctx.nodeAllocatable ?? {});
+        },
+      });
     } catch (e) {
       if (!(e instanceof ContainerConfigError)) throw e;
       this.waiting.set(c.name, { reason: 'CreateContainerConfigError', message: e.message });

@@ -19,10 +19,12 @@ export interface Probe {
 
 export interface KeySelector { name?: string; key: string; optional?: boolean }
 
+export interface ResourceFieldSelector { containerName?: string; resource: string; divisor?: string }
+
 export interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { fieldRef?: { fieldPath: string }; configMapKeyRef?: KeySelector; secretKeyRef?: KeySelector };
+  valueFrom?: { fieldRef?: { fieldPath: string }; resourceFieldRef?: ResourceFieldSelector; configMapKeyRef?: KeySelector; secretKeyRef?: KeySelector };
 }
 
 export interface EnvFromSource {
