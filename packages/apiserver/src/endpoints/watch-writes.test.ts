@@ -88,7 +88,8 @@ describe('WatchWriteScheduler', () => {
     await writes.write(end.out, [Buffer.from('y\n')]);
   });
 
-  it('a full socket takes nothing more until it drains; an aborted watch is let go at once', async () => {
+  /** A scheduler and a socket whose reader is paused and whose buffer is full (64 MiB + 'b' written). */
+  async function fullSocket(): Promise<{ writes: WatchWriteScheduler; end: Awaited<ReturnType<typeof socketPairs>>['ends'][number]; reader: Socket }> {
     const pairs = await pairsOf(1);
     const end = pairs.ends[0]!;
     const reader = pairs.clients[0]!;
@@ -98,14 +99,28 @@ describe('WatchWriteScheduler', () => {
     // as the pass starts, so it adds 'b', which goes out in the same (blocking) write.
     await writes.write(end.out, [Buffer.alloc(64 << 20, 'a')]);
     await writes.write(end.out, [Buffer.from('b')]);
+    return { writes, end, reader };
+  }
+
+  it('a full socket takes nothing more until it drains', async () => {
+    const { writes, end, reader } = await fullSocket();
     let drained = false;
     end.out.once('drain', () => { drained = true; });
     const next = writes.write(end.out, [Buffer.from('c')]).then(() => drained);
-    const ac = new AbortController();
-    const other = writes.write(end.out, [Buffer.from('d')], ac.signal);
-    ac.abort();
-    await other;
     reader.resume();
     await expect(next).resolves.toBe(true);
+    await waitFor('every byte', () => end.received().length === (64 << 20) + 2);
   });
+
+  it('a watch that ends is let go at once, even on a full socket, and what it queued is written', async () => {
+    const { writes, end, reader } = await fullSocket();
+    let drained = false;
+    end.out.once('drain', () => { drained = true; });
+    const waiting = writes.write(end.out, [Buffer.from('d')]).then(() => drained);
+    writes.flush(end.out);
+    await expect(waiting).resolves.toBe(false);
+    reader.resume();
+    await waitFor('every byte', () => end.received().endsWith('bd'));
+  });
+
 });

@@ -43,9 +43,9 @@ export class WatchWriteScheduler {
   /**
    * Queues `frames` for `socket`. Resolves when the watch may hand over its next events:
    * when the pass that writes these starts, or once they are written, or (buffer full) once
-   * the socket drained; at once when `signal` aborts.
+   * the socket drained or closed, or when `flush(socket)` is called (the watch is ending).
    */
-  write(socket: Writable, frames: Buffer[], signal?: AbortSignal): Promise<void> {
+  write(socket: Writable, frames: Buffer[]): Promise<void> {
     let p = this.pending.get(socket);
     if (!p) {
       p = { frames: [], waiters: [] };
@@ -54,18 +54,7 @@ export class WatchWriteScheduler {
     p.frames.push(...frames);
     const entry = p;
     this.schedule();
-    return new Promise((resolve) => {
-      if (signal?.aborted) {
-        resolve();
-        return;
-      }
-      const done = (): void => {
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      entry.waiters.push(done);
-      signal?.addEventListener('abort', done, { once: true });
-    });
+    return new Promise((resolve) => { entry.waiters.push(resolve); });
   }
 
   /** Writes what is still queued for `socket` now (its watch is ending) and forgets it. */

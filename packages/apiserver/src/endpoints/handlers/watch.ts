@@ -72,6 +72,9 @@ export async function handleWatch(s: HandlerScope, settings: WatchSettings): Pro
     return;
   }
   let failed = false;
+  // A watch that ends (timeout, client gone, shutdown) is let go at once, even while its
+  // socket is full: what is queued for it is written now.
+  ac.signal.addEventListener('abort', () => writes.flush(socket), { once: true });
   try {
     // Aborting (timeout, client gone, shutdown) ends the storage iteration, so next() returns.
     for (let next = await events.next(); !next.done && !ac.signal.aborted; next = await events.next()) {
@@ -95,7 +98,7 @@ export async function handleWatch(s: HandlerScope, settings: WatchSettings): Pro
       // Pre-framed chunks go straight to the socket (the response is chunked and its headers
       // are sent) in the next write pass: the same bytes shared by every watcher of an event.
       // The pass lets this watch add what arrived meanwhile before it writes.
-      await writes.write(socket, frames, ac.signal);
+      await writes.write(socket, frames);
       if (failed) break;
     }
   } finally {
