@@ -20,9 +20,14 @@ describe('resourceFieldRef values (Kubernetes\' downward API)', () => {
     expect(resourceFieldValue(c, { resource: 'requests.memory' }, node)).toBe('0');
   });
 
-  it('an unknown resource or a zero divisor is a config error', () => {
+  it('a divisor of 0 (how kubectl sends an unset one) means 1', () => {
+    expect(resourceFieldValue(c, { resource: 'limits.cpu', divisor: '0' }, node)).toBe('1');
+    expect(resourceFieldValue(c, { resource: 'limits.memory', divisor: '0' }, node)).toBe(String(64 * 2 ** 20));
+  });
+
+  it('an unknown resource or a negative divisor is a config error', () => {
     expect(() => resourceFieldValue(c, { resource: 'limits.gpu' }, node)).toThrow(ContainerConfigError);
-    expect(() => resourceFieldValue(c, { resource: 'limits.cpu', divisor: '0' }, node)).toThrow(/divisor/);
+    expect(() => resourceFieldValue(c, { resource: 'limits.cpu', divisor: '-1' }, node)).toThrow(/divisor/);
   });
 });
 

@@ -18,7 +18,7 @@ type Source = { resource: 'configmaps' | 'secrets'; name: string };
 /**
  * Kubernetes' value of a `resourceFieldRef` for container `c`: its limit (the node's
  * allocatable when it has none) or its request (0 when it has none) of `limits.*` /
- * `requests.*` cpu, memory or ephemeral-storage, divided by `divisor` (default 1) and
+ * `requests.*` cpu, memory or ephemeral-storage, divided by `divisor` (unset or 0: 1) and
  * rounded up; CPU in whole millicores first.
  */
 export function resourceFieldValue(c: Container, ref: ResourceFieldSelector, allocatable: Readonly<Record<string, string>>): string {
@@ -27,8 +27,9 @@ export function resourceFieldValue(c: Container, ref: ResourceFieldSelector, all
   const [, kind, name] = m as unknown as [string, 'limits' | 'requests', string];
   const set = c.resources?.[kind]?.[name];
   const value = parseQuantity(set ?? (kind === 'limits' ? allocatable[name] ?? '0' : '0'));
-  const divisor = parseQuantity(ref.divisor ?? '1');
-  if (!(divisor > 0)) throw new ContainerConfigError(`invalid divisor for ${ref.resource}: ${ref.divisor ?? ''}`);
+  // Kubernetes' clients send an unset divisor as "0", which means 1.
+  const divisor = parseQuantity(ref.divisor ?? '1') || 1;
+  if (divisor < 0) throw new ContainerConfigError(`invalid divisor for ${ref.resource}: ${ref.divisor ?? ''}`);
   if (name === 'cpu') return String(Math.ceil(Math.round(value * 1000) / Math.round(divisor * 1000)));
   return String(Math.ceil(value / divisor));
 }
