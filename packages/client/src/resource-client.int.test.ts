@@ -52,10 +52,12 @@ describe.each([['application/json'], [PROTOBUF]])('ResourceClient speaking %s', 
     expect(patched.data).toEqual({ a: '2', b: '3' });
     const applied = await cms.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { c: '4' } } as ApiObject, { fieldManager: 'test', force: true });
     expect(applied.data).toMatchObject({ c: '4' });
+    expect((await cms.find(name))?.data).toMatchObject({ c: '4' });
     const list = await cms.list({ fieldSelector: `metadata.name=${name}` });
     expect(list.items.map((i) => i.metadata.name)).toEqual([name]);
     expect(list.metadata.resourceVersion).toMatch(/^\d+$/);
     await cms.delete(name);
+    expect(await cms.find(name)).toBeUndefined();
     expect(isNotFound(await rejection(cms.get(name)))).toBe(true);
     if (contentType === PROTOBUF) {
       // The NotFound Status came in Protobuf too, and was decoded into the StatusError.

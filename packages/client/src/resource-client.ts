@@ -1,4 +1,4 @@
-import type { ApiObject } from '@svc/api';
+import { isNotFound, type ApiObject } from '@svc/api';
 import type { RestClient } from './rest-client.js';
 import { collectionPath, type GroupVersionResource } from './reflector.js';
 import { responseError } from './watch-stream.js';
@@ -86,6 +86,16 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
 
   get(name: string, o: { subresource?: string; signal?: AbortSignal } = {}): Promise<T> {
     return this.call<T>('GET', this.path(name, o.subresource), { signal: o.signal });
+  }
+
+  /** `get`, but undefined when there is no such object (404). */
+  async find(name: string, o: { signal?: AbortSignal } = {}): Promise<T | undefined> {
+    try {
+      return await this.get(name, o);
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
   }
 
   list(o: { labelSelector?: string; fieldSelector?: string; limit?: number; continue?: string; resourceVersion?: string; signal?: AbortSignal } = {}): Promise<ObjectList<T>> {

@@ -292,13 +292,8 @@ class GarbageCollector {
 
   /** The object `n` stands for as the server has it now; undefined when gone or replaced by another uid. */
   private async latest(n: GraphNode, signal: AbortSignal): Promise<ApiObject | undefined> {
-    try {
-      const o = await this.api(n).get(n.name, { signal });
-      return o.metadata.uid === n.uid ? o : undefined;
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
+    const o = await this.api(n).find(n.name, { signal });
+    return o?.metadata.uid === n.uid ? o : undefined;
   }
 
   private async attemptToDelete(uid: string, signal: AbortSignal): Promise<void> {

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { criLabel, isNotFound, naming, podConfigAnnotation, type ApiObject } from '@svc/api';
+import { criLabel, naming, podConfigAnnotation, type ApiObject } from '@svc/api';
 import { Informer, ResourceClient, listWatcherFor, type ClientLogger, type RestClient } from '@svc/client';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { BackOff } from './backoff.js';
@@ -296,12 +296,5 @@ export class PodManager {
 
 /** Reads ConfigMaps and Secrets through the API (the Node authorizer lets a node read those its pods name). */
 function readerOf(client: RestClient): ObjectReader {
-  return async (resource, namespace, name) => {
-    try {
-      return await new ResourceClient(client, { group: '', version: 'v1', resource }, namespace).get(name);
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
-  };
+  return (resource, namespace, name) => new ResourceClient(client, { group: '', version: 'v1', resource }, namespace).find(name);
 }
