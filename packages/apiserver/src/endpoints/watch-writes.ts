@@ -67,11 +67,6 @@ export class WatchWriteScheduler {
     release(p);
   }
 
-  /** The current pause between passes (milliseconds). */
-  get intervalMs(): number {
-    return this.interval;
-  }
-
   private schedule(): void {
     if (this.scheduled || this.passing) return;
     this.scheduled = true;

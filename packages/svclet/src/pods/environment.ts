@@ -59,7 +59,8 @@ export async function containerEnvironment(c: Container, from: {
 }): Promise<Map<string, string>> {
   const { namespace, fieldRef, read } = from;
   const cache = new Map<string, Promise<ApiObject | undefined>>();
-  const fetch = async (src: Source): Promise<Record<string, string> | undefined> => {
+  /** The object's values; undefined when it is missing and `optional`, else missing is an error. */
+  const fetch = async (src: Source, optional: boolean | undefined): Promise<Record<string, string> | undefined> => {
     if (!read) throw new ContainerConfigError(`cannot read ${src.resource} "${src.name}": no API server (standalone mode)`);
     const key = `${src.resource}/${src.name}`;
     if (!cache.has(key)) cache.set(key, read(src.resource, namespace, src.name));
@@ -70,21 +71,19 @@ export async function containerEnvironment(c: Container, from: {
       // Any other failure (forbidden, API unreachable) also keeps the container waiting; the next sync tries again.
       throw new ContainerConfigError(e instanceof Error ? e.message : String(e));
     }
-    return obj ? valuesOf(src.resource, obj) : undefined;
+    if (obj) return valuesOf(src.resource, obj);
+    if (optional) return undefined;
+    throw new ContainerConfigError(`${src.resource} "${src.name}" not found`);
   };
   const kindName = (r: Source['resource']): string => (r === 'configmaps' ? 'ConfigMap' : 'Secret');
   const env = new Map<string, string>();
-  for (const from of c.envFrom ?? []) {
-    const ref = from.configMapRef ?? from.secretRef;
+  for (const source of c.envFrom ?? []) {
+    const ref = source.configMapRef ?? source.secretRef;
     if (!ref) continue;
-    const resource = from.configMapRef ? 'configmaps' : 'secrets';
-    const values = await fetch({ resource, name: ref.name ?? '' });
-    if (!values) {
-      if (ref.optional) continue;
-      throw new ContainerConfigError(`${resource} "${ref.name ?? ''}" not found`);
-    }
+    const values = await fetch({ resource: source.configMapRef ? 'configmaps' : 'secrets', name: ref.name ?? '' }, ref.optional);
+    if (!values) continue;
     for (const [k, v] of Object.entries(values)) {
-      const name = `${from.prefix ?? ''}${k}`;
+      const name = `${source.prefix ?? ''}${k}`;
       if (name && !name.includes('=')) env.set(name, v);
     }
   }
@@ -97,11 +96,8 @@ export async function containerEnvironment(c: Container, from: {
       env.set(e.name, from.resourceRef(vf.resourceFieldRef));
     } else if (keyRef) {
       const resource = vf?.configMapKeyRef ? 'configmaps' : 'secrets';
-      const values = await fetch({ resource, name: keyRef.name ?? '' });
-      if (!values) {
-        if (keyRef.optional) continue;
-        throw new ContainerConfigError(`${resource} "${keyRef.name ?? ''}" not found`);
-      }
+      const values = await fetch({ resource, name: keyRef.name ?? '' }, keyRef.optional);
+      if (!values) continue;
       const value = values[keyRef.key];
       if (value === undefined) {
         if (keyRef.optional) continue;
