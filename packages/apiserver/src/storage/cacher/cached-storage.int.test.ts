@@ -5,6 +5,7 @@ import type { StorageEvent } from '../interface.js';
 import { cm, expectStorageError, runStorageSuite } from '../storage-suite.js';
 import { Etcd3Storage } from '../etcd3/etcd3-storage.js';
 import { CachedStorage } from './cached-storage.js';
+import { Cacher } from './cacher.js';
 
 let etcd: EtcdHandle | undefined;
 let raw: Etcd3 | undefined;
@@ -144,5 +145,37 @@ describe('CachedStorage specifics', () => {
     }
     const bm = events[events.length - 1];
     expect(bm?.revision).toBeGreaterThanOrEqual(Number(created.metadata.resourceVersion));
+  });
+
+  it('keeps at most maxEvents events: watches from inside the window replay it, older ones are refused', async () => {
+    const { etcd } = await cluster();
+    const inner = new Etcd3Storage({ endpoints: etcd.endpoints });
+    const p = prefix();
+    const cacher = new Cacher(inner, p, { maxEvents: 5 });
+    closers.push(async () => { cacher.stop(); await inner.close(); });
+    await cacher.waitReady();
+    const revs: number[] = [];
+    // Enough events that the window is trimmed many times and its array compacted several.
+    for (let i = 0; i < 23; i++) revs.push(Number((await inner.create(`${p}o${i}`, cm(`o${i}`))).metadata.resourceVersion));
+    await cacher.waitFresh(revs[revs.length - 1] as number);
+    const replay = async (from: number): Promise<string[]> => {
+      const ac = new AbortController();
+      const names: string[] = [];
+      for await (const batch of cacher.watchBatches(p, { fromRevision: from, recursive: true, signal: ac.signal })) {
+        names.push(...batch.map((e) => String(e.object.metadata.name)));
+        break; // the replay is the first batch
+      }
+      ac.abort();
+      return names;
+    };
+    // The window holds the last 5 events, so a watch may start at the 6th-to-last revision.
+    for (let back = 1; back <= 5; back++) {
+      const from = revs[revs.length - 1 - back] as number;
+      expect(cacher.canWatchFrom(from)).toBe(true);
+      expect(await replay(from)).toEqual(Array.from({ length: back }, (_, k) => `o${23 - back + k}`));
+    }
+    const tooOld = revs[revs.length - 7] as number;
+    expect(cacher.canWatchFrom(tooOld)).toBe(false);
+    await expect(replay(tooOld)).rejects.toMatchObject({ code: 'ResourceVersionCompacted' });
   });
 });

@@ -77,7 +77,9 @@ export class Cacher {
   private objects = new Map<string, ApiObject>();
   private sorted: string[] | undefined;
   private rev = 0;
+  /** Recent events; those before `windowStart` have left the window (see `trimWindow`). */
   private window: WindowEvent[] = [];
+  private windowStart = 0;
   /** A watch may start at any revision ≥ this one (the window holds everything after it). */
   private oldestWatchable = 0;
   private readonly watchers = new Set<CacheWatcher>();
@@ -206,7 +208,7 @@ export class Cacher {
     }
     const w = new CacheWatcher(key, !opts.recursive);
     // Replay and registration happen in one synchronous step, so no event is missed or doubled.
-    for (let i = firstAfter(this.window, opts.fromRevision); i < this.window.length; i++) {
+    for (let i = firstAfter(this.window, this.windowStart, opts.fromRevision); i < this.window.length; i++) {
       const e = this.window[i] as WindowEvent;
       if (w.matches(e.key)) w.queue.push(e);
     }
@@ -279,12 +281,21 @@ export class Cacher {
     this.advance(e.revision);
   }
 
+  /**
+   * Drops the events older than the history window or beyond `maxEvents`. They are skipped
+   * by moving `windowStart`, and the array is compacted only once they are half of it: a
+   * full window under steady writes would otherwise be copied on every event.
+   */
   private trimWindow(now: number): void {
-    let drop = 0;
-    while (drop < this.window.length && (now - (this.window[drop] as WindowEvent).time > this.opts.historyWindowMs || this.window.length - drop > this.opts.maxEvents)) drop++;
-    if (drop === 0) return;
-    this.oldestWatchable = (this.window[drop - 1] as WindowEvent).revision;
-    this.window = this.window.slice(drop);
+    let start = this.windowStart;
+    while (start < this.window.length && (now - (this.window[start] as WindowEvent).time > this.opts.historyWindowMs || this.window.length - start > this.opts.maxEvents)) start++;
+    if (start === this.windowStart) return;
+    this.oldestWatchable = (this.window[start - 1] as WindowEvent).revision;
+    if (start * 2 >= this.window.length) {
+      this.window = this.window.slice(start);
+      start = 0;
+    }
+    this.windowStart = start;
   }
 
   /** List, then watch from the list's revision; on a broken history, relist. */
@@ -303,6 +314,7 @@ export class Cacher {
         this.objects = objects;
         this.sorted = undefined;
         this.window = [];
+        this.windowStart = 0;
         this.oldestWatchable = res.revision;
         this.rev = 0;
         this.advance(res.revision);
@@ -350,8 +362,9 @@ function prefixEnd(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
 
-function firstAfter(window: WindowEvent[], rev: number): number {
-  let lo = 0;
+/** The index of the first event in `window[start…]` after revision `rev`. */
+function firstAfter(window: WindowEvent[], start: number, rev: number): number {
+  let lo = start;
   let hi = window.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
