@@ -57,6 +57,10 @@ export interface ApiServerOptions {
   storeReadycheckTimeoutMs: number;
   storeCountMetricPollPeriodMs: number;
   storeCompactionIntervalMs: number;
+  /** `--event-ttl`: how long Events are kept after their last write. */
+  eventTtlMs: number;
+  /** `--lease-reuse-duration-seconds`: how long one etcd lease serves Events written meanwhile. */
+  leaseReuseDurationSeconds: number;
   watchCache: boolean;
   bindAddress: string;
   securePort: number;
@@ -137,6 +141,8 @@ export function apiServerCommand(): Command {
     .addOption(durationOption('--store-readycheck-timeout', 'The timeout to use when checking store readiness.', 2000))
     .addOption(durationOption('--store-count-metric-poll-period', 'Frequency of polling the store for the number of resources per type. 0 disables.', 60_000))
     .addOption(durationOption('--store-compaction-interval', 'The interval of compaction requests. 0 disables compaction from the API server.', 300_000))
+    .addOption(durationOption('--event-ttl', 'How long to keep Events after their last change.', 3_600_000))
+    .addOption(new Option('--lease-reuse-duration-seconds <seconds>', 'How many seconds one store lease is reused for the Events written meanwhile. Lower values put fewer objects on one lease; very low values load the store with lease grants.').default(60).argParser(intArg))
     .addOption(boolOption('--watch-cache', 'Enable watch caching in the apiserver.', true))
     .addOption(new Option('--bind-address <ip>', 'The IP address on which to listen for the --secure-port port.').default('0.0.0.0'))
     .addOption(new Option('--secure-port <port>', 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.').default(6443).argParser(portArg))
@@ -252,6 +258,8 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
   for (const k of ['defaultNotReadyTolerationSeconds', 'defaultUnreachableTolerationSeconds']) {
     if ((o[k] as number) < 0) fail(`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} must not be negative`);
   }
+  if ((o.eventTtl as number) <= 0) fail('--event-ttl must be greater than 0');
+  if ((o.leaseReuseDurationSeconds as number) < 1) fail('--lease-reuse-duration-seconds must be greater than 0');
   const namingScheme = String(o.naming);
   if (!isNamingScheme(namingScheme)) return fail(`--naming: unknown naming ${namingScheme}`);
   const issuers = (o.serviceAccountIssuer as string[]).length > 0 ? o.serviceAccountIssuer as string[] : [defaultServiceAccountIssuer(NAMINGS[namingScheme])];
@@ -287,6 +295,8 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     storeReadycheckTimeoutMs: o.storeReadycheckTimeout as number,
     storeCountMetricPollPeriodMs: o.storeCountMetricPollPeriod as number,
     storeCompactionIntervalMs: o.storeCompactionInterval as number,
+    eventTtlMs: o.eventTtl as number,
+    leaseReuseDurationSeconds: o.leaseReuseDurationSeconds as number,
     watchCache: o.watchCache as boolean,
     bindAddress: String(o.bindAddress),
     securePort: o.securePort as number,

@@ -92,6 +92,11 @@ describe('--help', () => {
     expect(entry).toMatch(new RegExp(`default: ${def.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\)`));
   });
 
+  it('shows the spec defaults of --event-ttl (1h0m0s) and --lease-reuse-duration-seconds (60)', () => {
+    expect(entries.get('--event-ttl')).toMatch(/default: 1h0m0s\)/);
+    expect(entries.get('--lease-reuse-duration-seconds')).toMatch(/default: 60\)/);
+  });
+
   it('says --authorization-mode defaults to AlwaysAllow', () => {
     expect(entries.get('--authorization-mode')).toMatch(/default[^.;]*AlwaysAllow/i);
   });
@@ -124,6 +129,8 @@ describe('flag errors exit 2 with exactly one line on stderr', () => {
     ['an unknown group version in --runtime-config', ['--runtime-config=nosuch.svc.io/v1=false'], /--runtime-config.*nosuch\.svc\.io\/v1/],
     ['an unknown resource in --runtime-config', ['--runtime-config=v1/widgets=false'], /--runtime-config.*v1\/widgets/],
     ['a bad value in --runtime-config', ['--runtime-config=v1=maybe'], /--runtime-config/],
+    ['a zero --event-ttl', ['--event-ttl=0s'], /--event-ttl must be greater than 0/],
+    ['a zero --lease-reuse-duration-seconds', ['--lease-reuse-duration-seconds=0'], /--lease-reuse-duration-seconds must be greater than 0/],
   ])('%s', async (_what, args, mentions) => {
     const r = await run(args);
     expect(r.code).toBe(2);

@@ -79,6 +79,8 @@ export interface StoreOptions {
   admission: Admission;
   /** How many names to try for `generateName` before giving up. */
   generateNameAttempts?: number;
+  /** Every write attaches the object to a store lease expiring this long after it (Events). */
+  ttlSeconds?: number;
 }
 
 export interface DeleteResult {
@@ -116,6 +118,7 @@ export class GenericStore {
   private readonly strategy: Strategy;
   private readonly admission: Admission;
   private readonly generateNameAttempts: number;
+  private readonly writeOptions: { ttlSeconds?: number };
 
   constructor(opts: StoreOptions) {
     this.resource = opts.resource;
@@ -124,6 +127,7 @@ export class GenericStore {
     this.strategy = { ...DEFAULT_STRATEGY, ...opts.strategy };
     this.admission = opts.admission;
     this.generateNameAttempts = opts.generateNameAttempts ?? 8;
+    this.writeOptions = opts.ttlSeconds ? { ttlSeconds: opts.ttlSeconds } : {};
   }
 
   private get tokenResource(): string {
@@ -320,7 +324,7 @@ export class GenericStore {
         return obj;
       }
       try {
-        return await this.storage.create(this.key(namespace, m.name ?? ''), obj);
+        return await this.storage.create(this.key(namespace, m.name ?? ''), obj, this.writeOptions);
       } catch (e) {
         if (generated && isStorageError(e, 'KeyExists') && attempt + 1 < this.generateNameAttempts) continue;
         return this.translate(e, m.name ?? '');
@@ -346,7 +350,7 @@ export class GenericStore {
         const current = await this.storage.get(key);
         return { object: await transform(current), created: false };
       }
-      const object = await this.storage.guaranteedUpdate(key, transform);
+      const object = await this.storage.guaranteedUpdate(key, transform, this.writeOptions);
       if (this.shouldDeleteAfterUpdate(object)) {
         await this.storage.delete(key, { check: (cur) => this.checkUnchanged(cur, object) }).catch((e: unknown) => {
           if (!isStorageError(e, 'KeyNotFound') && !(e instanceof UnchangedCheckFailed)) throw e;
@@ -456,7 +460,7 @@ export class GenericStore {
         const object = await this.storage.guaranteedUpdate(key, (cur) => {
           this.checkPreconditions(cur, options);
           return this.pendingDeletion(cur, options) ?? cur;
-        }, { cached: current });
+        }, { ...this.writeOptions, cached: current });
         if (this.shouldDeleteAfterUpdate(object)) return this.delete(namespace, name, { ...options, preconditions: undefined }, ctx);
         return { object, deleted: false };
       }

@@ -101,6 +101,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const etcd = new Etcd3Storage({
     endpoints: opts.storeServers,
     tls: opts.storeCaFile || opts.storeCertFile ? { caFile: opts.storeCaFile, certFile: opts.storeCertFile, keyFile: opts.storeKeyFile } : undefined,
+    leaseReuseDurationSeconds: opts.leaseReuseDurationSeconds,
   });
   const instrumented = new InstrumentedStorage(etcd, metrics, opts.storePrefix);
   const cached = new CachedStorage(instrumented, {
@@ -166,7 +167,11 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   function storeFor(r: ResourceType): GenericStore {
     let s = stores.get(r);
     if (!s) {
-      s = new GenericStore({ resource: r, storage, storePrefix: opts.storePrefix, strategy: strategyFor(r), admission });
+      s = new GenericStore({
+        resource: r, storage, storePrefix: opts.storePrefix, strategy: strategyFor(r), admission,
+        // As Kubernetes: Events expire `--event-ttl` after their last write.
+        ttlSeconds: r.group === '' && r.plural === 'events' ? opts.eventTtlMs / 1000 : undefined,
+      });
       stores.set(r, s);
     }
     return s;

@@ -12,6 +12,7 @@ import {
   type Storage, type StorageEvent, type UpdateFunc, type UpdateOptions, type WatchOptions,
   type WriteOptions,
 } from '../interface.js';
+import { LeaseManager } from './lease-manager.js';
 
 export interface Etcd3StorageOptions {
   /** Client URLs, e.g. `http://127.0.0.1:2379` or `https://etcd-0:2379`. */
@@ -29,6 +30,8 @@ export interface Etcd3StorageOptions {
   dialTimeoutMs?: number;
   /** Deadline of every unary request (reads, transactions, lease grants). Default 30000. */
   requestTimeoutMs?: number;
+  /** How long one etcd lease serves keys written with a TTL (`--lease-reuse-duration-seconds`). Default 60. */
+  leaseReuseDurationSeconds?: number;
 }
 
 /** Key read for health checks and the current revision; never written. */
@@ -67,6 +70,7 @@ export class Etcd3Storage implements Storage {
   private readonly watches = new Set<ActiveWatch>();
   private readonly cancellations = new Map<Watcher, Promise<void>>();
   private closed = false;
+  private readonly leases: LeaseManager;
 
   constructor(opts: Etcd3StorageOptions) {
     if (opts.endpoints.length === 0) throw new Error('Etcd3Storage: no endpoints');
@@ -96,6 +100,9 @@ export class Etcd3Storage implements Storage {
       };
     }
     this.client = new Etcd3(options);
+    this.leases = new LeaseManager(async (ttl) => (await this.client.leaseClient.leaseGrant({ TTL: ttl })).ID, {
+      reuseDurationSeconds: opts.leaseReuseDurationSeconds ?? 60,
+    });
   }
 
   async get(key: string, opts: GetOptions = {}): Promise<ApiObject> {
@@ -444,8 +451,7 @@ export class Etcd3Storage implements Storage {
   /** A lease for `ttlSeconds` (none when absent); keys written with it vanish when it expires. */
   private async grantLease(key: string, ttlSeconds: number | undefined): Promise<string | undefined> {
     if (ttlSeconds === undefined || ttlSeconds <= 0) return undefined;
-    const res = await this.call(key, () => this.client.leaseClient.leaseGrant({ TTL: Math.ceil(ttlSeconds) }));
-    return res.ID;
+    return this.call(key, () => this.leases.lease(ttlSeconds));
   }
 
   private async call<T>(key: string, fn: () => Promise<T>): Promise<T> {
