@@ -62,6 +62,20 @@ export interface ResourceType {
    * such as SelfSubjectReview). No storage, no watch cache; only the `create` verb.
    */
   virtual?: boolean;
+  /**
+   * Objects of this type live in another type's storage, converted on the way in and out
+   * (events.<suffix>/v1 Events are stored as core Events, as in Kubernetes). The type has
+   * no storage prefix or watch cache of its own.
+   */
+  storedAs?: StoredAs;
+}
+
+/** The type whose storage another type shares, and the conversions between the two. */
+export interface StoredAs {
+  group: string;
+  plural: string;
+  toStored(obj: ApiObject): ApiObject;
+  fromStored(obj: ApiObject): ApiObject;
 }
 
 export type ResourceTypeInput = Omit<ResourceType, 'listKind' | 'shortNames' | 'categories' | 'subresources' | 'verbs' | 'nameRule' | 'hasSpec' | 'strategicMerge'> &

@@ -1,6 +1,7 @@
 import { Catalog, type ResourceType } from '../catalog.js';
 import { configMap } from './core/v1/config-map.js';
 import { event } from './core/v1/event.js';
+import { eventsEvent } from './events/v1/event.js';
 import { namespace } from './core/v1/namespace.js';
 import { node } from './core/v1/node.js';
 import { pod } from './core/v1/pod.js';
@@ -27,6 +28,7 @@ export function builtinResources(): ResourceType[] {
     namespace(), configMap(), secret(), serviceAccount(), pod(), binding(), service(), node(), event(), lease(), tokenReview(), selfSubjectReview(),
     role(), clusterRole(), roleBinding(), clusterRoleBinding(),
     deployment(), replicaSet(),
+    eventsEvent(),
     subjectAccessReview(), selfSubjectAccessReview(), localSubjectAccessReview(), selfSubjectRulesReview(),
     certificateSigningRequest(),
   ];

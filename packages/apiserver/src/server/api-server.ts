@@ -22,6 +22,7 @@ import { InstrumentedStorage } from '../metrics/instrumented-storage.js';
 import { ApiServerMetrics, metricVerb } from '../metrics/metrics.js';
 import { GenericStore, type RequestContext } from '../registry/store.js';
 import { strategyFor } from '../registry/strategies/index.js';
+import { ConvertingStorage } from '../storage/converting-storage.js';
 import { resourcePrefix } from '../registry/keys.js';
 import { Admission } from '../admission/admission.js';
 import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
@@ -110,7 +111,8 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     cacher: { onError: (e) => log.warn('watch cache: store watch failed; restarting', { error: (e as Error).message }) },
   });
   const storage: Storage = opts.watchCache ? cached : instrumented;
-  if (opts.watchCache) cached.start(catalog.all().filter((r) => !r.virtual).map((r) => resourcePrefix(opts.storePrefix, r)));
+  // Types stored as another type (events/v1 Events) are served from that type's cache.
+  if (opts.watchCache) cached.start(catalog.all().filter((r) => !r.virtual && !r.storedAs).map((r) => resourcePrefix(opts.storePrefix, r)));
   runCompactor(etcd, opts.storeCompactionIntervalMs, stopping.signal,
     (e) => log.warn('compaction failed', { error: (e as Error).message }),
     (rev, seconds) => {
@@ -167,10 +169,15 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   function storeFor(r: ResourceType): GenericStore {
     let s = stores.get(r);
     if (!s) {
+      const stored = r.storedAs ?? r;
       s = new GenericStore({
-        resource: r, storage, storePrefix: opts.storePrefix, strategy: strategyFor(r), admission,
-        // As Kubernetes: Events expire `--event-ttl` after their last write.
-        ttlSeconds: r.group === '' && r.plural === 'events' ? opts.eventTtlMs / 1000 : undefined,
+        resource: r, storePrefix: opts.storePrefix, strategy: strategyFor(r), admission,
+        storage: r.storedAs ? new ConvertingStorage(storage, {
+          servedPrefix: resourcePrefix(opts.storePrefix, r), storedPrefix: resourcePrefix(opts.storePrefix, r.storedAs),
+          toStored: r.storedAs.toStored, fromStored: r.storedAs.fromStored,
+        }) : storage,
+        // As Kubernetes: Events (of either API) expire `--event-ttl` after their last write.
+        ttlSeconds: stored.group === '' && stored.plural === 'events' ? opts.eventTtlMs / 1000 : undefined,
       });
       stores.set(r, s);
     }
@@ -415,7 +422,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
 
   // apiserver_storage_objects, polled.
   const pollCounts = async (): Promise<void> => {
-    for (const r of catalog.all().filter((x) => !x.virtual)) {
+    for (const r of catalog.all().filter((x) => !x.virtual && !x.storedAs)) {
       const label = r.group ? `${r.plural}.${r.group}` : r.plural;
       try {
         metrics.storageObjects.set({ resource: label }, await storage.count(resourcePrefix(opts.storePrefix, r)));

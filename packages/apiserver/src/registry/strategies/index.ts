@@ -3,6 +3,7 @@ import type { Strategy } from '../strategy.js';
 import { deploymentStrategy, replicaSetStrategy } from './apps.js';
 import { certificateSigningRequestStrategy } from './certificate-signing-request.js';
 import { configMapStrategy } from './config-map.js';
+import { eventStrategy, eventsV1EventStrategy } from './event.js';
 import { namespaceStrategy } from './namespace.js';
 import { podStrategy } from './pod.js';
 import { secretStrategy } from './secret.js';
@@ -15,7 +16,7 @@ const BY_KIND: Record<string, Strategy> = {
   '/Secret': secretStrategy,
   '/Pod': podStrategy,
   '/Service': serviceStrategy,
-  '/Event': { allowCreateOnUpdate: true, allowUnconditionalUpdate: true },
+  '/Event': eventStrategy,
   'apps/Deployment': deploymentStrategy,
   'apps/ReplicaSet': replicaSetStrategy,
 };
@@ -28,5 +29,6 @@ const RBAC_BY_KIND: Record<string, Strategy> = {
 export function strategyFor(r: ResourceType): Strategy | undefined {
   if (r.group === group('rbac.authorization')) return RBAC_BY_KIND[r.kind];
   if (r.group === group('certificates') && r.kind === 'CertificateSigningRequest') return certificateSigningRequestStrategy;
+  if (r.group === group('events') && r.kind === 'Event') return eventsV1EventStrategy;
   return BY_KIND[`${r.group}/${r.kind}`];
 }

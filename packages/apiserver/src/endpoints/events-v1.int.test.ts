@@ -1,0 +1,153 @@
+// events.svc.io/v1 Event (the spec's Events section): the newer shape of core Events, stored
+// as them; real etcd, HTTPS, and stock kubectl.
+import {
+  expectCode, expectFailure, openWatch, startKubectlEnv, uniqueName, type HttpsClient, type Json, type KubectlEnv,
+} from '@svc/testing';
+
+describe('events.svc.io/v1 Event', () => {
+  let env: KubectlEnv;
+  let api: HttpsClient;
+  let ns: string;
+  const v1 = (): string => `/apis/events.svc.io/v1/namespaces/${ns}/events`;
+  const core = (): string => `/api/v1/namespaces/${ns}/events`;
+
+  beforeAll(async () => {
+    env = await startKubectlEnv();
+    api = env.server.client;
+    ns = uniqueName('ev-ns');
+    expectCode(await api.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } }), 201);
+  });
+  afterAll(async () => { await env?.stop(); });
+
+  /** A valid events/v1 Event about a Pod in the test namespace. */
+  const newEvent = (name: string, extra: Json = {}): Json => ({
+    apiVersion: 'events.svc.io/v1', kind: 'Event', metadata: { name },
+    eventTime: '2026-11-22T10:00:00.000000Z', reportingController: 'svc.io/tester', reportingInstance: 'tester-1',
+    action: 'Testing', reason: 'Tested', type: 'Normal', note: 'hello from v1',
+    regarding: { kind: 'Pod', namespace: ns, name: 'p1', apiVersion: 'v1' },
+    ...extra,
+  });
+
+  it('is discovered with the usual verbs', async () => {
+    const list = expectCode(await api.request('GET', '/apis/events.svc.io/v1'), 200);
+    const r = (list.resources as Json[]).find((x) => x.name === 'events');
+    expect(r).toMatchObject({ kind: 'Event', namespaced: true, shortNames: ['ev'] });
+    expect(r?.verbs).toEqual(expect.arrayContaining(['create', 'get', 'list', 'watch', 'update', 'patch', 'delete']));
+  });
+
+  it('stores a v1 Event as a core Event: each API shows its own field names', async () => {
+    const name = uniqueName('e');
+    const created = expectCode(await api.request('POST', v1(), { body: newEvent(name) }), 201);
+    expect(created).toMatchObject({ apiVersion: 'events.svc.io/v1', kind: 'Event', note: 'hello from v1', reportingController: 'svc.io/tester' });
+    expect(created.message).toBeUndefined();
+    const asCore = expectCode(await api.request('GET', `${core()}/${name}`), 200);
+    expect(asCore).toMatchObject({
+      apiVersion: 'v1', kind: 'Event', message: 'hello from v1', reportingComponent: 'svc.io/tester', reportingInstance: 'tester-1',
+      involvedObject: { kind: 'Pod', name: 'p1' }, eventTime: '2026-11-22T10:00:00.000000Z',
+    });
+    expect(asCore.note).toBeUndefined();
+    expect(asCore.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+  });
+
+  it('shows a core Event through v1 with the deprecated fields filled', async () => {
+    const name = uniqueName('legacy');
+    expectCode(await api.request('POST', core(), { body: {
+      metadata: { name }, involvedObject: { kind: 'Pod', namespace: ns, name: 'p2' }, reason: 'Old', message: 'from core',
+      type: 'Warning', count: 3, source: { component: 'old-agent', host: 'h1' },
+      firstTimestamp: '2026-11-22T09:00:00Z', lastTimestamp: '2026-11-22T09:05:00Z',
+    } }), 201);
+    const got = expectCode(await api.request('GET', `${v1()}/${name}`), 200);
+    expect(got).toMatchObject({
+      apiVersion: 'events.svc.io/v1', note: 'from core', regarding: { name: 'p2' }, deprecatedCount: 3,
+      deprecatedSource: { component: 'old-agent', host: 'h1' },
+      deprecatedFirstTimestamp: '2026-11-22T09:00:00Z', deprecatedLastTimestamp: '2026-11-22T09:05:00Z',
+    });
+    for (const f of ['message', 'count', 'source', 'involvedObject', 'firstTimestamp']) expect(got[f]).toBeUndefined();
+  });
+
+  it('lists with the v1 field selectors (regarding.*, reportingController) and watches in the v1 shape', async () => {
+    const target = uniqueName('target');
+    const start = expectCode(await api.request('GET', v1()), 200).metadata.resourceVersion as string;
+    const watch = await openWatch(env.server.server.url, env.server.server.caPem, env.server.adminToken,
+      `${v1()}?watch=1&resourceVersion=${start}&fieldSelector=regarding.name=${target}`);
+    try {
+      expectCode(await api.request('POST', v1(), { body: newEvent(uniqueName('other')) }), 201);
+      const mine = uniqueName('mine');
+      expectCode(await api.request('POST', core(), { body: {
+        metadata: { name: mine }, involvedObject: { kind: 'Pod', namespace: ns, name: target }, reason: 'Seen', message: 'via core', type: 'Normal',
+      } }), 201);
+      const e = await watch.next();
+      expect(e?.type).toBe('ADDED');
+      expect(e?.object).toMatchObject({ apiVersion: 'events.svc.io/v1', metadata: { name: mine }, note: 'via core', regarding: { name: target } });
+      const sel = expectCode(await api.request('GET', `${v1()}?fieldSelector=regarding.name=${target}`), 200);
+      expect((sel.items as Json[]).map((i) => i.metadata.name)).toEqual([mine]);
+      const byController = expectCode(await api.request('GET', `${v1()}?fieldSelector=reportingController=svc.io/tester`), 200);
+      expect((byController.items as Json[]).length).toBeGreaterThan(0);
+      expect((byController.items as Json[]).every((i) => i.reportingController === 'svc.io/tester')).toBe(true);
+      expectFailure(await api.request('GET', `${v1()}?fieldSelector=involvedObject.name=${target}`), 400, 'BadRequest', /involvedObject\.name/);
+    } finally {
+      watch.close();
+    }
+  });
+
+  it('refuses a v1 create without the required fields, with every cause', async () => {
+    const s = expectFailure(await api.request('POST', v1(), { body: {
+      metadata: { name: uniqueName('bad') }, regarding: { kind: 'Pod', namespace: ns, name: 'p' }, type: 'Odd',
+      deprecatedCount: 2, series: { count: 1 },
+    } }), 422, 'Invalid');
+    const causes = (s.details?.causes ?? []).map((c) => `${c.field}: ${c.message}`);
+    expect(causes).toEqual(expect.arrayContaining([
+      'eventTime: Required value',
+      'type: Invalid value: "": has invalid value: Odd',
+      'count: Invalid value: "": needs to be unset',
+      'series.count: Invalid value: "": should be at least 2',
+      'series.lastObservedTime: Required value',
+    ]));
+    // Without eventTime the reporting fields are not required (the legacy rules).
+    expect(causes.some((c) => c.startsWith('reportingController'))).toBe(false);
+    const noReporter = expectFailure(await api.request('POST', v1(), { body: newEvent(uniqueName('bad'), { reportingController: '', reportingInstance: 'x'.repeat(129), action: '' }) }), 422, 'Invalid');
+    expect((noReporter.details?.causes ?? []).map((c) => `${c.field}: ${c.message}`)).toEqual(expect.arrayContaining([
+      'reportingController: Required value',
+      'reportingInstance: Invalid value: "": can have at most 128 characters',
+      'action: Required value',
+    ]));
+  });
+
+  it('refuses changes of immutable fields through v1, but allows a series update', async () => {
+    const name = uniqueName('imm');
+    expectCode(await api.request('POST', v1(), { body: newEvent(name) }), 201);
+    const merge = { 'content-type': 'application/merge-patch+json' };
+    const s = expectFailure(await api.request('PATCH', `${v1()}/${name}`, { body: { note: 'changed', action: 'Other' }, headers: merge }), 422, 'Invalid');
+    expect((s.details?.causes ?? []).map((c) => c.field).sort()).toEqual(['action', 'message']);
+    expect(s.message).toContain('field is immutable');
+    const patched = expectCode(await api.request('PATCH', `${v1()}/${name}`, {
+      body: { series: { count: 2, lastObservedTime: '2026-11-22T10:01:00.000000Z' } }, headers: merge,
+    }), 200);
+    expect(patched.series).toEqual({ count: 2, lastObservedTime: '2026-11-22T10:01:00.000000Z' });
+    expect(expectCode(await api.request('GET', `${v1()}/${name}`), 200).note).toBe('hello from v1');
+  });
+
+  it('refuses a core Event whose involvedObject is in another namespace', async () => {
+    const s = expectFailure(await api.request('POST', core(), { body: {
+      metadata: { name: uniqueName('x') }, involvedObject: { kind: 'Pod', namespace: 'elsewhere', name: 'p' }, reason: 'R',
+    } }), 422, 'Invalid');
+    expect(s.message).toContain('involvedObject.namespace: Invalid value: "elsewhere": does not match event.namespace');
+  });
+
+  it('deletes through either API', async () => {
+    const name = uniqueName('del');
+    expectCode(await api.request('POST', v1(), { body: newEvent(name) }), 201);
+    expectCode(await api.request('DELETE', `${core()}/${name}`), 200);
+    expectFailure(await api.request('GET', `${v1()}/${name}`), 404, 'NotFound');
+  });
+
+  it('kubectl lists and shows them as events.events.svc.io', async () => {
+    const name = uniqueName('kc');
+    expectCode(await api.request('POST', v1(), { body: newEvent(name, { note: 'shown by kubectl' }) }), 201);
+    const table = await env.ok(['get', 'events.v1.events.svc.io', '-n', ns]);
+    expect(table.stdout).toMatch(/LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE/);
+    expect(table.stdout).toMatch(/Normal\s+Tested\s+pod\/p1\s+shown by kubectl/);
+    const yaml = await env.ok(['get', 'events.v1.events.svc.io', name, '-n', ns, '-o', 'jsonpath={.note}/{.regarding.name}']);
+    expect(yaml.stdout).toBe('shown by kubectl/p1');
+  });
+});

@@ -1,0 +1,103 @@
+import { eventToCore, fieldErrors, naming, type ApiObject, type FieldError } from '@svc/api';
+import { jsonEqual, validateQualifiedName } from '@svc/machinery';
+import type { Strategy } from '../strategy.js';
+
+/** Kubernetes' limits on Event fields (checked when `eventTime` is set). */
+const REPORTING_INSTANCE_MAX = 128;
+const ACTION_MAX = 128;
+const REASON_MAX = 128;
+const NOTE_MAX = 1024;
+
+type Ref = { namespace?: string };
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/**
+ * Kubernetes' validation of every Event, on the core/v1 form (`e`), with its error paths.
+ * Events without `eventTime` (core/v1 style) only need `involvedObject.namespace` to agree
+ * with the Event's namespace; newer ones also need the reporting fields.
+ */
+function legacyValidate(e: ApiObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const ns = e.metadata.namespace ?? '';
+  const involvedNs = (e.involvedObject as Ref | undefined)?.namespace ?? '';
+  const mismatch = (): FieldError => fieldErrors.invalid('involvedObject.namespace', involvedNs, 'does not match event.namespace');
+  if (!e.eventTime) {
+    if (involvedNs === '' ? ns !== '' && ns !== 'default' : ns !== involvedNs) errs.push(mismatch());
+    return errs;
+  }
+  if (involvedNs === '' && ns !== 'default' && ns !== naming().systemNamespace) errs.push(mismatch());
+  const controller = str(e.reportingComponent);
+  if (!controller) errs.push(fieldErrors.required('reportingController'));
+  errs.push(...validateQualifiedName(controller, 'reportingController'));
+  const limited = (path: string, value: string, max: number): void => {
+    if (value.length > max) errs.push(fieldErrors.invalid(path, '', `can have at most ${max} characters`));
+  };
+  const required = (path: string, value: string, max: number): void => {
+    if (!value) errs.push(fieldErrors.required(path));
+    limited(path, value, max);
+  };
+  required('reportingInstance', str(e.reportingInstance), REPORTING_INSTANCE_MAX);
+  required('action', str(e.action), ACTION_MAX);
+  required('reason', str(e.reason), REASON_MAX);
+  limited('message', str(e.message), NOTE_MAX);
+  return errs;
+}
+
+function validateSeries(e: ApiObject): FieldError[] {
+  const series = e.series as { count?: number; lastObservedTime?: string } | undefined;
+  if (!series) return [];
+  const errs: FieldError[] = [];
+  if ((series.count ?? 0) < 2) errs.push(fieldErrors.invalid('series.count', '', 'should be at least 2'));
+  if (!series.lastObservedTime) errs.push(fieldErrors.required('series.lastObservedTime'));
+  return errs;
+}
+
+/** Creates through events/v1 are held to the newer rules: the deprecated fields stay unset. */
+function strictValidateCreate(e: ApiObject): FieldError[] {
+  const errs = validateSeries(e);
+  if (!e.eventTime) errs.push(fieldErrors.required('eventTime'));
+  if (e.type !== 'Normal' && e.type !== 'Warning') errs.push(fieldErrors.invalid('type', '', `has invalid value: ${str(e.type)}`));
+  for (const f of ['firstTimestamp', 'lastTimestamp']) if (e[f]) errs.push(fieldErrors.invalid(f, '', 'needs to be unset'));
+  if (e.count) errs.push(fieldErrors.invalid('count', '', 'needs to be unset'));
+  const source = e.source as { component?: string; host?: string } | undefined;
+  if (source?.component || source?.host) errs.push(fieldErrors.invalid('source', '', 'needs to be unset'));
+  return errs;
+}
+
+/** Fields an update through events/v1 may not change (core/v1 names, as Kubernetes reports them). */
+const IMMUTABLE = [
+  'involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'type', 'eventTime',
+  'action', 'related', 'reportingComponent', 'reportingInstance',
+] as const;
+/** Kubernetes' paths for the fields whose core/v1 JSON name differs from its internal one. */
+const PATH: Partial<Record<string, string>> = { reportingComponent: 'reportingController' };
+
+function strictValidateUpdate(e: ApiObject, old: ApiObject): FieldError[] {
+  const errs = jsonEqual(e.series, old.series) ? [] : validateSeries(e);
+  for (const f of IMMUTABLE) {
+    if (!jsonEqual(e[f] ?? null, old[f] ?? null)) errs.push(fieldErrors.invalid(PATH[f] ?? f, e[f] ?? null, 'field is immutable'));
+  }
+  return errs;
+}
+
+/** core/v1 Events: PUT may create, and updates need no resourceVersion (as Kubernetes). */
+export const eventStrategy: Strategy = {
+  allowCreateOnUpdate: true,
+  allowUnconditionalUpdate: true,
+  validate: (obj) => legacyValidate(obj),
+  validateUpdate: (obj) => legacyValidate(obj),
+};
+
+/** events/v1 Events: the same, plus the newer rules on create and update. */
+export const eventsV1EventStrategy: Strategy = {
+  allowCreateOnUpdate: true,
+  allowUnconditionalUpdate: true,
+  validate: (obj) => {
+    const e = eventToCore(obj);
+    return [...legacyValidate(e), ...strictValidateCreate(e)];
+  },
+  validateUpdate: (obj, old) => {
+    const e = eventToCore(obj);
+    return [...legacyValidate(e), ...strictValidateUpdate(e, eventToCore(old))];
+  },
+};
