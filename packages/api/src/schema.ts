@@ -19,7 +19,13 @@ interface Common {
   default?: unknown;
 }
 
-export interface StringSchema extends Common { type: 'string'; format?: 'date-time' | 'byte' | 'uuid'; enum?: readonly string[] }
+export interface StringSchema extends Common {
+  type: 'string';
+  format?: 'date-time' | 'byte' | 'uuid';
+  enum?: readonly string[];
+  /** A `metav1.MicroTime` (date-time in microseconds): Protobuf answers always carry six digits of fraction. */
+  micro?: boolean;
+}
 export interface IntegerSchema extends Common { type: 'integer'; format?: 'int32' | 'int64'; minimum?: number }
 export interface NumberSchema extends Common { type: 'number' }
 export interface BooleanSchema extends Common { type: 'boolean' }
@@ -66,6 +72,7 @@ type Opts<S> = Omit<S, 'type' | 'items' | 'values' | 'properties'>;
 export const s = {
   str: (o: Opts<StringSchema> = {}): StringSchema => ({ type: 'string', ...o }),
   time: (o: Opts<StringSchema> = {}): StringSchema => ({ type: 'string', format: 'date-time', ...o }),
+  microTime: (o: Opts<StringSchema> = {}): StringSchema => ({ type: 'string', format: 'date-time', micro: true, ...o }),
   bytes: (o: Opts<StringSchema> = {}): StringSchema => ({ type: 'string', format: 'byte', ...o }),
   int: (o: Opts<IntegerSchema> = {}): IntegerSchema => ({ type: 'integer', ...o }),
   int32: (o: Opts<IntegerSchema> = {}): IntegerSchema => ({ type: 'integer', format: 'int32', ...o }),

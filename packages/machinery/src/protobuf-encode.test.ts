@@ -54,6 +54,16 @@ describe('Protobuf answers: encoding is the inverse of decoding', () => {
     expect(roundTrip(lease, schemaOf(group('coordination'), 'leases'))).toEqual(lease);
   });
 
+  it('MicroTime on a whole second decodes with six zero digits (as Go prints it); Time without any', () => {
+    const lease = {
+      apiVersion: `${group('coordination')}/v1`, kind: 'Lease', metadata: { name: 'leader', namespace: 'kube-system', creationTimestamp: '2026-11-21T23:00:00Z' },
+      spec: { renewTime: '2026-11-21T23:00:10Z' },
+    };
+    const decoded = roundTrip(lease, schemaOf(group('coordination'), 'leases')) as typeof lease;
+    expect(decoded.spec.renewTime).toBe('2026-11-21T23:00:10.000000Z');
+    expect(decoded.metadata.creationTimestamp).toBe('2026-11-21T23:00:00Z');
+  });
+
   it('writes fields in field-number order and map entries in key order (as Go does)', () => {
     const schema = schemaOf('', 'configmaps');
     const bytes = Buffer.from(encodeMessage({ immutable: true, data: { z: '1', a: '2' } }, schema));

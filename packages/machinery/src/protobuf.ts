@@ -72,8 +72,11 @@ function longToNumber(v: number | { low: number; high: number }): number {
   return typeof v === 'number' ? v : v.high * 0x1_0000_0000 + (v.low >>> 0);
 }
 
-/** A Time message; an empty one is Go's zero Time (what `null` is in JSON): undefined. */
-function timeOf(bytes: Uint8Array): string | undefined {
+/**
+ * A Time message; an empty one is Go's zero Time (what `null` is in JSON): undefined. A
+ * MicroTime (`micro`) always shows six digits of fraction, a Time only when it has any.
+ */
+function timeOf(bytes: Uint8Array, micro: boolean): string | undefined {
   if (bytes.length === 0) return undefined;
   const r = Reader.create(bytes);
   let seconds = 0;
@@ -85,7 +88,7 @@ function timeOf(bytes: Uint8Array): string | undefined {
     else r.skipType(t & 7);
   }
   const iso = new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, '');
-  return nanos > 0 ? `${iso}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${iso}Z`;
+  return nanos > 0 || micro ? `${iso}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${iso}Z`;
 }
 
 function intOrStringOf(bytes: Uint8Array, quantity: boolean): number | string {
@@ -154,7 +157,7 @@ export function protobufFields(schema: ObjectSchema): ProtobufField[] {
 function readValue(r: ReaderT, wire: number, schema: Schema, path: string): unknown {
   switch (schema.type) {
     case 'string':
-      if (schema.format === 'date-time') return timeOf(r.bytes());
+      if (schema.format === 'date-time') return timeOf(r.bytes(), schema.micro === true);
       if (schema.format === 'byte') return Buffer.from(r.bytes()).toString('base64');
       return r.string();
     case 'integer': return longToNumber(r.int64());

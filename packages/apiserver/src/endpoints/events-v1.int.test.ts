@@ -1,5 +1,7 @@
 // events.svc.io/v1 Event (the spec's Events section): the newer shape of core Events, stored
 // as them; real etcd, HTTPS, and stock kubectl.
+import { builtinCatalog, type ObjectSchema } from '@svc/api';
+import { decodeProtobufObject } from '@svc/machinery';
 import {
   expectCode, expectFailure, openWatch, startKubectlEnv, uniqueName, type HttpsClient, type Json, type KubectlEnv,
 } from '@svc/testing';
@@ -132,6 +134,17 @@ describe('events.svc.io/v1 Event', () => {
       metadata: { name: uniqueName('x') }, involvedObject: { kind: 'Pod', namespace: 'elsewhere', name: 'p' }, reason: 'R',
     } }), 422, 'Invalid');
     expect(s.message).toContain('involvedObject.namespace: Invalid value: "elsewhere": does not match event.namespace');
+  });
+
+  it('answers in Protobuf with events/v1 field numbers, equal to the JSON answer', async () => {
+    const name = uniqueName('pb');
+    expectCode(await api.request('POST', v1(), { body: newEvent(name) }), 201);
+    const json = expectCode(await api.request('GET', `${v1()}/${name}`), 200);
+    const r = await api.request('GET', `${v1()}/${name}`, { headers: { accept: 'application/vnd.svc.protobuf' } });
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toBe('application/vnd.svc.protobuf');
+    const schema = builtinCatalog().lookup('events.svc.io', 'v1', 'events')?.schema as ObjectSchema;
+    expect(decodeProtobufObject(r.body, schema)).toEqual(json);
   });
 
   it('deletes through either API', async () => {

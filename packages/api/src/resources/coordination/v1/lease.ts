@@ -10,8 +10,8 @@ export const lease = (): ResourceType => defineResource({
   tableColumns: [nameColumn, column('Holder', 'string', (o) => (o.spec as { holderIdentity?: string } | undefined)?.holderIdentity ?? ''), ageColumn],
   schema: objectSchema({
     spec: s.obj({
-      holderIdentity: s.str({ tag: 1 }), leaseDurationSeconds: s.int32({ tag: 2 }), acquireTime: s.time({ tag: 3 }),
-      renewTime: s.time({ tag: 4 }), leaseTransitions: s.int32({ tag: 5 }), strategy: s.str({ tag: 6 }),
+      holderIdentity: s.str({ tag: 1 }), leaseDurationSeconds: s.int32({ tag: 2 }), acquireTime: s.microTime({ tag: 3 }),
+      renewTime: s.microTime({ tag: 4 }), leaseTransitions: s.int32({ tag: 5 }), strategy: s.str({ tag: 6 }),
       preferredHolder: s.str({ tag: 7 }),
     }, { tag: 2 }),
   }),

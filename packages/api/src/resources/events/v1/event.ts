@@ -56,8 +56,8 @@ export const eventsEvent = (): ResourceType => {
     // The same printer as core Events (Kubernetes prints both from one internal type).
     tableColumns: core.tableColumns?.map((c) => ({ ...c, cell: (o: ApiObject, now: number) => c.cell(eventToCore(o), now) })),
     schema: objectSchema({
-      eventTime: s.time({ tag: 2 }),
-      series: s.obj({ count: s.int32({ tag: 1 }), lastObservedTime: s.time({ tag: 2 }) }, { tag: 3 }),
+      eventTime: s.microTime({ tag: 2 }),
+      series: s.obj({ count: s.int32({ tag: 1 }), lastObservedTime: s.microTime({ tag: 2 }) }, { tag: 3 }),
       reportingController: s.str({ tag: 4 }), reportingInstance: s.str({ tag: 5 }),
       action: s.str({ tag: 6 }), reason: s.str({ tag: 7 }),
       regarding: { ...objectReference, tag: 8 }, related: { ...objectReference, tag: 9 },
