@@ -228,12 +228,16 @@ describe('nodes joined with bootstrap tokens', () => {
     const created = await run(['token', 'create', '--svcconfig', admin, '--ttl', '2s']);
     const token = created.out.trim().split('\n').pop() ?? '';
     expect(token).toMatch(/^[a-z0-9]{6}\.[a-z0-9]{16}$/);
-    // The signer drops the signature once the token expires (the cleaner then deletes it).
+    // The signer signs cluster-info with the new token, then drops the signature once the
+    // token expires (the cleaner then deletes it). Waiting for the signature to appear first
+    // keeps a read made before the signer got to the new token from passing for "expired".
     const id = token.split('.')[0] ?? '';
-    await waitFor('the expired token\'s signature gone', async () => {
+    const signed = async (): Promise<boolean | undefined> => {
       const cm = await getJson<{ data: Record<string, string> }>('/api/v1/namespaces/svc-public/configmaps/cluster-info');
-      return cm !== undefined && !(`jws-kubeconfig-${id}` in cm.data);
-    }, 20_000, 200);
+      return cm === undefined ? undefined : `jws-kubeconfig-${id}` in cm.data;
+    };
+    await waitFor('the new token\'s signature', async () => (await signed()) === true, 20_000, 100);
+    await waitFor('the expired token\'s signature gone', async () => (await signed()) === false, 20_000, 200);
     const joined = await run(['join', apiUrl, '--token', token, '--discovery-token-ca-cert-hash', caHash, '--discovery-timeout', '2s',
       '--bootstrap-kubeconfig', join(dir, 'expired.conf'), '--no-start']);
     expect(joined.code).not.toBe(0);
