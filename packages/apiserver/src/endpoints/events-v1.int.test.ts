@@ -129,6 +129,30 @@ describe('events.svc.io/v1 Event', () => {
     expect(expectCode(await api.request('GET', `${v1()}/${name}`), 200).note).toBe('hello from v1');
   });
 
+  it('compares immutable fields by value: another spelling of the same time and empty deprecated fields pass', async () => {
+    const name = uniqueName('same');
+    const created = expectCode(await api.request('POST', v1(), { body: newEvent(name, { eventTime: '2026-11-22T10:00:00Z' }) }), 201);
+    // What a Go client sends back: MicroTime with six digits, empty structs and zero values spelled out.
+    const put = expectCode(await api.request('PUT', `${v1()}/${name}`, { body: {
+      ...created, eventTime: '2026-11-22T10:00:00.000000Z', deprecatedSource: {}, deprecatedCount: 0, deprecatedFirstTimestamp: null,
+      series: { count: 2, lastObservedTime: '2026-11-22T10:02:00.000000Z' },
+    } }), 200);
+    expect(put.series).toEqual({ count: 2, lastObservedTime: '2026-11-22T10:02:00.000000Z' });
+    const moved = expectFailure(await api.request('PUT', `${v1()}/${name}`, { body: { ...put, eventTime: '2026-11-22T10:00:01Z' } }), 422, 'Invalid');
+    expect((moved.details?.causes ?? []).map((c) => c.field)).toEqual(['eventTime']);
+  });
+
+  it('counts the note limit in bytes (UTF-8), and names the reporting controller as each API does', async () => {
+    const long = expectFailure(await api.request('POST', v1(), { body: newEvent(uniqueName('long'), { note: 'é'.repeat(600) }) }), 422, 'Invalid');
+    expect(long.message).toContain('message: Invalid value: "": can have at most 1024 characters');
+    expectCode(await api.request('POST', v1(), { body: newEvent(uniqueName('fits'), { note: 'é'.repeat(512) }) }), 201);
+    const coreMissing = expectFailure(await api.request('POST', core(), { body: {
+      metadata: { name: uniqueName('c') }, involvedObject: { kind: 'Pod', namespace: ns, name: 'p' }, reason: 'R', action: 'A',
+      reportingInstance: 'i', eventTime: '2026-11-22T10:00:00.000000Z',
+    } }), 422, 'Invalid');
+    expect((coreMissing.details?.causes ?? []).map((c) => `${c.field}: ${c.message}`)).toContain('reportingComponent: Required value');
+  });
+
   it('refuses a core Event whose involvedObject is in another namespace', async () => {
     const s = expectFailure(await api.request('POST', core(), { body: {
       metadata: { name: uniqueName('x') }, involvedObject: { kind: 'Pod', namespace: 'elsewhere', name: 'p' }, reason: 'R',

@@ -176,8 +176,8 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
           servedPrefix: resourcePrefix(opts.storePrefix, r), storedPrefix: resourcePrefix(opts.storePrefix, r.storedAs),
           toStored: r.storedAs.toStored, fromStored: r.storedAs.fromStored,
         }) : storage,
-        // As Kubernetes: Events (of either API) expire `--event-ttl` after their last write.
-        ttlSeconds: stored.group === '' && stored.plural === 'events' ? opts.eventTtlMs / 1000 : undefined,
+        // As Kubernetes: Events (of either API) expire `--event-ttl` (whole seconds) after their last write.
+        ttlSeconds: stored.group === '' && stored.plural === 'events' ? Math.floor(opts.eventTtlMs / 1000) || undefined : undefined,
       });
       stores.set(r, s);
     }

@@ -3,6 +3,7 @@ import type {
   DeleteOptions, GetOptions, ListOptions, ListResult, Storage, StorageEvent, UpdateFunc, UpdateOptions,
   WatchOptions, WriteOptions,
 } from './interface.js';
+import { watchBatchesOf } from './watch-batches.js';
 
 export interface Conversion {
   /** Key prefix the served type's store uses (`/registry/events.svc.io/events/`). */
@@ -26,8 +27,8 @@ export class ConvertingStorage implements Storage {
 
   constructor(private readonly inner: Storage, private readonly c: Conversion) {}
 
-  get(key: string, opts?: GetOptions): Promise<ApiObject> {
-    return this.inner.get(this.stored(key), opts).then((o) => this.out(o));
+  async get(key: string, opts?: GetOptions): Promise<ApiObject> {
+    return this.out(await this.inner.get(this.stored(key), opts));
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
@@ -65,7 +66,7 @@ export class ConvertingStorage implements Storage {
     }));
   }
 
-  count(prefix: string): Promise<number> {
+  async count(prefix: string): Promise<number> {
     return this.inner.count(this.stored(prefix));
   }
 
@@ -74,18 +75,14 @@ export class ConvertingStorage implements Storage {
   }
 
   async *watchBatches(prefix: string, opts: WatchOptions): AsyncIterable<StorageEvent[]> {
-    if (!this.inner.watchBatches) {
-      for await (const e of this.watch(prefix, opts)) yield [e];
-      return;
-    }
-    for await (const batch of this.inner.watchBatches(this.stored(prefix), opts)) yield batch.map((e) => this.event(e));
+    for await (const batch of watchBatchesOf(this.inner, this.stored(prefix), opts)) yield batch.map((e) => this.event(e));
   }
 
   currentRevision(): Promise<number> {
     return this.inner.currentRevision();
   }
 
-  probeChanges(prefix: string, sinceRevision: number): Promise<{ revision: number; changed: boolean; count: number }> {
+  async probeChanges(prefix: string, sinceRevision: number): Promise<{ revision: number; changed: boolean; count: number }> {
     return this.inner.probeChanges(this.stored(prefix), sinceRevision);
   }
 

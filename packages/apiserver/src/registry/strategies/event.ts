@@ -11,12 +11,17 @@ const NOTE_MAX = 1024;
 type Ref = { namespace?: string };
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
+/** Length as Go counts it (UTF-8 bytes). */
+const bytes = (v: string): number => Buffer.byteLength(v, 'utf8');
+
 /**
- * Kubernetes' validation of every Event, on the core/v1 form (`e`), with its error paths.
- * Events without `eventTime` (core/v1 style) only need `involvedObject.namespace` to agree
- * with the Event's namespace; newer ones also need the reporting fields.
+ * Kubernetes' validation of every Event, on the core/v1 form (`e`), with its error paths
+ * (the reporting controller is `reportingComponent` to core/v1 requests, as the field is
+ * named there). Events without `eventTime` (core/v1 style) only need
+ * `involvedObject.namespace` to agree with the Event's namespace; newer ones also need the
+ * reporting fields.
  */
-function legacyValidate(e: ApiObject): FieldError[] {
+function legacyValidate(e: ApiObject, controllerPath: 'reportingComponent' | 'reportingController'): FieldError[] {
   const errs: FieldError[] = [];
   const ns = e.metadata.namespace ?? '';
   const involvedNs = (e.involvedObject as Ref | undefined)?.namespace ?? '';
@@ -27,10 +32,10 @@ function legacyValidate(e: ApiObject): FieldError[] {
   }
   if (involvedNs === '' && ns !== 'default' && ns !== naming().systemNamespace) errs.push(mismatch());
   const controller = str(e.reportingComponent);
-  if (!controller) errs.push(fieldErrors.required('reportingController'));
-  errs.push(...validateQualifiedName(controller, 'reportingController'));
+  if (!controller) errs.push(fieldErrors.required(controllerPath));
+  errs.push(...validateQualifiedName(controller, controllerPath));
   const limited = (path: string, value: string, max: number): void => {
-    if (value.length > max) errs.push(fieldErrors.invalid(path, '', `can have at most ${max} characters`));
+    if (bytes(value) > max) errs.push(fieldErrors.invalid(path, '', `can have at most ${max} characters`));
   };
   const required = (path: string, value: string, max: number): void => {
     if (!value) errs.push(fieldErrors.required(path));
@@ -72,10 +77,35 @@ const IMMUTABLE = [
 /** Kubernetes' paths for the fields whose core/v1 JSON name differs from its internal one. */
 const PATH: Partial<Record<string, string>> = { reportingComponent: 'reportingController' };
 
+/**
+ * A value as Go holds it after decoding, for comparing as Kubernetes does (DeepEqual on the
+ * decoded structs): absent, null and zero values are the same, and a date-time is its instant
+ * (`…:00Z` equals `…:00.000000Z`).
+ */
+function decoded(v: unknown): unknown {
+  if (v === null || v === undefined || v === '' || v === 0 || v === false) return undefined;
+  if (typeof v === 'string') {
+    const t = RFC3339.test(v) ? Date.parse(v) : NaN;
+    return Number.isNaN(t) ? v : t;
+  }
+  if (Array.isArray(v)) return v.length === 0 ? undefined : v.map(decoded);
+  if (typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const d = decoded(x);
+      if (d !== undefined) out[k] = d;
+    }
+    return Object.keys(out).length === 0 ? undefined : out;
+  }
+  return v;
+}
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
 function strictValidateUpdate(e: ApiObject, old: ApiObject): FieldError[] {
-  const errs = jsonEqual(e.series, old.series) ? [] : validateSeries(e);
+  const same = (a: unknown, b: unknown): boolean => jsonEqual(decoded(a) ?? null, decoded(b) ?? null);
+  const errs = same(e.series, old.series) ? [] : validateSeries(e);
   for (const f of IMMUTABLE) {
-    if (!jsonEqual(e[f] ?? null, old[f] ?? null)) errs.push(fieldErrors.invalid(PATH[f] ?? f, e[f] ?? null, 'field is immutable'));
+    if (!same(e[f], old[f])) errs.push(fieldErrors.invalid(PATH[f] ?? f, e[f] ?? null, 'field is immutable'));
   }
   return errs;
 }
@@ -84,8 +114,8 @@ function strictValidateUpdate(e: ApiObject, old: ApiObject): FieldError[] {
 export const eventStrategy: Strategy = {
   allowCreateOnUpdate: true,
   allowUnconditionalUpdate: true,
-  validate: (obj) => legacyValidate(obj),
-  validateUpdate: (obj) => legacyValidate(obj),
+  validate: (obj) => legacyValidate(obj, 'reportingComponent'),
+  validateUpdate: (obj) => legacyValidate(obj, 'reportingComponent'),
 };
 
 /** events/v1 Events: the same, plus the newer rules on create and update. */
@@ -94,10 +124,10 @@ export const eventsV1EventStrategy: Strategy = {
   allowUnconditionalUpdate: true,
   validate: (obj) => {
     const e = eventToCore(obj);
-    return [...legacyValidate(e), ...strictValidateCreate(e)];
+    return [...legacyValidate(e, 'reportingController'), ...strictValidateCreate(e)];
   },
   validateUpdate: (obj, old) => {
     const e = eventToCore(obj);
-    return [...legacyValidate(e), ...strictValidateUpdate(e, eventToCore(old))];
+    return [...legacyValidate(e, 'reportingController'), ...strictValidateUpdate(e, eventToCore(old))];
   },
 };

@@ -89,7 +89,7 @@ describe('LeaseManager', () => {
 });
 
 describe('Etcd3Storage with TTLs', () => {
-  it('attaches keys written with the same TTL within the reuse window to one lease, and each update to a lease', async () => {
+  it('attaches keys written with the same TTL within the reuse window to one lease, an update too; keys without a TTL to none', async () => {
     const storage = new Etcd3Storage({ endpoints: (etcd as EtcdHandle).endpoints, leaseReuseDurationSeconds: 60 });
     try {
       const p = `/registry/lease-reuse/${Date.now()}/`;

@@ -8,7 +8,18 @@ import type { ApiObject } from '../../../types.js';
 import { objectReference } from './common.js';
 
 type Ref = { kind?: string; namespace?: string; name?: string; uid?: string; apiVersion?: string; resourceVersion?: string; fieldPath?: string };
-const ref = (o: ApiObject): Ref => (o.involvedObject ?? {}) as Ref;
+
+/** Field selectors on an Event's object reference `field` (`involvedObject`, `regarding`). */
+export function referenceSelectors(field: string): Record<string, (o: ApiObject) => string> {
+  const ref = (o: ApiObject): Ref => (o[field] ?? {}) as Ref;
+  const keys = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'] as const;
+  return Object.fromEntries(keys.map((k) => [`${field}.${k}`, (o: ApiObject) => ref(o)[k] ?? '']));
+}
+
+/** EventSeries (MicroTime lastObservedTime) at `tag`. */
+export const eventSeries = (tag: number) => s.obj({ count: s.int32({ tag: 1 }), lastObservedTime: s.microTime({ tag: 2 }) }, { tag });
+/** EventSource at `tag`. */
+export const eventSource = (tag: number) => s.obj({ component: s.str({ tag: 1 }), host: s.str({ tag: 2 }) }, { tag });
 
 export const event = (): ResourceType => defineResource({
   group: '', version: 'v1', kind: 'Event', plural: 'events', singular: 'event', shortNames: ['ev'],
@@ -28,21 +39,15 @@ export const event = (): ResourceType => defineResource({
   schema: objectSchema({
     involvedObject: { ...objectReference, tag: 2 },
     reason: s.str({ tag: 3 }), message: s.str({ tag: 4 }),
-    source: s.obj({ component: s.str({ tag: 1 }), host: s.str({ tag: 2 }) }, { tag: 5 }),
+    source: eventSource(5),
     firstTimestamp: s.time({ tag: 6 }), lastTimestamp: s.time({ tag: 7 }), count: s.int32({ tag: 8 }),
     type: s.str({ tag: 9 }), eventTime: s.microTime({ tag: 10 }),
-    series: s.obj({ count: s.int32({ tag: 1 }), lastObservedTime: s.microTime({ tag: 2 }) }, { tag: 11 }),
+    series: eventSeries(11),
     action: s.str({ tag: 12 }), related: { ...objectReference, tag: 13 },
     reportingComponent: s.str({ tag: 14 }), reportingInstance: s.str({ tag: 15 }),
   }, { required: ['involvedObject'] }),
   fieldSelectors: {
-    'involvedObject.kind': (o) => ref(o).kind ?? '',
-    'involvedObject.namespace': (o) => ref(o).namespace ?? '',
-    'involvedObject.name': (o) => ref(o).name ?? '',
-    'involvedObject.uid': (o) => ref(o).uid ?? '',
-    'involvedObject.apiVersion': (o) => ref(o).apiVersion ?? '',
-    'involvedObject.resourceVersion': (o) => ref(o).resourceVersion ?? '',
-    'involvedObject.fieldPath': (o) => ref(o).fieldPath ?? '',
+    ...referenceSelectors('involvedObject'),
     reason: (o) => String(o.reason ?? ''),
     reportingComponent: (o) => String(o.reportingComponent ?? ''),
     source: (o) => String((o.source as { component?: string } | undefined)?.component ?? ''),

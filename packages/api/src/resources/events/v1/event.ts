@@ -4,7 +4,7 @@ import { group } from '../../../names.js';
 import { s } from '../../../schema.js';
 import type { ApiObject } from '../../../types.js';
 import { objectReference } from '../../core/v1/common.js';
-import { event as coreEvent } from '../../core/v1/event.js';
+import { event as coreEvent, eventSeries, eventSource, referenceSelectors } from '../../core/v1/event.js';
 
 /** events/v1 field ← core/v1 field; every other field has the same name in both. */
 const RENAMED: ReadonlyArray<readonly [string, string]> = [
@@ -39,9 +39,6 @@ export function eventFromCore(obj: ApiObject): ApiObject {
   return rename(obj, `${group('events')}/v1`, FROM_STORED);
 }
 
-type Ref = { kind?: string; namespace?: string; name?: string; uid?: string; apiVersion?: string; resourceVersion?: string; fieldPath?: string };
-const regarding = (o: ApiObject): Ref => (o.regarding ?? {}) as Ref;
-
 /**
  * events.<suffix>/v1 Event (the spec's Events section): the newer shape of core Events,
  * stored as them. `regarding`, `note`, `reportingController` and the `deprecated*` fields are
@@ -57,24 +54,18 @@ export const eventsEvent = (): ResourceType => {
     tableColumns: core.tableColumns?.map((c) => ({ ...c, cell: (o: ApiObject, now: number) => c.cell(eventToCore(o), now) })),
     schema: objectSchema({
       eventTime: s.microTime({ tag: 2 }),
-      series: s.obj({ count: s.int32({ tag: 1 }), lastObservedTime: s.microTime({ tag: 2 }) }, { tag: 3 }),
+      series: eventSeries(3),
       reportingController: s.str({ tag: 4 }), reportingInstance: s.str({ tag: 5 }),
       action: s.str({ tag: 6 }), reason: s.str({ tag: 7 }),
       regarding: { ...objectReference, tag: 8 }, related: { ...objectReference, tag: 9 },
       note: s.str({ tag: 10 }), type: s.str({ tag: 11 }),
-      deprecatedSource: s.obj({ component: s.str({ tag: 1 }), host: s.str({ tag: 2 }) }, { tag: 12 }),
+      deprecatedSource: eventSource(12),
       deprecatedFirstTimestamp: s.time({ tag: 13 }), deprecatedLastTimestamp: s.time({ tag: 14 }),
       deprecatedCount: s.int32({ tag: 15 }),
     }),
     // Kubernetes' field label conversions for events/v1.
     fieldSelectors: {
-      'regarding.kind': (o) => regarding(o).kind ?? '',
-      'regarding.namespace': (o) => regarding(o).namespace ?? '',
-      'regarding.name': (o) => regarding(o).name ?? '',
-      'regarding.uid': (o) => regarding(o).uid ?? '',
-      'regarding.apiVersion': (o) => regarding(o).apiVersion ?? '',
-      'regarding.resourceVersion': (o) => regarding(o).resourceVersion ?? '',
-      'regarding.fieldPath': (o) => regarding(o).fieldPath ?? '',
+      ...referenceSelectors('regarding'),
       reason: (o) => String(o.reason ?? ''),
       reportingController: (o) => String(o.reportingController ?? ''),
       type: (o) => String(o.type ?? ''),
