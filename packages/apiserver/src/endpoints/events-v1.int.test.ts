@@ -171,6 +171,31 @@ describe('events.svc.io/v1 Event', () => {
     expect(decodeProtobufObject(r.body, schema)).toEqual(json);
   });
 
+  it('pages with limit and continue, and deletes a collection by field selector', async () => {
+    const pns = uniqueName('page-ns');
+    expectCode(await api.request('POST', '/api/v1/namespaces', { body: { metadata: { name: pns } } }), 201);
+    const base = `/apis/events.svc.io/v1/namespaces/${pns}/events`;
+    const names = ['a', 'b', 'c', 'd', 'e'].map((n) => `page-${n}`);
+    for (const n of names) {
+      expectCode(await api.request('POST', base, { body: { ...newEvent(n), regarding: { kind: 'Pod', namespace: pns, name: n === 'page-e' ? 'keep' : 'drop' } } }), 201);
+    }
+    const seen: string[] = [];
+    let token = '';
+    let pages = 0;
+    do {
+      const page = expectCode(await api.request('GET', `${base}?limit=2${token ? `&continue=${encodeURIComponent(token)}` : ''}`), 200);
+      seen.push(...(page.items as Json[]).map((i) => i.metadata.name as string));
+      expect((page.items as Json[]).every((i) => i.apiVersion === undefined || i.apiVersion === 'events.svc.io/v1')).toBe(true);
+      token = (page.metadata.continue as string | undefined) ?? '';
+      pages++;
+    } while (token);
+    expect(seen).toEqual(names);
+    expect(pages).toBe(3);
+    expectCode(await api.request('DELETE', `${base}?fieldSelector=regarding.name=drop`), 200);
+    const left = expectCode(await api.request('GET', `/api/v1/namespaces/${pns}/events`), 200);
+    expect((left.items as Json[]).map((i) => i.metadata.name)).toEqual(['page-e']);
+  });
+
   it('deletes through either API', async () => {
     const name = uniqueName('del');
     expectCode(await api.request('POST', v1(), { body: newEvent(name) }), 201);
