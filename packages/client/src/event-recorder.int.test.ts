@@ -27,6 +27,21 @@ describe('EventRecorder', () => {
     expect(byReason('Scheduled')[0]).toMatchObject({ type: 'Normal', count: 1 });
   });
 
+  it('without an instance writes the older kind of core/v1 Event (no eventTime, no action), which the server accepts', async () => {
+    const rec = new EventRecorder(env.client, { component: 'replicaset-controller' });
+    const rs = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web-1', namespace: 'default', uid: 'u-1' } };
+    rec.event(rs, 'Normal', 'SuccessfulCreate', 'Create', 'Created pod: web-1-abcde');
+    await rec.flush();
+    const events = (await new ResourceClient(env.client, { group: '', version: 'v1', resource: 'events' }).namespace('default').list()).items as Array<ApiObject & Record<string, unknown>>;
+    const e = events.find((x) => x.reason === 'SuccessfulCreate');
+    expect(e).toMatchObject({
+      type: 'Normal', count: 1, message: 'Created pod: web-1-abcde', source: { component: 'replicaset-controller' },
+      reportingComponent: 'replicaset-controller', involvedObject: { kind: 'ReplicaSet', apiVersion: 'apps/v1', name: 'web-1' },
+    });
+    expect(e?.eventTime).toBeUndefined();
+    expect(e?.action).toBeUndefined();
+  });
+
   it('never throws: a failed write is logged', async () => {
     const warnings: string[] = [];
     const rec = new EventRecorder(env.client, { component: 'x', logger: { info() {}, error() {}, warn: (m) => warnings.push(m) } });

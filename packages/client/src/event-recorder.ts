@@ -6,7 +6,11 @@ import { silentClientLogger, type ClientLogger } from './logger.js';
 export interface EventRecorderOptions {
   /** `source.component` and `reportingComponent` (the scheduler: `default-scheduler`). */
   component: string;
-  /** `reportingInstance` (Kubernetes: `<component>-<hostname>`). */
+  /**
+   * `reportingInstance` (Kubernetes: `<component>-<hostname>`). With it, Events carry
+   * `eventTime` and `action`, as the scheduler's do; without it they are the older core/v1
+   * kind client-go's recorder writes for controllers (no `eventTime`, no `action`).
+   */
   instance?: string;
   logger?: ClientLogger;
   /** How many distinct events are remembered for counting repeats (Kubernetes' LRU: 4096). */
@@ -75,12 +79,14 @@ export class EventRecorder {
       }
     }
     const name = `${m.name ?? ''}.${(BigInt(now.getTime()) * 1_000_000n + BigInt(Math.floor(Math.random() * 1_000_000))).toString(16)}`;
+    const instance = this.o.instance;
     const created = await this.events.namespace(namespace).create({
       apiVersion: 'v1', kind: 'Event', metadata: { name, namespace },
-      involvedObject, reason, message, type, action, count: 1,
+      involvedObject, reason, message, type, count: 1,
       source: { component: this.o.component },
-      firstTimestamp: rfc3339(now), lastTimestamp: rfc3339(now), eventTime: now.toISOString().replace('Z', '000Z'),
-      reportingComponent: this.o.component, reportingInstance: this.o.instance ?? '',
+      firstTimestamp: rfc3339(now), lastTimestamp: rfc3339(now),
+      ...(instance ? { action, eventTime: now.toISOString().replace('Z', '000Z') } : {}),
+      reportingComponent: this.o.component, reportingInstance: instance ?? '',
     } as ApiObject);
     this.seen.set(key, { name: created.metadata.name ?? name, namespace, count: 1 });
     while (this.seen.size > (this.o.cacheSize ?? 4096)) this.seen.delete(this.seen.keys().next().value as string);

@@ -1,5 +1,5 @@
 import { deploymentAnnotation, isAlreadyExists, isNotFound, isStatusError, podTemplateHashLabel } from '@svc/api';
-import { NAMESPACE_INDEX, ResourceClient, type Informer, type ReconcileResult, type RestClient } from '@svc/client';
+import { NAMESPACE_INDEX, ResourceClient, type EventRecorder, type Informer, type ReconcileResult, type RestClient } from '@svc/client';
 import type { Logger } from '@svc/component-base';
 import { jsonEqual, labelSelectorFromObject } from '@svc/machinery';
 import { R } from '../resources.js';
@@ -15,6 +15,8 @@ import { replicasOf, type Deployment, type DeploymentStatus, type Pod, type Repl
 
 export interface DeploymentSyncDeps {
   client: RestClient;
+  /** Kubernetes' ScalingReplicaSet / FailedCreate events on the Deployment. */
+  events: EventRecorder;
   replicaSets: Informer<ReplicaSet>;
   pods: Informer<Pod>;
   logger: Logger;
@@ -48,6 +50,10 @@ const availableOf = (rs: ReplicaSet | undefined): number => (rs ? Math.min(rs.st
  */
 export class DeploymentSyncer {
   constructor(private readonly deps: DeploymentSyncDeps) {}
+
+  private record(d: Deployment, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.deps.events.event({ ...d, apiVersion: 'apps/v1', kind: 'Deployment' }, type, reason, 'Scale', message);
+  }
 
   private rsApi(ns: string): ResourceClient<ReplicaSet> {
     return new ResourceClient<ReplicaSet>(this.deps.client, R.replicaSets()).namespace(ns);
@@ -158,15 +164,21 @@ export class DeploymentSyncer {
         created = found;
         alreadyExists = true;
       } else {
-        if (!hasNamespaceTerminatingCause(e) && hasProgressDeadline(d)) {
+        if (!hasNamespaceTerminatingCause(e)) {
           const msg = `Failed to create new replica set "${name}": ${e instanceof Error ? e.message : String(e)}`;
-          setCondition((d.status ??= {}), newCondition('Progressing', 'False', REASON.failedRSCreate, msg));
-          await this.writeStatus(d).catch(() => undefined);
+          this.record(d, 'Warning', REASON.failedRSCreate, msg);
+          if (hasProgressDeadline(d)) {
+            setCondition((d.status ??= {}), newCondition('Progressing', 'False', REASON.failedRSCreate, msg));
+            await this.writeStatus(d).catch(() => undefined);
+          }
         }
         throw e;
       }
     }
-    if (!alreadyExists && replicasOf(rs) > 0) this.deps.logger.v(2).info('scaled up replica set', { replicaSet: `${ns}/${name}`, from: 0, to: replicasOf(rs) });
+    if (!alreadyExists && replicasOf(rs) > 0) {
+      this.deps.logger.v(2).info('scaled up replica set', { replicaSet: `${ns}/${name}`, from: 0, to: replicasOf(rs) });
+      this.record(d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${name} from 0 to ${replicasOf(rs)}`);
+    }
     const revisionChanged = setDeploymentRevision(d, String(newRevision));
     const track = !alreadyExists && hasProgressDeadline(d);
     if (track) setCondition((d.status ??= {}), newCondition('Progressing', 'True', REASON.newRSCreated, `Created new replica set "${name}"`));
@@ -186,7 +198,11 @@ export class DeploymentSyncer {
     copy.spec.replicas = n;
     setReplicasAnnotations(copy, replicasOf(d), max);
     const updated = await this.rsApi(rs.metadata.namespace ?? '').update(copy);
-    if (sizeChanges) this.deps.logger.v(2).info(`scaled ${n > replicasOf(rs) ? 'up' : 'down'} replica set`, { replicaSet: `${rs.metadata.namespace ?? ''}/${rs.metadata.name ?? ''}`, from: replicasOf(rs), to: n });
+    if (sizeChanges) {
+      const direction = n > replicasOf(rs) ? 'up' : 'down';
+      this.deps.logger.v(2).info(`scaled ${direction} replica set`, { replicaSet: `${rs.metadata.namespace ?? ''}/${rs.metadata.name ?? ''}`, from: replicasOf(rs), to: n });
+      this.record(d, 'Normal', 'ScalingReplicaSet', `Scaled ${direction} replica set ${rs.metadata.name ?? ''} from ${replicasOf(rs)} to ${n}`);
+    }
     return { scaled: sizeChanges, rs: updated };
   }
 

@@ -11,7 +11,7 @@ import { R } from '../resources.js';
 import { controllerOf } from './controller-ref.js';
 import { isPodReady } from './pod-util.js';
 import {
-  createNamespace, deploymentOf, deployments, kubectlIn, pods, replicaSets, replicaSetsOf, template, waitForRollout, watchPods,
+  createNamespace, deploymentOf, deployments, eventsAbout, kubectlIn, pods, replicaSets, replicaSetsOf, template, waitForRollout, watchPods,
 } from './workload-testing.js';
 import type { Deployment, Pod, ReplicaSet } from './workload-types.js';
 
@@ -124,6 +124,29 @@ describe('deployment-controller', () => {
       await rsRun;
       await w.stop();
     }
+  });
+
+  it('records ScalingReplicaSet events on the Deployment as it creates and scales its ReplicaSet', async () => {
+    const ns = await createNamespace(env.api, 'deploy');
+    const d = await deployments(env.api, ns).create(deploymentOf('web', 2));
+    const [rs] = await waitFor('the ReplicaSet', async () => {
+      const rss = await replicaSetsOf(env.api, ns, d);
+      return rss.length === 1 ? rss : undefined;
+    });
+    const name = rs?.metadata.name ?? '';
+    const until = (n: number): Promise<string[]> => waitFor(`${n} events`, async () => {
+      const all = await eventsAbout(env.api, ns, 'Deployment', 'web');
+      return all.length >= n ? all : undefined;
+    });
+    expect(await until(1)).toEqual([`ScalingReplicaSet: Scaled up replica set ${name} from 0 to 2`]);
+    await deployments(env.api, ns).patch('web', 'merge', { spec: { replicas: 4 } });
+    await until(2);
+    await deployments(env.api, ns).patch('web', 'merge', { spec: { replicas: 1 } });
+    expect(await until(3)).toEqual([
+      `ScalingReplicaSet: Scaled up replica set ${name} from 0 to 2`,
+      `ScalingReplicaSet: Scaled up replica set ${name} from 2 to 4`,
+      `ScalingReplicaSet: Scaled down replica set ${name} from 4 to 1`,
+    ]);
   });
 
   it('Recreate deletes every old pod before the first new one is created', async () => {

@@ -1,4 +1,4 @@
-import { NAMESPACE_INDEX, objectKey } from '@svc/client';
+import { EventRecorder, NAMESPACE_INDEX, objectKey } from '@svc/client';
 import { jsonEqual, labelSelectorFromObject } from '@svc/machinery';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
@@ -23,7 +23,8 @@ export const deploymentController: ControllerDefinition = {
     const replicaSets = informer<ReplicaSet>(ctx, R.replicaSets());
     const pods = informer<Pod>(ctx, R.pods());
     const logger = ctx.logger.with({ controller: NAME });
-    const syncer = new DeploymentSyncer({ client: ctx.client, replicaSets, pods, logger });
+    const events = new EventRecorder(ctx.client, { component: NAME, logger });
+    const syncer = new DeploymentSyncer({ client: ctx.client, events, replicaSets, pods, logger });
     const controller = newController(ctx, {
       name: NAME, queueName: 'deployment', workers: ctx.options.concurrentSyncs.deployment,
       reconcile: async (key) => {

@@ -6,7 +6,7 @@ import { waitFor } from '@svc/testing';
 import { withControllerManager } from '../cm-testing.js';
 import { controllerOf } from './controller-ref.js';
 import { isPodActive } from './pod-util.js';
-import { createNamespace, kubectlIn, pods, replicaSets, setPodReady, template, watchPods } from './workload-testing.js';
+import { createNamespace, eventsAbout, kubectlIn, pods, replicaSets, setPodReady, template, watchPods } from './workload-testing.js';
 import type { Pod, ReplicaSet } from './workload-types.js';
 
 const env = withControllerManager(['--controllers=replicaset']);
@@ -89,6 +89,14 @@ describe('replicaset-controller', () => {
     await api.patch('web', 'merge', { spec: { replicas: 0 } });
     await waitForOwned(ns, rs, 0, 'no pods after scaling to 0');
     await waitForStatus(ns, 'web', { replicas: 0 });
+    // Kubernetes' events on the ReplicaSet: one per pod created and deleted.
+    const events = await waitFor('5 SuccessfulCreate and 5 SuccessfulDelete events', async () => {
+      const all = await eventsAbout(env.api, ns, 'ReplicaSet', 'web');
+      return all.filter((e) => e.startsWith('SuccessfulCreate')).length === 5 && all.filter((e) => e.startsWith('SuccessfulDelete')).length === 5 ? all : undefined;
+    });
+    const created = five.map((p) => `SuccessfulCreate: Created pod: ${p.metadata.name ?? ''}`);
+    expect(events.filter((e) => e.startsWith('SuccessfulCreate')).sort()).toEqual(created.sort());
+    expect(events.filter((e) => e.startsWith('SuccessfulDelete')).sort()).toEqual(five.map((p) => `SuccessfulDelete: Deleted pod: ${p.metadata.name ?? ''}`).sort());
   });
 
   it('scales with `kubectl scale` (the scale subresource)', async () => {

@@ -1,5 +1,5 @@
 import { isNotFound, isStatusError } from '@svc/api';
-import { NAMESPACE_INDEX, ResourceClient, objectKey } from '@svc/client';
+import { EventRecorder, NAMESPACE_INDEX, ResourceClient, objectKey } from '@svc/client';
 import { jsonEqual, labelSelectorFromObject, nameIsDnsSubdomain, type LabelSelector } from '@svc/machinery';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
@@ -97,6 +97,8 @@ const hasNamespaceTerminatingCause = (e: unknown): boolean =>
  * create or delete again for that ReplicaSet. Pods that are being deleted or finished do
  * not count.
  */
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
 export const replicaSetController: ControllerDefinition = {
   name: NAME,
   build(ctx) {
@@ -104,6 +106,11 @@ export const replicaSetController: ControllerDefinition = {
     const pods = informer<Pod>(ctx, R.pods());
     const expectations = new ControllerExpectations();
     const log = ctx.logger.with({ controller: NAME });
+    const events = new EventRecorder(ctx.client, { component: NAME, logger: log });
+    /** Kubernetes' pod-control events, recorded on the ReplicaSet. */
+    const record = (rs: ReplicaSet, type: 'Normal' | 'Warning', reason: string, action: string, message: string): void => {
+      events.event({ ...rs, apiVersion: 'apps/v1', kind: 'ReplicaSet' }, type, reason, action, message);
+    };
 
     const rsApi = (ns: string): ResourceClient<ReplicaSet> => new ResourceClient<ReplicaSet>(ctx.client, R.replicaSets()).namespace(ns);
     const podApi = (ns: string): ResourceClient<Pod> => new ResourceClient<Pod>(ctx.client, R.pods()).namespace(ns);
@@ -161,10 +168,14 @@ export const replicaSetController: ControllerDefinition = {
         const { successes, error } = await slowStartBatch(diff, 1, async () => {
           if (Object.keys(pod.metadata.labels ?? {}).length === 0) throw new Error('unable to create pods, no labels');
           try {
-            await podApi(ns).create(structuredClone(pod));
+            const created = await podApi(ns).create(structuredClone(pod));
+            record(rs, 'Normal', 'SuccessfulCreate', 'Create', `Created pod: ${created.metadata.name ?? ''}`);
           } catch (e) {
             // Nothing can be created in a namespace being deleted; not a failure (as Kubernetes).
-            if (!hasNamespaceTerminatingCause(e)) throw e;
+            if (!hasNamespaceTerminatingCause(e)) {
+              record(rs, 'Warning', 'FailedCreate', 'Create', `Error creating: ${errorText(e)}`);
+              throw e;
+            }
           }
         });
         // Pods never attempted will not be seen: stop expecting them.
@@ -180,10 +191,13 @@ export const replicaSetController: ControllerDefinition = {
       const results = await Promise.allSettled(victims.map(async (p) => {
         try {
           await podApi(ns).delete(p.metadata.name ?? '');
+          record(rs, 'Normal', 'SuccessfulDelete', 'Delete', `Deleted pod: ${p.metadata.name ?? ''}`);
         } catch (e) {
           // The informer will not see this deletion.
           expectations.deletionObserved(key, objectKey(p));
-          if (!isNotFound(e)) throw e;
+          if (isNotFound(e)) return;
+          record(rs, 'Warning', 'FailedDelete', 'Delete', `Error deleting: ${errorText(e)}`);
+          throw e;
         }
       }));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

@@ -14,6 +14,14 @@ export const pods = (api: RestClient, ns: string): ResourceClient<Pod> => new Re
 export const replicaSets = (api: RestClient, ns: string): ResourceClient<ReplicaSet> => new ResourceClient<ReplicaSet>(api, R.replicaSets()).namespace(ns);
 export const deployments = (api: RestClient, ns: string): ResourceClient<Deployment> => new ResourceClient<Deployment>(api, R.deployments()).namespace(ns);
 
+/** The core/v1 Events in `ns` about the object named `name` of `kind`, as "reason: message", oldest first. */
+export async function eventsAbout(api: RestClient, ns: string, kind: string, name: string): Promise<string[]> {
+  const list = await new ResourceClient(api, R.events()).namespace(ns).list({ fieldSelector: `involvedObject.kind=${kind},involvedObject.name=${name}` });
+  return (list.items as Array<{ reason?: string; message?: string; metadata: { creationTimestamp?: string } }>)
+    .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''))
+    .map((e) => `${e.reason ?? ''}: ${e.message ?? ''}`);
+}
+
 export async function createNamespace(api: RestClient, prefix: string): Promise<string> {
   const ns = uniqueName(prefix);
   await new ResourceClient(api, R.namespaces()).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
