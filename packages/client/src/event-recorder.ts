@@ -12,6 +12,8 @@ export interface EventRecorderOptions {
    * kind client-go's recorder writes for controllers (no `eventTime`, no `action`).
    */
   instance?: string;
+  /** `source.host`, and `reportingInstance` of the older kind (the node agent: its node name). */
+  host?: string;
   logger?: ClientLogger;
   /** How many distinct events are remembered for counting repeats (Kubernetes' LRU: 4096). */
   cacheSize?: number;
@@ -46,9 +48,12 @@ export class EventRecorder {
     this.logger = o.logger ?? silentClientLogger;
   }
 
-  /** Records an event about `obj`; `action` is what was being done (`Scheduling`, `Binding`). */
-  event(obj: ApiObject, type: 'Normal' | 'Warning', reason: string, action: string, message: string): void {
-    this.tail = this.tail.then(() => this.write(obj, type, reason, action, message)).catch((e: unknown) => {
+  /**
+   * Records an event about `obj`; `action` is what was being done (`Scheduling`, `Binding`).
+   * `fieldPath` names a part of it (a pod's `spec.containers{web}`).
+   */
+  event(obj: ApiObject, type: 'Normal' | 'Warning', reason: string, action: string, message: string, fieldPath?: string): void {
+    this.tail = this.tail.then(() => this.write(obj, type, reason, action, message, fieldPath)).catch((e: unknown) => {
       this.logger.warn('could not write event', { reason, object: `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`, error: String(e) });
     });
   }
@@ -58,13 +63,13 @@ export class EventRecorder {
     return this.tail;
   }
 
-  private async write(obj: ApiObject, type: string, reason: string, action: string, message: string): Promise<void> {
+  private async write(obj: ApiObject, type: string, reason: string, action: string, message: string, fieldPath?: string): Promise<void> {
     const m = obj.metadata;
     const namespace = m.namespace || 'default';
     const involvedObject = {
-      kind: obj.kind, namespace: m.namespace, name: m.name, uid: m.uid, apiVersion: obj.apiVersion, resourceVersion: m.resourceVersion,
+      kind: obj.kind, namespace: m.namespace, name: m.name, uid: m.uid, apiVersion: obj.apiVersion, resourceVersion: m.resourceVersion, fieldPath,
     };
-    const key = JSON.stringify([involvedObject.kind, involvedObject.namespace, involvedObject.name, involvedObject.uid, type, reason, message]);
+    const key = JSON.stringify([involvedObject.kind, involvedObject.namespace, involvedObject.name, involvedObject.uid, fieldPath, type, reason, message]);
     const now = new Date();
     const seen = this.seen.get(key);
     if (seen) {
@@ -83,10 +88,10 @@ export class EventRecorder {
     const created = await this.events.namespace(namespace).create({
       apiVersion: 'v1', kind: 'Event', metadata: { name, namespace },
       involvedObject, reason, message, type, count: 1,
-      source: { component: this.o.component },
+      source: { component: this.o.component, ...(this.o.host ? { host: this.o.host } : {}) },
       firstTimestamp: rfc3339(now), lastTimestamp: rfc3339(now),
       ...(instance ? { action, eventTime: now.toISOString().replace('Z', '000Z') } : {}),
-      reportingComponent: this.o.component, reportingInstance: instance ?? '',
+      reportingComponent: this.o.component, reportingInstance: instance ?? this.o.host ?? '',
     } as ApiObject);
     this.seen.set(key, { name: created.metadata.name ?? name, namespace, count: 1 });
     while (this.seen.size > (this.o.cacheSize ?? 4096)) this.seen.delete(this.seen.keys().next().value as string);

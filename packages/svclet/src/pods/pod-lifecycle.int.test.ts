@@ -16,6 +16,17 @@ beforeAll(async () => {
   ({ manager } = await env.startManager());
 });
 
+type EventJson = ApiObject & { reason?: string; message?: string; involvedObject?: { fieldPath?: string; uid?: string }; source?: { component?: string; host?: string } };
+
+/** Kubernetes' kubelet events about pod `name`: waits until `want` holds of them. */
+async function podEvents(name: string, what: string, want: (reasons: string[]) => boolean): Promise<EventJson[]> {
+  const events = new ResourceClient(env.testApi, { group: '', version: 'v1', resource: 'events' }).namespace('default');
+  return waitFor(`events of ${name}: ${what}`, async () => {
+    const items = (await events.list({ fieldSelector: `involvedObject.name=${name}` })).items as EventJson[];
+    return want(items.map((e) => `${e.reason ?? ''}: ${e.message ?? ''}`)) ? items : undefined;
+  });
+}
+
 async function readLog(file: string): Promise<string> {
   return readFile(file, 'utf8').catch(() => '');
 }
@@ -41,6 +52,13 @@ describe('pods bound to the node', () => {
     expect(manager.containerLogFiles('default', 'run', 'c')).toEqual({ current: file, running: true });
     expect(manager.containerLogFiles('default', 'run', 'nope')).toBeUndefined();
     expect(manager.pods().find((x) => x.metadata.name === 'run')?.status?.phase).toBe('Running');
+    // Kubernetes' kubelet events, about the container (fieldPath) and from this node.
+    const events = await podEvents('run', 'Created and Started', (r) => r.includes('Created: Created container: c') && r.includes('Started: Started container c'));
+    const pulled = events.find((e) => e.reason === 'Pulled');
+    expect(pulled?.message).toMatch(/^(Container image "busybox" already present on machine|Successfully pulled image "busybox" in \S+ \(\S+ including waiting\))$/);
+    for (const e of events) {
+      expect(e).toMatchObject({ type: 'Normal', source: { component: 'svclet', host: env.nodeName }, involvedObject: { kind: 'Pod', fieldPath: 'spec.containers{c}', uid: created.metadata.uid } });
+    }
   });
 
   it('restarts a failing container (restartPolicy Always) with growing back-off, showing CrashLoopBackOff', async () => {
@@ -69,6 +87,11 @@ describe('pods bound to the node', () => {
     // Only the current and the previous instance are kept.
     const { containers } = await env.cri.runtime.listContainers({ filter: { labelSelector: { [criLabel('pod.uid')]: p.metadata.uid ?? '' } } });
     expect(containers.length).toBeLessThanOrEqual(2);
+    const backOff = (await podEvents('crash', 'BackOff', (r) => r.some((x) => x.startsWith('BackOff:')))).filter((e) => e.reason === 'BackOff');
+    expect(backOff).toHaveLength(1);
+    expect(backOff[0]).toMatchObject({ type: 'Warning', message: `Back-off restarting failed container c in pod crash_default(${p.metadata.uid ?? ''})` });
+    // One event per back-off period (counted), not one per sync.
+    expect((backOff[0] as { count?: number }).count).toBeLessThanOrEqual(4);
   });
 
   it('OnFailure and Never: Succeeded and Failed with exit codes; OnFailure restarts a failure', async () => {
@@ -94,6 +117,8 @@ describe('pods bound to the node', () => {
     const p = await waitForPod(env, 'bad', 'a waiting reason', (x) => !!containerOf(x)?.state.waiting?.message);
     expect(p.status?.phase).toBe('Pending');
     expect(containerOf(p)?.state.waiting).toEqual({ reason: 'CreateContainerError', message: expect.stringContaining('has no command') });
+    const failed = (await podEvents('bad', 'Failed', (r) => r.some((x) => x.startsWith('Failed:')))).find((e) => e.reason === 'Failed');
+    expect(failed).toMatchObject({ type: 'Warning', message: expect.stringMatching(/^Error: .*has no command/) });
     await env.pods().create(shPod('after-bad', env.nodeName, 'exec sleep 60'));
     await waitForPod(env, 'after-bad', 'Running', (x) => x.status?.phase === 'Running');
   });
@@ -199,6 +224,7 @@ describe('graceful deletion', () => {
     const last = await waitFor('the deleted object', () => lastSeen.get('term'));
     expect(containerOf(last)?.state.terminated).toMatchObject({ exitCode: 0 });
     expect(last.status?.phase).toBe('Succeeded');
+    await podEvents('term', 'Killing', (r) => r.includes('Killing: Stopping container c'));
   });
 
   it('a container that ignores TERM is killed at the deadline', async () => {

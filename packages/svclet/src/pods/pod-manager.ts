@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { criLabel, naming, podConfigAnnotation, type ApiObject } from '@svc/api';
-import { Informer, ResourceClient, listWatcherFor, type ClientLogger, type RestClient } from '@svc/client';
+import { EventRecorder, Informer, ResourceClient, listWatcherFor, type ClientLogger, type RestClient } from '@svc/client';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { BackOff } from './backoff.js';
 import { criErrorMessage, type CriClient } from './cri.js';
@@ -94,6 +94,8 @@ export class PodManager {
   private readonly statuses?: StatusManager;
   private readonly mirrors?: MirrorPods;
   private readonly prober: ProbeManager;
+  /** Kubernetes' kubelet events (API-server mode). */
+  private readonly events?: EventRecorder;
   private readonly backoff: BackOff;
   private readonly pullBackoff: BackOff;
   private readonly metrics?: PodMetrics;
@@ -107,6 +109,7 @@ export class PodManager {
     this.backoff = new BackOff(o.backOffInitialMs ?? 10_000, o.backOffMaxMs ?? 300_000);
     this.pullBackoff = new BackOff(o.backOffInitialMs ?? 10_000, o.backOffMaxMs ?? 300_000);
     this.prober = new ProbeManager({ cri: o.cri, logger: o.logger, onChange: (uid) => this.workers.get(uid)?.kick() });
+    if (o.client) this.events = new EventRecorder(o.client, { component: naming().nodeAgentName, host: o.nodeName, logger: o.logger });
     if (o.metrics) this.metrics = new PodMetrics(o.metrics);
     if (o.client) {
       this.informer = new Informer<Pod>(listWatcherFor<Pod>(o.client, PODS, { fieldSelector: `spec.nodeName=${o.nodeName}` }), { logger: o.logger });
@@ -222,6 +225,9 @@ export class PodManager {
       finalDelete: this.statuses ? (pod) => this.statuses?.finalDelete(pod) ?? Promise.resolve(true) : undefined,
       onContainerStarted: (kind, error) => this.metrics?.containerStarted(kind, error),
       readObject: this.o.client ? readerOf(this.o.client) : undefined,
+      recordEvent: this.events ? (pod, type, reason, message, fieldPath) => {
+        this.events?.event({ ...pod, apiVersion: 'v1', kind: 'Pod' }, type, reason, '', message, fieldPath);
+      } : undefined,
       nodeAllocatable: this.o.nodeAllocatable,
     }, this.signal);
     this.workers.set(uid, worker);

@@ -38,7 +38,11 @@ export interface WorkerContext {
   readObject?: ObjectReader;
   /** The node's allocatable resources: a `resourceFieldRef` to a limit the container does not set. */
   nodeAllocatable?: Readonly<Record<string, string>>;
+  /** Records a core/v1 Event about the pod (Kubernetes' kubelet events); `fieldPath` names the container. */
+  recordEvent?(pod: Pod, type: 'Normal' | 'Warning', reason: string, message: string, fieldPath?: string): void;
 }
+
+type ContainerKind = 'container' | 'init_container';
 
 interface Observed {
   sandboxes: PodSandbox[];
@@ -274,6 +278,7 @@ export class PodWorker {
         const why = this.ctx.prober.failed(latest.id, c) ?? (latest.hash && latest.hash !== containerHash(c) ? 'definition changed' : undefined);
         if (why) {
           this.log.info(`container ${why}, will be restarted`, { container: c.name });
+          this.event(c, 'container', 'Normal', 'Killing', `Container ${c.name} ${why}, will be restarted`);
           await this.ctx.cri.runtime.stopContainer({ containerId: latest.id, timeout: this.grace(c) });
           this.kick();
           changed = true;
@@ -301,13 +306,18 @@ export class PodWorker {
   }
 
   /** Restarts an exited container unless it is in back-off (then waits as CrashLoopBackOff). */
-  private async restart(c: Container, latest: ContainerInstance, sandboxId: string, sandboxConfig: PodSandboxConfig, kind: 'container' | 'init_container'): Promise<boolean> {
+  private async restart(c: Container, latest: ContainerInstance, sandboxId: string, sandboxConfig: PodSandboxConfig, kind: ContainerKind): Promise<boolean> {
     const key = `${this.uid}/${c.name}`;
     const { backoff } = this.ctx;
     const remaining = backoff.remainingMs(key, latest.finishedAtMs);
     if (remaining > 0) {
       const m = this.pod.metadata;
-      this.waiting.set(c.name, { reason: 'CrashLoopBackOff', message: `back-off ${goDuration(backoff.get(key))} restarting failed container=${c.name} pod=${m.name}_${m.namespace}(${m.uid})` });
+      const message = `back-off ${goDuration(backoff.get(key))} restarting failed container=${c.name} pod=${m.name}_${m.namespace}(${m.uid})`;
+      // One event per back-off period, not one per sync while it lasts.
+      if (this.waiting.get(c.name)?.message !== message) {
+        this.event(c, kind, 'Warning', 'BackOff', `Back-off restarting failed container ${c.name} in pod ${m.name ?? ''}_${m.namespace ?? ''}(${m.uid ?? ''})`);
+      }
+      this.waiting.set(c.name, { reason: 'CrashLoopBackOff', message });
       this.wakeAfter(remaining);
       return false;
     }
@@ -316,8 +326,8 @@ export class PodWorker {
   }
 
   /** Pulls the image, creates and starts one container; a failure is kept as the container's waiting reason. */
-  private async start(c: Container, restartCount: number, sandboxId: string, sandboxConfig: PodSandboxConfig, kind: 'container' | 'init_container'): Promise<boolean> {
-    const imageRef = await this.ensureImage(c, sandboxConfig);
+  private async start(c: Container, restartCount: number, sandboxId: string, sandboxConfig: PodSandboxConfig, kind: ContainerKind): Promise<boolean> {
+    const imageRef = await this.ensureImage(c, kind, sandboxConfig);
     if (imageRef === undefined) return false;
     const rt = this.ctx.cri.runtime;
     await mkdir(join(sandboxConfig.logDirectory ?? '', c.name), { recursive: true });
@@ -334,6 +344,7 @@ export class PodWorker {
     } catch (e) {
       if (!(e instanceof ContainerConfigError)) throw e;
       this.waiting.set(c.name, { reason: 'CreateContainerConfigError', message: e.message });
+      this.event(c, kind, 'Warning', 'Failed', `Error: ${e.message}`);
       this.ctx.onContainerStarted?.(kind, 'CreateContainerConfigError');
       this.log.warn('cannot make the container config', { container: c.name, error: e.message });
       return false;
@@ -343,49 +354,75 @@ export class PodWorker {
       ({ containerId } = await rt.createContainer({ podSandboxId: sandboxId, config: this.containerConfig(c, restartCount, imageRef, env), sandboxConfig }));
     } catch (e) {
       this.waiting.set(c.name, { reason: 'CreateContainerError', message: criErrorMessage(e) });
+      this.event(c, kind, 'Warning', 'Failed', `Error: ${criErrorMessage(e)}`);
       this.ctx.onContainerStarted?.(kind, 'CreateContainerError');
       this.log.warn('cannot create container', { container: c.name, error: criErrorMessage(e) });
       return false;
     }
+    this.event(c, kind, 'Normal', 'Created', `Created container: ${c.name}`);
     try {
       await rt.startContainer({ containerId });
     } catch (e) {
       this.waiting.set(c.name, { reason: 'RunContainerError', message: criErrorMessage(e) });
+      this.event(c, kind, 'Warning', 'Failed', `Error: ${criErrorMessage(e)}`);
       this.ctx.onContainerStarted?.(kind, 'RunContainerError');
       this.log.warn('cannot start container', { container: c.name, error: criErrorMessage(e) });
       return true;
     }
     this.waiting.delete(c.name);
+    this.event(c, kind, 'Normal', 'Started', `Started container ${c.name}`);
     this.ctx.onContainerStarted?.(kind);
     this.log.info('container started', { container: c.name, containerId, restartCount });
     return true;
   }
 
   /** The image reference to create `c` from, pulled per `imagePullPolicy`; undefined (and a waiting reason) when unavailable. */
-  private async ensureImage(c: Container, sandboxConfig: PodSandboxConfig): Promise<string | undefined> {
+  private async ensureImage(c: Container, kind: ContainerKind, sandboxConfig: PodSandboxConfig): Promise<string | undefined> {
     const img = this.ctx.cri.image;
     const image = c.image ?? '';
     const policy = c.imagePullPolicy ?? 'IfNotPresent';
     if (policy !== 'Always') {
       const present = (await img.imageStatus({ image: { image } })).image?.id;
-      if (present) return present;
+      if (present) {
+        this.event(c, kind, 'Normal', 'Pulled', `Container image "${image}" already present on machine`);
+        return present;
+      }
       if (policy === 'Never') {
-        this.waiting.set(c.name, { reason: 'ErrImageNeverPull', message: `Container image "${image}" is not present with pull policy of Never` });
+        const message = `Container image "${image}" is not present with pull policy of Never`;
+        this.waiting.set(c.name, { reason: 'ErrImageNeverPull', message });
+        this.event(c, kind, 'Warning', 'ErrImageNeverPull', message);
+        this.event(c, kind, 'Warning', 'Failed', 'Error: ErrImageNeverPull');
         return undefined;
       }
     }
     const key = `${this.uid}/${image}`;
     if (this.ctx.pullBackoff.isInBackOffSinceUpdate(key)) {
+      if (this.waiting.get(c.name)?.reason !== 'ImagePullBackOff') {
+        this.event(c, kind, 'Normal', 'BackOff', `Back-off pulling image "${image}"`);
+        this.event(c, kind, 'Warning', 'Failed', 'Error: ImagePullBackOff');
+      }
       this.waiting.set(c.name, { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` });
       return undefined;
     }
+    this.event(c, kind, 'Normal', 'Pulling', `Pulling image "${image}"`);
+    const started = performance.now();
     try {
-      return (await img.pullImage({ image: { image }, sandboxConfig })).imageRef;
+      const { imageRef } = await img.pullImage({ image: { image }, sandboxConfig });
+      const took = goDuration(Math.round(performance.now() - started));
+      this.event(c, kind, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${took} (${took} including waiting)`);
+      return imageRef;
     } catch (e) {
       this.ctx.pullBackoff.next(key, Date.now());
       this.waiting.set(c.name, { reason: 'ErrImagePull', message: `failed to pull image "${image}": ${criErrorMessage(e)}` });
+      this.event(c, kind, 'Warning', 'Failed', `Failed to pull image "${image}": ${criErrorMessage(e)}`);
+      this.event(c, kind, 'Warning', 'Failed', 'Error: ErrImagePull');
       return undefined;
     }
+  }
+
+  /** A kubelet event about container `c` of this pod. */
+  private event(c: Pick<Container, 'name'>, kind: ContainerKind, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.ctx.recordEvent?.(this.pod, type, reason, message, `spec.${kind === 'init_container' ? 'initContainers' : 'containers'}{${c.name}}`);
   }
 
   private sandboxConfig(attempt: number): PodSandboxConfig {
@@ -446,6 +483,11 @@ export class PodWorker {
     this.ctx.prober.prune(this.uid);
     const rt = this.ctx.cri.runtime;
     const running = [...seen.byName.values()].flat().filter((i) => i.state === 'CONTAINER_RUNNING' || i.state === 'CONTAINER_CREATED');
+    for (const [name, list] of seen.byName) {
+      if (!list.some((i) => i.state === 'CONTAINER_RUNNING' || i.state === 'CONTAINER_CREATED')) continue;
+      const init = (this.pod.spec.initContainers ?? []).some((x) => x.name === name);
+      this.event({ name }, init ? 'init_container' : 'container', 'Normal', 'Killing', `Stopping container ${name}`);
+    }
     await Promise.all(running.map((i) => rt.stopContainer({ containerId: i.id, timeout: graceSeconds })));
     for (const s of seen.sandboxes) if (s.state === 'SANDBOX_READY') await rt.stopPodSandbox({ podSandboxId: s.id });
   }
