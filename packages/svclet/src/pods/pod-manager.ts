@@ -108,8 +108,16 @@ export class PodManager {
   constructor(private readonly o: PodManagerOptions) {
     this.backoff = new BackOff(o.backOffInitialMs ?? 10_000, o.backOffMaxMs ?? 300_000);
     this.pullBackoff = new BackOff(o.backOffInitialMs ?? 10_000, o.backOffMaxMs ?? 300_000);
-    this.prober = new ProbeManager({ cri: o.cri, logger: o.logger, onChange: (uid) => this.workers.get(uid)?.kick() });
     if (o.client) this.events = new EventRecorder(o.client, { component: naming().nodeAgentName, host: o.nodeName, logger: o.logger });
+    this.prober = new ProbeManager({
+      cri: o.cri, logger: o.logger, onChange: (uid) => this.workers.get(uid)?.kick(),
+      onFailure: (t, type, output) => {
+        const pod = this.workers.get(t.podUid)?.podWithStatus();
+        if (!pod) return;
+        const kind = `${type.charAt(0).toUpperCase()}${type.slice(1)}`;
+        this.recordEvent(pod, 'Warning', 'Unhealthy', `${kind} probe failed: ${output}`, `spec.containers{${t.container.name}}`);
+      },
+    });
     if (o.metrics) this.metrics = new PodMetrics(o.metrics);
     if (o.client) {
       this.informer = new Informer<Pod>(listWatcherFor<Pod>(o.client, PODS, { fieldSelector: `spec.nodeName=${o.nodeName}` }), { logger: o.logger });
@@ -171,6 +179,11 @@ export class PodManager {
     return this.lastLoop;
   }
 
+  /** Kubernetes' kubelet events about a pod (API-server mode only). */
+  private recordEvent(pod: Pod, type: 'Normal' | 'Warning', reason: string, message: string, fieldPath?: string): void {
+    this.events?.event({ ...pod, apiVersion: 'v1', kind: 'Pod' }, type, reason, '', message, fieldPath);
+  }
+
   private async waitForRuntime(signal: AbortSignal): Promise<string> {
     for (let attempt = 0; !signal.aborted; attempt++) {
       try {
@@ -225,9 +238,7 @@ export class PodManager {
       finalDelete: this.statuses ? (pod) => this.statuses?.finalDelete(pod) ?? Promise.resolve(true) : undefined,
       onContainerStarted: (kind, error) => this.metrics?.containerStarted(kind, error),
       readObject: this.o.client ? readerOf(this.o.client) : undefined,
-      recordEvent: this.events ? (pod, type, reason, message, fieldPath) => {
-        this.events?.event({ ...pod, apiVersion: 'v1', kind: 'Pod' }, type, reason, '', message, fieldPath);
-      } : undefined,
+      recordEvent: (pod, type, reason, message, fieldPath) => this.recordEvent(pod, type, reason, message, fieldPath),
       nodeAllocatable: this.o.nodeAllocatable,
     }, this.signal);
     this.workers.set(uid, worker);

@@ -76,7 +76,13 @@ export class ProbeManager {
   private readonly results = new Map<string, ProbeResult>();
   private stopped = false;
 
-  constructor(private readonly o: { cri: CriClient; logger: ClientLogger; onChange: (podUid: string) => void }) {}
+  constructor(private readonly o: {
+    cri: CriClient;
+    logger: ClientLogger;
+    onChange: (podUid: string) => void;
+    /** Every failed probe, with what failed (Kubernetes records an `Unhealthy` event each time). */
+    onFailure?: (t: ProbeTarget, type: ProbeType, output: string) => void;
+  }) {}
 
   /** Starts the workers of `t`'s probes unless running already (idempotent per container id); nothing after `stopAll`. */
   ensure(t: ProbeTarget): void {
@@ -148,6 +154,7 @@ export class ProbeManager {
         const failure = await this.probeOnce(probe, t, timeoutMs);
         if (signal.aborted) return;
         const outcome: ProbeResult = failure === undefined ? 'success' : 'failure';
+        if (failure !== undefined) this.o.onFailure?.(t, type, failure);
         if (outcome === last) run++;
         else { last = outcome; run = 1; }
         if (run >= (outcome === 'success' ? successThreshold : failureThreshold) && this.results.get(key) !== outcome) {

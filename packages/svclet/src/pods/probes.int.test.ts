@@ -4,7 +4,8 @@ import { createServer, type Server } from 'node:http';
 import { rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { freePort } from '@svc/testing';
+import { ResourceClient } from '@svc/client';
+import { freePort, waitFor } from '@svc/testing';
 import { containerOf, shPod, waitForPod, withPodEnv } from './pods-testing.js';
 import type { Pod, Probe } from './types.js';
 
@@ -44,6 +45,15 @@ describe('liveness probes restart the container when they fail', () => {
     await env.pods().create(probed('live-exec', { livenessProbe: fast({ exec: { command: ['false'] } }) }));
     const p = await waitForPod(env, 'live-exec', 'a restart', (x) => (containerOf(x)?.restartCount ?? 0) >= 1);
     expect(containerOf(p)?.lastState.terminated).toMatchObject({ exitCode: 143, reason: 'Error' });
+    // Kubernetes' events: Unhealthy for the failed probe, Killing for the restart it causes.
+    const events = new ResourceClient(env.testApi, { group: '', version: 'v1', resource: 'events' }).namespace('default');
+    const seen = await waitFor('Unhealthy and Killing events', async () => {
+      const items = (await events.list({ fieldSelector: 'involvedObject.name=live-exec' })).items as Array<{ reason?: string; message?: string; type?: string }>;
+      const by = (r: string) => items.find((e) => e.reason === r);
+      return by('Unhealthy') && by('Killing') ? { unhealthy: by('Unhealthy'), killing: by('Killing') } : undefined;
+    });
+    expect(seen.unhealthy).toMatchObject({ type: 'Warning', message: expect.stringMatching(/^Liveness probe failed: command exited with 1/) });
+    expect(seen.killing).toMatchObject({ type: 'Normal', message: 'Container c failed liveness probe, will be restarted' });
   });
 
   it('httpGet to a closed port; an answering server keeps it running', async () => {
