@@ -34,14 +34,20 @@ async function waitForCondition(ns: string, name: string, type: string, reason: 
   }, timeoutMs);
 }
 
+/** Waits until `d` has exactly one ReplicaSet, and answers it. */
+async function onlyReplicaSet(ns: string, d: Deployment): Promise<ReplicaSet | undefined> {
+  const [rs] = await waitFor('the ReplicaSet', async () => {
+    const rss = await replicaSetsOf(env.api, ns, d);
+    return rss.length === 1 ? rss : undefined;
+  });
+  return rs;
+}
+
 describe('deployment-controller', () => {
   it('creates a ReplicaSet <name>-<pod-template-hash> and its pods, and is Available once they are Ready', async () => {
     const ns = await createNamespace(env.api, 'deploy');
     const d = await deployments(env.api, ns).create(deploymentOf('web', 3));
-    const [rs] = await waitFor('the ReplicaSet', async () => {
-      const rss = await replicaSetsOf(env.api, ns, d);
-      return rss.length === 1 ? rss : undefined;
-    });
+    const rs = await onlyReplicaSet(ns, d);
     const hash = rs?.metadata.labels?.['pod-template-hash'] ?? '';
     expect(hash).toMatch(/^[bcdfghjklmnpqrstvwxz2456789]+$/);
     expect(rs?.metadata.name).toBe(`web-${hash}`);
@@ -129,10 +135,7 @@ describe('deployment-controller', () => {
   it('records ScalingReplicaSet events on the Deployment as it creates and scales its ReplicaSet', async () => {
     const ns = await createNamespace(env.api, 'deploy');
     const d = await deployments(env.api, ns).create(deploymentOf('web', 2));
-    const [rs] = await waitFor('the ReplicaSet', async () => {
-      const rss = await replicaSetsOf(env.api, ns, d);
-      return rss.length === 1 ? rss : undefined;
-    });
+    const rs = await onlyReplicaSet(ns, d);
     const name = rs?.metadata.name ?? '';
     const until = (n: number): Promise<string[]> => waitFor(`${n} events`, async () => {
       const all = await eventsAbout(env.api, ns, 'Deployment', 'web');
