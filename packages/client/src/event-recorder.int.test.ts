@@ -42,6 +42,31 @@ describe('EventRecorder', () => {
     expect(e?.action).toBeUndefined();
   });
 
+  it('drops events beyond 25 per object, then lets one through per 5 minutes (client-go\'s spam filter)', async () => {
+    const clock = { t: 1_000_000 };
+    const rec = new EventRecorder(env.client, { component: 'spammer', now: () => clock.t });
+    const about = (name: string): ApiObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', uid: `uid-${name}` } });
+    for (let i = 0; i < 30; i++) rec.event(about('noisy'), 'Warning', 'Spam', '', `message ${i}`);
+    rec.event(about('quiet'), 'Normal', 'Spam', '', 'another object has its own bucket');
+    clock.t += 299_000;
+    rec.event(about('noisy'), 'Warning', 'Spam', '', 'still too early');
+    clock.t += 2_000;
+    rec.event(about('noisy'), 'Warning', 'Spam', '', 'after five minutes');
+    await rec.flush();
+    const list = (await new ResourceClient(env.client, { group: '', version: 'v1', resource: 'events' }).namespace('default').list({ fieldSelector: 'reason=Spam' })).items as Array<ApiObject & { message?: string; involvedObject?: { name?: string } }>;
+    const noisy = list.filter((e) => e.involvedObject?.name === 'noisy').map((e) => e.message ?? '');
+    expect(noisy.sort()).toEqual([...Array.from({ length: 25 }, (_, i) => `message ${i}`), 'after five minutes'].sort());
+    expect(list.filter((e) => e.involvedObject?.name === 'quiet')).toHaveLength(1);
+  });
+
+  it('keeps at most 1000 events waiting to be written and drops the rest', async () => {
+    const rec = new EventRecorder(env.client, { component: 'flooder' });
+    for (let i = 0; i < 1100; i++) rec.event({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `f${i}`, namespace: 'default', uid: `f${i}` } }, 'Normal', 'Flood', '', 'm');
+    await rec.flush();
+    const list = await new ResourceClient(env.client, { group: '', version: 'v1', resource: 'events' }).namespace('default').list({ fieldSelector: 'reason=Flood' });
+    expect(list.items).toHaveLength(1000);
+  }, 60_000);
+
   it('never throws: a failed write is logged', async () => {
     const warnings: string[] = [];
     const rec = new EventRecorder(env.client, { component: 'x', logger: { info() {}, error() {}, warn: (m) => warnings.push(m) } });

@@ -17,6 +17,22 @@ export interface EventRecorderOptions {
   logger?: ClientLogger;
   /** How many distinct events are remembered for counting repeats (Kubernetes' LRU: 4096). */
   cacheSize?: number;
+  /** The clock (ms) of the spam filter; tests move it. */
+  now?: () => number;
+}
+
+/**
+ * client-go's spam filter: per source and object, a bucket of 25 events refilled with one
+ * every 5 minutes; an event finding it empty is dropped. And at most 1000 events wait to be
+ * written; more are dropped (client-go's full queue).
+ */
+const SPAM_BURST = 25;
+const SPAM_REFILL_MS = 300_000;
+const MAX_PENDING = 1000;
+
+interface Bucket {
+  tokens: number;
+  at: number;
 }
 
 interface Seen {
@@ -42,6 +58,8 @@ export class EventRecorder {
   private readonly seen = new Map<string, Seen>();
   private readonly logger: ClientLogger;
   private tail: Promise<void> = Promise.resolve();
+  private readonly buckets = new Map<string, Bucket>();
+  private pending = 0;
 
   constructor(client: RestClient, private readonly o: EventRecorderOptions) {
     this.events = new ResourceClient(client, { group: '', version: 'v1', resource: 'events' });
@@ -53,9 +71,27 @@ export class EventRecorder {
    * `fieldPath` names a part of it (a pod's `spec.containers{web}`).
    */
   event(obj: ApiObject, type: 'Normal' | 'Warning', reason: string, action: string, message: string, fieldPath?: string): void {
+    if (this.pending >= MAX_PENDING || !this.allow(obj)) return;
+    this.pending++;
     this.tail = this.tail.then(() => this.write(obj, type, reason, action, message, fieldPath)).catch((e: unknown) => {
       this.logger.warn('could not write event', { reason, object: `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`, error: String(e) });
-    });
+    }).finally(() => { this.pending--; });
+  }
+
+  /** Takes a token from the object's bucket (the spam filter); false when it is empty. */
+  private allow(obj: ApiObject): boolean {
+    const m = obj.metadata;
+    const key = JSON.stringify([obj.apiVersion, obj.kind, m.namespace, m.name, m.uid]);
+    const now = (this.o.now ?? Date.now)();
+    const b = this.buckets.get(key) ?? { tokens: SPAM_BURST, at: now };
+    b.tokens = Math.min(SPAM_BURST, b.tokens + (now - b.at) / SPAM_REFILL_MS);
+    b.at = now;
+    this.buckets.delete(key);
+    this.buckets.set(key, b);
+    while (this.buckets.size > (this.o.cacheSize ?? 4096)) this.buckets.delete(this.buckets.keys().next().value as string);
+    if (b.tokens < 1) return false;
+    b.tokens--;
+    return true;
   }
 
   /** Resolves when every event recorded so far was written (or failed). */

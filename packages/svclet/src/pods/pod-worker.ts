@@ -44,6 +44,9 @@ export interface WorkerContext {
 
 type ContainerKind = 'container' | 'init_container';
 
+/** Waiting reasons of a container whose creation is retried at every sync. */
+const RETRYING = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
+
 interface Observed {
   sandboxes: PodSandbox[];
   /** The newest ready sandbox. */
@@ -278,7 +281,7 @@ export class PodWorker {
         const why = this.ctx.prober.failed(latest.id, c) ?? (latest.hash && latest.hash !== containerHash(c) ? 'definition changed' : undefined);
         if (why) {
           this.log.info(`container ${why}, will be restarted`, { container: c.name });
-          this.event(c, 'container', 'Normal', 'Killing', `Container ${c.name} ${why}, will be restarted`);
+          this.event(c, 'container', 'Normal', 'Killing', `Container ${c.name} ${why}${policy === 'Never' ? '' : ', will be restarted'}`);
           await this.ctx.cri.runtime.stopContainer({ containerId: latest.id, timeout: this.grace(c) });
           this.kick();
           changed = true;
@@ -313,11 +316,10 @@ export class PodWorker {
     if (remaining > 0) {
       const m = this.pod.metadata;
       const message = `back-off ${goDuration(backoff.get(key))} restarting failed container=${c.name} pod=${m.name}_${m.namespace}(${m.uid})`;
-      // One event per back-off period, not one per sync while it lasts.
-      if (this.waiting.get(c.name)?.message !== message) {
-        this.event(c, kind, 'Warning', 'BackOff', `Back-off restarting failed container ${c.name} in pod ${m.name ?? ''}_${m.namespace ?? ''}(${m.uid ?? ''})`);
-      }
-      this.waiting.set(c.name, { reason: 'CrashLoopBackOff', message });
+      // One event per back-off period (its message names the period), not one per sync while it lasts.
+      this.failed(c, kind, { reason: 'CrashLoopBackOff', message }, [
+        ['Warning', 'BackOff', `Back-off restarting failed container ${c.name} in pod ${m.name ?? ''}_${m.namespace ?? ''}(${m.uid ?? ''})`],
+      ]);
       this.wakeAfter(remaining);
       return false;
     }
@@ -343,8 +345,7 @@ export class PodWorker {
       });
     } catch (e) {
       if (!(e instanceof ContainerConfigError)) throw e;
-      this.waiting.set(c.name, { reason: 'CreateContainerConfigError', message: e.message });
-      this.event(c, kind, 'Warning', 'Failed', `Error: ${e.message}`);
+      this.failed(c, kind, { reason: 'CreateContainerConfigError', message: e.message }, [['Warning', 'Failed', `Error: ${e.message}`]]);
       this.ctx.onContainerStarted?.(kind, 'CreateContainerConfigError');
       this.log.warn('cannot make the container config', { container: c.name, error: e.message });
       return false;
@@ -353,8 +354,7 @@ export class PodWorker {
     try {
       ({ containerId } = await rt.createContainer({ podSandboxId: sandboxId, config: this.containerConfig(c, restartCount, imageRef, env), sandboxConfig }));
     } catch (e) {
-      this.waiting.set(c.name, { reason: 'CreateContainerError', message: criErrorMessage(e) });
-      this.event(c, kind, 'Warning', 'Failed', `Error: ${criErrorMessage(e)}`);
+      this.failed(c, kind, { reason: 'CreateContainerError', message: criErrorMessage(e) }, [['Warning', 'Failed', `Error: ${criErrorMessage(e)}`]]);
       this.ctx.onContainerStarted?.(kind, 'CreateContainerError');
       this.log.warn('cannot create container', { container: c.name, error: criErrorMessage(e) });
       return false;
@@ -363,8 +363,7 @@ export class PodWorker {
     try {
       await rt.startContainer({ containerId });
     } catch (e) {
-      this.waiting.set(c.name, { reason: 'RunContainerError', message: criErrorMessage(e) });
-      this.event(c, kind, 'Warning', 'Failed', `Error: ${criErrorMessage(e)}`);
+      this.failed(c, kind, { reason: 'RunContainerError', message: criErrorMessage(e) }, [['Warning', 'Failed', `Error: ${criErrorMessage(e)}`]]);
       this.ctx.onContainerStarted?.(kind, 'RunContainerError');
       this.log.warn('cannot start container', { container: c.name, error: criErrorMessage(e) });
       return true;
@@ -381,43 +380,52 @@ export class PodWorker {
     const img = this.ctx.cri.image;
     const image = c.image ?? '';
     const policy = c.imagePullPolicy ?? 'IfNotPresent';
+    // A container that could not be created is retried at every sync: its image events are not recorded again.
+    const quiet = RETRYING.has(this.waiting.get(c.name)?.reason ?? '');
     if (policy !== 'Always') {
       const present = (await img.imageStatus({ image: { image } })).image?.id;
       if (present) {
-        this.event(c, kind, 'Normal', 'Pulled', `Container image "${image}" already present on machine`);
+        if (!quiet) this.event(c, kind, 'Normal', 'Pulled', `Container image "${image}" already present on machine`);
         return present;
       }
       if (policy === 'Never') {
         const message = `Container image "${image}" is not present with pull policy of Never`;
-        this.waiting.set(c.name, { reason: 'ErrImageNeverPull', message });
-        this.event(c, kind, 'Warning', 'ErrImageNeverPull', message);
-        this.event(c, kind, 'Warning', 'Failed', 'Error: ErrImageNeverPull');
+        this.failed(c, kind, { reason: 'ErrImageNeverPull', message }, [['Warning', 'ErrImageNeverPull', message], ['Warning', 'Failed', 'Error: ErrImageNeverPull']]);
         return undefined;
       }
     }
     const key = `${this.uid}/${image}`;
     if (this.ctx.pullBackoff.isInBackOffSinceUpdate(key)) {
-      if (this.waiting.get(c.name)?.reason !== 'ImagePullBackOff') {
-        this.event(c, kind, 'Normal', 'BackOff', `Back-off pulling image "${image}"`);
-        this.event(c, kind, 'Warning', 'Failed', 'Error: ImagePullBackOff');
-      }
-      this.waiting.set(c.name, { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` });
+      this.failed(c, kind, { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` }, [
+        ['Normal', 'BackOff', `Back-off pulling image "${image}"`], ['Warning', 'Failed', 'Error: ImagePullBackOff'],
+      ]);
       return undefined;
     }
-    this.event(c, kind, 'Normal', 'Pulling', `Pulling image "${image}"`);
+    if (!quiet) this.event(c, kind, 'Normal', 'Pulling', `Pulling image "${image}"`);
     const started = performance.now();
     try {
       const { imageRef } = await img.pullImage({ image: { image }, sandboxConfig });
       const took = goDuration(Math.round(performance.now() - started));
-      this.event(c, kind, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${took} (${took} including waiting)`);
+      if (!quiet) this.event(c, kind, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${took} (${took} including waiting)`);
       return imageRef;
     } catch (e) {
       this.ctx.pullBackoff.next(key, Date.now());
-      this.waiting.set(c.name, { reason: 'ErrImagePull', message: `failed to pull image "${image}": ${criErrorMessage(e)}` });
-      this.event(c, kind, 'Warning', 'Failed', `Failed to pull image "${image}": ${criErrorMessage(e)}`);
-      this.event(c, kind, 'Warning', 'Failed', 'Error: ErrImagePull');
+      this.failed(c, kind, { reason: 'ErrImagePull', message: `failed to pull image "${image}": ${criErrorMessage(e)}` }, [
+        ['Warning', 'Failed', `Failed to pull image "${image}": ${criErrorMessage(e)}`], ['Warning', 'Failed', 'Error: ErrImagePull'],
+      ]);
       return undefined;
     }
+  }
+
+  /**
+   * Keeps `waiting` as the container's reason for not running and records `events`, once:
+   * a retry that fails the same way (every relist) records nothing new.
+   */
+  private failed(c: Container, kind: ContainerKind, waiting: ContainerStateWaiting, events: Array<['Normal' | 'Warning', string, string]>): void {
+    const before = this.waiting.get(c.name);
+    this.waiting.set(c.name, waiting);
+    if (before?.reason === waiting.reason && before?.message === waiting.message) return;
+    for (const [type, reason, message] of events) this.event(c, kind, type, reason, message);
   }
 
   /** A kubelet event about container `c` of this pod. */
@@ -484,7 +492,7 @@ export class PodWorker {
     const rt = this.ctx.cri.runtime;
     const running = [...seen.byName.values()].flat().filter((i) => i.state === 'CONTAINER_RUNNING' || i.state === 'CONTAINER_CREATED');
     for (const [name, list] of seen.byName) {
-      if (!list.some((i) => i.state === 'CONTAINER_RUNNING' || i.state === 'CONTAINER_CREATED')) continue;
+      if (!list.some((i) => i.state === 'CONTAINER_RUNNING')) continue;
       const init = (this.pod.spec.initContainers ?? []).some((x) => x.name === name);
       this.event({ name }, init ? 'init_container' : 'container', 'Normal', 'Killing', `Stopping container ${name}`);
     }

@@ -174,7 +174,8 @@ export class ProbeManager {
       if (p.exec) {
         const deadline = new Promise<{ exitCode?: number; stdout?: Uint8Array | string }>((resolve) => setTimeout(() => resolve({ exitCode: -1, stdout: 'command timed out' }), timeoutMs + 1000).unref());
         const r = await Promise.race([this.o.cri.runtime.execSync({ containerId: t.containerId, cmd: p.exec.command ?? [], timeout: timeoutMs / 1000 }), deadline]);
-        return r.exitCode === 0 ? undefined : `command exited with ${r.exitCode ?? 'no code'}: ${Buffer.from(r.stdout ?? '').toString('utf8').slice(0, 200)}`;
+        // As Kubernetes, what failed is the command's output (nothing, for `false`).
+        return r.exitCode === 0 ? undefined : Buffer.from(r.stdout ?? '').toString('utf8').slice(0, 200);
       }
       if (p.httpGet) return await httpProbe(p.httpGet, t, timeoutMs);
       if (p.tcpSocket) return await tcpProbe(p.tcpSocket, t, timeoutMs);

@@ -52,7 +52,7 @@ describe('liveness probes restart the container when they fail', () => {
       const by = (r: string) => items.find((e) => e.reason === r);
       return by('Unhealthy') && by('Killing') ? { unhealthy: by('Unhealthy'), killing: by('Killing') } : undefined;
     });
-    expect(seen.unhealthy).toMatchObject({ type: 'Warning', message: expect.stringMatching(/^Liveness probe failed: command exited with 1/) });
+    expect(seen.unhealthy).toMatchObject({ type: 'Warning', message: 'Liveness probe failed: ' }); // `false` prints nothing
     expect(seen.killing).toMatchObject({ type: 'Normal', message: 'Container c failed liveness probe, will be restarted' });
   });
 
