@@ -209,6 +209,9 @@ describe('events.svc.io/v1 Event', () => {
     const table = await env.ok(['get', 'events.v1.events.svc.io', '-n', ns]);
     expect(table.stdout).toMatch(/LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE/);
     expect(table.stdout).toMatch(/Normal\s+Tested\s+pod\/p1\s+shown by kubectl/);
+    // SOURCE is `component, instance`, from the reporting fields when the source is empty (Kubernetes' printer).
+    const wide = await env.ok(['get', 'events', name, '-n', ns, '-o', 'wide']);
+    expect(wide.stdout).toMatch(/svc\.io\/tester, tester-1/);
     const yaml = await env.ok(['get', 'events.v1.events.svc.io', name, '-n', ns, '-o', 'jsonpath={.note}/{.regarding.name}']);
     expect(yaml.stdout).toBe('shown by kubectl/p1');
   });

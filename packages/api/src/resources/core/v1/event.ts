@@ -3,7 +3,7 @@ import { objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
 import { column, nameColumn } from '../../../table-columns.js';
 import { age } from '../../../table-format.js';
-import { eventLastSeen, eventObject } from './event-printer.js';
+import { eventLastSeen, eventObject, eventSourceText } from './event-printer.js';
 import type { ApiObject } from '../../../types.js';
 import { objectReference } from './common.js';
 
@@ -30,7 +30,7 @@ export const event = (): ResourceType => defineResource({
     column('Reason', 'string', (o) => String(o.reason ?? '')),
     column('Object', 'string', eventObject),
     column('Subobject', 'string', (o) => String((o.involvedObject as { fieldPath?: string } | undefined)?.fieldPath ?? ''), 1),
-    column('Source', 'string', (o) => String((o.source as { component?: string } | undefined)?.component ?? o.reportingComponent ?? ''), 1),
+    column('Source', 'string', eventSourceText, 1),
     column('Message', 'string', (o) => String(o.message ?? '')),
     column('First Seen', 'string', (o, now) => age(String(o.firstTimestamp ?? o.eventTime ?? '') || undefined, now), 1),
     column('Count', 'integer', (o) => Number(o.count ?? 1), 1),
