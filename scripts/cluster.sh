@@ -337,9 +337,18 @@ down() {
     tier+=("$name"); prev=$t
   done
   [ ${#tier[@]} -eq 0 ] || stop_all "${tier[@]}"
-  # Node agents started by svcadm, and containers (they outlive their runtime by design).
+  # Node agents started by svcadm, container shims, and the containers themselves: they run
+  # in process groups of their own (to outlive their runtime by design), and their command
+  # lines do not name the cluster directory, so they are found by their working directory.
   pkill -f -- "--root-dir $DIR/node-" 2>/dev/null || true
   pkill -9 -f -- "$DIR/node-[0-9]*/runtime/containers" 2>/dev/null || true
+  local f pid
+  for f in "$DIR"/node-*/runtime/containers/*/started.json; do
+    [ -f "$f" ] || continue
+    pid=$(sed -n 's/.*"pid":\([0-9][0-9]*\).*/\1/p' "$f")
+    [ -n "$pid" ] || continue
+    case "$(readlink "/proc/$pid/cwd" 2>/dev/null)" in "$DIR"/*) kill -9 -- "-$pid" 2>/dev/null || true ;; esac
+  done
 }
 
 status() {

@@ -4,6 +4,7 @@
 // node-1). Every port is free and passed through SVC_*_PORT; the cluster lives in a temp
 // SVC_CLUSTER_DIR, and nothing started for it may outlive `cluster.sh down`.
 import { spawnSync } from 'node:child_process';
+import { readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -57,6 +58,19 @@ async function freeBase(step: number): Promise<number> {
 }
 
 const log = (s: string): void => { process.stderr.write(`[workloads] ${s}\n`); };
+
+/** Processes whose working directory is inside `dir`: containers, whose command lines do not name it. */
+function runningIn(dir: string): number[] {
+  const real = realpathSync(dir);
+  const pids: number[] = [];
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      if (readlinkSync(`/proc/${e}/cwd`).startsWith(`${real}/`)) pids.push(Number(e));
+    } catch { /* gone, or not ours to read */ }
+  }
+  return pids;
+}
 
 describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
   let dir: string;
@@ -119,13 +133,14 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
     let left = '';
     try {
       await waitFor('no process of the cluster left', () => {
-        left = spawnSync('pgrep', ['-af', dir], { encoding: 'utf8' }).stdout.trim();
+        left = [spawnSync('pgrep', ['-af', dir], { encoding: 'utf8' }).stdout.trim(), ...runningIn(dir).map((p) => `${p} (cwd in the cluster dir)`)].filter(Boolean).join('\n');
         return left === '';
       }, 10_000, 200);
     } catch { /* reported below */ }
     if (left) {
       log(`left behind after down:\n${left}`);
       spawnSync('pkill', ['-9', '-f', dir]);
+      for (const p of runningIn(dir)) process.kill(p, 'SIGKILL');
     }
     await rm(dir, { recursive: true, force: true });
     expect(left).toBe('');
