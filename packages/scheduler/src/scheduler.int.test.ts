@@ -278,8 +278,10 @@ describe('kubectl', () => {
     const ok = await pod({ cpu: '100m' }, 'fits');
     await boundNode(env.pods, ok);
     await unschedulableCondition(env.pods, stuck, /Insufficient cpu/);
-    const failed = new RegExp(`Warning\\s+FailedScheduling\\s+pod/${stuck}\\s+default-scheduler\\s+0/1 nodes are available: 1 Insufficient cpu\\.`);
-    const scheduled = new RegExp(`Normal\\s+Scheduled\\s+pod/${ok}\\s+default-scheduler\\s+Successfully assigned ${env.namespace}/${ok} to `);
+    // SOURCE is "component, instance", as Kubernetes prints the scheduler's events.
+    const source = 'default-scheduler, default-scheduler-\\S+';
+    const failed = new RegExp(`Warning\\s+FailedScheduling\\s+pod/${stuck}\\s+${source}\\s+0/1 nodes are available: 1 Insufficient cpu\\.`);
+    const scheduled = new RegExp(`Normal\\s+Scheduled\\s+pod/${ok}\\s+${source}\\s+Successfully assigned ${env.namespace}/${ok} to `);
     const out = await waitFor('both events in kubectl', async () => {
       const r = await kubectl(env.server.svcconfigPath, ['get', 'events', '-n', env.namespace, '-o', 'wide']);
       return failed.test(r.stdout) && scheduled.test(r.stdout) ? r.stdout : undefined;
