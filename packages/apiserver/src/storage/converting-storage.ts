@@ -6,7 +6,7 @@ import type {
 import { watchBatchesOf } from './watch-batches.js';
 
 export interface Conversion {
-  /** Key prefix the served type's store uses (`/registry/events.svc.io/events/`). */
+  /** Key prefix the served type's store uses (events/v1: `<store prefix>/events.<group suffix>/events/`). */
   servedPrefix: string;
   /** Key prefix the objects really live under (`/registry/core/events/`). */
   storedPrefix: string;
