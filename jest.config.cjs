@@ -5,10 +5,13 @@ module.exports = {
   roots: ['<rootDir>/packages'],
   testMatch: ['**/src/**/*.test.ts'],
   transform: {
-    '^.+\\.(t|j|mj)s$': ['@swc/jest', {
-      jsc: { parser: { syntax: 'typescript', decorators: true }, target: 'es2022' },
-      module: { type: 'commonjs' },
-    }],
+    '^.+\\.(t|j|mj)s$': [
+      '@swc/jest',
+      {
+        jsc: { parser: { syntax: 'typescript', decorators: true }, target: 'es2022' },
+        module: { type: 'commonjs' },
+      },
+    ],
   },
   transformIgnorePatterns: [`/node_modules/(?!(\\.pnpm/[^/]+/node_modules/)?(${esmOnly.join('|')})/)`],
   moduleNameMapper: {

@@ -17,7 +17,18 @@
 
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, Scope, apiClient, fmtLatency, mustNotFail, result, runIfMain, runLoad, spawnApiServer, startEtcdInScope } from './lib.mjs';
+import {
+  ROOT,
+  Scope,
+  apiClient,
+  fmtLatency,
+  mustNotFail,
+  result,
+  runIfMain,
+  runLoad,
+  spawnApiServer,
+  startEtcdInScope,
+} from './lib.mjs';
 
 const CONTAINERS = 50;
 const HALF = CONTAINERS / 2;
@@ -36,7 +47,11 @@ const containerName = (i) => `c${String(i).padStart(2, '0')}`;
 function containersOf(m, tag) {
   return Array.from({ length: HALF }, (_, j) => {
     const i = m * HALF + j;
-    return { name: containerName(i), image: `registry.example/${containerName(i)}:${tag}`, ports: [{ containerPort: 8000 + i, protocol: 'TCP' }] };
+    return {
+      name: containerName(i),
+      image: `registry.example/${containerName(i)}:${tag}`,
+      ports: [{ containerPort: 8000 + i, protocol: 'TCP' }],
+    };
   });
 }
 
@@ -46,8 +61,14 @@ function applied(containers) {
 
 /** One request with an explicit content type on the client's keep-alive agent. */
 async function apply(api, server, m, tag) {
-  const r = await api.call('PATCH', `${PATH}?fieldManager=${MANAGERS[m]}&force=false`, applied(containersOf(m, tag)), 'application/apply-patch+yaml');
-  if (r.status !== 200 && r.status !== 201) throw new Error(`apply by ${MANAGERS[m]}: HTTP ${r.status} ${r.body.slice(0, 400)}`);
+  const r = await api.call(
+    'PATCH',
+    `${PATH}?fieldManager=${MANAGERS[m]}&force=false`,
+    applied(containersOf(m, tag)),
+    'application/apply-patch+yaml',
+  );
+  if (r.status !== 200 && r.status !== 201)
+    throw new Error(`apply by ${MANAGERS[m]}: HTTP ${r.status} ${r.body.slice(0, 400)}`);
   return JSON.parse(r.body);
 }
 
@@ -68,16 +89,29 @@ export default async function run({ log = () => undefined } = {}) {
     // values, then alpha stops applying 25-49 (beta keeps them). From then on each manager
     // changes only its own containers and no apply conflicts.
     const all = [...containersOf(0, 'v0'), ...containersOf(1, 'v0')];
-    const createRes = await api.call('PATCH', `${PATH}?fieldManager=alpha`, applied(all), 'application/apply-patch+yaml');
-    if (createRes.status !== 201) throw new Error(`create by apply: HTTP ${createRes.status} ${createRes.body.slice(0, 400)}`);
+    const createRes = await api.call(
+      'PATCH',
+      `${PATH}?fieldManager=alpha`,
+      applied(all),
+      'application/apply-patch+yaml',
+    );
+    if (createRes.status !== 201)
+      throw new Error(`create by apply: HTTP ${createRes.status} ${createRes.body.slice(0, 400)}`);
     await apply(api, server, 1, 'v0');
     const live = await apply(api, server, 0, 'v0');
-    const owners = (live.metadata.managedFields ?? []).map((e) => `${e.manager}/${e.operation}`).sort().join(',');
+    const owners = (live.metadata.managedFields ?? [])
+      .map((e) => `${e.manager}/${e.operation}`)
+      .sort()
+      .join(',');
     if (owners !== 'alpha/Apply,beta/Apply') throw new Error(`unexpected managers after set-up: ${owners}`);
-    log(`  pod with ${live.spec.containers.length} containers, ${JSON.stringify(live).length} bytes of JSON with managedFields`);
+    log(
+      `  pod with ${live.spec.containers.length} containers, ${JSON.stringify(live).length} bytes of JSON with managedFields`,
+    );
 
     // 1. Applies, concurrency 1, alternating managers.
-    const applyOp = async (i) => { await apply(api, server, i % 2, `v${i + 1}`); };
+    const applyOp = async (i) => {
+      await apply(api, server, i % 2, `v${i + 1}`);
+    };
     log(`  applies at concurrency 1, ${MEASURE_MS / 1000} s ...`);
     const apply1 = await runLoad({ op: applyOp, concurrency: 1, warmupMs: WARMUP_MS, durationMs: MEASURE_MS });
     mustNotFail('apply (concurrency 1)', apply1);
@@ -85,7 +119,12 @@ export default async function run({ log = () => undefined } = {}) {
     // 2. The same at 8 in flight (applies and PUTs of one object retry on conflicts inside the server).
     log(`  applies at ${IN_FLIGHT} in flight, ${MEASURE_MS / 1000} s ...`);
     const base = 1_000_000;
-    const applyN = await runLoad({ op: (i) => applyOp(base + i), concurrency: IN_FLIGHT, warmupMs: WARMUP_MS, durationMs: MEASURE_MS });
+    const applyN = await runLoad({
+      op: (i) => applyOp(base + i),
+      concurrency: IN_FLIGHT,
+      warmupMs: WARMUP_MS,
+      durationMs: MEASURE_MS,
+    });
     mustNotFail(`apply (${IN_FLIGHT} in flight)`, applyN);
 
     // 3. The merge alone, in this process, on the same objects: the live pod as the server
@@ -95,8 +134,14 @@ export default async function run({ log = () => undefined } = {}) {
     const mergeOnce = (i) => {
       const m = i % 2;
       const out = machinery.applyPatch({
-        live: obj, applied: applied(containersOf(m, `m${i}`)), manager: MANAGERS[m], force: false, schema: podSchema,
-        apiVersion: 'v1', now: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), ignoreStatus: true,
+        live: obj,
+        applied: applied(containersOf(m, `m${i}`)),
+        manager: MANAGERS[m],
+        force: false,
+        schema: podSchema,
+        apiVersion: 'v1',
+        now: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        ignoreStatus: true,
         lastAppliedAnnotation: apiTypes.naming().lastAppliedAnnotation,
       });
       obj = out.object;
@@ -117,7 +162,8 @@ export default async function run({ log = () => undefined } = {}) {
     const putOp = async (i) => {
       const m = i % 2;
       const body = structuredClone(current);
-      for (let j = 0; j < HALF; j++) body.spec.containers[m * HALF + j].image = `registry.example/${containerName(m * HALF + j)}:p${i}`;
+      for (let j = 0; j < HALF; j++)
+        body.spec.containers[m * HALF + j].image = `registry.example/${containerName(m * HALF + j)}:p${i}`;
       const r = await api.call('PUT', PATH, body, 'application/json');
       if (r.status !== 200) throw new Error(`PUT: HTTP ${r.status} ${r.body.slice(0, 400)}`);
     };
@@ -126,27 +172,38 @@ export default async function run({ log = () => undefined } = {}) {
     mustNotFail('PUT (concurrency 1)', put1);
 
     log(`  ${applyN.ops} PUTs at ${IN_FLIGHT} in flight ...`);
-    const putN = await runLoad({ op: (i) => putOp(2 * base + i), concurrency: IN_FLIGHT, warmupMs: WARMUP_MS, count: applyN.ops });
+    const putN = await runLoad({
+      op: (i) => putOp(2 * base + i),
+      concurrency: IN_FLIGHT,
+      warmupMs: WARMUP_MS,
+      count: applyN.ops,
+    });
     mustNotFail(`PUT (${IN_FLIGHT} in flight)`, putN);
 
     return [
       result({
         name: `apply of a ${CONTAINERS}-container Pod, 2 managers alternating (concurrency 1) vs PUTs of the same object`,
         short: 'applies/s vs PUTs/s (c=1)',
-        value: apply1.opsPerSec, ceiling: put1.opsPerSec, unit: '/s',
+        value: apply1.opsPerSec,
+        ceiling: put1.opsPerSec,
+        unit: '/s',
         detail: `apply ${fmtLatency(apply1)}; PUT ${fmtLatency(put1)}; ${apply1.ops} each`,
       }),
       result({
         name: `apply of a ${CONTAINERS}-container Pod, 2 managers alternating (${IN_FLIGHT} in flight) vs PUTs of the same object`,
         short: `applies/s vs PUTs/s (c=${IN_FLIGHT})`,
-        value: applyN.opsPerSec, ceiling: putN.opsPerSec, unit: '/s',
+        value: applyN.opsPerSec,
+        ceiling: putN.opsPerSec,
+        unit: '/s',
         detail: `apply ${fmtLatency(applyN)}; PUT ${fmtLatency(putN)}; ${applyN.ops} each`,
       }),
       result({
         name: 'merge (applyPatch, in-process) per apply vs mean API apply latency at concurrency 1 (ratio = share of the apply spent merging)',
         short: 'merge ms vs apply latency',
-        value: mergeMs, ceiling: apiMeanMs, unit: 'ms',
-        detail: `merge share ${(100 * mergeMs / apiMeanMs).toFixed(0)}% (${MERGE_ROUNDS} rounds)`,
+        value: mergeMs,
+        ceiling: apiMeanMs,
+        unit: 'ms',
+        detail: `merge share ${((100 * mergeMs) / apiMeanMs).toFixed(0)}% (${MERGE_ROUNDS} rounds)`,
       }),
     ];
   });

@@ -20,7 +20,18 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, Scope, clusterUp, median, result, runIfMain, sleep, spawnTracked, stopProcess, svcTesting } from './lib.mjs';
+import {
+  ROOT,
+  Scope,
+  clusterUp,
+  median,
+  result,
+  runIfMain,
+  sleep,
+  spawnTracked,
+  stopProcess,
+  svcTesting,
+} from './lib.mjs';
 
 const POLL_MS = 100;
 
@@ -56,7 +67,17 @@ export default async function run({ log = () => undefined } = {}) {
 
     log('  first pod → Running ...');
     const tPod = performance.now();
-    const created = await kc('run', 'first', '--image=busybox', '--restart=Never', '--command', '--', 'sh', '-c', 'sleep 3600');
+    const created = await kc(
+      'run',
+      'first',
+      '--image=busybox',
+      '--restart=Never',
+      '--command',
+      '--',
+      'sh',
+      '-c',
+      'sleep 3600',
+    );
     if (created.code !== 0) throw new Error(`kubectl run failed: ${created.out}`);
     const getMs = [];
     for (;;) {
@@ -80,19 +101,25 @@ export default async function run({ log = () => undefined } = {}) {
       result({
         name: '`cluster.sh up --nodes 1` cold dir → exit (nodes Ready) vs cold etcd → /health 200 (median of 3)',
         short: 'cluster.sh up vs cold etcd',
-        value: upMs, ceiling: etcdMed, unit: 'ms',
+        value: upMs,
+        ceiling: etcdMed,
+        unit: 'ms',
         detail: `${etcdDetail}; of which no-op tsc -b ≈ ${tscMs.toFixed(0)} ms`,
       }),
       result({
         name: '`cluster.sh up` spawn → first pod Running vs cold etcd → /health 200 (median of 3)',
         short: 'up → first pod Running vs cold etcd',
-        value: totalMs, ceiling: etcdMed, unit: 'ms',
+        value: totalMs,
+        ceiling: etcdMed,
+        unit: 'ms',
         detail: etcdDetail,
       }),
       result({
         name: '`kubectl run` → pod Running vs one `kubectl get pod` spawn → exit (median)',
         short: 'pod create → Running vs kubectl get',
-        value: podMs, ceiling: median(getMs), unit: 'ms',
+        value: podMs,
+        ceiling: median(getMs),
+        unit: 'ms',
         detail: `${getMs.length} polls every ${POLL_MS} ms`,
       }),
     ];
@@ -116,14 +143,28 @@ async function etcdColdStart(freePorts) {
   const [client, peer] = await freePorts(2);
   const t0 = performance.now();
   const p = spawnTracked('etcd', [
-    '--name', 'svc', '--data-dir', join(dir, 'etcd'),
-    '--listen-client-urls', `http://127.0.0.1:${client}`, '--advertise-client-urls', `http://127.0.0.1:${client}`,
-    '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`,
-    '--initial-cluster', `svc=http://127.0.0.1:${peer}`, '--initial-cluster-state', 'new',
+    '--name',
+    'svc',
+    '--data-dir',
+    join(dir, 'etcd'),
+    '--listen-client-urls',
+    `http://127.0.0.1:${client}`,
+    '--advertise-client-urls',
+    `http://127.0.0.1:${client}`,
+    '--listen-peer-urls',
+    `http://127.0.0.1:${peer}`,
+    '--initial-advertise-peer-urls',
+    `http://127.0.0.1:${peer}`,
+    '--initial-cluster',
+    `svc=http://127.0.0.1:${peer}`,
+    '--initial-cluster-state',
+    'new',
   ]);
   try {
     for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${client}/health`).then((r) => r.status === 200).catch(() => false);
+      const ok = await fetch(`http://127.0.0.1:${client}/health`)
+        .then((r) => r.status === 200)
+        .catch(() => false);
       if (ok) return performance.now() - t0;
       if (p.child.exitCode !== null) throw new Error(`etcd exited: ${p.output()}`);
       if (performance.now() - t0 > 30_000) throw new Error(`etcd not healthy after 30 s: ${p.output()}`);

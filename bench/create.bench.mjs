@@ -15,8 +15,17 @@
 
 import { randomBytes } from 'node:crypto';
 import {
-  Scope, apiClient, fmtLatency, median, mustNotFail, result, runIfMain, runLoad, spawnApiServer,
-  spawnTracked, startEtcdInScope,
+  Scope,
+  apiClient,
+  fmtLatency,
+  median,
+  mustNotFail,
+  result,
+  runIfMain,
+  runLoad,
+  spawnApiServer,
+  spawnTracked,
+  startEtcdInScope,
 } from './lib.mjs';
 
 const IN_FLIGHT = 64;
@@ -33,7 +42,9 @@ export default async function run({ log = () => undefined } = {}) {
     // 1. Creates.
     log(`  raw etcd create txns, ${IN_FLIGHT} in flight, ${MEASURE_MS / 1000} s ...`);
     const rawCreate = await runLoad({
-      concurrency: IN_FLIGHT, warmupMs: WARMUP_MS, durationMs: MEASURE_MS,
+      concurrency: IN_FLIGHT,
+      warmupMs: WARMUP_MS,
+      durationMs: MEASURE_MS,
       op: async (i) => {
         const key = `/bench-raw/create/${i}`;
         const r = await client.if(key, 'Create', '==', 0).then(client.put(key).value(PAYLOAD)).commit();
@@ -51,29 +62,40 @@ export default async function run({ log = () => undefined } = {}) {
     log(`  ConfigMap creates over HTTPS, ${IN_FLIGHT} in flight, ${MEASURE_MS / 1000} s ...`);
     const path = '/api/v1/namespaces/default/configmaps';
     const apiCreate = await runLoad({
-      concurrency: IN_FLIGHT, warmupMs: WARMUP_MS, durationMs: MEASURE_MS,
+      concurrency: IN_FLIGHT,
+      warmupMs: WARMUP_MS,
+      durationMs: MEASURE_MS,
       op: async (i) => {
         const r = await api.call('POST', path, {
-          apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `bench-${i}` }, data: { payload: PAYLOAD },
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `bench-${i}` },
+          data: { payload: PAYLOAD },
         });
         if (r.status !== 201) throw new Error(`POST ${path}: HTTP ${r.status} ${r.body.slice(0, 300)}`);
       },
     });
     mustNotFail('API create', apiCreate);
-    results.push(result({
-      name: 'ConfigMap creates/s (HTTPS, 64 in flight, 1 KiB) vs raw etcd create txns/s',
-      short: 'creates/s vs raw create txns/s',
-      value: apiCreate.opsPerSec, ceiling: rawCreate.opsPerSec, unit: '/s',
-      target: { kind: 'ratio', op: '>=', limit: 0.25 },
-      detail: `api ${fmtLatency(apiCreate)}; raw ${fmtLatency(rawCreate)}`,
-    }));
+    results.push(
+      result({
+        name: 'ConfigMap creates/s (HTTPS, 64 in flight, 1 KiB) vs raw etcd create txns/s',
+        short: 'creates/s vs raw create txns/s',
+        value: apiCreate.opsPerSec,
+        ceiling: rawCreate.opsPerSec,
+        unit: '/s',
+        target: { kind: 'ratio', op: '>=', limit: 0.25 },
+        detail: `api ${fmtLatency(apiCreate)}; raw ${fmtLatency(rawCreate)}`,
+      }),
+    );
     log(`  ${results.at(-1).value.toFixed(0)}/s vs ${results.at(-1).ceiling.toFixed(0)}/s`);
 
     // 2. Reads of one object.
     log(`  raw etcd gets, ${IN_FLIGHT} in flight, ${MEASURE_MS / 1000} s ...`);
     await client.put('/bench-raw/get').value(PAYLOAD);
     const rawGet = await runLoad({
-      concurrency: IN_FLIGHT, warmupMs: WARMUP_MS, durationMs: MEASURE_MS,
+      concurrency: IN_FLIGHT,
+      warmupMs: WARMUP_MS,
+      durationMs: MEASURE_MS,
       op: async () => {
         const v = await client.get('/bench-raw/get').buffer();
         if (v === null) throw new Error('raw get: key missing');
@@ -83,24 +105,33 @@ export default async function run({ log = () => undefined } = {}) {
 
     log(`  ConfigMap GETs over HTTPS, ${IN_FLIGHT} in flight, ${MEASURE_MS / 1000} s ...`);
     const created = await api.call('POST', path, {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bench-get' }, data: { payload: PAYLOAD },
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'bench-get' },
+      data: { payload: PAYLOAD },
     });
     if (created.status !== 201) throw new Error(`POST ${path}: HTTP ${created.status} ${created.body.slice(0, 300)}`);
     const getPath = `${path}/bench-get`;
     const apiGet = await runLoad({
-      concurrency: IN_FLIGHT, warmupMs: WARMUP_MS, durationMs: MEASURE_MS,
+      concurrency: IN_FLIGHT,
+      warmupMs: WARMUP_MS,
+      durationMs: MEASURE_MS,
       op: async () => {
         const r = await api.call('GET', getPath);
         if (r.status !== 200) throw new Error(`GET ${getPath}: HTTP ${r.status} ${r.body.slice(0, 300)}`);
       },
     });
     mustNotFail('API get', apiGet);
-    results.push(result({
-      name: 'ConfigMap GETs/s (one object, HTTPS, 64 in flight) vs raw etcd gets/s',
-      short: 'GETs/s vs raw gets/s',
-      value: apiGet.opsPerSec, ceiling: rawGet.opsPerSec, unit: '/s',
-      detail: `api ${fmtLatency(apiGet)}; raw ${fmtLatency(rawGet)}`,
-    }));
+    results.push(
+      result({
+        name: 'ConfigMap GETs/s (one object, HTTPS, 64 in flight) vs raw etcd gets/s',
+        short: 'GETs/s vs raw gets/s',
+        value: apiGet.opsPerSec,
+        ceiling: rawGet.opsPerSec,
+        unit: '/s',
+        detail: `api ${fmtLatency(apiGet)}; raw ${fmtLatency(rawGet)}`,
+      }),
+    );
     log(`  ${results.at(-1).value.toFixed(0)}/s vs ${results.at(-1).ceiling.toFixed(0)}/s`);
 
     // The load server would only take CPU from the start-up measurement.
@@ -117,13 +148,17 @@ export default async function run({ log = () => undefined } = {}) {
     }
     const nodeMs = [];
     for (let i = 0; i < SPAWNS; i++) nodeMs.push(await timeNodeNoop());
-    results.push(result({
-      name: 'svc-apiserver spawn → first /readyz 200 (median of 5) vs `node -e 0` spawn → exit',
-      short: 'spawn → /readyz 200 vs node -e 0',
-      value: median(readyMs), ceiling: median(nodeMs), unit: 'ms',
-      target: { kind: 'value', op: '<=', limit: 1500, unit: 'ms' },
-      detail: `runs ${readyMs.map((x) => x.toFixed(0)).join(', ')} ms; node -e 0 ${nodeMs.map((x) => x.toFixed(0)).join(', ')} ms`,
-    }));
+    results.push(
+      result({
+        name: 'svc-apiserver spawn → first /readyz 200 (median of 5) vs `node -e 0` spawn → exit',
+        short: 'spawn → /readyz 200 vs node -e 0',
+        value: median(readyMs),
+        ceiling: median(nodeMs),
+        unit: 'ms',
+        target: { kind: 'value', op: '<=', limit: 1500, unit: 'ms' },
+        detail: `runs ${readyMs.map((x) => x.toFixed(0)).join(', ')} ms; node -e 0 ${nodeMs.map((x) => x.toFixed(0)).join(', ')} ms`,
+      }),
+    );
     return results;
   });
 }

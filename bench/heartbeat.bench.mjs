@@ -25,13 +25,26 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'APPLY']);
 export default async function run({ log = () => undefined } = {}) {
   return Scope.run(async (scope) => {
     log(`  cluster.sh up --nodes ${NODES} ...`);
-    const { dir, upMs, ports } = await clusterUp(scope, { nodes: NODES, prefix: 'svc-bench-heartbeat-', timeoutMs: 600_000 });
+    const { dir, upMs, ports } = await clusterUp(scope, {
+      nodes: NODES,
+      prefix: 'svc-bench-heartbeat-',
+      timeoutMs: 600_000,
+    });
 
     const ca = await readFile(join(dir, 'pki', 'ca.crt'));
     const token = (await readFile(join(dir, 'tokens.csv'), 'utf8')).split(',')[0];
     const api = (method, path, body) => call({ port: ports.apiserver, ca, token }, method, path, body);
     const leasePath = '/apis/coordination.svc.io/v1/namespaces/default/leases';
-    const lease = (n) => ({ apiVersion: 'coordination.svc.io/v1', kind: 'Lease', metadata: { name: 'bench-probe' }, spec: { holderIdentity: 'bench', leaseDurationSeconds: 40, renewTime: new Date(Date.now() + n).toISOString().replace('Z', '000Z') } });
+    const lease = (n) => ({
+      apiVersion: 'coordination.svc.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'bench-probe' },
+      spec: {
+        holderIdentity: 'bench',
+        leaseDurationSeconds: 40,
+        renewTime: new Date(Date.now() + n).toISOString().replace('Z', '000Z'),
+      },
+    });
     const created = await api('POST', leasePath, lease(0));
     if (created.status !== 201) throw new Error(`creating the probe Lease: ${created.status} ${created.body}`);
 
@@ -66,10 +79,13 @@ export default async function run({ log = () => undefined } = {}) {
       result({
         name: `Lease PUT p99 through the API server while ${NODES} nodes heartbeat vs an etcd put of the same body (p99)`,
         short: `mutating p99 with ${NODES} nodes vs etcd put`,
-        value: percentile(a, 0.99), ceiling: percentile(e, 0.99), unit: 'ms',
-        detail: `${a.length} probes, API p50 ${percentile(a, 0.5).toFixed(1)} ms, etcd p50 ${percentile(e, 0.5).toFixed(1)} ms; `
-          + `server: ${(requests / windowS).toFixed(1)} mutating requests/s from the nodes and controllers, p99 ≤ ${serverP99} s (apiserver_request_duration_seconds); `
-          + `up → ${NODES} nodes Ready in ${(upMs / 1000).toFixed(1)} s`,
+        value: percentile(a, 0.99),
+        ceiling: percentile(e, 0.99),
+        unit: 'ms',
+        detail:
+          `${a.length} probes, API p50 ${percentile(a, 0.5).toFixed(1)} ms, etcd p50 ${percentile(e, 0.5).toFixed(1)} ms; ` +
+          `server: ${(requests / windowS).toFixed(1)} mutating requests/s from the nodes and controllers, p99 ≤ ${serverP99} s (apiserver_request_duration_seconds); ` +
+          `up → ${NODES} nodes Ready in ${(upMs / 1000).toFixed(1)} s`,
       }),
     ];
   });
@@ -96,7 +112,9 @@ async function mutatingHistogram(api) {
 /** The upper bound of the bucket holding quantile `q` of the requests between two scrapes. */
 function bucketQuantile(before, after, q) {
   const total = after.count - before.count;
-  const bounds = [...after.buckets.keys()].sort((x, y) => (x === '+Inf' ? 1 : y === '+Inf' ? -1 : Number(x) - Number(y)));
+  const bounds = [...after.buckets.keys()].sort((x, y) =>
+    x === '+Inf' ? 1 : y === '+Inf' ? -1 : Number(x) - Number(y),
+  );
   for (const le of bounds) {
     if ((after.buckets.get(le) ?? 0) - (before.buckets.get(le) ?? 0) >= q * total) return le;
   }
@@ -105,10 +123,25 @@ function bucketQuantile(before, after, q) {
 
 function call({ port, ca, token }, method, path, body) {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, ca, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c) => { text += c; }).on('end', () => resolve({ status: res.statusCode, body: text }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method,
+        ca,
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      },
+      (res) => {
+        let text = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (c) => {
+            text += c;
+          })
+          .on('end', () => resolve({ status: res.statusCode, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body ? JSON.stringify(body) : undefined);
   });

@@ -29,7 +29,9 @@ export function checkBuilt() {
   ];
   const missing = needed.filter((f) => !existsSync(f));
   if (missing.length > 0) {
-    throw new BenchSetupError(`built packages are missing (${missing.map((f) => f.slice(ROOT.length + 1)).join(', ')}); ${BUILD_HINT}`);
+    throw new BenchSetupError(
+      `built packages are missing (${missing.map((f) => f.slice(ROOT.length + 1)).join(', ')}); ${BUILD_HINT}`,
+    );
   }
 }
 
@@ -87,9 +89,14 @@ export class Scope {
     const errors = [];
     while (this.#stops.length > 0) {
       const stop = this.#stops.pop();
-      try { await stop(); } catch (e) { errors.push(e); }
+      try {
+        await stop();
+      } catch (e) {
+        errors.push(e);
+      }
     }
-    if (errors.length > 0) process.stderr.write(`bench: cleanup failed: ${errors.map((e) => e?.message ?? e).join('; ')}\n`);
+    if (errors.length > 0)
+      process.stderr.write(`bench: cleanup failed: ${errors.map((e) => e?.message ?? e).join('; ')}\n`);
   }
 
   static async run(fn) {
@@ -113,11 +120,19 @@ function installExitHooks() {
   hooksInstalled = true;
   const cleanup = () => {
     for (const c of liveChildren) {
-      try { c.kill('SIGKILL'); } catch { /* gone */ }
+      try {
+        c.kill('SIGKILL');
+      } catch {
+        /* gone */
+      }
     }
     liveChildren.clear();
     for (const d of liveDirs) {
-      try { rmSync(d, { recursive: true, force: true }); } catch { /* best effort */ }
+      try {
+        rmSync(d, { recursive: true, force: true });
+      } catch {
+        /* best effort */
+      }
     }
     liveDirs.clear();
   };
@@ -138,12 +153,21 @@ export function spawnTracked(cmd, args, opts = {}) {
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
   liveChildren.add(child);
   let output = '';
-  const keep = (d) => { output = (output + d.toString()).slice(-32 * 1024); };
+  const keep = (d) => {
+    output = (output + d.toString()).slice(-32 * 1024);
+  };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   const exited = new Promise((res) => {
-    child.once('exit', (code, signal) => { liveChildren.delete(child); res(code ?? signal); });
-    child.once('error', (e) => { liveChildren.delete(child); keep(String(e)); res(-1); });
+    child.once('exit', (code, signal) => {
+      liveChildren.delete(child);
+      res(code ?? signal);
+    });
+    child.once('error', (e) => {
+      liveChildren.delete(child);
+      keep(String(e));
+      res(-1);
+    });
   });
   return { child, exited, output: () => output };
 }
@@ -179,10 +203,21 @@ export async function spawnApiServer({ etcdEndpoints, extraArgs = [], pollMs = 1
   // SVC_BENCH_NODE_ARGS: extra node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`.
   const nodeArgs = (process.env.SVC_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const args = [
-    ...nodeArgs, APISERVER_BIN,
-    '--store-servers', etcdEndpoints.join(','), '--store-prefix', storePrefix,
-    '--bind-address', '127.0.0.1', '--secure-port', String(port), '--cert-dir', join(dir, 'pki'),
-    '--token-auth-file', tokenFile, ...extraArgs,
+    ...nodeArgs,
+    APISERVER_BIN,
+    '--store-servers',
+    etcdEndpoints.join(','),
+    '--store-prefix',
+    storePrefix,
+    '--bind-address',
+    '127.0.0.1',
+    '--secure-port',
+    String(port),
+    '--cert-dir',
+    join(dir, 'pki'),
+    '--token-auth-file',
+    tokenFile,
+    ...extraArgs,
   ];
   const t0 = performance.now();
   const proc = spawnTracked(process.execPath, args, { cwd: ROOT });
@@ -193,14 +228,17 @@ export async function spawnApiServer({ etcdEndpoints, extraArgs = [], pollMs = 1
     liveDirs.delete(dir);
   };
   let exited = false;
-  void proc.exited.then(() => { exited = true; });
+  void proc.exited.then(() => {
+    exited = true;
+  });
   try {
     const deadline = t0 + readyTimeoutMs;
     for (;;) {
       if (exited) throw new Error(`svc-apiserver exited before it was ready:\n${proc.output()}`);
       const status = await probe(`${url}/readyz`, token).catch(() => 0);
       if (status === 200) break;
-      if (performance.now() > deadline) throw new Error(`svc-apiserver not ready after ${readyTimeoutMs} ms:\n${proc.output()}`);
+      if (performance.now() > deadline)
+        throw new Error(`svc-apiserver not ready after ${readyTimeoutMs} ms:\n${proc.output()}`);
       await sleep(pollMs);
     }
   } catch (e) {
@@ -215,11 +253,15 @@ export async function spawnApiServer({ etcdEndpoints, extraArgs = [], pollMs = 1
 /** One GET on a fresh connection; resolves the status code. TLS is not verified (timing only). */
 function probe(url, token) {
   return new Promise((res, rej) => {
-    const req = httpsRequest(url, { agent: false, rejectUnauthorized: false, headers: { authorization: `Bearer ${token}` }, timeout: 1000 }, (r) => {
-      r.resume();
-      r.on('end', () => res(r.statusCode ?? 0));
-      r.on('error', rej);
-    });
+    const req = httpsRequest(
+      url,
+      { agent: false, rejectUnauthorized: false, headers: { authorization: `Bearer ${token}` }, timeout: 1000 },
+      (r) => {
+        r.resume();
+        r.on('end', () => res(r.statusCode ?? 0));
+        r.on('error', rej);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', rej);
     req.end();
@@ -231,19 +273,24 @@ export function apiClient(server, { maxSockets = 64 } = {}) {
   const agent = new HttpsAgent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, ca: server.caPem });
   const auth = `Bearer ${server.token}`;
   const headers = { authorization: auth, accept: 'application/json' };
-  const call = (method, path, body, contentType = 'application/json') => new Promise((res, rej) => {
-    const payload = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-    const h = { ...headers };
-    if (payload) { h['content-type'] = contentType; h['content-length'] = String(payload.length); }
-    const req = httpsRequest(`${server.url}${path}`, { method, agent, headers: h }, (r) => {
-      const chunks = [];
-      r.on('data', (c) => chunks.push(c));
-      r.on('end', () => res({ status: r.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      r.on('error', rej);
+  const call = (method, path, body, contentType = 'application/json') =>
+    new Promise((res, rej) => {
+      const payload =
+        body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+      const h = { ...headers };
+      if (payload) {
+        h['content-type'] = contentType;
+        h['content-length'] = String(payload.length);
+      }
+      const req = httpsRequest(`${server.url}${path}`, { method, agent, headers: h }, (r) => {
+        const chunks = [];
+        r.on('data', (c) => chunks.push(c));
+        r.on('end', () => res({ status: r.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        r.on('error', rej);
+      });
+      req.on('error', rej);
+      req.end(payload);
     });
-    req.on('error', rej);
-    req.end(payload);
-  });
   return { call, agent, headers, close: () => agent.destroy() };
 }
 
@@ -263,11 +310,18 @@ export async function runLoad({ op, concurrency = 64, durationMs, count, warmupM
   let warmupErrors = 0;
   if (warmupMs > 0) {
     const until = performance.now() + warmupMs;
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (performance.now() < until) {
-        try { await op(next++); } catch (e) { warmupErrors++; firstError ??= e; }
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (performance.now() < until) {
+          try {
+            await op(next++);
+          } catch (e) {
+            warmupErrors++;
+            firstError ??= e;
+          }
+        }
+      }),
+    );
   }
   let latencies = new Float64Array(1 << 16);
   let n = 0;
@@ -276,30 +330,39 @@ export async function runLoad({ op, concurrency = 64, durationMs, count, warmupM
   const until = durationMs === undefined ? Infinity : start + durationMs;
   let started = 0;
   const more = () => performance.now() < until && (count === undefined || started < count);
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (more()) {
-      started++;
-      const t = performance.now();
-      try {
-        await op(next++);
-      } catch (e) {
-        errors++;
-        firstError ??= e;
-        continue;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (more()) {
+        started++;
+        const t = performance.now();
+        try {
+          await op(next++);
+        } catch (e) {
+          errors++;
+          firstError ??= e;
+          continue;
+        }
+        if (n === latencies.length) {
+          const bigger = new Float64Array(latencies.length * 2);
+          bigger.set(latencies);
+          latencies = bigger;
+        }
+        latencies[n++] = performance.now() - t;
       }
-      if (n === latencies.length) {
-        const bigger = new Float64Array(latencies.length * 2);
-        bigger.set(latencies);
-        latencies = bigger;
-      }
-      latencies[n++] = performance.now() - t;
-    }
-  }));
+    }),
+  );
   const seconds = (performance.now() - start) / 1000;
   const sorted = latencies.subarray(0, n).sort();
   return {
-    ops: n, errors, warmupErrors, firstError, seconds, opsPerSec: n / seconds,
-    p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: n > 0 ? sorted[n - 1] : NaN,
+    ops: n,
+    errors,
+    warmupErrors,
+    firstError,
+    seconds,
+    opsPerSec: n / seconds,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    max: n > 0 ? sorted[n - 1] : NaN,
   };
 }
 
@@ -307,7 +370,9 @@ export async function runLoad({ op, concurrency = 64, durationMs, count, warmupM
 /** Throws unless every operation of a `runLoad` result succeeded and at least one completed. */
 export function mustNotFail(what, load) {
   if (load.errors + load.warmupErrors > 0) {
-    throw new Error(`${what}: ${load.errors + load.warmupErrors} operations failed (${load.warmupErrors} in the warm-up); first: ${load.firstError?.message ?? load.firstError}`);
+    throw new Error(
+      `${what}: ${load.errors + load.warmupErrors} operations failed (${load.warmupErrors} in the warm-up); first: ${load.firstError?.message ?? load.firstError}`,
+    );
   }
   if (load.ops === 0) throw new Error(`${what}: no operation completed`);
 }
@@ -388,9 +453,12 @@ export async function runIfMain(metaUrl, run) {
 /** A base such that base+step*i is free for i = 1..count (cluster.sh's node i uses base+step*i). */
 async function freeRange(count, step) {
   const { createServer } = await import('node:net');
-  const free = (port) => new Promise((done) => {
-    const s = createServer().once('error', () => done(false)).listen(port, '127.0.0.1', () => s.close(() => done(true)));
-  });
+  const free = (port) =>
+    new Promise((done) => {
+      const s = createServer()
+        .once('error', () => done(false))
+        .listen(port, '127.0.0.1', () => s.close(() => done(true)));
+    });
   for (;;) {
     const base = 20_000 + Math.floor(Math.random() * (40_000 - step * count));
     let ok = true;
@@ -409,10 +477,15 @@ export async function clusterUp(scope, { nodes = 1, prefix = 'svc-bench-cluster-
   const dir = await mkdtemp(join(tmpdir(), prefix));
   const [etcd, etcdPeer, apiserver, controllerManager, scheduler] = await freePorts(5);
   const env = {
-    ...process.env, SVC_CLUSTER_DIR: dir,
-    SVC_ETCD_PORT: String(etcd), SVC_ETCD_PEER_PORT: String(etcdPeer), SVC_APISERVER_PORT: String(apiserver),
-    SVC_CONTROLLER_MANAGER_PORT: String(controllerManager), SVC_SCHEDULER_PORT: String(scheduler),
-    SVC_NODE_PORT_BASE: String(await freeRange(nodes, 1)), SVC_NODE_HEALTHZ_PORT_BASE: String(await freeRange(nodes, 100)),
+    ...process.env,
+    SVC_CLUSTER_DIR: dir,
+    SVC_ETCD_PORT: String(etcd),
+    SVC_ETCD_PEER_PORT: String(etcdPeer),
+    SVC_APISERVER_PORT: String(apiserver),
+    SVC_CONTROLLER_MANAGER_PORT: String(controllerManager),
+    SVC_SCHEDULER_PORT: String(scheduler),
+    SVC_NODE_PORT_BASE: String(await freeRange(nodes, 1)),
+    SVC_NODE_HEALTHZ_PORT_BASE: String(await freeRange(nodes, 100)),
   };
   scope.defer(async () => {
     await spawnTracked('bash', ['scripts/cluster.sh', 'down'], { cwd: ROOT, env }).exited;

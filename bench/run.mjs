@@ -19,10 +19,14 @@ const strict = args.includes('--strict');
 const filters = args.filter((a) => !a.startsWith('--'));
 
 const dir = join(ROOT, 'bench');
-const all = readdirSync(dir).filter((f) => f.endsWith('.bench.mjs')).sort();
+const all = readdirSync(dir)
+  .filter((f) => f.endsWith('.bench.mjs'))
+  .sort();
 const selected = filters.length === 0 ? all : all.filter((f) => filters.some((x) => f.includes(x)));
 if (selected.length === 0) {
-  console.error(`bench: nothing matches ${filters.join(', ')}; available: ${all.map((f) => f.replace(/\.bench\.mjs$/, '')).join(', ')}`);
+  console.error(
+    `bench: nothing matches ${filters.join(', ')}; available: ${all.map((f) => f.replace(/\.bench\.mjs$/, '')).join(', ')}`,
+  );
   process.exit(2);
 }
 
@@ -65,12 +69,21 @@ for (const r of rows) {
     continue;
   }
   table.push([
-    r.bench, r.short ?? r.name, fmtNum(r.value, r.unit), fmtNum(r.ceiling, r.unit), r.ratio.toFixed(2),
-    fmtTarget(r.target), r.target ? (r.pass ? 'ok' : 'MISSED') : '',
+    r.bench,
+    r.short ?? r.name,
+    fmtNum(r.value, r.unit),
+    fmtNum(r.ceiling, r.unit),
+    r.ratio.toFixed(2),
+    fmtTarget(r.target),
+    r.target ? (r.pass ? 'ok' : 'MISSED') : '',
   ]);
 }
 const widths = table[0].map((_, c) => Math.max(...table.map((row) => [...row[c]].length)));
-const line = (row) => row.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd();
+const line = (row) =>
+  row
+    .map((cell, c) => cell.padEnd(widths[c]))
+    .join('  ')
+    .trimEnd();
 console.log(`\nSummary (${((performance.now() - t0) / 1000).toFixed(1)} s; ${machineLine()})`);
 console.log(line(table[0]));
 console.log(widths.map((w) => '-'.repeat(w)).join('  '));

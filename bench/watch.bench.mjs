@@ -43,29 +43,52 @@ async function paced(write, n = EVENTS) {
 
 function stats(latencies, missed) {
   const sorted = Float64Array.from(latencies).sort();
-  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted[sorted.length - 1], n: sorted.length, missed };
+  return {
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    max: sorted[sorted.length - 1],
+    n: sorted.length,
+    missed,
+  };
 }
 
 async function rawEtcd(client, deadlineMs) {
   const prefix = `/bench-watch/${randomBytes(4).toString('hex')}/`;
   const latencies = [];
   const counts = new Array(WATCHERS).fill(0);
-  const watchers = await Promise.all(Array.from({ length: WATCHERS }, async (_, w) => {
-    const watcher = await client.watch().prefix(prefix).create();
-    watcher.on('put', (kv) => {
-      counts[w]++;
-      if (w >= SAMPLE) return;
-      const t = /"t":(\d+)/.exec(kv.value.toString())?.[1];
-      if (t !== undefined) latencies.push(Date.now() - Number(t)); // warm-up writes carry no time
-    });
-    return watcher;
-  }));
-  await paced((i) => client.put(`${prefix}w${i}`).value(JSON.stringify({ pad: PAD })).exec(), WARMUP);
+  const watchers = await Promise.all(
+    Array.from({ length: WATCHERS }, async (_, w) => {
+      const watcher = await client.watch().prefix(prefix).create();
+      watcher.on('put', (kv) => {
+        counts[w]++;
+        if (w >= SAMPLE) return;
+        const t = /"t":(\d+)/.exec(kv.value.toString())?.[1];
+        if (t !== undefined) latencies.push(Date.now() - Number(t)); // warm-up writes carry no time
+      });
+      return watcher;
+    }),
+  );
+  await paced(
+    (i) =>
+      client
+        .put(`${prefix}w${i}`)
+        .value(JSON.stringify({ pad: PAD }))
+        .exec(),
+    WARMUP,
+  );
   await delivered(counts, WARMUP, deadlineMs);
-  await paced((i, t) => client.put(`${prefix}${i}`).value(JSON.stringify({ t, pad: PAD })).exec());
+  await paced((i, t) =>
+    client
+      .put(`${prefix}${i}`)
+      .value(JSON.stringify({ t, pad: PAD }))
+      .exec(),
+  );
   await delivered(counts, WARMUP + EVENTS, deadlineMs);
   await Promise.all(watchers.map((w) => w.cancel()));
-  return stats(latencies, counts.reduce((s, c) => s + (WARMUP + EVENTS - c), 0));
+  return stats(
+    latencies,
+    counts.reduce((s, c) => s + (WARMUP + EVENTS - c), 0),
+  );
 }
 
 /** Waits until every watcher has counted `n` events (or the deadline passes). */
@@ -88,38 +111,54 @@ async function apiWatch(server, deadlineMs) {
   const latencies = [];
   const counts = new Array(WATCHERS).fill(0);
   const requests = [];
-  await Promise.all(Array.from({ length: WATCHERS }, (_, w) => new Promise((resolve, reject) => {
-    const req = httpsRequest(`${server.url}/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${rv}`, { agent, headers }, (r) => {
-      if (r.statusCode !== 200) { reject(new Error(`watch: HTTP ${r.statusCode}`)); return; }
-      let buf = '';
-      r.on('data', (chunk) => {
-        if (w >= SAMPLE) {
-          // Count whole events (every event is one ADDED line, warm-up ones too); no parsing.
-          for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) counts[w]++;
-          return;
-        }
-        buf += chunk.toString('utf8');
-        let i;
-        while ((i = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, i);
-          buf = buf.slice(i + 1);
-          if (!line.startsWith('{"type":"ADDED"')) continue;
-          counts[w]++;
-          const t = /"t":"(\d+)"/.exec(line); // warm-up writes carry no time
-          if (t) latencies.push(Date.now() - Number(t[1]));
-        }
-      });
-      resolve();
-    });
-    req.on('error', reject);
-    req.end();
-    requests.push(req);
-  })));
+  await Promise.all(
+    Array.from(
+      { length: WATCHERS },
+      (_, w) =>
+        new Promise((resolve, reject) => {
+          const req = httpsRequest(
+            `${server.url}/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${rv}`,
+            { agent, headers },
+            (r) => {
+              if (r.statusCode !== 200) {
+                reject(new Error(`watch: HTTP ${r.statusCode}`));
+                return;
+              }
+              let buf = '';
+              r.on('data', (chunk) => {
+                if (w >= SAMPLE) {
+                  // Count whole events (every event is one ADDED line, warm-up ones too); no parsing.
+                  for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) counts[w]++;
+                  return;
+                }
+                buf += chunk.toString('utf8');
+                let i;
+                while ((i = buf.indexOf('\n')) >= 0) {
+                  const line = buf.slice(0, i);
+                  buf = buf.slice(i + 1);
+                  if (!line.startsWith('{"type":"ADDED"')) continue;
+                  counts[w]++;
+                  const t = /"t":"(\d+)"/.exec(line); // warm-up writes carry no time
+                  if (t) latencies.push(Date.now() - Number(t[1]));
+                }
+              });
+              resolve();
+            },
+          );
+          req.on('error', reject);
+          req.end();
+          requests.push(req);
+        }),
+    ),
+  );
   let failed = 0;
   const posts = [];
   const create = async (name, data) => {
     const t0 = performance.now();
-    const r = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name }, data: { ...data, pad: PAD } });
+    const r = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+      metadata: { name },
+      data: { ...data, pad: PAD },
+    });
     if (data.t !== undefined) posts.push(performance.now() - t0);
     if (r.status !== 201) failed++;
   };
@@ -130,7 +169,13 @@ async function apiWatch(server, deadlineMs) {
   await delivered(counts, WARMUP + EVENTS, deadlineMs);
   for (const r of requests) r.destroy();
   api.close();
-  return { ...stats(latencies, counts.reduce((s, c) => s + (WARMUP + EVENTS - c), 0)), posts: stats(posts, 0) };
+  return {
+    ...stats(
+      latencies,
+      counts.reduce((s, c) => s + (WARMUP + EVENTS - c), 0),
+    ),
+    posts: stats(posts, 0),
+  };
 }
 
 export default async function run({ log = () => undefined } = {}) {
@@ -144,18 +189,25 @@ export default async function run({ log = () => undefined } = {}) {
     scope.defer(() => server.stop());
     log(`  API: ${WATCHERS} watches, ${RATE} creates/s for ${SECONDS} s ...`);
     const api = await apiWatch(server, 10_000);
-    const detail = (s) => `p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, max ${s.max.toFixed(0)} ms over ${s.n} sampled deliveries (${SAMPLE} watchers), ${s.missed} missed of ${WATCHERS * (WARMUP + EVENTS)} (warm-up included)`;
+    const detail = (s) =>
+      `p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, max ${s.max.toFixed(0)} ms over ${s.n} sampled deliveries (${SAMPLE} watchers), ${s.missed} missed of ${WATCHERS * (WARMUP + EVENTS)} (warm-up included)`;
     return [
       result({
         name: `Watch fan-out, ${WATCHERS} watchers × ${RATE} events/s for ${SECONDS} s: p99 delivery latency vs raw etcd watchers`,
         short: 'watch fan-out p99 latency vs etcd',
-        value: api.p99, ceiling: raw.p99, unit: 'ms', target: { kind: 'value', op: '<=', limit: 100, unit: 'ms' },
+        value: api.p99,
+        ceiling: raw.p99,
+        unit: 'ms',
+        target: { kind: 'value', op: '<=', limit: 100, unit: 'ms' },
         detail: `api ${detail(api)} (the creates themselves: p50 ${api.posts.p50.toFixed(1)} ms, p99 ${api.posts.p99.toFixed(1)} ms); etcd ${detail(raw)}`,
       }),
       result({
         name: 'Watch fan-out: events missed by API watchers (every watcher must get every event)',
         short: 'watch fan-out missed events',
-        value: api.missed, ceiling: raw.missed, unit: '', target: { kind: 'value', op: '<=', limit: 0 },
+        value: api.missed,
+        ceiling: raw.missed,
+        unit: '',
+        target: { kind: 'value', op: '<=', limit: 0 },
       }),
     ];
   });

@@ -8,12 +8,18 @@ const client = new RestClient(loadSvcconfig(process.argv[2]));
 const rbac = `/apis/${group('rbac.authorization')}/v1`;
 const name = 'svc-compose:node-metrics';
 const objects = [
-  [`${rbac}/clusterroles`, { metadata: { name }, rules: [{ apiGroups: [''], resources: ['nodes/metrics'], verbs: ['get'] }] }],
-  [`${rbac}/clusterrolebindings`, {
-    metadata: { name },
-    roleRef: { apiGroup: group('rbac.authorization'), kind: 'ClusterRole', name },
-    subjects: [{ apiGroup: group('rbac.authorization'), kind: 'Group', name: 'system:monitoring' }],
-  }],
+  [
+    `${rbac}/clusterroles`,
+    { metadata: { name }, rules: [{ apiGroups: [''], resources: ['nodes/metrics'], verbs: ['get'] }] },
+  ],
+  [
+    `${rbac}/clusterrolebindings`,
+    {
+      metadata: { name },
+      roleRef: { apiGroup: group('rbac.authorization'), kind: 'ClusterRole', name },
+      subjects: [{ apiGroup: group('rbac.authorization'), kind: 'Group', name: 'system:monitoring' }],
+    },
+  ],
 ];
 try {
   for (const [path, body] of objects) {

@@ -9,4 +9,6 @@ const tls = caFile ? { ca: readFileSync(caFile) } : { rejectUnauthorized: false 
 get(url, { ...tls, timeout: 3000 }, (res) => {
   res.resume();
   process.exit(res.statusCode === 200 ? 0 : 1);
-}).on('error', () => process.exit(1)).on('timeout', () => process.exit(1));
+})
+  .on('error', () => process.exit(1))
+  .on('timeout', () => process.exit(1));

@@ -19,16 +19,33 @@ function scrape(job, target) {
   if (credentials) headers.Authorization = `Bearer ${readFileSync(credentials, 'utf8').trim()}`;
   const [host, port] = target.split(':');
   const options = {
-    host, port, path: job.metrics_path ?? '/metrics', headers, timeout: 5000,
-    ...(https ? (tls.ca_file ? { ca: readFileSync(tls.ca_file), servername: host } : { rejectUnauthorized: !tls.insecure_skip_verify }) : {}),
+    host,
+    port,
+    path: job.metrics_path ?? '/metrics',
+    headers,
+    timeout: 5000,
+    ...(https
+      ? tls.ca_file
+        ? { ca: readFileSync(tls.ca_file), servername: host }
+        : { rejectUnauthorized: !tls.insecure_skip_verify }
+      : {}),
   };
   return new Promise((resolve) => {
     const req = (https ? request : plainRequest)(options, (res) => {
       let text = '';
-      res.setEncoding('utf8').on('data', (c) => { text += c; }).on('end', () => {
-        const samples = text.split('\n').filter((l) => l && !l.startsWith('#')).length;
-        resolve({ status: res.statusCode, samples, ok: res.statusCode === 200 && /^# TYPE /m.test(text) && samples > 0 });
-      });
+      res
+        .setEncoding('utf8')
+        .on('data', (c) => {
+          text += c;
+        })
+        .on('end', () => {
+          const samples = text.split('\n').filter((l) => l && !l.startsWith('#')).length;
+          resolve({
+            status: res.statusCode,
+            samples,
+            ok: res.statusCode === 200 && /^# TYPE /m.test(text) && samples > 0,
+          });
+        });
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (e) => resolve({ status: e.message, samples: 0, ok: false }));

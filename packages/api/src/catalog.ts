@@ -3,7 +3,16 @@ import type { ApiObject } from './types.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
-export const ALL_VERBS: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+export const ALL_VERBS: readonly Verb[] = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+];
 
 /** How a type's names are validated. */
 export type NameRule = 'dns-subdomain' | 'dns-label' | 'path-segment';
@@ -78,8 +87,16 @@ export interface StoredAs {
   fromStored(obj: ApiObject): ApiObject;
 }
 
-export type ResourceTypeInput = Omit<ResourceType, 'listKind' | 'shortNames' | 'categories' | 'subresources' | 'verbs' | 'nameRule' | 'hasSpec' | 'strategicMerge'> &
-  Partial<Pick<ResourceType, 'listKind' | 'shortNames' | 'categories' | 'subresources' | 'verbs' | 'nameRule' | 'hasSpec' | 'strategicMerge'>>;
+export type ResourceTypeInput = Omit<
+  ResourceType,
+  'listKind' | 'shortNames' | 'categories' | 'subresources' | 'verbs' | 'nameRule' | 'hasSpec' | 'strategicMerge'
+> &
+  Partial<
+    Pick<
+      ResourceType,
+      'listKind' | 'shortNames' | 'categories' | 'subresources' | 'verbs' | 'nameRule' | 'hasSpec' | 'strategicMerge'
+    >
+  >;
 
 export function defineResource(r: ResourceTypeInput): ResourceType {
   return {
@@ -144,7 +161,13 @@ export class Catalog {
   /** Groups in registration order (core first), each with its versions, newest registered first. */
   groups(): GroupVersions[] {
     return this.groupOrder.flatMap((g) => {
-      const versions = [...new Set(this.all().filter((r) => r.group === g).map((r) => r.version))];
+      const versions = [
+        ...new Set(
+          this.all()
+            .filter((r) => r.group === g)
+            .map((r) => r.version),
+        ),
+      ];
       const [preferredVersion] = versions;
       return preferredVersion === undefined ? [] : [{ group: g, versions, preferredVersion }];
     });

@@ -56,7 +56,15 @@ export class StatusError extends Error {
 }
 
 export function statusFailure(reason: StatusReason, message: string, details?: StatusDetails): Status {
-  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code: REASON_CODES[reason] };
+  const s: Status = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    code: REASON_CODES[reason],
+  };
   if (details) s.details = details;
   return s;
 }
@@ -87,10 +95,15 @@ export function alreadyExists(r: QualifiedResource, name: string): StatusError {
 }
 
 export function conflict(r: QualifiedResource, name: string, why: string): StatusError {
-  return statusError('Conflict', `Operation cannot be fulfilled on ${qualified(r)} "${name}": ${why}`, details(r, name));
+  return statusError(
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualified(r)} "${name}": ${why}`,
+    details(r, name),
+  );
 }
 
-export const MODIFIED_CONFLICT = 'the object has been modified; please apply your changes to the latest version and try again';
+export const MODIFIED_CONFLICT =
+  'the object has been modified; please apply your changes to the latest version and try again';
 
 export function invalid(gk: GroupKind, name: string, errs: FieldError[]): StatusError {
   const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.path }));
@@ -111,9 +124,11 @@ export function methodNotAllowed(): StatusError {
 }
 
 export function unsupportedMediaType(contentType: string, accepted: string[]): StatusError {
-  return statusError('UnsupportedMediaType',
+  return statusError(
+    'UnsupportedMediaType',
     `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
-    { causes: [{ reason: 'UnexpectedServerResponse', message: contentType }] });
+    { causes: [{ reason: 'UnexpectedServerResponse', message: contentType }] },
+  );
 }
 
 export function notAcceptable(accepted: string[]): StatusError {

@@ -40,7 +40,10 @@ function showValue(v: unknown): string {
 /** Kubernetes' message for one field error without the path: `Invalid value: "X": detail`. */
 export function fieldErrorBody(e: FieldError): string {
   const label = LABELS[e.type];
-  const showsValue = 'value' in e && e.type !== 'FieldValueRequired' && e.type !== 'FieldValueForbidden' &&
+  const showsValue =
+    'value' in e &&
+    e.type !== 'FieldValueRequired' &&
+    e.type !== 'FieldValueForbidden' &&
     e.type !== 'FieldValueTooMany';
   let s = label;
   if (showsValue) s += `: ${showValue(e.value)}`;
@@ -54,15 +57,30 @@ export function fieldErrorMessage(e: FieldError): string {
 
 export const fieldErrors = {
   required: (path: string, detail?: string): FieldError => ({ path, type: 'FieldValueRequired', detail }),
-  invalid: (path: string, value: unknown, detail?: string): FieldError => ({ path, type: 'FieldValueInvalid', value, detail }),
+  invalid: (path: string, value: unknown, detail?: string): FieldError => ({
+    path,
+    type: 'FieldValueInvalid',
+    value,
+    detail,
+  }),
   forbidden: (path: string, detail: string): FieldError => ({ path, type: 'FieldValueForbidden', detail }),
   notSupported: (path: string, value: unknown, allowed: string[]): FieldError => ({
-    path, type: 'FieldValueNotSupported', value,
+    path,
+    type: 'FieldValueNotSupported',
+    value,
     detail: `supported values: ${allowed.map((a) => JSON.stringify(a)).join(', ')}`,
   }),
   duplicate: (path: string, value: unknown): FieldError => ({ path, type: 'FieldValueDuplicate', value }),
   tooLong: (path: string, value: unknown, max: number): FieldError => ({
-    path, type: 'FieldValueTooLong', value, detail: `may not be more than ${max} bytes`,
+    path,
+    type: 'FieldValueTooLong',
+    value,
+    detail: `may not be more than ${max} bytes`,
   }),
-  typeInvalid: (path: string, value: unknown, detail: string): FieldError => ({ path, type: 'FieldValueTypeInvalid', value, detail }),
+  typeInvalid: (path: string, value: unknown, detail: string): FieldError => ({
+    path,
+    type: 'FieldValueTypeInvalid',
+    value,
+    detail,
+  }),
 };

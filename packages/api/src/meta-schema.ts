@@ -1,14 +1,26 @@
 import { s, type ObjectSchema, type Schema } from './schema.js';
 
 /** Field numbers follow Kubernetes' ObjectMeta in generated.proto. */
-export const ownerReference = s.obj({
-  apiVersion: s.str({ tag: 5 }), kind: s.str({ tag: 1 }), name: s.str({ tag: 3 }), uid: s.str({ tag: 4 }),
-  controller: s.bool({ tag: 6 }), blockOwnerDeletion: s.bool({ tag: 7 }),
-}, { required: ['apiVersion', 'kind', 'name', 'uid'], structType: 'atomic' });
+export const ownerReference = s.obj(
+  {
+    apiVersion: s.str({ tag: 5 }),
+    kind: s.str({ tag: 1 }),
+    name: s.str({ tag: 3 }),
+    uid: s.str({ tag: 4 }),
+    controller: s.bool({ tag: 6 }),
+    blockOwnerDeletion: s.bool({ tag: 7 }),
+  },
+  { required: ['apiVersion', 'kind', 'name', 'uid'], structType: 'atomic' },
+);
 
 export const managedFieldsEntry = s.obj({
-  manager: s.str({ tag: 1 }), operation: s.str({ tag: 2 }), apiVersion: s.str({ tag: 3 }), time: s.time({ tag: 4 }),
-  fieldsType: s.str({ tag: 6 }), fieldsV1: s.any({ tag: 7, format: 'json-bytes' }), subresource: s.str({ tag: 8 }),
+  manager: s.str({ tag: 1 }),
+  operation: s.str({ tag: 2 }),
+  apiVersion: s.str({ tag: 3 }),
+  time: s.time({ tag: 4 }),
+  fieldsType: s.str({ tag: 6 }),
+  fieldsV1: s.any({ tag: 7, format: 'json-bytes' }),
+  subresource: s.str({ tag: 8 }),
 });
 
 export const objectMeta = s.obj({
@@ -30,7 +42,10 @@ export const objectMeta = s.obj({
 });
 
 export const listMeta = s.obj({
-  selfLink: s.str({ tag: 1 }), resourceVersion: s.str({ tag: 2 }), continue: s.str({ tag: 3 }), remainingItemCount: s.int64({ tag: 4 }),
+  selfLink: s.str({ tag: 1 }),
+  resourceVersion: s.str({ tag: 2 }),
+  continue: s.str({ tag: 3 }),
+  remainingItemCount: s.int64({ tag: 4 }),
 });
 
 /** A top-level object schema: apiVersion, kind, metadata, then the type's own fields. */
@@ -38,9 +53,20 @@ export function objectSchema(fields: Record<string, Schema>, opts: { required?: 
   return s.obj({ apiVersion: s.str(), kind: s.str(), metadata: { ...objectMeta, tag: 1 }, ...fields }, opts);
 }
 
-export const labelSelector = s.obj({
-  matchLabels: s.map(s.str(), { tag: 1 }),
-  matchExpressions: s.atomic(s.obj({
-    key: s.str({ tag: 1 }), operator: s.str({ tag: 2 }), values: s.atomic(s.str(), { tag: 3 }),
-  }, { required: ['key', 'operator'] }), { tag: 2 }),
-}, { structType: 'atomic' });
+export const labelSelector = s.obj(
+  {
+    matchLabels: s.map(s.str(), { tag: 1 }),
+    matchExpressions: s.atomic(
+      s.obj(
+        {
+          key: s.str({ tag: 1 }),
+          operator: s.str({ tag: 2 }),
+          values: s.atomic(s.str(), { tag: 3 }),
+        },
+        { required: ['key', 'operator'] },
+      ),
+      { tag: 2 },
+    ),
+  },
+  { structType: 'atomic' },
+);

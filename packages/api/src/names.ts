@@ -69,8 +69,10 @@ const SVC: Naming = {
   clusterName: 'svc',
   rootCaConfigMap: 'svc-root-ca.crt',
   signerNames: {
-    apiserverClient: 'svc.io/svc-apiserver-client', apiserverClientNodeAgent: 'svc.io/svc-apiserver-client-svclet',
-    nodeAgentServing: 'svc.io/svclet-serving', legacyUnknown: 'svc.io/legacy-unknown',
+    apiserverClient: 'svc.io/svc-apiserver-client',
+    apiserverClientNodeAgent: 'svc.io/svc-apiserver-client-svclet',
+    nodeAgentServing: 'svc.io/svclet-serving',
+    legacyUnknown: 'svc.io/legacy-unknown',
   },
 };
 
@@ -90,8 +92,10 @@ const KUBERNETES: Naming = {
   clusterName: 'kubernetes',
   rootCaConfigMap: 'kube-root-ca.crt',
   signerNames: {
-    apiserverClient: 'kubernetes.io/kube-apiserver-client', apiserverClientNodeAgent: 'kubernetes.io/kube-apiserver-client-kubelet',
-    nodeAgentServing: 'kubernetes.io/kubelet-serving', legacyUnknown: 'kubernetes.io/legacy-unknown',
+    apiserverClient: 'kubernetes.io/kube-apiserver-client',
+    apiserverClientNodeAgent: 'kubernetes.io/kube-apiserver-client-kubelet',
+    nodeAgentServing: 'kubernetes.io/kubelet-serving',
+    legacyUnknown: 'kubernetes.io/legacy-unknown',
   },
 };
 
@@ -163,7 +167,9 @@ export function initialEventsEndAnnotation(): string {
  * server's field validation (as the server also accepts Kubernetes' media types).
  */
 export function operationExtensionPrefixes(): string[] {
-  return current.scheme === 'svc' ? [SVC.schemaExtensionPrefix, KUBERNETES.schemaExtensionPrefix] : [KUBERNETES.schemaExtensionPrefix];
+  return current.scheme === 'svc'
+    ? [SVC.schemaExtensionPrefix, KUBERNETES.schemaExtensionPrefix]
+    : [KUBERNETES.schemaExtensionPrefix];
 }
 
 /** Reverse-DNS namespace of OpenAPI definition names: `io.svc` or `io.k8s`. */
@@ -200,7 +206,14 @@ export function authenticationExtraKey(name: string): string {
 }
 
 /** The node taints Kubernetes defines, by their last segment. */
-export type NodeTaintName = 'not-ready' | 'unreachable' | 'unschedulable' | 'memory-pressure' | 'disk-pressure' | 'pid-pressure' | 'network-unavailable';
+export type NodeTaintName =
+  | 'not-ready'
+  | 'unreachable'
+  | 'unschedulable'
+  | 'memory-pressure'
+  | 'disk-pressure'
+  | 'pid-pressure'
+  | 'network-unavailable';
 
 /** Key of a well-known node taint: `node.svc.io/unreachable`, `node.kubernetes.io/not-ready`. */
 export function nodeTaintKey(name: NodeTaintName): string {
@@ -216,7 +229,9 @@ export function podTemplateHashLabel(): string {
  * Annotations the deployment controller keeps on Deployments and their ReplicaSets:
  * `deployment.svc.io/revision`, `.../revision-history`, `.../desired-replicas`, `.../max-replicas`.
  */
-export function deploymentAnnotation(name: 'revision' | 'revision-history' | 'desired-replicas' | 'max-replicas'): string {
+export function deploymentAnnotation(
+  name: 'revision' | 'revision-history' | 'desired-replicas' | 'max-replicas',
+): string {
   return `deployment.${current.labelPrefix}/${name}`;
 }
 
@@ -250,8 +265,17 @@ export function podConfigAnnotation(name: 'source' | 'hash' | 'mirror' | 'seen')
  * (Kubernetes' `io.kubernetes.pod.uid`, `io.kubernetes.container.restartCount`...):
  * `io.svc.pod.uid` under the default naming. It touches only what carries `pod.uid`.
  */
-export function criLabel(name: 'pod.name' | 'pod.namespace' | 'pod.uid' | 'container.name' | 'container.hash' | 'container.restartCount'
-  | 'container.terminationMessagePath' | 'pod.terminationGracePeriod'): string {
+export function criLabel(
+  name:
+    | 'pod.name'
+    | 'pod.namespace'
+    | 'pod.uid'
+    | 'container.name'
+    | 'container.hash'
+    | 'container.restartCount'
+    | 'container.terminationMessagePath'
+    | 'pod.terminationGracePeriod',
+): string {
   return `${current.labelPrefix.split('.').reverse().join('.')}.${name}`;
 }
 
@@ -266,7 +290,10 @@ export function nodeLabelKey(name: 'hostname' | 'os' | 'arch'): string {
  */
 export function nodeAgentConfigType(): { apiVersion: string; kind: string } {
   const agent = current.nodeAgentName;
-  return { apiVersion: `${agent}.config.${current.groupSuffix}/v1beta1`, kind: `${agent.charAt(0).toUpperCase()}${agent.slice(1)}Configuration` };
+  return {
+    apiVersion: `${agent}.config.${current.groupSuffix}/v1beta1`,
+    kind: `${agent.charAt(0).toUpperCase()}${agent.slice(1)}Configuration`,
+  };
 }
 
 /**

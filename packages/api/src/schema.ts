@@ -26,16 +26,30 @@ export interface StringSchema extends Common {
   /** A `metav1.MicroTime` (date-time in microseconds): Protobuf answers always carry six digits of fraction. */
   micro?: boolean;
 }
-export interface IntegerSchema extends Common { type: 'integer'; format?: 'int32' | 'int64'; minimum?: number }
-export interface NumberSchema extends Common { type: 'number' }
-export interface BooleanSchema extends Common { type: 'boolean' }
+export interface IntegerSchema extends Common {
+  type: 'integer';
+  format?: 'int32' | 'int64';
+  minimum?: number;
+}
+export interface NumberSchema extends Common {
+  type: 'number';
+}
+export interface BooleanSchema extends Common {
+  type: 'boolean';
+}
 /** `intstr.IntOrString` and `resource.Quantity`: a string or an integer on the wire. */
-export interface IntOrStringSchema extends Common { type: 'int-or-string'; format?: 'quantity' }
+export interface IntOrStringSchema extends Common {
+  type: 'int-or-string';
+  format?: 'quantity';
+}
 /**
  * Free-form JSON: anything goes, nothing is pruned. `json-bytes` marks Kubernetes'
  * FieldsV1 / RawExtension: in Protobuf a message whose field 1 holds the JSON bytes.
  */
-export interface AnySchema extends Common { type: 'any'; format?: 'json-bytes' }
+export interface AnySchema extends Common {
+  type: 'any';
+  format?: 'json-bytes';
+}
 
 export interface ObjectSchema extends Common {
   type: 'object';
@@ -64,8 +78,15 @@ export interface ArraySchema extends Common {
 }
 
 export type Schema =
-  | StringSchema | IntegerSchema | NumberSchema | BooleanSchema | IntOrStringSchema | AnySchema
-  | ObjectSchema | MapSchema | ArraySchema;
+  | StringSchema
+  | IntegerSchema
+  | NumberSchema
+  | BooleanSchema
+  | IntOrStringSchema
+  | AnySchema
+  | ObjectSchema
+  | MapSchema
+  | ArraySchema;
 
 type Opts<S> = Omit<S, 'type' | 'items' | 'values' | 'properties'>;
 
@@ -80,19 +101,38 @@ export const s = {
   num: (o: Opts<NumberSchema> = {}): NumberSchema => ({ type: 'number', ...o }),
   bool: (o: Opts<BooleanSchema> = {}): BooleanSchema => ({ type: 'boolean', ...o }),
   intOrString: (o: Opts<IntOrStringSchema> = {}): IntOrStringSchema => ({ type: 'int-or-string', ...o }),
-  quantity: (o: Opts<IntOrStringSchema> = {}): IntOrStringSchema => ({ type: 'int-or-string', format: 'quantity', ...o }),
+  quantity: (o: Opts<IntOrStringSchema> = {}): IntOrStringSchema => ({
+    type: 'int-or-string',
+    format: 'quantity',
+    ...o,
+  }),
   any: (o: Opts<AnySchema> = {}): AnySchema => ({ type: 'any', ...o }),
-  obj: (properties: Record<string, Schema>, o: Opts<ObjectSchema> = {}): ObjectSchema => ({ type: 'object', properties, ...o }),
+  obj: (properties: Record<string, Schema>, o: Opts<ObjectSchema> = {}): ObjectSchema => ({
+    type: 'object',
+    properties,
+    ...o,
+  }),
   map: (values: Schema, o: Opts<MapSchema> = {}): MapSchema => ({ type: 'map', values, ...o }),
   arr: (items: Schema, o: Opts<ArraySchema> = {}): ArraySchema => ({ type: 'array', items, ...o }),
   /** A list of scalars with set semantics. */
   set: (items: Schema, o: Opts<ArraySchema> = {}): ArraySchema => ({ type: 'array', items, listType: 'set', ...o }),
   /** A list of objects keyed by `keys` (strategic merge by the first key). */
   keyed: (items: Schema, keys: readonly string[], o: Opts<ArraySchema> = {}): ArraySchema => ({
-    type: 'array', items, listType: 'map', listMapKeys: keys, patchStrategy: 'merge', patchMergeKey: keys[0], ...o,
+    type: 'array',
+    items,
+    listType: 'map',
+    listMapKeys: keys,
+    patchStrategy: 'merge',
+    patchMergeKey: keys[0],
+    ...o,
   }),
   /** A list replaced as a whole. */
-  atomic: (items: Schema, o: Opts<ArraySchema> = {}): ArraySchema => ({ type: 'array', items, listType: 'atomic', ...o }),
+  atomic: (items: Schema, o: Opts<ArraySchema> = {}): ArraySchema => ({
+    type: 'array',
+    items,
+    listType: 'atomic',
+    ...o,
+  }),
 };
 
 /** Assigns Protobuf tags 1..n in property order where a property has none. */
@@ -109,9 +149,13 @@ export function numbered(props: Record<string, Schema>): Record<string, Schema> 
 export function childSchema(parent: Schema | undefined, key: string): Schema | undefined {
   if (!parent) return undefined;
   switch (parent.type) {
-    case 'object': return parent.properties[key] ?? (parent.preserveUnknownFields ? { type: 'any' } : undefined);
-    case 'map': return parent.values;
-    case 'any': return parent;
-    default: return undefined;
+    case 'object':
+      return parent.properties[key] ?? (parent.preserveUnknownFields ? { type: 'any' } : undefined);
+    case 'map':
+      return parent.values;
+    case 'any':
+      return parent;
+    default:
+      return undefined;
   }
 }

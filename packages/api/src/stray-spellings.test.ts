@@ -4,7 +4,8 @@ import { join, relative, resolve } from 'node:path';
 // DESIGN.md "Names: one module": product identifiers are spelled only in names.ts, so
 // --naming=kubernetes switches all of them. Tests, test helpers and documentation URLs are exempt.
 const ROOT = resolve(__dirname, '../../..');
-const SPELLINGS = /svc\.io|k8s\.io|kubernetes\.io|\b(svc|kube)-(system|public|node-lease)\b|vnd\.(svc|kubernetes)\.protobuf/;
+const SPELLINGS =
+  /svc\.io|k8s\.io|kubernetes\.io|\b(svc|kube)-(system|public|node-lease)\b|vnd\.(svc|kubernetes)\.protobuf/;
 const EXEMPT_FILE = /\.test\.ts$|-testing\.ts$|-suite\.ts$|\/names\.ts$/;
 
 function sources(dir: string, out: string[] = []): string[] {
@@ -21,16 +22,21 @@ function sources(dir: string, out: string[] = []): string[] {
 
 /** Code without comments and URLs. */
 function code(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1').replace(/https?:\/\/[^\s'"`]+/g, '');
+  return text
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1')
+    .replace(/https?:\/\/[^\s'"`]+/g, '');
 }
 
 it('no package spells a product identifier outside names.ts', () => {
   const packages = readdirSync(join(ROOT, 'packages')).filter((p) => p !== 'testing');
   const hits: string[] = [];
   for (const file of packages.flatMap((p) => sources(join(ROOT, 'packages', p, 'src')))) {
-    code(readFileSync(file, 'utf8')).split('\n').forEach((line, i) => {
-      if (SPELLINGS.test(line)) hits.push(`${relative(ROOT, file)}:${i + 1}: ${line.trim()}`);
-    });
+    code(readFileSync(file, 'utf8'))
+      .split('\n')
+      .forEach((line, i) => {
+        if (SPELLINGS.test(line)) hits.push(`${relative(ROOT, file)}:${i + 1}: ${line.trim()}`);
+      });
   }
   expect(hits).toEqual([]);
 });
@@ -38,5 +44,7 @@ it('no package spells a product identifier outside names.ts', () => {
 it('the check sees a spelling in code and ignores comments and URLs', () => {
   expect(SPELLINGS.test(code("const ns = 'kube-system';"))).toBe(true);
   expect(SPELLINGS.test(code('const g = `rbac.authorization.svc.io`;'))).toBe(true);
-  expect(SPELLINGS.test(code('// the svc-system namespace\n/* k8s.io */ const u = "https://kubernetes.io/docs";'))).toBe(false);
+  expect(
+    SPELLINGS.test(code('// the svc-system namespace\n/* k8s.io */ const u = "https://kubernetes.io/docs";')),
+  ).toBe(false);
 });

@@ -105,6 +105,11 @@ export interface WatchEvent<T = ApiObject> {
 }
 
 export function isApiObject(v: unknown): v is ApiObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) &&
-    typeof (v as { metadata?: unknown }).metadata === 'object' && (v as { metadata?: unknown }).metadata !== null;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    typeof (v as { metadata?: unknown }).metadata === 'object' &&
+    (v as { metadata?: unknown }).metadata !== null
+  );
 }

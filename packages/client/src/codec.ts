@@ -1,5 +1,12 @@
 import { builtinCatalog, naming, type ApiObject, type Catalog, type ObjectSchema, type NamingScheme } from '@svc/api';
-import { decodeEnvelope, decodeProtobufObject, encodeProtobufObject, listSchemaOf, NotEncodable, statusSchema } from '@svc/machinery';
+import {
+  decodeEnvelope,
+  decodeProtobufObject,
+  encodeProtobufObject,
+  listSchemaOf,
+  NotEncodable,
+  statusSchema,
+} from '@svc/machinery';
 import type { GroupVersionResource } from './reflector.js';
 
 const catalogs = new Map<NamingScheme, Catalog>();
@@ -46,7 +53,10 @@ export class ClientCodec {
     const schema = this.protobuf ? this.schemaOf(gvr) : undefined;
     if (schema && obj.apiVersion && obj.kind) {
       try {
-        return { body: encodeProtobufObject(obj as unknown as Record<string, unknown>, schema, obj.apiVersion, obj.kind), contentType: naming().protobufMediaType };
+        return {
+          body: encodeProtobufObject(obj as unknown as Record<string, unknown>, schema, obj.apiVersion, obj.kind),
+          contentType: naming().protobufMediaType,
+        };
       } catch (e) {
         if (!(e instanceof NotEncodable)) throw e;
       }

@@ -6,7 +6,9 @@ import { withServerAndClient } from './server-testing.js';
 // A controller copying a ConfigMap's `app` label into its `copied-app` annotation, end to end.
 const env = withServerAndClient();
 let c: RestClient;
-beforeAll(() => { c = env.client; });
+beforeAll(() => {
+  c = env.client;
+});
 
 const cmPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`;
 
@@ -17,8 +19,16 @@ async function get(ns: string, name: string): Promise<ApiObject | undefined> {
 
 it('reconciles ConfigMaps from an informer: copies a label, follows updates, retries failures with back-off', async () => {
   const ns = uniqueName('ctl');
-  expect((await c.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } })).status).toBe(201);
-  expect((await c.request('POST', cmPath(ns), { body: { metadata: { name: 'pre', labels: { app: 'one' } } } })).status).toBe(201);
+  expect(
+    (
+      await c.request('POST', '/api/v1/namespaces', {
+        body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+      })
+    ).status,
+  ).toBe(201);
+  expect(
+    (await c.request('POST', cmPath(ns), { body: { metadata: { name: 'pre', labels: { app: 'one' } } } })).status,
+  ).toBe(201);
 
   const inf = new Informer(listWatcherFor(c, { group: '', version: 'v1', resource: 'configmaps' }, { namespace: ns }));
   const failures = new Map<string, number>();
@@ -41,7 +51,10 @@ it('reconciles ConfigMaps from an informer: copies a label, follows updates, ret
         const want = cached.metadata.labels?.app;
         if (want === undefined || cached.metadata.annotations?.['copied-app'] === want) return;
         // Cached objects are frozen: build a changed copy.
-        const next = { ...cached, metadata: { ...cached.metadata, annotations: { ...cached.metadata.annotations, 'copied-app': want } } };
+        const next = {
+          ...cached,
+          metadata: { ...cached.metadata, annotations: { ...cached.metadata.annotations, 'copied-app': want } },
+        };
         const r = await c.request('PUT', cmPath(ns, name), { body: next, signal });
         if (r.status === 409) return { requeueAfter: 10 };
         if (r.status !== 200) throw new Error(`update: ${r.status}`);
@@ -56,13 +69,29 @@ it('reconciles ConfigMaps from an informer: copies a label, follows updates, ret
   const running = ctl.run(ac.signal);
   try {
     await waitFor('pre annotated', async () => (await get(ns, 'pre'))?.metadata.annotations?.['copied-app'] === 'one');
-    expect((await c.request('POST', cmPath(ns), { body: { metadata: { name: 'new', labels: { app: 'two' } } } })).status).toBe(201);
+    expect(
+      (await c.request('POST', cmPath(ns), { body: { metadata: { name: 'new', labels: { app: 'two' } } } })).status,
+    ).toBe(201);
     await waitFor('new annotated', async () => (await get(ns, 'new'))?.metadata.annotations?.['copied-app'] === 'two');
     const cur = await get(ns, 'new');
-    expect((await c.request('PUT', cmPath(ns, 'new'), { body: { ...cur, metadata: { ...cur?.metadata, labels: { app: 'three' } } } })).status).toBe(200);
-    await waitFor('new re-annotated', async () => (await get(ns, 'new'))?.metadata.annotations?.['copied-app'] === 'three');
-    expect((await c.request('POST', cmPath(ns), { body: { metadata: { name: 'flaky', labels: { app: 'four' } } } })).status).toBe(201);
-    await waitFor('flaky annotated after retries', async () => (await get(ns, 'flaky'))?.metadata.annotations?.['copied-app'] === 'four');
+    expect(
+      (
+        await c.request('PUT', cmPath(ns, 'new'), {
+          body: { ...cur, metadata: { ...cur?.metadata, labels: { app: 'three' } } },
+        })
+      ).status,
+    ).toBe(200);
+    await waitFor(
+      'new re-annotated',
+      async () => (await get(ns, 'new'))?.metadata.annotations?.['copied-app'] === 'three',
+    );
+    expect(
+      (await c.request('POST', cmPath(ns), { body: { metadata: { name: 'flaky', labels: { app: 'four' } } } })).status,
+    ).toBe(201);
+    await waitFor(
+      'flaky annotated after retries',
+      async () => (await get(ns, 'flaky'))?.metadata.annotations?.['copied-app'] === 'four',
+    );
     expect(failures.get(`${ns}/flaky`)).toBe(2);
     // Success forgets the back-off.
     expect(ctl.queue.numRequeues(`${ns}/flaky`)).toBe(0);

@@ -33,12 +33,14 @@ export class Controller {
 
   constructor(private readonly o: ControllerOptions) {
     this.queue = o.queue ?? new WorkQueue<string>();
-    this.logger = (o.logger ?? silentClientLogger);
+    this.logger = o.logger ?? silentClientLogger;
   }
 
   /** Enqueues the keys `toKeys` gives (default: the object's own key) on every add, update and delete. */
   watch<T extends ApiObject>(informer: Informer<T>, toKeys: (obj: T) => string[] = (obj) => [objectKey(obj)]): void {
-    const enqueue = (obj: T): void => { for (const k of toKeys(obj)) this.queue.add(k); };
+    const enqueue = (obj: T): void => {
+      for (const k of toKeys(obj)) this.queue.add(k);
+    };
     informer.addEventHandler({ onAdd: enqueue, onUpdate: (_old, obj) => enqueue(obj), onDelete: enqueue });
     this.informers.push(informer as unknown as Informer<ApiObject>);
   }
@@ -75,7 +77,12 @@ export class Controller {
         if (r?.requeueAfter !== undefined) this.queue.addAfter(key, r.requeueAfter);
       } catch (e) {
         if (!signal.aborted) {
-          this.logger.warn('reconcile failed, requeueing', { controller: this.o.name, key, error: String(e), requeues: this.queue.numRequeues(key) });
+          this.logger.warn('reconcile failed, requeueing', {
+            controller: this.o.name,
+            key,
+            error: String(e),
+            requeues: this.queue.numRequeues(key),
+          });
           this.queue.addRateLimited(key);
         }
       } finally {

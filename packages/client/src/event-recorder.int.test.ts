@@ -8,19 +8,49 @@ const env = withServerAndClient();
 describe('EventRecorder', () => {
   it('writes core/v1 Events about an object and counts repeats of the same one', async () => {
     const pods = new ResourceClient(env.client, { group: '', version: 'v1', resource: 'pods' }).namespace('default');
-    const pod = await pods.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'ev' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } as ApiObject);
+    const pod = await pods.create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'ev' },
+      spec: { containers: [{ name: 'c', image: 'busybox' }] },
+    } as ApiObject);
     const rec = new EventRecorder(env.client, { component: 'default-scheduler', instance: 'default-scheduler-host' });
-    rec.event({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'FailedScheduling', 'Scheduling', 'no nodes available to schedule pods');
-    rec.event({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'FailedScheduling', 'Scheduling', 'no nodes available to schedule pods');
-    rec.event({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Normal', 'Scheduled', 'Binding', 'Successfully assigned default/ev to n');
+    rec.event(
+      { ...pod, apiVersion: 'v1', kind: 'Pod' },
+      'Warning',
+      'FailedScheduling',
+      'Scheduling',
+      'no nodes available to schedule pods',
+    );
+    rec.event(
+      { ...pod, apiVersion: 'v1', kind: 'Pod' },
+      'Warning',
+      'FailedScheduling',
+      'Scheduling',
+      'no nodes available to schedule pods',
+    );
+    rec.event(
+      { ...pod, apiVersion: 'v1', kind: 'Pod' },
+      'Normal',
+      'Scheduled',
+      'Binding',
+      'Successfully assigned default/ev to n',
+    );
     await rec.flush();
-    const events = (await new ResourceClient(env.client, { group: '', version: 'v1', resource: 'events' }).namespace('default').list()).items as Array<ApiObject & Record<string, unknown>>;
+    const events = (
+      await new ResourceClient(env.client, { group: '', version: 'v1', resource: 'events' }).namespace('default').list()
+    ).items as Array<ApiObject & Record<string, unknown>>;
     const byReason = (r: string) => events.filter((e) => e.reason === r);
     expect(byReason('FailedScheduling')).toHaveLength(1);
     expect(byReason('FailedScheduling')[0]).toMatchObject({
-      type: 'Warning', count: 2, action: 'Scheduling', message: 'no nodes available to schedule pods',
+      type: 'Warning',
+      count: 2,
+      action: 'Scheduling',
+      message: 'no nodes available to schedule pods',
       involvedObject: { kind: 'Pod', apiVersion: 'v1', name: 'ev', namespace: 'default', uid: pod.metadata.uid },
-      source: { component: 'default-scheduler' }, reportingComponent: 'default-scheduler', reportingInstance: 'default-scheduler-host',
+      source: { component: 'default-scheduler' },
+      reportingComponent: 'default-scheduler',
+      reportingInstance: 'default-scheduler-host',
     });
     expect(byReason('FailedScheduling')[0]?.metadata.name).toMatch(/^ev\.[0-9a-f]+$/);
     expect(byReason('Scheduled')).toHaveLength(1);
@@ -29,23 +59,37 @@ describe('EventRecorder', () => {
 
   it('without an instance writes the older kind of core/v1 Event (no eventTime, no action), which the server accepts', async () => {
     const rec = new EventRecorder(env.client, { component: 'replicaset-controller' });
-    const rs = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web-1', namespace: 'default', uid: 'u-1' } };
+    const rs = {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'web-1', namespace: 'default', uid: 'u-1' },
+    };
     rec.event(rs, 'Normal', 'SuccessfulCreate', 'Create', 'Created pod: web-1-abcde');
     await rec.flush();
-    const events = (await new ResourceClient(env.client, { group: '', version: 'v1', resource: 'events' }).namespace('default').list()).items as Array<ApiObject & Record<string, unknown>>;
+    const events = (
+      await new ResourceClient(env.client, { group: '', version: 'v1', resource: 'events' }).namespace('default').list()
+    ).items as Array<ApiObject & Record<string, unknown>>;
     const e = events.find((x) => x.reason === 'SuccessfulCreate');
     expect(e).toMatchObject({
-      type: 'Normal', count: 1, message: 'Created pod: web-1-abcde', source: { component: 'replicaset-controller' },
-      reportingComponent: 'replicaset-controller', involvedObject: { kind: 'ReplicaSet', apiVersion: 'apps/v1', name: 'web-1' },
+      type: 'Normal',
+      count: 1,
+      message: 'Created pod: web-1-abcde',
+      source: { component: 'replicaset-controller' },
+      reportingComponent: 'replicaset-controller',
+      involvedObject: { kind: 'ReplicaSet', apiVersion: 'apps/v1', name: 'web-1' },
     });
     expect(e?.eventTime).toBeUndefined();
     expect(e?.action).toBeUndefined();
   });
 
-  it('drops events beyond 25 per object, then lets one through per 5 minutes (client-go\'s spam filter)', async () => {
+  it("drops events beyond 25 per object, then lets one through per 5 minutes (client-go's spam filter)", async () => {
     const clock = { t: 1_000_000 };
     const rec = new EventRecorder(env.client, { component: 'spammer', now: () => clock.t });
-    const about = (name: string): ApiObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', uid: `uid-${name}` } });
+    const about = (name: string): ApiObject => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: 'default', uid: `uid-${name}` },
+    });
     for (let i = 0; i < 30; i++) rec.event(about('noisy'), 'Warning', 'Spam', '', `message ${i}`);
     rec.event(about('quiet'), 'Normal', 'Spam', '', 'another object has its own bucket');
     clock.t += 299_000;
@@ -53,24 +97,48 @@ describe('EventRecorder', () => {
     clock.t += 2_000;
     rec.event(about('noisy'), 'Warning', 'Spam', '', 'after five minutes');
     await rec.flush();
-    const list = (await new ResourceClient(env.client, { group: '', version: 'v1', resource: 'events' }).namespace('default').list({ fieldSelector: 'reason=Spam' })).items as Array<ApiObject & { message?: string; involvedObject?: { name?: string } }>;
+    const list = (
+      await new ResourceClient(env.client, { group: '', version: 'v1', resource: 'events' })
+        .namespace('default')
+        .list({ fieldSelector: 'reason=Spam' })
+    ).items as Array<ApiObject & { message?: string; involvedObject?: { name?: string } }>;
     const noisy = list.filter((e) => e.involvedObject?.name === 'noisy').map((e) => e.message ?? '');
-    expect(noisy.sort()).toEqual([...Array.from({ length: 25 }, (_, i) => `message ${i}`), 'after five minutes'].sort());
+    expect(noisy.sort()).toEqual(
+      [...Array.from({ length: 25 }, (_, i) => `message ${i}`), 'after five minutes'].sort(),
+    );
     expect(list.filter((e) => e.involvedObject?.name === 'quiet')).toHaveLength(1);
   });
 
   it('keeps at most 1000 events waiting to be written and drops the rest', async () => {
     const rec = new EventRecorder(env.client, { component: 'flooder' });
-    for (let i = 0; i < 1100; i++) rec.event({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `f${i}`, namespace: 'default', uid: `f${i}` } }, 'Normal', 'Flood', '', 'm');
+    for (let i = 0; i < 1100; i++)
+      rec.event(
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `f${i}`, namespace: 'default', uid: `f${i}` } },
+        'Normal',
+        'Flood',
+        '',
+        'm',
+      );
     await rec.flush();
-    const list = await new ResourceClient(env.client, { group: '', version: 'v1', resource: 'events' }).namespace('default').list({ fieldSelector: 'reason=Flood' });
+    const list = await new ResourceClient(env.client, { group: '', version: 'v1', resource: 'events' })
+      .namespace('default')
+      .list({ fieldSelector: 'reason=Flood' });
     expect(list.items).toHaveLength(1000);
   }, 60_000);
 
   it('never throws: a failed write is logged', async () => {
     const warnings: string[] = [];
-    const rec = new EventRecorder(env.client, { component: 'x', logger: { info() {}, error() {}, warn: (m) => warnings.push(m) } });
-    rec.event({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'no-such-namespace' } }, 'Normal', 'R', 'A', 'm');
+    const rec = new EventRecorder(env.client, {
+      component: 'x',
+      logger: { info() {}, error() {}, warn: (m) => warnings.push(m) },
+    });
+    rec.event(
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'no-such-namespace' } },
+      'Normal',
+      'R',
+      'A',
+      'm',
+    );
     await rec.flush();
     expect(warnings).toEqual(['could not write event']);
   });

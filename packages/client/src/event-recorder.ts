@@ -61,7 +61,10 @@ export class EventRecorder {
   private readonly buckets = new Map<string, Bucket>();
   private pending = 0;
 
-  constructor(client: RestClient, private readonly o: EventRecorderOptions) {
+  constructor(
+    client: RestClient,
+    private readonly o: EventRecorderOptions,
+  ) {
     this.events = new ResourceClient(client, { group: '', version: 'v1', resource: 'events' });
     this.logger = o.logger ?? silentClientLogger;
   }
@@ -70,12 +73,28 @@ export class EventRecorder {
    * Records an event about `obj`; `action` is what was being done (`Scheduling`, `Binding`).
    * `fieldPath` names a part of it (a pod's `spec.containers{web}`).
    */
-  event(obj: ApiObject, type: 'Normal' | 'Warning', reason: string, action: string, message: string, fieldPath?: string): void {
+  event(
+    obj: ApiObject,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    action: string,
+    message: string,
+    fieldPath?: string,
+  ): void {
     if (this.pending >= MAX_PENDING || !this.allow(obj)) return;
     this.pending++;
-    this.tail = this.tail.then(() => this.write(obj, type, reason, action, message, fieldPath)).catch((e: unknown) => {
-      this.logger.warn('could not write event', { reason, object: `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`, error: String(e) });
-    }).finally(() => { this.pending--; });
+    this.tail = this.tail
+      .then(() => this.write(obj, type, reason, action, message, fieldPath))
+      .catch((e: unknown) => {
+        this.logger.warn('could not write event', {
+          reason,
+          object: `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`,
+          error: String(e),
+        });
+      })
+      .finally(() => {
+        this.pending--;
+      });
   }
 
   /** Takes a token from the object's bucket (the spam filter); false when it is empty. */
@@ -88,7 +107,8 @@ export class EventRecorder {
     b.at = now;
     this.buckets.delete(key);
     this.buckets.set(key, b);
-    while (this.buckets.size > (this.o.cacheSize ?? 4096)) this.buckets.delete(this.buckets.keys().next().value as string);
+    while (this.buckets.size > (this.o.cacheSize ?? 4096))
+      this.buckets.delete(this.buckets.keys().next().value as string);
     if (b.tokens < 1) return false;
     b.tokens--;
     return true;
@@ -99,20 +119,44 @@ export class EventRecorder {
     return this.tail;
   }
 
-  private async write(obj: ApiObject, type: string, reason: string, action: string, message: string, fieldPath?: string): Promise<void> {
+  private async write(
+    obj: ApiObject,
+    type: string,
+    reason: string,
+    action: string,
+    message: string,
+    fieldPath?: string,
+  ): Promise<void> {
     const m = obj.metadata;
     const namespace = m.namespace || 'default';
     const involvedObject = {
-      kind: obj.kind, namespace: m.namespace, name: m.name, uid: m.uid, apiVersion: obj.apiVersion, resourceVersion: m.resourceVersion, fieldPath,
+      kind: obj.kind,
+      namespace: m.namespace,
+      name: m.name,
+      uid: m.uid,
+      apiVersion: obj.apiVersion,
+      resourceVersion: m.resourceVersion,
+      fieldPath,
     };
-    const key = JSON.stringify([involvedObject.kind, involvedObject.namespace, involvedObject.name, involvedObject.uid, fieldPath, type, reason, message]);
+    const key = JSON.stringify([
+      involvedObject.kind,
+      involvedObject.namespace,
+      involvedObject.name,
+      involvedObject.uid,
+      fieldPath,
+      type,
+      reason,
+      message,
+    ]);
     const now = new Date();
     const seen = this.seen.get(key);
     if (seen) {
       this.seen.delete(key);
       seen.count++;
       try {
-        await this.events.namespace(seen.namespace).patch(seen.name, 'merge', { count: seen.count, lastTimestamp: rfc3339(now) });
+        await this.events
+          .namespace(seen.namespace)
+          .patch(seen.name, 'merge', { count: seen.count, lastTimestamp: rfc3339(now) });
         this.seen.set(key, seen);
         return;
       } catch {
@@ -122,12 +166,20 @@ export class EventRecorder {
     const name = `${m.name ?? ''}.${(BigInt(now.getTime()) * 1_000_000n + BigInt(Math.floor(Math.random() * 1_000_000))).toString(16)}`;
     const instance = this.o.instance;
     const created = await this.events.namespace(namespace).create({
-      apiVersion: 'v1', kind: 'Event', metadata: { name, namespace },
-      involvedObject, reason, message, type, count: 1,
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name, namespace },
+      involvedObject,
+      reason,
+      message,
+      type,
+      count: 1,
       source: { component: this.o.component, ...(this.o.host ? { host: this.o.host } : {}) },
-      firstTimestamp: rfc3339(now), lastTimestamp: rfc3339(now),
+      firstTimestamp: rfc3339(now),
+      lastTimestamp: rfc3339(now),
       ...(instance ? { action, eventTime: now.toISOString().replace('Z', '000Z') } : {}),
-      reportingComponent: this.o.component, reportingInstance: instance ?? this.o.host ?? '',
+      reportingComponent: this.o.component,
+      reportingInstance: instance ?? this.o.host ?? '',
     } as ApiObject);
     this.seen.set(key, { name: created.metadata.name ?? name, namespace, count: 1 });
     while (this.seen.size > (this.o.cacheSize ?? 4096)) this.seen.delete(this.seen.keys().next().value as string);

@@ -21,12 +21,20 @@ afterAll(async () => {
 let seq = 0;
 
 /** A plugin handing out `tokens` one per run (the last one repeatedly), with an optional expiry. */
-async function plugin(opts: { tokens: string[]; expiresInSeconds?: number; apiVersion?: string; provideClusterInfo?: boolean; output?: string }): Promise<{ config: string; runs: () => Promise<string[]> }> {
+async function plugin(opts: {
+  tokens: string[];
+  expiresInSeconds?: number;
+  apiVersion?: string;
+  provideClusterInfo?: boolean;
+  output?: string;
+}): Promise<{ config: string; runs: () => Promise<string[]> }> {
   const n = ++seq;
   const log = join(dir, `runs-${n}.log`);
   const script = join(dir, `plugin-${n}.js`);
   await writeFile(log, '');
-  await writeFile(script, `#!/usr/bin/env node
+  await writeFile(
+    script,
+    `#!/usr/bin/env node
 const fs = require('fs');
 const runs = fs.readFileSync(${JSON.stringify(log)}, 'utf8').split('\\n').filter(Boolean).length;
 fs.appendFileSync(${JSON.stringify(log)}, (process.env.SVC_EXEC_INFO || 'none') + '\\n');
@@ -34,21 +42,54 @@ const tokens = ${JSON.stringify(opts.tokens)};
 const status = { token: tokens[Math.min(runs, tokens.length - 1)] };
 ${opts.expiresInSeconds !== undefined ? `status.expirationTimestamp = new Date(Date.now() + ${opts.expiresInSeconds * 1000}).toISOString();` : ''}
 process.stdout.write(${opts.output ? JSON.stringify(opts.output) : `JSON.stringify({ apiVersion: ${JSON.stringify(opts.apiVersion ?? 'client.authentication.svc.io/v1')}, kind: 'ExecCredential', status })`});
-`);
+`,
+  );
   await chmod(script, 0o755);
   const config = join(dir, `svcconfig-${n}.yaml`);
-  await writeFile(config, YAML.stringify({
-    apiVersion: 'v1', kind: 'Config', 'current-context': 'plugin',
-    clusters: [{ name: 'svc', cluster: { server: t.server.url, 'certificate-authority-data': Buffer.from(t.server.caPem).toString('base64') } }],
-    users: [{ name: 'plugin', user: { exec: { apiVersion: opts.apiVersion ?? 'client.authentication.svc.io/v1', command: script, provideClusterInfo: !!opts.provideClusterInfo } } }],
-    contexts: [{ name: 'plugin', context: { cluster: 'svc', user: 'plugin' } }],
-  }));
+  await writeFile(
+    config,
+    YAML.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'plugin',
+      clusters: [
+        {
+          name: 'svc',
+          cluster: {
+            server: t.server.url,
+            'certificate-authority-data': Buffer.from(t.server.caPem).toString('base64'),
+          },
+        },
+      ],
+      users: [
+        {
+          name: 'plugin',
+          user: {
+            exec: {
+              apiVersion: opts.apiVersion ?? 'client.authentication.svc.io/v1',
+              command: script,
+              provideClusterInfo: !!opts.provideClusterInfo,
+            },
+          },
+        },
+      ],
+      contexts: [{ name: 'plugin', context: { cluster: 'svc', user: 'plugin' } }],
+    }),
+  );
   return { config, runs: async () => (await readFile(log, 'utf8')).split('\n').filter(Boolean) };
 }
 
 const whoami = async (c: RestClient): Promise<{ status: number; user?: string }> => {
-  const r = await c.request('POST', '/apis/authentication.svc.io/v1/selfsubjectreviews', { body: { apiVersion: 'authentication.svc.io/v1', kind: 'SelfSubjectReview' } });
-  return { status: r.status, user: r.status === 201 || r.status === 200 ? r.json<{ status: { userInfo: { username: string } } }>().status.userInfo.username : undefined };
+  const r = await c.request('POST', '/apis/authentication.svc.io/v1/selfsubjectreviews', {
+    body: { apiVersion: 'authentication.svc.io/v1', kind: 'SelfSubjectReview' },
+  });
+  return {
+    status: r.status,
+    user:
+      r.status === 201 || r.status === 200
+        ? r.json<{ status: { userInfo: { username: string } } }>().status.userInfo.username
+        : undefined,
+  };
 };
 
 it('runs the plugin once and reuses its token until it expires', async () => {
@@ -81,7 +122,10 @@ it('passes cluster information in SVC_EXEC_INFO when provideClusterInfo is set',
   const p = await plugin({ tokens: ['plugin-token'], provideClusterInfo: true });
   const c = new RestClient(loadSvcconfig(p.config));
   expect((await whoami(c)).status).toBe(201);
-  const info = JSON.parse((await p.runs())[0] ?? '{}') as { kind: string; spec: { interactive: boolean; cluster: { server: string; 'certificate-authority-data': string } } };
+  const info = JSON.parse((await p.runs())[0] ?? '{}') as {
+    kind: string;
+    spec: { interactive: boolean; cluster: { server: string; 'certificate-authority-data': string } };
+  };
   expect(info.kind).toBe('ExecCredential');
   expect(info.spec.interactive).toBe(false);
   expect(info.spec.cluster.server).toBe(t.server.url);
@@ -98,10 +142,30 @@ it('accepts the v1beta1 document', async () => {
 
 it.each([
   ['output that is not JSON', 'not json'],
-  ['a different kind', JSON.stringify({ apiVersion: 'client.authentication.svc.io/v1', kind: 'Secret', status: { token: 'x' } })],
-  ['a different apiVersion than configured', JSON.stringify({ apiVersion: 'client.authentication.svc.io/v1beta1', kind: 'ExecCredential', status: { token: 'x' } })],
-  ['no token or certificate', JSON.stringify({ apiVersion: 'client.authentication.svc.io/v1', kind: 'ExecCredential', status: {} })],
-  ['a bad expirationTimestamp', JSON.stringify({ apiVersion: 'client.authentication.svc.io/v1', kind: 'ExecCredential', status: { token: 'x', expirationTimestamp: 'soon' } })],
+  [
+    'a different kind',
+    JSON.stringify({ apiVersion: 'client.authentication.svc.io/v1', kind: 'Secret', status: { token: 'x' } }),
+  ],
+  [
+    'a different apiVersion than configured',
+    JSON.stringify({
+      apiVersion: 'client.authentication.svc.io/v1beta1',
+      kind: 'ExecCredential',
+      status: { token: 'x' },
+    }),
+  ],
+  [
+    'no token or certificate',
+    JSON.stringify({ apiVersion: 'client.authentication.svc.io/v1', kind: 'ExecCredential', status: {} }),
+  ],
+  [
+    'a bad expirationTimestamp',
+    JSON.stringify({
+      apiVersion: 'client.authentication.svc.io/v1',
+      kind: 'ExecCredential',
+      status: { token: 'x', expirationTimestamp: 'soon' },
+    }),
+  ],
 ])('refuses plugin %s with a clear error', async (_what, output) => {
   const p = await plugin({ tokens: ['x'], output });
   const c = new RestClient(loadSvcconfig(p.config));

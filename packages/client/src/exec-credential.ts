@@ -15,7 +15,10 @@ export class ExecCredentialError extends Error {}
 
 /** The ExecCredential versions a plugin may speak, in every group spelling the naming accepts. */
 function acceptedApiVersions(): string[] {
-  return acceptedGroupSuffixes().flatMap((sfx) => [`client.authentication.${sfx}/v1`, `client.authentication.${sfx}/v1beta1`]);
+  return acceptedGroupSuffixes().flatMap((sfx) => [
+    `client.authentication.${sfx}/v1`,
+    `client.authentication.${sfx}/v1beta1`,
+  ]);
 }
 
 /**
@@ -27,7 +30,11 @@ export class ExecCredentialProvider {
   private cached: ExecCredentialStatus | undefined;
   private running: Promise<ExecCredentialStatus> | undefined;
 
-  constructor(private readonly exec: ExecConfig, private readonly cfg: ClientConfig, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly exec: ExecConfig,
+    private readonly cfg: ClientConfig,
+    private readonly now: () => number = Date.now,
+  ) {
     if (!acceptedApiVersions().includes(exec.apiVersion)) {
       throw new ExecCredentialError(`exec plugin: unsupported apiVersion ${JSON.stringify(exec.apiVersion)}`);
     }
@@ -36,10 +43,14 @@ export class ExecCredentialProvider {
   async get(): Promise<ExecCredentialStatus> {
     const c = this.cached;
     if (c && (c.expiresAt === undefined || c.expiresAt > this.now())) return c;
-    this.running ??= this.run().then((s) => {
-      this.cached = s;
-      return s;
-    }).finally(() => { this.running = undefined; });
+    this.running ??= this.run()
+      .then((s) => {
+        this.cached = s;
+        return s;
+      })
+      .finally(() => {
+        this.running = undefined;
+      });
     return this.running;
   }
 
@@ -59,7 +70,9 @@ export class ExecCredentialProvider {
       const ext = c.extensions;
       if (Array.isArray(ext)) {
         const names = acceptedGroupSuffixes().map((sfx) => `client.authentication.${sfx}/exec`);
-        const execExt = (ext as Array<{ name?: string; extension?: unknown }>).find((e) => names.includes(String(e.name)));
+        const execExt = (ext as Array<{ name?: string; extension?: unknown }>).find((e) =>
+          names.includes(String(e.name)),
+        );
         if (execExt) cluster.config = execExt.extension;
       }
       spec.cluster = cluster;
@@ -74,9 +87,19 @@ export class ExecCredentialProvider {
       const child = spawn(this.exec.command, this.exec.args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       let err = '';
-      child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-      child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
-      child.on('error', (e) => reject(new ExecCredentialError(`exec plugin ${this.exec.command}: ${e.message}${this.exec.installHint ? `\n${this.exec.installHint}` : ''}`)));
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+      });
+      child.on('error', (e) =>
+        reject(
+          new ExecCredentialError(
+            `exec plugin ${this.exec.command}: ${e.message}${this.exec.installHint ? `\n${this.exec.installHint}` : ''}`,
+          ),
+        ),
+      );
       child.on('close', (code) => {
         if (code !== 0) {
           reject(new ExecCredentialError(`exec plugin ${this.exec.command} exited ${code}: ${err.trim()}`));
@@ -98,9 +121,12 @@ export class ExecCredentialProvider {
     } catch (e) {
       throw new ExecCredentialError(`exec plugin ${this.exec.command}: output is not JSON: ${(e as Error).message}`);
     }
-    if (doc.kind !== 'ExecCredential') throw new ExecCredentialError(`exec plugin: kind ${JSON.stringify(doc.kind)} is not ExecCredential`);
+    if (doc.kind !== 'ExecCredential')
+      throw new ExecCredentialError(`exec plugin: kind ${JSON.stringify(doc.kind)} is not ExecCredential`);
     if (doc.apiVersion !== this.exec.apiVersion) {
-      throw new ExecCredentialError(`exec plugin: apiVersion ${JSON.stringify(doc.apiVersion)} does not match the configured ${this.exec.apiVersion}`);
+      throw new ExecCredentialError(
+        `exec plugin: apiVersion ${JSON.stringify(doc.apiVersion)} does not match the configured ${this.exec.apiVersion}`,
+      );
     }
     const st = doc.status ?? {};
     const status: ExecCredentialStatus = {};
@@ -115,7 +141,8 @@ export class ExecCredentialProvider {
     }
     if (st.expirationTimestamp !== undefined) {
       const t = Date.parse(String(st.expirationTimestamp));
-      if (Number.isNaN(t)) throw new ExecCredentialError(`exec plugin: bad expirationTimestamp ${JSON.stringify(st.expirationTimestamp)}`);
+      if (Number.isNaN(t))
+        throw new ExecCredentialError(`exec plugin: bad expirationTimestamp ${JSON.stringify(st.expirationTimestamp)}`);
       status.expiresAt = t;
     }
     return status;

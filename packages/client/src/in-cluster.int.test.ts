@@ -33,6 +33,8 @@ describe('in-cluster configuration', () => {
   it('says why it cannot be used outside a cluster or without the mounted files', () => {
     expect(() => inClusterConfig({}, dir)).toThrow(SvcconfigError);
     expect(() => inClusterConfig({}, dir)).toThrow(/SVC_SERVICE_HOST and SVC_SERVICE_PORT must be set/);
-    expect(() => inClusterConfig({ SVC_SERVICE_HOST: '10.0.0.1', SVC_SERVICE_PORT: '443' }, join(dir, 'missing'))).toThrow(/in-cluster configuration: .*token/);
+    expect(() =>
+      inClusterConfig({ SVC_SERVICE_HOST: '10.0.0.1', SVC_SERVICE_PORT: '443' }, join(dir, 'missing')),
+    ).toThrow(/in-cluster configuration: .*token/);
   });
 });

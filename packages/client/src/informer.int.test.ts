@@ -1,7 +1,13 @@
 import { startTestApiServer, uniqueName, waitFor, type TestApiServer } from '@svc/testing';
 import type { ApiObject, WatchEvent } from '@svc/api';
 import {
-  Informer, RestClient, SharedInformerFactory, listWatcherFor, loadSvcconfig, watch, type ListerWatcher,
+  Informer,
+  RestClient,
+  SharedInformerFactory,
+  listWatcherFor,
+  loadSvcconfig,
+  watch,
+  type ListerWatcher,
 } from './index.js';
 import { withServerAndClient } from './server-testing.js';
 
@@ -15,13 +21,23 @@ const CM = { group: '', version: 'v1', resource: 'configmaps' };
 
 async function namespace(client = c): Promise<string> {
   const ns = uniqueName('inf');
-  const r = await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+  const r = await client.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+  });
   expect(r.status).toBe(201);
   return ns;
 }
 
-async function createCm(ns: string, name: string, data: Record<string, string> = {}, labels?: Record<string, string>, client = c): Promise<ApiObject> {
-  const r = await client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data } });
+async function createCm(
+  ns: string,
+  name: string,
+  data: Record<string, string> = {},
+  labels?: Record<string, string>,
+  client = c,
+): Promise<ApiObject> {
+  const r = await client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data },
+  });
   expect(r.status).toBe(201);
   return r.json<ApiObject>();
 }
@@ -40,16 +56,20 @@ async function deleteCm(ns: string, name: string): Promise<void> {
 async function etcdCall(path: string, body: object): Promise<{ header: { revision: string } }> {
   const r = await fetch(`${t.etcd.endpoints[0]}${path}`, { method: 'POST', body: JSON.stringify(body) });
   expect(r.status).toBe(200);
-  return await r.json() as { header: { revision: string } };
+  return (await r.json()) as { header: { revision: string } };
 }
 
 it('watch: streams ADDED/MODIFIED/DELETED from a resourceVersion and ends on abort', async () => {
   const ns = await namespace();
-  const rv = (await c.request('GET', `/api/v1/namespaces/${ns}/configmaps`)).json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
+  const rv = (await c.request('GET', `/api/v1/namespaces/${ns}/configmaps`)).json<{
+    metadata: { resourceVersion: string };
+  }>().metadata.resourceVersion;
   const ac = new AbortController();
   const events: WatchEvent[] = [];
   const it = await watch(c, `/api/v1/namespaces/${ns}/configmaps`, { resourceVersion: rv, signal: ac.signal });
-  const reading = (async () => { for await (const e of it) if (e.type !== 'BOOKMARK') events.push(e); })();
+  const reading = (async () => {
+    for await (const e of it) if (e.type !== 'BOOKMARK') events.push(e);
+  })();
   await createCm(ns, 'a');
   await updateCm(ns, 'a', { x: '1' });
   await deleteCm(ns, 'a');
@@ -68,7 +88,13 @@ it('informer: lists (paged) then sees add/update/delete in order; the store is i
   for (let i = 0; i < 5; i++) await createCm(ns, `pre-${i}`, {}, { tier: i % 2 ? 'odd' : 'even' });
   const pages: (string | undefined)[] = [];
   const base = listWatcherFor(c, CM, { namespace: ns });
-  const lw: ListerWatcher = { list: async (o) => { pages.push(o.continue); return base.list(o); }, watch: (o) => base.watch(o) };
+  const lw: ListerWatcher = {
+    list: async (o) => {
+      pages.push(o.continue);
+      return base.list(o);
+    },
+    watch: (o) => base.watch(o),
+  };
   const inf = new Informer(lw, { pageSize: 2, indexers: { tier: (o) => [o.metadata.labels?.tier ?? ''] } });
   const log: string[] = [];
   inf.addEventHandler({
@@ -82,7 +108,12 @@ it('informer: lists (paged) then sees add/update/delete in order; the store is i
   expect(pages).toHaveLength(3);
   expect(inf.store.size).toBe(5);
   expect(inf.store.byIndex('namespace', ns)).toHaveLength(5);
-  expect(inf.store.byIndex('tier', 'odd').map((o) => o.metadata.name).sort()).toEqual(['pre-1', 'pre-3']);
+  expect(
+    inf.store
+      .byIndex('tier', 'odd')
+      .map((o) => o.metadata.name)
+      .sort(),
+  ).toEqual(['pre-1', 'pre-3']);
   const obj = inf.store.get(`${ns}/pre-0`);
   expect(Object.isFrozen(obj)).toBe(true);
   expect(Object.isFrozen(obj?.metadata)).toBe(true);
@@ -152,7 +183,11 @@ async function relistScenario(fc: RestClient): Promise<void> {
   };
   const inf = new Informer(lw, { backoffInitialMs: 50 });
   const log: string[] = [];
-  inf.addEventHandler({ onAdd: (o) => log.push(`add ${o.metadata.name}`), onUpdate: (_a, b) => log.push(`update ${b.metadata.name}`), onDelete: (o) => log.push(`delete ${o.metadata.name}`) });
+  inf.addEventHandler({
+    onAdd: (o) => log.push(`add ${o.metadata.name}`),
+    onUpdate: (_a, b) => log.push(`update ${b.metadata.name}`),
+    onDelete: (o) => log.push(`delete ${o.metadata.name}`),
+  });
   const ac = new AbortController();
   const run = inf.run(ac.signal);
   try {
@@ -174,7 +209,11 @@ it('resyncs: every stored object is handed to onUpdate(obj, obj) once per period
   await createCm(ns, 'two');
   const inf = new Informer(listWatcherFor(c, CM, { namespace: ns }), { resyncPeriodMs: 150 });
   const resynced: string[] = [];
-  inf.addEventHandler({ onUpdate: (o, n) => { if (o === n) resynced.push(n.metadata.name ?? ''); } });
+  inf.addEventHandler({
+    onUpdate: (o, n) => {
+      if (o === n) resynced.push(n.metadata.name ?? '');
+    },
+  });
   const ac = new AbortController();
   const run = inf.run(ac.signal);
   try {

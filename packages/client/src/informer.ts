@@ -1,6 +1,14 @@
 import type { ApiObject } from '@svc/api';
 import type { RestClient } from './rest-client.js';
-import { Reflector, listWatcherFor, type CollectionOptions, type GroupVersionResource, type ListerWatcher, type ReflectorOptions, type ReflectorSink } from './reflector.js';
+import {
+  Reflector,
+  listWatcherFor,
+  type CollectionOptions,
+  type GroupVersionResource,
+  type ListerWatcher,
+  type ReflectorOptions,
+  type ReflectorSink,
+} from './reflector.js';
 import { silentClientLogger, sleep, type ClientLogger } from './logger.js';
 
 /** `namespace/name`, or `name` for cluster-scoped objects (Kubernetes' MetaNamespaceKeyFunc). */
@@ -161,7 +169,12 @@ export class Informer<T extends ApiObject = ApiObject> implements ReflectorSink<
   addEventHandler(h: EventHandlers<T>): { remove(): void } {
     this.handlers.push(h);
     if (this.synced) for (const o of this.store.list()) this.call(() => h.onAdd?.(o));
-    return { remove: () => { const i = this.handlers.indexOf(h); if (i >= 0) this.handlers.splice(i, 1); } };
+    return {
+      remove: () => {
+        const i = this.handlers.indexOf(h);
+        if (i >= 0) this.handlers.splice(i, 1);
+      },
+    };
   }
 
   addIndexers(indexers: Record<string, IndexFunc<T>>): void {
@@ -250,7 +263,10 @@ export class SharedInformerFactory {
   private readonly informers = new Map<string, Informer<ApiObject>>();
   private readonly runs: Promise<void>[] = [];
 
-  constructor(private readonly client: RestClient, private readonly o: ReflectorOptions & { namespace?: string; resyncPeriodMs?: number } = {}) {}
+  constructor(
+    private readonly client: RestClient,
+    private readonly o: ReflectorOptions & { namespace?: string; resyncPeriodMs?: number } = {},
+  ) {}
 
   informerFor<T extends ApiObject = ApiObject>(gvr: GroupVersionResource, c: CollectionOptions = {}): Informer<T> {
     const opts = { namespace: this.o.namespace, ...c };

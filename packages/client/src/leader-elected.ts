@@ -50,16 +50,31 @@ export function runLeaderElected(o: LeaderElectedOptions): LeaderElectedRun {
   const s = o.settings;
   const stopping = new AbortController();
   let resolveLost: () => void = () => undefined;
-  const lostLease = new Promise<void>((resolve) => { resolveLost = resolve; });
+  const lostLease = new Promise<void>((resolve) => {
+    resolveLost = resolve;
+  });
   if (!s.leaderElect) {
     const running = o.run(stopping.signal);
-    return { isLeader: () => true, lostLease, stop: async () => { stopping.abort(); await running; } };
+    return {
+      isLeader: () => true,
+      lostLease,
+      stop: async () => {
+        stopping.abort();
+        await running;
+      },
+    };
   }
-  if (s.resourceLock && s.resourceLock !== 'leases') o.logger.warn('only the leases resource lock is implemented; using leases', { resourceLock: s.resourceLock });
+  if (s.resourceLock && s.resourceLock !== 'leases')
+    o.logger.warn('only the leases resource lock is implemented; using leases', { resourceLock: s.resourceLock });
   o.onLeading?.(false);
   const elector = new LeaderElector({
-    client: o.client, namespace: s.leaseNamespace, name: s.leaseName, identity: o.identity,
-    leaseDurationMs: s.leaseDurationMs, renewDeadlineMs: s.renewDeadlineMs, retryPeriodMs: s.retryPeriodMs,
+    client: o.client,
+    namespace: s.leaseNamespace,
+    name: s.leaseName,
+    identity: o.identity,
+    leaseDurationMs: s.leaseDurationMs,
+    renewDeadlineMs: s.renewDeadlineMs,
+    retryPeriodMs: s.retryPeriodMs,
     logger: o.logger,
     onStartedLeading: async (signal) => {
       o.onLeading?.(true);
@@ -81,10 +96,14 @@ export function runLeaderElected(o: LeaderElectedOptions): LeaderElectedRun {
     healthCheck: {
       name: 'leaderElection',
       check: async () => {
-        if (elector.isLeader() && Date.now() - elector.lastRenewed > s.leaseDurationMs + 20_000) throw new Error('the lease has not been renewed in time');
+        if (elector.isLeader() && Date.now() - elector.lastRenewed > s.leaseDurationMs + 20_000)
+          throw new Error('the lease has not been renewed in time');
       },
     },
-    stop: async () => { stopping.abort(); await running; },
+    stop: async () => {
+      stopping.abort();
+      await running;
+    },
   };
 }
 

@@ -1,12 +1,20 @@
 import { uniqueName, waitFor } from '@svc/testing';
 import { group, naming } from '@svc/api';
-import { LeaderElectionConfigError, LeaderElector, RestClient, type Lease, type LeaderElectionConfig } from './index.js';
+import {
+  LeaderElectionConfigError,
+  LeaderElector,
+  RestClient,
+  type Lease,
+  type LeaderElectionConfig,
+} from './index.js';
 import { withServerAndClient } from './server-testing.js';
 
 // Two candidates on one Lease against a real server, with short durations.
 const env = withServerAndClient();
 let c: RestClient;
-beforeAll(() => { c = env.client; });
+beforeAll(() => {
+  c = env.client;
+});
 
 interface Candidate {
   elector: LeaderElector;
@@ -21,15 +29,22 @@ function candidate(name: string, identity: string, extra: Partial<LeaderElection
   const stop = new AbortController();
   const cand = { stop, started: 0, stopped: 0, leading: false } as Candidate;
   cand.elector = new LeaderElector({
-    client: c, namespace: naming().systemNamespace, name, identity,
-    leaseDurationMs: 1000, renewDeadlineMs: 500, retryPeriodMs: 100,
+    client: c,
+    namespace: naming().systemNamespace,
+    name,
+    identity,
+    leaseDurationMs: 1000,
+    renewDeadlineMs: 500,
+    retryPeriodMs: 100,
     onStartedLeading: async (signal) => {
       cand.started++;
       cand.leading = true;
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       cand.leading = false;
     },
-    onStoppedLeading: () => { cand.stopped++; },
+    onStoppedLeading: () => {
+      cand.stopped++;
+    },
     ...extra,
   });
   cand.run = cand.elector.run(stop.signal);
@@ -37,17 +52,28 @@ function candidate(name: string, identity: string, extra: Partial<LeaderElection
 }
 
 async function lease(name: string): Promise<Lease> {
-  const r = await c.request('GET', `/apis/${group('coordination')}/v1/namespaces/${naming().systemNamespace}/leases/${name}`);
+  const r = await c.request(
+    'GET',
+    `/apis/${group('coordination')}/v1/namespaces/${naming().systemNamespace}/leases/${name}`,
+  );
   expect(r.status).toBe(200);
   return r.json<Lease>();
 }
 
 it('rejects renewDeadline >= leaseDuration (and other bad durations)', () => {
   const base = { client: c, namespace: 'x', name: 'y', identity: 'z', onStartedLeading: () => {} };
-  expect(() => new LeaderElector({ ...base, leaseDurationMs: 1000, renewDeadlineMs: 1000, retryPeriodMs: 100 })).toThrow(LeaderElectionConfigError);
-  expect(() => new LeaderElector({ ...base, leaseDurationMs: 1000, renewDeadlineMs: 2000, retryPeriodMs: 100 })).toThrow(/greater than renewDeadline/);
-  expect(() => new LeaderElector({ ...base, leaseDurationMs: 1000, renewDeadlineMs: 500, retryPeriodMs: 500 })).toThrow(LeaderElectionConfigError);
-  expect(() => new LeaderElector({ ...base, leaseDurationMs: 1000, renewDeadlineMs: 500, retryPeriodMs: 0 })).toThrow(LeaderElectionConfigError);
+  expect(
+    () => new LeaderElector({ ...base, leaseDurationMs: 1000, renewDeadlineMs: 1000, retryPeriodMs: 100 }),
+  ).toThrow(LeaderElectionConfigError);
+  expect(
+    () => new LeaderElector({ ...base, leaseDurationMs: 1000, renewDeadlineMs: 2000, retryPeriodMs: 100 }),
+  ).toThrow(/greater than renewDeadline/);
+  expect(() => new LeaderElector({ ...base, leaseDurationMs: 1000, renewDeadlineMs: 500, retryPeriodMs: 500 })).toThrow(
+    LeaderElectionConfigError,
+  );
+  expect(() => new LeaderElector({ ...base, leaseDurationMs: 1000, renewDeadlineMs: 500, retryPeriodMs: 0 })).toThrow(
+    LeaderElectionConfigError,
+  );
 });
 
 it('exactly one of two candidates leads; on release the other takes over at once', async () => {
@@ -59,7 +85,12 @@ it('exactly one of two candidates leads; on release the other takes over at once
     const other = first === a ? b : a;
     // Several renew periods pass with the same single leader.
     const l0 = await lease(name);
-    await waitFor('a few renewals', async () => (await lease(name)).spec?.renewTime !== l0.spec?.renewTime && (await lease(name)).metadata.resourceVersion !== l0.metadata.resourceVersion);
+    await waitFor(
+      'a few renewals',
+      async () =>
+        (await lease(name)).spec?.renewTime !== l0.spec?.renewTime &&
+        (await lease(name)).metadata.resourceVersion !== l0.metadata.resourceVersion,
+    );
     expect(first.leading && !other.leading).toBe(true);
     expect(first.elector.isLeader()).toBe(true);
     expect(other.elector.isLeader()).toBe(false);
@@ -118,9 +149,21 @@ it('a leader that cannot renew within renewDeadline stops leading', async () => 
     await waitFor('a leads', () => a.leading);
     // Someone else takes the lease by force; a cannot renew and gives up.
     const l = await lease(name);
-    const r = await c.request('PUT', `/apis/${group('coordination')}/v1/namespaces/${naming().systemNamespace}/leases/${name}`, {
-      body: { ...l, spec: { ...l.spec, holderIdentity: 'intruder', leaseDurationSeconds: 60, renewTime: new Date().toISOString() } },
-    });
+    const r = await c.request(
+      'PUT',
+      `/apis/${group('coordination')}/v1/namespaces/${naming().systemNamespace}/leases/${name}`,
+      {
+        body: {
+          ...l,
+          spec: {
+            ...l.spec,
+            holderIdentity: 'intruder',
+            leaseDurationSeconds: 60,
+            renewTime: new Date().toISOString(),
+          },
+        },
+      },
+    );
     expect(r.status).toBe(200);
     await waitFor('a stops leading', () => a.stopped === 1 && !a.leading, 10_000);
     expect(a.elector.isLeader()).toBe(false);

@@ -47,10 +47,19 @@ export class LeaderElectionConfigError extends Error {
 const JITTER = 1.2;
 
 /** Kubernetes' checks: leaseDuration > renewDeadline > retryPeriod × 1.2, all positive. */
-export function validateLeaderElectionConfig(c: Pick<LeaderElectionConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'identity'>): void {
-  if (!(c.leaseDurationMs > 0) || !(c.renewDeadlineMs > 0) || !(c.retryPeriodMs > 0)) throw new LeaderElectionConfigError('leaseDuration, renewDeadline and retryPeriod must be positive');
-  if (c.renewDeadlineMs >= c.leaseDurationMs) throw new LeaderElectionConfigError(`leaseDuration (${c.leaseDurationMs} ms) must be greater than renewDeadline (${c.renewDeadlineMs} ms)`);
-  if (c.renewDeadlineMs <= JITTER * c.retryPeriodMs) throw new LeaderElectionConfigError(`renewDeadline (${c.renewDeadlineMs} ms) must be greater than retryPeriod*${JITTER} (${c.retryPeriodMs} ms)`);
+export function validateLeaderElectionConfig(
+  c: Pick<LeaderElectionConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'identity'>,
+): void {
+  if (!(c.leaseDurationMs > 0) || !(c.renewDeadlineMs > 0) || !(c.retryPeriodMs > 0))
+    throw new LeaderElectionConfigError('leaseDuration, renewDeadline and retryPeriod must be positive');
+  if (c.renewDeadlineMs >= c.leaseDurationMs)
+    throw new LeaderElectionConfigError(
+      `leaseDuration (${c.leaseDurationMs} ms) must be greater than renewDeadline (${c.renewDeadlineMs} ms)`,
+    );
+  if (c.renewDeadlineMs <= JITTER * c.retryPeriodMs)
+    throw new LeaderElectionConfigError(
+      `renewDeadline (${c.renewDeadlineMs} ms) must be greater than retryPeriod*${JITTER} (${c.retryPeriodMs} ms)`,
+    );
   if (!c.identity) throw new LeaderElectionConfigError('identity must not be empty');
 }
 
@@ -108,7 +117,9 @@ export class LeaderElector {
     const lead = new AbortController();
     const stop = (): void => lead.abort();
     signal.addEventListener('abort', stop, { once: true });
-    const work = (async () => { await this.c.onStartedLeading(lead.signal); })().catch((e: unknown) => {
+    const work = (async () => {
+      await this.c.onStartedLeading(lead.signal);
+    })().catch((e: unknown) => {
       this.logger.error('onStartedLeading failed', { error: String(e) });
     });
     let lastRenew = Date.now();
@@ -116,7 +127,7 @@ export class LeaderElector {
       await sleep(this.c.retryPeriodMs, signal);
       if (signal.aborted) break;
       const left = lastRenew + this.c.renewDeadlineMs - Date.now();
-      if (left > 0 && await this.attempt(signal, left)) {
+      if (left > 0 && (await this.attempt(signal, left))) {
         lastRenew = Date.now();
       } else if (Date.now() - lastRenew >= this.c.renewDeadlineMs) {
         this.logger.warn('failed to renew lease within the renew deadline, stopping', { identity: this.c.identity });
@@ -158,8 +169,16 @@ export class LeaderElector {
       const got = await c.client.request('GET', `${this.path}/${encodeURIComponent(c.name)}`, { signal });
       if (got.status === 404) {
         const body: Lease = {
-          apiVersion: `${group('coordination')}/v1`, kind: 'Lease', metadata: { name: c.name, namespace: c.namespace },
-          spec: { holderIdentity: c.identity, leaseDurationSeconds: durationSeconds, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 },
+          apiVersion: `${group('coordination')}/v1`,
+          kind: 'Lease',
+          metadata: { name: c.name, namespace: c.namespace },
+          spec: {
+            holderIdentity: c.identity,
+            leaseDurationSeconds: durationSeconds,
+            acquireTime: microTime(now),
+            renewTime: microTime(now),
+            leaseTransitions: 0,
+          },
         };
         const r = await c.client.request('POST', this.path, { body, signal });
         if (r.status === 201) return this.observe(c.identity);
@@ -172,14 +191,17 @@ export class LeaderElector {
       const holder = spec.holderIdentity ?? '';
       this.observe(holder);
       const renewed = Date.parse(spec.renewTime ?? spec.acquireTime ?? '');
-      const expired = !holder || Number.isNaN(renewed) || renewed + (spec.leaseDurationSeconds ?? 0) * 1000 < now.getTime();
+      const expired =
+        !holder || Number.isNaN(renewed) || renewed + (spec.leaseDurationSeconds ?? 0) * 1000 < now.getTime();
       if (holder !== c.identity && !expired) return false;
       const mine = holder === c.identity && this.leader;
       const next: Lease = {
         ...lease,
         spec: {
           ...spec,
-          holderIdentity: c.identity, leaseDurationSeconds: durationSeconds, renewTime: microTime(now),
+          holderIdentity: c.identity,
+          leaseDurationSeconds: durationSeconds,
+          renewTime: microTime(now),
           acquireTime: mine ? spec.acquireTime : microTime(now),
           leaseTransitions: holder === c.identity ? (spec.leaseTransitions ?? 0) : (spec.leaseTransitions ?? 0) + 1,
         },
@@ -211,9 +233,15 @@ export class LeaderElector {
         const lease = got.json<Lease>();
         if (lease.spec?.holderIdentity !== this.c.identity) return;
         const now = microTime(new Date());
-        const next: Lease = { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now } };
+        const next: Lease = {
+          ...lease,
+          spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now },
+        };
         delete next.spec?.holderIdentity;
-        const r = await this.c.client.request('PUT', `${this.path}/${encodeURIComponent(this.c.name)}`, { body: next, signal });
+        const r = await this.c.client.request('PUT', `${this.path}/${encodeURIComponent(this.c.name)}`, {
+          body: next,
+          signal,
+        });
         if (r.status === 200) return;
         if (r.status !== 409) throw responseError(r.status, r.body);
       }

@@ -36,7 +36,11 @@ export function collectionPath(gvr: GroupVersionResource, namespace?: string): s
 }
 
 /** A `ListerWatcher` over the REST API for one group/version/resource. */
-export function listWatcherFor<T extends ApiObject = ApiObject>(client: RestClient, gvr: GroupVersionResource, o: CollectionOptions = {}): ListerWatcher<T> {
+export function listWatcherFor<T extends ApiObject = ApiObject>(
+  client: RestClient,
+  gvr: GroupVersionResource,
+  o: CollectionOptions = {},
+): ListerWatcher<T> {
   const path = collectionPath(gvr, o.namespace);
   return {
     async list(opts) {
@@ -50,7 +54,8 @@ export function listWatcherFor<T extends ApiObject = ApiObject>(client: RestClie
       if (r.status !== 200) throw responseError(r.status, r.body);
       return r.json<ObjectList<T>>();
     },
-    watch: (opts) => watch<T>(client, path, { ...opts, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector }),
+    watch: (opts) =>
+      watch<T>(client, path, { ...opts, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector }),
   };
 }
 
@@ -86,7 +91,11 @@ export class Reflector<T extends ApiObject = ApiObject> {
   private readonly backoffMaxMs: number;
   private readonly logger: ClientLogger;
 
-  constructor(private readonly lw: ListerWatcher<T>, private readonly sink: ReflectorSink<T>, o: ReflectorOptions = {}) {
+  constructor(
+    private readonly lw: ListerWatcher<T>,
+    private readonly sink: ReflectorSink<T>,
+    o: ReflectorOptions = {},
+  ) {
     this.pageSize = o.pageSize ?? 500;
     this.backoffInitialMs = o.backoffInitialMs ?? 800;
     this.backoffMaxMs = o.backoffMaxMs ?? 30_000;

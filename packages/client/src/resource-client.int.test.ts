@@ -42,7 +42,12 @@ describe.each([['application/json'], [PROTOBUF]])('ResourceClient speaking %s', 
     const ns = 'default';
     const cms = new ResourceClient(client, cmGvr).namespace(ns);
     const name = uniqueName('rc');
-    const created = await cms.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } } as ApiObject);
+    const created = await cms.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name },
+      data: { a: '1' },
+    } as ApiObject);
     expect(created.metadata.uid).toBeDefined();
     const got = await cms.get(name);
     expect(got.data).toEqual({ a: '1' });
@@ -50,7 +55,10 @@ describe.each([['application/json'], [PROTOBUF]])('ResourceClient speaking %s', 
     expect(updated.data).toEqual({ a: '2' });
     const patched = await cms.patch(name, 'merge', { data: { b: '3' } });
     expect(patched.data).toEqual({ a: '2', b: '3' });
-    const applied = await cms.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { c: '4' } } as ApiObject, { fieldManager: 'test', force: true });
+    const applied = await cms.apply(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { c: '4' } } as ApiObject,
+      { fieldManager: 'test', force: true },
+    );
     expect(applied.data).toMatchObject({ c: '4' });
     expect((await cms.find(name))?.data).toMatchObject({ c: '4' });
     const list = await cms.list({ fieldSelector: `metadata.name=${name}` });
@@ -71,11 +79,15 @@ describe.each([['application/json'], [PROTOBUF]])('ResourceClient speaking %s', 
     }
   });
 
-  it('throws the server\'s Status for conflicts and duplicates', async () => {
+  it("throws the server's Status for conflicts and duplicates", async () => {
     const cms = new ResourceClient(client, cmGvr).namespace('default');
     const name = uniqueName('rc');
     const first = await cms.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } } as ApiObject);
-    expect(isAlreadyExists(await rejection(cms.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } } as ApiObject)))).toBe(true);
+    expect(
+      isAlreadyExists(
+        await rejection(cms.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } } as ApiObject)),
+      ),
+    ).toBe(true);
     await cms.update({ ...first, data: { x: 'y' } } as ApiObject);
     expect(isConflict(await rejection(cms.update({ ...first, data: { x: 'z' } } as ApiObject)))).toBe(true);
   });
@@ -83,7 +95,12 @@ describe.each([['application/json'], [PROTOBUF]])('ResourceClient speaking %s', 
   it('a Pod round-trips too', async () => {
     const pods = new ResourceClient(client, podGvr).namespace('default');
     const name = uniqueName('rc');
-    const pod = await pods.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } as ApiObject);
+    const pod = await pods.create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name },
+      spec: { containers: [{ name: 'c', image: 'busybox' }] },
+    } as ApiObject);
     expect((pod.spec as { containers: Array<{ image: string }> }).containers[0]?.image).toBe('busybox');
     await pods.delete(name, { gracePeriodSeconds: 0 });
   });

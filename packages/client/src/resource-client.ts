@@ -43,7 +43,11 @@ export interface DeleteOptions {
  * `Status` (a `StatusError`, so `isNotFound(e)` and friends work).
  */
 export class ResourceClient<T extends ApiObject = ApiObject> {
-  constructor(private readonly client: RestClient, readonly gvr: GroupVersionResource, private readonly ns?: string) {}
+  constructor(
+    private readonly client: RestClient,
+    readonly gvr: GroupVersionResource,
+    private readonly ns?: string,
+  ) {}
 
   /** The same resource in `namespace` (namespaced resources). */
   namespace(namespace: string): ResourceClient<T> {
@@ -59,10 +63,19 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
   }
 
   /** One request in the client's wire format; a non-2xx answer is thrown as its Status. */
-  private async call<R>(method: string, path: string, o: { obj?: T; body?: object | string; contentType?: string; signal?: AbortSignal } = {}): Promise<R> {
+  private async call<R>(
+    method: string,
+    path: string,
+    o: { obj?: T; body?: object | string; contentType?: string; signal?: AbortSignal } = {},
+  ): Promise<R> {
     const codec = this.client.codec;
     const encoded = o.obj ? codec.encode(this.gvr, o.obj) : { body: o.body, contentType: o.contentType };
-    const r = await this.client.request(method, path, { body: encoded.body, contentType: encoded.contentType, accept: codec.accept(this.gvr), signal: o.signal });
+    const r = await this.client.request(method, path, {
+      body: encoded.body,
+      contentType: encoded.contentType,
+      accept: codec.accept(this.gvr),
+      signal: o.signal,
+    });
     const contentType = r.headers['content-type'];
     if (r.status < 200 || r.status >= 300) {
       let status: unknown;
@@ -98,7 +111,16 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
     }
   }
 
-  list(o: { labelSelector?: string; fieldSelector?: string; limit?: number; continue?: string; resourceVersion?: string; signal?: AbortSignal } = {}): Promise<ObjectList<T>> {
+  list(
+    o: {
+      labelSelector?: string;
+      fieldSelector?: string;
+      limit?: number;
+      continue?: string;
+      resourceVersion?: string;
+      signal?: AbortSignal;
+    } = {},
+  ): Promise<ObjectList<T>> {
     const q = new URLSearchParams();
     for (const k of ['labelSelector', 'fieldSelector', 'limit', 'continue', 'resourceVersion'] as const) {
       if (o[k] !== undefined) q.set(k, String(o[k]));
@@ -107,19 +129,28 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
   }
 
   create(obj: T, o: WriteOptions = {}): Promise<T> {
-    return this.call<T>('POST', this.path(undefined, undefined, ResourceClient.writeQuery(o)), { obj, signal: o.signal });
+    return this.call<T>('POST', this.path(undefined, undefined, ResourceClient.writeQuery(o)), {
+      obj,
+      signal: o.signal,
+    });
   }
 
   /** PUT of the whole object (its `metadata.resourceVersion` is the precondition), or of a subresource. */
   update(obj: T, o: WriteOptions & { subresource?: string } = {}): Promise<T> {
     // Subresources other than status take other kinds (Scale, DeleteOptions...): JSON.
     const sameKind = !o.subresource || o.subresource === 'status';
-    return this.call<T>('PUT', this.path(obj.metadata.name, o.subresource, ResourceClient.writeQuery(o)), sameKind ? { obj, signal: o.signal } : { body: obj, signal: o.signal });
+    return this.call<T>(
+      'PUT',
+      this.path(obj.metadata.name, o.subresource, ResourceClient.writeQuery(o)),
+      sameKind ? { obj, signal: o.signal } : { body: obj, signal: o.signal },
+    );
   }
 
   patch(name: string, type: PatchType, patch: object | string, o: PatchOptions = {}): Promise<T> {
     return this.call<T>('PATCH', this.path(name, o.subresource, ResourceClient.writeQuery(o)), {
-      body: typeof patch === 'string' ? patch : JSON.stringify(patch), contentType: PATCH_MEDIA[type], signal: o.signal,
+      body: typeof patch === 'string' ? patch : JSON.stringify(patch),
+      contentType: PATCH_MEDIA[type],
+      signal: o.signal,
     });
   }
 

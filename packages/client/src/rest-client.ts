@@ -62,7 +62,10 @@ export class RestClient {
   /** The wire format of typed requests (ResourceClient). */
   readonly codec: ClientCodec;
 
-  constructor(readonly config: ClientConfig, private readonly options: RestClientOptions = {}) {
+  constructor(
+    readonly config: ClientConfig,
+    private readonly options: RestClientOptions = {},
+  ) {
     this.codec = new ClientCodec(options.contentType);
     if (options.qps && options.qps > 0) this.limiter = new TokenBucket(options.qps, Math.max(1, options.burst ?? 1));
     if (config.user.exec) this.exec = new ExecCredentialProvider(config.user.exec, config);
@@ -72,7 +75,10 @@ export class RestClient {
 
   private makeAgent(cert: string | undefined, key: string | undefined): Agent {
     return new Agent({
-      keepAlive: true, ca: this.config.caPem, cert, key,
+      keepAlive: true,
+      ca: this.config.caPem,
+      cert,
+      key,
       rejectUnauthorized: !this.config.insecureSkipTlsVerify,
       servername: this.config.tlsServerName,
     });
@@ -105,7 +111,12 @@ export class RestClient {
   async request(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
     const res = await this.open(method, path, opts);
     const body = await readAll(res);
-    return { status: res.statusCode ?? 0, headers: res.headers, body, json: <T>() => JSON.parse(body.toString('utf8')) as T };
+    return {
+      status: res.statusCode ?? 0,
+      headers: res.headers,
+      body,
+      json: <T>() => JSON.parse(body.toString('utf8')) as T,
+    };
   }
 
   /**
@@ -141,13 +152,16 @@ export class RestClient {
     if (token) headers.authorization = `Bearer ${token}`;
     let payload: Buffer | undefined;
     if (opts.body !== undefined) {
-      payload = Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
+      payload = Buffer.isBuffer(opts.body)
+        ? opts.body
+        : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
       headers['content-type'] = opts.contentType ?? 'application/json';
       headers['content-length'] = String(payload.length);
     }
     const url = new URL(path, this.config.server);
     const started = performance.now();
-    const observe = (code: number): void => this.options.metrics?.observe({ method, host: url.host, code, ms: performance.now() - started });
+    const observe = (code: number): void =>
+      this.options.metrics?.observe({ method, host: url.host, code, ms: performance.now() - started });
     return new Promise((resolve, reject) => {
       const req = httpsRequest(url, { method, headers, agent: this.agent, signal: opts.signal }, (res) => {
         observe(res.statusCode ?? 0);

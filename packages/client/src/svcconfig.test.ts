@@ -15,8 +15,20 @@ function write(doc: unknown): string {
 const base = {
   'current-context': 'a',
   clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:6443', 'certificate-authority': 'ca.pem' } }],
-  users: [{ name: 'u', user: { tokenFile: 'token.txt', 'client-certificate-data': Buffer.from('CERT').toString('base64'), 'client-key': 'key.pem' } }],
-  contexts: [{ name: 'a', context: { cluster: 'c', user: 'u', namespace: 'team' } }, { name: 'b', context: { cluster: 'c' } }],
+  users: [
+    {
+      name: 'u',
+      user: {
+        tokenFile: 'token.txt',
+        'client-certificate-data': Buffer.from('CERT').toString('base64'),
+        'client-key': 'key.pem',
+      },
+    },
+  ],
+  contexts: [
+    { name: 'a', context: { cluster: 'c', user: 'u', namespace: 'team' } },
+    { name: 'b', context: { cluster: 'c' } },
+  ],
 };
 
 describe('loadSvcconfig', () => {
@@ -41,7 +53,11 @@ describe('loadSvcconfig', () => {
     ['a missing context', { ...base, 'current-context': 'nope' }, /no context named "nope"/],
     ['no current context', { ...base, 'current-context': '' }, /no current-context/],
     ['a cluster without a server', { ...base, clusters: [{ name: 'c', cluster: {} }] }, /has no server/],
-    ['an exec entry without a command', { ...base, users: [{ name: 'u', user: { exec: { apiVersion: 'v' } } }] }, /exec needs a command/],
+    [
+      'an exec entry without a command',
+      { ...base, users: [{ name: 'u', user: { exec: { apiVersion: 'v' } } }] },
+      /exec needs a command/,
+    ],
     ['text that is not YAML', 'a: [', /config-/],
   ])('refuses %s', (_what, doc, message) => {
     expect(() => loadSvcconfig(write(doc))).toThrow(SvcconfigError);

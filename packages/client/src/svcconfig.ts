@@ -65,10 +65,16 @@ export function loadSvcconfig(path: string, opts: { context?: string } = {}): Cl
   const b64 = (v: unknown): string => Buffer.from(String(v), 'base64').toString('utf8');
   const contextName = opts.context ?? String(doc['current-context'] ?? '');
   if (!contextName) throw new SvcconfigError(`${path}: no current-context`);
-  const ctx = named<{ cluster?: string; user?: string; namespace?: string }>(doc.contexts, contextName, 'context', path);
+  const ctx = named<{ cluster?: string; user?: string; namespace?: string }>(
+    doc.contexts,
+    contextName,
+    'context',
+    path,
+  );
   const cluster = named<Record<string, unknown>>(doc.clusters, String(ctx.cluster ?? ''), 'cluster', path);
   const user = ctx.user ? named<Record<string, unknown>>(doc.users, ctx.user, 'user', path) : {};
-  if (typeof cluster.server !== 'string' || cluster.server === '') throw new SvcconfigError(`${path}: cluster ${ctx.cluster ?? ''} has no server`);
+  if (typeof cluster.server !== 'string' || cluster.server === '')
+    throw new SvcconfigError(`${path}: cluster ${ctx.cluster ?? ''} has no server`);
   const cfg: ClientConfig = {
     server: cluster.server,
     insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] === true,
@@ -84,20 +90,30 @@ export function loadSvcconfig(path: string, opts: { context?: string } = {}): Cl
   }
   if (typeof cluster['tls-server-name'] === 'string') cfg.tlsServerName = cluster['tls-server-name'];
   if (typeof user.token === 'string') cfg.user.token = user.token;
-  if (typeof user.tokenFile === 'string') cfg.user.tokenFile = isAbsolute(user.tokenFile) ? user.tokenFile : resolve(base, user.tokenFile);
+  if (typeof user.tokenFile === 'string')
+    cfg.user.tokenFile = isAbsolute(user.tokenFile) ? user.tokenFile : resolve(base, user.tokenFile);
   if (user['client-certificate-data']) cfg.user.clientCertPem = b64(user['client-certificate-data']);
   else if (user['client-certificate']) cfg.user.clientCertPem = file(user['client-certificate']);
   if (user['client-key-data']) cfg.user.clientKeyPem = b64(user['client-key-data']);
   else if (user['client-key']) cfg.user.clientKeyPem = file(user['client-key']);
   const exec = user.exec as Record<string, unknown> | undefined;
   if (exec) {
-    if (typeof exec.command !== 'string' || !exec.command) throw new SvcconfigError(`${path}: user ${ctx.user ?? ''}: exec needs a command`);
-    if (typeof exec.apiVersion !== 'string') throw new SvcconfigError(`${path}: user ${ctx.user ?? ''}: exec needs an apiVersion`);
-    const command = exec.command.includes('/') && !isAbsolute(exec.command) ? resolve(base, exec.command) : exec.command;
+    if (typeof exec.command !== 'string' || !exec.command)
+      throw new SvcconfigError(`${path}: user ${ctx.user ?? ''}: exec needs a command`);
+    if (typeof exec.apiVersion !== 'string')
+      throw new SvcconfigError(`${path}: user ${ctx.user ?? ''}: exec needs an apiVersion`);
+    const command =
+      exec.command.includes('/') && !isAbsolute(exec.command) ? resolve(base, exec.command) : exec.command;
     cfg.user.exec = {
-      apiVersion: exec.apiVersion, command,
+      apiVersion: exec.apiVersion,
+      command,
       args: Array.isArray(exec.args) ? exec.args.map(String) : [],
-      env: Array.isArray(exec.env) ? (exec.env as Array<{ name: string; value: string }>).map((e) => ({ name: String(e.name), value: String(e.value) })) : [],
+      env: Array.isArray(exec.env)
+        ? (exec.env as Array<{ name: string; value: string }>).map((e) => ({
+            name: String(e.name),
+            value: String(e.value),
+          }))
+        : [],
       provideClusterInfo: exec.provideClusterInfo === true,
       interactiveMode: typeof exec.interactiveMode === 'string' ? exec.interactiveMode : undefined,
       installHint: typeof exec.installHint === 'string' ? exec.installHint : undefined,
@@ -134,10 +150,17 @@ export function inClusterConfig(env: NodeJS.ProcessEnv = process.env, root = ser
   }
   try {
     namespace = readFileSync(join(root, 'namespace'), 'utf8').trim() || namespace;
-  } catch { /* optional */ }
+  } catch {
+    /* optional */
+  }
   const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
-    server, caPem, caData: Buffer.from(caPem).toString('base64'), insecureSkipTlsVerify: false, namespace,
-    user: { tokenFile }, clusterEntry: { server },
+    server,
+    caPem,
+    caData: Buffer.from(caPem).toString('base64'),
+    insecureSkipTlsVerify: false,
+    namespace,
+    user: { tokenFile },
+    clusterEntry: { server },
   };
 }

@@ -5,10 +5,19 @@ describe('TokenBucket', () => {
     const bucket = new TokenBucket(50, 5);
     // The burst needs no timer: those takes resolve before the event loop's next turn.
     let turned = false;
-    setImmediate(() => { turned = true; });
+    setImmediate(() => {
+      turned = true;
+    });
     const afterATurn: boolean[] = [];
     const started = performance.now();
-    const waits = await Promise.all(Array.from({ length: 10 }, () => bucket.take().then((w) => { afterATurn.push(turned); return w; })));
+    const waits = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        bucket.take().then((w) => {
+          afterATurn.push(turned);
+          return w;
+        }),
+      ),
+    );
     const elapsed = performance.now() - started;
     expect(afterATurn).toEqual([false, false, false, false, false, true, true, true, true, true]);
     // Five more tokens at 50/s take at least ~100 ms.
@@ -23,9 +32,18 @@ describe('TokenBucket', () => {
     await new Promise((r) => setTimeout(r, 20));
     // 20 ms at 1000/s would be 20 tokens, but the bucket holds 2: the third take waits for a timer.
     let turned = false;
-    setImmediate(() => { turned = true; });
+    setImmediate(() => {
+      turned = true;
+    });
     const afterATurn: boolean[] = [];
-    const waits = await Promise.all([0, 1, 2].map(() => bucket.take().then((w) => { afterATurn.push(turned); return w; })));
+    const waits = await Promise.all(
+      [0, 1, 2].map(() =>
+        bucket.take().then((w) => {
+          afterATurn.push(turned);
+          return w;
+        }),
+      ),
+    );
     expect(afterATurn).toEqual([false, false, true]);
     expect(waits[2]).toBeGreaterThan(0);
   });

@@ -10,7 +10,10 @@ export class TokenBucket {
   /** Serialises waiters so tokens are handed out in arrival order. */
   private tail: Promise<void> = Promise.resolve();
 
-  constructor(private readonly qps: number, private readonly burst: number) {
+  constructor(
+    private readonly qps: number,
+    private readonly burst: number,
+  ) {
     this.tokens = burst;
   }
 

@@ -19,8 +19,17 @@ export function responseError(status: number, body: Buffer | string): StatusErro
   try {
     const s = JSON.parse(text) as Status;
     if (s && s.kind === 'Status') return new StatusError(s);
-  } catch { /* not a Status */ }
-  return new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: status, message: text.slice(0, 500) || `HTTP ${status}` });
+  } catch {
+    /* not a Status */
+  }
+  return new StatusError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    code: status,
+    message: text.slice(0, 500) || `HTTP ${status}`,
+  });
 }
 
 function watchQuery(path: string, o: WatchOptions): string {
@@ -39,7 +48,11 @@ function watchQuery(path: string, o: WatchOptions): string {
  * server order, one per JSON line, until the server closes the stream or `signal` fires.
  * ERROR events are handed over as events (their object is a `Status`): the caller decides.
  */
-export async function watch<T extends ApiObject = ApiObject>(client: RestClient, path: string, opts: WatchOptions = {}): Promise<AsyncIterable<WatchEvent<T>>> {
+export async function watch<T extends ApiObject = ApiObject>(
+  client: RestClient,
+  path: string,
+  opts: WatchOptions = {},
+): Promise<AsyncIterable<WatchEvent<T>>> {
   const res = await client.stream('GET', watchQuery(path, opts), { signal: opts.signal });
   if (res.status !== 200) {
     const chunks: Buffer[] = [];

@@ -6,7 +6,9 @@ describe('WorkQueue', () => {
 
   it('hands keys out in FIFO order and ignores duplicates while queued', async () => {
     const q = new WorkQueue<string>();
-    q.add('a'); q.add('b'); q.add('a');
+    q.add('a');
+    q.add('b');
+    q.add('a');
     expect(q.length).toBe(2);
     expect(await q.get()).toBe('a');
     expect(await q.get()).toBe('b');
@@ -20,7 +22,9 @@ describe('WorkQueue', () => {
     q.add('k');
     expect(q.length).toBe(0);
     let second: string | undefined;
-    const waiting = q.get().then((k) => { second = k; });
+    const waiting = q.get().then((k) => {
+      second = k;
+    });
     await Promise.resolve();
     expect(second).toBeUndefined();
     q.done(first as string);
@@ -97,14 +101,17 @@ describe('WorkQueue', () => {
 
   it('shutDown drops new and delayed adds, lets workers drain what is queued, then get returns undefined', async () => {
     const q = new WorkQueue<string>();
-    q.add('a'); q.add('b');
+    q.add('a');
+    q.add('b');
     q.addAfter('late', 10);
     const inFlight = await q.get();
     q.shutDown();
     q.add('c');
     expect(q.isShuttingDown).toBe(true);
     let drained = false;
-    const d = q.drained().then(() => { drained = true; });
+    const d = q.drained().then(() => {
+      drained = true;
+    });
     expect(await q.get()).toBe('b');
     q.done('b');
     expect(await q.get()).toBeUndefined();

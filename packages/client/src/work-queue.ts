@@ -13,7 +13,10 @@ export interface RateLimiter<K> {
  */
 export class ExponentialFailureRateLimiter<K> implements RateLimiter<K> {
   private readonly failures = new Map<K, number>();
-  constructor(private readonly baseMs = 5, private readonly maxMs = 1_000_000) {}
+  constructor(
+    private readonly baseMs = 5,
+    private readonly maxMs = 1_000_000,
+  ) {}
 
   when(key: K): number {
     const n = this.failures.get(key) ?? 0;

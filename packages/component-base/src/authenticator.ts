@@ -64,15 +64,20 @@ export function checkAuthorizationHeader(req: IncomingMessage): void {
   }
   if (count === 0) return;
   if (count > 1) throw new AuthenticationFailed('more than one Authorization header');
-  if (!/^[\x20-\x7e\t]*$/.test(value)) throw new AuthenticationFailed('the Authorization header has non-ASCII characters');
-  if (!BEARER.test(value)) throw new AuthenticationFailed('the Authorization header is not of the form "Bearer <token>"');
+  if (!/^[\x20-\x7e\t]*$/.test(value))
+    throw new AuthenticationFailed('the Authorization header has non-ASCII characters');
+  if (!BEARER.test(value))
+    throw new AuthenticationFailed('the Authorization header is not of the form "Bearer <token>"');
 }
 
 /**
  * Wraps an audience-agnostic authenticator like Kubernetes does: its tokens are good for
  * the server's own audiences only, so a caller that needs none of those gets no answer.
  */
-export function audienceAgnostic(a: AudienceAgnosticTokenAuthenticator, apiAudiences: readonly string[]): TokenAuthenticator {
+export function audienceAgnostic(
+  a: AudienceAgnosticTokenAuthenticator,
+  apiAudiences: readonly string[],
+): TokenAuthenticator {
   return {
     async authenticateToken(token, audiences) {
       const matched = audiences.filter((x) => apiAudiences.includes(x));
@@ -101,14 +106,18 @@ export class UnionTokenAuthenticator implements TokenAuthenticator {
         errors.push(e instanceof Error ? e.message : String(e));
       }
     }
-    if (errors.length > 0) throw new AuthenticationFailed(errors.length === 1 ? (errors[0] ?? '') : `[${errors.join(', ')}]`);
+    if (errors.length > 0)
+      throw new AuthenticationFailed(errors.length === 1 ? (errors[0] ?? '') : `[${errors.join(', ')}]`);
     return null;
   }
 }
 
 /** The request's bearer token through the token authenticators, for the server's own audiences. */
 export class BearerTokenAuthenticator implements Authenticator {
-  constructor(private readonly tokens: TokenAuthenticator, private readonly apiAudiences: readonly string[]) {}
+  constructor(
+    private readonly tokens: TokenAuthenticator,
+    private readonly apiAudiences: readonly string[],
+  ) {}
 
   async authenticate(req: IncomingMessage): Promise<UserInfo | null> {
     const token = bearerToken(req);
@@ -150,13 +159,18 @@ export class UnionAuthenticator {
       for (const a of this.o.authenticators) {
         try {
           const u = await a.authenticate(req);
-          if (u) return { ...u, groups: u.groups.includes(AUTHENTICATED_GROUP) ? u.groups : [...u.groups, AUTHENTICATED_GROUP] };
+          if (u)
+            return {
+              ...u,
+              groups: u.groups.includes(AUTHENTICATED_GROUP) ? u.groups : [...u.groups, AUTHENTICATED_GROUP],
+            };
         } catch (e) {
           failures.push(e instanceof Error ? e.message : String(e));
         }
       }
       if (failures.length > 0) throw new AuthenticationFailed(failures.join('; '));
-      if (req.headers.authorization !== undefined) throw new AuthenticationFailed('no authenticator accepts bearer tokens');
+      if (req.headers.authorization !== undefined)
+        throw new AuthenticationFailed('no authenticator accepts bearer tokens');
       const anonymous = typeof this.o.anonymous === 'function' ? this.o.anonymous(req) : this.o.anonymous;
       if (!anonymous) throw new AuthenticationFailed('anonymous requests are not allowed');
       return { name: ANONYMOUS_USER, groups: [UNAUTHENTICATED_GROUP] };

@@ -35,15 +35,64 @@ export class ComponentMetrics {
 
   constructor(readonly registry: Registry) {
     const registers = [registry];
-    this.requests = new Counter({ name: 'rest_client_requests_total', help: 'Number of HTTP requests, partitioned by status code, method, and host.', labelNames: ['code', 'method', 'host'], registers });
-    this.requestLatency = new Histogram({ name: 'rest_client_request_duration_seconds', help: 'Request latency in seconds. Broken down by verb and host.', labelNames: ['verb', 'host'], buckets: LATENCY_BUCKETS, registers });
-    this.rateLimiterLatency = new Histogram({ name: 'rest_client_rate_limiter_duration_seconds', help: 'Client side rate limiter latency in seconds. Broken down by verb and host.', labelNames: ['verb', 'host'], buckets: LATENCY_BUCKETS, registers });
-    this.adds = new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: ['name'], registers });
-    this.depthGauge = new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: ['name'], registers });
-    this.queueLatency = new Histogram({ name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested.', labelNames: ['name'], buckets: QUEUE_BUCKETS, registers });
-    this.workLatency = new Histogram({ name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes.', labelNames: ['name'], buckets: QUEUE_BUCKETS, registers });
-    this.retries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: ['name'], registers });
-    this.leader = new Gauge({ name: 'leader_election_master_status', help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. \'name\' is the string used to identify the lease.', labelNames: ['name'], registers });
+    this.requests = new Counter({
+      name: 'rest_client_requests_total',
+      help: 'Number of HTTP requests, partitioned by status code, method, and host.',
+      labelNames: ['code', 'method', 'host'],
+      registers,
+    });
+    this.requestLatency = new Histogram({
+      name: 'rest_client_request_duration_seconds',
+      help: 'Request latency in seconds. Broken down by verb and host.',
+      labelNames: ['verb', 'host'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.rateLimiterLatency = new Histogram({
+      name: 'rest_client_rate_limiter_duration_seconds',
+      help: 'Client side rate limiter latency in seconds. Broken down by verb and host.',
+      labelNames: ['verb', 'host'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.adds = new Counter({
+      name: 'workqueue_adds_total',
+      help: 'Total number of adds handled by workqueue',
+      labelNames: ['name'],
+      registers,
+    });
+    this.depthGauge = new Gauge({
+      name: 'workqueue_depth',
+      help: 'Current depth of workqueue',
+      labelNames: ['name'],
+      registers,
+    });
+    this.queueLatency = new Histogram({
+      name: 'workqueue_queue_duration_seconds',
+      help: 'How long in seconds an item stays in workqueue before being requested.',
+      labelNames: ['name'],
+      buckets: QUEUE_BUCKETS,
+      registers,
+    });
+    this.workLatency = new Histogram({
+      name: 'workqueue_work_duration_seconds',
+      help: 'How long in seconds processing an item from workqueue takes.',
+      labelNames: ['name'],
+      buckets: QUEUE_BUCKETS,
+      registers,
+    });
+    this.retries = new Counter({
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue',
+      labelNames: ['name'],
+      registers,
+    });
+    this.leader = new Gauge({
+      name: 'leader_election_master_status',
+      help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.",
+      labelNames: ['name'],
+      registers,
+    });
   }
 
   /** For `new RestClient(config, { metrics })`. */

@@ -31,7 +31,10 @@ export function componentMain<O extends { loggingFormat: LogFormat; verbosity: n
       signals++;
       if (signals > 1) process.exit(1);
       logger.info('shutting down', { signal: sig });
-      running.shutdown().then(() => process.exit(0), () => process.exit(1));
+      running.shutdown().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
     };
     process.on('SIGTERM', () => onSignal('SIGTERM'));
     process.on('SIGINT', () => onSignal('SIGINT'));

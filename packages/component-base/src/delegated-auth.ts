@@ -47,7 +47,10 @@ interface ReviewedUser {
 export class TokenReviewAuthenticator implements Authenticator {
   private readonly cache = new TtlCache<UserInfo | null>();
 
-  constructor(private readonly client: ReviewPoster, private readonly cacheTtlMs: number) {}
+  constructor(
+    private readonly client: ReviewPoster,
+    private readonly cacheTtlMs: number,
+  ) {}
 
   async authenticate(req: IncomingMessage): Promise<UserInfo | null> {
     const token = bearerToken(req);
@@ -66,7 +69,8 @@ export class TokenReviewAuthenticator implements Authenticator {
     const res = await this.client.request('POST', `/apis/${group('authentication')}/v1/tokenreviews`, {
       body: { apiVersion: `${group('authentication')}/v1`, kind: 'TokenReview', spec: { token } },
     });
-    if (res.status !== 201 && res.status !== 200) throw new AuthenticationFailed(`token review failed with status ${res.status}`);
+    if (res.status !== 201 && res.status !== 200)
+      throw new AuthenticationFailed(`token review failed with status ${res.status}`);
     const status = res.json<{ status?: { authenticated?: boolean; user?: ReviewedUser } }>().status;
     if (!status?.authenticated || !status.user?.username) return null;
     const u = status.user;
@@ -132,7 +136,10 @@ export class SubjectAccessReviewAuthorizer implements PathAuthorizer {
     if (!this.o.client) return { allowed: false, reason: 'no authorization-kubeconfig is configured' };
     const resourceAttributes = this.o.resourceAttributes?.(a);
     const spec = {
-      user: a.user.name, uid: a.user.uid, groups: a.user.groups, extra: a.user.extra,
+      user: a.user.name,
+      uid: a.user.uid,
+      groups: a.user.groups,
+      extra: a.user.extra,
       ...(resourceAttributes ? { resourceAttributes } : { nonResourceAttributes: { path: a.path, verb: a.verb } }),
     };
     const key = JSON.stringify(spec);
@@ -141,7 +148,8 @@ export class SubjectAccessReviewAuthorizer implements PathAuthorizer {
     const res = await this.o.client.request('POST', `/apis/${group('authorization')}/v1/subjectaccessreviews`, {
       body: { apiVersion: `${group('authorization')}/v1`, kind: 'SubjectAccessReview', spec },
     });
-    if (res.status !== 201 && res.status !== 200) throw new Error(`subject access review failed with status ${res.status}`);
+    if (res.status !== 201 && res.status !== 200)
+      throw new Error(`subject access review failed with status ${res.status}`);
     const status = res.json<{ status?: { allowed?: boolean; reason?: string } }>().status;
     const d: Decision = status?.allowed ? { allowed: true } : { allowed: false, reason: status?.reason ?? '' };
     this.cache.set(key, d, d.allowed ? this.o.authorizedTtlMs : this.o.unauthorizedTtlMs);

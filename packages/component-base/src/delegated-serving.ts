@@ -14,7 +14,11 @@ export class ComponentConfigError extends Error {}
 
 /** What delegation needs of an API client (a `RestClient` is one): reviews, and one GET for the client CA. */
 export interface DelegationClient extends ReviewPoster {
-  request(method: string, path: string, opts?: { body?: object }): Promise<{ status: number; body: Buffer; json<T = unknown>(): T }>;
+  request(
+    method: string,
+    path: string,
+    opts?: { body?: object },
+  ): Promise<{ status: number; body: Buffer; json<T = unknown>(): T }>;
 }
 
 export interface DelegatedServingDeps {
@@ -35,14 +39,23 @@ const AUTHENTICATION_INFO = 'extension-apiserver-authentication';
  * `/metrics` behind delegated authentication (client certificates, TokenReview) and
  * authorization (SubjectAccessReview); the always-allowed paths skip both.
  */
-export async function startDelegatedSecureServer(o: DelegatedServingOptions, deps: DelegatedServingDeps): Promise<SecureServer | undefined> {
+export async function startDelegatedSecureServer(
+  o: DelegatedServingOptions,
+  deps: DelegatedServingDeps,
+): Promise<SecureServer | undefined> {
   if (o.securePort === 0) return undefined;
   const server = await startSecureServer({
-    bindAddress: o.bindAddress, port: o.securePort, certDir: o.certDir || '/var/run/svc', certBase: deps.certBase,
-    tlsCertFile: o.tlsCertFile, tlsPrivateKeyFile: o.tlsPrivateKeyFile,
+    bindAddress: o.bindAddress,
+    port: o.securePort,
+    certDir: o.certDir || '/var/run/svc',
+    certBase: deps.certBase,
+    tlsCertFile: o.tlsCertFile,
+    tlsPrivateKeyFile: o.tlsPrivateKeyFile,
     authenticators: await delegatedAuthenticators(o, deps),
     authorizer: new SubjectAccessReviewAuthorizer({
-      client: o.authorizationKubeconfig ? deps.clientFor(o.authorizationKubeconfig, '--authorization-kubeconfig') : undefined,
+      client: o.authorizationKubeconfig
+        ? deps.clientFor(o.authorizationKubeconfig, '--authorization-kubeconfig')
+        : undefined,
       alwaysAllowPaths: o.authorizationAlwaysAllowPaths,
       authorizedTtlMs: o.authorizationWebhookCacheAuthorizedTtlMs,
       unauthorizedTtlMs: o.authorizationWebhookCacheUnauthorizedTtlMs,
@@ -60,7 +73,10 @@ export async function startDelegatedSecureServer(o: DelegatedServingOptions, dep
  * tokens through TokenReview with `--authentication-kubeconfig` (without it, tokens are not
  * accepted). A failed lookup stops start-up unless `--authentication-tolerate-lookup-failure`.
  */
-async function delegatedAuthenticators(o: DelegatedServingOptions, deps: Pick<DelegatedServingDeps, 'clientFor' | 'logger'>): Promise<Authenticator[]> {
+async function delegatedAuthenticators(
+  o: DelegatedServingOptions,
+  deps: Pick<DelegatedServingDeps, 'clientFor' | 'logger'>,
+): Promise<Authenticator[]> {
   const logger = deps.logger;
   const out: Authenticator[] = [];
   let caPem: string | undefined;
@@ -78,15 +94,26 @@ async function delegatedAuthenticators(o: DelegatedServingOptions, deps: Pick<De
     if (!caPem && !o.authenticationSkipLookup) {
       caSource = `configmap ${naming().systemNamespace}/${AUTHENTICATION_INFO}`;
       try {
-        const r = await reviewer.request('GET', `/api/v1/namespaces/${naming().systemNamespace}/configmaps/${AUTHENTICATION_INFO}`);
+        const r = await reviewer.request(
+          'GET',
+          `/api/v1/namespaces/${naming().systemNamespace}/configmaps/${AUTHENTICATION_INFO}`,
+        );
         if (r.status === 200) caPem = r.json<{ data?: Record<string, string> }>().data?.['client-ca-file'];
-        else if (r.status === 404) logger.warn('the API server publishes no client CA; client certificates are not accepted', { configmap: caSource });
+        else if (r.status === 404)
+          logger.warn('the API server publishes no client CA; client certificates are not accepted', {
+            configmap: caSource,
+          });
         else throw new Error(`HTTP ${r.status}: ${r.body.toString().slice(0, 200)}`);
       } catch (e) {
         if (!o.authenticationTolerateLookupFailure) {
-          throw new ComponentConfigError(`looking up the client CA in ${caSource} failed (--authentication-tolerate-lookup-failure=true continues without it): ${(e as Error).message}`);
+          throw new ComponentConfigError(
+            `looking up the client CA in ${caSource} failed (--authentication-tolerate-lookup-failure=true continues without it): ${(e as Error).message}`,
+          );
         }
-        logger.warn('looking up the client CA failed; continuing without it', { configmap: caSource, error: (e as Error).message });
+        logger.warn('looking up the client CA failed; continuing without it', {
+          configmap: caSource,
+          error: (e as Error).message,
+        });
       }
     }
   } else {

@@ -12,7 +12,8 @@ export function durationArg(v: string): number {
 }
 
 export function intArg(v: string): number {
-  if (!/^-?\d+$/.test(v)) throw new InvalidArgumentError(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  if (!/^-?\d+$/.test(v))
+    throw new InvalidArgumentError(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
   return Number(v);
 }
 
@@ -23,13 +24,26 @@ export function portArg(v: string): number {
 }
 
 export function boolArg(v: string | undefined): boolean {
-  if (v === undefined || v === '' || v === 'true' || v === '1' || v === 't' || v === 'T' || v === 'TRUE' || v === 'True') return true;
+  if (
+    v === undefined ||
+    v === '' ||
+    v === 'true' ||
+    v === '1' ||
+    v === 't' ||
+    v === 'T' ||
+    v === 'TRUE' ||
+    v === 'True'
+  )
+    return true;
   if (v === 'false' || v === '0' || v === 'f' || v === 'F' || v === 'FALSE' || v === 'False') return false;
   throw new InvalidArgumentError(`strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
 }
 
 export function splitList(v: string): string[] {
-  return v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  return v
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
 }
 
 /** A comma-list flag like pflag's StringSlice: the first use replaces the default, later uses append. */
@@ -58,7 +72,6 @@ export function durationOption(flags: string, description: string, defMs: number
   return new Option(`${flags} <duration>`, description).default(defMs, formatDuration(defMs)).argParser(durationArg);
 }
 
-
 /**
  * What every binary does with a flag error from commander: help and version exit 0; any
  * other error prints its first line and exits 2. Other errors are rethrown.
@@ -73,7 +86,9 @@ export function exitOnFlagError(e: unknown): void {
 /** The logging flags every binary takes: `--logging-format` and `-v`. */
 export function withLoggingFlags(cmd: Command): Command {
   return cmd
-    .addOption(new Option('--logging-format <format>', 'Sets the log format.').default('text').choices(['text', 'json']))
+    .addOption(
+      new Option('--logging-format <format>', 'Sets the log format.').default('text').choices(['text', 'json']),
+    )
     .addOption(new Option('-v, --v <level>', 'number for the log level verbosity').default(0).argParser(intArg));
 }
 

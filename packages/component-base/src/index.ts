@@ -1,15 +1,36 @@
 export * from './user.js';
 export * from './authenticator.js';
 export { parseCertificateBundle, verifyClientChain, ClientCertAuthenticator } from './x509.js';
-export { generateServingCert, ensureServingCert, createCertificateAuthority, issueCertificate, type ServingCert, type CertificateAuthority, type IssueOptions as CertificateOptions } from './self-signed.js';
+export {
+  generateServingCert,
+  ensureServingCert,
+  createCertificateAuthority,
+  issueCertificate,
+  type ServingCert,
+  type CertificateAuthority,
+  type IssueOptions as CertificateOptions,
+} from './self-signed.js';
 export * from './health/checks.js';
 export { healthHandler } from './health/handler.js';
 export * from './flags.js';
-export { TokenReviewAuthenticator, SubjectAccessReviewAuthorizer, type ReviewPoster, type PathAuthorizer, type PathAttributes, type Decision, type ResourceAttributes } from './delegated-auth.js';
+export {
+  TokenReviewAuthenticator,
+  SubjectAccessReviewAuthorizer,
+  type ReviewPoster,
+  type PathAuthorizer,
+  type PathAttributes,
+  type Decision,
+  type ResourceAttributes,
+} from './delegated-auth.js';
 export { startSecureServer, type SecureServer, type SecureServingOptions } from './secure-serving.js';
 export * from './logger.js';
 export { ComponentMetrics, type ClientRequestObserver, type QueueObserver } from './client-metrics.js';
 export * from './component-flags.js';
-export { startDelegatedSecureServer, ComponentConfigError, type DelegatedServingDeps, type DelegationClient } from './delegated-serving.js';
+export {
+  startDelegatedSecureServer,
+  ComponentConfigError,
+  type DelegatedServingDeps,
+  type DelegationClient,
+} from './delegated-serving.js';
 export { componentMain } from './component-main.js';
 export { runningComponent, type RunningComponent } from './running-component.js';

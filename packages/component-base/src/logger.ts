@@ -30,7 +30,9 @@ export function createLogger(opts: LoggerOptions = {}, context: Record<string, u
     if (format === 'json') {
       write(JSON.stringify({ ts: Date.now() / 1000, level, msg, ...all }));
     } else {
-      const kv = Object.entries(all).map(([k, v]) => `${k}=${textValue(v)}`).join(' ');
+      const kv = Object.entries(all)
+        .map(([k, v]) => `${k}=${textValue(v)}`)
+        .join(' ');
       write(`${new Date().toISOString()} ${level.toUpperCase()} ${JSON.stringify(msg)}${kv ? ' ' + kv : ''}`);
     }
   };
@@ -39,7 +41,8 @@ export function createLogger(opts: LoggerOptions = {}, context: Record<string, u
     info: (m, f) => emit('info', m, f),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
-    v: (level) => (verbosity >= level ? { info: (m: string, f?: Record<string, unknown>) => emit('info', m, f) } : quiet),
+    v: (level) =>
+      verbosity >= level ? { info: (m: string, f?: Record<string, unknown>) => emit('info', m, f) } : quiet,
     with: (fields) => createLogger(opts, { ...context, ...fields }),
   };
 }

@@ -20,11 +20,16 @@ export interface RunningComponent {
  * the secure port, then the API client.
  */
 export function runningComponent(o: {
-  server?: SecureServer; identity: string; metrics: Registry; close(): void;
+  server?: SecureServer;
+  identity: string;
+  metrics: Registry;
+  close(): void;
   run: { isLeader(): boolean; lostLease: Promise<void>; stop(): Promise<void> };
 }): RunningComponent {
   return {
-    server: o.server, identity: o.identity, metrics: o.metrics,
+    server: o.server,
+    identity: o.identity,
+    metrics: o.metrics,
     isLeader: () => o.run.isLeader(),
     lostLease: o.run.lostLease,
     shutdown: async () => {

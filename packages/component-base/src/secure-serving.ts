@@ -43,7 +43,14 @@ export interface SecureServer {
 }
 
 /** Kubernetes' verbs for non-resource requests. */
-const VERBS: Record<string, string> = { GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+const VERBS: Record<string, string> = {
+  GET: 'get',
+  HEAD: 'get',
+  POST: 'create',
+  PUT: 'update',
+  PATCH: 'patch',
+  DELETE: 'delete',
+};
 
 function sendStatus(res: Response, code: number, reason: string, message: string): void {
   res.status(code).json({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
@@ -55,9 +62,14 @@ function sendStatus(res: Response, code: number, reason: string, message: string
  * skip both.
  */
 export async function startSecureServer(o: SecureServingOptions): Promise<SecureServer> {
-  const tls = o.tlsCertFile && o.tlsPrivateKeyFile
-    ? { certPem: await readFile(o.tlsCertFile, 'utf8'), keyPem: await readFile(o.tlsPrivateKeyFile, 'utf8') }
-    : await ensureServingCert(o.certDir, ['localhost', '127.0.0.1', ...(o.bindAddress !== '0.0.0.0' ? [o.bindAddress] : [])], o.certBase);
+  const tls =
+    o.tlsCertFile && o.tlsPrivateKeyFile
+      ? { certPem: await readFile(o.tlsCertFile, 'utf8'), keyPem: await readFile(o.tlsPrivateKeyFile, 'utf8') }
+      : await ensureServingCert(
+          o.certDir,
+          ['localhost', '127.0.0.1', ...(o.bindAddress !== '0.0.0.0' ? [o.bindAddress] : [])],
+          o.certBase,
+        );
   const authn = new UnionAuthenticator({ authenticators: o.authenticators, anonymous: o.anonymous ?? false });
   const app = express();
   app.disable('x-powered-by');
@@ -75,7 +87,12 @@ export async function startSecureServer(o: SecureServingOptions): Promise<Secure
     try {
       const d = await o.authorizer.authorize({ user, verb, path });
       if (!d.allowed) {
-        return sendStatus(res, 403, 'Forbidden', `forbidden: User ${JSON.stringify(user.name)} cannot ${verb} path ${JSON.stringify(path)}${d.reason ? `: ${d.reason}` : ''}`);
+        return sendStatus(
+          res,
+          403,
+          'Forbidden',
+          `forbidden: User ${JSON.stringify(user.name)} cannot ${verb} path ${JSON.stringify(path)}${d.reason ? `: ${d.reason}` : ''}`,
+        );
       }
     } catch (e) {
       return sendStatus(res, 500, 'InternalError', `authorization failed: ${(e as Error).message}`);
@@ -89,9 +106,14 @@ export async function startSecureServer(o: SecureServingOptions): Promise<Secure
     res.type(o.metrics.contentType).send(await o.metrics.metrics());
   });
   o.routes?.(app);
-  app.use((_req: Request, res: Response) => sendStatus(res, 404, 'NotFound', 'the server could not find the requested resource'));
+  app.use((_req: Request, res: Response) =>
+    sendStatus(res, 404, 'NotFound', 'the server could not find the requested resource'),
+  );
 
-  const server: Server = createServer({ cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false }, app);
+  const server: Server = createServer(
+    { cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false },
+    app,
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port, o.bindAddress, () => resolve());
@@ -102,9 +124,10 @@ export async function startSecureServer(o: SecureServingOptions): Promise<Secure
     url: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     caPem: 'caPem' in tls ? tls.caPem : tls.certPem,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -27,7 +27,9 @@ function pemKey(der: ArrayBuffer): string {
 }
 
 function serial(): string {
-  return Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1');
+  return Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
+    .toString('hex')
+    .replace(/^[89a-f]/, '1');
 }
 
 /** A certificate authority: its certificate and private key, in PEM. */
@@ -61,19 +63,29 @@ export async function createCertificateAuthority(commonName: string, days = 3650
   const notBefore = new Date(Date.now() - 60_000);
   const keys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']);
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: serial(), name: subjectOf(commonName), notBefore, notAfter: new Date(notBefore.getTime() + days * 24 * 3600_000),
-    keys: keys as CryptoKeyPair, signingAlgorithm: ALG,
+    serialNumber: serial(),
+    name: subjectOf(commonName),
+    notBefore,
+    notAfter: new Date(notBefore.getTime() + days * 24 * 3600_000),
+    keys: keys as CryptoKeyPair,
+    signingAlgorithm: ALG,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature, true),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey as CryptoKey),
     ],
   });
-  return { certPem: ca.toString('pem') + '\n', keyPem: pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey as CryptoKey)) };
+  return {
+    certPem: ca.toString('pem') + '\n',
+    keyPem: pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey as CryptoKey)),
+  };
 }
 
 /** A leaf certificate signed by `ca`, with a fresh ECDSA P-256 key. */
-export async function issueCertificate(ca: CertificateAuthority, o: IssueOptions): Promise<{ certPem: string; keyPem: string }> {
+export async function issueCertificate(
+  ca: CertificateAuthority,
+  o: IssueOptions,
+): Promise<{ certPem: string; keyPem: string }> {
   const notBefore = new Date(Date.now() - 60_000);
   const caCert = new x509.X509Certificate(ca.certPem);
   const keys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']);
@@ -81,16 +93,32 @@ export async function issueCertificate(ca: CertificateAuthority, o: IssueOptions
   const extensions: x509.Extension[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-    new x509.ExtendedKeyUsageExtension(o.usages.map((u) => (u === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth))),
+    new x509.ExtendedKeyUsageExtension(
+      o.usages.map((u) => (u === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth)),
+    ),
     await x509.AuthorityKeyIdentifierExtension.create(caCert),
   ];
-  if (hosts.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(hosts.map((h) => ({ type: isIP(h) ? 'ip' as const : 'dns' as const, value: h }))));
+  if (hosts.length > 0)
+    extensions.push(
+      new x509.SubjectAlternativeNameExtension(
+        hosts.map((h) => ({ type: isIP(h) ? ('ip' as const) : ('dns' as const), value: h })),
+      ),
+    );
   const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: serial(), subject: subjectOf(o.commonName, o.organizations), issuer: caCert.subject,
-    notBefore, notAfter: new Date(notBefore.getTime() + (o.days ?? 365) * 24 * 3600_000),
-    publicKey: keys.publicKey as CryptoKey, signingKey: await importKey(ca.keyPem), signingAlgorithm: ALG, extensions,
+    serialNumber: serial(),
+    subject: subjectOf(o.commonName, o.organizations),
+    issuer: caCert.subject,
+    notBefore,
+    notAfter: new Date(notBefore.getTime() + (o.days ?? 365) * 24 * 3600_000),
+    publicKey: keys.publicKey as CryptoKey,
+    signingKey: await importKey(ca.keyPem),
+    signingAlgorithm: ALG,
+    extensions,
   });
-  return { certPem: cert.toString('pem') + '\n', keyPem: pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey as CryptoKey)) };
+  return {
+    certPem: cert.toString('pem') + '\n',
+    keyPem: pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey as CryptoKey)),
+  };
 }
 
 /** Makes a CA and a serving certificate it signs, valid for `hosts` (names and IPs) for a year. */
@@ -98,7 +126,11 @@ export async function generateServingCert(hosts: string[]): Promise<ServingCert>
   const unique = [...new Set(hosts)];
   const stamp = Math.floor(Date.now() / 1000);
   const ca = await createCertificateAuthority(`${unique[0] ?? 'localhost'}-ca@${stamp}`, 365);
-  const leaf = await issueCertificate(ca, { commonName: `${unique[0] ?? 'localhost'}@${stamp}`, usages: ['server'], hosts: unique });
+  const leaf = await issueCertificate(ca, {
+    commonName: `${unique[0] ?? 'localhost'}@${stamp}`,
+    usages: ['server'],
+    hosts: unique,
+  });
   return { certPem: leaf.certPem + ca.certPem, keyPem: leaf.keyPem, caPem: ca.certPem };
 }
 
@@ -111,7 +143,11 @@ export async function ensureServingCert(certDir: string, hosts: string[], base =
   const keyFile = join(certDir, `${base}.key`);
   const caFile = join(certDir, 'ca.crt');
   if (existsSync(certFile) && existsSync(keyFile) && existsSync(caFile)) {
-    const [certPem, keyPem, caPem] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8'), readFile(caFile, 'utf8')]);
+    const [certPem, keyPem, caPem] = await Promise.all([
+      readFile(certFile, 'utf8'),
+      readFile(keyFile, 'utf8'),
+      readFile(caFile, 'utf8'),
+    ]);
     return { certPem, keyPem, caPem };
   }
   const made = await generateServingCert(hosts);

@@ -23,6 +23,7 @@ export function userInfoWire(u: UserInfo): UserInfoWire {
   const out: UserInfoWire = { username: u.name };
   if (u.uid) out.uid = u.uid;
   if (u.groups.length > 0) out.groups = [...u.groups];
-  if (u.extra && Object.keys(u.extra).length > 0) out.extra = Object.fromEntries(Object.entries(u.extra).map(([k, v]) => [k, [...v]]));
+  if (u.extra && Object.keys(u.extra).length > 0)
+    out.extra = Object.fromEntries(Object.entries(u.extra).map(([k, v]) => [k, [...v]]));
   return out;
 }

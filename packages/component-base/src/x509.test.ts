@@ -17,7 +17,12 @@ beforeAll(async () => {
 const certs = (pem: string): X509Certificate[] => parseCertificateBundle(pem);
 const verify = (chainPem: string, roots: TestCa[], now = Date.now()): X509Certificate[] => {
   const [leaf, ...rest] = certs(chainPem);
-  return verifyClientChain(leaf as X509Certificate, rest, roots.flatMap((r) => certs(r.certPem)), now);
+  return verifyClientChain(
+    leaf as X509Certificate,
+    rest,
+    roots.flatMap((r) => certs(r.certPem)),
+    now,
+  );
 };
 
 describe('parseCertificateBundle', () => {
@@ -44,7 +49,12 @@ describe('verifyClientChain', () => {
   it('builds the chain through intermediates the client sends', async () => {
     const mid = await (await root.intermediate('mid-1')).intermediate('mid-2');
     const leaf = await mid.issue();
-    expect(verify(leaf.chainPem, [root]).map((c) => c.subject)).toEqual(['CN=user', 'CN=mid-2', 'CN=mid-1', 'CN=root-ca']);
+    expect(verify(leaf.chainPem, [root]).map((c) => c.subject)).toEqual([
+      'CN=user',
+      'CN=mid-2',
+      'CN=mid-1',
+      'CN=root-ca',
+    ]);
     // Without the intermediates the leaf does not chain.
     expect(() => verify(leaf.certPem, [root])).toThrow('x509: certificate signed by unknown authority');
   });
@@ -60,20 +70,32 @@ describe('verifyClientChain', () => {
   });
 
   it('refuses an expired or not yet valid leaf', async () => {
-    const expired = await root.issue({ notBefore: new Date(Date.now() - 3 * HOUR), notAfter: new Date(Date.now() - HOUR) });
+    const expired = await root.issue({
+      notBefore: new Date(Date.now() - 3 * HOUR),
+      notAfter: new Date(Date.now() - HOUR),
+    });
     expect(() => verify(expired.chainPem, [root])).toThrow(/has expired or is not yet valid: current time .* is after/);
-    const future = await root.issue({ notBefore: new Date(Date.now() + HOUR), notAfter: new Date(Date.now() + 2 * HOUR) });
+    const future = await root.issue({
+      notBefore: new Date(Date.now() + HOUR),
+      notAfter: new Date(Date.now() + 2 * HOUR),
+    });
     expect(() => verify(future.chainPem, [root])).toThrow(/is before/);
   });
 
   it('refuses a chain through an expired intermediate', async () => {
-    const mid = await root.intermediate('old-mid', { notBefore: new Date(Date.now() - 3 * HOUR), notAfter: new Date(Date.now() - HOUR) });
+    const mid = await root.intermediate('old-mid', {
+      notBefore: new Date(Date.now() - 3 * HOUR),
+      notAfter: new Date(Date.now() - HOUR),
+    });
     const leaf = await mid.issue({ notBefore: new Date(Date.now() - 2 * HOUR) });
     expect(() => verify(leaf.chainPem, [root])).toThrow(/expired/);
   });
 
   it('refuses a chain to an expired root', async () => {
-    const oldRoot = await createTestCa('old-root', { notBefore: new Date(Date.now() - 3 * HOUR), notAfter: new Date(Date.now() - HOUR) });
+    const oldRoot = await createTestCa('old-root', {
+      notBefore: new Date(Date.now() - 3 * HOUR),
+      notAfter: new Date(Date.now() - HOUR),
+    });
     const leaf = await oldRoot.issue({ notBefore: new Date(Date.now() - 2 * HOUR) });
     expect(() => verify(leaf.chainPem, [oldRoot])).toThrow(/expired/);
   });

@@ -57,7 +57,12 @@ function signedBy(child: X509Certificate, parent: X509Certificate): boolean {
  * Every certificate of the chain must be valid at `now`; intermediates must be CAs; as in Go's
  * `x509.Verify`, roots are trusted as they are.
  */
-export function verifyClientChain(leaf: X509Certificate, intermediates: readonly X509Certificate[], roots: readonly X509Certificate[], now: number): X509Certificate[] {
+export function verifyClientChain(
+  leaf: X509Certificate,
+  intermediates: readonly X509Certificate[],
+  roots: readonly X509Certificate[],
+  now: number,
+): X509Certificate[] {
   const expired = validAt(leaf, now);
   if (expired) throw new Error(expired);
   if (!allowsClientAuth(leaf)) throw new Error('x509: certificate specifies an incompatible key usage');
@@ -75,8 +80,14 @@ export function verifyClientChain(leaf: X509Certificate, intermediates: readonly
     for (const i of intermediates) {
       if (used.has(i) || !i.ca || !signedBy(cert, i)) continue;
       const e = validAt(i, now);
-      if (e) { reason = e; continue; }
-      if (!allowsClientAuth(i)) { reason = 'x509: certificate specifies an incompatible key usage'; continue; }
+      if (e) {
+        reason = e;
+        continue;
+      }
+      if (!allowsClientAuth(i)) {
+        reason = 'x509: certificate specifies an incompatible key usage';
+        continue;
+      }
       const rest = search(i, depth + 1, new Set([...used, i]));
       if (rest) return [cert, ...rest];
     }
@@ -115,7 +126,10 @@ interface Verified {
 export class ClientCertAuthenticator implements Authenticator {
   private readonly verified = new WeakMap<TLSSocket, Verified>();
 
-  constructor(private readonly roots: readonly X509Certificate[], private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly roots: readonly X509Certificate[],
+    private readonly now: () => number = Date.now,
+  ) {}
 
   static fromPem(pem: string, file?: string): ClientCertAuthenticator {
     return new ClientCertAuthenticator(parseCertificateBundle(pem, file));
@@ -132,7 +146,12 @@ export class ClientCertAuthenticator implements Authenticator {
     const [leafRaw, ...rest] = presentedChain(peer);
     if (!leafRaw) return null;
     const leaf = new X509Certificate(leafRaw);
-    const chain = verifyClientChain(leaf, rest.map((r) => new X509Certificate(r)), this.roots, now);
+    const chain = verifyClientChain(
+      leaf,
+      rest.map((r) => new X509Certificate(r)),
+      this.roots,
+      now,
+    );
     const user = userOf(leafRaw);
     this.verified.set(socket, { user, until: Math.min(...chain.map((c) => Date.parse(c.validTo))) });
     return user;
@@ -145,6 +164,8 @@ function userOf(der: Buffer): UserInfo {
   const [cn] = subject.getField('CN');
   if (!cn) throw new Error('x509: the client certificate has no subject Common Name');
   const user: UserInfo = { name: cn, groups: subject.getField('O') };
-  user.extra = { [authenticationExtraKey('credential-id')]: [`X509SHA256=${createHash('sha256').update(der).digest('hex')}`] };
+  user.extra = {
+    [authenticationExtraKey('credential-id')]: [`X509SHA256=${createHash('sha256').update(der).digest('hex')}`],
+  };
   return user;
 }

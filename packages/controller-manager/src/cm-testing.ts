@@ -18,13 +18,32 @@ export interface TestControllerManager {
  * svcconfig, on a free port of 127.0.0.1, with short leader-election periods unless `args`
  * say otherwise.
  */
-export async function startTestControllerManager(server: TestApiServer, args: string[] = [], controllers?: readonly ControllerDefinition[]): Promise<TestControllerManager> {
+export async function startTestControllerManager(
+  server: TestApiServer,
+  args: string[] = [],
+  controllers?: readonly ControllerDefinition[],
+): Promise<TestControllerManager> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-cm-'));
-  const opts = parseControllerManagerOptions([
-    '--svcconfig', server.svcconfigPath, '--bind-address', '127.0.0.1', '--secure-port', String(await freePort()), '--cert-dir', dir,
-    '--leader-elect-lease-duration', '4s', '--leader-elect-renew-deadline', '3s', '--leader-elect-retry-period', '500ms',
-    ...args,
-  ], { quiet: true });
+  const opts = parseControllerManagerOptions(
+    [
+      '--svcconfig',
+      server.svcconfigPath,
+      '--bind-address',
+      '127.0.0.1',
+      '--secure-port',
+      String(await freePort()),
+      '--cert-dir',
+      dir,
+      '--leader-elect-lease-duration',
+      '4s',
+      '--leader-elect-renew-deadline',
+      '3s',
+      '--leader-elect-retry-period',
+      '500ms',
+      ...args,
+    ],
+    { quiet: true },
+  );
   const cm = await startControllerManager(opts, { logger: silentLogger, controllers });
   return {
     cm,

@@ -1,5 +1,14 @@
 import type { ApiObject } from '@svc/api';
-import { Controller, WorkQueue, ExponentialFailureRateLimiter, type Reconcile, type RestClient, type SharedInformerFactory, type Informer, type GroupVersionResource } from '@svc/client';
+import {
+  Controller,
+  WorkQueue,
+  ExponentialFailureRateLimiter,
+  type Reconcile,
+  type RestClient,
+  type SharedInformerFactory,
+  type Informer,
+  type GroupVersionResource,
+} from '@svc/client';
 import type { ComponentMetrics, Logger } from '@svc/component-base';
 import type { ControllerManagerOptions } from './options.js';
 
@@ -33,17 +42,37 @@ export interface ControllerDefinition {
  * A `Controller` whose queue reports `workqueue_*` metrics under `queueName` and whose log
  * lines carry the controller name.
  */
-export function newController(ctx: ControllerContext, o: { name: string; queueName?: string; reconcile: Reconcile; workers?: number }): Controller {
-  const queue = new WorkQueue<string>(new ExponentialFailureRateLimiter<string>(), ctx.metrics.queue(o.queueName ?? o.name));
-  return new Controller({ name: o.name, reconcile: o.reconcile, workers: o.workers, queue, logger: ctx.logger.with({ controller: o.name }) });
+export function newController(
+  ctx: ControllerContext,
+  o: { name: string; queueName?: string; reconcile: Reconcile; workers?: number },
+): Controller {
+  const queue = new WorkQueue<string>(
+    new ExponentialFailureRateLimiter<string>(),
+    ctx.metrics.queue(o.queueName ?? o.name),
+  );
+  return new Controller({
+    name: o.name,
+    reconcile: o.reconcile,
+    workers: o.workers,
+    queue,
+    logger: ctx.logger.with({ controller: o.name }),
+  });
 }
 
 /** The shared informer for a resource, typed. */
-export function informer<T extends ApiObject>(ctx: ControllerContext, gvr: GroupVersionResource, namespace?: string): Informer<T> {
+export function informer<T extends ApiObject>(
+  ctx: ControllerContext,
+  gvr: GroupVersionResource,
+  namespace?: string,
+): Informer<T> {
   return ctx.informers.informerFor<T>(gvr, namespace === undefined ? {} : { namespace });
 }
 
 /** Runs several controllers (or loops) together until `signal`; resolves when all stopped. */
 export function runAll(parts: readonly RunnableController[]): RunnableController {
-  return { run: async (signal) => { await Promise.all(parts.map((p) => p.run(signal))); } };
+  return {
+    run: async (signal) => {
+      await Promise.all(parts.map((p) => p.run(signal)));
+    },
+  };
 }

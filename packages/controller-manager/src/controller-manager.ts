@@ -4,7 +4,16 @@ import { randomUUID } from 'node:crypto';
 import { useNaming } from '@svc/api';
 import { RestClient, SharedInformerFactory, componentClientConfig, runLeaderElected, svcconfigPath } from '@svc/client';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { ComponentConfigError, ComponentMetrics, startDelegatedSecureServer, type HealthCheck, type Logger, type SecureServer, runningComponent, type RunningComponent } from '@svc/component-base';
+import {
+  ComponentConfigError,
+  ComponentMetrics,
+  startDelegatedSecureServer,
+  type HealthCheck,
+  type Logger,
+  type SecureServer,
+  runningComponent,
+  type RunningComponent,
+} from '@svc/component-base';
 import type { ControllerManagerOptions } from './options.js';
 import type { ControllerContext, ControllerDefinition } from './controller-context.js';
 import { CONTROLLERS } from './controllers/index.js';
@@ -27,14 +36,18 @@ class ControllerHealth implements HealthCheck {
  * (with `--leader-elect`, once it holds the Lease) the enabled controllers over shared
  * informers. Losing the Lease stops every loop and resolves `lostLease`.
  */
-export async function startControllerManager(o: ControllerManagerOptions, deps: { logger: Logger; controllers?: readonly ControllerDefinition[] }): Promise<RunningControllerManager> {
+export async function startControllerManager(
+  o: ControllerManagerOptions,
+  deps: { logger: Logger; controllers?: readonly ControllerDefinition[] },
+): Promise<RunningControllerManager> {
   useNaming(o.naming);
   const logger = deps.logger;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const metrics = new ComponentMetrics(registry);
-  const definitions = (deps.controllers ?? CONTROLLERS).filter((d) => o.controllers.enabled.has(d.name)
-    && (d.name !== 'garbage-collector-controller' || o.enableGarbageCollector));
+  const definitions = (deps.controllers ?? CONTROLLERS).filter(
+    (d) => o.controllers.enabled.has(d.name) && (d.name !== 'garbage-collector-controller' || o.enableGarbageCollector),
+  );
   for (const d of definitions) {
     try {
       await d.preflight?.(o);
@@ -44,15 +57,24 @@ export async function startControllerManager(o: ControllerManagerOptions, deps: 
   }
   const config = componentClientConfig(svcconfigPath(o.svcconfig), { master: o.master, flag: '--svcconfig' });
   const userAgent = `svc-controller-manager/${process.version}`;
-  const client = new RestClient(config, { qps: o.apiQps, burst: o.apiBurst, userAgent, metrics: metrics.client(), contentType: o.apiContentType });
-  for (const name of o.controllers.notImplemented) logger.info('controller is enabled but not part of this controller manager; skipping', { controller: name });
+  const client = new RestClient(config, {
+    qps: o.apiQps,
+    burst: o.apiBurst,
+    userAgent,
+    metrics: metrics.client(),
+    contentType: o.apiContentType,
+  });
+  for (const name of o.controllers.notImplemented)
+    logger.info('controller is enabled but not part of this controller manager; skipping', { controller: name });
   for (const flag of o.ignoredFlags) logger.info('flag has no effect: its controller does not run here', { flag });
 
   const health = definitions.map((d) => new ControllerHealth(d.name));
   const identity = `${hostname()}_${randomUUID()}`;
   let leaderCheck: HealthCheck | undefined;
   const server = await startDelegatedSecureServer(o, {
-    certBase: 'svc-controller-manager', logger, metrics: registry,
+    certBase: 'svc-controller-manager',
+    logger,
+    metrics: registry,
     clientFor: (file, flag) => new RestClient(componentClientConfig(file, { flag })),
     healthChecks: () => (leaderCheck ? [leaderCheck, ...health] : health),
   });
@@ -62,25 +84,34 @@ export async function startControllerManager(o: ControllerManagerOptions, deps: 
     // Every informer, queue and worker listens on this one signal.
     setMaxListeners(0, signal);
     // As Kubernetes: each start picks a resync period between --min-resync-period and twice it.
-    const informers = new SharedInformerFactory(client, { logger, resyncPeriodMs: o.minResyncPeriodMs * (1 + Math.random()) });
+    const informers = new SharedInformerFactory(client, {
+      logger,
+      resyncPeriodMs: o.minResyncPeriodMs * (1 + Math.random()),
+    });
     const ctx: ControllerContext = { client, informers, options: o, logger, metrics };
     const built = await Promise.all(definitions.map(async (d) => ({ d, c: await d.build(ctx) })));
     informers.start(signal);
-    await Promise.all(built.map(async ({ d, c }, i) => {
-      logger.info('starting controller', { controller: d.name });
-      try {
-        await c.run(signal);
-      } catch (e) {
-        const h = health[i];
-        if (h) h.failure = String(e);
-        logger.error('controller stopped with an error', { controller: d.name, error: String(e) });
-      }
-    }));
+    await Promise.all(
+      built.map(async ({ d, c }, i) => {
+        logger.info('starting controller', { controller: d.name });
+        try {
+          await c.run(signal);
+        } catch (e) {
+          const h = health[i];
+          if (h) h.failure = String(e);
+          logger.error('controller stopped with an error', { controller: d.name, error: String(e) });
+        }
+      }),
+    );
     await informers.stopped();
   };
 
   const run = runLeaderElected({
-    client, settings: o, identity, logger, run: runControllers,
+    client,
+    settings: o,
+    identity,
+    logger,
+    run: runControllers,
     onLeading: (leading) => metrics.setLeader(o.leaseName, leading),
   });
   leaderCheck = run.healthCheck;

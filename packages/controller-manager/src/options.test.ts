@@ -15,29 +15,67 @@ function parseError(...args: string[]): string {
 }
 
 describe('svc-controller-manager flags', () => {
-  it('has the spec table\'s defaults', () => {
+  it("has the spec table's defaults", () => {
     const o = parse();
     expect(o).toMatchObject({
-      bindAddress: '0.0.0.0', securePort: 10257, apiQps: 20, apiBurst: 30, apiContentType: 'application/vnd.svc.protobuf',
-      clusterName: 'svc', clusterSigningDurationMs: 8760 * 3600_000, enableGarbageCollector: true,
-      leaderElect: true, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2000, resourceLock: 'leases',
-      leaseName: 'svc-controller-manager', leaseNamespace: 'svc-system', minResyncPeriodMs: 12 * 3600_000,
-      namespaceSyncPeriodMs: 300_000, nodeEvictionRate: 0.1, largeClusterSizeThreshold: 50, nodeMonitorGracePeriodMs: 40_000,
-      nodeMonitorPeriodMs: 5000, nodeStartupGracePeriodMs: 60_000, authenticationTokenWebhookCacheTtlMs: 10_000,
-      authorizationWebhookCacheAuthorizedTtlMs: 10_000, authorizationWebhookCacheUnauthorizedTtlMs: 10_000,
-      authorizationAlwaysAllowPaths: ['/healthz', '/readyz', '/livez'], authenticationSkipLookup: false,
-      authenticationTolerateLookupFailure: false, ignoredFlags: [],
+      bindAddress: '0.0.0.0',
+      securePort: 10257,
+      apiQps: 20,
+      apiBurst: 30,
+      apiContentType: 'application/vnd.svc.protobuf',
+      clusterName: 'svc',
+      clusterSigningDurationMs: 8760 * 3600_000,
+      enableGarbageCollector: true,
+      leaderElect: true,
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2000,
+      resourceLock: 'leases',
+      leaseName: 'svc-controller-manager',
+      leaseNamespace: 'svc-system',
+      minResyncPeriodMs: 12 * 3600_000,
+      namespaceSyncPeriodMs: 300_000,
+      nodeEvictionRate: 0.1,
+      largeClusterSizeThreshold: 50,
+      nodeMonitorGracePeriodMs: 40_000,
+      nodeMonitorPeriodMs: 5000,
+      nodeStartupGracePeriodMs: 60_000,
+      authenticationTokenWebhookCacheTtlMs: 10_000,
+      authorizationWebhookCacheAuthorizedTtlMs: 10_000,
+      authorizationWebhookCacheUnauthorizedTtlMs: 10_000,
+      authorizationAlwaysAllowPaths: ['/healthz', '/readyz', '/livez'],
+      authenticationSkipLookup: false,
+      authenticationTolerateLookupFailure: false,
+      ignoredFlags: [],
     });
     expect(o.concurrentSyncs).toEqual({
-      'cron-job': 5, deployment: 5, endpoint: 5, ephemeralvolume: 5, gc: 20, 'horizontal-pod-autoscaler': 5, job: 5, namespace: 10,
-      rc: 5, replicaset: 5, 'resource-quota': 5, 'service-endpoint': 5, service: 1, 'serviceaccount-token': 5, statefulset: 5,
-      'ttl-after-finished': 5, 'validating-admission-policy-status': 5,
+      'cron-job': 5,
+      deployment: 5,
+      endpoint: 5,
+      ephemeralvolume: 5,
+      gc: 20,
+      'horizontal-pod-autoscaler': 5,
+      job: 5,
+      namespace: 10,
+      rc: 5,
+      replicaset: 5,
+      'resource-quota': 5,
+      'service-endpoint': 5,
+      service: 1,
+      'serviceaccount-token': 5,
+      statefulset: 5,
+      'ttl-after-finished': 5,
+      'validating-admission-policy-status': 5,
     });
   });
 
   it('spells the naming-dependent defaults the Kubernetes way under --naming=kubernetes', () => {
     const o = parse('--naming=kubernetes');
-    expect(o).toMatchObject({ clusterName: 'kubernetes', leaseNamespace: 'kube-system', apiContentType: 'application/vnd.kubernetes.protobuf' });
+    expect(o).toMatchObject({
+      clusterName: 'kubernetes',
+      leaseNamespace: 'kube-system',
+      apiContentType: 'application/vnd.kubernetes.protobuf',
+    });
   });
 
   it('takes --kubeconfig as an alias of --svcconfig', () => {
@@ -47,8 +85,12 @@ describe('svc-controller-manager flags', () => {
   });
 
   it('refuses a renew deadline that is not below the lease duration', () => {
-    expect(parseError('--leader-elect-renew-deadline=15s')).toMatch(/--leader-elect-renew-deadline \(15s\) must be less than --leader-elect-lease-duration \(15s\)/);
-    expect(parse('--leader-elect-lease-duration=30s', '--leader-elect-renew-deadline=20s').renewDeadlineMs).toBe(20_000);
+    expect(parseError('--leader-elect-renew-deadline=15s')).toMatch(
+      /--leader-elect-renew-deadline \(15s\) must be less than --leader-elect-lease-duration \(15s\)/,
+    );
+    expect(parse('--leader-elect-lease-duration=30s', '--leader-elect-renew-deadline=20s').renewDeadlineMs).toBe(
+      20_000,
+    );
   });
 
   it('refuses bad values with the flag named', () => {
@@ -64,17 +106,35 @@ describe('svc-controller-manager flags', () => {
   });
 
   it('takes the generic signing pair or per-signer pairs, never both', () => {
-    expect(parse('--cluster-signing-cert-file=ca.crt', '--cluster-signing-key-file=ca.key').clusterSigning).toEqual({ certFile: 'ca.crt', keyFile: 'ca.key' });
-    expect(parse('--cluster-signing-svclet-serving-cert-file=s.crt', '--cluster-signing-svclet-serving-key-file=s.key').signerFiles)
-      .toEqual({ nodeServing: { certFile: 's.crt', keyFile: 's.key' } });
+    expect(parse('--cluster-signing-cert-file=ca.crt', '--cluster-signing-key-file=ca.key').clusterSigning).toEqual({
+      certFile: 'ca.crt',
+      keyFile: 'ca.key',
+    });
+    expect(
+      parse('--cluster-signing-svclet-serving-cert-file=s.crt', '--cluster-signing-svclet-serving-key-file=s.key')
+        .signerFiles,
+    ).toEqual({ nodeServing: { certFile: 's.crt', keyFile: 's.key' } });
     expect(parseError('--cluster-signing-cert-file=ca.crt')).toMatch(/must be given together/);
-    expect(parseError('--cluster-signing-cert-file=ca.crt', '--cluster-signing-key-file=ca.key',
-      '--cluster-signing-svc-apiserver-client-cert-file=c.crt', '--cluster-signing-svc-apiserver-client-key-file=c.key')).toMatch(/cannot be set together/);
+    expect(
+      parseError(
+        '--cluster-signing-cert-file=ca.crt',
+        '--cluster-signing-key-file=ca.key',
+        '--cluster-signing-svc-apiserver-client-cert-file=c.crt',
+        '--cluster-signing-svc-apiserver-client-key-file=c.key',
+      ),
+    ).toMatch(/cannot be set together/);
   });
 
   it('accepts flags of controllers it does not run and lists them once', () => {
-    const o = parse('--horizontal-pod-autoscaler-sync-period=30s', '--concurrent-job-syncs=3', '--concurrent-deployment-syncs=2');
-    expect(o.ignoredFlags).toEqual(['--concurrent-job-syncs', '--horizontal-pod-autoscaler-sync-period (horizontal-pod-autoscaler-controller)']);
+    const o = parse(
+      '--horizontal-pod-autoscaler-sync-period=30s',
+      '--concurrent-job-syncs=3',
+      '--concurrent-deployment-syncs=2',
+    );
+    expect(o.ignoredFlags).toEqual([
+      '--concurrent-job-syncs',
+      '--horizontal-pod-autoscaler-sync-period (horizontal-pod-autoscaler-controller)',
+    ]);
     expect(o.concurrentSyncs.deployment).toBe(2);
   });
 });
@@ -90,12 +150,17 @@ describe('--controllers', () => {
   });
 
   it('turns the two on by either spelling', () => {
-    for (const items of [['*', 'tokencleaner', 'bootstrapsigner'], ['*', 'token-cleaner-controller', 'bootstrap-signer-controller']]) {
+    for (const items of [
+      ['*', 'tokencleaner', 'bootstrapsigner'],
+      ['*', 'token-cleaner-controller', 'bootstrap-signer-controller'],
+    ]) {
       const s = parseControllers(items);
       expect(s.enabled.has('token-cleaner-controller')).toBe(true);
       expect(s.enabled.has('bootstrap-signer-controller')).toBe(true);
     }
-    expect(parse('--controllers=*,tokencleaner,bootstrapsigner').controllers.enabled.has('bootstrap-signer-controller')).toBe(true);
+    expect(
+      parse('--controllers=*,tokencleaner,bootstrapsigner').controllers.enabled.has('bootstrap-signer-controller'),
+    ).toBe(true);
   });
 
   it('-foo disables, a bare name enables only that', () => {

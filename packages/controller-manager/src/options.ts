@@ -1,9 +1,23 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { NAMINGS, isNamingScheme, naming, type NamingScheme } from '@svc/api';
 import {
-  apiClientOptions, boolOption, durationOption, intArg, leaderElectionOptions, listOption, namingOption, parseFlags, secureServingOptions,
-  withApiClientFlags, withLeaderElectionFlags, withLoggingFlags, withSecureServingFlags,
-  type ApiClientOptions, type DelegatedServingOptions, type LeaderElectionOptions, type LogFormat,
+  apiClientOptions,
+  boolOption,
+  durationOption,
+  intArg,
+  leaderElectionOptions,
+  listOption,
+  namingOption,
+  parseFlags,
+  secureServingOptions,
+  withApiClientFlags,
+  withLeaderElectionFlags,
+  withLoggingFlags,
+  withSecureServingFlags,
+  type ApiClientOptions,
+  type DelegatedServingOptions,
+  type LeaderElectionOptions,
+  type LogFormat,
 } from '@svc/component-base';
 import { parseControllers, type ControllerSelection } from './controller-names.js';
 
@@ -50,16 +64,31 @@ export interface ControllerManagerOptions extends ApiClientOptions, DelegatedSer
 
 /** `--concurrent-*-syncs` and their defaults (the spec's table). */
 const CONCURRENT_SYNCS: Record<string, number> = {
-  'cron-job': 5, deployment: 5, endpoint: 5, ephemeralvolume: 5, gc: 20, 'horizontal-pod-autoscaler': 5, job: 5,
-  namespace: 10, rc: 5, replicaset: 5, 'resource-quota': 5, 'service-endpoint': 5, service: 1, 'serviceaccount-token': 5,
-  statefulset: 5, 'ttl-after-finished': 5, 'validating-admission-policy-status': 5,
+  'cron-job': 5,
+  deployment: 5,
+  endpoint: 5,
+  ephemeralvolume: 5,
+  gc: 20,
+  'horizontal-pod-autoscaler': 5,
+  job: 5,
+  namespace: 10,
+  rc: 5,
+  replicaset: 5,
+  'resource-quota': 5,
+  'service-endpoint': 5,
+  service: 1,
+  'serviceaccount-token': 5,
+  statefulset: 5,
+  'ttl-after-finished': 5,
+  'validating-admission-policy-status': 5,
 };
 /** The `--concurrent-*-syncs` of controllers we run; the others are accepted and ignored. */
 const CONCURRENT_SYNCS_USED = new Set(['deployment', 'gc', 'namespace', 'replicaset']);
 
 function floatArg(v: string): number {
   const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`strconv.ParseFloat: parsing ${JSON.stringify(v)}: invalid syntax`);
+  if (v.trim() === '' || !Number.isFinite(n))
+    throw new InvalidArgumentError(`strconv.ParseFloat: parsing ${JSON.stringify(v)}: invalid syntax`);
   return n;
 }
 
@@ -83,72 +112,341 @@ function stringOption(flags: string, description: string, def?: string): Option 
  * validated like the others, then reported once at start.
  */
 const IGNORED: Array<[Option, string]> = [
-  [boolOption('--allocate-node-cidrs', 'Should CIDRs for Pods be allocated and set on the cloud provider.', false), 'node-ipam-controller'],
-  [durationOption('--attach-detach-reconcile-sync-period', 'The reconciler sync wait time between volume attach detach. Must exceed 1 second.', 60_000), 'persistentvolume-attach-detach-controller'],
+  [
+    boolOption('--allocate-node-cidrs', 'Should CIDRs for Pods be allocated and set on the cloud provider.', false),
+    'node-ipam-controller',
+  ],
+  [
+    durationOption(
+      '--attach-detach-reconcile-sync-period',
+      'The reconciler sync wait time between volume attach detach. Must exceed 1 second.',
+      60_000,
+    ),
+    'persistentvolume-attach-detach-controller',
+  ],
   [stringOption('--cidr-allocator-type', 'Type of CIDR allocator to use.', 'RangeAllocator'), 'node-ipam-controller'],
-  [stringOption('--cluster-cidr', 'CIDR Range for Pods in cluster. Requires --allocate-node-cidrs to be true.'), 'node-ipam-controller'],
-  [boolOption('--configure-cloud-routes', 'Should CIDRs allocated by allocate-node-cidrs be configured on the cloud provider.', true), 'node-route-controller'],
-  [boolOption('--disable-attach-detach-reconcile-sync', 'Disable volume attach detach reconciler sync.', false), 'persistentvolume-attach-detach-controller'],
-  [boolOption('--disable-force-detach-on-timeout', 'Prevent force detaching volumes based on maximum unmount time and node status.', false), 'persistentvolume-attach-detach-controller'],
-  [boolOption('--enable-dynamic-provisioning', 'Enable dynamic provisioning for environments that support it.', true), 'persistentvolume-binder-controller'],
-  [boolOption('--enable-leader-migration', 'Whether to enable controller leader migration.', false), 'leader-migration'],
-  [stringOption('--leader-migration-config', 'Path to the config file for controller leader migration.'), 'leader-migration'],
-  [durationOption('--endpoint-updates-batch-period', 'The length of endpoint updates batching period.', 0), 'endpoints-controller'],
-  [durationOption('--endpointslice-updates-batch-period', 'The length of endpoint slice updates batching period.', 0), 'endpointslice-controller'],
-  [durationOption('--horizontal-pod-autoscaler-cpu-initialization-period', 'The period after pod start when CPU samples might be skipped.', 300_000), 'horizontal-pod-autoscaler-controller'],
-  [durationOption('--horizontal-pod-autoscaler-downscale-stabilization', 'The period for which autoscaler will look backwards and not scale down below any recommendation it made during that period.', 300_000), 'horizontal-pod-autoscaler-controller'],
-  [durationOption('--horizontal-pod-autoscaler-initial-readiness-delay', 'The period after pod start during which readiness changes will be treated as initial readiness.', 30_000), 'horizontal-pod-autoscaler-controller'],
-  [durationOption('--horizontal-pod-autoscaler-sync-period', 'The period for syncing the number of pods in horizontal pod autoscaler.', 15_000), 'horizontal-pod-autoscaler-controller'],
-  [floatOption('--horizontal-pod-autoscaler-tolerance', 'The minimum change (from 1.0) in the desired-to-actual metrics ratio for the horizontal pod autoscaler to consider scaling.', 0.1), 'horizontal-pod-autoscaler-controller'],
-  [durationOption('--legacy-service-account-token-clean-up-period', 'The period of time since the last usage of an legacy service account token before it can be deleted.', 8760 * 3600_000), 'legacy-serviceaccount-token-cleaner-controller'],
-  [int32Option('--max-endpoints-per-slice', 'The maximum number of endpoints that will be added to an EndpointSlice.', 100), 'endpointslice-controller'],
-  [int32Option('--mirroring-concurrent-service-endpoint-syncs', 'The number of service endpoint syncing operations that will be done concurrently by the endpointslice-mirroring-controller.', 5), 'endpointslice-mirroring-controller'],
-  [int32Option('--mirroring-max-endpoints-per-subset', 'The maximum number of endpoints that will be added to an EndpointSlice by the endpointslice-mirroring-controller.', 1000), 'endpointslice-mirroring-controller'],
-  [int32Option('--node-cidr-mask-size', 'Mask size for node cidr in cluster. Default is 24 for IPv4 and 64 for IPv6.'), 'node-ipam-controller'],
-  [int32Option('--node-cidr-mask-size-ipv4', 'Mask size for IPv4 node cidr in dual-stack cluster. Default is 24.'), 'node-ipam-controller'],
-  [int32Option('--node-cidr-mask-size-ipv6', 'Mask size for IPv6 node cidr in dual-stack cluster. Default is 64.'), 'node-ipam-controller'],
-  [int32Option('--pv-recycler-increment-timeout-nfs', 'the increment of time added per Gi to ActiveDeadlineSeconds for an NFS scrubber pod', 30), 'persistentvolume-binder-controller'],
-  [int32Option('--pv-recycler-minimum-timeout-nfs', 'The minimum ActiveDeadlineSeconds to use for an NFS Recycler pod', 300), 'persistentvolume-binder-controller'],
-  [int32Option('--pv-recycler-minimum-timeout-hostpath', 'The minimum ActiveDeadlineSeconds to use for a HostPath Recycler pod. This is for development and testing only.', 60), 'persistentvolume-binder-controller'],
-  [int32Option('--pv-recycler-timeout-increment-hostpath', 'the increment of time added per Gi to ActiveDeadlineSeconds for a HostPath scrubber pod. This is for development and testing only.', 30), 'persistentvolume-binder-controller'],
-  [stringOption('--pv-recycler-pod-template-filepath-nfs', 'The file path to a pod definition used as a template for NFS persistent volume recycling'), 'persistentvolume-binder-controller'],
-  [stringOption('--pv-recycler-pod-template-filepath-hostpath', 'The file path to a pod definition used as a template for HostPath persistent volume recycling.'), 'persistentvolume-binder-controller'],
-  [durationOption('--pvclaimbinder-sync-period', 'The period for syncing persistent volumes and persistent volume claims', 15_000), 'persistentvolume-binder-controller'],
-  [stringOption('--flex-volume-plugin-dir', 'Full path of the directory in which the flex volume plugin should search for additional third party volume plugins.', '/usr/libexec/svc/svclet-plugins/volume/exec/'), 'persistentvolume-attach-detach-controller'],
+  [
+    stringOption('--cluster-cidr', 'CIDR Range for Pods in cluster. Requires --allocate-node-cidrs to be true.'),
+    'node-ipam-controller',
+  ],
+  [
+    boolOption(
+      '--configure-cloud-routes',
+      'Should CIDRs allocated by allocate-node-cidrs be configured on the cloud provider.',
+      true,
+    ),
+    'node-route-controller',
+  ],
+  [
+    boolOption('--disable-attach-detach-reconcile-sync', 'Disable volume attach detach reconciler sync.', false),
+    'persistentvolume-attach-detach-controller',
+  ],
+  [
+    boolOption(
+      '--disable-force-detach-on-timeout',
+      'Prevent force detaching volumes based on maximum unmount time and node status.',
+      false,
+    ),
+    'persistentvolume-attach-detach-controller',
+  ],
+  [
+    boolOption('--enable-dynamic-provisioning', 'Enable dynamic provisioning for environments that support it.', true),
+    'persistentvolume-binder-controller',
+  ],
+  [
+    boolOption('--enable-leader-migration', 'Whether to enable controller leader migration.', false),
+    'leader-migration',
+  ],
+  [
+    stringOption('--leader-migration-config', 'Path to the config file for controller leader migration.'),
+    'leader-migration',
+  ],
+  [
+    durationOption('--endpoint-updates-batch-period', 'The length of endpoint updates batching period.', 0),
+    'endpoints-controller',
+  ],
+  [
+    durationOption('--endpointslice-updates-batch-period', 'The length of endpoint slice updates batching period.', 0),
+    'endpointslice-controller',
+  ],
+  [
+    durationOption(
+      '--horizontal-pod-autoscaler-cpu-initialization-period',
+      'The period after pod start when CPU samples might be skipped.',
+      300_000,
+    ),
+    'horizontal-pod-autoscaler-controller',
+  ],
+  [
+    durationOption(
+      '--horizontal-pod-autoscaler-downscale-stabilization',
+      'The period for which autoscaler will look backwards and not scale down below any recommendation it made during that period.',
+      300_000,
+    ),
+    'horizontal-pod-autoscaler-controller',
+  ],
+  [
+    durationOption(
+      '--horizontal-pod-autoscaler-initial-readiness-delay',
+      'The period after pod start during which readiness changes will be treated as initial readiness.',
+      30_000,
+    ),
+    'horizontal-pod-autoscaler-controller',
+  ],
+  [
+    durationOption(
+      '--horizontal-pod-autoscaler-sync-period',
+      'The period for syncing the number of pods in horizontal pod autoscaler.',
+      15_000,
+    ),
+    'horizontal-pod-autoscaler-controller',
+  ],
+  [
+    floatOption(
+      '--horizontal-pod-autoscaler-tolerance',
+      'The minimum change (from 1.0) in the desired-to-actual metrics ratio for the horizontal pod autoscaler to consider scaling.',
+      0.1,
+    ),
+    'horizontal-pod-autoscaler-controller',
+  ],
+  [
+    durationOption(
+      '--legacy-service-account-token-clean-up-period',
+      'The period of time since the last usage of an legacy service account token before it can be deleted.',
+      8760 * 3600_000,
+    ),
+    'legacy-serviceaccount-token-cleaner-controller',
+  ],
+  [
+    int32Option(
+      '--max-endpoints-per-slice',
+      'The maximum number of endpoints that will be added to an EndpointSlice.',
+      100,
+    ),
+    'endpointslice-controller',
+  ],
+  [
+    int32Option(
+      '--mirroring-concurrent-service-endpoint-syncs',
+      'The number of service endpoint syncing operations that will be done concurrently by the endpointslice-mirroring-controller.',
+      5,
+    ),
+    'endpointslice-mirroring-controller',
+  ],
+  [
+    int32Option(
+      '--mirroring-max-endpoints-per-subset',
+      'The maximum number of endpoints that will be added to an EndpointSlice by the endpointslice-mirroring-controller.',
+      1000,
+    ),
+    'endpointslice-mirroring-controller',
+  ],
+  [
+    int32Option('--node-cidr-mask-size', 'Mask size for node cidr in cluster. Default is 24 for IPv4 and 64 for IPv6.'),
+    'node-ipam-controller',
+  ],
+  [
+    int32Option('--node-cidr-mask-size-ipv4', 'Mask size for IPv4 node cidr in dual-stack cluster. Default is 24.'),
+    'node-ipam-controller',
+  ],
+  [
+    int32Option('--node-cidr-mask-size-ipv6', 'Mask size for IPv6 node cidr in dual-stack cluster. Default is 64.'),
+    'node-ipam-controller',
+  ],
+  [
+    int32Option(
+      '--pv-recycler-increment-timeout-nfs',
+      'the increment of time added per Gi to ActiveDeadlineSeconds for an NFS scrubber pod',
+      30,
+    ),
+    'persistentvolume-binder-controller',
+  ],
+  [
+    int32Option(
+      '--pv-recycler-minimum-timeout-nfs',
+      'The minimum ActiveDeadlineSeconds to use for an NFS Recycler pod',
+      300,
+    ),
+    'persistentvolume-binder-controller',
+  ],
+  [
+    int32Option(
+      '--pv-recycler-minimum-timeout-hostpath',
+      'The minimum ActiveDeadlineSeconds to use for a HostPath Recycler pod. This is for development and testing only.',
+      60,
+    ),
+    'persistentvolume-binder-controller',
+  ],
+  [
+    int32Option(
+      '--pv-recycler-timeout-increment-hostpath',
+      'the increment of time added per Gi to ActiveDeadlineSeconds for a HostPath scrubber pod. This is for development and testing only.',
+      30,
+    ),
+    'persistentvolume-binder-controller',
+  ],
+  [
+    stringOption(
+      '--pv-recycler-pod-template-filepath-nfs',
+      'The file path to a pod definition used as a template for NFS persistent volume recycling',
+    ),
+    'persistentvolume-binder-controller',
+  ],
+  [
+    stringOption(
+      '--pv-recycler-pod-template-filepath-hostpath',
+      'The file path to a pod definition used as a template for HostPath persistent volume recycling.',
+    ),
+    'persistentvolume-binder-controller',
+  ],
+  [
+    durationOption(
+      '--pvclaimbinder-sync-period',
+      'The period for syncing persistent volumes and persistent volume claims',
+      15_000,
+    ),
+    'persistentvolume-binder-controller',
+  ],
+  [
+    stringOption(
+      '--flex-volume-plugin-dir',
+      'Full path of the directory in which the flex volume plugin should search for additional third party volume plugins.',
+      '/usr/libexec/svc/svclet-plugins/volume/exec/',
+    ),
+    'persistentvolume-attach-detach-controller',
+  ],
   [boolOption('--profiling', 'Enable profiling via web interface host:port/debug/pprof/', true), 'profiling'],
 ];
 
 export function controllerManagerCommand(): Command {
   const n = naming();
   const cmd = new Command(n.controllerManagerName)
-    .description('The controller manager is a daemon that embeds the core control loops. A control loop watches the shared state through the API server and changes it to move the current state toward the desired state.')
+    .description(
+      'The controller manager is a daemon that embeds the core control loops. A control loop watches the shared state through the API server and changes it to move the current state toward the desired state.',
+    )
     .allowExcessArguments(false);
-  withSecureServingFlags(withApiClientFlags(cmd, { qps: 20, burst: 30 }), { securePort: 10257, tolerateLookupFailure: false });
+  withSecureServingFlags(withApiClientFlags(cmd, { qps: 20, burst: 30 }), {
+    securePort: 10257,
+    tolerateLookupFailure: false,
+  });
   cmd
-    .addOption(listOption('--controllers <names>', 'A list of controllers to enable. \'*\' enables all on-by-default controllers, \'foo\' enables the controller named \'foo\', \'-foo\' disables it. Disabled by default: bootstrap-signer-controller, token-cleaner-controller.', ['*']))
+    .addOption(
+      listOption(
+        '--controllers <names>',
+        "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables it. Disabled by default: bootstrap-signer-controller, token-cleaner-controller.",
+        ['*'],
+      ),
+    )
     .addOption(stringOption('--cluster-name', 'The instance prefix for the cluster.', n.clusterName))
-    .addOption(stringOption('--cluster-signing-cert-file', 'Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates. If set, no more specific --cluster-signing-* flag may be set.'))
-    .addOption(stringOption('--cluster-signing-key-file', 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates. If set, no more specific --cluster-signing-* flag may be set.'))
-    .addOption(durationOption('--cluster-signing-duration', 'The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds.', 8760 * 3600_000))
-    .addOption(stringOption('--root-ca-file', 'If set, this root certificate authority will be published in every namespace\'s root CA ConfigMap.'))
-    .addOption(boolOption('--enable-garbage-collector', 'Enables the generic garbage collector. Must be synced with the corresponding flag of the API server.', true));
+    .addOption(
+      stringOption(
+        '--cluster-signing-cert-file',
+        'Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates. If set, no more specific --cluster-signing-* flag may be set.',
+      ),
+    )
+    .addOption(
+      stringOption(
+        '--cluster-signing-key-file',
+        'Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates. If set, no more specific --cluster-signing-* flag may be set.',
+      ),
+    )
+    .addOption(
+      durationOption(
+        '--cluster-signing-duration',
+        'The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds.',
+        8760 * 3600_000,
+      ),
+    )
+    .addOption(
+      stringOption(
+        '--root-ca-file',
+        "If set, this root certificate authority will be published in every namespace's root CA ConfigMap.",
+      ),
+    )
+    .addOption(
+      boolOption(
+        '--enable-garbage-collector',
+        'Enables the generic garbage collector. Must be synced with the corresponding flag of the API server.',
+        true,
+      ),
+    );
   withLeaderElectionFlags(cmd, { leaseName: n.controllerManagerName });
   cmd
-    .addOption(durationOption('--min-resync-period', 'The resync period in reflectors will be random between MinResyncPeriod and 2*MinResyncPeriod.', 12 * 3600_000))
-    .addOption(durationOption('--namespace-sync-period', 'The period for syncing namespace life-cycle updates.', 300_000))
-    .addOption(floatOption('--node-eviction-rate', 'Number of nodes per second on which pods are deleted in case of node failure when a zone is healthy.', 0.1))
-    .addOption(floatOption('--secondary-node-eviction-rate', 'Number of nodes per second on which pods are deleted in case of node failure when a zone is unhealthy. Implicitly 0 for clusters at or below --large-cluster-size-threshold.', 0.01))
-    .addOption(int32Option('--large-cluster-size-threshold', 'Number of nodes from which the node lifecycle controller treats the cluster as large for the eviction logic purposes.', 50))
-    .addOption(durationOption('--node-monitor-grace-period', 'Amount of time which we allow running Node to be unresponsive before marking it unhealthy.', 40_000))
-    .addOption(durationOption('--node-monitor-period', 'The period for syncing NodeStatus in the node lifecycle controller.', 5000))
-    .addOption(durationOption('--node-startup-grace-period', 'Amount of time which we allow starting Node to be unresponsive before marking it unhealthy.', 60_000));
+    .addOption(
+      durationOption(
+        '--min-resync-period',
+        'The resync period in reflectors will be random between MinResyncPeriod and 2*MinResyncPeriod.',
+        12 * 3600_000,
+      ),
+    )
+    .addOption(
+      durationOption('--namespace-sync-period', 'The period for syncing namespace life-cycle updates.', 300_000),
+    )
+    .addOption(
+      floatOption(
+        '--node-eviction-rate',
+        'Number of nodes per second on which pods are deleted in case of node failure when a zone is healthy.',
+        0.1,
+      ),
+    )
+    .addOption(
+      floatOption(
+        '--secondary-node-eviction-rate',
+        'Number of nodes per second on which pods are deleted in case of node failure when a zone is unhealthy. Implicitly 0 for clusters at or below --large-cluster-size-threshold.',
+        0.01,
+      ),
+    )
+    .addOption(
+      int32Option(
+        '--large-cluster-size-threshold',
+        'Number of nodes from which the node lifecycle controller treats the cluster as large for the eviction logic purposes.',
+        50,
+      ),
+    )
+    .addOption(
+      durationOption(
+        '--node-monitor-grace-period',
+        'Amount of time which we allow running Node to be unresponsive before marking it unhealthy.',
+        40_000,
+      ),
+    )
+    .addOption(
+      durationOption(
+        '--node-monitor-period',
+        'The period for syncing NodeStatus in the node lifecycle controller.',
+        5000,
+      ),
+    )
+    .addOption(
+      durationOption(
+        '--node-startup-grace-period',
+        'Amount of time which we allow starting Node to be unresponsive before marking it unhealthy.',
+        60_000,
+      ),
+    );
   for (const [stem, role] of Object.entries(SIGNER_FLAGS)) {
     const signer = stem;
-    cmd.addOption(stringOption(`--cluster-signing-${stem}-cert-file`, `Filename containing a PEM-encoded X509 CA certificate used to issue certificates for the ${signer} signer. If specified, --cluster-signing-{cert,key}-file must not be set.`));
-    cmd.addOption(stringOption(`--cluster-signing-${stem}-key-file`, `Filename containing a PEM-encoded RSA or ECDSA private key used to sign certificates for the ${signer} signer. If specified, --cluster-signing-{cert,key}-file must not be set.`));
+    cmd.addOption(
+      stringOption(
+        `--cluster-signing-${stem}-cert-file`,
+        `Filename containing a PEM-encoded X509 CA certificate used to issue certificates for the ${signer} signer. If specified, --cluster-signing-{cert,key}-file must not be set.`,
+      ),
+    );
+    cmd.addOption(
+      stringOption(
+        `--cluster-signing-${stem}-key-file`,
+        `Filename containing a PEM-encoded RSA or ECDSA private key used to sign certificates for the ${signer} signer. If specified, --cluster-signing-{cert,key}-file must not be set.`,
+      ),
+    );
   }
   for (const [name, def] of Object.entries(CONCURRENT_SYNCS)) {
-    cmd.addOption(int32Option(`--concurrent-${name}-syncs`, `The number of ${name} objects that are allowed to sync concurrently.`, def));
+    cmd.addOption(
+      int32Option(
+        `--concurrent-${name}-syncs`,
+        `The number of ${name} objects that are allowed to sync concurrently.`,
+        def,
+      ),
+    );
   }
   for (const [o] of IGNORED) cmd.addOption(o);
   withLoggingFlags(cmd.addOption(namingOption()));
@@ -160,7 +458,10 @@ export function controllerManagerCommand(): Command {
  * Parses argv (without node and script); throws `CommanderError` on bad input (`quiet`
  * keeps commander's own text off stderr so the caller prints one line).
  */
-export function parseControllerManagerOptions(argv: string[], opts: { quiet?: boolean } = {}): ControllerManagerOptions {
+export function parseControllerManagerOptions(
+  argv: string[],
+  opts: { quiet?: boolean } = {},
+): ControllerManagerOptions {
   const parsed = parseFlags(controllerManagerCommand(), argv, opts);
   const { o, fail, givenOnCli } = parsed;
   const scheme = String(o.naming);
@@ -185,17 +486,28 @@ export function parseControllerManagerOptions(argv: string[], opts: { quiet?: bo
   for (const [stem, role] of Object.entries(SIGNER_FLAGS)) {
     const attr = stem.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
     const cap = attr.charAt(0).toUpperCase() + attr.slice(1);
-    const files = pair(o[`clusterSigning${cap}CertFile`], o[`clusterSigning${cap}KeyFile`], `--cluster-signing-${stem}-{cert,key}-file`);
+    const files = pair(
+      o[`clusterSigning${cap}CertFile`],
+      o[`clusterSigning${cap}KeyFile`],
+      `--cluster-signing-${stem}-{cert,key}-file`,
+    );
     if (files) signerFiles[role] = files;
   }
-  if (clusterSigning && Object.keys(signerFiles).length > 0) fail('--cluster-signing-{cert,key}-file cannot be set together with a --cluster-signing-<signer>-{cert,key}-file pair');
-  if ((o.attachDetachReconcileSyncPeriod as number) <= 1000) fail('--attach-detach-reconcile-sync-period must exceed 1 second');
+  if (clusterSigning && Object.keys(signerFiles).length > 0)
+    fail(
+      '--cluster-signing-{cert,key}-file cannot be set together with a --cluster-signing-<signer>-{cert,key}-file pair',
+    );
+  if ((o.attachDetachReconcileSyncPeriod as number) <= 1000)
+    fail('--attach-detach-reconcile-sync-period must exceed 1 second');
   if (givenOnCli('clusterCidr') && !o.allocateNodeCidrs) fail('--cluster-cidr requires --allocate-node-cidrs=true');
 
   const concurrentSyncs: Record<string, number> = {};
   const ignoredFlags: string[] = [];
   for (const name of Object.keys(CONCURRENT_SYNCS)) {
-    const attr = `concurrent${name.split('-').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('')}Syncs`;
+    const attr = `concurrent${name
+      .split('-')
+      .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+      .join('')}Syncs`;
     const v = o[attr] as number;
     if (v < 1 && CONCURRENT_SYNCS_USED.has(name)) fail(`--concurrent-${name}-syncs must be at least 1`);
     concurrentSyncs[name] = v;

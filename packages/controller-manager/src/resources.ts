@@ -11,9 +11,21 @@ export const R = {
   nodes: (): GroupVersionResource => ({ group: '', version: 'v1', resource: 'nodes' }),
   events: (): GroupVersionResource => ({ group: '', version: 'v1', resource: 'events' }),
   leases: (): GroupVersionResource => ({ group: group('coordination'), version: 'v1', resource: 'leases' }),
-  clusterRoles: (): GroupVersionResource => ({ group: group('rbac.authorization'), version: 'v1', resource: 'clusterroles' }),
-  csrs: (): GroupVersionResource => ({ group: group('certificates'), version: 'v1', resource: 'certificatesigningrequests' }),
-  subjectAccessReviews: (): GroupVersionResource => ({ group: group('authorization'), version: 'v1', resource: 'subjectaccessreviews' }),
+  clusterRoles: (): GroupVersionResource => ({
+    group: group('rbac.authorization'),
+    version: 'v1',
+    resource: 'clusterroles',
+  }),
+  csrs: (): GroupVersionResource => ({
+    group: group('certificates'),
+    version: 'v1',
+    resource: 'certificatesigningrequests',
+  }),
+  subjectAccessReviews: (): GroupVersionResource => ({
+    group: group('authorization'),
+    version: 'v1',
+    resource: 'subjectaccessreviews',
+  }),
   deployments: (): GroupVersionResource => ({ group: 'apps', version: 'v1', resource: 'deployments' }),
   replicaSets: (): GroupVersionResource => ({ group: 'apps', version: 'v1', resource: 'replicasets' }),
 };

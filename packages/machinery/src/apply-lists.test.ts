@@ -1,4 +1,12 @@
-import { builtinCatalog, isConflict, objectSchema, s, type ManagedFieldsEntry, type Schema, type StatusError } from '@svc/api';
+import {
+  builtinCatalog,
+  isConflict,
+  objectSchema,
+  s,
+  type ManagedFieldsEntry,
+  type Schema,
+  type StatusError,
+} from '@svc/api';
 import { applyPatch } from './apply.js';
 import { pathString } from './field-path.js';
 import { FieldSet } from './field-set.js';
@@ -12,7 +20,8 @@ type Obj = JsonObject & { metadata: JsonObject & { managedFields?: ManagedFields
 
 function owners(obj: Obj): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const e of obj.metadata.managedFields ?? []) out[`${e.manager}/${e.operation}`] = FieldSet.fromFieldsV1(e.fieldsV1).paths().map(pathString);
+  for (const e of obj.metadata.managedFields ?? [])
+    out[`${e.manager}/${e.operation}`] = FieldSet.fromFieldsV1(e.fieldsV1).paths().map(pathString);
   return out;
 }
 
@@ -27,14 +36,24 @@ function conflictMessage(fn: () => unknown): string {
 }
 
 describe('pods: containers, ports and env are keyed lists', () => {
-  const pod = (spec: JsonObject): Obj => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec });
+  const pod = (spec: JsonObject): Obj => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'default' },
+    spec,
+  });
   const apply = (live: unknown, applied: unknown, manager: string, force = false): Obj =>
-    applyPatch({ live, applied, manager, schema: podSchema, apiVersion: 'v1', now: NOW, force, ignoreStatus: true }).object as Obj;
+    applyPatch({ live, applied, manager, schema: podSchema, apiVersion: 'v1', now: NOW, force, ignoreStatus: true })
+      .object as Obj;
 
   const c = {
-    name: 'c', image: 'img:1',
+    name: 'c',
+    image: 'img:1',
     ports: [{ containerPort: 80, protocol: 'TCP' }],
-    env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }],
+    env: [
+      { name: 'A', value: '1' },
+      { name: 'B', value: '2' },
+    ],
   };
   const created = apply(undefined, pod({ containers: [c] }), 'A');
 
@@ -50,7 +69,9 @@ describe('pods: containers, ports and env are keyed lists', () => {
             },
             'f:image': {},
             'f:name': {},
-            'f:ports': { 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} } },
+            'f:ports': {
+              'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} },
+            },
           },
         },
       },
@@ -60,20 +81,43 @@ describe('pods: containers, ports and env are keyed lists', () => {
   test('another manager adds a container: items merge by name, each owned by its applier', () => {
     const out = apply(created, pod({ containers: [{ name: 'side', image: 'side:1' }] }), 'B');
     expect((out.spec?.containers as JsonObject[]).map((x) => x.name)).toEqual(['c', 'side']);
-    expect(owners(out)['B/Apply']).toEqual(['.spec.containers[name="side"]', '.spec.containers[name="side"].image', '.spec.containers[name="side"].name']);
+    expect(owners(out)['B/Apply']).toEqual([
+      '.spec.containers[name="side"]',
+      '.spec.containers[name="side"].image',
+      '.spec.containers[name="side"].name',
+    ]);
   });
 
-  test('changing a field inside another manager\'s item conflicts on that field only', () => {
-    expect(conflictMessage(() => apply(created, pod({ containers: [{ name: 'c', image: 'img:2' }] }), 'B')))
-      .toBe('Apply failed with 1 conflict: conflict with "A": .spec.containers[name="c"].image');
+  test("changing a field inside another manager's item conflicts on that field only", () => {
+    expect(conflictMessage(() => apply(created, pod({ containers: [{ name: 'c', image: 'img:2' }] }), 'B'))).toBe(
+      'Apply failed with 1 conflict: conflict with "A": .spec.containers[name="c"].image',
+    );
   });
 
   test('a conflict on a port names the composite key', () => {
-    const named = apply(undefined, pod({ containers: [{ name: 'c', ports: [{ containerPort: 80, protocol: 'TCP', name: 'http' }] }] }), 'A');
-    const msg = conflictMessage(() => apply(named, pod({ containers: [{ name: 'c', ports: [{ containerPort: 80, protocol: 'TCP', name: 'web' }] }] }), 'B'));
-    expect(msg).toBe('Apply failed with 1 conflict: conflict with "A": .spec.containers[name="c"].ports[containerPort=80,protocol="TCP"].name');
+    const named = apply(
+      undefined,
+      pod({ containers: [{ name: 'c', ports: [{ containerPort: 80, protocol: 'TCP', name: 'http' }] }] }),
+      'A',
+    );
+    const msg = conflictMessage(() =>
+      apply(
+        named,
+        pod({ containers: [{ name: 'c', ports: [{ containerPort: 80, protocol: 'TCP', name: 'web' }] }] }),
+        'B',
+      ),
+    );
+    expect(msg).toBe(
+      'Apply failed with 1 conflict: conflict with "A": .spec.containers[name="c"].ports[containerPort=80,protocol="TCP"].name',
+    );
     // Adding a field nobody owns inside the item is no conflict.
-    expect(() => apply(named, pod({ containers: [{ name: 'c', ports: [{ containerPort: 80, protocol: 'TCP', hostPort: 8080 }] }] }), 'B')).not.toThrow();
+    expect(() =>
+      apply(
+        named,
+        pod({ containers: [{ name: 'c', ports: [{ containerPort: 80, protocol: 'TCP', hostPort: 8080 }] }] }),
+        'B',
+      ),
+    ).not.toThrow();
   });
 
   test('the applier drops an env var it applied before: removed; the other stays', () => {
@@ -82,7 +126,7 @@ describe('pods: containers, ports and env are keyed lists', () => {
     expect(env).toEqual([{ name: 'B', value: '2' }]);
   });
 
-  test('the applier drops a container it applied; another manager\'s container stays', () => {
+  test("the applier drops a container it applied; another manager's container stays", () => {
     const both = apply(created, pod({ containers: [{ name: 'side', image: 'side:1' }] }), 'B');
     const out = apply(both, pod({ containers: [{ name: 'side', image: 'side:1' }] }), 'A');
     expect((out.spec?.containers as JsonObject[]).map((x) => x.name)).toEqual(['side']);
@@ -99,8 +143,9 @@ describe('pods: containers, ports and env are keyed lists', () => {
     const t1 = { key: 'a', operator: 'Exists' };
     const a = apply(created, pod({ containers: [c], tolerations: [t1] }), 'A');
     expect(owners(a)['A/Apply']).toContain('.spec.tolerations');
-    expect(conflictMessage(() => apply(a, pod({ tolerations: [t1, { key: 'b', operator: 'Exists' }] }), 'B')))
-      .toBe('Apply failed with 1 conflict: conflict with "A": .spec.tolerations');
+    expect(conflictMessage(() => apply(a, pod({ tolerations: [t1, { key: 'b', operator: 'Exists' }] }), 'B'))).toBe(
+      'Apply failed with 1 conflict: conflict with "A": .spec.tolerations',
+    );
     const forced = apply(a, pod({ tolerations: [{ key: 'b', operator: 'Exists' }] }), 'B', true);
     expect(forced.spec?.tolerations).toEqual([{ key: 'b', operator: 'Exists' }]);
     expect(owners(forced)['A/Apply']).not.toContain('.spec.tolerations');
@@ -109,8 +154,9 @@ describe('pods: containers, ports and env are keyed lists', () => {
 
   test('nodeSelector is an atomic map: the whole map is one field', () => {
     const a = apply(created, pod({ containers: [c], nodeSelector: { zone: 'a' } }), 'A');
-    expect(conflictMessage(() => apply(a, pod({ nodeSelector: { disk: 'ssd' } }), 'B')))
-      .toBe('Apply failed with 1 conflict: conflict with "A": .spec.nodeSelector');
+    expect(conflictMessage(() => apply(a, pod({ nodeSelector: { disk: 'ssd' } }), 'B'))).toBe(
+      'Apply failed with 1 conflict: conflict with "A": .spec.nodeSelector',
+    );
     const shared = apply(a, pod({ nodeSelector: { zone: 'a' } }), 'B');
     expect(owners(shared)['B/Apply']).toEqual(['.spec.nodeSelector']);
   });
@@ -136,15 +182,51 @@ describe('merge markers', () => {
     applyPatch({ live, applied: obj(spec), manager, schema, apiVersion: 'x/v1', now: NOW, force }).object as Obj;
 
   test.each<[string, JsonObject, JsonObject, JsonObject, string[], string[]]>([
-    ['listType=set: union, items by value', { setList: ['a'] }, { setList: ['b'] }, { setList: ['a', 'b'] }, ['.spec.setList[="a"]'], ['.spec.setList[="b"]']],
-    ['listType=map: items by key', { mapList: [{ name: 'x', value: '1' }] }, { mapList: [{ name: 'y', value: '2' }] },
-      { mapList: [{ name: 'x', value: '1' }, { name: 'y', value: '2' }] },
+    [
+      'listType=set: union, items by value',
+      { setList: ['a'] },
+      { setList: ['b'] },
+      { setList: ['a', 'b'] },
+      ['.spec.setList[="a"]'],
+      ['.spec.setList[="b"]'],
+    ],
+    [
+      'listType=map: items by key',
+      { mapList: [{ name: 'x', value: '1' }] },
+      { mapList: [{ name: 'y', value: '2' }] },
+      {
+        mapList: [
+          { name: 'x', value: '1' },
+          { name: 'y', value: '2' },
+        ],
+      },
       ['.spec.mapList[name="x"]', '.spec.mapList[name="x"].name', '.spec.mapList[name="x"].value'],
-      ['.spec.mapList[name="y"]', '.spec.mapList[name="y"].name', '.spec.mapList[name="y"].value']],
-    ['patchStrategy=merge without listType reads as a map list', { mergeList: [{ name: 'x' }] }, { mergeList: [{ name: 'y' }] },
-      { mergeList: [{ name: 'x' }, { name: 'y' }] }, ['.spec.mergeList[name="x"]', '.spec.mergeList[name="x"].name'], ['.spec.mergeList[name="y"]', '.spec.mergeList[name="y"].name']],
-    ['mapType=granular: keys merge', { granularMap: { a: '1' } }, { granularMap: { b: '2' } }, { granularMap: { a: '1', b: '2' } }, ['.spec.granularMap.a'], ['.spec.granularMap.b']],
-    ['structType=granular: fields merge', { struct: { a: '1' } }, { struct: { b: '2' } }, { struct: { a: '1', b: '2' } }, ['.spec.struct.a'], ['.spec.struct.b']],
+      ['.spec.mapList[name="y"]', '.spec.mapList[name="y"].name', '.spec.mapList[name="y"].value'],
+    ],
+    [
+      'patchStrategy=merge without listType reads as a map list',
+      { mergeList: [{ name: 'x' }] },
+      { mergeList: [{ name: 'y' }] },
+      { mergeList: [{ name: 'x' }, { name: 'y' }] },
+      ['.spec.mergeList[name="x"]', '.spec.mergeList[name="x"].name'],
+      ['.spec.mergeList[name="y"]', '.spec.mergeList[name="y"].name'],
+    ],
+    [
+      'mapType=granular: keys merge',
+      { granularMap: { a: '1' } },
+      { granularMap: { b: '2' } },
+      { granularMap: { a: '1', b: '2' } },
+      ['.spec.granularMap.a'],
+      ['.spec.granularMap.b'],
+    ],
+    [
+      'structType=granular: fields merge',
+      { struct: { a: '1' } },
+      { struct: { b: '2' } },
+      { struct: { a: '1', b: '2' } },
+      ['.spec.struct.a'],
+      ['.spec.struct.b'],
+    ],
   ])('%s', (_name, first, second, merged, ownedByA, ownedByB) => {
     const a = apply(undefined, first, 'A');
     const out = apply(a, second, 'B');
@@ -153,12 +235,19 @@ describe('merge markers', () => {
   });
 
   test.each<[string, JsonObject, JsonObject, string]>([
-    ['a list without listType or merge strategy is atomic', { plainList: ['a'] }, { plainList: ['b'] }, '.spec.plainList'],
+    [
+      'a list without listType or merge strategy is atomic',
+      { plainList: ['a'] },
+      { plainList: ['b'] },
+      '.spec.plainList',
+    ],
     ['mapType=atomic', { atomicMap: { a: '1' } }, { atomicMap: { b: '2' } }, '.spec.atomicMap'],
     ['structType=atomic', { atomicStruct: { a: '1' } }, { atomicStruct: { b: '2' } }, '.spec.atomicStruct'],
   ])('%s: replaced whole, conflicts whole', (_name, first, second, path) => {
     const a = apply(undefined, first, 'A');
-    expect(conflictMessage(() => apply(a, second, 'B'))).toBe(`Apply failed with 1 conflict: conflict with "A": ${path}`);
+    expect(conflictMessage(() => apply(a, second, 'B'))).toBe(
+      `Apply failed with 1 conflict: conflict with "A": ${path}`,
+    );
     const forced = apply(a, second, 'B', true);
     expect(forced.spec).toEqual(second);
     expect(owners(forced)).toEqual({ 'B/Apply': [path] });
@@ -173,12 +262,18 @@ describe('merge markers', () => {
     const live = apply(undefined, { defaulted: [{ port: 80, protocol: 'TCP' }] }, 'A');
     const out = apply(live, { defaulted: [{ port: 80 }] }, 'B');
     expect(out.spec?.defaulted).toEqual([{ port: 80, protocol: 'TCP' }]);
-    expect(owners(out)['B/Apply']).toEqual(['.spec.defaulted[port=80,protocol="TCP"]', '.spec.defaulted[port=80,protocol="TCP"].port']);
+    expect(owners(out)['B/Apply']).toEqual([
+      '.spec.defaulted[port=80,protocol="TCP"]',
+      '.spec.defaulted[port=80,protocol="TCP"].port',
+    ]);
   });
 
   test('a map-list item without key fields is addressed by index', () => {
-    expect(fieldSetOf({ spec: { mapList: [{ value: 'v' }] } }, schema).paths().map(pathString))
-      .toEqual(['.spec.mapList[0]', '.spec.mapList[0].value']);
+    expect(
+      fieldSetOf({ spec: { mapList: [{ value: 'v' }] } }, schema)
+        .paths()
+        .map(pathString),
+    ).toEqual(['.spec.mapList[0]', '.spec.mapList[0].value']);
   });
 });
 
@@ -194,10 +289,25 @@ describe('rule 8: changing a type between atomic and granular', () => {
     let o = apply(undefined, { list: [{ name: 'a', value: '1' }], m: { k: 'v' } }, 'A', granular);
     o = apply(o, { list: [{ name: 'b', value: '2' }] }, 'B', granular);
     const msg = conflictMessage(() => apply(o, { list: [{ name: 'c' }] }, 'C', atomic));
-    expect(msg).toBe('Apply failed with 2 conflicts: conflicts with "A":\n- .spec.list\nconflicts with "B":\n- .spec.list');
-    expect(conflictMessage(() => apply(o, { m: { k: 'x' } }, 'C', atomic))).toBe('Apply failed with 1 conflict: conflict with "A": .spec.m');
+    expect(msg).toBe(
+      'Apply failed with 2 conflicts: conflicts with "A":\n- .spec.list\nconflicts with "B":\n- .spec.list',
+    );
+    expect(conflictMessage(() => apply(o, { m: { k: 'x' } }, 'C', atomic))).toBe(
+      'Apply failed with 1 conflict: conflict with "A": .spec.m',
+    );
     // A re-applying under the new schema owns the whole list.
-    const again = apply(o, { list: [{ name: 'a', value: '1' }, { name: 'b', value: '2' }], m: { k: 'v' } }, 'A', atomic);
+    const again = apply(
+      o,
+      {
+        list: [
+          { name: 'a', value: '1' },
+          { name: 'b', value: '2' },
+        ],
+        m: { k: 'v' },
+      },
+      'A',
+      atomic,
+    );
     expect(owners(again)['A/Apply']).toEqual(['.spec.list', '.spec.m']);
   });
 

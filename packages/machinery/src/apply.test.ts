@@ -1,4 +1,12 @@
-import { builtinCatalog, isConflict, objectSchema, s, type ManagedFieldsEntry, type Schema, type StatusError } from '@svc/api';
+import {
+  builtinCatalog,
+  isConflict,
+  objectSchema,
+  s,
+  type ManagedFieldsEntry,
+  type Schema,
+  type StatusError,
+} from '@svc/api';
 import { applyPatch, type ApplyOptions } from './apply.js';
 import { FieldSet } from './field-set.js';
 import { pathString } from './field-path.js';
@@ -56,9 +64,16 @@ describe('field ownership state table', () => {
   test('create by apply: A owns what it applied', () => {
     expect(ownedByA.data).toEqual({ key: 'a' });
     expect(owners(ownedByA)).toEqual({ 'A/Apply': ['.data.key'] });
-    expect(ownedByA.metadata.managedFields).toEqual([{
-      manager: 'A', operation: 'Apply', apiVersion: 'v1', time: NOW, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:key': {} } },
-    }]);
+    expect(ownedByA.metadata.managedFields).toEqual([
+      {
+        manager: 'A',
+        operation: 'Apply',
+        apiVersion: 'v1',
+        time: NOW,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:key': {} } },
+      },
+    ]);
   });
 
   test('owned by A, apply by B with a different value, no force: conflict, nothing changes', () => {
@@ -66,7 +81,9 @@ describe('field ownership state table', () => {
     expect(err.code).toBe(409);
     expect(err.status.reason).toBe('Conflict');
     expect(err.message).toBe('Apply failed with 1 conflict: conflict with "A": .data.key');
-    expect(err.status.details?.causes).toEqual([{ reason: 'FieldManagerConflict', message: 'conflict with "A"', field: '.data.key' }]);
+    expect(err.status.details?.causes).toEqual([
+      { reason: 'FieldManagerConflict', message: 'conflict with "A"', field: '.data.key' },
+    ]);
     expect(owners(ownedByA)).toEqual({ 'A/Apply': ['.data.key'] });
   });
 
@@ -79,8 +96,12 @@ describe('field ownership state table', () => {
   test('owned by A, apply by B with the same value: shared; a later change by either conflicts', () => {
     const shared = apply(ownedByA, cm({ key: 'a' }), 'B');
     expect(owners(shared)).toEqual({ 'A/Apply': ['.data.key'], 'B/Apply': ['.data.key'] });
-    expect(conflictOf(() => apply(shared, cm({ key: 'x' }), 'A')).message).toBe('Apply failed with 1 conflict: conflict with "B": .data.key');
-    expect(conflictOf(() => apply(shared, cm({ key: 'x' }), 'B')).message).toBe('Apply failed with 1 conflict: conflict with "A": .data.key');
+    expect(conflictOf(() => apply(shared, cm({ key: 'x' }), 'A')).message).toBe(
+      'Apply failed with 1 conflict: conflict with "B": .data.key',
+    );
+    expect(conflictOf(() => apply(shared, cm({ key: 'x' }), 'B')).message).toBe(
+      'Apply failed with 1 conflict: conflict with "A": .data.key',
+    );
   });
 
   test('shared, a sharer applies without the field: it gives up ownership, the value stays', () => {
@@ -131,7 +152,9 @@ describe('apply rules', () => {
     let o = apply(undefined, cm({ x: '1', y: '1' }), 'm2');
     o = update(o, { ...structuredClone(o), data: { x: '1', y: '1', z: '1' } }, 'm1');
     const err = conflictOf(() => apply(o, cm({ x: '2', y: '2', z: '2' }), 'm3'));
-    expect(err.message).toBe('Apply failed with 3 conflicts: conflicts with "m1" using v1:\n- .data.z\nconflicts with "m2":\n- .data.x\n- .data.y');
+    expect(err.message).toBe(
+      'Apply failed with 3 conflicts: conflicts with "m1" using v1:\n- .data.z\nconflicts with "m2":\n- .data.x\n- .data.y',
+    );
     expect(err.status.details?.causes).toEqual([
       { reason: 'FieldManagerConflict', message: 'conflict with "m1" using v1', field: '.data.z' },
       { reason: 'FieldManagerConflict', message: 'conflict with "m2"', field: '.data.x' },
@@ -141,9 +164,19 @@ describe('apply rules', () => {
 
   test('rule 3: an Update manager on a subresource is named with it', () => {
     const live = cm({ k: 'a' });
-    live.metadata.managedFields = [{ manager: 'ctl', operation: 'Update', apiVersion: 'v1', subresource: 'status', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:k': {} } } }];
-    expect(conflictOf(() => apply(live, cm({ k: 'b' }), 'A')).message)
-      .toBe('Apply failed with 1 conflict: conflict with "ctl" with subresource "status" using v1: .data.k');
+    live.metadata.managedFields = [
+      {
+        manager: 'ctl',
+        operation: 'Update',
+        apiVersion: 'v1',
+        subresource: 'status',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:k': {} } },
+      },
+    ];
+    expect(conflictOf(() => apply(live, cm({ k: 'b' }), 'A')).message).toBe(
+      'Apply failed with 1 conflict: conflict with "ctl" with subresource "status" using v1: .data.k',
+    );
   });
 
   test('rule 4: force takes fields only where they conflict; the rest stays shared', () => {
@@ -192,7 +225,10 @@ describe('apply rules', () => {
     const err = conflictOf(() => apply(live, cm({ x: '2' }), 'A'));
     expect(err.message).toBe('Apply failed with 1 conflict: conflict with "before-first-apply" using v1: .data.x');
     const out = apply(live, cm({ x: '1' }), 'A');
-    expect(owners(out)).toEqual({ 'A/Apply': ['.data.x'], 'before-first-apply/Update': ['.data', '.data.x', '.data.y'] });
+    expect(owners(out)).toEqual({
+      'A/Apply': ['.data.x'],
+      'before-first-apply/Update': ['.data', '.data.x', '.data.y'],
+    });
   });
 
   test('a no-op apply keeps the entry time; a changing apply stamps it', () => {
@@ -242,10 +278,25 @@ describe('status subresource tracking', () => {
   };
 
   test('the main resource manager does not own status; the status manager owns only status', () => {
-    const main = applyPatch({ live: undefined, applied: obj({ replicas: 1 }, { ready: 0 }), manager: 'A', schema, apiVersion: 'x/v1', now: NOW, ignoreStatus: true }).object as Obj;
+    const main = applyPatch({
+      live: undefined,
+      applied: obj({ replicas: 1 }, { ready: 0 }),
+      manager: 'A',
+      schema,
+      apiVersion: 'x/v1',
+      now: NOW,
+      ignoreStatus: true,
+    }).object as Obj;
     expect(owners(main)).toEqual({ 'A/Apply': ['.spec.replicas'] });
     const st = applyPatch({
-      live: main, applied: obj({ replicas: 5 }, { ready: 1 }), manager: 'ctl', schema, apiVersion: 'x/v1', now: NOW, onlyStatus: true, subresource: 'status',
+      live: main,
+      applied: obj({ replicas: 5 }, { ready: 1 }),
+      manager: 'ctl',
+      schema,
+      apiVersion: 'x/v1',
+      now: NOW,
+      onlyStatus: true,
+      subresource: 'status',
     }).object as Obj;
     expect(owners(st)).toEqual({ 'A/Apply': ['.spec.replicas'], 'ctl/Apply': ['.status.ready'] });
     expect(st.metadata.managedFields?.find((e) => e.manager === 'ctl')?.subresource).toBe('status');
@@ -263,10 +314,23 @@ describe('client-side apply migration (rule 12)', () => {
 
   test('kubectl apply twice (client side) then server side: no conflict, ownership moves', () => {
     const first = update(undefined, csaApplied({ k: 'v1' }), 'kubectl-client-side-apply');
-    const second = update(first, { ...csaApplied({ k: 'v2' }), metadata: { ...csaApplied({ k: 'v2' }).metadata, managedFields: first.metadata.managedFields } }, 'kubectl-client-side-apply');
+    const second = update(
+      first,
+      {
+        ...csaApplied({ k: 'v2' }),
+        metadata: { ...csaApplied({ k: 'v2' }).metadata, managedFields: first.metadata.managedFields },
+      },
+      'kubectl-client-side-apply',
+    );
     expect(second.data).toEqual({ k: 'v2' });
     const ssa = applyPatch({
-      live: second, applied: cm({ k: 'v3' }), manager: 'kubectl', schema: cmSchema, apiVersion: 'v1', now: NOW, lastAppliedAnnotation: ANNOTATION,
+      live: second,
+      applied: cm({ k: 'v3' }),
+      manager: 'kubectl',
+      schema: cmSchema,
+      apiVersion: 'v1',
+      now: NOW,
+      lastAppliedAnnotation: ANNOTATION,
     }).object as Obj;
     expect(ssa.data).toEqual({ k: 'v3' });
     expect(owners(ssa)['kubectl/Apply']).toEqual(['.data.k']);
@@ -277,23 +341,49 @@ describe('client-side apply migration (rule 12)', () => {
 
   test('without the migration the same apply conflicts', () => {
     const first = update(undefined, csaApplied({ k: 'v1' }), 'kubectl-client-side-apply');
-    expect(conflictOf(() => applyPatch({ live: first, applied: cm({ k: 'v3' }), manager: 'kubectl', schema: cmSchema, apiVersion: 'v1', now: NOW })).message)
-      .toBe('Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using v1: .data.k');
+    expect(
+      conflictOf(() =>
+        applyPatch({
+          live: first,
+          applied: cm({ k: 'v3' }),
+          manager: 'kubectl',
+          schema: cmSchema,
+          apiVersion: 'v1',
+          now: NOW,
+        }),
+      ).message,
+    ).toBe('Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using v1: .data.k');
   });
 
   test('another manager name does not migrate', () => {
     const first = update(undefined, csaApplied({ k: 'v1' }), 'kubectl-client-side-apply');
-    expect(() => applyPatch({
-      live: first, applied: cm({ k: 'v3' }), manager: 'other', schema: cmSchema, apiVersion: 'v1', now: NOW, lastAppliedAnnotation: ANNOTATION,
-    })).toThrow(/conflict/);
+    expect(() =>
+      applyPatch({
+        live: first,
+        applied: cm({ k: 'v3' }),
+        manager: 'other',
+        schema: cmSchema,
+        apiVersion: 'v1',
+        now: NOW,
+        lastAppliedAnnotation: ANNOTATION,
+      }),
+    ).toThrow(/conflict/);
   });
 
   test('fields changed since the last client-side apply still conflict', () => {
     const first = update(undefined, csaApplied({ k: 'v1', e: 'x' }), 'kubectl-client-side-apply');
     const edited = update(first, { ...structuredClone(first), data: { k: 'v1', e: 'edited' } }, 'kubectl-edit');
-    const err = conflictOf(() => applyPatch({
-      live: edited, applied: cm({ k: 'v3', e: 'mine' }), manager: 'kubectl', schema: cmSchema, apiVersion: 'v1', now: NOW, lastAppliedAnnotation: ANNOTATION,
-    }));
+    const err = conflictOf(() =>
+      applyPatch({
+        live: edited,
+        applied: cm({ k: 'v3', e: 'mine' }),
+        manager: 'kubectl',
+        schema: cmSchema,
+        apiVersion: 'v1',
+        now: NOW,
+        lastAppliedAnnotation: ANNOTATION,
+      }),
+    );
     expect(err.message).toBe('Apply failed with 1 conflict: conflict with "kubectl-edit" using v1: .data.e');
   });
 });

@@ -12,11 +12,22 @@ import { FieldSet } from './field-set.js';
 import { ensureNamedFieldsAreMembers, rawFieldSetOf, trackedFields, type TrackingOptions } from './field-set-of.js';
 import { jsonEqual } from './json-compare.js';
 import {
-  allowedConflictsFromLastApplied, defaultClientSideApplyManagers, lastAppliedOf, setLastApplied,
+  allowedConflictsFromLastApplied,
+  defaultClientSideApplyManagers,
+  lastAppliedOf,
+  setLastApplied,
 } from './last-applied.js';
 import {
-  DEFAULT_MAX_UPDATE_MANAGERS, capUpdateManagers, encodeManagedFields, managerKey, normalizeManagedSets,
-  setManagedFields, tryDecodeManagedFields, withoutManagedFields, type ManagedSets, type ManagerFields,
+  DEFAULT_MAX_UPDATE_MANAGERS,
+  capUpdateManagers,
+  encodeManagedFields,
+  managerKey,
+  normalizeManagedSets,
+  setManagedFields,
+  tryDecodeManagedFields,
+  withoutManagedFields,
+  type ManagedSets,
+  type ManagerFields,
 } from './managed-fields.js';
 import { isJsonObject, type JsonObject } from './merge-patch.js';
 import { compareValues, type Comparison } from './typed-compare.js';
@@ -55,9 +66,7 @@ export interface ApplyResult {
   changed: boolean;
 }
 
-type Outcome =
-  | { kind: 'ok'; object: unknown; sets: ManagedSets }
-  | { kind: 'conflict'; conflicts: ApplyConflict[] };
+type Outcome = { kind: 'ok'; object: unknown; sets: ManagedSets } | { kind: 'conflict'; conflicts: ApplyConflict[] };
 
 /**
  * Applies `applied` for `manager`. Throws a 400 `BadRequest` for a body that is not an object
@@ -68,7 +77,11 @@ type Outcome =
 export function applyPatch(opts: ApplyOptions): ApplyResult {
   const { applied, schema } = opts;
   if (!isJsonObject(applied)) throw badRequest('the apply body must be a JSON object');
-  if (isJsonObject(applied.metadata) && applied.metadata.managedFields !== undefined && applied.metadata.managedFields !== null) {
+  if (
+    isJsonObject(applied.metadata) &&
+    applied.metadata.managedFields !== undefined &&
+    applied.metadata.managedFields !== null
+  ) {
     throw badRequest('metadata.managedFields must be nil');
   }
   const live = opts.live === undefined ? undefined : withoutManagedFields(opts.live);
@@ -80,33 +93,52 @@ export function applyPatch(opts: ApplyOptions): ApplyResult {
   if (live !== undefined && sets.size === 0) sets = creditExistingFields(live, opts, tracking);
 
   let outcome = applyOnce(live, config, sets, opts, tracking, opts.force === true);
-  if (outcome.kind === 'conflict' && opts.lastAppliedAnnotation &&
-      (opts.clientSideApplyManagers ?? defaultClientSideApplyManagers()).includes(opts.manager)) {
+  if (
+    outcome.kind === 'conflict' &&
+    opts.lastAppliedAnnotation &&
+    (opts.clientSideApplyManagers ?? defaultClientSideApplyManagers()).includes(opts.manager)
+  ) {
     const allowed = allowedConflictsFromLastApplied({
-      live, annotation: opts.lastAppliedAnnotation, apiVersion: opts.apiVersion, schema, tracking,
+      live,
+      annotation: opts.lastAppliedAnnotation,
+      apiVersion: opts.apiVersion,
+      schema,
+      tracking,
     });
     if (allowed) {
       const remaining = outcome.conflicts.filter((c) => !allowed.has(c.path));
-      outcome = remaining.length === 0
-        ? applyOnce(live, config, sets, opts, tracking, true)
-        : { kind: 'conflict', conflicts: remaining };
+      outcome =
+        remaining.length === 0
+          ? applyOnce(live, config, sets, opts, tracking, true)
+          : { kind: 'conflict', conflicts: remaining };
     }
   }
   if (outcome.kind === 'conflict') throw applyConflictError(outcome.conflicts);
 
   const object = (isJsonObject(outcome.object) ? outcome.object : {}) as JsonObject;
-  const key = managerKey({ manager: opts.manager, operation: 'Apply', apiVersion: opts.apiVersion, subresource: opts.subresource });
+  const key = managerKey({
+    manager: opts.manager,
+    operation: 'Apply',
+    apiVersion: opts.apiVersion,
+    subresource: opts.subresource,
+  });
   const mine = outcome.sets.get(key);
   // Kubernetes stamps the applier's entry only when the object changed; a new entry always gets a time here.
   if (mine && (!jsonEqual(live, object) || !mine.time)) mine.time = opts.now;
 
-  if (opts.lastAppliedAnnotation && live !== undefined && lastAppliedOf(live, opts.lastAppliedAnnotation) !== undefined &&
-      (opts.clientSideApplyManagers ?? defaultClientSideApplyManagers()).includes(opts.manager)) {
+  if (
+    opts.lastAppliedAnnotation &&
+    live !== undefined &&
+    lastAppliedOf(live, opts.lastAppliedAnnotation) !== undefined &&
+    (opts.clientSideApplyManagers ?? defaultClientSideApplyManagers()).includes(opts.manager)
+  ) {
     setLastApplied(object, config, opts.lastAppliedAnnotation);
   }
 
   const changed = !jsonEqual(live, object);
-  const managedFields = encodeManagedFields(capUpdateManagers(outcome.sets, opts.maxUpdateManagers ?? DEFAULT_MAX_UPDATE_MANAGERS));
+  const managedFields = encodeManagedFields(
+    capUpdateManagers(outcome.sets, opts.maxUpdateManagers ?? DEFAULT_MAX_UPDATE_MANAGERS),
+  );
   setManagedFields(object, managedFields);
   return { object, managedFields, changed };
 }
@@ -122,7 +154,13 @@ function creditExistingFields(live: unknown, opts: ApplyOptions, tracking: Track
   const fields = tracked(compareValues(undefined, live, opts.schema).added, tracking);
   const sets: ManagedSets = new Map();
   if (fields.isEmpty()) return sets;
-  const e: ManagerFields = { manager: BEFORE_FIRST_APPLY_MANAGER, operation: 'Update', apiVersion: opts.apiVersion, time: opts.now, fields };
+  const e: ManagerFields = {
+    manager: BEFORE_FIRST_APPLY_MANAGER,
+    operation: 'Update',
+    apiVersion: opts.apiVersion,
+    time: opts.now,
+    fields,
+  };
   if (opts.subresource) e.subresource = opts.subresource;
   sets.set(managerKey(e), e);
   return sets;
@@ -133,18 +171,36 @@ function tracked(set: FieldSet, tracking: TrackingOptions): FieldSet {
 }
 
 function trackedComparison(c: Comparison, tracking: TrackingOptions): Comparison {
-  return { added: tracked(c.added, tracking), modified: tracked(c.modified, tracking), removed: tracked(c.removed, tracking) };
+  return {
+    added: tracked(c.added, tracking),
+    modified: tracked(c.modified, tracking),
+    removed: tracked(c.removed, tracking),
+  };
 }
 
-function applyOnce(live: unknown, config: unknown, sets: ManagedSets, opts: ApplyOptions, tracking: TrackingOptions, force: boolean): Outcome {
+function applyOnce(
+  live: unknown,
+  config: unknown,
+  sets: ManagedSets,
+  opts: ApplyOptions,
+  tracking: TrackingOptions,
+  force: boolean,
+): Outcome {
   const { schema } = opts;
   const merged = mergeApplied(live ?? {}, config, schema);
-  const key = managerKey({ manager: opts.manager, operation: 'Apply', apiVersion: opts.apiVersion, subresource: opts.subresource });
+  const key = managerKey({
+    manager: opts.manager,
+    operation: 'Apply',
+    apiVersion: opts.apiVersion,
+    subresource: opts.subresource,
+  });
   const last = sets.get(key);
   const next: ManagedSets = new Map();
   for (const [k, e] of sets) next.set(k, { ...e });
   const mine: ManagerFields = {
-    manager: opts.manager, operation: 'Apply', apiVersion: opts.apiVersion,
+    manager: opts.manager,
+    operation: 'Apply',
+    apiVersion: opts.apiVersion,
     fields: tracked(rawFieldSetOf(config, schema), tracking),
   };
   if (last?.time) mine.time = last.time;
@@ -188,7 +244,13 @@ function applyOnce(live: unknown, config: unknown, sets: ManagedSets, opts: Appl
  * structured-merge-diff's prune: named struct fields above an owned path count as owned, and
  * fields no manager can own (identity metadata, untracked status) are never removed.
  */
-function prune(merged: unknown, last: FieldSet | undefined, sets: ManagedSets, schema: Schema, tracking: TrackingOptions): unknown {
+function prune(
+  merged: unknown,
+  last: FieldSet | undefined,
+  sets: ManagedSets,
+  schema: Schema,
+  tracking: TrackingOptions,
+): unknown {
   if (!last || last.isEmpty()) return merged;
   const ensure = (s: FieldSet): FieldSet => ensureNamedFieldsAreMembers(s, schema);
   const mergedRaw = rawFieldSetOf(merged, schema);

@@ -1,8 +1,13 @@
 import type { ApiObject } from '@svc/api';
 import { aggregateClusterRoleRules, policyRulesEqual } from './clusterrole-aggregation.js';
 
-const role = (name: string, labels: Record<string, string>, rules: object[], aggregationRule?: object): ApiObject =>
-  ({ apiVersion: 'rbac/v1', kind: 'ClusterRole', metadata: { name, labels }, rules, ...(aggregationRule ? { aggregationRule } : {}) });
+const role = (name: string, labels: Record<string, string>, rules: object[], aggregationRule?: object): ApiObject => ({
+  apiVersion: 'rbac/v1',
+  kind: 'ClusterRole',
+  metadata: { name, labels },
+  rules,
+  ...(aggregationRule ? { aggregationRule } : {}),
+});
 
 describe('aggregateClusterRoleRules', () => {
   const pods = { verbs: ['get'], apiGroups: [''], resources: ['pods'] };
@@ -10,8 +15,15 @@ describe('aggregateClusterRoleRules', () => {
   const nodes = { verbs: ['list'], apiGroups: [''], resources: ['nodes'] };
 
   it('orders by selector, then by name in byte order, drops duplicates and the target itself', () => {
-    const target = role('target', { a: 'x' }, [nodes], { clusterRoleSelectors: [{ matchLabels: { a: 'x' } }, { matchLabels: { b: 'x' } }] });
-    const all = [target, role('b-src', { b: 'x' }, [secrets, pods]), role('Z-src', { a: 'x' }, [pods]), role('a-src', { a: 'x' }, [{ ...pods, resourceNames: [] }])];
+    const target = role('target', { a: 'x' }, [nodes], {
+      clusterRoleSelectors: [{ matchLabels: { a: 'x' } }, { matchLabels: { b: 'x' } }],
+    });
+    const all = [
+      target,
+      role('b-src', { b: 'x' }, [secrets, pods]),
+      role('Z-src', { a: 'x' }, [pods]),
+      role('a-src', { a: 'x' }, [{ ...pods, resourceNames: [] }]),
+    ];
     // 'Z-src' < 'a-src' in byte order; the rule with an empty resourceNames equals the one without.
     expect(aggregateClusterRoleRules(target, all)).toEqual([pods, secrets]);
   });
@@ -19,7 +31,9 @@ describe('aggregateClusterRoleRules', () => {
   it('answers undefined without an aggregationRule and [] for one without selectors; {} matches every other role', () => {
     expect(aggregateClusterRoleRules(role('t', {}, []), [])).toBeUndefined();
     expect(aggregateClusterRoleRules(role('t', {}, [], {}), [role('s', {}, [pods])])).toEqual([]);
-    expect(aggregateClusterRoleRules(role('t', {}, [], { clusterRoleSelectors: [{}] }), [role('s', {}, [pods])])).toEqual([pods]);
+    expect(
+      aggregateClusterRoleRules(role('t', {}, [], { clusterRoleSelectors: [{}] }), [role('s', {}, [pods])]),
+    ).toEqual([pods]);
   });
 
   it('compares rule lists semantically: absent equals empty, order matters', () => {

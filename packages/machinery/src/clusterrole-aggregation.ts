@@ -19,7 +19,10 @@ export function policyRuleEqual(a: AggregatedPolicyRule, b: AggregatedPolicyRule
 }
 
 /** Semantic equality of two rule lists (same rules, same order; absent equals empty). */
-export function policyRulesEqual(a: readonly AggregatedPolicyRule[] | undefined, b: readonly AggregatedPolicyRule[] | undefined): boolean {
+export function policyRulesEqual(
+  a: readonly AggregatedPolicyRule[] | undefined,
+  b: readonly AggregatedPolicyRule[] | undefined,
+): boolean {
   const x = a ?? [];
   const y = b ?? [];
   return x.length === y.length && x.every((r, i) => policyRuleEqual(r, y[i] as AggregatedPolicyRule));
@@ -33,12 +36,21 @@ export function policyRulesEqual(a: readonly AggregatedPolicyRule[] | undefined,
  * `aggregationRule`. Throws on an invalid selector. The API server and the controller manager
  * both use this, so the two never disagree on a role's rules.
  */
-export function aggregateClusterRoleRules(target: ApiObject, all: Iterable<ApiObject>): AggregatedPolicyRule[] | undefined {
+export function aggregateClusterRoleRules(
+  target: ApiObject,
+  all: Iterable<ApiObject>,
+): AggregatedPolicyRule[] | undefined {
   const rule = target.aggregationRule as { clusterRoleSelectors?: LabelSelectorObject[] } | null | undefined;
   if (rule === undefined || rule === null) return undefined;
   const roles = [...all]
     .filter((o) => o.metadata.name !== target.metadata.name)
-    .sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : (a.metadata.name ?? '') > (b.metadata.name ?? '') ? 1 : 0));
+    .sort((a, b) =>
+      (a.metadata.name ?? '') < (b.metadata.name ?? '')
+        ? -1
+        : (a.metadata.name ?? '') > (b.metadata.name ?? '')
+          ? 1
+          : 0,
+    );
   const out: AggregatedPolicyRule[] = [];
   for (const sel of rule.clusterRoleSelectors ?? []) {
     const selector = labelSelectorFromObject(sel);

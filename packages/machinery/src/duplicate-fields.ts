@@ -6,7 +6,9 @@
 export function duplicateJsonFields(text: string): string[] {
   const out: string[] = [];
   let i = 0;
-  const ws = (): void => { while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++; };
+  const ws = (): void => {
+    while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++;
+  };
   const str = (): string => {
     const start = i;
     i++; // opening quote
@@ -21,7 +23,10 @@ export function duplicateJsonFields(text: string): string[] {
       i++;
       const seen = new Set<string>();
       ws();
-      if (text[i] === '}') { i++; return; }
+      if (text[i] === '}') {
+        i++;
+        return;
+      }
       for (;;) {
         ws();
         const key = str();
@@ -37,7 +42,10 @@ export function duplicateJsonFields(text: string): string[] {
     } else if (c === '[') {
       i++;
       ws();
-      if (text[i] === ']') { i++; return; }
+      if (text[i] === ']') {
+        i++;
+        return;
+      }
       for (let n = 0; ; n++) {
         value(`${path}[${n}]`);
         ws();

@@ -107,7 +107,15 @@ describe('FeatureGates', () => {
 
   test('snapshot', () => {
     expect(gates('AlphaOne=true').snapshot()).toEqual({
-      AllAlpha: false, AllBeta: false, AlphaOne: true, AlphaTwo: false, BetaOff: false, BetaOn: true, Done: true, Locked: true, Old: false,
+      AllAlpha: false,
+      AllBeta: false,
+      AlphaOne: true,
+      AlphaTwo: false,
+      BetaOff: false,
+      BetaOn: true,
+      Done: true,
+      Locked: true,
+      Old: false,
     });
   });
 });

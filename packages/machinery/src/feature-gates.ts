@@ -96,7 +96,12 @@ export class FeatureGates {
     const explicit = this.values.get(name);
     if (explicit !== undefined) return explicit;
     if (!spec.lockToDefault && spec.stage !== 'GA') {
-      const all = spec.stage === 'ALPHA' ? this.values.get(ALL_ALPHA) : spec.stage === 'BETA' ? this.values.get(ALL_BETA) : undefined;
+      const all =
+        spec.stage === 'ALPHA'
+          ? this.values.get(ALL_ALPHA)
+          : spec.stage === 'BETA'
+            ? this.values.get(ALL_BETA)
+            : undefined;
       if (all !== undefined && name !== ALL_ALPHA && name !== ALL_BETA) return all;
     }
     return spec.default;

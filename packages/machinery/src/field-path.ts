@@ -57,7 +57,9 @@ function parseUncached(pe: string): ParsedElement {
     case 'k:': {
       const v = parseJson(pe, body);
       if (!isJsonObject(v)) throw new Error(`invalid path element ${JSON.stringify(pe)}: key must be a JSON object`);
-      const fields = Object.keys(v).sort(compareStrings).map((k): [string, unknown] => [k, v[k]]);
+      const fields = Object.keys(v)
+        .sort(compareStrings)
+        .map((k): [string, unknown] => [k, v[k]]);
       return { kind: 'key', fields };
     }
     case 'v:':
@@ -82,10 +84,14 @@ function parseJson(pe: string, text: string): unknown {
 export function canonicalElement(pe: string): PathElement {
   const p = parseElement(pe);
   switch (p.kind) {
-    case 'field': return pe;
-    case 'key': return keyElement(Object.fromEntries(p.fields));
-    case 'value': return valueElement(p.value);
-    case 'index': return indexElement(p.index);
+    case 'field':
+      return pe;
+    case 'key':
+      return keyElement(Object.fromEntries(p.fields));
+    case 'value':
+      return valueElement(p.value);
+    case 'index':
+      return indexElement(p.index);
   }
 }
 
@@ -123,10 +129,14 @@ function valueText(v: unknown): string {
 export function elementString(pe: PathElement): string {
   const p = parseElement(pe);
   switch (p.kind) {
-    case 'field': return `.${p.name}`;
-    case 'key': return `[${p.fields.map(([k, v]) => `${k}=${valueText(v)}`).join(',')}]`;
-    case 'value': return `[=${valueText(p.value)}]`;
-    case 'index': return `[${p.index}]`;
+    case 'field':
+      return `.${p.name}`;
+    case 'key':
+      return `[${p.fields.map(([k, v]) => `${k}=${valueText(v)}`).join(',')}]`;
+    case 'value':
+      return `[=${valueText(p.value)}]`;
+    case 'index':
+      return `[${p.index}]`;
   }
 }
 
@@ -140,7 +150,11 @@ export function pathString(path: FieldPath): string {
  * the item takes the item schema's default) for map lists, its value for sets, and its index when
  * no key can be read.
  */
-export function listItemElement(list: { kind: 'list-map'; items: Schema; keys: readonly string[] } | { kind: 'list-set' }, item: unknown, index: number): PathElement {
+export function listItemElement(
+  list: { kind: 'list-map'; items: Schema; keys: readonly string[] } | { kind: 'list-set' },
+  item: unknown,
+  index: number,
+): PathElement {
   if (list.kind === 'list-set') return valueElement(item);
   if (!isJsonObject(item) || list.keys.length === 0) return indexElement(index);
   const props = list.items.type === 'object' ? list.items.properties : undefined;
@@ -155,4 +169,3 @@ export function listItemElement(list: { kind: 'list-map'; items: Schema; keys: r
   }
   return found ? keyElement(fields) : indexElement(index);
 }
-

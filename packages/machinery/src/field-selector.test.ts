@@ -1,6 +1,10 @@
 import { isBadRequest } from '@svc/api';
 import {
-  escapeFieldValue, exactMetadataName, FieldSelector, parseFieldSelector, unescapeFieldValue,
+  escapeFieldValue,
+  exactMetadataName,
+  FieldSelector,
+  parseFieldSelector,
+  unescapeFieldValue,
 } from './field-selector.js';
 
 function getter(fields: Record<string, string>) {
@@ -14,10 +18,30 @@ describe('parseFieldSelector', () => {
     ['a==b', [['a', '==', 'b']], 'a=b'],
     ['a!=b', [['a', '!=', 'b']], 'a!=b'],
     ['a=', [['a', '=', '']], 'a='],
-    ['metadata.name=x,status.phase!=Running', [['metadata.name', '=', 'x'], ['status.phase', '!=', 'Running']],
-      'metadata.name=x,status.phase!=Running'],
-    ['z=1,a=2', [['a', '=', '2'], ['z', '=', '1']], 'a=2,z=1'],
-    ['a=b,,c=d', [['a', '=', 'b'], ['c', '=', 'd']], 'a=b,c=d'],
+    [
+      'metadata.name=x,status.phase!=Running',
+      [
+        ['metadata.name', '=', 'x'],
+        ['status.phase', '!=', 'Running'],
+      ],
+      'metadata.name=x,status.phase!=Running',
+    ],
+    [
+      'z=1,a=2',
+      [
+        ['a', '=', '2'],
+        ['z', '=', '1'],
+      ],
+      'a=2,z=1',
+    ],
+    [
+      'a=b,,c=d',
+      [
+        ['a', '=', 'b'],
+        ['c', '=', 'd'],
+      ],
+      'a=b,c=d',
+    ],
     ['a=b\\,c', [['a', '=', 'b,c']], 'a=b\\,c'],
     ['a=b\\=c', [['a', '=', 'b=c']], 'a=b\\=c'],
     ['a=b\\\\', [['a', '=', 'b\\']], 'a=b\\\\'],

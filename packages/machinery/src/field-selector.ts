@@ -67,7 +67,8 @@ export function unescapeFieldValue(value: string): string {
   let escaped = false;
   for (const c of value) {
     if (escaped) {
-      if (c !== '\\' && c !== ',' && c !== '=') throw badRequest(`invalid field selector: invalid escape sequence: \\${c}`);
+      if (c !== '\\' && c !== ',' && c !== '=')
+        throw badRequest(`invalid field selector: invalid escape sequence: \\${c}`);
       out += c;
       escaped = false;
     } else if (c === '\\') {

@@ -65,9 +65,21 @@ function walk(v: unknown, schema: Schema, path: PathElement[], out: FieldSet): v
 
 /** Paths no manager ever owns (Kubernetes strips them from every managed set). */
 const STRIPPED = FieldSet.fromPaths([
-  ['f:apiVersion'], ['f:kind'], ['f:metadata'],
-  ...['name', 'namespace', 'creationTimestamp', 'deletionTimestamp', 'selfLink', 'uid', 'clusterName',
-    'generation', 'managedFields', 'resourceVersion'].map((f) => ['f:metadata', `f:${f}`]),
+  ['f:apiVersion'],
+  ['f:kind'],
+  ['f:metadata'],
+  ...[
+    'name',
+    'namespace',
+    'creationTimestamp',
+    'deletionTimestamp',
+    'selfLink',
+    'uid',
+    'clusterName',
+    'generation',
+    'managedFields',
+    'resourceVersion',
+  ].map((f) => ['f:metadata', `f:${f}`]),
 ]);
 const STATUS = FieldSet.fromPaths([['f:status']]);
 

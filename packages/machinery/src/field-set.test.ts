@@ -1,4 +1,13 @@
-import { compareElements, elementString, fieldElement, indexElement, keyElement, parseElement, pathString, valueElement } from './field-path.js';
+import {
+  compareElements,
+  elementString,
+  fieldElement,
+  indexElement,
+  keyElement,
+  parseElement,
+  pathString,
+  valueElement,
+} from './field-path.js';
 import { FieldSet } from './field-set.js';
 
 const f = fieldElement;
@@ -28,8 +37,12 @@ describe('path elements', () => {
   });
 
   test('paths print as in conflict messages', () => {
-    expect(pathString(['f:spec', 'f:containers', 'k:{"name":"c"}', 'f:image'])).toBe('.spec.containers[name="c"].image');
-    expect(pathString(['f:metadata', 'f:labels', 'f:app.kubernetes.io/name'])).toBe('.metadata.labels.app.kubernetes.io/name');
+    expect(pathString(['f:spec', 'f:containers', 'k:{"name":"c"}', 'f:image'])).toBe(
+      '.spec.containers[name="c"].image',
+    );
+    expect(pathString(['f:metadata', 'f:labels', 'f:app.kubernetes.io/name'])).toBe(
+      '.metadata.labels.app.kubernetes.io/name',
+    );
   });
 
   test.each(['x:1', 'k:[1]', 'k:{bad', 'i:-1', 'i:01', 'v:{'])('rejects %s', (pe) => {
@@ -38,7 +51,17 @@ describe('path elements', () => {
 
   test('order: fields < keys < values < indexes; numbers numerically; by code point', () => {
     const els = ['i:1', 'v:"b"', 'k:{"port":10000}', 'f:b', 'v:2', 'k:{"port":9000}', 'f:a', 'i:0', 'v:"a"'];
-    expect([...els].sort(compareElements)).toEqual(['f:a', 'f:b', 'k:{"port":9000}', 'k:{"port":10000}', 'v:2', 'v:"a"', 'v:"b"', 'i:0', 'i:1']);
+    expect([...els].sort(compareElements)).toEqual([
+      'f:a',
+      'f:b',
+      'k:{"port":9000}',
+      'k:{"port":10000}',
+      'v:2',
+      'v:"a"',
+      'v:"b"',
+      'i:0',
+      'i:1',
+    ]);
   });
 });
 
@@ -78,7 +101,10 @@ describe('FieldSet', () => {
   });
 
   test('paths: members before children at each level', () => {
-    const s = FieldSet.fromPaths([[f('status'), f('acceptedNames'), f('kind')], [f('status'), f('conditions')]]);
+    const s = FieldSet.fromPaths([
+      [f('status'), f('acceptedNames'), f('kind')],
+      [f('status'), f('conditions')],
+    ]);
     expect(s.paths().map(pathString)).toEqual(['.status.conditions', '.status.acceptedNames.kind']);
   });
 
@@ -94,7 +120,9 @@ describe('FieldsV1', () => {
     'f:spec': {
       'f:containers': {
         'k:{"name":"c"}': {
-          '.': {}, 'f:image': {}, 'f:name': {},
+          '.': {},
+          'f:image': {},
+          'f:name': {},
           'f:ports': { 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} } },
         },
       },
@@ -112,10 +140,16 @@ describe('FieldsV1', () => {
 
   test('keys come out in Kubernetes order with "." first', () => {
     const s = FieldSet.fromPaths([
-      ['f:spec', 'f:z'], ['f:spec', 'k:{"name":"b"}'], ['f:spec', 'k:{"name":"a"}'], ['f:spec', 'f:a'], ['f:spec', 'k:{"name":"a"}', 'f:x'],
+      ['f:spec', 'f:z'],
+      ['f:spec', 'k:{"name":"b"}'],
+      ['f:spec', 'k:{"name":"a"}'],
+      ['f:spec', 'f:a'],
+      ['f:spec', 'k:{"name":"a"}', 'f:x'],
     ]);
     const out = s.toFieldsV1();
-    expect(JSON.stringify(out)).toBe('{"f:spec":{"f:a":{},"f:z":{},"k:{\\"name\\":\\"a\\"}":{".":{},"f:x":{}},"k:{\\"name\\":\\"b\\"}":{}}}');
+    expect(JSON.stringify(out)).toBe(
+      '{"f:spec":{"f:a":{},"f:z":{},"k:{\\"name\\":\\"a\\"}":{".":{},"f:x":{}},"k:{\\"name\\":\\"b\\"}":{}}}',
+    );
   });
 
   test('canonicalises key elements it reads', () => {

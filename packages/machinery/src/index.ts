@@ -1,71 +1,169 @@
 /** @svc/machinery: pure algorithms shared by the server and its clients. No I/O. */
 export { parseDuration, parseDurationNs, formatDuration, formatDurationNs } from './durations.js';
 export {
-  utf8Length, maxLenError, emptyError, regexError,
-  DNS1123_LABEL_MAX_LENGTH, DNS1123_SUBDOMAIN_MAX_LENGTH, DNS1035_LABEL_MAX_LENGTH, QUALIFIED_NAME_MAX_LENGTH,
-  LABEL_VALUE_MAX_LENGTH, TOTAL_ANNOTATION_SIZE_LIMIT,
-  isDns1123Label, isDns1123Subdomain, isDns1035Label, isQualifiedName, isValidLabelValue, isConfigMapKey,
-  isValidPathSegmentName, isValidPathSegmentPrefix,
-  validateDnsSubdomain, validateDnsLabel, validateDns1035Label, validatePathSegmentName, validateQualifiedName,
-  validateLabelValue, validateConfigMapKey, validateLabels, validateAnnotations,
-  maskTrailingDash, nameIsDnsSubdomain, nameIsDnsLabel, nameIsDns1035Label, nameIsPathSegment, validateGenerateName,
+  utf8Length,
+  maxLenError,
+  emptyError,
+  regexError,
+  DNS1123_LABEL_MAX_LENGTH,
+  DNS1123_SUBDOMAIN_MAX_LENGTH,
+  DNS1035_LABEL_MAX_LENGTH,
+  QUALIFIED_NAME_MAX_LENGTH,
+  LABEL_VALUE_MAX_LENGTH,
+  TOTAL_ANNOTATION_SIZE_LIMIT,
+  isDns1123Label,
+  isDns1123Subdomain,
+  isDns1035Label,
+  isQualifiedName,
+  isValidLabelValue,
+  isConfigMapKey,
+  isValidPathSegmentName,
+  isValidPathSegmentPrefix,
+  validateDnsSubdomain,
+  validateDnsLabel,
+  validateDns1035Label,
+  validatePathSegmentName,
+  validateQualifiedName,
+  validateLabelValue,
+  validateConfigMapKey,
+  validateLabels,
+  validateAnnotations,
+  maskTrailingDash,
+  nameIsDnsSubdomain,
+  nameIsDnsLabel,
+  nameIsDns1035Label,
+  nameIsPathSegment,
+  validateGenerateName,
   type NameValidator,
 } from './validation.js';
 export { LabelSelector, type SelectorOperator, type Requirement, type Labels } from './label-selector.js';
 export { parseLabelSelector } from './label-selector-parser.js';
 export {
-  labelSelectorFromObject, validateLabelSelector, type LabelSelectorRequirement, type LabelSelectorObject,
+  labelSelectorFromObject,
+  validateLabelSelector,
+  type LabelSelectorRequirement,
+  type LabelSelectorObject,
 } from './label-selector-object.js';
 export {
-  FieldSelector, parseFieldSelector, exactMetadataName, escapeFieldValue, unescapeFieldValue,
-  type FieldOperator, type FieldRequirement, type FieldGetter,
+  FieldSelector,
+  parseFieldSelector,
+  exactMetadataName,
+  escapeFieldValue,
+  unescapeFieldValue,
+  type FieldOperator,
+  type FieldRequirement,
+  type FieldGetter,
 } from './field-selector.js';
 export { applyMergePatch, cloneJson, isJsonObject, setOwn, type JsonObject } from './merge-patch.js';
 export {
-  applyJsonPatch, parseJsonPatch, JsonPatchFailed, JsonPatchTestFailed, type JsonPatchOperation,
+  applyJsonPatch,
+  parseJsonPatch,
+  JsonPatchFailed,
+  JsonPatchTestFailed,
+  type JsonPatchOperation,
 } from './json-patch.js';
 export { parseGoBool } from './go-flags.js';
 export {
-  FeatureGates, API_SERVER_GATES, type FeatureStage, type FeatureSpec, type FeatureGatesOptions,
+  FeatureGates,
+  API_SERVER_GATES,
+  type FeatureStage,
+  type FeatureSpec,
+  type FeatureGatesOptions,
 } from './feature-gates.js';
 export {
-  parseRuntimeConfig, isEnabled, groupVersionKey, resourceKey,
-  type RuntimeConfig, type StabilitySelector,
+  parseRuntimeConfig,
+  isEnabled,
+  groupVersionKey,
+  resourceKey,
+  type RuntimeConfig,
+  type StabilitySelector,
 } from './runtime-config.js';
 export {
-  checkSchema, pruneUnknownFields, isRfc3339DateTime, isBase64, jsonTypeOf,
-  type SchemaCheckResult, type PruneResult,
+  checkSchema,
+  pruneUnknownFields,
+  isRfc3339DateTime,
+  isBase64,
+  jsonTypeOf,
+  type SchemaCheckResult,
+  type PruneResult,
 } from './schema-check.js';
 export { jsonEqual, compareJson, canonicalJson } from './json-compare.js';
 export { applyStrategicMergePatch } from './strategic-merge-patch.js';
 export {
-  fieldElement, keyElement, valueElement, indexElement, parseElement, compareElements, elementString, pathString,
-  type PathElement, type FieldPath, type ParsedElement,
+  fieldElement,
+  keyElement,
+  valueElement,
+  indexElement,
+  parseElement,
+  compareElements,
+  elementString,
+  pathString,
+  type PathElement,
+  type FieldPath,
+  type ParsedElement,
 } from './field-path.js';
 export { FieldSet } from './field-set.js';
 export {
-  fieldSetOf, rawFieldSetOf, trackedFields, ensureNamedFieldsAreMembers, reconcileWithSchema, type TrackingOptions,
+  fieldSetOf,
+  rawFieldSetOf,
+  trackedFields,
+  ensureNamedFieldsAreMembers,
+  reconcileWithSchema,
+  type TrackingOptions,
 } from './field-set-of.js';
 export { compareValues, type Comparison } from './typed-compare.js';
 export { mergeApplied, removeFields } from './typed-merge.js';
 export {
-  decodeManagedFields, tryDecodeManagedFields, encodeManagedFields, compareManagedFieldsEntries, capUpdateManagers,
-  managedFieldsBase, isResetManagedFields, managerFromUserAgent, withoutManagedFields, setManagedFields, managerKey,
-  DEFAULT_MAX_UPDATE_MANAGERS, ANCIENT_CHANGES_MANAGER, FIELD_MANAGER_MAX_LENGTH,
-  type ManagedOperation, type ManagerFields, type ManagedSets, type ManagedFieldsBase,
+  decodeManagedFields,
+  tryDecodeManagedFields,
+  encodeManagedFields,
+  compareManagedFieldsEntries,
+  capUpdateManagers,
+  managedFieldsBase,
+  isResetManagedFields,
+  managerFromUserAgent,
+  withoutManagedFields,
+  setManagedFields,
+  managerKey,
+  DEFAULT_MAX_UPDATE_MANAGERS,
+  ANCIENT_CHANGES_MANAGER,
+  FIELD_MANAGER_MAX_LENGTH,
+  type ManagedOperation,
+  type ManagerFields,
+  type ManagedSets,
+  type ManagedFieldsBase,
 } from './managed-fields.js';
 export { applyConflictError, conflictManagerName, type ApplyConflict } from './apply-conflict.js';
 export { defaultClientSideApplyManagers } from './last-applied.js';
 export { applyPatch, BEFORE_FIRST_APPLY_MANAGER, type ApplyOptions, type ApplyResult } from './apply.js';
 export { updateManagedFields, type UpdateManagedFieldsOptions } from './managed-fields-update.js';
-export { decodeEnvelope, decodeMessage, decodeProtobufObject, decodeWatchFrames, PROTOBUF_MAGIC, type ProtobufEnvelope } from './protobuf.js';
 export {
-  encodeEnvelope, encodeMessage, encodeProtobufList, encodeProtobufObject, encodeProtobufStatus, encodeWatchEventFrame,
-  listSchemaOf, NotEncodable, statusSchema,
+  decodeEnvelope,
+  decodeMessage,
+  decodeProtobufObject,
+  decodeWatchFrames,
+  PROTOBUF_MAGIC,
+  type ProtobufEnvelope,
+} from './protobuf.js';
+export {
+  encodeEnvelope,
+  encodeMessage,
+  encodeProtobufList,
+  encodeProtobufObject,
+  encodeProtobufStatus,
+  encodeWatchEventFrame,
+  listSchemaOf,
+  NotEncodable,
+  statusSchema,
 } from './protobuf-encode.js';
 export { duplicateJsonFields } from './duplicate-fields.js';
 export * from './bootstrap-token.js';
-export { aggregateClusterRoleRules, policyRuleEqual, policyRulesEqual, type AggregatedPolicyRule } from './clusterrole-aggregation.js';
+export {
+  aggregateClusterRoleRules,
+  policyRuleEqual,
+  policyRulesEqual,
+  type AggregatedPolicyRule,
+} from './clusterrole-aggregation.js';
 export { quantityValue, quantityMilliValue, QuantityError } from './quantity.js';
 export { defaultPodSpec, type DefaultablePodSpec, type DefaultableContainer } from './pod-defaults.js';
 export { sleep } from './sleep.js';

@@ -15,22 +15,73 @@ function failure(doc: unknown, ops: unknown): JsonPatchFailed {
 describe('applyJsonPatch (RFC 6902 appendix A)', () => {
   test.each<[string, unknown, unknown[], unknown]>([
     ['add object member', { foo: 'bar' }, [{ op: 'add', path: '/baz', value: 'qux' }], { foo: 'bar', baz: 'qux' }],
-    ['add array element', { foo: ['bar', 'baz'] }, [{ op: 'add', path: '/foo/1', value: 'qux' }], { foo: ['bar', 'qux', 'baz'] }],
+    [
+      'add array element',
+      { foo: ['bar', 'baz'] },
+      [{ op: 'add', path: '/foo/1', value: 'qux' }],
+      { foo: ['bar', 'qux', 'baz'] },
+    ],
     ['remove object member', { baz: 'qux', foo: 'bar' }, [{ op: 'remove', path: '/baz' }], { foo: 'bar' }],
-    ['remove array element', { foo: ['bar', 'qux', 'baz'] }, [{ op: 'remove', path: '/foo/1' }], { foo: ['bar', 'baz'] }],
-    ['replace', { baz: 'qux', foo: 'bar' }, [{ op: 'replace', path: '/baz', value: 'boo' }], { baz: 'boo', foo: 'bar' }],
-    ['move value', { foo: { bar: 'baz', waldo: 'fred' }, qux: { corge: 'grault' } },
+    [
+      'remove array element',
+      { foo: ['bar', 'qux', 'baz'] },
+      [{ op: 'remove', path: '/foo/1' }],
+      { foo: ['bar', 'baz'] },
+    ],
+    [
+      'replace',
+      { baz: 'qux', foo: 'bar' },
+      [{ op: 'replace', path: '/baz', value: 'boo' }],
+      { baz: 'boo', foo: 'bar' },
+    ],
+    [
+      'move value',
+      { foo: { bar: 'baz', waldo: 'fred' }, qux: { corge: 'grault' } },
       [{ op: 'move', from: '/foo/waldo', path: '/qux/thud' }],
-      { foo: { bar: 'baz' }, qux: { corge: 'grault', thud: 'fred' } }],
-    ['move array element', { foo: ['all', 'grass', 'cows', 'eat'] }, [{ op: 'move', from: '/foo/1', path: '/foo/3' }],
-      { foo: ['all', 'cows', 'eat', 'grass'] }],
-    ['test success', { baz: 'qux', foo: ['a', 2, 'c'] },
-      [{ op: 'test', path: '/baz', value: 'qux' }, { op: 'test', path: '/foo/1', value: 2 }], { baz: 'qux', foo: ['a', 2, 'c'] }],
-    ['add nested object', { foo: 'bar' }, [{ op: 'add', path: '/child', value: { grandchild: {} } }], { foo: 'bar', child: { grandchild: {} } }],
-    ['ignore unrecognized members', { foo: 'bar' }, [{ op: 'add', path: '/baz', value: 'qux', xyz: 123 }], { foo: 'bar', baz: 'qux' }],
-    ['add to end with -', { foo: ['bar'] }, [{ op: 'add', path: '/foo/-', value: ['abc', 'def'] }], { foo: ['bar', ['abc', 'def']] }],
-    ['~1 and ~0 escapes', { '/': 9, '~1': 10 }, [{ op: 'test', path: '/~01', value: 10 }, { op: 'replace', path: '/~1', value: 1 }],
-      { '/': 1, '~1': 10 }],
+      { foo: { bar: 'baz' }, qux: { corge: 'grault', thud: 'fred' } },
+    ],
+    [
+      'move array element',
+      { foo: ['all', 'grass', 'cows', 'eat'] },
+      [{ op: 'move', from: '/foo/1', path: '/foo/3' }],
+      { foo: ['all', 'cows', 'eat', 'grass'] },
+    ],
+    [
+      'test success',
+      { baz: 'qux', foo: ['a', 2, 'c'] },
+      [
+        { op: 'test', path: '/baz', value: 'qux' },
+        { op: 'test', path: '/foo/1', value: 2 },
+      ],
+      { baz: 'qux', foo: ['a', 2, 'c'] },
+    ],
+    [
+      'add nested object',
+      { foo: 'bar' },
+      [{ op: 'add', path: '/child', value: { grandchild: {} } }],
+      { foo: 'bar', child: { grandchild: {} } },
+    ],
+    [
+      'ignore unrecognized members',
+      { foo: 'bar' },
+      [{ op: 'add', path: '/baz', value: 'qux', xyz: 123 }],
+      { foo: 'bar', baz: 'qux' },
+    ],
+    [
+      'add to end with -',
+      { foo: ['bar'] },
+      [{ op: 'add', path: '/foo/-', value: ['abc', 'def'] }],
+      { foo: ['bar', ['abc', 'def']] },
+    ],
+    [
+      '~1 and ~0 escapes',
+      { '/': 9, '~1': 10 },
+      [
+        { op: 'test', path: '/~01', value: 10 },
+        { op: 'replace', path: '/~1', value: 1 },
+      ],
+      { '/': 1, '~1': 10 },
+    ],
     ['test with null', { a: null }, [{ op: 'test', path: '/a', value: null }], { a: null }],
     ['add replaces an existing member', { a: 1 }, [{ op: 'add', path: '/a', value: 2 }], { a: 2 }],
     ['add at array end index', { a: [1] }, [{ op: 'add', path: '/a/1', value: 2 }], { a: [1, 2] }],
@@ -39,12 +90,22 @@ describe('applyJsonPatch (RFC 6902 appendix A)', () => {
     ['add the root', { a: 1 }, [{ op: 'add', path: '', value: [1] }], [1]],
     ['move to itself', { a: 1 }, [{ op: 'move', from: '/a', path: '/a' }], { a: 1 }],
     ['empty patch', { a: 1 }, [], { a: 1 }],
-    ['kubernetes label', { metadata: { labels: { 'app.svc.io/name': 'x' } } },
-      [{ op: 'replace', path: '/metadata/labels/app.svc.io~1name', value: 'y' }], { metadata: { labels: { 'app.svc.io/name': 'y' } } }],
-    ['sequential ops see earlier results', { spec: {} },
-      [{ op: 'add', path: '/spec/containers', value: [] }, { op: 'add', path: '/spec/containers/-', value: { name: 'c' } },
-        { op: 'test', path: '/spec/containers/0/name', value: 'c' }],
-      { spec: { containers: [{ name: 'c' }] } }],
+    [
+      'kubernetes label',
+      { metadata: { labels: { 'app.svc.io/name': 'x' } } },
+      [{ op: 'replace', path: '/metadata/labels/app.svc.io~1name', value: 'y' }],
+      { metadata: { labels: { 'app.svc.io/name': 'y' } } },
+    ],
+    [
+      'sequential ops see earlier results',
+      { spec: {} },
+      [
+        { op: 'add', path: '/spec/containers', value: [] },
+        { op: 'add', path: '/spec/containers/-', value: { name: 'c' } },
+        { op: 'test', path: '/spec/containers/0/name', value: 'c' },
+      ],
+      { spec: { containers: [{ name: 'c' }] } },
+    ],
   ])('%s', (_name, doc, ops, want) => {
     expect(applyJsonPatch(doc, ops)).toEqual(want);
   });
@@ -52,7 +113,10 @@ describe('applyJsonPatch (RFC 6902 appendix A)', () => {
   test('inputs are not mutated and the result shares nothing with them', () => {
     const doc = { a: { b: [1, 2] }, keep: { x: 1 } };
     const value = { deep: [1] };
-    const ops = [{ op: 'add', path: '/a/c', value }, { op: 'remove', path: '/a/b/0' }];
+    const ops = [
+      { op: 'add', path: '/a/c', value },
+      { op: 'remove', path: '/a/b/0' },
+    ];
     const doc0 = cloneJson(doc);
     const ops0 = cloneJson(ops);
     const out = applyJsonPatch(doc, ops) as { a: { c: { deep: number[] } }; keep: object };
@@ -67,34 +131,93 @@ describe('applyJsonPatch (RFC 6902 appendix A)', () => {
 
 describe('operations that do not apply', () => {
   test.each<[string, unknown, unknown[], string]>([
-    ['remove missing member', { a: 1 }, [{ op: 'remove', path: '/b' }],
-      'JSON patch operation 0 (remove) failed: path "/b" does not exist'],
-    ['replace missing member', { a: 1 }, [{ op: 'add', path: '/c', value: 1 }, { op: 'replace', path: '/b/c', value: 1 }],
-      'JSON patch operation 1 (replace) failed: path "/b/c" does not exist'],
-    ['remove array index out of range', { a: [1] }, [{ op: 'remove', path: '/a/1' }],
-      'JSON patch operation 0 (remove) failed: path "/a/1" does not exist'],
-    ['inherited property is not a member', {}, [{ op: 'remove', path: '/toString' }],
-      'JSON patch operation 0 (remove) failed: path "/toString" does not exist'],
-    ['add under missing parent', { a: 1 }, [{ op: 'add', path: '/x/y', value: 1 }],
-      'JSON patch operation 0 (add) failed: cannot add at "/x/y": its parent does not exist'],
-    ['add under a scalar', { a: 1 }, [{ op: 'add', path: '/a/b', value: 1 }],
-      'JSON patch operation 0 (add) failed: cannot add at "/a/b": its parent is not an object or array'],
-    ['add past array end', { a: [1] }, [{ op: 'add', path: '/a/2', value: 1 }],
-      'JSON patch operation 0 (add) failed: cannot add at "/a/2": index 2 is out of bounds (length 1)'],
-    ['add at non-index', { a: [1] }, [{ op: 'add', path: '/a/x', value: 1 }],
-      'JSON patch operation 0 (add) failed: cannot add at "/a/x": "x" is not an array index'],
-    ['add at leading-zero index', { a: [1] }, [{ op: 'add', path: '/a/01', value: 1 }],
-      'JSON patch operation 0 (add) failed: cannot add at "/a/01": "01" is not an array index'],
-    ['move from missing', { a: 1 }, [{ op: 'move', from: '/b', path: '/c' }],
-      'JSON patch operation 0 (move) failed: path "/b" does not exist'],
-    ['move into own child', { a: { b: 1 } }, [{ op: 'move', from: '/a', path: '/a/b/c' }],
-      'JSON patch operation 0 (move) failed: cannot move "/a" into its own child "/a/b/c"'],
-    ['move whose target vanishes with the removal', { a: [1, 2] }, [{ op: 'move', from: '/a/0', path: '/a/2' }],
-      'JSON patch operation 0 (move) failed: cannot add at "/a/2": index 2 is out of bounds (length 1)'],
-    ['copy from missing', { a: 1 }, [{ op: 'copy', from: '/b', path: '/c' }],
-      'JSON patch operation 0 (copy) failed: path "/b" does not exist'],
-    ['remove the root', { a: 1 }, [{ op: 'remove', path: '' }],
-      'JSON patch operation 0 (remove) failed: cannot remove the whole document'],
+    [
+      'remove missing member',
+      { a: 1 },
+      [{ op: 'remove', path: '/b' }],
+      'JSON patch operation 0 (remove) failed: path "/b" does not exist',
+    ],
+    [
+      'replace missing member',
+      { a: 1 },
+      [
+        { op: 'add', path: '/c', value: 1 },
+        { op: 'replace', path: '/b/c', value: 1 },
+      ],
+      'JSON patch operation 1 (replace) failed: path "/b/c" does not exist',
+    ],
+    [
+      'remove array index out of range',
+      { a: [1] },
+      [{ op: 'remove', path: '/a/1' }],
+      'JSON patch operation 0 (remove) failed: path "/a/1" does not exist',
+    ],
+    [
+      'inherited property is not a member',
+      {},
+      [{ op: 'remove', path: '/toString' }],
+      'JSON patch operation 0 (remove) failed: path "/toString" does not exist',
+    ],
+    [
+      'add under missing parent',
+      { a: 1 },
+      [{ op: 'add', path: '/x/y', value: 1 }],
+      'JSON patch operation 0 (add) failed: cannot add at "/x/y": its parent does not exist',
+    ],
+    [
+      'add under a scalar',
+      { a: 1 },
+      [{ op: 'add', path: '/a/b', value: 1 }],
+      'JSON patch operation 0 (add) failed: cannot add at "/a/b": its parent is not an object or array',
+    ],
+    [
+      'add past array end',
+      { a: [1] },
+      [{ op: 'add', path: '/a/2', value: 1 }],
+      'JSON patch operation 0 (add) failed: cannot add at "/a/2": index 2 is out of bounds (length 1)',
+    ],
+    [
+      'add at non-index',
+      { a: [1] },
+      [{ op: 'add', path: '/a/x', value: 1 }],
+      'JSON patch operation 0 (add) failed: cannot add at "/a/x": "x" is not an array index',
+    ],
+    [
+      'add at leading-zero index',
+      { a: [1] },
+      [{ op: 'add', path: '/a/01', value: 1 }],
+      'JSON patch operation 0 (add) failed: cannot add at "/a/01": "01" is not an array index',
+    ],
+    [
+      'move from missing',
+      { a: 1 },
+      [{ op: 'move', from: '/b', path: '/c' }],
+      'JSON patch operation 0 (move) failed: path "/b" does not exist',
+    ],
+    [
+      'move into own child',
+      { a: { b: 1 } },
+      [{ op: 'move', from: '/a', path: '/a/b/c' }],
+      'JSON patch operation 0 (move) failed: cannot move "/a" into its own child "/a/b/c"',
+    ],
+    [
+      'move whose target vanishes with the removal',
+      { a: [1, 2] },
+      [{ op: 'move', from: '/a/0', path: '/a/2' }],
+      'JSON patch operation 0 (move) failed: cannot add at "/a/2": index 2 is out of bounds (length 1)',
+    ],
+    [
+      'copy from missing',
+      { a: 1 },
+      [{ op: 'copy', from: '/b', path: '/c' }],
+      'JSON patch operation 0 (copy) failed: path "/b" does not exist',
+    ],
+    [
+      'remove the root',
+      { a: 1 },
+      [{ op: 'remove', path: '' }],
+      'JSON patch operation 0 (remove) failed: cannot remove the whole document',
+    ],
   ])('%s', (_name, doc, ops, message) => {
     const err = failure(doc, ops);
     expect(err).not.toBeInstanceOf(JsonPatchTestFailed);
@@ -105,13 +228,39 @@ describe('operations that do not apply', () => {
   });
 
   test.each<[unknown, unknown[], string]>([
-    [{ a: 1 }, [{ op: 'test', path: '/a', value: 2 }], 'JSON patch operation 0 (test) failed: value at "/a" is not equal to the expected value'],
-    [{ a: 1 }, [{ op: 'test', path: '/a', value: '1' }], 'JSON patch operation 0 (test) failed: value at "/a" is not equal to the expected value'],
-    [{ a: [1, 2] }, [{ op: 'test', path: '/a', value: [2, 1] }], 'JSON patch operation 0 (test) failed: value at "/a" is not equal to the expected value'],
-    [{ a: 1 }, [{ op: 'test', path: '/b', value: null }], 'JSON patch operation 0 (test) failed: path "/b" does not exist'],
-    [{ a: 1 }, [{ op: 'test', path: '', value: { a: 2 } }], 'JSON patch operation 0 (test) failed: value at "" is not equal to the expected value'],
-    [{ a: 1 }, [{ op: 'replace', path: '/a', value: 2 }, { op: 'test', path: '/a', value: 1 }],
-      'JSON patch operation 1 (test) failed: value at "/a" is not equal to the expected value'],
+    [
+      { a: 1 },
+      [{ op: 'test', path: '/a', value: 2 }],
+      'JSON patch operation 0 (test) failed: value at "/a" is not equal to the expected value',
+    ],
+    [
+      { a: 1 },
+      [{ op: 'test', path: '/a', value: '1' }],
+      'JSON patch operation 0 (test) failed: value at "/a" is not equal to the expected value',
+    ],
+    [
+      { a: [1, 2] },
+      [{ op: 'test', path: '/a', value: [2, 1] }],
+      'JSON patch operation 0 (test) failed: value at "/a" is not equal to the expected value',
+    ],
+    [
+      { a: 1 },
+      [{ op: 'test', path: '/b', value: null }],
+      'JSON patch operation 0 (test) failed: path "/b" does not exist',
+    ],
+    [
+      { a: 1 },
+      [{ op: 'test', path: '', value: { a: 2 } }],
+      'JSON patch operation 0 (test) failed: value at "" is not equal to the expected value',
+    ],
+    [
+      { a: 1 },
+      [
+        { op: 'replace', path: '/a', value: 2 },
+        { op: 'test', path: '/a', value: 1 },
+      ],
+      'JSON patch operation 1 (test) failed: value at "/a" is not equal to the expected value',
+    ],
   ])('failing test %#', (doc, ops, message) => {
     const err = failure(doc, ops);
     expect(err).toBeInstanceOf(JsonPatchTestFailed);
@@ -129,7 +278,10 @@ describe('operations that do not apply', () => {
 
   test('a failed patch leaves the input untouched', () => {
     const doc = { a: 1, b: [1] };
-    failure(doc, [{ op: 'add', path: '/b/-', value: 2 }, { op: 'remove', path: '/zzz' }]);
+    failure(doc, [
+      { op: 'add', path: '/b/-', value: 2 },
+      { op: 'remove', path: '/zzz' },
+    ]);
     expect(doc).toEqual({ a: 1, b: [1] });
   });
 });
@@ -153,9 +305,17 @@ describe('undecodable patches are BadRequest, inapplicable operations Invalid (a
 
   test.each<[unknown, string]>([
     [[{ path: '/a' }], 'invalid JSON patch: operation 0 has no "op"'],
-    [[{ op: 'add', path: '/a', value: 1 }, { op: 'merge', path: '/a' }],
-      'invalid JSON patch: operation 1 has unknown op "merge" (expected one of add, remove, replace, move, copy, test)'],
-    [[{ op: 7, path: '/a' }], 'invalid JSON patch: operation 0 has unknown op 7 (expected one of add, remove, replace, move, copy, test)'],
+    [
+      [
+        { op: 'add', path: '/a', value: 1 },
+        { op: 'merge', path: '/a' },
+      ],
+      'invalid JSON patch: operation 1 has unknown op "merge" (expected one of add, remove, replace, move, copy, test)',
+    ],
+    [
+      [{ op: 7, path: '/a' }],
+      'invalid JSON patch: operation 0 has unknown op 7 (expected one of add, remove, replace, move, copy, test)',
+    ],
     [[{ op: 'remove' }], 'invalid JSON patch: operation 0 (remove) has no "path"'],
     [[{ op: 'remove', path: 3 }], 'invalid JSON patch: operation 0 (remove): "path" must be a string'],
     [[{ op: 'remove', path: 'a' }], 'invalid JSON patch: operation 0 (remove): path "a" is not a JSON pointer'],
@@ -178,7 +338,12 @@ describe('undecodable patches are BadRequest, inapplicable operations Invalid (a
   });
 
   test('parseJsonPatch normalizes operations', () => {
-    expect(parseJsonPatch([{ op: 'add', path: '/a', value: null, extra: 1 }, { op: 'move', from: '/a', path: '/b' }])).toEqual([
+    expect(
+      parseJsonPatch([
+        { op: 'add', path: '/a', value: null, extra: 1 },
+        { op: 'move', from: '/a', path: '/b' },
+      ]),
+    ).toEqual([
       { op: 'add', path: '/a', value: null },
       { op: 'move', from: '/a', path: '/b' },
     ]);

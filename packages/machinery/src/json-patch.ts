@@ -17,7 +17,10 @@ export type JsonPatchOperation =
 
 /** A well-formed operation that cannot be applied to the document: 422 Invalid. */
 export class JsonPatchFailed extends StatusError {
-  constructor(message: string, readonly opIndex: number) {
+  constructor(
+    message: string,
+    readonly opIndex: number,
+  ) {
     super(statusFailure('Invalid', message));
     this.name = 'JsonPatchFailed';
   }
@@ -66,10 +69,13 @@ export function parseJsonPatch(ops: unknown): JsonPatchOperation[] {
     };
     const path = pointer('path');
     switch (op) {
-      case 'add': case 'replace': case 'test':
+      case 'add':
+      case 'replace':
+      case 'test':
         if (!Object.hasOwn(raw, 'value') || raw.value === undefined) throw bad(`operation ${i} (${op}) has no "value"`);
         return { op, path, value: cloneJson(raw.value) };
-      case 'move': case 'copy':
+      case 'move':
+      case 'copy':
         return { op, from: pointer('from'), path };
       default:
         return { op: 'remove', path };
@@ -78,7 +84,12 @@ export function parseJsonPatch(ops: unknown): JsonPatchOperation[] {
 }
 
 function tokens(pointer: string): string[] {
-  return pointer === '' ? [] : pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer === ''
+    ? []
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
@@ -101,7 +112,10 @@ function lookup(doc: unknown, toks: readonly string[]): Lookup {
 }
 
 class Applier {
-  constructor(private readonly index: number, private readonly op: string) {}
+  constructor(
+    private readonly index: number,
+    private readonly op: string,
+  ) {}
 
   private fail(detail: string): JsonPatchFailed {
     const msg = `JSON patch operation ${this.index} (${this.op}) failed: ${detail}`;
@@ -114,7 +128,8 @@ class Applier {
       return jsonpatch.applyOperation(doc, op, true, true, true, this.index).newDocument;
     } catch (e) {
       const name = (e as { name?: string }).name;
-      if (name === 'TEST_OPERATION_FAILED') throw this.fail(`value at ${JSON.stringify(op.path)} is not equal to the expected value`);
+      if (name === 'TEST_OPERATION_FAILED')
+        throw this.fail(`value at ${JSON.stringify(op.path)} is not equal to the expected value`);
       throw this.fail(`${(e as Error).message} (path ${JSON.stringify(op.path)})`);
     }
   }
@@ -133,9 +148,12 @@ class Applier {
       const last = toks[toks.length - 1] ?? '';
       if (!parent.found) throw this.fail(`cannot add at ${JSON.stringify(path)}: its parent does not exist`);
       if (Array.isArray(parent.value)) {
-        if (last !== '-' && !ARRAY_INDEX.test(last)) throw this.fail(`cannot add at ${JSON.stringify(path)}: "${last}" is not an array index`);
+        if (last !== '-' && !ARRAY_INDEX.test(last))
+          throw this.fail(`cannot add at ${JSON.stringify(path)}: "${last}" is not an array index`);
         if (last !== '-' && Number(last) > parent.value.length) {
-          throw this.fail(`cannot add at ${JSON.stringify(path)}: index ${last} is out of bounds (length ${parent.value.length})`);
+          throw this.fail(
+            `cannot add at ${JSON.stringify(path)}: index ${last} is out of bounds (length ${parent.value.length})`,
+          );
         }
       } else if (!isJsonObject(parent.value)) {
         throw this.fail(`cannot add at ${JSON.stringify(path)}: its parent is not an object or array`);
@@ -167,7 +185,8 @@ class Applier {
       case 'move': {
         const value = this.existing(doc, o.from);
         if (o.path === o.from) return doc;
-        if (o.path.startsWith(`${o.from}/`)) throw this.fail(`cannot move ${JSON.stringify(o.from)} into its own child ${JSON.stringify(o.path)}`);
+        if (o.path.startsWith(`${o.from}/`))
+          throw this.fail(`cannot move ${JSON.stringify(o.from)} into its own child ${JSON.stringify(o.path)}`);
         return this.add(this.remove(doc, o.from), o.path, value);
       }
     }

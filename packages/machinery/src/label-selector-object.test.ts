@@ -32,10 +32,22 @@ describe('labelSelectorFromObject', () => {
   });
 
   test.each<[Parameters<typeof labelSelectorFromObject>[0], string]>([
-    [{ matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] }, '"Gt" is not a valid label selector operator'],
-    [{ matchExpressions: [{ key: 'a', operator: 'in', values: ['1'] }] }, '"in" is not a valid label selector operator'],
-    [{ matchExpressions: [{ key: 'a', operator: 'In', values: [] }] }, "values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty"],
-    [{ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }, 'values: Invalid value: ["x"]: values set must be empty for exists and does not exist'],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] },
+      '"Gt" is not a valid label selector operator',
+    ],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'in', values: ['1'] }] },
+      '"in" is not a valid label selector operator',
+    ],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'In', values: [] }] },
+      "values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty",
+    ],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] },
+      'values: Invalid value: ["x"]: values set must be empty for exists and does not exist',
+    ],
     [{ matchLabels: { 'a b': 'x' } }, `key: Invalid value: "a b": ${QNAME_NAME_MSG}`],
     [{ matchLabels: { a: 'x y' } }, `values[0][a]: Invalid value: "x y": ${LABEL_VALUE_MSG}`],
   ])('%j is rejected', (obj, message) => {
@@ -50,20 +62,28 @@ describe('labelSelectorFromObject', () => {
 
 describe('validateLabelSelector', () => {
   test('valid selector', () => {
-    expect(validateLabelSelector({ matchLabels: { a: 'b' }, matchExpressions: [{ key: 'c', operator: 'In', values: ['d'] }] }, 'spec.selector')).toEqual([]);
+    expect(
+      validateLabelSelector(
+        { matchLabels: { a: 'b' }, matchExpressions: [{ key: 'c', operator: 'In', values: ['d'] }] },
+        'spec.selector',
+      ),
+    ).toEqual([]);
     expect(validateLabelSelector(undefined, 'spec.selector')).toEqual([]);
   });
 
   test('each rule', () => {
-    const errs = validateLabelSelector({
-      matchLabels: { 'bad key': 'v' },
-      matchExpressions: [
-        { key: 'a', operator: 'In' },
-        { key: 'b', operator: 'Exists', values: ['x'] },
-        { key: 'c', operator: 'Gt', values: ['1'] },
-        { key: 'd', operator: 'NotIn', values: ['bad value'] },
-      ],
-    }, 'spec.selector');
+    const errs = validateLabelSelector(
+      {
+        matchLabels: { 'bad key': 'v' },
+        matchExpressions: [
+          { key: 'a', operator: 'In' },
+          { key: 'b', operator: 'Exists', values: ['x'] },
+          { key: 'c', operator: 'Gt', values: ['1'] },
+          { key: 'd', operator: 'NotIn', values: ['bad value'] },
+        ],
+      },
+      'spec.selector',
+    );
     expect(errs.map((e) => [e.path, e.type])).toEqual([
       ['spec.selector.matchLabels', 'FieldValueInvalid'],
       ['spec.selector.matchExpressions[0].values', 'FieldValueRequired'],

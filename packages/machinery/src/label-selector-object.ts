@@ -20,7 +20,10 @@ export interface LabelSelectorObject {
 }
 
 const OBJECT_OPERATORS: Record<string, SelectorOperator> = {
-  In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!',
+  In: 'in',
+  NotIn: 'notin',
+  Exists: 'exists',
+  DoesNotExist: '!',
 };
 
 /**
@@ -34,8 +37,11 @@ export function labelSelectorFromObject(obj: LabelSelectorObject | null | undefi
   if (labels.length + exprs.length === 0) return LabelSelector.everything();
   const reqs: Requirement[] = labels.map(([key, v]) => ({ key, operator: '=', values: [v] }));
   for (const e of exprs) {
-    const operator = Object.prototype.hasOwnProperty.call(OBJECT_OPERATORS, e.operator) ? OBJECT_OPERATORS[e.operator] : undefined;
-    if (operator === undefined) throw badRequest(`${JSON.stringify(e.operator)} is not a valid label selector operator`);
+    const operator = Object.prototype.hasOwnProperty.call(OBJECT_OPERATORS, e.operator)
+      ? OBJECT_OPERATORS[e.operator]
+      : undefined;
+    if (operator === undefined)
+      throw badRequest(`${JSON.stringify(e.operator)} is not a valid label selector operator`);
     reqs.push({ key: e.key, operator, values: [...(e.values ?? [])] });
   }
   return LabelSelector.fromRequirements(reqs);
@@ -49,11 +55,17 @@ export function validateLabelSelector(obj: LabelSelectorObject | null | undefine
     const p = `${path}.matchExpressions[${i}]`;
     const values = e.values ?? [];
     switch (e.operator) {
-      case 'In': case 'NotIn':
-        if (values.length === 0) errs.push(fieldErrors.required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+      case 'In':
+      case 'NotIn':
+        if (values.length === 0)
+          errs.push(fieldErrors.required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
         break;
-      case 'Exists': case 'DoesNotExist':
-        if (values.length > 0) errs.push(fieldErrors.forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      case 'Exists':
+      case 'DoesNotExist':
+        if (values.length > 0)
+          errs.push(
+            fieldErrors.forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"),
+          );
         break;
       default:
         errs.push(fieldErrors.invalid(`${p}.operator`, e.operator, 'not a valid selector operator'));

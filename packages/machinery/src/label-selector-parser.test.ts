@@ -77,7 +77,10 @@ describe('parseLabelSelector: errors are Kubernetes messages', () => {
     ['a=(b)', "unable to parse requirement: found '(', expected: identifier"],
     ['!', "unable to parse requirement: found '', expected: identifier"],
     ['!!a', "unable to parse requirement: found '!', expected: identifier"],
-    ['a>x', "unable to parse requirement: values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an integer"],
+    [
+      'a>x',
+      "unable to parse requirement: values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an integer",
+    ],
     ['app:web', `unable to parse requirement: <nil>: Invalid value: "app:web": ${QNAME_NAME_MSG}`],
     ['a=b@', `unable to parse requirement: values[0][a]: Invalid value: "b@": ${LABEL_VALUE_MSG}`],
   ])('%p', (text, message) => {
@@ -85,14 +88,18 @@ describe('parseLabelSelector: errors are Kubernetes messages', () => {
   });
 
   test('qualified-name errors are joined with "; "', () => {
-    expect(parseError('/a')).toBe('unable to parse requirement: <nil>: Invalid value: "/a": prefix part must be non-empty');
+    expect(parseError('/a')).toBe(
+      'unable to parse requirement: <nil>: Invalid value: "/a": prefix part must be non-empty',
+    );
     expect(parseError(`${'a'.repeat(64)}`)).toBe(
-      `unable to parse requirement: <nil>: Invalid value: "${'a'.repeat(64)}": name part must be no more than 63 characters`);
+      `unable to parse requirement: <nil>: Invalid value: "${'a'.repeat(64)}": name part must be no more than 63 characters`,
+    );
   });
 
   test('several bad values aggregate as [a, b]', () => {
     expect(parseError('a in (x@,y@)')).toBe(
       `unable to parse requirement: [values[0][a]: Invalid value: "x@": ${LABEL_VALUE_MSG}, ` +
-      `values[1][a]: Invalid value: "y@": ${LABEL_VALUE_MSG}]`);
+        `values[1][a]: Invalid value: "y@": ${LABEL_VALUE_MSG}]`,
+    );
   });
 });

@@ -98,11 +98,15 @@ class Parser {
     if (la === 'end' || la === ',') return { key, operator: 'exists', values: [] };
     const op = this.next(false);
     switch (op.kind) {
-      case 'in': case 'notin':
+      case 'in':
+      case 'notin':
         return { key, operator: op.kind, values: this.valueSet() };
-      case '=': case '==': case '!=':
+      case '=':
+      case '==':
+      case '!=':
         return { key, operator: op.kind, values: [this.exactValue()] };
-      case '>': case '<':
+      case '>':
+      case '<':
         return { key, operator: op.kind === '>' ? 'gt' : 'lt', values: [this.exactValue()] };
       default:
         throw new Error(`found '${op.text}', expected: ${BINARY_OPERATORS}`);

@@ -56,9 +56,14 @@ describe('matches', () => {
 
 describe('fromRequirements', () => {
   test('validates like NewRequirement', () => {
-    expect(() => LabelSelector.fromRequirements([{ key: 'a', operator: '=', values: ['x', 'y'] }]))
-      .toThrow('exact-match compatibility requires one single value');
-    expect(LabelSelector.fromRequirements([{ key: 'b', operator: '=', values: ['1'] }, { key: 'a', operator: 'exists', values: [] }]).toString())
-      .toBe('a,b=1');
+    expect(() => LabelSelector.fromRequirements([{ key: 'a', operator: '=', values: ['x', 'y'] }])).toThrow(
+      'exact-match compatibility requires one single value',
+    );
+    expect(
+      LabelSelector.fromRequirements([
+        { key: 'b', operator: '=', values: ['1'] },
+        { key: 'a', operator: 'exists', values: [] },
+      ]).toString(),
+    ).toBe('a,b=1');
   });
 });

@@ -81,15 +81,19 @@ function requirementMatches(r: Requirement, ls: Labels): boolean {
   const has = hasLabel(ls, r.key);
   const value = has ? ls[r.key] : undefined;
   switch (r.operator) {
-    case '=': case '==': case 'in':
+    case '=':
+    case '==':
+    case 'in':
       return has && r.values.includes(value ?? '');
-    case '!=': case 'notin':
+    case '!=':
+    case 'notin':
       return !has || !r.values.includes(value ?? '');
     case 'exists':
       return has;
     case '!':
       return !has;
-    case 'gt': case 'lt': {
+    case 'gt':
+    case 'lt': {
       if (!has || r.values.length !== 1) return false;
       const lv = parseInt64(value ?? '');
       const rv = parseInt64(r.values[0] ?? '');
@@ -102,13 +106,20 @@ function requirementMatches(r: Requirement, ls: Labels): boolean {
 function requirementToString(r: Requirement): string {
   const vals = r.values.length === 1 ? (r.values[0] ?? '') : [...r.values].sort().join(',');
   switch (r.operator) {
-    case 'exists': return r.key;
-    case '!': return `!${r.key}`;
-    case 'in': return `${r.key} in (${vals})`;
-    case 'notin': return `${r.key} notin (${vals})`;
-    case 'gt': return `${r.key}>${vals}`;
-    case 'lt': return `${r.key}<${vals}`;
-    default: return `${r.key}${r.operator}${vals}`;
+    case 'exists':
+      return r.key;
+    case '!':
+      return `!${r.key}`;
+    case 'in':
+      return `${r.key} in (${vals})`;
+    case 'notin':
+      return `${r.key} notin (${vals})`;
+    case 'gt':
+      return `${r.key}>${vals}`;
+    case 'lt':
+      return `${r.key}<${vals}`;
+    default:
+      return `${r.key}${r.operator}${vals}`;
   }
 }
 
@@ -128,17 +139,26 @@ export function requirementErrors(r: Requirement, keyPath: string): string[] {
   if (keyMsgs.length > 0) errs.push(fieldErrors.invalid(keyPath, r.key, keyMsgs.join('; ')));
   const n = r.values.length;
   switch (r.operator) {
-    case 'in': case 'notin':
-      if (n === 0) errs.push(fieldErrors.invalid('values', r.values, "for 'in', 'notin' operators, values set can't be empty"));
+    case 'in':
+    case 'notin':
+      if (n === 0)
+        errs.push(fieldErrors.invalid('values', r.values, "for 'in', 'notin' operators, values set can't be empty"));
       break;
-    case '=': case '==': case '!=':
-      if (n !== 1) errs.push(fieldErrors.invalid('values', r.values, 'exact-match compatibility requires one single value'));
+    case '=':
+    case '==':
+    case '!=':
+      if (n !== 1)
+        errs.push(fieldErrors.invalid('values', r.values, 'exact-match compatibility requires one single value'));
       break;
-    case 'exists': case '!':
-      if (n !== 0) errs.push(fieldErrors.invalid('values', r.values, 'values set must be empty for exists and does not exist'));
+    case 'exists':
+    case '!':
+      if (n !== 0)
+        errs.push(fieldErrors.invalid('values', r.values, 'values set must be empty for exists and does not exist'));
       break;
-    case 'gt': case 'lt':
-      if (n !== 1) errs.push(fieldErrors.invalid('values', r.values, "for 'Gt', 'Lt' operators, exactly one value is required"));
+    case 'gt':
+    case 'lt':
+      if (n !== 1)
+        errs.push(fieldErrors.invalid('values', r.values, "for 'Gt', 'Lt' operators, exactly one value is required"));
       r.values.forEach((v, i) => {
         if (parseInt64(v) === undefined) {
           errs.push(fieldErrors.invalid(`values[${i}]`, v, "for 'Gt', 'Lt' operators, the value must be an integer"));
@@ -146,7 +166,9 @@ export function requirementErrors(r: Requirement, keyPath: string): string[] {
       });
       break;
     default:
-      errs.push(fieldErrors.notSupported('operator', r.operator, ['!', '=', '==', 'in', '!=', 'notin', 'exists', 'gt', 'lt']));
+      errs.push(
+        fieldErrors.notSupported('operator', r.operator, ['!', '=', '==', 'in', '!=', 'notin', 'exists', 'gt', 'lt']),
+      );
   }
   r.values.forEach((v, i) => {
     const msgs = isValidLabelValue(v);

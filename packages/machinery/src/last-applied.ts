@@ -21,7 +21,10 @@ export function defaultClientSideApplyManagers(): readonly string[] {
 
 /** JSON as Go's encoder writes it: HTML-sensitive characters and U+2028/9 escaped, newline-terminated. */
 function goJson(v: unknown): string {
-  const text = canonicalJson(v).replace(/[<>&\u2028\u2029]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const text = canonicalJson(v).replace(
+    /[<>&\u2028\u2029]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   return `${text}\n`;
 }
 
@@ -43,7 +46,11 @@ export function lastAppliedOf(obj: unknown, annotation: string): string | undefi
  * not a JSON object, or written for another apiVersion).
  */
 export function allowedConflictsFromLastApplied(opts: {
-  live: unknown; annotation: string; apiVersion: string; schema: Schema; tracking?: TrackingOptions;
+  live: unknown;
+  annotation: string;
+  apiVersion: string;
+  schema: Schema;
+  tracking?: TrackingOptions;
 }): FieldSet | undefined {
   const text = lastAppliedOf(opts.live, opts.annotation);
   if (text === undefined) return undefined;
@@ -77,7 +84,8 @@ export function setLastApplied(object: JsonObject, applied: unknown, annotation:
   const annotations: JsonObject = isJsonObject(m.annotations) ? m.annotations : {};
   setOwn(annotations, annotation, goJson(body));
   let total = 0;
-  for (const [k, v] of Object.entries(annotations)) total += utf8Length(k) + (typeof v === 'string' ? utf8Length(v) : 0);
+  for (const [k, v] of Object.entries(annotations))
+    total += utf8Length(k) + (typeof v === 'string' ? utf8Length(v) : 0);
   if (total > TOTAL_ANNOTATION_SIZE_LIMIT) delete annotations[annotation];
   m.annotations = annotations;
   return object;

@@ -7,8 +7,15 @@
 import type { ManagedFieldsEntry, Schema } from '@svc/api';
 import { trackedFields, type TrackingOptions } from './field-set-of.js';
 import {
-  DEFAULT_MAX_UPDATE_MANAGERS, capUpdateManagers, encodeManagedFields, managedFieldsBase, managerKey,
-  normalizeManagedSets, tryDecodeManagedFields, withoutManagedFields, type ManagerFields,
+  DEFAULT_MAX_UPDATE_MANAGERS,
+  capUpdateManagers,
+  encodeManagedFields,
+  managedFieldsBase,
+  managerKey,
+  normalizeManagedSets,
+  tryDecodeManagedFields,
+  withoutManagedFields,
+  type ManagerFields,
 } from './managed-fields.js';
 import { isJsonObject } from './merge-patch.js';
 import { compareValues } from './typed-compare.js';
@@ -40,7 +47,11 @@ function managedFieldsOf(obj: unknown): unknown {
  */
 export function updateManagedFields(opts: UpdateManagedFieldsOptions): ManagedFieldsEntry[] {
   const liveEntries = opts.managedFields ?? (managedFieldsOf(opts.live) as ManagedFieldsEntry[] | undefined);
-  const base = managedFieldsBase({ live: liveEntries, requested: managedFieldsOf(opts.updated), subresource: opts.subresource });
+  const base = managedFieldsBase({
+    live: liveEntries,
+    requested: managedFieldsOf(opts.updated),
+    subresource: opts.subresource,
+  });
   const sets = normalizeManagedSets(tryDecodeManagedFields(base.entries) ?? new Map(), opts.schema);
   const tracking: TrackingOptions = { ignoreStatus: opts.ignoreStatus, onlyStatus: opts.onlyStatus };
 
@@ -56,7 +67,13 @@ export function updateManagedFields(opts: UpdateManagedFieldsOptions): ManagedFi
     else sets.set(k, { ...e, fields });
   }
   if (!taken.isEmpty()) {
-    const mine: ManagerFields = { manager: opts.manager, operation: 'Update', apiVersion: opts.apiVersion, time: opts.now, fields: taken };
+    const mine: ManagerFields = {
+      manager: opts.manager,
+      operation: 'Update',
+      apiVersion: opts.apiVersion,
+      time: opts.now,
+      fields: taken,
+    };
     if (opts.subresource) mine.subresource = opts.subresource;
     const key = managerKey(mine);
     const prev = sets.get(key);

@@ -3,8 +3,15 @@ import { applyPatch } from './apply.js';
 import { pathString } from './field-path.js';
 import { FieldSet } from './field-set.js';
 import {
-  capUpdateManagers, compareManagedFieldsEntries, decodeManagedFields, encodeManagedFields, isResetManagedFields,
-  managedFieldsBase, managerFromUserAgent, managerKey, type ManagedSets,
+  capUpdateManagers,
+  compareManagedFieldsEntries,
+  decodeManagedFields,
+  encodeManagedFields,
+  isResetManagedFields,
+  managedFieldsBase,
+  managerFromUserAgent,
+  managerKey,
+  type ManagedSets,
 } from './managed-fields.js';
 import { updateManagedFields } from './managed-fields-update.js';
 import type { JsonObject } from './merge-patch.js';
@@ -17,10 +24,20 @@ const T2 = '2024-05-01T11:00:00Z';
 
 type Obj = JsonObject & { metadata: JsonObject & { managedFields?: ManagedFieldsEntry[] } };
 
-const cm = (data: Record<string, string>, more: JsonObject = {}): Obj =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'd', uid: 'u', resourceVersion: '5', ...more }, data });
+const cm = (data: Record<string, string>, more: JsonObject = {}): Obj => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'c', namespace: 'd', uid: 'u', resourceVersion: '5', ...more },
+  data,
+});
 
-function write(live: Obj | undefined, updated: Obj, manager: string, now = T2, extra: { subresource?: string } = {}): Obj {
+function write(
+  live: Obj | undefined,
+  updated: Obj,
+  manager: string,
+  now = T2,
+  extra: { subresource?: string } = {},
+): Obj {
   const mf = updateManagedFields({ live, updated, manager, schema: cmSchema, apiVersion: 'v1', now, ...extra });
   const out = structuredClone(updated);
   if (mf.length) out.metadata.managedFields = mf;
@@ -30,17 +47,24 @@ function write(live: Obj | undefined, updated: Obj, manager: string, now = T2, e
 
 function owners(obj: Obj): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const e of obj.metadata.managedFields ?? []) out[`${e.manager}/${e.operation}`] = FieldSet.fromFieldsV1(e.fieldsV1).paths().map(pathString);
+  for (const e of obj.metadata.managedFields ?? [])
+    out[`${e.manager}/${e.operation}`] = FieldSet.fromFieldsV1(e.fieldsV1).paths().map(pathString);
   return out;
 }
 
 describe('updateManagedFields', () => {
   test('create: the creator owns every field it set, not identity metadata', () => {
     const out = write(undefined, cm({ a: '1' }, { labels: { app: 'x' } }), 'creator', T1);
-    expect(out.metadata.managedFields).toEqual([{
-      manager: 'creator', operation: 'Update', apiVersion: 'v1', time: T1, fieldsType: 'FieldsV1',
-      fieldsV1: { 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } },
-    }]);
+    expect(out.metadata.managedFields).toEqual([
+      {
+        manager: 'creator',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: T1,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } },
+      },
+    ]);
   });
 
   test('an update that changes nothing keeps entries and times', () => {
@@ -66,7 +90,14 @@ describe('updateManagedFields', () => {
 
   test('the same manager with another apiVersion gets its own Update entry', () => {
     const o = write(undefined, cm({ a: '1' }), 'm', T1);
-    const mf = updateManagedFields({ live: o, updated: { ...structuredClone(o), data: { a: '2' } }, manager: 'm', schema: cmSchema, apiVersion: 'v2', now: T2 });
+    const mf = updateManagedFields({
+      live: o,
+      updated: { ...structuredClone(o), data: { a: '2' } },
+      manager: 'm',
+      schema: cmSchema,
+      apiVersion: 'v2',
+      now: T2,
+    });
     expect(mf.map((e) => `${e.manager}/${e.apiVersion}`)).toEqual(['m/v1', 'm/v2']);
   });
 
@@ -75,11 +106,21 @@ describe('updateManagedFields', () => {
     const upd = { ...structuredClone(o), data: { a: '2' } };
     upd.metadata.managedFields = [{}];
     const out = write(o, upd, 'ctl', T2, { subresource: 'status' });
-    expect(out.metadata.managedFields?.map((e) => [e.manager, e.subresource])).toEqual([['m', undefined], ['ctl', 'status']]);
+    expect(out.metadata.managedFields?.map((e) => [e.manager, e.subresource])).toEqual([
+      ['m', undefined],
+      ['ctl', 'status'],
+    ]);
   });
 
   test('updated by an apply, then an update: apply entries keep what was not changed', () => {
-    const applied = applyPatch({ live: undefined, applied: cm({ a: '1', b: '1' }), manager: 'A', schema: cmSchema, apiVersion: 'v1', now: T1 }).object as Obj;
+    const applied = applyPatch({
+      live: undefined,
+      applied: cm({ a: '1', b: '1' }),
+      manager: 'A',
+      schema: cmSchema,
+      apiVersion: 'v1',
+      now: T1,
+    }).object as Obj;
     const out = write(applied, { ...structuredClone(applied), data: { a: 'x', b: '1' } }, 'B');
     expect(owners(out)).toEqual({ 'A/Apply': ['.data.b'], 'B/Update': ['.data.a'] });
   });
@@ -108,13 +149,23 @@ describe('rule 11: clearing managedFields', () => {
 
   test('requested entries that decode replace the live ones (a client may edit managedFields)', () => {
     const upd = structuredClone(base);
-    upd.metadata.managedFields = [{ manager: 'mine', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } }];
+    upd.metadata.managedFields = [
+      {
+        manager: 'mine',
+        operation: 'Apply',
+        apiVersion: 'v1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:a': {} } },
+      },
+    ];
     expect(owners(write(base, upd, 'x'))).toEqual({ 'mine/Apply': ['.data.a'] });
   });
 
   test('requested entries that do not decode are ignored', () => {
     const upd = structuredClone(base);
-    upd.metadata.managedFields = [{ manager: 'bad', operation: 'Delete' as 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: {} }];
+    upd.metadata.managedFields = [
+      { manager: 'bad', operation: 'Delete' as 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: {} },
+    ];
     expect(write(base, upd, 'x').metadata.managedFields).toEqual(base.metadata.managedFields);
   });
 
@@ -134,13 +185,22 @@ describe('rule 11: clearing managedFields', () => {
     const live = base.metadata.managedFields ?? [];
     expect(managedFieldsBase({ live, requested: [{}] })).toEqual({ entries: [], reset: true });
     expect(managedFieldsBase({ live, requested: [] })).toEqual({ entries: live, reset: false });
-    expect(managedFieldsBase({ live, requested: [{}], subresource: 'status' })).toEqual({ entries: live, reset: false });
+    expect(managedFieldsBase({ live, requested: [{}], subresource: 'status' })).toEqual({
+      entries: live,
+      reset: false,
+    });
   });
 });
 
 describe('decode and encode', () => {
   const entry = (over: Partial<ManagedFieldsEntry>): ManagedFieldsEntry => ({
-    manager: 'm', operation: 'Update', apiVersion: 'v1', time: T1, fieldsType: 'FieldsV1', fieldsV1: { 'f:a': {} }, ...over,
+    manager: 'm',
+    operation: 'Update',
+    apiVersion: 'v1',
+    time: T1,
+    fieldsType: 'FieldsV1',
+    fieldsV1: { 'f:a': {} },
+    ...over,
   });
 
   test.each<[string, Partial<ManagedFieldsEntry>, string]>([
@@ -155,11 +215,24 @@ describe('decode and encode', () => {
 
   test('Kubernetes order: Apply first, then by time, manager, apiVersion, subresource', () => {
     const list = [
-      entry({ manager: 'b', time: T1 }), entry({ manager: 'a', time: T2 }), entry({ manager: 'z', operation: 'Apply', time: T2 }),
-      entry({ manager: 'a', time: T1, apiVersion: 'v2' }), entry({ manager: 'a', time: T1 }), entry({ manager: 'a', time: T1, subresource: 'status' }),
+      entry({ manager: 'b', time: T1 }),
+      entry({ manager: 'a', time: T2 }),
+      entry({ manager: 'z', operation: 'Apply', time: T2 }),
+      entry({ manager: 'a', time: T1, apiVersion: 'v2' }),
+      entry({ manager: 'a', time: T1 }),
+      entry({ manager: 'a', time: T1, subresource: 'status' }),
     ];
-    expect([...list].sort(compareManagedFieldsEntries).map((e) => `${e.operation}:${e.manager}:${e.apiVersion}:${e.subresource ?? ''}:${e.time}`)).toEqual([
-      `Apply:z:v1::${T2}`, `Update:a:v1::${T1}`, `Update:a:v1:status:${T1}`, `Update:a:v2::${T1}`, `Update:b:v1::${T1}`, `Update:a:v1::${T2}`,
+    expect(
+      [...list]
+        .sort(compareManagedFieldsEntries)
+        .map((e) => `${e.operation}:${e.manager}:${e.apiVersion}:${e.subresource ?? ''}:${e.time}`),
+    ).toEqual([
+      `Apply:z:v1::${T2}`,
+      `Update:a:v1::${T1}`,
+      `Update:a:v1:status:${T1}`,
+      `Update:a:v2::${T1}`,
+      `Update:b:v1::${T1}`,
+      `Update:a:v1::${T2}`,
     ]);
   });
 
@@ -169,8 +242,12 @@ describe('decode and encode', () => {
   });
 
   test('Apply entries share identity across apiVersions, Update entries do not', () => {
-    expect(managerKey({ manager: 'm', operation: 'Apply', apiVersion: 'v1' })).toBe(managerKey({ manager: 'm', operation: 'Apply', apiVersion: 'v2' }));
-    expect(managerKey({ manager: 'm', operation: 'Update', apiVersion: 'v1' })).not.toBe(managerKey({ manager: 'm', operation: 'Update', apiVersion: 'v2' }));
+    expect(managerKey({ manager: 'm', operation: 'Apply', apiVersion: 'v1' })).toBe(
+      managerKey({ manager: 'm', operation: 'Apply', apiVersion: 'v2' }),
+    );
+    expect(managerKey({ manager: 'm', operation: 'Update', apiVersion: 'v1' })).not.toBe(
+      managerKey({ manager: 'm', operation: 'Update', apiVersion: 'v2' }),
+    );
   });
 });
 
@@ -178,10 +255,22 @@ describe('capUpdateManagers', () => {
   function sets(n: number): ManagedSets {
     const out: ManagedSets = new Map();
     for (let i = 0; i < n; i++) {
-      const e = { manager: `m${String(i).padStart(2, '0')}`, operation: 'Update' as const, apiVersion: 'v1', time: `2024-05-01T10:${String(i).padStart(2, '0')}:00Z`, fields: FieldSet.fromPaths([[`f:f${i}`]]) };
+      const e = {
+        manager: `m${String(i).padStart(2, '0')}`,
+        operation: 'Update' as const,
+        apiVersion: 'v1',
+        time: `2024-05-01T10:${String(i).padStart(2, '0')}:00Z`,
+        fields: FieldSet.fromPaths([[`f:f${i}`]]),
+      };
       out.set(managerKey(e), e);
     }
-    const a = { manager: 'applier', operation: 'Apply' as const, apiVersion: 'v1', time: T1, fields: FieldSet.fromPaths([['f:x']]) };
+    const a = {
+      manager: 'applier',
+      operation: 'Apply' as const,
+      apiVersion: 'v1',
+      time: T1,
+      fields: FieldSet.fromPaths([['f:x']]),
+    };
     out.set(managerKey(a), a);
     return out;
   }
@@ -227,15 +316,44 @@ describe('managerFromUserAgent', () => {
 
 describe('pod writes', () => {
   test('a kubelet-style status update owns only what it changed', () => {
-    const pod: Obj = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', uid: 'u' }, spec: { containers: [{ name: 'c', image: 'i' }] } };
-    const created = updateManagedFields({ live: undefined, updated: pod, manager: 'kubectl-create', schema: podSchema, apiVersion: 'v1', now: T1, ignoreStatus: true });
+    const pod: Obj = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', uid: 'u' },
+      spec: { containers: [{ name: 'c', image: 'i' }] },
+    };
+    const created = updateManagedFields({
+      live: undefined,
+      updated: pod,
+      manager: 'kubectl-create',
+      schema: podSchema,
+      apiVersion: 'v1',
+      now: T1,
+      ignoreStatus: true,
+    });
     const live = { ...structuredClone(pod), metadata: { ...pod.metadata, managedFields: created } };
-    const next = { ...structuredClone(live), status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } };
-    const mf = updateManagedFields({ live, updated: next, manager: 'svclet', schema: podSchema, apiVersion: 'v1', now: T2, onlyStatus: true, subresource: 'status' });
+    const next = {
+      ...structuredClone(live),
+      status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+    };
+    const mf = updateManagedFields({
+      live,
+      updated: next,
+      manager: 'svclet',
+      schema: podSchema,
+      apiVersion: 'v1',
+      now: T2,
+      onlyStatus: true,
+      subresource: 'status',
+    });
     const svclet = mf.find((e) => e.manager === 'svclet');
     expect(svclet?.subresource).toBe('status');
     expect(svclet?.fieldsV1).toEqual({
-      'f:status': { '.': {}, 'f:conditions': { '.': {}, 'k:{"type":"Ready"}': { '.': {}, 'f:status': {}, 'f:type': {} } }, 'f:phase': {} },
+      'f:status': {
+        '.': {},
+        'f:conditions': { '.': {}, 'k:{"type":"Ready"}': { '.': {}, 'f:status': {}, 'f:type': {} } },
+        'f:phase': {},
+      },
     });
     expect(mf.find((e) => e.manager === 'kubectl-create')?.fieldsV1).toEqual(created[0]?.fieldsV1);
   });

@@ -27,7 +27,12 @@ export interface ManagerFields {
 export type ManagedSets = Map<string, ManagerFields>;
 
 /** Identity of an entry: Apply entries of one manager share it across apiVersions. */
-export function managerKey(e: { manager: string; operation: ManagedOperation; apiVersion: string; subresource?: string | undefined }): string {
+export function managerKey(e: {
+  manager: string;
+  operation: ManagedOperation;
+  apiVersion: string;
+  subresource?: string | undefined;
+}): string {
   return JSON.stringify([e.manager, e.operation, e.operation === 'Update' ? e.apiVersion : '', e.subresource ?? '']);
 }
 
@@ -42,10 +47,17 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | und
     if (!isJsonObject(e as unknown)) throw new Error(`managed fields entry ${i} is not an object`);
     if (e.operation !== 'Apply' && e.operation !== 'Update') throw new Error('operation must be `Apply` or `Update`');
     if (typeof e.apiVersion !== 'string' || e.apiVersion === '') throw new Error('apiVersion must not be empty');
-    if (e.fieldsType === undefined || (e.fieldsType as string) === '') throw new Error(`missing fieldsType in managed fields entry ${i}`);
-    if (e.fieldsType !== 'FieldsV1') throw new Error(`invalid fieldsType ${JSON.stringify(e.fieldsType)} in managed fields entry ${i}`);
+    if (e.fieldsType === undefined || (e.fieldsType as string) === '')
+      throw new Error(`missing fieldsType in managed fields entry ${i}`);
+    if (e.fieldsType !== 'FieldsV1')
+      throw new Error(`invalid fieldsType ${JSON.stringify(e.fieldsType)} in managed fields entry ${i}`);
     const fields = e.fieldsV1 === undefined || e.fieldsV1 === null ? new FieldSet() : FieldSet.fromFieldsV1(e.fieldsV1);
-    const d: ManagerFields = { manager: typeof e.manager === 'string' ? e.manager : '', operation: e.operation, apiVersion: e.apiVersion, fields };
+    const d: ManagerFields = {
+      manager: typeof e.manager === 'string' ? e.manager : '',
+      operation: e.operation,
+      apiVersion: e.apiVersion,
+      fields,
+    };
     if (typeof e.subresource === 'string' && e.subresource !== '') d.subresource = e.subresource;
     if (typeof e.time === 'string' && e.time !== '') d.time = e.time;
     out.set(managerKey(d), d);
@@ -86,11 +98,13 @@ function cmp(a: string, b: string): number {
 
 /** Kubernetes' entry order: operation (Apply first), time (seconds), manager, apiVersion, subresource. */
 export function compareManagedFieldsEntries(p: ManagedFieldsEntry, q: ManagedFieldsEntry): number {
-  return cmp(p.operation ?? '', q.operation ?? '') ||
+  return (
+    cmp(p.operation ?? '', q.operation ?? '') ||
     seconds(p.time) - seconds(q.time) ||
     cmp(p.manager ?? '', q.manager ?? '') ||
     cmp(p.apiVersion ?? '', q.apiVersion ?? '') ||
-    cmp(p.subresource ?? '', q.subresource ?? '');
+    cmp(p.subresource ?? '', q.subresource ?? '')
+  );
 }
 
 /** Encodes the non-empty sets as wire entries, sorted. */
@@ -128,7 +142,12 @@ export function capUpdateManagers(sets: ManagedSets, max = DEFAULT_MAX_UPDATE_MA
     if (length <= max) break;
     const e = out.get(key);
     if (!e) continue;
-    const bucket: ManagerFields = { manager: ANCIENT_CHANGES_MANAGER, operation: 'Update', apiVersion: e.apiVersion, fields: new FieldSet() };
+    const bucket: ManagerFields = {
+      manager: ANCIENT_CHANGES_MANAGER,
+      operation: 'Update',
+      apiVersion: e.apiVersion,
+      fields: new FieldSet(),
+    };
     const bucketKey = managerKey(bucket);
     const first = firstOfVersion.get(e.apiVersion);
     if (first === undefined) {
@@ -156,8 +175,12 @@ export function capUpdateManagers(sets: ManagedSets, max = DEFAULT_MAX_UPDATE_MA
  * otherwise strip it.
  */
 export function isResetManagedFields(requested: unknown): boolean {
-  return Array.isArray(requested) && requested.length === 1 && isJsonObject(requested[0]) &&
-    Object.values(requested[0]).every((v) => v === undefined || v === null || v === '');
+  return (
+    Array.isArray(requested) &&
+    requested.length === 1 &&
+    isJsonObject(requested[0]) &&
+    Object.values(requested[0]).every((v) => v === undefined || v === null || v === '')
+  );
 }
 
 export interface ManagedFieldsBase {
@@ -174,7 +197,11 @@ export interface ManagedFieldsBase {
  * managedFields directly); otherwise the live entries (an empty list or an undecodable one
  * changes nothing).
  */
-export function managedFieldsBase(opts: { live?: readonly ManagedFieldsEntry[] | undefined; requested?: unknown; subresource?: string | undefined }): ManagedFieldsBase {
+export function managedFieldsBase(opts: {
+  live?: readonly ManagedFieldsEntry[] | undefined;
+  requested?: unknown;
+  subresource?: string | undefined;
+}): ManagedFieldsBase {
   const live = opts.live ?? [];
   if (opts.subresource) return { entries: live, reset: false };
   if (isResetManagedFields(opts.requested)) return { entries: [], reset: true };
@@ -227,4 +254,3 @@ export function setManagedFields(object: JsonObject, entries: readonly ManagedFi
   if (entries.length === 0) delete meta.managedFields;
   else meta.managedFields = cloneJson([...entries]);
 }
-

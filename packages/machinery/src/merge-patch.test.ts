@@ -10,7 +10,11 @@ describe('applyMergePatch (RFC 7386 appendix A)', () => {
     [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
     [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
     [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-    [['a', 'b'], ['c', 'd'], ['c', 'd']],
+    [
+      ['a', 'b'],
+      ['c', 'd'],
+      ['c', 'd'],
+    ],
     [{ a: 'b' }, ['c'], ['c']],
     [{ a: 'foo' }, null, null],
     [{ a: 'foo' }, 'bar', 'bar'],
@@ -26,9 +30,18 @@ describe('applyMergePatch (RFC 7386 appendix A)', () => {
   });
 
   test('a Kubernetes-shaped patch', () => {
-    const pod = { metadata: { name: 'p', labels: { a: '1', b: '2' } }, spec: { containers: [{ name: 'c', image: 'x' }] } };
-    const patched = applyMergePatch(pod, { metadata: { labels: { a: null, c: '3' } }, spec: { containers: [{ name: 'c', image: 'y' }] } });
-    expect(patched).toEqual({ metadata: { name: 'p', labels: { b: '2', c: '3' } }, spec: { containers: [{ name: 'c', image: 'y' }] } });
+    const pod = {
+      metadata: { name: 'p', labels: { a: '1', b: '2' } },
+      spec: { containers: [{ name: 'c', image: 'x' }] },
+    };
+    const patched = applyMergePatch(pod, {
+      metadata: { labels: { a: null, c: '3' } },
+      spec: { containers: [{ name: 'c', image: 'y' }] },
+    });
+    expect(patched).toEqual({
+      metadata: { name: 'p', labels: { b: '2', c: '3' } },
+      spec: { containers: [{ name: 'c', image: 'y' }] },
+    });
   });
 
   test('inputs are not mutated and the result shares nothing with them', () => {

@@ -12,7 +12,8 @@ export function isJsonObject(v: unknown): v is JsonObject {
 /** Sets an own property, even one named `__proto__` (as JSON.parse produces it). */
 export function setOwn(obj: JsonObject, key: string, value: unknown): void {
   // Only `__proto__` needs defineProperty; plain assignment is much faster for every other key.
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
 }
 

@@ -1,13 +1,23 @@
 /** The parts of a container that v1 defaulting touches. */
 export interface DefaultableContainer {
-  image?: string; imagePullPolicy?: string; terminationMessagePath?: string; terminationMessagePolicy?: string;
-  ports?: Array<{ protocol?: string }>; resources?: object;
+  image?: string;
+  imagePullPolicy?: string;
+  terminationMessagePath?: string;
+  terminationMessagePolicy?: string;
+  ports?: Array<{ protocol?: string }>;
+  resources?: object;
 }
 
 /** The parts of a pod spec that v1 defaulting touches. */
 export interface DefaultablePodSpec {
-  containers?: DefaultableContainer[]; initContainers?: DefaultableContainer[]; restartPolicy?: string;
-  terminationGracePeriodSeconds?: number; dnsPolicy?: string; schedulerName?: string; securityContext?: object; enableServiceLinks?: boolean;
+  containers?: DefaultableContainer[];
+  initContainers?: DefaultableContainer[];
+  restartPolicy?: string;
+  terminationGracePeriodSeconds?: number;
+  dnsPolicy?: string;
+  schedulerName?: string;
+  securityContext?: object;
+  enableServiceLinks?: boolean;
 }
 
 function defaultContainer(c: DefaultableContainer): void {

@@ -13,7 +13,10 @@ const { Writer } = protobuf;
 type WriterT = protobuf.Writer;
 
 export class NotEncodable extends Error {
-  constructor(readonly path: string, why: string) {
+  constructor(
+    readonly path: string,
+    why: string,
+  ) {
     super(`${path || '<root>'}: ${why}`);
   }
 }
@@ -49,7 +52,10 @@ function writeTime(w: WriterT, field: number, v: unknown, path: string): void {
 function writeScalarOrMessage(w: WriterT, field: number, schema: Schema, v: unknown, path: string): void {
   switch (schema.type) {
     case 'string':
-      if (schema.format === 'date-time') { writeTime(w, field, v, path); return; }
+      if (schema.format === 'date-time') {
+        writeTime(w, field, v, path);
+        return;
+      }
       if (typeof v !== 'string') throw new NotEncodable(path, 'expected a string');
       if (schema.format === 'byte') key(w, field, LEN).bytes(Buffer.from(v, 'base64'));
       else key(w, field, LEN).string(v);
@@ -67,13 +73,20 @@ function writeScalarOrMessage(w: WriterT, field: number, schema: Schema, v: unkn
       key(w, field, VARINT).bool(v);
       return;
     case 'int-or-string':
-      if (typeof v !== 'string' && typeof v !== 'number') throw new NotEncodable(path, 'expected an integer or a string');
+      if (typeof v !== 'string' && typeof v !== 'number')
+        throw new NotEncodable(path, 'expected an integer or a string');
       if (schema.format === 'quantity') {
         sub(w, field, (q) => key(q, 1, LEN).string(String(v)));
       } else if (typeof v === 'number') {
-        sub(w, field, (q) => { key(q, 1, VARINT).int64(0); key(q, 2, VARINT).int32(v); });
+        sub(w, field, (q) => {
+          key(q, 1, VARINT).int64(0);
+          key(q, 2, VARINT).int32(v);
+        });
       } else {
-        sub(w, field, (q) => { key(q, 1, VARINT).int64(1); key(q, 3, LEN).string(v); });
+        sub(w, field, (q) => {
+          key(q, 1, VARINT).int64(1);
+          key(q, 3, LEN).string(v);
+        });
       }
       return;
     case 'object':
@@ -106,7 +119,8 @@ function embeddedValue(obj: Record<string, unknown>, names: readonly string[]): 
 export function encodeMessage(obj: Record<string, unknown>, schema: ObjectSchema, path = ''): Uint8Array {
   for (const [name, v] of Object.entries(obj)) {
     if (v === undefined || v === null || name === 'apiVersion' || name === 'kind') continue;
-    if (schema.properties[name]?.tag === undefined) throw new NotEncodable(path ? `${path}.${name}` : name, 'the field has no Protobuf field number');
+    if (schema.properties[name]?.tag === undefined)
+      throw new NotEncodable(path ? `${path}.${name}` : name, 'the field has no Protobuf field number');
   }
   const w = Writer.create();
   for (const { name, schema: fs, tag, embeds } of protobufFields(schema)) {
@@ -127,7 +141,8 @@ export function encodeMessage(obj: Record<string, unknown>, schema: ObjectSchema
     } else if (fs.type === 'array') {
       if (!Array.isArray(v)) throw new NotEncodable(p, 'expected a list');
       v.forEach((item, i) => {
-        if (item === null || item === undefined) throw new NotEncodable(`${p}[${i}]`, 'null list items have no Protobuf form');
+        if (item === null || item === undefined)
+          throw new NotEncodable(`${p}[${i}]`, 'null list items have no Protobuf form');
         writeScalarOrMessage(w, tag, fs.items, item, `${p}[${i}]`);
       });
     } else {
@@ -149,7 +164,12 @@ export function encodeEnvelope(apiVersion: string, kind: string, raw: Uint8Array
 }
 
 /** An object of `schema`'s type in the envelope. */
-export function encodeProtobufObject(obj: Record<string, unknown>, schema: ObjectSchema, apiVersion: string, kind: string): Buffer {
+export function encodeProtobufObject(
+  obj: Record<string, unknown>,
+  schema: ObjectSchema,
+  apiVersion: string,
+  kind: string,
+): Buffer {
   return encodeEnvelope(apiVersion, kind, encodeMessage(obj, schema));
 }
 
@@ -158,22 +178,36 @@ export function listSchemaOf(itemSchema: ObjectSchema): ObjectSchema {
   return s.obj({ metadata: { ...listMeta, tag: 1 }, items: s.arr(itemSchema, { tag: 2 }) });
 }
 
-export function encodeProtobufList(list: Record<string, unknown>, itemSchema: ObjectSchema, apiVersion: string, kind: string): Buffer {
+export function encodeProtobufList(
+  list: Record<string, unknown>,
+  itemSchema: ObjectSchema,
+  apiVersion: string,
+  kind: string,
+): Buffer {
   return encodeProtobufObject(list, listSchemaOf(itemSchema), apiVersion, kind);
 }
 
 /** meta/v1 Status with Kubernetes' field numbers (StatusCause's `reason` is proto field 1, `type`). */
 export const statusSchema: ObjectSchema = s.obj({
-  apiVersion: s.str(), kind: s.str(),
+  apiVersion: s.str(),
+  kind: s.str(),
   metadata: { ...listMeta, tag: 1 },
   status: s.str({ tag: 2 }),
   message: s.str({ tag: 3 }),
   reason: s.str({ tag: 4 }),
-  details: s.obj({
-    name: s.str({ tag: 1 }), group: s.str({ tag: 2 }), kind: s.str({ tag: 3 }),
-    causes: s.arr(s.obj({ reason: s.str({ tag: 1 }), message: s.str({ tag: 2 }), field: s.str({ tag: 3 }) }), { tag: 4 }),
-    retryAfterSeconds: s.int32({ tag: 5 }), uid: s.str({ tag: 6 }),
-  }, { tag: 5 }),
+  details: s.obj(
+    {
+      name: s.str({ tag: 1 }),
+      group: s.str({ tag: 2 }),
+      kind: s.str({ tag: 3 }),
+      causes: s.arr(s.obj({ reason: s.str({ tag: 1 }), message: s.str({ tag: 2 }), field: s.str({ tag: 3 }) }), {
+        tag: 4,
+      }),
+      retryAfterSeconds: s.int32({ tag: 5 }),
+      uid: s.str({ tag: 6 }),
+    },
+    { tag: 5 },
+  ),
   code: s.int32({ tag: 6 }),
 });
 

@@ -11,14 +11,33 @@ function message(build: (w: protobuf.Writer) => void): Uint8Array {
   build(w);
   return w.finish();
 }
-const str = (w: protobuf.Writer, field: number, v: string): void => { w.uint32((field << 3) | 2).string(v); };
-const bytes = (w: protobuf.Writer, field: number, v: Uint8Array): void => { w.uint32((field << 3) | 2).bytes(v); };
+const str = (w: protobuf.Writer, field: number, v: string): void => {
+  w.uint32((field << 3) | 2).string(v);
+};
+const bytes = (w: protobuf.Writer, field: number, v: Uint8Array): void => {
+  w.uint32((field << 3) | 2).bytes(v);
+};
 const entry = (w: protobuf.Writer, field: number, k: string, v: string | Uint8Array): void =>
-  bytes(w, field, message((e) => { str(e, 1, k); if (typeof v === 'string') str(e, 2, v); else bytes(e, 2, v); }));
+  bytes(
+    w,
+    field,
+    message((e) => {
+      str(e, 1, k);
+      if (typeof v === 'string') str(e, 2, v);
+      else bytes(e, 2, v);
+    }),
+  );
 
 function envelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
   const unknown = message((w) => {
-    bytes(w, 1, message((t) => { str(t, 1, apiVersion); str(t, 2, kind); }));
+    bytes(
+      w,
+      1,
+      message((t) => {
+        str(t, 1, apiVersion);
+        str(t, 2, kind);
+      }),
+    );
     bytes(w, 2, raw);
   });
   return Buffer.concat([PROTOBUF_MAGIC, unknown]);
@@ -27,18 +46,38 @@ function envelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array
 describe('Protobuf bodies', () => {
   it('decodes a ConfigMap: metadata with labels and a timestamp, data, binaryData, immutable', () => {
     const raw = message((w) => {
-      bytes(w, 1, message((m) => {
-        str(m, 1, 'cm');
-        str(m, 3, 'default');
-        bytes(m, 8, message((t) => { t.uint32(8).int64(1_700_000_000); }));
-        entry(m, 11, 'app', 'web');
-        str(m, 14, 'example.com/keep');
-        bytes(m, 17, message((mf) => {
-          str(mf, 1, 'kubectl');
-          str(mf, 2, 'Update');
-          bytes(mf, 7, message((f) => { bytes(f, 1, Buffer.from('{"f:data":{}}')); }));
-        }));
-      }));
+      bytes(
+        w,
+        1,
+        message((m) => {
+          str(m, 1, 'cm');
+          str(m, 3, 'default');
+          bytes(
+            m,
+            8,
+            message((t) => {
+              t.uint32(8).int64(1_700_000_000);
+            }),
+          );
+          entry(m, 11, 'app', 'web');
+          str(m, 14, 'example.com/keep');
+          bytes(
+            m,
+            17,
+            message((mf) => {
+              str(mf, 1, 'kubectl');
+              str(mf, 2, 'Update');
+              bytes(
+                mf,
+                7,
+                message((f) => {
+                  bytes(f, 1, Buffer.from('{"f:data":{}}'));
+                }),
+              );
+            }),
+          );
+        }),
+      );
       entry(w, 2, 'a', 'b');
       entry(w, 2, 'empty', '');
       entry(w, 3, 'bin', Buffer.from([1, 2, 3]));
@@ -46,9 +85,13 @@ describe('Protobuf bodies', () => {
     });
     const obj = decodeProtobufObject(envelope('v1', 'ConfigMap', raw), schemaOf('configmaps'));
     expect(obj).toEqual({
-      apiVersion: 'v1', kind: 'ConfigMap',
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
       metadata: {
-        name: 'cm', namespace: 'default', creationTimestamp: '2023-11-14T22:13:20Z', labels: { app: 'web' },
+        name: 'cm',
+        namespace: 'default',
+        creationTimestamp: '2023-11-14T22:13:20Z',
+        labels: { app: 'web' },
         finalizers: ['example.com/keep'],
         managedFields: [{ manager: 'kubectl', operation: 'Update', fieldsV1: { 'f:data': {} } }],
       },
@@ -60,17 +103,40 @@ describe('Protobuf bodies', () => {
 
   it('leaves out empty strings of fields, as JSON from Go clients would', () => {
     const raw = message((w) => {
-      bytes(w, 1, message((m) => { str(m, 1, 'team-a'); str(m, 2, ''); }));
-      bytes(w, 3, message((st) => str(st, 1, '')));
+      bytes(
+        w,
+        1,
+        message((m) => {
+          str(m, 1, 'team-a');
+          str(m, 2, '');
+        }),
+      );
+      bytes(
+        w,
+        3,
+        message((st) => str(st, 1, '')),
+      );
     });
     expect(decodeProtobufObject(envelope('v1', 'Namespace', raw), schemaOf('namespaces'))).toEqual({
-      apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' }, status: {},
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'team-a' },
+      status: {},
     });
   });
 
   it('skips unknown field numbers', () => {
-    const raw = message((w) => { bytes(w, 1, message((m) => str(m, 1, 'x'))); str(w, 99, 'future'); });
-    expect(decodeProtobufObject(envelope('v1', 'ConfigMap', raw), schemaOf('configmaps')).metadata).toEqual({ name: 'x' });
+    const raw = message((w) => {
+      bytes(
+        w,
+        1,
+        message((m) => str(m, 1, 'x')),
+      );
+      str(w, 99, 'future');
+    });
+    expect(decodeProtobufObject(envelope('v1', 'ConfigMap', raw), schemaOf('configmaps')).metadata).toEqual({
+      name: 'x',
+    });
   });
 
   it.each([
@@ -89,8 +155,24 @@ describe('Protobuf bodies', () => {
 
   it('refuses a body that sets a loosely typed field with 415; skips field numbers it does not know, as Kubernetes does', () => {
     // A made-up kind whose spec.blob (field 3) has no Protobuf form.
-    const loose: ObjectSchema = s.obj({ metadata: schemaOf('configmaps').properties.metadata as ObjectSchema, spec: s.obj({ typed: s.str({ tag: 1 }), blob: s.any({ tag: 3 }) }, { tag: 2 }) });
-    const raw = message((w) => { bytes(w, 2, message((spec) => { str(spec, 1, 't'); bytes(spec, 3, message((b) => str(b, 1, 'x'))); })); });
+    const loose: ObjectSchema = s.obj({
+      metadata: schemaOf('configmaps').properties.metadata as ObjectSchema,
+      spec: s.obj({ typed: s.str({ tag: 1 }), blob: s.any({ tag: 3 }) }, { tag: 2 }),
+    });
+    const raw = message((w) => {
+      bytes(
+        w,
+        2,
+        message((spec) => {
+          str(spec, 1, 't');
+          bytes(
+            spec,
+            3,
+            message((b) => str(b, 1, 'x')),
+          );
+        }),
+      );
+    });
     let err: unknown;
     try {
       decodeProtobufObject(envelope('v1', 'X', raw), loose);
@@ -99,12 +181,29 @@ describe('Protobuf bodies', () => {
     }
     expect(isStatusError(err) && err.code).toBe(415);
     const pod = message((w) => {
-      bytes(w, 2, message((spec) => {
-        // Container field 99 has no meaning in Kubernetes' Container.
-        bytes(spec, 2, message((c) => { str(c, 1, 'c'); bytes(c, 99, message((x) => str(x, 1, 'cpu'))); }));
-      }));
+      bytes(
+        w,
+        2,
+        message((spec) => {
+          // Container field 99 has no meaning in Kubernetes' Container.
+          bytes(
+            spec,
+            2,
+            message((c) => {
+              str(c, 1, 'c');
+              bytes(
+                c,
+                99,
+                message((x) => str(x, 1, 'cpu')),
+              );
+            }),
+          );
+        }),
+      );
     });
-    expect(decodeProtobufObject(envelope('v1', 'Pod', pod), schemaOf('pods'))).toMatchObject({ spec: { containers: [{ name: 'c' }] } });
+    expect(decodeProtobufObject(envelope('v1', 'Pod', pod), schemaOf('pods'))).toMatchObject({
+      spec: { containers: [{ name: 'c' }] },
+    });
   });
 
   it('reads the envelope type meta', () => {
@@ -113,17 +212,38 @@ describe('Protobuf bodies', () => {
   });
 });
 
-describe('Go\'s zero Time', () => {
+describe("Go's zero Time", () => {
   it('an empty Time message (what Go writes for a zero creationTimestamp) reads as absent, as null is in JSON', () => {
     const raw = message((w) => {
-      bytes(w, 1, message((m) => { str(m, 1, 'web'); bytes(m, 8, new Uint8Array()); }));
+      bytes(
+        w,
+        1,
+        message((m) => {
+          str(m, 1, 'web');
+          bytes(m, 8, new Uint8Array());
+        }),
+      );
     });
     const cm = decodeProtobufObject(envelope('v1', 'ConfigMap', raw), schemaOf('configmaps'));
     expect(cm).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web' } });
     // A Time with its fields set, even to the epoch, is a time.
     const epoch = message((w) => {
-      bytes(w, 1, message((m) => { str(m, 1, 'web'); bytes(m, 8, message((t) => t.uint32(8).int64(0))); }));
+      bytes(
+        w,
+        1,
+        message((m) => {
+          str(m, 1, 'web');
+          bytes(
+            m,
+            8,
+            message((t) => t.uint32(8).int64(0)),
+          );
+        }),
+      );
     });
-    expect(decodeProtobufObject(envelope('v1', 'ConfigMap', epoch), schemaOf('configmaps')).metadata).toEqual({ name: 'web', creationTimestamp: '1970-01-01T00:00:00Z' });
+    expect(decodeProtobufObject(envelope('v1', 'ConfigMap', epoch), schemaOf('configmaps')).metadata).toEqual({
+      name: 'web',
+      creationTimestamp: '1970-01-01T00:00:00Z',
+    });
   });
 });

@@ -30,7 +30,13 @@ export function decodeEnvelope(body: Uint8Array): ProtobufEnvelope {
   if (body.length < 4 || !PROTOBUF_MAGIC.equals(Buffer.from(body.subarray(0, 4)))) {
     throw malformed('the data does not start with the Protobuf magic number');
   }
-  const out: ProtobufEnvelope = { apiVersion: '', kind: '', raw: new Uint8Array(), contentEncoding: '', contentType: '' };
+  const out: ProtobufEnvelope = {
+    apiVersion: '',
+    kind: '',
+    raw: new Uint8Array(),
+    contentEncoding: '',
+    contentType: '',
+  };
   guard(() => {
     const r = Reader.create(body.subarray(4));
     while (r.pos < r.len) {
@@ -46,10 +52,17 @@ export function decodeEnvelope(body: Uint8Array): ProtobufEnvelope {
           }
           break;
         }
-        case 2: out.raw = r.bytes(); break;
-        case 3: out.contentEncoding = r.string(); break;
-        case 4: out.contentType = r.string(); break;
-        default: r.skipType(tag & 7);
+        case 2:
+          out.raw = r.bytes();
+          break;
+        case 3:
+          out.contentEncoding = r.string();
+          break;
+        case 4:
+          out.contentType = r.string();
+          break;
+        default:
+          r.skipType(tag & 7);
       }
     }
   });
@@ -97,7 +110,8 @@ function intOrStringOf(bytes: Uint8Array, quantity: boolean): number | string {
     let v = '';
     while (r.pos < r.len) {
       const t = r.uint32();
-      if (t >>> 3 === 1) v = r.string(); else r.skipType(t & 7);
+      if (t >>> 3 === 1) v = r.string();
+      else r.skipType(t & 7);
     }
     return v;
   }
@@ -119,7 +133,12 @@ function intOrStringOf(bytes: Uint8Array, quantity: boolean): number | string {
  * write): numbered properties, and one object per embedded message (properties with
  * `embeddedIn`), named by the properties it holds.
  */
-export interface ProtobufField { name: string; schema: Schema; tag: number; embeds?: readonly string[] }
+export interface ProtobufField {
+  name: string;
+  schema: Schema;
+  tag: number;
+  embeds?: readonly string[];
+}
 const fieldTables = new WeakMap<ObjectSchema, ProtobufField[]>();
 
 const fieldsByTag = new WeakMap<ObjectSchema, Map<number, ProtobufField>>();
@@ -146,7 +165,12 @@ export function protobufFields(schema: ObjectSchema): ProtobufField[] {
     }
   }
   for (const [tag, properties] of embedded) {
-    fields.push({ name: `(embedded ${tag})`, schema: { type: 'object', properties, tag }, tag, embeds: Object.keys(properties) });
+    fields.push({
+      name: `(embedded ${tag})`,
+      schema: { type: 'object', properties, tag },
+      tag,
+      embeds: Object.keys(properties),
+    });
   }
   fields.sort((a, b) => a.tag - b.tag);
   fieldTables.set(schema, fields);
@@ -160,22 +184,28 @@ function readValue(r: ReaderT, wire: number, schema: Schema, path: string): unkn
       if (schema.format === 'date-time') return timeOf(r.bytes(), schema.micro === true);
       if (schema.format === 'byte') return Buffer.from(r.bytes()).toString('base64');
       return r.string();
-    case 'integer': return longToNumber(r.int64());
-    case 'number': return wire === 5 ? r.float() : r.double();
-    case 'boolean': return r.bool();
-    case 'int-or-string': return intOrStringOf(r.bytes(), schema.format === 'quantity');
-    case 'object': return decodeMessage(r.bytes(), schema, path);
+    case 'integer':
+      return longToNumber(r.int64());
+    case 'number':
+      return wire === 5 ? r.float() : r.double();
+    case 'boolean':
+      return r.bool();
+    case 'int-or-string':
+      return intOrStringOf(r.bytes(), schema.format === 'quantity');
+    case 'object':
+      return decodeMessage(r.bytes(), schema, path);
     case 'any':
       if (schema.format === 'json-bytes') {
         const inner = Reader.create(r.bytes());
         let raw: Uint8Array | undefined;
         while (inner.pos < inner.len) {
           const t = inner.uint32();
-          if (t >>> 3 === 1) raw = inner.bytes(); else inner.skipType(t & 7);
+          if (t >>> 3 === 1) raw = inner.bytes();
+          else inner.skipType(t & 7);
         }
-        return raw ? JSON.parse(Buffer.from(raw).toString('utf8')) as unknown : {};
+        return raw ? (JSON.parse(Buffer.from(raw).toString('utf8')) as unknown) : {};
       }
-      throw unsupportedMediaType(naming().protobufMediaType, ['application/json', 'application/yaml'],);
+      throw unsupportedMediaType(naming().protobufMediaType, ['application/json', 'application/yaml']);
     default:
       throw malformed(`${path}: unexpected nested collection`);
   }
@@ -273,7 +303,8 @@ export function decodeWatchFrames(buf: Uint8Array): { events: { type: string; ob
           const raw = Reader.create(r.bytes());
           while (raw.pos < raw.len) {
             const rt = raw.uint32();
-            if (rt >>> 3 === 1) ev.object = raw.bytes(); else raw.skipType(rt & 7);
+            if (rt >>> 3 === 1) ev.object = raw.bytes();
+            else raw.skipType(rt & 7);
           }
         } else r.skipType(t & 7);
       }

@@ -14,7 +14,7 @@ describe('quantities', () => {
     expect(quantityValue('.5')).toBe(1);
   });
 
-  it('rounds up as Kubernetes\' Value and MilliValue do', () => {
+  it("rounds up as Kubernetes' Value and MilliValue do", () => {
     expect(quantityValue('100m')).toBe(1);
     expect(quantityMilliValue('1u')).toBe(1);
     expect(quantityValue('-1.5')).toBe(-2);

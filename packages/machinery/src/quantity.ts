@@ -11,11 +11,13 @@ export class QuantityError extends Error {}
 function scaled(q: string, scale: number): number {
   const m = QUANTITY.exec(q.trim());
   if (!m || (m[2] === '' && (m[3] ?? '') === '')) {
-    throw new QuantityError(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': ${JSON.stringify(q)}`);
+    throw new QuantityError(
+      `quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': ${JSON.stringify(q)}`,
+    );
   }
   const [, sign, int = '', frac = '', suffix, exp] = m;
   let digits = BigInt(`${int}${frac}` || '0');
-  const pow10 = -frac.length + scale + (exp !== undefined ? Number(exp) : DECIMAL[suffix ?? ''] ?? 0);
+  const pow10 = -frac.length + scale + (exp !== undefined ? Number(exp) : (DECIMAL[suffix ?? ''] ?? 0));
   if (suffix && suffix in BINARY) digits *= 2n ** BigInt(BINARY[suffix] ?? 0);
   if (pow10 >= 0) digits *= 10n ** BigInt(pow10);
   else {

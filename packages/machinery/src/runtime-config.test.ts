@@ -19,8 +19,14 @@ describe('parseRuntimeConfig', () => {
     ['/v1/pods=false', { stages: {}, groupVersions: {}, resources: { 'v1/pods': false } }],
     ['v1/pods=false', { stages: {}, groupVersions: {}, resources: { 'v1/pods': false } }],
     ['apps/v1/deployments=0', { stages: {}, groupVersions: {}, resources: { 'apps/v1/deployments': false } }],
-    ['api/all=false,api/ga=true,api/beta,api/alpha=f', { stages: { all: false, ga: true, beta: true, alpha: false }, groupVersions: {}, resources: {} }],
-    [' a.svc.io/v1beta1 = true , , x/v1=false ', { stages: {}, groupVersions: { 'a.svc.io/v1beta1': true, 'x/v1': false }, resources: {} }],
+    [
+      'api/all=false,api/ga=true,api/beta,api/alpha=f',
+      { stages: { all: false, ga: true, beta: true, alpha: false }, groupVersions: {}, resources: {} },
+    ],
+    [
+      ' a.svc.io/v1beta1 = true , , x/v1=false ',
+      { stages: {}, groupVersions: { 'a.svc.io/v1beta1': true, 'x/v1': false }, resources: {} },
+    ],
     [['x/v1=false', 'x/v1=true'], { stages: {}, groupVersions: { 'x/v1': true }, resources: {} }],
     ['x/v1=false,x/v1', { stages: {}, groupVersions: { 'x/v1': true }, resources: {} }],
   ])('%j', (input, want) => {
@@ -36,7 +42,10 @@ describe('parseRuntimeConfig', () => {
     ['batch/', 'invalid key "batch/": the version is empty'],
     ['batch/v1/', 'invalid key "batch/v1/": the resource is empty'],
     ['v1/Pods', 'invalid key "v1/Pods": group/version/resource and resource is always lowercase plural, not "Pods"'],
-    ['apps/v1/Deployments', 'invalid key "apps/v1/Deployments": group/version/resource and resource is always lowercase plural, not "Deployments"'],
+    [
+      'apps/v1/Deployments',
+      'invalid key "apps/v1/Deployments": group/version/resource and resource is always lowercase plural, not "Deployments"',
+    ],
   ])('%p is rejected', (input, message) => {
     expect(() => parseRuntimeConfig(input)).toThrow(message);
   });

@@ -23,7 +23,12 @@ export function resourceKey(group: string, version: string, resource: string): s
   return `${groupVersionKey(group, version)}/${resource}`;
 }
 
-const STAGE_KEYS: Record<string, StabilitySelector> = { 'api/all': 'all', 'api/ga': 'ga', 'api/beta': 'beta', 'api/alpha': 'alpha' };
+const STAGE_KEYS: Record<string, StabilitySelector> = {
+  'api/all': 'all',
+  'api/ga': 'ga',
+  'api/beta': 'beta',
+  'api/alpha': 'alpha',
+};
 const CORE_VERSION = /^v[0-9]+((alpha|beta)[0-9]+)?$/;
 
 /**
@@ -60,7 +65,8 @@ export function parseRuntimeConfig(flagValues: string | readonly string[]): Runt
       }
       const parts = key.split('/');
       if (parts.length === 1) {
-        if (!CORE_VERSION.test(key)) throw bad('expected <group>/<version>[/<resource>], a core version such as v1, or api/<all|ga|beta|alpha>');
+        if (!CORE_VERSION.test(key))
+          throw bad('expected <group>/<version>[/<resource>], a core version such as v1, or api/<all|ga|beta|alpha>');
         rc.groupVersions.set(key, enabled);
         continue;
       }

@@ -47,11 +47,20 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]
 export function isRfc3339DateTime(s: string): boolean {
   const m = RFC3339.exec(s);
   if (!m) return false;
-  const [year, month, day, hour, min, sec] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, min, sec] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const daysInMonth = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
   const offsetOk = m[8] === 'Z' || (Number(m[9]) <= 23 && Number(m[10]) <= 59);
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && min <= 59 && sec <= 59 && offsetOk;
+  return (
+    month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && min <= 59 && sec <= 59 && offsetOk
+  );
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -86,7 +95,8 @@ class Checker {
         return this.integer(value, schema.format === 'int32' ? 'int32' : 'int64', path);
       case 'int-or-string':
         if (typeof value === 'string') return;
-        if (typeof value !== 'number' || !Number.isInteger(value)) this.errors.push(typeError(path, value, 'int-or-string'));
+        if (typeof value !== 'number' || !Number.isInteger(value))
+          this.errors.push(typeError(path, value, 'int-or-string'));
         return;
       case 'array':
         if (!Array.isArray(value)) {
@@ -121,7 +131,12 @@ class Checker {
     }
   }
 
-  private string(value: unknown, allowed: readonly string[] | undefined, format: string | undefined, path: string): void {
+  private string(
+    value: unknown,
+    allowed: readonly string[] | undefined,
+    format: string | undefined,
+    path: string,
+  ): void {
     if (typeof value !== 'string') {
       this.errors.push(typeError(path, value, 'string'));
     } else if (allowed && !allowed.includes(value)) {
@@ -136,7 +151,9 @@ class Checker {
   private integer(value: unknown, format: 'int32' | 'int64', path: string): void {
     if (typeof value !== 'number' || !Number.isInteger(value)) {
       this.errors.push(typeError(path, value, 'integer'));
-    } else if (format === 'int32' ? value < INT32_MIN || value > INT32_MAX : value < -INT64_LIMIT || value >= INT64_LIMIT) {
+    } else if (
+      format === 'int32' ? value < INT32_MIN || value > INT32_MAX : value < -INT64_LIMIT || value >= INT64_LIMIT
+    ) {
       this.errors.push(fieldErrors.typeInvalid(path, value, `must be of type ${format}`));
     }
   }

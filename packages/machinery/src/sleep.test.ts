@@ -4,10 +4,12 @@ const DAY = 24 * 3600_000;
 
 afterEach(() => jest.useRealTimers());
 
-it('waits the whole time even beyond what one Node timer can hold (a year-long certificate\'s rotation)', async () => {
+it("waits the whole time even beyond what one Node timer can hold (a year-long certificate's rotation)", async () => {
   jest.useFakeTimers();
   let woke = false;
-  void sleep(300 * DAY).then(() => { woke = true; });
+  void sleep(300 * DAY).then(() => {
+    woke = true;
+  });
   await jest.advanceTimersByTimeAsync(1);
   expect(woke).toBe(false);
   await jest.advanceTimersByTimeAsync(MAX_TIMER_MS + 1);
@@ -23,7 +25,9 @@ it('resolves at once when the signal fires, and for negative or zero waits', asy
   jest.useFakeTimers();
   const ac = new AbortController();
   let woke = false;
-  void sleep(400 * DAY, ac.signal).then(() => { woke = true; });
+  void sleep(400 * DAY, ac.signal).then(() => {
+    woke = true;
+  });
   await jest.advanceTimersByTimeAsync(10);
   ac.abort();
   await jest.advanceTimersByTimeAsync(0);

@@ -4,9 +4,15 @@ import { applyStrategicMergePatch } from './strategic-merge-patch.js';
 
 const podSchema = (builtinCatalog().lookup('', 'v1', 'pods') as { schema: Schema }).schema;
 
-const pod = (spec: JsonObject, metadata: JsonObject = {}): JsonObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', ...metadata }, spec });
+const pod = (spec: JsonObject, metadata: JsonObject = {}): JsonObject => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'p', ...metadata },
+  spec,
+});
 const names = (list: unknown): unknown[] => (list as JsonObject[]).map((x) => x.name);
-const smp = (orig: unknown, patch: unknown, schema: Schema = podSchema): JsonObject => applyStrategicMergePatch(orig, patch, schema) as JsonObject;
+const smp = (orig: unknown, patch: unknown, schema: Schema = podSchema): JsonObject =>
+  applyStrategicMergePatch(orig, patch, schema) as JsonObject;
 const spec = (o: JsonObject): JsonObject => o.spec as JsonObject;
 
 function badRequest(fn: () => unknown): string {
@@ -19,14 +25,25 @@ function badRequest(fn: () => unknown): string {
   throw new Error('expected a BadRequest');
 }
 
-const live = pod({
-  containers: [
-    { name: 'a', image: 'a:1', env: [{ name: 'X', value: '1' }, { name: 'Y', value: '2' }], ports: [{ containerPort: 80 }] },
-    { name: 'b', image: 'b:1' },
-  ],
-  tolerations: [{ key: 't1' }],
-  nodeSelector: { zone: 'z1', disk: 'ssd' },
-}, { labels: { app: 'x', tier: 'web' }, finalizers: ['f1', 'f2'] });
+const live = pod(
+  {
+    containers: [
+      {
+        name: 'a',
+        image: 'a:1',
+        env: [
+          { name: 'X', value: '1' },
+          { name: 'Y', value: '2' },
+        ],
+        ports: [{ containerPort: 80 }],
+      },
+      { name: 'b', image: 'b:1' },
+    ],
+    tolerations: [{ key: 't1' }],
+    nodeSelector: { zone: 'z1', disk: 'ssd' },
+  },
+  { labels: { app: 'x', tier: 'web' }, finalizers: ['f1', 'f2'] },
+);
 
 describe('maps', () => {
   test('merge key by key; null deletes', () => {
@@ -49,17 +66,41 @@ describe('maps', () => {
   });
 
   test('an atomic struct (structType atomic) is replaced', () => {
-    const schema = objectSchema({ spec: s.obj({ sel: s.obj({ a: s.str(), b: s.str() }, { structType: 'atomic' }), g: s.obj({ a: s.str(), b: s.str() }) }) });
-    const out = smp({ spec: { sel: { a: '1', b: '2' }, g: { a: '1', b: '2' } } }, { spec: { sel: { a: '9' }, g: { a: '9' } } }, schema);
+    const schema = objectSchema({
+      spec: s.obj({
+        sel: s.obj({ a: s.str(), b: s.str() }, { structType: 'atomic' }),
+        g: s.obj({ a: s.str(), b: s.str() }),
+      }),
+    });
+    const out = smp(
+      { spec: { sel: { a: '1', b: '2' }, g: { a: '1', b: '2' } } },
+      { spec: { sel: { a: '9' }, g: { a: '9' } } },
+      schema,
+    );
     expect(out.spec).toEqual({ sel: { a: '9' }, g: { a: '9', b: '2' } });
   });
 
   test('fields of type any merge as a JSON merge patch (lists replaced, no directives)', () => {
     // A list keyed by name whose items are typed loosely (as a custom resource's may be).
     const loose = objectSchema({ spec: s.obj({ extras: s.keyed(s.any(), ['name']) }) });
-    const o = { kind: 'X', metadata: { name: 'x' }, spec: { extras: [{ name: 'a', securityContext: { runAsUser: 1, capabilities: { add: ['A'] } } }] } };
-    const out = smp(o, { spec: { extras: [{ name: 'a', securityContext: { runAsUser: null, capabilities: { add: ['B'] }, $patch: 'x' } }] } }, loose);
-    expect((spec(out).extras as JsonObject[])[0]?.securityContext).toEqual({ capabilities: { add: ['B'] }, $patch: 'x' });
+    const o = {
+      kind: 'X',
+      metadata: { name: 'x' },
+      spec: { extras: [{ name: 'a', securityContext: { runAsUser: 1, capabilities: { add: ['A'] } } }] },
+    };
+    const out = smp(
+      o,
+      {
+        spec: {
+          extras: [{ name: 'a', securityContext: { runAsUser: null, capabilities: { add: ['B'] }, $patch: 'x' } }],
+        },
+      },
+      loose,
+    );
+    expect((spec(out).extras as JsonObject[])[0]?.securityContext).toEqual({
+      capabilities: { add: ['B'] },
+      $patch: 'x',
+    });
   });
 
   test('a new map takes the patch with its directives applied and nulls dropped', () => {
@@ -76,7 +117,15 @@ describe('merge lists of objects', () => {
   test('items merge by patchMergeKey; untouched items stay in place', () => {
     const out = smp(live, { spec: { containers: [{ name: 'b', image: 'b:2' }] } });
     expect(spec(out).containers).toEqual([
-      { name: 'a', image: 'a:1', env: [{ name: 'X', value: '1' }, { name: 'Y', value: '2' }], ports: [{ containerPort: 80 }] },
+      {
+        name: 'a',
+        image: 'a:1',
+        env: [
+          { name: 'X', value: '1' },
+          { name: 'Y', value: '2' },
+        ],
+        ports: [{ containerPort: 80 }],
+      },
       { name: 'b', image: 'b:2' },
     ]);
   });
@@ -93,12 +142,20 @@ describe('merge lists of objects', () => {
 
   test('nested merge lists: env by name inside a container', () => {
     const out = smp(live, { spec: { containers: [{ name: 'a', env: [{ name: 'Y', value: '3' }] }] } });
-    expect((spec(out).containers as JsonObject[])[0]?.env).toEqual([{ name: 'X', value: '1' }, { name: 'Y', value: '3' }]);
+    expect((spec(out).containers as JsonObject[])[0]?.env).toEqual([
+      { name: 'X', value: '1' },
+      { name: 'Y', value: '3' },
+    ]);
   });
 
   test('ports merge by containerPort', () => {
-    const out = smp(live, { spec: { containers: [{ name: 'a', ports: [{ containerPort: 80, name: 'http' }, { containerPort: 443 }] }] } });
-    expect((spec(out).containers as JsonObject[])[0]?.ports).toEqual([{ containerPort: 80, name: 'http' }, { containerPort: 443 }]);
+    const out = smp(live, {
+      spec: { containers: [{ name: 'a', ports: [{ containerPort: 80, name: 'http' }, { containerPort: 443 }] }] },
+    });
+    expect((spec(out).containers as JsonObject[])[0]?.ports).toEqual([
+      { containerPort: 80, name: 'http' },
+      { containerPort: 443 },
+    ]);
   });
 
   test('$patch: delete removes the item with that key', () => {
@@ -118,7 +175,11 @@ describe('merge lists of objects', () => {
 
   test('null inside an item deletes that field', () => {
     const out = smp(live, { spec: { containers: [{ name: 'a', env: null }] } });
-    expect((spec(out).containers as JsonObject[])[0]).toEqual({ name: 'a', image: 'a:1', ports: [{ containerPort: 80 }] });
+    expect((spec(out).containers as JsonObject[])[0]).toEqual({
+      name: 'a',
+      image: 'a:1',
+      ports: [{ containerPort: 80 }],
+    });
   });
 
   test('lists without merge strategy are replaced (atomic tolerations)', () => {
@@ -126,19 +187,25 @@ describe('merge lists of objects', () => {
   });
 
   test('a list missing from the original takes the patch items without directive items', () => {
-    const out = smp(pod({ containers: [{ name: 'a' }] }), { spec: { containers: [{ name: 'a', env: [{ name: 'E' }, { name: 'G', $patch: 'delete' }] }] } });
+    const out = smp(pod({ containers: [{ name: 'a' }] }), {
+      spec: { containers: [{ name: 'a', env: [{ name: 'E' }, { name: 'G', $patch: 'delete' }] }] },
+    });
     expect((spec(out).containers as JsonObject[])[0]?.env).toEqual([{ name: 'E' }]);
   });
 
   test('an atomic struct item (ownerReferences) is replaced, not merged', () => {
     const o = pod({}, { ownerReferences: [{ uid: 'u1', kind: 'RS', name: 'r', apiVersion: 'v1', controller: true }] });
     const out = smp(o, { metadata: { ownerReferences: [{ uid: 'u1', kind: 'RS', name: 'r2', apiVersion: 'v1' }] } });
-    expect((out.metadata as JsonObject).ownerReferences).toEqual([{ uid: 'u1', kind: 'RS', name: 'r2', apiVersion: 'v1' }]);
+    expect((out.metadata as JsonObject).ownerReferences).toEqual([
+      { uid: 'u1', kind: 'RS', name: 'r2', apiVersion: 'v1' },
+    ]);
   });
 
   test('volumes with $retainKeys keep only the listed keys of the item', () => {
     const o = pod({ containers: [], volumes: [{ name: 'v', emptyDir: {} }] });
-    const out = smp(o, { spec: { volumes: [{ name: 'v', $retainKeys: ['name', 'configMap'], configMap: { name: 'cm' } }] } });
+    const out = smp(o, {
+      spec: { volumes: [{ name: 'v', $retainKeys: ['name', 'configMap'], configMap: { name: 'cm' } }] },
+    });
     expect(spec(out).volumes).toEqual([{ name: 'v', configMap: { name: 'cm' } }]);
   });
 });
@@ -167,14 +234,23 @@ describe('$setElementOrder', () => {
   });
 
   test('orders merged items; a new item goes where the order puts it', () => {
-    const out = smp(live, { spec: { '$setElementOrder/containers': [{ name: 'a' }, { name: 'c' }, { name: 'b' }], containers: [{ name: 'c', image: 'c' }] } });
+    const out = smp(live, {
+      spec: {
+        '$setElementOrder/containers': [{ name: 'a' }, { name: 'c' }, { name: 'b' }],
+        containers: [{ name: 'c', image: 'c' }],
+      },
+    });
     expect(names(spec(out).containers)).toEqual(['a', 'c', 'b']);
   });
 
   test('a server-only item goes before an ordered item it preceded in the live list', () => {
     const o = pod({ containers: [{ name: 'a' }, { name: 's' }, { name: 'b' }] });
-    expect(names(spec(smp(o, { spec: { '$setElementOrder/containers': [{ name: 'b' }, { name: 'a' }] } })).containers)).toEqual(['s', 'b', 'a']);
-    expect(names(spec(smp(o, { spec: { '$setElementOrder/containers': [{ name: 'a' }, { name: 'b' }] } })).containers)).toEqual(['a', 's', 'b']);
+    expect(
+      names(spec(smp(o, { spec: { '$setElementOrder/containers': [{ name: 'b' }, { name: 'a' }] } })).containers),
+    ).toEqual(['s', 'b', 'a']);
+    expect(
+      names(spec(smp(o, { spec: { '$setElementOrder/containers': [{ name: 'a' }, { name: 'b' }] } })).containers),
+    ).toEqual(['a', 's', 'b']);
   });
 
   test('orders a primitive list', () => {
@@ -183,25 +259,80 @@ describe('$setElementOrder', () => {
   });
 
   test('with a deletion in the same patch', () => {
-    const out = smp(live, { spec: { '$setElementOrder/containers': [{ name: 'b' }], containers: [{ name: 'a', $patch: 'delete' }] } });
+    const out = smp(live, {
+      spec: { '$setElementOrder/containers': [{ name: 'b' }], containers: [{ name: 'a', $patch: 'delete' }] },
+    });
     expect(names(spec(out).containers)).toEqual(['b']);
   });
 });
 
 describe('bad directives', () => {
   test.each<[string, unknown, string]>([
-    ['unknown $patch in a map', { metadata: { labels: { $patch: 'frobnicate' } } }, 'unknown patch type: frobnicate in map: map[$patch:frobnicate]'],
-    ['unknown $patch in a list item', { spec: { containers: [{ name: 'a', $patch: 'x' }] } }, 'unknown patch type: x in map: map[$patch:x name:a]'],
-    ['$patch: merge in a list', { spec: { containers: [{ $patch: 'merge' }] } }, 'merging lists cannot yet be specified in the patch'],
-    ['$patch: delete without the merge key', { spec: { containers: [{ $patch: 'delete' }] } }, 'map: map[$patch:delete] does not contain declared merge key: name'],
-    ['an item without the merge key', { spec: { containers: [{ image: 'x' }] } }, 'map: map[image:x] does not contain declared merge key: name'],
-    ['$deleteFromPrimitiveList not a list', { metadata: { '$deleteFromPrimitiveList/finalizers': 'f1' } }, 'invalid patch format of primitive list'],
-    ['$deleteFromPrimitiveList without a field', { metadata: { '$deleteFromPrimitiveList/': ['f1'] } }, 'invalid patch format of primitive list'],
-    ['$setElementOrder not a list', { spec: { '$setElementOrder/containers': { name: 'a' } } }, 'invalid patch format of setElementOrder list'],
-    ['$setElementOrder item without the merge key', { spec: { '$setElementOrder/containers': [{ image: 'a' }] } }, 'does not contain declared merge key: name'],
-    ['$setElementOrder disagreeing with the patch order', { spec: { '$setElementOrder/containers': [{ name: 'a' }, { name: 'b' }], containers: [{ name: 'b' }, { name: 'a' }] } }, "doesn't match $setElementOrder list"],
-    ['$retainKeys not a list', { spec: { volumes: [{ name: 'v', $retainKeys: 'name' }] } }, 'invalid patch format of retainKeys'],
-    ['$retainKeys missing a key the patch sets', { spec: { volumes: [{ name: 'v', $retainKeys: ['name'], configMap: {} }] } }, 'invalid patch format of retainKeys'],
+    [
+      'unknown $patch in a map',
+      { metadata: { labels: { $patch: 'frobnicate' } } },
+      'unknown patch type: frobnicate in map: map[$patch:frobnicate]',
+    ],
+    [
+      'unknown $patch in a list item',
+      { spec: { containers: [{ name: 'a', $patch: 'x' }] } },
+      'unknown patch type: x in map: map[$patch:x name:a]',
+    ],
+    [
+      '$patch: merge in a list',
+      { spec: { containers: [{ $patch: 'merge' }] } },
+      'merging lists cannot yet be specified in the patch',
+    ],
+    [
+      '$patch: delete without the merge key',
+      { spec: { containers: [{ $patch: 'delete' }] } },
+      'map: map[$patch:delete] does not contain declared merge key: name',
+    ],
+    [
+      'an item without the merge key',
+      { spec: { containers: [{ image: 'x' }] } },
+      'map: map[image:x] does not contain declared merge key: name',
+    ],
+    [
+      '$deleteFromPrimitiveList not a list',
+      { metadata: { '$deleteFromPrimitiveList/finalizers': 'f1' } },
+      'invalid patch format of primitive list',
+    ],
+    [
+      '$deleteFromPrimitiveList without a field',
+      { metadata: { '$deleteFromPrimitiveList/': ['f1'] } },
+      'invalid patch format of primitive list',
+    ],
+    [
+      '$setElementOrder not a list',
+      { spec: { '$setElementOrder/containers': { name: 'a' } } },
+      'invalid patch format of setElementOrder list',
+    ],
+    [
+      '$setElementOrder item without the merge key',
+      { spec: { '$setElementOrder/containers': [{ image: 'a' }] } },
+      'does not contain declared merge key: name',
+    ],
+    [
+      '$setElementOrder disagreeing with the patch order',
+      {
+        spec: {
+          '$setElementOrder/containers': [{ name: 'a' }, { name: 'b' }],
+          containers: [{ name: 'b' }, { name: 'a' }],
+        },
+      },
+      "doesn't match $setElementOrder list",
+    ],
+    [
+      '$retainKeys not a list',
+      { spec: { volumes: [{ name: 'v', $retainKeys: 'name' }] } },
+      'invalid patch format of retainKeys',
+    ],
+    [
+      '$retainKeys missing a key the patch sets',
+      { spec: { volumes: [{ name: 'v', $retainKeys: ['name'], configMap: {} }] } },
+      'invalid patch format of retainKeys',
+    ],
     ['a list of lists', { metadata: { finalizers: [['x']] } }, 'lists of lists are not supported'],
     ['mixed element types', { metadata: { finalizers: [1] } }, 'list element types are not identical'],
     ['a patch that is not an object', [], 'invalid JSON document'],
@@ -213,7 +344,10 @@ describe('bad directives', () => {
 
 test('inputs are not modified and the result shares nothing with them', () => {
   const orig = structuredClone(live);
-  const patch = { spec: { containers: [{ name: 'a', env: [{ name: 'Z', value: 'z' }] }] }, metadata: { labels: { x: 'y' } } };
+  const patch = {
+    spec: { containers: [{ name: 'a', env: [{ name: 'Z', value: 'z' }] }] },
+    metadata: { labels: { x: 'y' } },
+  };
   const p0 = structuredClone(patch);
   const out = smp(orig, patch);
   expect(orig).toEqual(live);

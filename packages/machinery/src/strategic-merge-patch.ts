@@ -106,7 +106,11 @@ function mergeMap(original: JsonObject | undefined, patch: JsonObject, schema: S
     if (!Object.hasOwn(out, field)) continue;
     const cur = out[field];
     if (!Array.isArray(cur)) badArgType([], cur);
-    setOwn(out, field, cur.filter((x) => !pv.some((d) => jsonEqual(d, x))));
+    setOwn(
+      out,
+      field,
+      cur.filter((x) => !pv.some((d) => jsonEqual(d, x))),
+    );
   }
   return out;
 }
@@ -114,10 +118,18 @@ function mergeMap(original: JsonObject | undefined, patch: JsonObject, schema: S
 /** `$retainKeys`: drops keys of `out` not listed, after checking the patch sets only listed keys. */
 function retainKeys(out: JsonObject, patch: JsonObject): void {
   const keys = patch[RETAIN_KEYS];
-  if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string')) throw badRequest('invalid patch format of retainKeys');
+  if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string'))
+    throw badRequest('invalid patch format of retainKeys');
   const keep = new Set(keys as string[]);
   for (const [k, v] of Object.entries(patch)) {
-    if (k === RETAIN_KEYS || k === DIRECTIVE || v === null || k.startsWith(DELETE_FROM_PRIMITIVE_LIST) || k.startsWith(SET_ELEMENT_ORDER)) continue;
+    if (
+      k === RETAIN_KEYS ||
+      k === DIRECTIVE ||
+      v === null ||
+      k.startsWith(DELETE_FROM_PRIMITIVE_LIST) ||
+      k.startsWith(SET_ELEMENT_ORDER)
+    )
+      continue;
     if (!keep.has(k)) throw badRequest('invalid patch format of retainKeys');
   }
   for (const k of Object.keys(out)) if (!keep.has(k)) delete out[k];
@@ -128,7 +140,10 @@ function isMergeList(schema: Schema): schema is ArraySchema {
 }
 
 function isAtomicMap(schema: Schema): boolean {
-  return (schema.type === 'object' && schema.structType === 'atomic') || (schema.type === 'map' && schema.mapType === 'atomic');
+  return (
+    (schema.type === 'object' && schema.structType === 'atomic') ||
+    (schema.type === 'map' && schema.mapType === 'atomic')
+  );
 }
 
 function mergeValue(orig: unknown, pv: unknown, schema: Schema): unknown {
@@ -153,7 +168,8 @@ function elementKind(...lists: unknown[][]): ElementKind {
       if (Array.isArray(v)) throw badRequest('lists of lists are not supported');
       const k = isJsonObject(v) ? 'map' : v === null ? 'null' : typeof v;
       if (kind === undefined) kind = k;
-      else if (kind !== k) throw badRequest(`list element types are not identical: ${lists.map((l) => goFormat(l)).join(' ')}`);
+      else if (kind !== k)
+        throw badRequest(`list element types are not identical: ${lists.map((l) => goFormat(l)).join(' ')}`);
     }
   }
   return kind === undefined ? 'none' : kind === 'map' ? 'map' : 'scalar';
@@ -220,7 +236,8 @@ function mergeList(orig: unknown[] | undefined, patch: unknown[], schema: ArrayS
     if (!Object.hasOwn(item, mergeKey)) noMergeKey(item, mergeKey);
     const i = indexIn(merged, item, mergeKey);
     const prev = merged[i];
-    if (i >= 0) merged[i] = mergeMap(isJsonObject(prev) && !isAtomicMap(itemSchema) ? prev : undefined, item, itemSchema);
+    if (i >= 0)
+      merged[i] = mergeMap(isJsonObject(prev) && !isAtomicMap(itemSchema) ? prev : undefined, item, itemSchema);
     else merged.push(mergeMap(undefined, item, itemSchema));
   }
   return orderByPatch(merged, plain, original, mergeKey);
@@ -231,7 +248,12 @@ function mergeList(orig: unknown[] | undefined, patch: unknown[], schema: ArrayS
  * in their `serverOrder`, then interleaved so a server-only item goes first only when it came
  * before the next listed item in `serverOrder`.
  */
-function orderByPatch(merged: unknown[], order: readonly unknown[], serverOrder: readonly unknown[], mergeKey: string | undefined): unknown[] {
+function orderByPatch(
+  merged: unknown[],
+  order: readonly unknown[],
+  serverOrder: readonly unknown[],
+  mergeKey: string | undefined,
+): unknown[] {
   const listed: unknown[] = [];
   const serverOnly: unknown[] = [];
   for (const v of merged) (indexIn(order, v, mergeKey) >= 0 ? listed : serverOnly).push(v);
@@ -276,7 +298,8 @@ function setElementOrder(out: JsonObject, patch: JsonObject, field: string, orde
   const keyed = kind === 'map' ? mergeKey : undefined;
   if (kind === 'map') {
     if (!keyed) throw badRequest('cannot merge lists without merge key for type map');
-    for (const v of order) if (!isJsonObject(v) || !Object.hasOwn(v, keyed)) noMergeKey(isJsonObject(v) ? v : {}, keyed);
+    for (const v of order)
+      if (!isJsonObject(v) || !Object.hasOwn(v, keyed)) noMergeKey(isJsonObject(v) ? v : {}, keyed);
   }
   validateOrder(patchItems, order, keyed);
   if (!hasOrig && !hasPatch) return false;
@@ -290,12 +313,15 @@ function validateOrder(patchList: readonly unknown[], order: readonly unknown[],
   const items = patchList.filter((v) => !(isJsonObject(v) && Object.hasOwn(v, DIRECTIVE)));
   let p = 0;
   for (let o = 0; o < order.length && p < items.length; o++) {
-    const same = mergeKey === undefined
-      ? jsonEqual(items[p], order[o])
-      : jsonEqual(keyOf(items[p], mergeKey), keyOf(order[o], mergeKey));
+    const same =
+      mergeKey === undefined
+        ? jsonEqual(items[p], order[o])
+        : jsonEqual(keyOf(items[p], mergeKey), keyOf(order[o], mergeKey));
     if (same) p++;
   }
   if (p < items.length) {
-    throw badRequest(`The order in patch list:\n${goFormat(patchList)}\n doesn't match ${SET_ELEMENT_ORDER.slice(0, -1)} list:\n${goFormat(order)}\n`);
+    throw badRequest(
+      `The order in patch list:\n${goFormat(patchList)}\n doesn't match ${SET_ELEMENT_ORDER.slice(0, -1)} list:\n${goFormat(order)}\n`,
+    );
   }
 }

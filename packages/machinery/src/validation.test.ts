@@ -1,9 +1,26 @@
 import { fieldErrorMessage } from '@svc/api';
 import {
-  isConfigMapKey, isDns1035Label, isDns1123Label, isDns1123Subdomain, isQualifiedName, isValidLabelValue,
-  isValidPathSegmentName, maskTrailingDash, nameIsDnsLabel, nameIsPathSegment, regexError, validateAnnotations,
-  validateConfigMapKey, validateDns1035Label, validateDnsLabel, validateDnsSubdomain, validateGenerateName,
-  validateLabels, validateLabelValue, validatePathSegmentName, validateQualifiedName,
+  isConfigMapKey,
+  isDns1035Label,
+  isDns1123Label,
+  isDns1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+  isValidPathSegmentName,
+  maskTrailingDash,
+  nameIsDnsLabel,
+  nameIsPathSegment,
+  regexError,
+  validateAnnotations,
+  validateConfigMapKey,
+  validateDns1035Label,
+  validateDnsLabel,
+  validateDnsSubdomain,
+  validateGenerateName,
+  validateLabels,
+  validateLabelValue,
+  validatePathSegmentName,
+  validateQualifiedName,
 } from './validation.js';
 
 const SUBDOMAIN_MSG =
@@ -30,8 +47,17 @@ describe('regexError', () => {
 });
 
 describe('isDns1123Subdomain', () => {
-  test.each(['a', 'ab', 'a-b', 'a.b', 'example.com', '0', '1.2.3', 'a'.repeat(253), `${'a'.repeat(63)}.${'b'.repeat(63)}`])(
-    '%p is valid', (v) => expect(isDns1123Subdomain(v)).toEqual([]));
+  test.each([
+    'a',
+    'ab',
+    'a-b',
+    'a.b',
+    'example.com',
+    '0',
+    '1.2.3',
+    'a'.repeat(253),
+    `${'a'.repeat(63)}.${'b'.repeat(63)}`,
+  ])('%p is valid', (v) => expect(isDns1123Subdomain(v)).toEqual([]));
   test.each(['', 'A', '-a', 'a-', 'a..b', '.a', 'a.', 'a_b', 'a b', 'ä', 'a.-b'])('%p is invalid', (v) => {
     expect(isDns1123Subdomain(v)).toEqual([SUBDOMAIN_MSG]);
   });
@@ -43,7 +69,9 @@ describe('isDns1123Subdomain', () => {
 
 describe('isDns1123Label', () => {
   test.each(['a', 'a-b', '0a', '123', 'a'.repeat(63)])('%p is valid', (v) => expect(isDns1123Label(v)).toEqual([]));
-  test.each(['', 'A', '-a', 'a-', 'a_b', 'a b'])('%p is invalid', (v) => expect(isDns1123Label(v)).toEqual([LABEL_MSG]));
+  test.each(['', 'A', '-a', 'a-', 'a_b', 'a b'])('%p is invalid', (v) =>
+    expect(isDns1123Label(v)).toEqual([LABEL_MSG]),
+  );
   test('dots get their own message', () => {
     expect(isDns1123Label('a.b')).toEqual(['must not contain dots']);
   });
@@ -52,13 +80,26 @@ describe('isDns1123Label', () => {
 
 describe('isDns1035Label', () => {
   test.each(['a', 'a-1', 'abc-123', 'a'.repeat(63)])('%p is valid', (v) => expect(isDns1035Label(v)).toEqual([]));
-  test.each(['', '1a', '-a', 'a-', 'A', 'a.b', 'a_b'])('%p is invalid', (v) => expect(isDns1035Label(v)).toEqual([DNS1035_MSG]));
+  test.each(['', '1a', '-a', 'a-', 'A', 'a.b', 'a_b'])('%p is invalid', (v) =>
+    expect(isDns1035Label(v)).toEqual([DNS1035_MSG]),
+  );
   test('too long', () => expect(isDns1035Label('a'.repeat(64))).toEqual(['must be no more than 63 characters']));
 });
 
 describe('isQualifiedName', () => {
-  test.each(['a', 'A', 'MyName', 'my.name', '123-abc', 'a_b', 'example.com/MyName', 'a/b', 'svc.io/x-y_z.W', 'a'.repeat(63),
-    `${'a'.repeat(253)}/${'b'.repeat(63)}`])('%p is valid', (v) => expect(isQualifiedName(v)).toEqual([]));
+  test.each([
+    'a',
+    'A',
+    'MyName',
+    'my.name',
+    '123-abc',
+    'a_b',
+    'example.com/MyName',
+    'a/b',
+    'svc.io/x-y_z.W',
+    'a'.repeat(63),
+    `${'a'.repeat(253)}/${'b'.repeat(63)}`,
+  ])('%p is valid', (v) => expect(isQualifiedName(v)).toEqual([]));
 
   test.each<[string, string[]]>([
     ['', ['name part must be non-empty', QNAME_NAME_MSG]],
@@ -79,13 +120,16 @@ describe('isValidLabelValue', () => {
   test.each(['', 'a', 'MyValue', 'my_value', '12345', 'a.b-c_d', 'a'.repeat(63)])('%p is valid', (v) => {
     expect(isValidLabelValue(v)).toEqual([]);
   });
-  test.each(['-a', 'a-', '_', 'a b', 'a/b', 'a:b'])('%p is invalid', (v) => expect(isValidLabelValue(v)).toEqual([LABEL_VALUE_MSG]));
+  test.each(['-a', 'a-', '_', 'a b', 'a/b', 'a:b'])('%p is invalid', (v) =>
+    expect(isValidLabelValue(v)).toEqual([LABEL_VALUE_MSG]),
+  );
   test('too long', () => expect(isValidLabelValue('a'.repeat(64))).toEqual(['must be no more than 63 characters']));
 });
 
 describe('isConfigMapKey', () => {
-  test.each(['a', 'key.name', 'KEY_NAME', 'key-name', '.a', '-', '_', 'a..b', 'a'.repeat(253)])(
-    '%p is valid', (v) => expect(isConfigMapKey(v)).toEqual([]));
+  test.each(['a', 'key.name', 'KEY_NAME', 'key-name', '.a', '-', '_', 'a..b', 'a'.repeat(253)])('%p is valid', (v) =>
+    expect(isConfigMapKey(v)).toEqual([]),
+  );
   test.each<[string, string[]]>([
     ['', [CONFIG_KEY_MSG]],
     ['a/b', [CONFIG_KEY_MSG]],

@@ -112,8 +112,10 @@ export function isQualifiedName(value: string): string[] {
     ];
   }
   if (name.length === 0) errs.push(`name part ${emptyError()}`);
-  else if (utf8Length(name) > QUALIFIED_NAME_MAX_LENGTH) errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`);
-  if (!qualifiedName.test(name)) errs.push(`name part ${regexError(QNAME_MSG, QNAME_FMT, 'MyName', 'my.name', '123-abc')}`);
+  else if (utf8Length(name) > QUALIFIED_NAME_MAX_LENGTH)
+    errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`);
+  if (!qualifiedName.test(name))
+    errs.push(`name part ${regexError(QNAME_MSG, QNAME_FMT, 'MyName', 'my.name', '123-abc')}`);
   return errs;
 }
 
@@ -127,7 +129,8 @@ export function isValidLabelValue(value: string): string[] {
 export function isConfigMapKey(value: string): string[] {
   const errs: string[] = [];
   if (utf8Length(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
-  if (!configMapKey.test(value)) errs.push(regexError(CONFIG_MAP_KEY_MSG, CONFIG_MAP_KEY_FMT, 'key.name', 'KEY_NAME', 'key-name'));
+  if (!configMapKey.test(value))
+    errs.push(regexError(CONFIG_MAP_KEY_MSG, CONFIG_MAP_KEY_FMT, 'key.name', 'KEY_NAME', 'key-name'));
   if (value === '.') errs.push("must not be '.'");
   else if (value === '..') errs.push("must not be '..'");
   else if (value.startsWith('..')) errs.push("must not start with '..'");
@@ -220,9 +223,11 @@ export function maskTrailingDash(name: string): string {
   return name.length > 1 && name.endsWith('-') ? `${name.slice(0, -2)}a` : name;
 }
 
-export const nameIsDnsSubdomain: NameValidator = (name, prefix) => isDns1123Subdomain(prefix ? maskTrailingDash(name) : name);
+export const nameIsDnsSubdomain: NameValidator = (name, prefix) =>
+  isDns1123Subdomain(prefix ? maskTrailingDash(name) : name);
 export const nameIsDnsLabel: NameValidator = (name, prefix) => isDns1123Label(prefix ? maskTrailingDash(name) : name);
-export const nameIsDns1035Label: NameValidator = (name, prefix) => isDns1035Label(prefix ? maskTrailingDash(name) : name);
+export const nameIsDns1035Label: NameValidator = (name, prefix) =>
+  isDns1035Label(prefix ? maskTrailingDash(name) : name);
 export const nameIsPathSegment: NameValidator = (name, prefix) =>
   prefix ? isValidPathSegmentPrefix(name) : isValidPathSegmentName(name);
 

@@ -54,7 +54,10 @@ process.on('SIGUSR1', () => {
 function writeEntry(/** @type {string} */ stream, /** @type {string} */ tag, /** @type {Buffer} */ text) {
   if (logFd === null) return;
   try {
-    fs.writeSync(logFd, Buffer.concat([Buffer.from(`${rfc3339Nano(nowNs())} ${stream} ${tag} `), text, Buffer.from('\n')]));
+    fs.writeSync(
+      logFd,
+      Buffer.concat([Buffer.from(`${rfc3339Nano(nowNs())} ${stream} ${tag} `), text, Buffer.from('\n')]),
+    );
   } catch (e) {
     process.stderr.write(`log write failed: ${e}\n`);
   }
@@ -82,7 +85,12 @@ function pump(/** @type {import('node:stream').Readable | null} */ input, /** @t
 }
 
 const output = spec.logPath ? 'pipe' : 'ignore';
-const child = spawn(spec.argv[0], spec.argv.slice(1), { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['ignore', output, output] });
+const child = spawn(spec.argv[0], spec.argv.slice(1), {
+  cwd: spec.cwd,
+  env: spec.env,
+  detached: true,
+  stdio: ['ignore', output, output],
+});
 pump(child.stdout, 'stdout');
 pump(child.stderr, 'stderr');
 

@@ -48,22 +48,30 @@ export function connectCri(endpoint: string): CriClient {
 /** The grpc-js target for a CRI endpoint: `unix:///p` as is, a path as `unix:<absolute path>`. */
 export function criTarget(endpoint: string): string {
   if (endpoint.startsWith('unix://')) return endpoint;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(endpoint)) throw new Error(`unsupported CRI endpoint ${JSON.stringify(endpoint)}: only unix:// sockets`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(endpoint))
+    throw new Error(`unsupported CRI endpoint ${JSON.stringify(endpoint)}: only unix:// sockets`);
   if (!endpoint) throw new Error('empty CRI endpoint');
   return `unix://${endpoint.startsWith('/') ? '' : `${process.cwd()}/`}${endpoint}`;
 }
 
-type UnaryMethod = (req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: unknown) => void) => void;
+type UnaryMethod = (
+  req: unknown,
+  md: grpc.Metadata,
+  opts: grpc.CallOptions,
+  cb: (err: grpc.ServiceError | null, res?: unknown) => void,
+) => void;
 
 function promisify<T>(def: grpc.ServiceDefinition, client: grpc.Client): T {
   const out: Record<string, (req: unknown, opts?: CriCallOptions) => Promise<unknown>> = {};
   for (const [name, method] of Object.entries(def)) {
     const key = method.originalName ?? name.charAt(0).toLowerCase() + name.slice(1);
     const call = (client as unknown as Record<string, UnaryMethod>)[name]!.bind(client);
-    out[key] = (req, opts) => new Promise((resolve, reject) => {
-      const callOpts: grpc.CallOptions = opts?.timeoutMs !== undefined ? { deadline: Date.now() + opts.timeoutMs } : {};
-      call(req ?? {}, new grpc.Metadata(), callOpts, (err, res) => (err ? reject(err) : resolve(res)));
-    });
+    out[key] = (req, opts) =>
+      new Promise((resolve, reject) => {
+        const callOpts: grpc.CallOptions =
+          opts?.timeoutMs !== undefined ? { deadline: Date.now() + opts.timeoutMs } : {};
+        call(req ?? {}, new grpc.Metadata(), callOpts, (err, res) => (err ? reject(err) : resolve(res)));
+      });
   }
   return out as T;
 }

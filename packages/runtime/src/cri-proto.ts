@@ -6,7 +6,13 @@ import * as protoLoader from '@grpc/proto-loader';
 export const CRI_PROTO_PATH = fileURLToPath(new URL('../proto/api.proto', import.meta.url));
 
 /** How both ends decode CRI messages; see cri-types.ts for the resulting shapes. */
-export const CRI_LOADER_OPTIONS: protoLoader.Options = { keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true };
+export const CRI_LOADER_OPTIONS: protoLoader.Options = {
+  keepCase: false,
+  longs: Number,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
 
 export interface CriServices {
   RuntimeService: grpc.ServiceClientConstructor;
@@ -20,14 +26,20 @@ export function criServices(): CriServices {
   if (!loaded) {
     const pkg = grpc.loadPackageDefinition(protoLoader.loadSync(CRI_PROTO_PATH, CRI_LOADER_OPTIONS));
     const v1 = (pkg.runtime as grpc.GrpcObject).v1 as grpc.GrpcObject;
-    loaded = { RuntimeService: v1.RuntimeService as grpc.ServiceClientConstructor, ImageService: v1.ImageService as grpc.ServiceClientConstructor };
+    loaded = {
+      RuntimeService: v1.RuntimeService as grpc.ServiceClientConstructor,
+      ImageService: v1.ImageService as grpc.ServiceClientConstructor,
+    };
   }
   return loaded;
 }
 
 /** An error carrying a gRPC status code; the server answers with exactly that code and message. */
 export class CriError extends Error {
-  constructor(readonly code: grpc.status, message: string) {
+  constructor(
+    readonly code: grpc.status,
+    message: string,
+  ) {
     super(message);
     this.name = 'CriError';
   }

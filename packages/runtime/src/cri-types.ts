@@ -22,17 +22,51 @@ export type ContainerState = 'CONTAINER_CREATED' | 'CONTAINER_RUNNING' | 'CONTAI
 export type Protocol = 'TCP' | 'UDP' | 'SCTP';
 export type MountPropagation = 'PROPAGATION_PRIVATE' | 'PROPAGATION_HOST_TO_CONTAINER' | 'PROPAGATION_BIDIRECTIONAL';
 
-export interface VersionRequest { version: string }
-export interface VersionResponse { version: string; runtimeName: string; runtimeVersion: string; runtimeApiVersion: string }
+export interface VersionRequest {
+  version: string;
+}
+export interface VersionResponse {
+  version: string;
+  runtimeName: string;
+  runtimeVersion: string;
+  runtimeApiVersion: string;
+}
 
-export interface DNSConfig { servers: string[]; searches: string[]; options: string[] }
-export interface PortMapping { protocol: Protocol; containerPort: number; hostPort: number; hostIp: string }
-export interface Mount { containerPath: string; hostPath: string; readonly: boolean; selinuxRelabel: boolean; propagation: MountPropagation }
-export interface Int64Value { value: number }
-export interface UInt64Value { value: number }
-export interface KeyValue { key: string; value: string }
+export interface DNSConfig {
+  servers: string[];
+  searches: string[];
+  options: string[];
+}
+export interface PortMapping {
+  protocol: Protocol;
+  containerPort: number;
+  hostPort: number;
+  hostIp: string;
+}
+export interface Mount {
+  containerPath: string;
+  hostPath: string;
+  readonly: boolean;
+  selinuxRelabel: boolean;
+  propagation: MountPropagation;
+}
+export interface Int64Value {
+  value: number;
+}
+export interface UInt64Value {
+  value: number;
+}
+export interface KeyValue {
+  key: string;
+  value: string;
+}
 
-export interface PodSandboxMetadata { name: string; uid: string; namespace: string; attempt: number }
+export interface PodSandboxMetadata {
+  name: string;
+  uid: string;
+  namespace: string;
+  attempt: number;
+}
 export interface PodSandboxConfig {
   metadata: PodSandboxMetadata | null;
   hostname: string;
@@ -42,14 +76,28 @@ export interface PodSandboxConfig {
   labels: Labels;
   annotations: Labels;
 }
-export interface RunPodSandboxRequest { config: PodSandboxConfig | null; runtimeHandler: string }
-export interface RunPodSandboxResponse { podSandboxId: string }
-export interface StopPodSandboxRequest { podSandboxId: string }
-export interface RemovePodSandboxRequest { podSandboxId: string }
+export interface RunPodSandboxRequest {
+  config: PodSandboxConfig | null;
+  runtimeHandler: string;
+}
+export interface RunPodSandboxResponse {
+  podSandboxId: string;
+}
+export interface StopPodSandboxRequest {
+  podSandboxId: string;
+}
+export interface RemovePodSandboxRequest {
+  podSandboxId: string;
+}
 export type Empty = Record<string, never>;
 
-export interface PodIP { ip: string }
-export interface PodSandboxNetworkStatus { ip: string; additionalIps: PodIP[] }
+export interface PodIP {
+  ip: string;
+}
+export interface PodSandboxNetworkStatus {
+  ip: string;
+  additionalIps: PodIP[];
+}
 export interface PodSandboxStatus {
   id: string;
   metadata: PodSandboxMetadata | null;
@@ -60,11 +108,25 @@ export interface PodSandboxStatus {
   annotations: Labels;
   runtimeHandler: string;
 }
-export interface PodSandboxStatusRequest { podSandboxId: string; verbose: boolean }
-export interface PodSandboxStatusResponse { status: PodSandboxStatus | null; info: Labels; containersStatuses: ContainerStatus[]; timestamp: number }
+export interface PodSandboxStatusRequest {
+  podSandboxId: string;
+  verbose: boolean;
+}
+export interface PodSandboxStatusResponse {
+  status: PodSandboxStatus | null;
+  info: Labels;
+  containersStatuses: ContainerStatus[];
+  timestamp: number;
+}
 
-export interface PodSandboxFilter { id: string; state: { state: PodSandboxState } | null; labelSelector: Labels }
-export interface ListPodSandboxRequest { filter: PodSandboxFilter | null }
+export interface PodSandboxFilter {
+  id: string;
+  state: { state: PodSandboxState } | null;
+  labelSelector: Labels;
+}
+export interface ListPodSandboxRequest {
+  filter: PodSandboxFilter | null;
+}
 export interface PodSandbox {
   id: string;
   metadata: PodSandboxMetadata | null;
@@ -74,10 +136,21 @@ export interface PodSandbox {
   annotations: Labels;
   runtimeHandler: string;
 }
-export interface ListPodSandboxResponse { items: PodSandbox[] }
+export interface ListPodSandboxResponse {
+  items: PodSandbox[];
+}
 
-export interface ImageSpec { image: string; annotations: Labels; userSpecifiedImage: string; runtimeHandler: string; imageRef: string }
-export interface ContainerMetadata { name: string; attempt: number }
+export interface ImageSpec {
+  image: string;
+  annotations: Labels;
+  userSpecifiedImage: string;
+  runtimeHandler: string;
+  imageRef: string;
+}
+export interface ContainerMetadata {
+  name: string;
+  attempt: number;
+}
 export interface ContainerConfig {
   metadata: ContainerMetadata | null;
   image: ImageSpec | null;
@@ -93,16 +166,38 @@ export interface ContainerConfig {
   stdinOnce: boolean;
   tty: boolean;
 }
-export interface CreateContainerRequest { podSandboxId: string; config: ContainerConfig | null; sandboxConfig: PodSandboxConfig | null }
-export interface CreateContainerResponse { containerId: string }
-export interface StartContainerRequest { containerId: string }
+export interface CreateContainerRequest {
+  podSandboxId: string;
+  config: ContainerConfig | null;
+  sandboxConfig: PodSandboxConfig | null;
+}
+export interface CreateContainerResponse {
+  containerId: string;
+}
+export interface StartContainerRequest {
+  containerId: string;
+}
 /** `timeout` in seconds; 0 kills at once. */
-export interface StopContainerRequest { containerId: string; timeout: number }
-export interface RemoveContainerRequest { containerId: string }
-export interface ReopenContainerLogRequest { containerId: string }
+export interface StopContainerRequest {
+  containerId: string;
+  timeout: number;
+}
+export interface RemoveContainerRequest {
+  containerId: string;
+}
+export interface ReopenContainerLogRequest {
+  containerId: string;
+}
 
-export interface ContainerFilter { id: string; state: { state: ContainerState } | null; podSandboxId: string; labelSelector: Labels }
-export interface ListContainersRequest { filter: ContainerFilter | null }
+export interface ContainerFilter {
+  id: string;
+  state: { state: ContainerState } | null;
+  podSandboxId: string;
+  labelSelector: Labels;
+}
+export interface ListContainersRequest {
+  filter: ContainerFilter | null;
+}
 export interface Container {
   id: string;
   podSandboxId: string;
@@ -115,9 +210,14 @@ export interface Container {
   annotations: Labels;
   imageId: string;
 }
-export interface ListContainersResponse { containers: Container[] }
+export interface ListContainersResponse {
+  containers: Container[];
+}
 
-export interface ContainerStatusRequest { containerId: string; verbose: boolean }
+export interface ContainerStatusRequest {
+  containerId: string;
+  verbose: boolean;
+}
 /** Timestamps in nanoseconds since the epoch, 0 when not reached. */
 export interface ContainerStatus {
   id: string;
@@ -138,15 +238,36 @@ export interface ContainerStatus {
   imageId: string;
 }
 /** With `verbose`, `info.info` is JSON with at least `pid` (the container's main process). */
-export interface ContainerStatusResponse { status: ContainerStatus | null; info: Labels }
+export interface ContainerStatusResponse {
+  status: ContainerStatus | null;
+  info: Labels;
+}
 
 /** `timeout` in seconds; 0 runs until the command ends. */
-export interface ExecSyncRequest { containerId: string; cmd: string[]; timeout: number }
-export interface ExecSyncResponse { stdout: Buffer; stderr: Buffer; exitCode: number }
+export interface ExecSyncRequest {
+  containerId: string;
+  cmd: string[];
+  timeout: number;
+}
+export interface ExecSyncResponse {
+  stdout: Buffer;
+  stderr: Buffer;
+  exitCode: number;
+}
 
-export interface RuntimeCondition { type: string; status: boolean; reason: string; message: string }
-export interface StatusRequest { verbose: boolean }
-export interface StatusResponse { status: { conditions: RuntimeCondition[] } | null; info: Labels }
+export interface RuntimeCondition {
+  type: string;
+  status: boolean;
+  reason: string;
+  message: string;
+}
+export interface StatusRequest {
+  verbose: boolean;
+}
+export interface StatusResponse {
+  status: { conditions: RuntimeCondition[] } | null;
+  info: Labels;
+}
 
 export interface Image {
   id: string;
@@ -158,17 +279,50 @@ export interface Image {
   spec: ImageSpec | null;
   pinned: boolean;
 }
-export interface ListImagesRequest { filter: { image: ImageSpec | null } | null }
-export interface ListImagesResponse { images: Image[] }
-export interface ImageStatusRequest { image: ImageSpec | null; verbose: boolean }
+export interface ListImagesRequest {
+  filter: { image: ImageSpec | null } | null;
+}
+export interface ListImagesResponse {
+  images: Image[];
+}
+export interface ImageStatusRequest {
+  image: ImageSpec | null;
+  verbose: boolean;
+}
 /** `image` is null when the image is not present (not an error, as in the CRI). */
-export interface ImageStatusResponse { image: Image | null; info: Labels }
-export interface AuthConfig { username: string; password: string; auth: string; serverAddress: string; identityToken: string; registryToken: string }
-export interface PullImageRequest { image: ImageSpec | null; auth: AuthConfig | null; sandboxConfig: PodSandboxConfig | null }
-export interface PullImageResponse { imageRef: string }
-export interface RemoveImageRequest { image: ImageSpec | null }
-export interface FilesystemUsage { timestamp: number; fsId: { mountpoint: string } | null; usedBytes: UInt64Value | null; inodesUsed: UInt64Value | null }
-export interface ImageFsInfoResponse { imageFilesystems: FilesystemUsage[]; containerFilesystems: FilesystemUsage[] }
+export interface ImageStatusResponse {
+  image: Image | null;
+  info: Labels;
+}
+export interface AuthConfig {
+  username: string;
+  password: string;
+  auth: string;
+  serverAddress: string;
+  identityToken: string;
+  registryToken: string;
+}
+export interface PullImageRequest {
+  image: ImageSpec | null;
+  auth: AuthConfig | null;
+  sandboxConfig: PodSandboxConfig | null;
+}
+export interface PullImageResponse {
+  imageRef: string;
+}
+export interface RemoveImageRequest {
+  image: ImageSpec | null;
+}
+export interface FilesystemUsage {
+  timestamp: number;
+  fsId: { mountpoint: string } | null;
+  usedBytes: UInt64Value | null;
+  inodesUsed: UInt64Value | null;
+}
+export interface ImageFsInfoResponse {
+  imageFilesystems: FilesystemUsage[];
+  containerFilesystems: FilesystemUsage[];
+}
 
 /** CRI RuntimeService, one promise-returning method per RPC. */
 export interface RuntimeServiceApi {

@@ -27,7 +27,12 @@ export interface ExecOptions {
 export function execSync(opts: ExecOptions): Promise<ExecSyncResponse> {
   return new Promise((resolve, reject) => {
     const [file = '', ...args] = opts.argv;
-    const child = spawn(file, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     opts.running?.add(child);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -43,12 +48,13 @@ export function execSync(opts: ExecOptions): Promise<ExecSyncResponse> {
     child.stdout.on('data', collect(out));
     child.stderr.on('data', collect(err));
     let timedOut = false;
-    const timer = opts.timeout > 0
-      ? setTimeout(() => {
-        timedOut = true;
-        killGroup(child, 'SIGKILL');
-      }, opts.timeout * 1000)
-      : undefined;
+    const timer =
+      opts.timeout > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            killGroup(child, 'SIGKILL');
+          }, opts.timeout * 1000)
+        : undefined;
     const done = (): void => {
       clearTimeout(timer);
       opts.running?.delete(child);
@@ -57,12 +63,21 @@ export function execSync(opts: ExecOptions): Promise<ExecSyncResponse> {
       done();
       const code = e.code === 'EACCES' ? 126 : 127;
       const why = code === 126 ? 'permission denied' : 'executable file not found in $PATH';
-      resolve({ stdout: Buffer.alloc(0), stderr: Buffer.from(`exec: ${JSON.stringify(file)}: ${why}\n`), exitCode: code });
+      resolve({
+        stdout: Buffer.alloc(0),
+        stderr: Buffer.from(`exec: ${JSON.stringify(file)}: ${why}\n`),
+        exitCode: code,
+      });
     });
     child.on('close', (code, signal) => {
       done();
       if (timedOut) {
-        reject(new CriError(status.DEADLINE_EXCEEDED, `command ${JSON.stringify(opts.argv.join(' '))} timed out after ${opts.timeout}s`));
+        reject(
+          new CriError(
+            status.DEADLINE_EXCEEDED,
+            `command ${JSON.stringify(opts.argv.join(' '))} timed out after ${opts.timeout}s`,
+          ),
+        );
         return;
       }
       const exitCode = code ?? 128 + (signal ? signalNumber(signal) : 0);

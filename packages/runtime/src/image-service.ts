@@ -2,8 +2,15 @@ import { invalidArgument } from './cri-proto.js';
 import { nowNs } from './json-files.js';
 import { toCriImage, type ImageStore } from './image-store.js';
 import type {
-  Empty, ImageFsInfoResponse, ImageStatusRequest, ImageStatusResponse, ListImagesRequest, ListImagesResponse,
-  PullImageRequest, PullImageResponse, RemoveImageRequest,
+  Empty,
+  ImageFsInfoResponse,
+  ImageStatusRequest,
+  ImageStatusResponse,
+  ListImagesRequest,
+  ListImagesResponse,
+  PullImageRequest,
+  PullImageResponse,
+  RemoveImageRequest,
 } from './cri-types.js';
 
 /**
@@ -12,7 +19,10 @@ import type {
  * everywhere else (Image.id, Container.image_ref/image_id), as the CRI requires.
  */
 export class RecordedImageService {
-  constructor(private readonly store: ImageStore, private readonly rootDir: string) {}
+  constructor(
+    private readonly store: ImageStore,
+    private readonly rootDir: string,
+  ) {}
 
   async listImages(req: ListImagesRequest): Promise<ListImagesResponse> {
     const want = req.filter?.image?.image;
@@ -36,7 +46,12 @@ export class RecordedImageService {
 
   async imageFsInfo(_req: Empty): Promise<ImageFsInfoResponse> {
     // Recorded images take no space.
-    const usage = { timestamp: nowNs(), fsId: { mountpoint: this.rootDir }, usedBytes: { value: 0 }, inodesUsed: { value: 0 } };
+    const usage = {
+      timestamp: nowNs(),
+      fsId: { mountpoint: this.rootDir },
+      usedBytes: { value: 0 },
+      inodesUsed: { value: 0 },
+    };
     return { imageFilesystems: [usage], containerFilesystems: [] };
   }
 }

@@ -32,7 +32,12 @@ describe('ImageStore', () => {
     expect(store.find('busybox')?.id).toBe(r.id);
     expect(store.find(r.id)?.name).toBe('busybox:latest');
     store.pull('app@sha256:abc');
-    expect(new ImageStore(dir).list().map((i) => i.name).sort()).toEqual(['app@sha256:abc', 'busybox:latest']);
+    expect(
+      new ImageStore(dir)
+        .list()
+        .map((i) => i.name)
+        .sort(),
+    ).toEqual(['app@sha256:abc', 'busybox:latest']);
     store.remove(r.id);
     store.remove('busybox');
     expect(new ImageStore(dir).find('busybox')).toBeUndefined();

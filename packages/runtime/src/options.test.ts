@@ -5,13 +5,28 @@ import { parseRuntimeOptions } from './options.js';
 describe('parseRuntimeOptions', () => {
   it('has defaults', () => {
     expect(parseRuntimeOptions([])).toEqual({
-      socket: '/run/svc-runtime/svc-runtime.sock', rootDir: '/var/lib/svc-runtime', podIp: '127.0.0.1', loggingFormat: 'text', verbosity: 0,
+      socket: '/run/svc-runtime/svc-runtime.sock',
+      rootDir: '/var/lib/svc-runtime',
+      podIp: '127.0.0.1',
+      loggingFormat: 'text',
+      verbosity: 0,
     });
   });
 
   it('reads every flag', () => {
-    expect(parseRuntimeOptions(['--socket', '/tmp/s.sock', '--root-dir=/tmp/r', '--pod-ip', '10.0.0.5', '--logging-format', 'json', '-v', '4']))
-      .toEqual({ socket: '/tmp/s.sock', rootDir: '/tmp/r', podIp: '10.0.0.5', loggingFormat: 'json', verbosity: 4 });
+    expect(
+      parseRuntimeOptions([
+        '--socket',
+        '/tmp/s.sock',
+        '--root-dir=/tmp/r',
+        '--pod-ip',
+        '10.0.0.5',
+        '--logging-format',
+        'json',
+        '-v',
+        '4',
+      ]),
+    ).toEqual({ socket: '/tmp/s.sock', rootDir: '/tmp/r', podIp: '10.0.0.5', loggingFormat: 'json', verbosity: 4 });
   });
 
   it.each([

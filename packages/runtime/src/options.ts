@@ -13,10 +13,24 @@ export interface RuntimeOptions {
 
 export function runtimeCommand(): Command {
   const cmd = new Command('svc-runtime')
-    .description('A CRI (runtime.v1) server that runs each container as a local process. The svclet reaches it with --container-runtime-endpoint unix://<socket>.')
-    .addOption(new Option('--socket <path>', 'Unix socket to serve the CRI on (a stale socket file is replaced).').default('/run/svc-runtime/svc-runtime.sock'))
-    .addOption(new Option('--root-dir <dir>', 'Directory for sandbox, container and image state (JSON files).').default('/var/lib/svc-runtime'))
-    .addOption(new Option('--pod-ip <ip>', 'IP reported for every pod sandbox (containers share the node network).').default('127.0.0.1'))
+    .description(
+      'A CRI (runtime.v1) server that runs each container as a local process. The svclet reaches it with --container-runtime-endpoint unix://<socket>.',
+    )
+    .addOption(
+      new Option('--socket <path>', 'Unix socket to serve the CRI on (a stale socket file is replaced).').default(
+        '/run/svc-runtime/svc-runtime.sock',
+      ),
+    )
+    .addOption(
+      new Option('--root-dir <dir>', 'Directory for sandbox, container and image state (JSON files).').default(
+        '/var/lib/svc-runtime',
+      ),
+    )
+    .addOption(
+      new Option('--pod-ip <ip>', 'IP reported for every pod sandbox (containers share the node network).').default(
+        '127.0.0.1',
+      ),
+    )
     .allowExcessArguments(false);
   return withLoggingFlags(cmd);
 }
@@ -28,5 +42,11 @@ export function parseRuntimeOptions(argv: string[], opts: { quiet?: boolean } = 
   if (!isIP(podIp)) fail(`--pod-ip: ${JSON.stringify(podIp)} is not an IP address`);
   if (!o.socket) fail('--socket must not be empty');
   if (!o.rootDir) fail('--root-dir must not be empty');
-  return { socket: String(o.socket), rootDir: String(o.rootDir), podIp, loggingFormat: o.loggingFormat as LogFormat, verbosity: o.v as number };
+  return {
+    socket: String(o.socket),
+    rootDir: String(o.rootDir),
+    podIp,
+    loggingFormat: o.loggingFormat as LogFormat,
+    verbosity: o.v as number,
+  };
 }

@@ -10,13 +10,45 @@ import { execSync, killGroup } from './exec-sync.js';
 import { nowNs, readJson, writeJson } from './json-files.js';
 import type { ImageStore } from './image-store.js';
 import type {
-  Container, ContainerFilter, ContainerMetadata, ContainerState, ContainerStatus, ContainerStatusRequest, ContainerStatusResponse,
-  CreateContainerRequest, CreateContainerResponse, Empty, ExecSyncRequest, ExecSyncResponse, ImageSpec, Labels,
-  ListContainersRequest, ListContainersResponse, ListPodSandboxRequest, ListPodSandboxResponse, Mount, PodSandbox,
-  PodSandboxConfig, PodSandboxFilter, PodSandboxMetadata, PodSandboxState, PodSandboxStatus, PodSandboxStatusRequest,
-  PodSandboxStatusResponse, RemoveContainerRequest, RemovePodSandboxRequest, ReopenContainerLogRequest, RunPodSandboxRequest,
-  RunPodSandboxResponse, StartContainerRequest, StatusRequest, StatusResponse, StopContainerRequest, StopPodSandboxRequest,
-  VersionRequest, VersionResponse,
+  Container,
+  ContainerFilter,
+  ContainerMetadata,
+  ContainerState,
+  ContainerStatus,
+  ContainerStatusRequest,
+  ContainerStatusResponse,
+  CreateContainerRequest,
+  CreateContainerResponse,
+  Empty,
+  ExecSyncRequest,
+  ExecSyncResponse,
+  ImageSpec,
+  Labels,
+  ListContainersRequest,
+  ListContainersResponse,
+  ListPodSandboxRequest,
+  ListPodSandboxResponse,
+  Mount,
+  PodSandbox,
+  PodSandboxConfig,
+  PodSandboxFilter,
+  PodSandboxMetadata,
+  PodSandboxState,
+  PodSandboxStatus,
+  PodSandboxStatusRequest,
+  PodSandboxStatusResponse,
+  RemoveContainerRequest,
+  RemovePodSandboxRequest,
+  ReopenContainerLogRequest,
+  RunPodSandboxRequest,
+  RunPodSandboxResponse,
+  StartContainerRequest,
+  StatusRequest,
+  StatusResponse,
+  StopContainerRequest,
+  StopPodSandboxRequest,
+  VersionRequest,
+  VersionResponse,
 } from './cri-types.js';
 
 /** The per-container shim (plain JS, shipped beside proto/); see its header for the contract. */
@@ -74,8 +106,16 @@ interface ContainerRecord {
 }
 
 /** What the shim writes (times are decimal nanosecond strings). */
-interface ShimStarted { pid: number; shimPid: number; startedAt: string }
-interface ShimExit { exitCode: number; signal: string | null; finishedAt: string }
+interface ShimStarted {
+  pid: number;
+  shimPid: number;
+  startedAt: string;
+}
+interface ShimExit {
+  exitCode: number;
+  signal: string | null;
+  finishedAt: string;
+}
 type ShimReport = { pid: number; shimPid: number; startedAt: string } | { error: string };
 
 export interface ProcessRuntimeOptions {
@@ -108,7 +148,10 @@ export class ProcessRuntime {
   private readonly podIp: string;
   private readonly logger: Logger;
 
-  constructor(private readonly images: ImageStore, opts: ProcessRuntimeOptions) {
+  constructor(
+    private readonly images: ImageStore,
+    opts: ProcessRuntimeOptions,
+  ) {
     this.rootDir = opts.rootDir;
     this.podIp = opts.podIp;
     this.logger = opts.logger;
@@ -121,12 +164,24 @@ export class ProcessRuntime {
   }
 
   async version(_req: VersionRequest): Promise<VersionResponse> {
-    return { version: RUNTIME_VERSION, runtimeName: RUNTIME_NAME, runtimeVersion: RUNTIME_VERSION, runtimeApiVersion: CRI_API_VERSION };
+    return {
+      version: RUNTIME_VERSION,
+      runtimeName: RUNTIME_NAME,
+      runtimeVersion: RUNTIME_VERSION,
+      runtimeApiVersion: CRI_API_VERSION,
+    };
   }
 
   async status(req: StatusRequest): Promise<StatusResponse> {
-    const conditions = ['RuntimeReady', 'NetworkReady'].map((type) => ({ type, status: true, reason: '', message: '' }));
-    const info: Labels = req.verbose ? { config: JSON.stringify({ rootDir: this.rootDir, podIp: this.podIp, runtimeName: RUNTIME_NAME }) } : {};
+    const conditions = ['RuntimeReady', 'NetworkReady'].map((type) => ({
+      type,
+      status: true,
+      reason: '',
+      message: '',
+    }));
+    const info: Labels = req.verbose
+      ? { config: JSON.stringify({ rootDir: this.rootDir, podIp: this.podIp, runtimeName: RUNTIME_NAME }) }
+      : {};
     return { status: { conditions }, info };
   }
 
@@ -136,14 +191,28 @@ export class ProcessRuntime {
     const config = req.config;
     const m = config?.metadata;
     if (!config || !m?.name) throw invalidArgument('pod sandbox config with metadata.name is required');
-    if (req.runtimeHandler) throw invalidArgument(`runtime handler ${JSON.stringify(req.runtimeHandler)} is not supported: svc-runtime has only the default handler ("")`);
+    if (req.runtimeHandler)
+      throw invalidArgument(
+        `runtime handler ${JSON.stringify(req.runtimeHandler)} is not supported: svc-runtime has only the default handler ("")`,
+      );
     for (const s of this.sandboxes.values()) {
       const o = s.metadata;
       if (o.name === m.name && o.namespace === m.namespace && o.uid === m.uid && o.attempt === m.attempt) {
-        throw new CriError(status.ALREADY_EXISTS, `pod sandbox ${m.namespace}/${m.name} (uid ${m.uid}, attempt ${m.attempt}) already exists as ${s.id}`);
+        throw new CriError(
+          status.ALREADY_EXISTS,
+          `pod sandbox ${m.namespace}/${m.name} (uid ${m.uid}, attempt ${m.attempt}) already exists as ${s.id}`,
+        );
       }
     }
-    const s: SandboxRecord = { id: newId(), metadata: m, config, runtimeHandler: '', state: 'SANDBOX_READY', createdAt: nowNs(), ip: this.podIp };
+    const s: SandboxRecord = {
+      id: newId(),
+      metadata: m,
+      config,
+      runtimeHandler: '',
+      state: 'SANDBOX_READY',
+      createdAt: nowNs(),
+      ip: this.podIp,
+    };
     this.sandboxes.set(s.id, s);
     this.saveSandbox(s);
     this.logger.v(2).info('pod sandbox ready', { podSandboxId: s.id, pod: `${m.namespace}/${m.name}` });
@@ -176,12 +245,16 @@ export class ProcessRuntime {
       ...this.toPodSandbox(s),
       network: { ip: s.ip, additionalIps: [] },
     };
-    const info: Labels = req.verbose ? { info: JSON.stringify({ config: s.config, logDirectory: s.config.logDirectory }) } : {};
+    const info: Labels = req.verbose
+      ? { info: JSON.stringify({ config: s.config, logDirectory: s.config.logDirectory }) }
+      : {};
     return { status, info, containersStatuses: [], timestamp: nowNs() };
   }
 
   async listPodSandbox(req: ListPodSandboxRequest): Promise<ListPodSandboxResponse> {
-    const items = [...this.sandboxes.values()].map((s) => this.toPodSandbox(s)).filter((s) => matchesSandbox(s, req.filter));
+    const items = [...this.sandboxes.values()]
+      .map((s) => this.toPodSandbox(s))
+      .filter((s) => matchesSandbox(s, req.filter));
     return { items: items.sort((a, b) => a.createdAt - b.createdAt) };
   }
 
@@ -195,7 +268,10 @@ export class ProcessRuntime {
     if (!config || !m?.name) throw invalidArgument('container config with metadata.name is required');
     for (const c of this.containersOf(s.id)) {
       if (c.metadata.name === m.name && c.metadata.attempt === m.attempt) {
-        throw new CriError(status.ALREADY_EXISTS, `container ${m.name} (attempt ${m.attempt}) already exists in pod sandbox ${s.id} as ${c.id}`);
+        throw new CriError(
+          status.ALREADY_EXISTS,
+          `container ${m.name} (attempt ${m.attempt}) already exists in pod sandbox ${s.id} as ${c.id}`,
+        );
       }
     }
     const imageName = config.image?.image ?? '';
@@ -206,17 +282,24 @@ export class ProcessRuntime {
     // Images here are names only, with an empty entrypoint (as busybox's): args alone are the
     // command line (`kubectl run x --image=busybox -- sleep 60`), and one of the two is required.
     if (config.command.length === 0 && config.args.length === 0) {
-      throw invalidArgument(`container ${m.name} has no command: image ${JSON.stringify(imageName)} has no entrypoint in svc-runtime, so the container must set command or args`);
+      throw invalidArgument(
+        `container ${m.name} has no command: image ${JSON.stringify(imageName)} has no entrypoint in svc-runtime, so the container must set command or args`,
+      );
     }
     if (config.workingDir && !(isAbsolute(config.workingDir) && isDirectory(config.workingDir))) {
-      throw invalidArgument(`container ${m.name}: working directory ${JSON.stringify(config.workingDir)} does not exist (svc-runtime runs containers on the host and does not create it)`);
+      throw invalidArgument(
+        `container ${m.name}: working directory ${JSON.stringify(config.workingDir)} does not exist (svc-runtime runs containers on the host and does not create it)`,
+      );
     }
     const id = newId();
     const dir = this.containerDir(id);
     // Without a working directory a container runs in a scratch directory of its own.
     const cwd = config.workingDir || join(dir, 'work');
     mkdirSync(cwd, { recursive: true });
-    const env: Record<string, string> = { PATH: process.env.PATH || DEFAULT_PATH, HOSTNAME: s.config.hostname || s.metadata.name };
+    const env: Record<string, string> = {
+      PATH: process.env.PATH || DEFAULT_PATH,
+      HOSTNAME: s.config.hostname || s.metadata.name,
+    };
     for (const { key, value } of config.envs) if (key) env[key] = value;
     const c: ContainerRecord = {
       id,
@@ -242,7 +325,8 @@ export class ProcessRuntime {
   async startContainer(req: StartContainerRequest): Promise<Empty> {
     const c = this.container(req.containerId);
     const state = this.refresh(c);
-    if (state !== 'CONTAINER_CREATED' || this.starting.has(c.id)) throw failedPrecondition(`container ${c.id} is ${stateWord(state)}, not created`);
+    if (state !== 'CONTAINER_CREATED' || this.starting.has(c.id))
+      throw failedPrecondition(`container ${c.id} is ${stateWord(state)}, not created`);
     const name = c.metadata.name;
     if (!isDirectory(c.cwd)) {
       this.startFailed(c, `working directory ${JSON.stringify(c.cwd)} does not exist`);
@@ -273,7 +357,8 @@ export class ProcessRuntime {
       if (await this.waitExited(c, req.timeout * 1000)) return {};
     }
     killGroup(c.pid, 'SIGKILL');
-    if (!(await this.waitExited(c, KILL_WAIT_MS))) throw new CriError(status.UNKNOWN, `container ${c.id} did not exit ${KILL_WAIT_MS / 1000}s after SIGKILL`);
+    if (!(await this.waitExited(c, KILL_WAIT_MS)))
+      throw new CriError(status.UNKNOWN, `container ${c.id} did not exit ${KILL_WAIT_MS / 1000}s after SIGKILL`);
     return {};
   }
 
@@ -288,7 +373,9 @@ export class ProcessRuntime {
   }
 
   async listContainers(req: ListContainersRequest): Promise<ListContainersResponse> {
-    const containers = [...this.containers.values()].map((c) => this.toContainer(c)).filter((c) => matchesContainer(c, req.filter));
+    const containers = [...this.containers.values()]
+      .map((c) => this.toContainer(c))
+      .filter((c) => matchesContainer(c, req.filter));
     return { containers: containers.sort((a, b) => a.createdAt - b.createdAt) };
   }
 
@@ -314,7 +401,16 @@ export class ProcessRuntime {
       imageId: c.imageRef,
     };
     const info: Labels = req.verbose
-      ? { info: JSON.stringify({ pid: c.pid ?? 0, shimPid: c.shimPid ?? 0, podSandboxId: c.podSandboxId, argv: c.argv, cwd: c.cwd, env: c.env }) }
+      ? {
+          info: JSON.stringify({
+            pid: c.pid ?? 0,
+            shimPid: c.shimPid ?? 0,
+            podSandboxId: c.podSandboxId,
+            argv: c.argv,
+            cwd: c.cwd,
+            env: c.env,
+          }),
+        }
       : {};
     return { status, info };
   }
@@ -329,7 +425,8 @@ export class ProcessRuntime {
   /** Asks the shim to reopen the log file (after rotation). */
   async reopenContainerLog(req: ReopenContainerLogRequest): Promise<Empty> {
     const c = this.container(req.containerId);
-    if (this.refresh(c) !== 'CONTAINER_RUNNING' || c.shimPid === undefined) throw failedPrecondition(`container ${c.id} is not running`);
+    if (this.refresh(c) !== 'CONTAINER_RUNNING' || c.shimPid === undefined)
+      throw failedPrecondition(`container ${c.id} is not running`);
     try {
       process.kill(c.shimPid, 'SIGUSR1');
     } catch (e) {
@@ -351,7 +448,12 @@ export class ProcessRuntime {
       else this.logger.warn('ignoring a container directory without a record', { dir: this.containerDir(id) });
     }
     const running = [...this.containers.values()].filter((c) => this.refresh(c) === 'CONTAINER_RUNNING').length;
-    this.logger.info('state loaded', { rootDir: this.rootDir, sandboxes: this.sandboxes.size, containers: this.containers.size, running });
+    this.logger.info('state loaded', {
+      rootDir: this.rootDir,
+      sandboxes: this.sandboxes.size,
+      containers: this.containers.size,
+      running,
+    });
   }
 
   /** The container's current state, recording an observed end in its record. */
@@ -369,12 +471,24 @@ export class ProcessRuntime {
     }
     const recorded = (): ContainerExit | undefined => {
       const e = readJson<ShimExit>(join(dir, 'exit.json'));
-      return e && { exitCode: e.exitCode, finishedAt: Number(e.finishedAt), reason: e.exitCode === 0 ? 'Completed' : 'Error', message: '' };
+      return (
+        e && {
+          exitCode: e.exitCode,
+          finishedAt: Number(e.finishedAt),
+          reason: e.exitCode === 0 ? 'Completed' : 'Error',
+          message: '',
+        }
+      );
     };
     let exit = recorded();
     if (!exit) {
       if (this.shimAlive(c)) return 'CONTAINER_RUNNING';
-      exit = recorded() ?? { exitCode: 255, finishedAt: nowNs(), reason: 'Error', message: 'the container ended without its shim recording an exit code' };
+      exit = recorded() ?? {
+        exitCode: 255,
+        finishedAt: nowNs(),
+        reason: 'Error',
+        message: 'the container ended without its shim recording an exit code',
+      };
     }
     c.exit = exit;
     this.saveContainer(c);
@@ -448,13 +562,29 @@ export class ProcessRuntime {
   }
 
   private toPodSandbox(s: SandboxRecord): PodSandbox {
-    return { id: s.id, metadata: s.metadata, state: s.state, createdAt: s.createdAt, labels: s.config.labels, annotations: s.config.annotations, runtimeHandler: s.runtimeHandler };
+    return {
+      id: s.id,
+      metadata: s.metadata,
+      state: s.state,
+      createdAt: s.createdAt,
+      labels: s.config.labels,
+      annotations: s.config.annotations,
+      runtimeHandler: s.runtimeHandler,
+    };
   }
 
   private toContainer(c: ContainerRecord): Container {
     return {
-      id: c.id, podSandboxId: c.podSandboxId, metadata: c.metadata, image: c.image, imageRef: c.imageRef,
-      state: this.refresh(c), createdAt: c.createdAt, labels: c.labels, annotations: c.annotations, imageId: c.imageRef,
+      id: c.id,
+      podSandboxId: c.podSandboxId,
+      metadata: c.metadata,
+      image: c.image,
+      imageRef: c.imageRef,
+      state: this.refresh(c),
+      createdAt: c.createdAt,
+      labels: c.labels,
+      annotations: c.annotations,
+      imageId: c.imageRef,
     };
   }
 }
@@ -466,7 +596,11 @@ export class ProcessRuntime {
 function spawnShim(dir: string): Promise<ShimReport> {
   return new Promise((resolve) => {
     const log = openSync(join(dir, 'shim.log'), 'a');
-    const child = spawn(process.execPath, [SHIM_PATH, dir], { detached: true, stdio: ['ignore', 'pipe', log], env: { PATH: process.env.PATH ?? DEFAULT_PATH } });
+    const child = spawn(process.execPath, [SHIM_PATH, dir], {
+      detached: true,
+      stdio: ['ignore', 'pipe', log],
+      env: { PATH: process.env.PATH ?? DEFAULT_PATH },
+    });
     closeSync(log);
     let done = false;
     let text = '';
@@ -490,13 +624,19 @@ function spawnShim(dir: string): Promise<ShimReport> {
       if (nl < 0) return;
       try {
         const r = JSON.parse(text.slice(0, nl)) as { pid?: number; startedAt?: string; error?: string };
-        finish(r.error !== undefined || r.pid === undefined ? { error: r.error ?? 'no pid' } : { pid: r.pid, shimPid: child.pid ?? 0, startedAt: r.startedAt ?? '0' });
+        finish(
+          r.error !== undefined || r.pid === undefined
+            ? { error: r.error ?? 'no pid' }
+            : { pid: r.pid, shimPid: child.pid ?? 0, startedAt: r.startedAt ?? '0' },
+        );
       } catch {
         finish({ error: `unreadable shim report ${JSON.stringify(text.slice(0, nl))}` });
       }
     });
     child.on('error', (e) => finish({ error: `cannot run the shim: ${e.message}` }));
-    child.on('close', (code) => finish({ error: `the shim exited (${code}) before the container started; see ${join(dir, 'shim.log')}` }));
+    child.on('close', (code) =>
+      finish({ error: `the shim exited (${code}) before the container started; see ${join(dir, 'shim.log')}` }),
+    );
   });
 }
 
@@ -535,13 +675,19 @@ function labelsMatch(labels: Labels, selector: Labels): boolean {
 /** CRI filters: all given fields ANDed; ids match exactly or by prefix (as crictl's short ids). */
 export function matchesSandbox(s: PodSandbox, f: PodSandboxFilter | null | undefined): boolean {
   if (!f) return true;
-  return (!f.id || s.id.startsWith(f.id)) && (!f.state || s.state === f.state.state) && labelsMatch(s.labels, f.labelSelector ?? {});
+  return (
+    (!f.id || s.id.startsWith(f.id)) &&
+    (!f.state || s.state === f.state.state) &&
+    labelsMatch(s.labels, f.labelSelector ?? {})
+  );
 }
 
 export function matchesContainer(c: Container, f: ContainerFilter | null | undefined): boolean {
   if (!f) return true;
-  return (!f.id || c.id.startsWith(f.id))
-    && (!f.podSandboxId || c.podSandboxId.startsWith(f.podSandboxId))
-    && (!f.state || c.state === f.state.state)
-    && labelsMatch(c.labels, f.labelSelector ?? {});
+  return (
+    (!f.id || c.id.startsWith(f.id)) &&
+    (!f.podSandboxId || c.podSandboxId.startsWith(f.podSandboxId)) &&
+    (!f.state || c.state === f.state.state) &&
+    labelsMatch(c.labels, f.labelSelector ?? {})
+  );
 }

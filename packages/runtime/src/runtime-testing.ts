@@ -12,7 +12,10 @@ export function killContainersUnder(rootDir: string): void {
   }
   for (const id of ids) {
     try {
-      const s = JSON.parse(readFileSync(join(rootDir, 'containers', id, 'started.json'), 'utf8')) as { pid: number; shimPid: number };
+      const s = JSON.parse(readFileSync(join(rootDir, 'containers', id, 'started.json'), 'utf8')) as {
+        pid: number;
+        shimPid: number;
+      };
       for (const pid of [-s.pid, s.shimPid]) {
         try {
           process.kill(pid, 'SIGKILL');
@@ -26,7 +29,12 @@ export function killContainersUnder(rootDir: string): void {
   }
 }
 
-export interface CriLogLine { time: string; stream: string; tag: string; text: string }
+export interface CriLogLine {
+  time: string;
+  stream: string;
+  tag: string;
+  text: string;
+}
 
 /** The entries of a CRI-format log file (none if it does not exist). */
 export function readCriLog(file: string): CriLogLine[] {
@@ -36,11 +44,14 @@ export function readCriLog(file: string): CriLogLine[] {
   } catch {
     return [];
   }
-  return text.split('\n').filter((l) => l !== '').map((l) => {
-    const m = /^(\S+) (stdout|stderr) ([FP]) (.*)$/s.exec(l);
-    if (!m) throw new Error(`not a CRI log line: ${JSON.stringify(l)}`);
-    return { time: m[1]!, stream: m[2]!, tag: m[3]!, text: m[4]! };
-  });
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => {
+      const m = /^(\S+) (stdout|stderr) ([FP]) (.*)$/s.exec(l);
+      if (!m) throw new Error(`not a CRI log line: ${JSON.stringify(l)}`);
+      return { time: m[1]!, stream: m[2]!, tag: m[3]!, text: m[4]! };
+    });
 }
 
 /** Whether a process with this pid exists. */

@@ -4,7 +4,16 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@svc/component-base';
-import { connectCri, criErrorCode, GrpcStatus, startRuntimeServer, type CriClient, type CriInput, type ContainerConfig, type RuntimeServer } from './index.js';
+import {
+  connectCri,
+  criErrorCode,
+  GrpcStatus,
+  startRuntimeServer,
+  type CriClient,
+  type CriInput,
+  type ContainerConfig,
+  type RuntimeServer,
+} from './index.js';
 import { waitFor } from '@svc/testing';
 import { alive, killContainersUnder, readCriLog } from './runtime-testing.js';
 
@@ -48,12 +57,22 @@ describe('svc-runtime CRI server', () => {
 
   async function runPod(name = `pod-${++pods}`, labels: Record<string, string> = {}): Promise<string> {
     const { podSandboxId } = await cri.runtime.runPodSandbox({
-      config: { metadata: { name, namespace: 'default', uid: `uid-${name}` }, logDirectory: join(logDir, name), labels, annotations: { note: name } },
+      config: {
+        metadata: { name, namespace: 'default', uid: `uid-${name}` },
+        logDirectory: join(logDir, name),
+        labels,
+        annotations: { note: name },
+      },
     });
     return podSandboxId;
   }
 
-  async function runContainer(podSandboxId: string, name: string, config: CriInput<ContainerConfig>, start = true): Promise<string> {
+  async function runContainer(
+    podSandboxId: string,
+    name: string,
+    config: CriInput<ContainerConfig>,
+    start = true,
+  ): Promise<string> {
     const { containerId } = await cri.runtime.createContainer({
       podSandboxId,
       config: { metadata: { name }, image: { image: IMAGE }, logPath: `${name}/0.log`, ...config },
@@ -67,15 +86,24 @@ describe('svc-runtime CRI server', () => {
     return { ...r.status!, pid: (JSON.parse(r.info.info ?? '{}') as { pid: number }).pid };
   }
 
-  const exited = (id: string) => waitFor(`container ${id} to exit`, async () => {
-    const s = await status(id);
-    return s.state === 'CONTAINER_EXITED' && s;
-  });
+  const exited = (id: string) =>
+    waitFor(`container ${id} to exit`, async () => {
+      const s = await status(id);
+      return s.state === 'CONTAINER_EXITED' && s;
+    });
 
   it('answers Version and Status', async () => {
-    expect(await cri.runtime.version({ version: 'v1' })).toEqual({ version: '0.1.0', runtimeName: 'svc-runtime', runtimeVersion: '0.1.0', runtimeApiVersion: 'v1' });
+    expect(await cri.runtime.version({ version: 'v1' })).toEqual({
+      version: '0.1.0',
+      runtimeName: 'svc-runtime',
+      runtimeVersion: '0.1.0',
+      runtimeApiVersion: 'v1',
+    });
     const st = await cri.runtime.status({});
-    expect(st.status?.conditions.map((c) => [c.type, c.status])).toEqual([['RuntimeReady', true], ['NetworkReady', true]]);
+    expect(st.status?.conditions.map((c) => [c.type, c.status])).toEqual([
+      ['RuntimeReady', true],
+      ['NetworkReady', true],
+    ]);
   });
 
   it('runs, reports, lists, stops and removes pod sandboxes', async () => {
@@ -83,21 +111,34 @@ describe('svc-runtime CRI server', () => {
     const other = await runPod('sandbox-b', { app: 'b' });
     const st = await cri.runtime.podSandboxStatus({ podSandboxId: id });
     expect(st.status).toMatchObject({
-      id, state: 'SANDBOX_READY', metadata: { name: 'sandbox-a', namespace: 'default', uid: 'uid-sandbox-a', attempt: 0 },
-      network: { ip: '127.0.0.1', additionalIps: [] }, labels: { app: 'a' }, annotations: { note: 'sandbox-a' },
+      id,
+      state: 'SANDBOX_READY',
+      metadata: { name: 'sandbox-a', namespace: 'default', uid: 'uid-sandbox-a', attempt: 0 },
+      network: { ip: '127.0.0.1', additionalIps: [] },
+      labels: { app: 'a' },
+      annotations: { note: 'sandbox-a' },
     });
     expect(st.status!.createdAt).toBeGreaterThan(Date.now() * 1e6 - 60e9);
     const listed = await cri.runtime.listPodSandbox({ filter: { labelSelector: { app: 'a' } } });
     expect(listed.items.map((s) => s.id)).toEqual([id]);
-    expect((await codeOf(cri.runtime.runPodSandbox({ config: { metadata: { name: 'sandbox-a', namespace: 'default', uid: 'uid-sandbox-a' } } }))).code)
-      .toBe(GrpcStatus.ALREADY_EXISTS);
+    expect(
+      (
+        await codeOf(
+          cri.runtime.runPodSandbox({
+            config: { metadata: { name: 'sandbox-a', namespace: 'default', uid: 'uid-sandbox-a' } },
+          }),
+        )
+      ).code,
+    ).toBe(GrpcStatus.ALREADY_EXISTS);
 
     await cri.runtime.stopPodSandbox({ podSandboxId: id });
     await cri.runtime.stopPodSandbox({ podSandboxId: id });
     expect((await cri.runtime.podSandboxStatus({ podSandboxId: id })).status?.state).toBe('SANDBOX_NOTREADY');
     const notReady = await cri.runtime.listPodSandbox({ filter: { state: { state: 'SANDBOX_NOTREADY' } } });
     expect(notReady.items.map((s) => s.id)).toEqual([id]);
-    expect((await codeOf(runContainer(id, 'late', { command: ['true'] }, false))).code).toBe(GrpcStatus.FAILED_PRECONDITION);
+    expect((await codeOf(runContainer(id, 'late', { command: ['true'] }, false))).code).toBe(
+      GrpcStatus.FAILED_PRECONDITION,
+    );
 
     await cri.runtime.removePodSandbox({ podSandboxId: id });
     await cri.runtime.removePodSandbox({ podSandboxId: id });
@@ -112,8 +153,13 @@ describe('svc-runtime CRI server', () => {
     const st = await cri.image.imageStatus({ image: { image: 'registry.local:5000/team/app:v1' } });
     expect(st.image).toMatchObject({ id: imageRef, repoTags: ['registry.local:5000/team/app:v1'], size: 1 });
     expect((await cri.image.imageStatus({ image: { image: imageRef } })).image?.id).toBe(imageRef);
-    expect((await cri.image.listImages({})).images.map((i) => i.repoTags[0]).sort()).toEqual(['busybox:latest', 'registry.local:5000/team/app:v1']);
-    expect((await cri.image.listImages({ filter: { image: { image: 'busybox' } } })).images.map((i) => i.repoTags[0])).toEqual(['busybox:latest']);
+    expect((await cri.image.listImages({})).images.map((i) => i.repoTags[0]).sort()).toEqual([
+      'busybox:latest',
+      'registry.local:5000/team/app:v1',
+    ]);
+    expect(
+      (await cri.image.listImages({ filter: { image: { image: 'busybox' } } })).images.map((i) => i.repoTags[0]),
+    ).toEqual(['busybox:latest']);
     await cri.image.removeImage({ image: { image: imageRef } });
     await cri.image.removeImage({ image: { image: imageRef } });
     expect((await cri.image.imageStatus({ image: { image: 'registry.local:5000/team/app:v1' } })).image).toBeNull();
@@ -127,11 +173,21 @@ describe('svc-runtime CRI server', () => {
     const workDir = join(dir, 'work-1');
     mkdirSync(workDir);
     const id = await runContainer(pod, 'echo', {
-      command: ['sh', '-c'], args: ['echo "hello $GREETING"; echo oops >&2; printf "no newline"; pwd >&2; exit 3'],
-      envs: [{ key: 'GREETING', value: 'world' }], workingDir: workDir, labels: { role: 'test' }, annotations: { 'svc.io/hash': 'x1' },
+      command: ['sh', '-c'],
+      args: ['echo "hello $GREETING"; echo oops >&2; printf "no newline"; pwd >&2; exit 3'],
+      envs: [{ key: 'GREETING', value: 'world' }],
+      workingDir: workDir,
+      labels: { role: 'test' },
+      annotations: { 'svc.io/hash': 'x1' },
     });
     const s = await exited(id);
-    expect(s).toMatchObject({ exitCode: 3, reason: 'Error', labels: { role: 'test' }, annotations: { 'svc.io/hash': 'x1' }, logPath: join(logDir, `pod-${pods}`, 'echo/0.log') });
+    expect(s).toMatchObject({
+      exitCode: 3,
+      reason: 'Error',
+      labels: { role: 'test' },
+      annotations: { 'svc.io/hash': 'x1' },
+      logPath: join(logDir, `pod-${pods}`, 'echo/0.log'),
+    });
     expect(s.startedAt).toBeGreaterThanOrEqual(s.createdAt);
     expect(s.finishedAt).toBeGreaterThanOrEqual(s.startedAt);
     const lines = readCriLog(s.logPath);
@@ -156,12 +212,18 @@ describe('svc-runtime CRI server', () => {
     const id = await runContainer(pod, 'long', { command: ['sh', '-c', 'head -c 40000 /dev/zero | tr "\\0" a; echo'] });
     const s = await exited(id);
     const lines = readCriLog(s.logPath);
-    expect(lines.map((l) => [l.tag, l.text.length])).toEqual([['P', 16384], ['P', 16384], ['F', 40000 - 2 * 16384]]);
+    expect(lines.map((l) => [l.tag, l.text.length])).toEqual([
+      ['P', 16384],
+      ['P', 16384],
+      ['F', 40000 - 2 * 16384],
+    ]);
   });
 
   it('StopContainer SIGTERMs, then SIGKILLs a process that ignores TERM once the timeout has passed', async () => {
     const pod = await runPod();
-    const stubborn = await runContainer(pod, 'stubborn', { command: ['sh', '-c', 'trap "" TERM; echo ready; while :; do sleep 0.1; done'] });
+    const stubborn = await runContainer(pod, 'stubborn', {
+      command: ['sh', '-c', 'trap "" TERM; echo ready; while :; do sleep 0.1; done'],
+    });
     await waitFor('stubborn to be ready', () => readCriLog(join(logDir, `pod-${pods}`, 'stubborn/0.log')).length > 0);
     const t0 = Date.now();
     await cri.runtime.stopContainer({ containerId: stubborn, timeout: 2 });
@@ -182,9 +244,20 @@ describe('svc-runtime CRI server', () => {
     const pod = await runPod();
     const workDir = join(dir, 'work-2');
     mkdirSync(workDir);
-    const id = await runContainer(pod, 'target', { command: ['sleep', '30'], envs: [{ key: 'FOO', value: 'bar' }], workingDir: workDir });
-    const r = await cri.runtime.execSync({ containerId: id, cmd: ['sh', '-c', 'echo "$FOO $(pwd)"; echo err >&2; exit 4'] });
-    expect({ stdout: r.stdout.toString(), stderr: r.stderr.toString(), exitCode: r.exitCode }).toEqual({ stdout: `bar ${workDir}\n`, stderr: 'err\n', exitCode: 4 });
+    const id = await runContainer(pod, 'target', {
+      command: ['sleep', '30'],
+      envs: [{ key: 'FOO', value: 'bar' }],
+      workingDir: workDir,
+    });
+    const r = await cri.runtime.execSync({
+      containerId: id,
+      cmd: ['sh', '-c', 'echo "$FOO $(pwd)"; echo err >&2; exit 4'],
+    });
+    expect({ stdout: r.stdout.toString(), stderr: r.stderr.toString(), exitCode: r.exitCode }).toEqual({
+      stdout: `bar ${workDir}\n`,
+      stderr: 'err\n',
+      exitCode: 4,
+    });
 
     const missing = await cri.runtime.execSync({ containerId: id, cmd: ['no-such-command-xyz'] });
     expect(missing.exitCode).toBe(127);
@@ -198,7 +271,9 @@ describe('svc-runtime CRI server', () => {
 
     expect((await codeOf(cri.runtime.execSync({ containerId: id, cmd: [] }))).code).toBe(GrpcStatus.INVALID_ARGUMENT);
     await cri.runtime.stopContainer({ containerId: id, timeout: 0 });
-    expect((await codeOf(cri.runtime.execSync({ containerId: id, cmd: ['true'] }))).code).toBe(GrpcStatus.FAILED_PRECONDITION);
+    expect((await codeOf(cri.runtime.execSync({ containerId: id, cmd: ['true'] }))).code).toBe(
+      GrpcStatus.FAILED_PRECONDITION,
+    );
   });
 
   it('answers bad requests with gRPC status codes, not crashes', async () => {
@@ -206,14 +281,28 @@ describe('svc-runtime CRI server', () => {
     const noCommand = await codeOf(runContainer(pod, 'web', {}, false));
     expect(noCommand.code).toBe(GrpcStatus.INVALID_ARGUMENT);
     expect(noCommand.message).toMatch(/^container web has no command/);
-    expect((await codeOf(runContainer(pod, 'x', { command: ['true'], image: { image: 'never-pulled' } }, false))).code).toBe(GrpcStatus.NOT_FOUND);
-    expect((await codeOf(runContainer('no-such-sandbox', 'x', { command: ['true'] }, false))).code).toBe(GrpcStatus.NOT_FOUND);
-    expect((await codeOf(cri.runtime.createContainer({ podSandboxId: pod, config: { image: { image: IMAGE }, command: ['true'] } }))).code)
-      .toBe(GrpcStatus.INVALID_ARGUMENT);
+    expect(
+      (await codeOf(runContainer(pod, 'x', { command: ['true'], image: { image: 'never-pulled' } }, false))).code,
+    ).toBe(GrpcStatus.NOT_FOUND);
+    expect((await codeOf(runContainer('no-such-sandbox', 'x', { command: ['true'] }, false))).code).toBe(
+      GrpcStatus.NOT_FOUND,
+    );
+    expect(
+      (
+        await codeOf(
+          cri.runtime.createContainer({ podSandboxId: pod, config: { image: { image: IMAGE }, command: ['true'] } }),
+        )
+      ).code,
+    ).toBe(GrpcStatus.INVALID_ARGUMENT);
     const badDir = await codeOf(runContainer(pod, 'x', { command: ['true'], workingDir: join(dir, 'missing') }, false));
-    expect(badDir).toEqual({ code: GrpcStatus.INVALID_ARGUMENT, message: expect.stringMatching(/working directory .* does not exist/) });
+    expect(badDir).toEqual({
+      code: GrpcStatus.INVALID_ARGUMENT,
+      message: expect.stringMatching(/working directory .* does not exist/),
+    });
     expect((await codeOf(cri.runtime.runPodSandbox({ config: {} }))).code).toBe(GrpcStatus.INVALID_ARGUMENT);
-    expect((await codeOf(cri.runtime.runPodSandbox({ config: { metadata: { name: 'p' } }, runtimeHandler: 'kata' }))).code).toBe(GrpcStatus.INVALID_ARGUMENT);
+    expect(
+      (await codeOf(cri.runtime.runPodSandbox({ config: { metadata: { name: 'p' } }, runtimeHandler: 'kata' }))).code,
+    ).toBe(GrpcStatus.INVALID_ARGUMENT);
 
     for (const call of [
       cri.runtime.startContainer({ containerId: 'nope' }),
@@ -260,17 +349,25 @@ describe('svc-runtime CRI server', () => {
     await cri.runtime.reopenContainerLog({ containerId: id });
     await waitFor('lines in the new file', () => readCriLog(logPath).length > 0);
     await cri.runtime.stopContainer({ containerId: id, timeout: 0 });
-    expect((await codeOf(cri.runtime.reopenContainerLog({ containerId: id }))).code).toBe(GrpcStatus.FAILED_PRECONDITION);
+    expect((await codeOf(cri.runtime.reopenContainerLog({ containerId: id }))).code).toBe(
+      GrpcStatus.FAILED_PRECONDITION,
+    );
   });
 
   it('a restarted server finds its containers again: running ones keep their pid and logging, ended ones show their exit code', async () => {
     const pod = await runPod();
-    const ticker = await runContainer(pod, 'ticker', { command: ['sh', '-c', 'i=0; while :; do echo "tick $i"; i=$((i+1)); sleep 0.1; done'] });
+    const ticker = await runContainer(pod, 'ticker', {
+      command: ['sh', '-c', 'i=0; while :; do echo "tick $i"; i=$((i+1)); sleep 0.1; done'],
+    });
     const quitter = await runContainer(pod, 'quitter', { command: ['sh', '-c', 'sleep 1; exit 7'] });
     const orphan = await runContainer(pod, 'orphan', { command: ['sleep', '30'] });
     const before = await status(ticker);
     const orphanPid = (await status(orphan)).pid;
-    const orphanShim = (JSON.parse((await cri.runtime.containerStatus({ containerId: orphan, verbose: true })).info.info!) as { shimPid: number }).shimPid;
+    const orphanShim = (
+      JSON.parse((await cri.runtime.containerStatus({ containerId: orphan, verbose: true })).info.info!) as {
+        shimPid: number;
+      }
+    ).shimPid;
 
     cri.close();
     await server.close();
@@ -291,7 +388,11 @@ describe('svc-runtime CRI server', () => {
     expect(alive(before.pid)).toBe(true);
     const n = readCriLog(before.logPath).length;
     await waitFor('more ticks', () => readCriLog(before.logPath).length > n);
-    expect(readCriLog(before.logPath).map((l) => l.text).slice(0, 3)).toEqual(['tick 0', 'tick 1', 'tick 2']);
+    expect(
+      readCriLog(before.logPath)
+        .map((l) => l.text)
+        .slice(0, 3),
+    ).toEqual(['tick 0', 'tick 1', 'tick 2']);
     expect(await status(quitter)).toMatchObject({ state: 'CONTAINER_EXITED', exitCode: 7, reason: 'Error' });
     expect(await status(orphan)).toMatchObject({ state: 'CONTAINER_EXITED', exitCode: 255 });
 
@@ -301,7 +402,9 @@ describe('svc-runtime CRI server', () => {
   });
 
   it('refuses to take over a socket another server is serving', async () => {
-    await expect(startRuntimeServer({ socket, rootDir: join(dir, 'other'), logger: silentLogger })).rejects.toThrow(/served by another process/);
+    await expect(startRuntimeServer({ socket, rootDir: join(dir, 'other'), logger: silentLogger })).rejects.toThrow(
+      /served by another process/,
+    );
     expect((await cri.runtime.version({})).runtimeName).toBe('svc-runtime');
   });
 });

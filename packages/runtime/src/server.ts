@@ -40,7 +40,10 @@ export async function startRuntimeServer(opts: RuntimeServerOptions): Promise<Ru
   const { RuntimeService, ImageService } = criServices();
   const server = new grpc.Server();
   server.addService(RuntimeService.service, handlers(RuntimeService.service, runtime, logger));
-  server.addService(ImageService.service, handlers(ImageService.service, new RecordedImageService(images, rootDir), logger));
+  server.addService(
+    ImageService.service,
+    handlers(ImageService.service, new RecordedImageService(images, rootDir), logger),
+  );
   await new Promise<void>((res, rej) => {
     server.bindAsync(`unix://${socket}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? rej(err) : res()));
   });

@@ -1,12 +1,24 @@
 import { SchedulerCache } from './cache.js';
 import type { Node, Pod } from './node-info.js';
 
-const node = (name: string): Node => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { allocatable: { cpu: '1', pods: '10' } } });
-const pod = (uid: string, nodeName?: string, phase?: string): Pod => ({
-  apiVersion: 'v1', kind: 'Pod', metadata: { name: uid, namespace: 'ns', uid },
-  spec: { nodeName, containers: [{ name: 'c', resources: { requests: { cpu: '100m' } } }] }, status: { phase },
+const node = (name: string): Node => ({
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name },
+  status: { allocatable: { cpu: '1', pods: '10' } },
 });
-const cpuOn = (c: SchedulerCache, name: string): number | undefined => c.nodes().find((n) => n.name === name)?.requested.get('cpu') ?? 0;
+const pod = (uid: string, nodeName?: string, phase?: string): Pod => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: uid, namespace: 'ns', uid },
+  spec: { nodeName, containers: [{ name: 'c', resources: { requests: { cpu: '100m' } } }] },
+  status: { phase },
+});
+const cpuOn = (c: SchedulerCache, name: string): number | undefined =>
+  c
+    .nodes()
+    .find((n) => n.name === name)
+    ?.requested.get('cpu') ?? 0;
 
 describe('the scheduler cache', () => {
   it('counts bound pods on their node; ended pods and unbound pods do not count', () => {

@@ -1,6 +1,14 @@
 import { nodeTaintKey } from '@svc/api';
 import { podMatchesNode } from './node-affinity.js';
-import { hostPorts, podRequests, type NodeInfo, type Pod, type Resources, type Taint, type Toleration } from './node-info.js';
+import {
+  hostPorts,
+  podRequests,
+  type NodeInfo,
+  type Pod,
+  type Resources,
+  type Taint,
+  type Toleration,
+} from './node-info.js';
 
 /**
  * Why a node does not fit (Kubernetes' framework.Status of a Filter plugin):
@@ -34,9 +42,12 @@ export function toleratesTaint(t: Toleration, taint: Taint): boolean {
   if (t.key && t.key !== taint.key) return false;
   switch (t.operator ?? '') {
     case '':
-    case 'Equal': return (t.value ?? '') === (taint.value ?? '');
-    case 'Exists': return true;
-    default: return false;
+    case 'Equal':
+      return (t.value ?? '') === (taint.value ?? '');
+    case 'Exists':
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -44,14 +55,19 @@ export function toleratedBy(tolerations: readonly Toleration[] | undefined, tain
   return (tolerations ?? []).some((t) => toleratesTaint(t, taint));
 }
 
-const unresolvable = (plugin: string, reason: string): FilterStatus => ({ plugin, code: 'UnschedulableAndUnresolvable', reasons: [reason] });
+const unresolvable = (plugin: string, reason: string): FilterStatus => ({
+  plugin,
+  code: 'UnschedulableAndUnresolvable',
+  reasons: [reason],
+});
 
 /** Kubernetes' NodeUnschedulable: `spec.unschedulable` nodes, unless the pod tolerates the unschedulable NoSchedule taint. */
 const nodeUnschedulable: FilterPlugin = {
   name: 'NodeUnschedulable',
   filter: (s, n) => {
     if (!n.node?.spec?.unschedulable) return undefined;
-    if (toleratedBy(s.pod.spec?.tolerations, { key: nodeTaintKey('unschedulable'), effect: 'NoSchedule' })) return undefined;
+    if (toleratedBy(s.pod.spec?.tolerations, { key: nodeTaintKey('unschedulable'), effect: 'NoSchedule' }))
+      return undefined;
     return unresolvable('NodeUnschedulable', 'node(s) were unschedulable');
   },
 };
@@ -59,8 +75,10 @@ const nodeUnschedulable: FilterPlugin = {
 /** Kubernetes' NodeName: a pod that names a node fits only there. */
 const nodeName: FilterPlugin = {
   name: 'NodeName',
-  filter: (s, n) => (s.pod.spec?.nodeName && s.pod.spec.nodeName !== n.name
-    ? unresolvable('NodeName', 'node(s) didn\'t match the requested node name') : undefined),
+  filter: (s, n) =>
+    s.pod.spec?.nodeName && s.pod.spec.nodeName !== n.name
+      ? unresolvable('NodeName', "node(s) didn't match the requested node name")
+      : undefined,
 };
 
 /** Kubernetes' TaintToleration filter: every NoSchedule and NoExecute taint must be tolerated; the first that is not is reported. */
@@ -80,8 +98,10 @@ const taintToleration: FilterPlugin = {
 /** Kubernetes' NodeAffinity filter: `spec.nodeSelector` and required node affinity. */
 const nodeAffinity: FilterPlugin = {
   name: 'NodeAffinity',
-  filter: (s, n) => (n.node && podMatchesNode(s.pod, n.node) ? undefined
-    : unresolvable('NodeAffinity', 'node(s) didn\'t match Pod\'s node affinity/selector')),
+  filter: (s, n) =>
+    n.node && podMatchesNode(s.pod, n.node)
+      ? undefined
+      : unresolvable('NodeAffinity', "node(s) didn't match Pod's node affinity/selector"),
 };
 
 /** Kubernetes' NodePorts: a host port (protocol, port) conflicts when the IPs are equal or either is 0.0.0.0. */
@@ -89,9 +109,21 @@ const nodePorts: FilterPlugin = {
   name: 'NodePorts',
   filter: (s, n) => {
     const used = n.usedPorts;
-    const conflict = s.ports.some((want) => used.some((u) => u.protocol === want.protocol && u.port === want.port
-      && (u.ip === want.ip || u.ip === '0.0.0.0' || want.ip === '0.0.0.0')));
-    return conflict ? { plugin: 'NodePorts', code: 'Unschedulable', reasons: ['node(s) didn\'t have free ports for the requested pod ports'] } : undefined;
+    const conflict = s.ports.some((want) =>
+      used.some(
+        (u) =>
+          u.protocol === want.protocol &&
+          u.port === want.port &&
+          (u.ip === want.ip || u.ip === '0.0.0.0' || want.ip === '0.0.0.0'),
+      ),
+    );
+    return conflict
+      ? {
+          plugin: 'NodePorts',
+          code: 'Unschedulable',
+          reasons: ["node(s) didn't have free ports for the requested pod ports"],
+        }
+      : undefined;
   },
 };
 
@@ -105,7 +137,9 @@ const nodeResourcesFit: FilterPlugin = {
     const reasons: string[] = [];
     if (n.pods.size + 1 > n.allocatable('pods')) reasons.push('Too many pods');
     const requested = n.requested;
-    const names = [...s.requests.keys()].filter((k) => k !== 'pods').sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+    const names = [...s.requests.keys()]
+      .filter((k) => k !== 'pods')
+      .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
     for (const r of names) {
       const want = s.requests.get(r) ?? 0;
       if (want > 0 && want > n.allocatable(r) - (requested.get(r) ?? 0)) reasons.push(`Insufficient ${r}`);
@@ -121,9 +155,20 @@ function rank(resource: string): number {
 }
 
 /** The default profile's filters in Kubernetes' order; a node fails at the first that refuses it. */
-export const FILTERS: readonly FilterPlugin[] = [nodeUnschedulable, nodeName, taintToleration, nodeAffinity, nodePorts, nodeResourcesFit];
+export const FILTERS: readonly FilterPlugin[] = [
+  nodeUnschedulable,
+  nodeName,
+  taintToleration,
+  nodeAffinity,
+  nodePorts,
+  nodeResourcesFit,
+];
 
-export function runFilters(s: PodState, n: NodeInfo, filters: readonly FilterPlugin[] = FILTERS): FilterStatus | undefined {
+export function runFilters(
+  s: PodState,
+  n: NodeInfo,
+  filters: readonly FilterPlugin[] = FILTERS,
+): FilterStatus | undefined {
   for (const f of filters) {
     const st = f.filter(s, n);
     if (st) return st;

@@ -5,7 +5,10 @@ import type { Pod } from './node-info.js';
 function histogram(reasons: readonly string[]): string {
   const counts = new Map<string, number>();
   for (const r of reasons) counts.set(r, (counts.get(r) ?? 0) + 1);
-  return [...counts].map(([r, n]) => `${n} ${r}`).sort().join(', ');
+  return [...counts]
+    .map(([r, n]) => `${n} ${r}`)
+    .sort()
+    .join(', ');
 }
 
 /**
@@ -13,8 +16,13 @@ function histogram(reasons: readonly string[]): string {
  * preempt: nodes refused for an unresolvable reason are "not helpful", the others have no victims.
  */
 function preemptionMessage(pod: Pod, statuses: readonly FilterStatus[]): string {
-  if ((pod.spec as { preemptionPolicy?: string } | undefined)?.preemptionPolicy === 'Never') return 'not eligible due to preemptionPolicy=Never.';
-  const reasons = statuses.map((s) => (s.code === 'UnschedulableAndUnresolvable' ? 'Preemption is not helpful for scheduling' : 'No preemption victims found for incoming pod'));
+  if ((pod.spec as { preemptionPolicy?: string } | undefined)?.preemptionPolicy === 'Never')
+    return 'not eligible due to preemptionPolicy=Never.';
+  const reasons = statuses.map((s) =>
+    s.code === 'UnschedulableAndUnresolvable'
+      ? 'Preemption is not helpful for scheduling'
+      : 'No preemption victims found for incoming pod',
+  );
   return `0/${statuses.length} nodes are available: ${histogram(reasons)}.`;
 }
 

@@ -1,6 +1,10 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
-export interface CacheSizes { nodes: number; pods: number; assumed_pods: number }
+export interface CacheSizes {
+  nodes: number;
+  pods: number;
+  assumed_pods: number;
+}
 
 export type AttemptResult = 'scheduled' | 'unschedulable' | 'error';
 
@@ -12,23 +16,37 @@ export class SchedulerMetrics {
   /** The leader's cache, read at scrape time (none while standing by). */
   private cache: (() => CacheSizes) | undefined;
 
-  constructor(registry: Registry, private readonly profile: string) {
+  constructor(
+    registry: Registry,
+    private readonly profile: string,
+  ) {
     const registers = [registry];
     this.attempts = new Counter({
-      name: 'scheduler_schedule_attempts_total', registers, labelNames: ['result', 'profile'],
-      help: 'Number of attempts to schedule pods, by the result. \'unschedulable\' means a pod could not be scheduled, while \'error\' means an internal scheduler problem.',
+      name: 'scheduler_schedule_attempts_total',
+      registers,
+      labelNames: ['result', 'profile'],
+      help: "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could not be scheduled, while 'error' means an internal scheduler problem.",
     });
     this.attemptDuration = new Histogram({
-      name: 'scheduler_scheduling_attempt_duration_seconds', registers, labelNames: ['result', 'profile'],
-      help: 'Scheduling attempt latency in seconds (scheduling algorithm + binding)', buckets: [0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1.024, 2.048, 4.096, 8.192, 16.384],
+      name: 'scheduler_scheduling_attempt_duration_seconds',
+      registers,
+      labelNames: ['result', 'profile'],
+      help: 'Scheduling attempt latency in seconds (scheduling algorithm + binding)',
+      buckets: [
+        0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1.024, 2.048, 4.096, 8.192, 16.384,
+      ],
     });
     this.pending = new Gauge({
-      name: 'scheduler_pending_pods', registers, labelNames: ['queue'],
-      help: 'Number of pending pods, by the queue type. \'active\' means number of pods in activeQ; \'backoff\' means number of pods in backoffQ; \'unschedulable\' means number of pods in unschedulablePods that the scheduler attempted to schedule and failed; \'gated\' is the number of unschedulable pods that the scheduler never attempted to schedule because they are gated.',
+      name: 'scheduler_pending_pods',
+      registers,
+      labelNames: ['queue'],
+      help: "Number of pending pods, by the queue type. 'active' means number of pods in activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number of pods in unschedulablePods that the scheduler attempted to schedule and failed; 'gated' is the number of unschedulable pods that the scheduler never attempted to schedule because they are gated.",
     });
     const sizes = (): CacheSizes | undefined => this.cache?.();
     new Gauge({
-      name: 'scheduler_scheduler_cache_size', registers, labelNames: ['type'],
+      name: 'scheduler_scheduler_cache_size',
+      registers,
+      labelNames: ['type'],
       help: 'Number of nodes, pods, and assumed (bound) pods in the scheduler cache.',
       collect() {
         const s = sizes() ?? { nodes: 0, pods: 0, assumed_pods: 0 };

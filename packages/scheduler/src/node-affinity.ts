@@ -11,10 +11,14 @@ function matchesLabel(r: NodeSelectorRequirement, labels: Record<string, string>
   const value = labels[r.key] ?? '';
   const values = r.values ?? [];
   switch (r.operator) {
-    case 'In': return has && values.includes(value);
-    case 'NotIn': return !has || !values.includes(value);
-    case 'Exists': return has;
-    case 'DoesNotExist': return !has;
+    case 'In':
+      return has && values.includes(value);
+    case 'NotIn':
+      return !has || !values.includes(value);
+    case 'Exists':
+      return has;
+    case 'DoesNotExist':
+      return !has;
     case 'Gt':
     case 'Lt': {
       if (!has || values.length !== 1) return false;
@@ -23,7 +27,8 @@ function matchesLabel(r: NodeSelectorRequirement, labels: Record<string, string>
       if (have === undefined || want === undefined) return false;
       return r.operator === 'Gt' ? have > want : have < want;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 

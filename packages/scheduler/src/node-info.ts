@@ -4,15 +4,37 @@ import { quantityMilliValue, quantityValue } from '@svc/machinery';
 // The parts of Pod and Node the scheduler reads, and Kubernetes' NodeInfo: a node with the
 // pods on it (bound or assumed) and what they request.
 
-export interface Toleration { key?: string; operator?: string; value?: string; effect?: string; tolerationSeconds?: number }
-export interface Taint { key: string; value?: string; effect: string }
-export interface NodeSelectorRequirement { key: string; operator: string; values?: string[] }
-export interface NodeSelectorTerm { matchExpressions?: NodeSelectorRequirement[]; matchFields?: NodeSelectorRequirement[] }
+export interface Toleration {
+  key?: string;
+  operator?: string;
+  value?: string;
+  effect?: string;
+  tolerationSeconds?: number;
+}
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: string;
+}
+export interface NodeSelectorRequirement {
+  key: string;
+  operator: string;
+  values?: string[];
+}
+export interface NodeSelectorTerm {
+  matchExpressions?: NodeSelectorRequirement[];
+  matchFields?: NodeSelectorRequirement[];
+}
 export interface NodeAffinity {
   requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] };
   preferredDuringSchedulingIgnoredDuringExecution?: Array<{ weight: number; preference: NodeSelectorTerm }>;
 }
-export interface ContainerPort { containerPort?: number; hostPort?: number; hostIP?: string; protocol?: string }
+export interface ContainerPort {
+  containerPort?: number;
+  hostPort?: number;
+  hostIP?: string;
+  protocol?: string;
+}
 interface Container {
   name?: string;
   restartPolicy?: string;
@@ -33,7 +55,16 @@ export interface PodSpec {
 }
 export interface Pod extends ApiObject {
   spec?: PodSpec;
-  status?: { phase?: string; conditions?: Array<{ type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }> };
+  status?: {
+    phase?: string;
+    conditions?: Array<{
+      type: string;
+      status: string;
+      reason?: string;
+      message?: string;
+      lastTransitionTime?: string;
+    }>;
+  };
 }
 export interface Node extends ApiObject {
   spec?: { unschedulable?: boolean; taints?: Taint[] };
@@ -101,7 +132,8 @@ export function hostPorts(pod: Pod): Array<{ protocol: string; ip: string; port:
   const out: Array<{ protocol: string; ip: string; port: number }> = [];
   for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
     for (const p of c.ports ?? []) {
-      if (p.hostPort && p.hostPort > 0) out.push({ protocol: p.protocol || 'TCP', ip: p.hostIP || '0.0.0.0', port: p.hostPort });
+      if (p.hostPort && p.hostPort > 0)
+        out.push({ protocol: p.protocol || 'TCP', ip: p.hostIP || '0.0.0.0', port: p.hostPort });
     }
   }
   return out;
@@ -120,7 +152,11 @@ export class NodeInfo {
   private current?: Node;
   private allocatableCache = new Map<string, number>();
   readonly pods = new Map<string, Pod>();
-  private sums?: { requested: Resources; nonZero: Resources; ports: Array<{ protocol: string; ip: string; port: number }> };
+  private sums?: {
+    requested: Resources;
+    nonZero: Resources;
+    ports: Array<{ protocol: string; ip: string; port: number }>;
+  };
 
   constructor(readonly name: string) {}
 

@@ -1,9 +1,20 @@
 import { Command } from 'commander';
 import { isNamingScheme, naming, type NamingScheme } from '@svc/api';
 import {
-  apiClientOptions, durationOption, leaderElectionOptions, namingOption, parseFlags, secureServingOptions,
-  withApiClientFlags, withLeaderElectionFlags, withLoggingFlags, withSecureServingFlags,
-  type ApiClientOptions, type DelegatedServingOptions, type LeaderElectionOptions, type LogFormat,
+  apiClientOptions,
+  durationOption,
+  leaderElectionOptions,
+  namingOption,
+  parseFlags,
+  secureServingOptions,
+  withApiClientFlags,
+  withLeaderElectionFlags,
+  withLoggingFlags,
+  withSecureServingFlags,
+  type ApiClientOptions,
+  type DelegatedServingOptions,
+  type LeaderElectionOptions,
+  type LogFormat,
 } from '@svc/component-base';
 
 /**
@@ -25,12 +36,20 @@ export interface SchedulerOptions extends ApiClientOptions, DelegatedServingOpti
 export function schedulerCommand(): Command {
   const n = naming();
   const cmd = new Command(n.schedulerName)
-    .description('The scheduler assigns pending pods to nodes: it filters the nodes a pod fits, scores them and binds the pod to the best one.')
+    .description(
+      'The scheduler assigns pending pods to nodes: it filters the nodes a pod fits, scores them and binds the pod to the best one.',
+    )
     .allowExcessArguments(false);
   withApiClientFlags(cmd, { qps: 50, burst: 100 });
   withSecureServingFlags(cmd, { securePort: 10259, tolerateLookupFailure: true });
   withLeaderElectionFlags(cmd, { leaseName: n.schedulerName });
-  cmd.addOption(durationOption('--pod-max-in-unschedulable-pods-duration', 'DEPRECATED: the maximum time a pod can stay in the unschedulable pods before it is retried.', 300_000));
+  cmd.addOption(
+    durationOption(
+      '--pod-max-in-unschedulable-pods-duration',
+      'DEPRECATED: the maximum time a pod can stay in the unschedulable pods before it is retried.',
+      300_000,
+    ),
+  );
   withLoggingFlags(cmd.addOption(namingOption()));
   cmd.configureHelp({ sortOptions: false });
   return cmd;

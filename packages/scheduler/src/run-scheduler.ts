@@ -2,8 +2,25 @@ import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { useNaming } from '@svc/api';
-import { EventRecorder, RestClient, SharedInformerFactory, componentClientConfig, runLeaderElected, svcconfigPath } from '@svc/client';
-import { ComponentMetrics, logCheck, pingCheck, startDelegatedSecureServer, type HealthCheck, type Logger, type SecureServer, runningComponent, type RunningComponent } from '@svc/component-base';
+import {
+  EventRecorder,
+  RestClient,
+  SharedInformerFactory,
+  componentClientConfig,
+  runLeaderElected,
+  svcconfigPath,
+} from '@svc/client';
+import {
+  ComponentMetrics,
+  logCheck,
+  pingCheck,
+  startDelegatedSecureServer,
+  type HealthCheck,
+  type Logger,
+  type SecureServer,
+  runningComponent,
+  type RunningComponent,
+} from '@svc/component-base';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { SchedulerMetrics } from './metrics.js';
 import { DEFAULT_SCHEDULER_NAME, type SchedulerOptions } from './options.js';
@@ -22,7 +39,10 @@ export interface SchedulerTuning {
  * `--leader-elect`, once it holds the Lease) the scheduling loop over fresh informers.
  * Losing the Lease stops the loop and resolves `lostLease`.
  */
-export async function startScheduler(o: SchedulerOptions, deps: { logger: Logger; tuning?: SchedulerTuning }): Promise<RunningScheduler> {
+export async function startScheduler(
+  o: SchedulerOptions,
+  deps: { logger: Logger; tuning?: SchedulerTuning },
+): Promise<RunningScheduler> {
   useNaming(o.naming);
   const logger = deps.logger;
   const registry = new Registry();
@@ -31,7 +51,11 @@ export async function startScheduler(o: SchedulerOptions, deps: { logger: Logger
   const schedulerMetrics = new SchedulerMetrics(registry, DEFAULT_SCHEDULER_NAME);
   const config = componentClientConfig(svcconfigPath(o.svcconfig), { master: o.master, flag: '--svcconfig' });
   const client = new RestClient(config, {
-    qps: o.apiQps, burst: o.apiBurst, userAgent: `svc-scheduler/${process.version}`, metrics: metrics.client(), contentType: o.apiContentType,
+    qps: o.apiQps,
+    burst: o.apiBurst,
+    userAgent: `svc-scheduler/${process.version}`,
+    metrics: metrics.client(),
+    contentType: o.apiContentType,
   });
   const identity = `${hostname()}_${randomUUID()}`;
   let leaderCheck: HealthCheck | undefined;
@@ -39,26 +63,43 @@ export async function startScheduler(o: SchedulerOptions, deps: { logger: Logger
   // Kubernetes' sched-handler-sync: the leader's informers have delivered their first lists.
   const handlersSynced: HealthCheck = {
     name: 'sched-handler-sync',
-    check: async () => { if (current && !current.hasSynced()) throw new Error('the scheduler\'s informers have not synced'); },
+    check: async () => {
+      if (current && !current.hasSynced()) throw new Error("the scheduler's informers have not synced");
+    },
   };
   const server = await startDelegatedSecureServer(o, {
-    certBase: 'svc-scheduler', logger, metrics: registry,
+    certBase: 'svc-scheduler',
+    logger,
+    metrics: registry,
     clientFor: (file, flag) => new RestClient(componentClientConfig(file, { flag })),
     healthChecks: () => [pingCheck, logCheck, ...(leaderCheck ? [leaderCheck] : []), handlersSynced],
   });
-  const events = new EventRecorder(client, { component: DEFAULT_SCHEDULER_NAME, instance: `${DEFAULT_SCHEDULER_NAME}-${hostname()}`, logger });
+  const events = new EventRecorder(client, {
+    component: DEFAULT_SCHEDULER_NAME,
+    instance: `${DEFAULT_SCHEDULER_NAME}-${hostname()}`,
+    logger,
+  });
 
   const run = runLeaderElected({
-    client, settings: o, identity, logger,
+    client,
+    settings: o,
+    identity,
+    logger,
     onLeading: (leading) => metrics.setLeader(o.leaseName, leading),
     run: async (signal) => {
       // The informers and the loop all listen on this one signal.
       setMaxListeners(0, signal);
       logger.info('starting scheduler', { identity });
-      const scheduler = current = new Scheduler({
-        client, informers: new SharedInformerFactory(client, { logger }), logger, metrics: schedulerMetrics, events,
-        schedulerName: DEFAULT_SCHEDULER_NAME, podMaxInUnschedulablePodsDurationMs: o.podMaxInUnschedulablePodsDurationMs, ...deps.tuning,
-      });
+      const scheduler = (current = new Scheduler({
+        client,
+        informers: new SharedInformerFactory(client, { logger }),
+        logger,
+        metrics: schedulerMetrics,
+        events,
+        schedulerName: DEFAULT_SCHEDULER_NAME,
+        podMaxInUnschedulablePodsDurationMs: o.podMaxInUnschedulablePodsDurationMs,
+        ...deps.tuning,
+      }));
       try {
         await scheduler.run(signal);
       } finally {

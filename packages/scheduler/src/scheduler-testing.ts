@@ -19,13 +19,32 @@ export interface TestScheduler {
  * svcconfig, on a free port of 127.0.0.1, with short leader-election periods unless `args`
  * say otherwise.
  */
-export async function startTestScheduler(server: TestApiServer, args: string[] = [], o: { tuning?: SchedulerTuning; logger?: Logger } = {}): Promise<TestScheduler> {
+export async function startTestScheduler(
+  server: TestApiServer,
+  args: string[] = [],
+  o: { tuning?: SchedulerTuning; logger?: Logger } = {},
+): Promise<TestScheduler> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-sched-'));
-  const opts = parseSchedulerOptions([
-    '--svcconfig', server.svcconfigPath, '--bind-address', '127.0.0.1', '--secure-port', String(await freePort()), '--cert-dir', dir,
-    '--leader-elect-lease-duration', '4s', '--leader-elect-renew-deadline', '3s', '--leader-elect-retry-period', '500ms',
-    ...args,
-  ], { quiet: true });
+  const opts = parseSchedulerOptions(
+    [
+      '--svcconfig',
+      server.svcconfigPath,
+      '--bind-address',
+      '127.0.0.1',
+      '--secure-port',
+      String(await freePort()),
+      '--cert-dir',
+      dir,
+      '--leader-elect-lease-duration',
+      '4s',
+      '--leader-elect-renew-deadline',
+      '3s',
+      '--leader-elect-retry-period',
+      '500ms',
+      ...args,
+    ],
+    { quiet: true },
+  );
   const scheduler = await startScheduler(opts, { logger: o.logger ?? silentLogger, tuning: o.tuning });
   return {
     scheduler,
@@ -57,15 +76,24 @@ export interface SchedulerEnv {
  * Starts a real API server and a scheduler with `args` before the file's tests (the scheduler
  * leads before they run), stops both after them; fields are set in `beforeAll`.
  */
-export function withScheduler(args: string[] = [], o: { tuning?: SchedulerTuning; logger?: Logger } = {}): SchedulerEnv {
+export function withScheduler(
+  args: string[] = [],
+  o: { tuning?: SchedulerTuning; logger?: Logger } = {},
+): SchedulerEnv {
   const env = {} as SchedulerEnv;
   beforeAll(async () => {
     env.server = await startTestApiServer();
     env.api = new RestClient(loadSvcconfig(env.server.svcconfigPath));
     env.namespace = uniqueName('sched');
-    await new ResourceClient(env.api, { group: '', version: 'v1', resource: 'namespaces' }).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: env.namespace } });
+    await new ResourceClient(env.api, { group: '', version: 'v1', resource: 'namespaces' }).create({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: env.namespace },
+    });
     env.nodes = new ResourceClient<Node>(env.api, { group: '', version: 'v1', resource: 'nodes' });
-    env.pods = new ResourceClient<Pod>(env.api, { group: '', version: 'v1', resource: 'pods' }).namespace(env.namespace);
+    env.pods = new ResourceClient<Pod>(env.api, { group: '', version: 'v1', resource: 'pods' }).namespace(
+      env.namespace,
+    );
     env.scheduler = await startTestScheduler(env.server, args, o);
     await waitFor('the scheduler to lead', () => env.scheduler.scheduler.isLeader(), 15_000);
   });
@@ -90,12 +118,23 @@ export interface NodeSpec {
 export function nodeObject(name: string, o: NodeSpec = {}): Node {
   const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   return {
-    apiVersion: 'v1', kind: 'Node', metadata: { name, labels: o.labels ?? {} },
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: o.labels ?? {} },
     spec: { ...(o.taints ? { taints: o.taints } : {}), ...(o.unschedulable ? { unschedulable: true } : {}) },
     status: {
       capacity: { cpu: o.cpu ?? '4', memory: o.memory ?? '8Gi', pods: o.pods ?? '110' },
       allocatable: { cpu: o.cpu ?? '4', memory: o.memory ?? '8Gi', pods: o.pods ?? '110' },
-      conditions: [{ type: 'Ready', status: 'True', reason: 'SvcletReady', message: 'ready', lastHeartbeatTime: now, lastTransitionTime: now }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'SvcletReady',
+          message: 'ready',
+          lastHeartbeatTime: now,
+          lastTransitionTime: now,
+        },
+      ],
     },
   } as Node;
 }
@@ -117,12 +156,18 @@ export function podObject(name: string, o: PodSpecInput = {}): Pod {
   if (o.cpu) requests.cpu = o.cpu;
   if (o.memory) requests.memory = o.memory;
   return {
-    apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: o.labels ?? {} },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, labels: o.labels ?? {} },
     spec: {
-      containers: [{
-        name: 'c', image: 'busybox', resources: { requests },
-        ...(o.hostPort ? { ports: [{ containerPort: 80, hostPort: o.hostPort }] } : {}),
-      }],
+      containers: [
+        {
+          name: 'c',
+          image: 'busybox',
+          resources: { requests },
+          ...(o.hostPort ? { ports: [{ containerPort: 80, hostPort: o.hostPort }] } : {}),
+        },
+      ],
       ...(o.nodeSelector ? { nodeSelector: o.nodeSelector } : {}),
       ...(o.affinity ? { affinity: o.affinity } : {}),
       ...(o.tolerations ? { tolerations: o.tolerations } : {}),
@@ -140,14 +185,28 @@ export async function boundNode(pods: ResourceClient<Pod>, name: string, timeout
  * The PodScheduled condition once it is False with a message matching `message` (when given:
  * an attempt made before the scheduler saw every node says less, and a later one corrects it).
  */
-export async function unschedulableCondition(pods: ResourceClient<Pod>, name: string, message?: string | RegExp, timeoutMs = 10_000): Promise<{ reason?: string; message?: string }> {
-  const matches = (m = ''): boolean => message === undefined || (typeof message === 'string' ? m === message : message.test(m));
-  return waitFor(`pod ${name} to be unschedulable${message ? ` with ${String(message)}` : ''}`, async () => (await pods.get(name)).status?.conditions
-    ?.find((c) => c.type === 'PodScheduled' && c.status === 'False' && matches(c.message)), timeoutMs);
+export async function unschedulableCondition(
+  pods: ResourceClient<Pod>,
+  name: string,
+  message?: string | RegExp,
+  timeoutMs = 10_000,
+): Promise<{ reason?: string; message?: string }> {
+  const matches = (m = ''): boolean =>
+    message === undefined || (typeof message === 'string' ? m === message : message.test(m));
+  return waitFor(
+    `pod ${name} to be unschedulable${message ? ` with ${String(message)}` : ''}`,
+    async () =>
+      (await pods.get(name)).status?.conditions?.find(
+        (c) => c.type === 'PodScheduled' && c.status === 'False' && matches(c.message),
+      ),
+    timeoutMs,
+  );
 }
 
 /** Events about `name` in the namespace, oldest first. */
 export async function eventsFor(api: RestClient, namespace: string, name: string): Promise<ApiObject[]> {
-  const list = await new ResourceClient(api, { group: '', version: 'v1', resource: 'events' }).namespace(namespace).list({ fieldSelector: `involvedObject.name=${name}` });
+  const list = await new ResourceClient(api, { group: '', version: 'v1', resource: 'events' })
+    .namespace(namespace)
+    .list({ fieldSelector: `involvedObject.name=${name}` });
   return list.items;
 }

@@ -1,5 +1,13 @@
 import { isNotFound, type ApiObject } from '@svc/api';
-import { ResourceClient, objectKey, responseError, type EventRecorder, type Informer, type RestClient, type SharedInformerFactory } from '@svc/client';
+import {
+  ResourceClient,
+  objectKey,
+  responseError,
+  type EventRecorder,
+  type Informer,
+  type RestClient,
+  type SharedInformerFactory,
+} from '@svc/client';
 import type { Logger } from '@svc/component-base';
 import { SchedulerCache } from './cache.js';
 import { podState, runFilters, type FilterStatus } from './filters.js';
@@ -30,8 +38,9 @@ const NODES = { group: '', version: 'v1', resource: 'nodes' };
 
 /** The node fields that decide where pods fit (heartbeats left out). */
 function schedulingProperties(n: Node): string {
-  const conditions = ((n.status as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? [])
-    .map(({ type, status, reason }) => ({ type, status, reason }));
+  const conditions = ((n.status as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? []).map(
+    ({ type, status, reason }) => ({ type, status, reason }),
+  );
   return JSON.stringify([n.metadata.labels, n.spec?.unschedulable, n.spec?.taints, n.status?.allocatable, conditions]);
 }
 
@@ -62,7 +71,9 @@ export class Scheduler {
   constructor(private readonly d: SchedulerDeps) {
     this.logger = d.logger;
     this.queue = new SchedulingQueue({
-      initialBackoffMs: d.initialBackoffMs, maxBackoffMs: d.maxBackoffMs, maxUnschedulableMs: d.podMaxInUnschedulablePodsDurationMs,
+      initialBackoffMs: d.initialBackoffMs,
+      maxBackoffMs: d.maxBackoffMs,
+      maxUnschedulableMs: d.podMaxInUnschedulablePodsDurationMs,
       onPending: () => this.reportPending(),
     });
     this.pods = d.informers.informerFor<Pod>(PODS);
@@ -98,7 +109,7 @@ export class Scheduler {
     this.d.informers.start(signal);
     try {
       await this.d.informers.waitForCacheSync({ signal, timeoutMs: 2 ** 31 - 1 });
-      while (!signal.aborted && await this.scheduleOne());
+      while (!signal.aborted && (await this.scheduleOne()));
     } catch (e) {
       if (!signal.aborted) throw e;
     } finally {
@@ -179,7 +190,12 @@ export class Scheduler {
     try {
       const nodes = this.cache.nodes();
       if (nodes.length === 0) {
-        this.failed(info, cycle, { reason: 'Unschedulable', message: NO_NODES_AVAILABLE, unschedulable: true, started });
+        this.failed(info, cycle, {
+          reason: 'Unschedulable',
+          message: NO_NODES_AVAILABLE,
+          unschedulable: true,
+          started,
+        });
         return true;
       }
       const s = podState(pod);
@@ -191,7 +207,12 @@ export class Scheduler {
         else feasible.push(n);
       }
       if (feasible.length === 0) {
-        this.failed(info, cycle, { reason: 'Unschedulable', message: fitErrorMessage(pod, statuses), unschedulable: true, started });
+        this.failed(info, cycle, {
+          reason: 'Unschedulable',
+          message: fitErrorMessage(pod, statuses),
+          unschedulable: true,
+          started,
+        });
         return true;
       }
       const chosen = feasible.length === 1 ? feasible[0] : feasible[selectHost(scoreNodes(pod, feasible))];
@@ -199,7 +220,12 @@ export class Scheduler {
       this.cache.assume(pod, node);
       this.chain(info.key, () => this.bind(info, pod, node, started));
     } catch (e) {
-      this.failed(info, cycle, { reason: 'SchedulerError', message: String(e instanceof Error ? e.message : e), unschedulable: false, started });
+      this.failed(info, cycle, {
+        reason: 'SchedulerError',
+        message: String(e instanceof Error ? e.message : e),
+        unschedulable: false,
+        started,
+      });
     }
     return true;
   }
@@ -208,9 +234,16 @@ export class Scheduler {
   private async bind(info: QueuedPod, pod: Pod, node: string, started: number): Promise<void> {
     const ns = pod.metadata.namespace ?? '';
     const name = pod.metadata.name ?? '';
-    const r = await this.d.client.request('POST', `/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(name)}/binding`, {
-      body: { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace: ns, uid: pod.metadata.uid }, target: { kind: 'Node', name: node } },
-    }).catch((e: unknown) => e as Error);
+    const r = await this.d.client
+      .request('POST', `/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(name)}/binding`, {
+        body: {
+          apiVersion: 'v1',
+          kind: 'Binding',
+          metadata: { name, namespace: ns, uid: pod.metadata.uid },
+          target: { kind: 'Node', name: node },
+        },
+      })
+      .catch((e: unknown) => e as Error);
     if (!(r instanceof Error) && r.status === 201) {
       this.d.metrics.attempt('scheduled', performance.now() - started);
       this.queue.done(info.key);
@@ -222,21 +255,33 @@ export class Scheduler {
     const error = r instanceof Error ? r.message : responseError(r.status, r.body).message;
     if (!(r instanceof Error) && (r.status === 409 || r.status === 404)) {
       // Bound elsewhere or gone meanwhile (another scheduler, a former leader): nothing left to do.
-      const fresh = await new ResourceClient<Pod>(this.d.client, PODS).namespace(ns).get(name).catch((e: unknown) => (isNotFound(e) ? undefined : pod));
+      const fresh = await new ResourceClient<Pod>(this.d.client, PODS)
+        .namespace(ns)
+        .get(name)
+        .catch((e: unknown) => (isNotFound(e) ? undefined : pod));
       if (!fresh || fresh.spec?.nodeName || fresh.metadata.uid !== pod.metadata.uid) {
         this.logger.info('pod was bound or deleted meanwhile; not retrying', { pod: info.key, error });
         this.queue.done(info.key);
         return;
       }
     }
-    this.failed(info, 0, { reason: 'SchedulerError', message: `running Bind plugin "DefaultBinder": ${error}`, unschedulable: false, started });
+    this.failed(info, 0, {
+      reason: 'SchedulerError',
+      message: `running Bind plugin "DefaultBinder": ${error}`,
+      unschedulable: false,
+      started,
+    });
   }
 
   /**
    * Kubernetes' handleSchedulingFailure: the pod goes back to the queue (unless it is gone or
    * bound meanwhile), gets a FailedScheduling event and, when it changes, PodScheduled=False.
    */
-  private failed(info: QueuedPod, cycle: number, f: { reason: string; message: string; unschedulable: boolean; started: number }): void {
+  private failed(
+    info: QueuedPod,
+    cycle: number,
+    f: { reason: string; message: string; unschedulable: boolean; started: number },
+  ): void {
     this.d.metrics.attempt(f.unschedulable ? 'unschedulable' : 'error', performance.now() - f.started);
     const pod = this.pods.store.get(info.key);
     if (!pod || pod.spec?.nodeName || pod.metadata.uid !== info.pod.metadata.uid) {
@@ -247,7 +292,14 @@ export class Scheduler {
     else this.queue.addBackoff(info);
     this.logger.v(2).info('unable to schedule pod; waiting', { pod: info.key, reason: f.reason, message: f.message });
     this.d.events.event(pod, 'Warning', 'FailedScheduling', 'Scheduling', f.message);
-    this.chain(info.key, () => this.setUnschedulableCondition(info.key, { type: 'PodScheduled', status: 'False', reason: f.reason, message: f.message }));
+    this.chain(info.key, () =>
+      this.setUnschedulableCondition(info.key, {
+        type: 'PodScheduled',
+        status: 'False',
+        reason: f.reason,
+        message: f.message,
+      }),
+    );
   }
 
   /** PATCHes the pod's status with the condition (Kubernetes' updatePod), unless it already says so. */
@@ -255,11 +307,17 @@ export class Scheduler {
     const pod = this.pods.store.get(key);
     if (!pod || pod.spec?.nodeName || !conditionChanges(pod, c)) return;
     const old = pod.status?.conditions?.find((x) => x.type === c.type);
-    const lastTransitionTime = old && old.status === c.status ? old.lastTransitionTime : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const lastTransitionTime =
+      old && old.status === c.status ? old.lastTransitionTime : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
     try {
-      await new ResourceClient<ApiObject>(this.d.client, PODS).namespace(pod.metadata.namespace ?? '').patch(pod.metadata.name ?? '', 'strategic', {
-        status: { conditions: [{ ...c, lastProbeTime: null, lastTransitionTime }] },
-      }, { subresource: 'status' });
+      await new ResourceClient<ApiObject>(this.d.client, PODS).namespace(pod.metadata.namespace ?? '').patch(
+        pod.metadata.name ?? '',
+        'strategic',
+        {
+          status: { conditions: [{ ...c, lastProbeTime: null, lastTransitionTime }] },
+        },
+        { subresource: 'status' },
+      );
     } catch (e) {
       if (!isNotFound(e)) throw e;
     }

@@ -1,7 +1,12 @@
 import type { Pod } from './node-info.js';
 import { SchedulingQueue } from './scheduling-queue.js';
 
-const pod = (name: string, priority?: number): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns' }, spec: { priority } });
+const pod = (name: string, priority?: number): Pod => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'ns' },
+  spec: { priority },
+});
 
 describe('the scheduling queue', () => {
   let now = 1000;
@@ -28,7 +33,9 @@ describe('the scheduling queue', () => {
 
   it('back-off: 1 s doubling per attempt up to 10 s', () => {
     const info = { key: 'k', pod: pod('k'), timestamp: 0, attempts: 0 };
-    expect([0, 1, 2, 3, 4, 5, 9].map((attempts) => q.backoffMs({ ...info, attempts }))).toEqual([0, 1000, 2000, 4000, 8000, 10_000, 10_000]);
+    expect([0, 1, 2, 3, 4, 5, 9].map((attempts) => q.backoffMs({ ...info, attempts }))).toEqual([
+      0, 1000, 2000, 4000, 8000, 10_000, 10_000,
+    ]);
   });
 
   it('an unschedulable pod waits until a move request, then backs off if its back-off has not expired', async () => {

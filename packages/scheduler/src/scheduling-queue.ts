@@ -45,8 +45,11 @@ export class SchedulingQueue {
 
   constructor(o: SchedulingQueueOptions = {}) {
     this.o = {
-      initialBackoffMs: o.initialBackoffMs ?? 1000, maxBackoffMs: o.maxBackoffMs ?? 10_000,
-      maxUnschedulableMs: o.maxUnschedulableMs ?? 300_000, now: o.now ?? Date.now, onPending: o.onPending,
+      initialBackoffMs: o.initialBackoffMs ?? 1000,
+      maxBackoffMs: o.maxBackoffMs ?? 10_000,
+      maxUnschedulableMs: o.maxUnschedulableMs ?? 300_000,
+      now: o.now ?? Date.now,
+      onPending: o.onPending,
     };
     this.leftoverTimer = setInterval(() => this.flushUnschedulableLeftover(), 30_000);
     this.leftoverTimer.unref?.();
@@ -65,7 +68,11 @@ export class SchedulingQueue {
     if (!e) return this.add(key, pod);
     const old = e.info.pod;
     e.info.pod = pod;
-    if (e.where === 'unschedulable' && (JSON.stringify(old.spec) !== JSON.stringify(pod.spec) || JSON.stringify(old.metadata.labels) !== JSON.stringify(pod.metadata.labels))) {
+    if (
+      e.where === 'unschedulable' &&
+      (JSON.stringify(old.spec) !== JSON.stringify(pod.spec) ||
+        JSON.stringify(old.metadata.labels) !== JSON.stringify(pod.metadata.labels))
+    ) {
       e.where = this.backingOff(e.info) ? 'backoff' : 'active';
       this.changed();
     }

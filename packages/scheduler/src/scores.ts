@@ -20,7 +20,7 @@ export function normalize(scores: number[], reverse: boolean): number[] {
   const top = Math.max(0, ...scores);
   if (top === 0) return scores.map(() => (reverse ? MAX_NODE_SCORE : 0));
   return scores.map((s) => {
-    const v = Math.trunc(MAX_NODE_SCORE * s / top);
+    const v = Math.trunc((MAX_NODE_SCORE * s) / top);
     return reverse ? MAX_NODE_SCORE - v : v;
   });
 }
@@ -38,7 +38,7 @@ const leastAllocated: ScorePlugin = {
         const capacity = n.allocatable(r);
         if (capacity === 0) continue;
         const requested = (n.nonZeroRequested.get(r) ?? 0) + (want.get(r) ?? 0);
-        sum += requested > capacity ? 0 : Math.trunc((capacity - requested) * MAX_NODE_SCORE / capacity);
+        sum += requested > capacity ? 0 : Math.trunc(((capacity - requested) * MAX_NODE_SCORE) / capacity);
         weights += 1;
       }
       return weights === 0 ? 0 : Math.trunc(sum / weights);
@@ -76,7 +76,11 @@ const taintToleration: ScorePlugin = {
   weight: 3,
   score: (pod, nodes) => {
     const tolerations = (pod.spec?.tolerations ?? []).filter((t) => !t.effect || t.effect === 'PreferNoSchedule');
-    const counts = nodes.map((n) => (n.node?.spec?.taints ?? []).filter((t) => t.effect === 'PreferNoSchedule' && !toleratedBy(tolerations, t)).length);
+    const counts = nodes.map(
+      (n) =>
+        (n.node?.spec?.taints ?? []).filter((t) => t.effect === 'PreferNoSchedule' && !toleratedBy(tolerations, t))
+          .length,
+    );
     return normalize(counts, true);
   },
 };
@@ -87,7 +91,10 @@ const nodeAffinity: ScorePlugin = {
   weight: 2,
   score: (pod, nodes) => {
     if (!pod.spec?.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length) return undefined;
-    return normalize(nodes.map((n) => (n.node ? preferredAffinityWeight(pod, n.node) : 0)), false);
+    return normalize(
+      nodes.map((n) => (n.node ? preferredAffinityWeight(pod, n.node) : 0)),
+      false,
+    );
   },
 };
 
@@ -100,7 +107,9 @@ export function scoreNodes(pod: Pod, nodes: readonly NodeInfo[], plugins: readon
   for (const p of plugins) {
     const s = p.score(pod, nodes);
     if (!s) continue;
-    s.forEach((v, i) => { total[i] = (total[i] ?? 0) + v * p.weight; });
+    s.forEach((v, i) => {
+      total[i] = (total[i] ?? 0) + v * p.weight;
+    });
   }
   return total;
 }

@@ -7,7 +7,7 @@ const READER = 'reader-token-0123456789';
 const NOBODY = 'nobody-token-0123456789';
 const RBAC = '/apis/rbac.authorization.svc.io/v1';
 
-describe('the scheduler\'s secure port', () => {
+describe("the scheduler's secure port", () => {
   let server: TestApiServer;
   let sched: TestScheduler;
   let client: HttpsClient;
@@ -17,15 +17,27 @@ describe('the scheduler\'s secure port', () => {
       args: ['--authorization-mode=RBAC'],
       tokens: [`${READER},metrics-reader,uid-r,""`, `${NOBODY},nobody,uid-n,""`],
     });
-    await server.client.request('POST', `${RBAC}/clusterroles`, { body: { metadata: { name: 'metrics-reader' }, rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }] } });
-    await server.client.request('POST', `${RBAC}/clusterrolebindings`, { body: {
-      metadata: { name: 'metrics-reader' }, roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: 'metrics-reader' },
-      subjects: [{ apiGroup: 'rbac.authorization.svc.io', kind: 'User', name: 'metrics-reader' }],
-    } });
+    await server.client.request('POST', `${RBAC}/clusterroles`, {
+      body: { metadata: { name: 'metrics-reader' }, rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }] },
+    });
+    await server.client.request('POST', `${RBAC}/clusterrolebindings`, {
+      body: {
+        metadata: { name: 'metrics-reader' },
+        roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: 'metrics-reader' },
+        subjects: [{ apiGroup: 'rbac.authorization.svc.io', kind: 'User', name: 'metrics-reader' }],
+      },
+    });
     const ca = await createTestCa('client-ca');
     const caFile = join(server.dir, 'client-ca.crt');
     await writeFile(caFile, ca.certPem);
-    sched = await startTestScheduler(server, ['--client-ca-file', caFile, '--authentication-kubeconfig', server.svcconfigPath, '--authorization-kubeconfig', server.svcconfigPath]);
+    sched = await startTestScheduler(server, [
+      '--client-ca-file',
+      caFile,
+      '--authentication-kubeconfig',
+      server.svcconfigPath,
+      '--authorization-kubeconfig',
+      server.svcconfigPath,
+    ]);
     const s = sched.scheduler.server;
     if (!s) throw new Error('no secure server');
     client = new HttpsClient(s.url, s.caPem);
@@ -47,7 +59,14 @@ describe('the scheduler\'s secure port', () => {
       const r = await client.request('GET', '/healthz?verbose');
       return r.status === 200 ? r : undefined;
     });
-    expect(verbose.text.split('\n')).toEqual(['[+]ping ok', '[+]log ok', '[+]leaderElection ok', '[+]sched-handler-sync ok', 'healthz check passed', '']);
+    expect(verbose.text.split('\n')).toEqual([
+      '[+]ping ok',
+      '[+]log ok',
+      '[+]leaderElection ok',
+      '[+]sched-handler-sync ok',
+      'healthz check passed',
+      '',
+    ]);
     expect((await client.request('GET', '/healthz/leaderElection')).status).toBe(401);
   });
 
@@ -64,19 +83,30 @@ describe('the scheduler\'s secure port', () => {
 
   it('serves /metrics to a user RBAC allows: attempts by result, pending pods by queue, cache size, leader, client and process metrics', async () => {
     await server.client.request('POST', '/api/v1/nodes', { body: nodeObject('metrics-node', { cpu: '1' }) });
-    await server.client.request('POST', '/api/v1/namespaces/default/pods', { body: podObject('fits', { cpu: '100m' }) });
-    await server.client.request('POST', '/api/v1/namespaces/default/pods', { body: podObject('too-big', { cpu: '2' }) });
+    await server.client.request('POST', '/api/v1/namespaces/default/pods', {
+      body: podObject('fits', { cpu: '100m' }),
+    });
+    await server.client.request('POST', '/api/v1/namespaces/default/pods', {
+      body: podObject('too-big', { cpu: '2' }),
+    });
     const text = await waitFor('one scheduled, one unschedulable', async () => {
       const r = await client.request('GET', '/metrics', { token: READER });
-      return /^scheduler_schedule_attempts_total\{result="scheduled",profile="default-scheduler"\} [1-9]/m.test(r.text)
-        && /^scheduler_pending_pods\{queue="unschedulable"\} 1$/m.test(r.text) ? r.text : undefined;
+      return /^scheduler_schedule_attempts_total\{result="scheduled",profile="default-scheduler"\} [1-9]/m.test(
+        r.text,
+      ) && /^scheduler_pending_pods\{queue="unschedulable"\} 1$/m.test(r.text)
+        ? r.text
+        : undefined;
     });
-    expect(text).toMatch(/^scheduler_schedule_attempts_total\{result="unschedulable",profile="default-scheduler"\} [1-9]\d*$/m);
+    expect(text).toMatch(
+      /^scheduler_schedule_attempts_total\{result="unschedulable",profile="default-scheduler"\} [1-9]\d*$/m,
+    );
     expect(text).toMatch(/^scheduler_schedule_attempts_total\{result="error",profile="default-scheduler"\} 0$/m);
     expect(text).toMatch(/^scheduler_pending_pods\{queue="active"\} 0$/m);
     expect(text).toMatch(/^scheduler_pending_pods\{queue="backoff"\} 0$/m);
     expect(text).toMatch(/^scheduler_pending_pods\{queue="gated"\} 0$/m);
-    expect(text).toMatch(/^scheduler_scheduling_attempt_duration_seconds_count\{result="scheduled",profile="default-scheduler"\} [1-9]/m);
+    expect(text).toMatch(
+      /^scheduler_scheduling_attempt_duration_seconds_count\{result="scheduled",profile="default-scheduler"\} [1-9]/m,
+    );
     // One node; the bound pod (the unschedulable one is not in the cache), nothing assumed once bound.
     expect(text).toMatch(/^scheduler_scheduler_cache_size\{type="nodes"\} 1$/m);
     expect(text).toMatch(/^scheduler_scheduler_cache_size\{type="pods"\} 1$/m);
@@ -86,7 +116,10 @@ describe('the scheduler\'s secure port', () => {
   });
 
   it('takes the lease svc-scheduler in svc-system', async () => {
-    const lease = await server.client.request('GET', '/apis/coordination.svc.io/v1/namespaces/svc-system/leases/svc-scheduler');
+    const lease = await server.client.request(
+      'GET',
+      '/apis/coordination.svc.io/v1/namespaces/svc-system/leases/svc-scheduler',
+    );
     expect(lease.status).toBe(200);
     expect(lease.json<{ spec: { holderIdentity: string } }>().spec.holderIdentity).toBe(sched.scheduler.identity);
   });

@@ -19,9 +19,13 @@ const b64 = (s: string): string => Buffer.from(s).toString('base64');
  */
 export function clusterInfoKubeconfig(server: string, caPem: string): string {
   return YAML.stringify({
-    apiVersion: 'v1', kind: 'Config', preferences: {},
+    apiVersion: 'v1',
+    kind: 'Config',
+    preferences: {},
     clusters: [{ name: '', cluster: { 'certificate-authority-data': b64(caPem), server } }],
-    contexts: null, 'current-context': '', users: null,
+    contexts: null,
+    'current-context': '',
+    users: null,
   });
 }
 
@@ -31,7 +35,8 @@ export function clusterOfKubeconfig(text: string): { server: string; caPem: stri
   const cluster = doc?.clusters?.[0]?.cluster;
   const server = cluster?.server;
   const ca = cluster?.['certificate-authority-data'];
-  if (typeof server !== 'string' || !server || typeof ca !== 'string' || !ca) throw new Error('failed to get cluster config from cluster-info: no server and certificate-authority-data');
+  if (typeof server !== 'string' || !server || typeof ca !== 'string' || !ca)
+    throw new Error('failed to get cluster config from cluster-info: no server and certificate-authority-data');
   return { server, caPem: Buffer.from(ca, 'base64').toString('utf8') };
 }
 
@@ -40,7 +45,9 @@ export function bootstrapSvcconfig(o: { server: string; caPem: string; token: st
   const cluster = naming().clusterName;
   const context = `${BOOTSTRAP_USER}@${cluster}`;
   return YAML.stringify({
-    apiVersion: 'v1', kind: 'Config', preferences: {},
+    apiVersion: 'v1',
+    kind: 'Config',
+    preferences: {},
     clusters: [{ name: cluster, cluster: { 'certificate-authority-data': b64(o.caPem), server: o.server } }],
     users: [{ name: BOOTSTRAP_USER, user: { token: o.token } }],
     contexts: [{ name: context, context: { cluster, user: BOOTSTRAP_USER } }],
@@ -48,7 +55,11 @@ export function bootstrapSvcconfig(o: { server: string; caPem: string; token: st
   });
 }
 
-const rbac = (resource: string): GroupVersionResource => ({ group: group('rbac.authorization'), version: 'v1', resource });
+const rbac = (resource: string): GroupVersionResource => ({
+  group: group('rbac.authorization'),
+  version: 'v1',
+  resource,
+});
 
 /** The objects `svcadm init cluster-info` keeps in place, each with the resource it belongs to. */
 export function joinObjects(server: string, caPem: string): Array<{ gvr: GroupVersionResource; obj: ApiObject }> {
@@ -58,33 +69,61 @@ export function joinObjects(server: string, caPem: string): Array<{ gvr: GroupVe
   const certificates = group('certificates');
   const clusterInfoReader = `${tool}:bootstrap-signer-clusterinfo`;
   const binding = (name: string, clusterRole: string, subject: string): ApiObject => ({
-    apiVersion: rbacGv, kind: 'ClusterRoleBinding', metadata: { name },
+    apiVersion: rbacGv,
+    kind: 'ClusterRoleBinding',
+    metadata: { name },
     roleRef: { apiGroup: group('rbac.authorization'), kind: 'ClusterRole', name: clusterRole },
     subjects: [{ apiGroup: group('rbac.authorization'), kind: 'Group', name: subject }],
   });
   return [
     {
       gvr: { group: '', version: 'v1', resource: 'configmaps' },
-      obj: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CLUSTER_INFO, namespace: publicNs }, data: { [KUBECONFIG_KEY]: clusterInfoKubeconfig(server, caPem) } },
+      obj: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: CLUSTER_INFO, namespace: publicNs },
+        data: { [KUBECONFIG_KEY]: clusterInfoKubeconfig(server, caPem) },
+      },
     },
     {
       gvr: rbac('roles'),
       obj: {
-        apiVersion: rbacGv, kind: 'Role', metadata: { name: clusterInfoReader, namespace: publicNs },
+        apiVersion: rbacGv,
+        kind: 'Role',
+        metadata: { name: clusterInfoReader, namespace: publicNs },
         rules: [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: [CLUSTER_INFO] }],
       },
     },
     {
       gvr: rbac('rolebindings'),
       obj: {
-        apiVersion: rbacGv, kind: 'RoleBinding', metadata: { name: clusterInfoReader, namespace: publicNs },
+        apiVersion: rbacGv,
+        kind: 'RoleBinding',
+        metadata: { name: clusterInfoReader, namespace: publicNs },
         roleRef: { apiGroup: group('rbac.authorization'), kind: 'Role', name: clusterInfoReader },
         subjects: [{ apiGroup: group('rbac.authorization'), kind: 'User', name: 'system:anonymous' }],
       },
     },
-    { gvr: rbac('clusterrolebindings'), obj: binding(`${tool}:svclet-bootstrap`, 'system:node-bootstrapper', defaultNodeTokenGroup()) },
-    { gvr: rbac('clusterrolebindings'), obj: binding(`${tool}:node-autoapprove-bootstrap`, `system:${certificates}:certificatesigningrequests:nodeclient`, defaultNodeTokenGroup()) },
-    { gvr: rbac('clusterrolebindings'), obj: binding(`${tool}:node-autoapprove-certificate-rotation`, `system:${certificates}:certificatesigningrequests:selfnodeclient`, 'system:nodes') },
+    {
+      gvr: rbac('clusterrolebindings'),
+      obj: binding(`${tool}:svclet-bootstrap`, 'system:node-bootstrapper', defaultNodeTokenGroup()),
+    },
+    {
+      gvr: rbac('clusterrolebindings'),
+      obj: binding(
+        `${tool}:node-autoapprove-bootstrap`,
+        `system:${certificates}:certificatesigningrequests:nodeclient`,
+        defaultNodeTokenGroup(),
+      ),
+    },
+    {
+      gvr: rbac('clusterrolebindings'),
+      obj: binding(
+        `${tool}:node-autoapprove-certificate-rotation`,
+        `system:${certificates}:certificatesigningrequests:selfnodeclient`,
+        'system:nodes',
+      ),
+    },
   ];
 }
 

@@ -16,15 +16,23 @@ const detached = (jws: string): string => {
 };
 
 describe('verifyDetachedJws', () => {
-  it('accepts the spec\'s detached HS256 JWS with the full token as key and the token id as kid', async () => {
+  it("accepts the spec's detached HS256 JWS with the full token as key and the token id as kid", async () => {
     expect(await verifyDetachedJws(detached(await sign()), CONTENT, TOKEN)).toBe(true);
   });
 
   it('refuses other content, another secret, another kid, another algorithm, and an attached payload', async () => {
     expect(await verifyDetachedJws(detached(await sign()), `${CONTENT} `, TOKEN)).toBe(false);
-    expect(await verifyDetachedJws(detached(await sign()), CONTENT, { ...TOKEN, secret: 'ffffffffffffffff' })).toBe(false);
+    expect(await verifyDetachedJws(detached(await sign()), CONTENT, { ...TOKEN, secret: 'ffffffffffffffff' })).toBe(
+      false,
+    );
     expect(await verifyDetachedJws(detached(await sign({ kid: 'other1' })), CONTENT, TOKEN)).toBe(false);
-    expect(await verifyDetachedJws(detached(await sign({ alg: 'HS512', key: `${TOKEN.id}.${TOKEN.secret}`.repeat(4) })), CONTENT, TOKEN)).toBe(false);
+    expect(
+      await verifyDetachedJws(
+        detached(await sign({ alg: 'HS512', key: `${TOKEN.id}.${TOKEN.secret}`.repeat(4) })),
+        CONTENT,
+        TOKEN,
+      ),
+    ).toBe(false);
     expect(await verifyDetachedJws(await sign(), CONTENT, TOKEN)).toBe(false);
     expect(await verifyDetachedJws('', CONTENT, TOKEN)).toBe(false);
     expect(await verifyDetachedJws('a.b', CONTENT, TOKEN)).toBe(false);

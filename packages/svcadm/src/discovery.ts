@@ -13,7 +13,11 @@ export class DiscoveryError extends Error {}
  * empty payload, header `kid` = the token id, HS256 with the full token `<id>.<secret>` as the
  * key. Nothing else verifies.
  */
-export async function verifyDetachedJws(jws: string, content: string, token: { id: string; secret: string }): Promise<boolean> {
+export async function verifyDetachedJws(
+  jws: string,
+  content: string,
+  token: { id: string; secret: string },
+): Promise<boolean> {
   const parts = jws.split('.');
   const [header = '', payload, signature = ''] = parts;
   if (parts.length !== 3 || payload !== '' || !header || !signature) return false;
@@ -56,7 +60,14 @@ export interface DiscoveredCluster {
 }
 
 function clientFor(server: string, caPem?: string): RestClient {
-  const config: ClientConfig = { server, caPem, insecureSkipTlsVerify: caPem === undefined, namespace: 'default', user: {}, clusterEntry: { server } };
+  const config: ClientConfig = {
+    server,
+    caPem,
+    insecureSkipTlsVerify: caPem === undefined,
+    namespace: 'default',
+    user: {},
+    clusterEntry: { server },
+  };
   return new RestClient(config);
 }
 
@@ -66,17 +77,26 @@ async function fetchClusterInfo(client: RestClient): Promise<Record<string, stri
   if (r.status !== 200) {
     let message = r.body.toString('utf8');
     try {
-      message = (r.json<{ message?: string }>().message ?? message);
-    } catch { /* not a Status */ }
+      message = r.json<{ message?: string }>().message ?? message;
+    } catch {
+      /* not a Status */
+    }
     throw new Error(`reading the ${CLUSTER_INFO} ConfigMap anonymously: ${r.status}: ${message}`);
   }
-  return ((r.json<ApiObject>().data ?? {}) as Record<string, string>);
+  return (r.json<ApiObject>().data ?? {}) as Record<string, string>;
 }
 
 function delay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
 
@@ -89,7 +109,9 @@ function delay(ms: number, signal?: AbortSignal): Promise<void> {
  */
 export async function discoverCluster(o: DiscoveryOptions): Promise<DiscoveredCluster> {
   if (o.pins.empty && !o.unsafeSkipCaVerification) {
-    throw new DiscoveryError('using token-based discovery without --discovery-token-ca-cert-hash can be unsafe; pass --discovery-token-ca-cert-hash sha256:<hash> (see "svcadm token ca-cert-hash"), or --discovery-token-unsafe-skip-ca-verification to continue');
+    throw new DiscoveryError(
+      'using token-based discovery without --discovery-token-ca-cert-hash can be unsafe; pass --discovery-token-ca-cert-hash sha256:<hash> (see "svcadm token ca-cert-hash"), or --discovery-token-unsafe-skip-ca-verification to continue',
+    );
   }
   const server = serverUrl(o.endpoint);
   const deadline = Date.now() + o.timeoutMs;
@@ -108,8 +130,10 @@ export async function discoverCluster(o: DiscoveryOptions): Promise<DiscoveredCl
         } else if (jws === undefined) {
           why = `no signature for token ${JSON.stringify(o.token.id)} in the ${CLUSTER_INFO} ConfigMap: the token is unknown to this cluster, expired, or not for signing; create one with "svcadm token create"`;
         } else {
-          if (!await verifyDetachedJws(jws, content, o.token)) {
-            throw new DiscoveryError(`failed to verify the JWS signature of the ${CLUSTER_INFO} ConfigMap for token ${JSON.stringify(o.token.id)}: wrong token secret, or the content was altered; can't trust this API server`);
+          if (!(await verifyDetachedJws(jws, content, o.token))) {
+            throw new DiscoveryError(
+              `failed to verify the JWS signature of the ${CLUSTER_INFO} ConfigMap for token ${JSON.stringify(o.token.id)}: wrong token secret, or the content was altered; can't trust this API server`,
+            );
           }
           kubeconfig = content;
           break;
@@ -118,7 +142,8 @@ export async function discoverCluster(o: DiscoveryOptions): Promise<DiscoveredCl
         if (e instanceof DiscoveryError) throw e;
         why = (e as Error).message;
       }
-      if (Date.now() >= deadline || o.signal?.aborted) throw new DiscoveryError(`${why} (gave up after ${formatDuration(o.timeoutMs)})`);
+      if (Date.now() >= deadline || o.signal?.aborted)
+        throw new DiscoveryError(`${why} (gave up after ${formatDuration(o.timeoutMs)})`);
       log(`[discovery] ${why}; trying again`);
       await delay(Math.min(o.retryIntervalMs ?? 1000, Math.max(0, deadline - Date.now())), o.signal);
     }
@@ -145,10 +170,15 @@ export async function discoverCluster(o: DiscoveryOptions): Promise<DiscoveredCl
   const secure = clientFor(server, cluster.caPem);
   try {
     const again = (await fetchClusterInfo(secure))[KUBECONFIG_KEY];
-    if (again !== kubeconfig) throw new DiscoveryError(`the second ${KUBECONFIG_KEY} of the ${CLUSTER_INFO} ConfigMap (over verified TLS) differs from the first`);
+    if (again !== kubeconfig)
+      throw new DiscoveryError(
+        `the second ${KUBECONFIG_KEY} of the ${CLUSTER_INFO} ConfigMap (over verified TLS) differs from the first`,
+      );
   } catch (e) {
     if (e instanceof DiscoveryError) throw e;
-    throw new DiscoveryError(`failed to fetch the ${CLUSTER_INFO} ConfigMap a second time, verifying the server with the cluster CA: ${(e as Error).message}`);
+    throw new DiscoveryError(
+      `failed to fetch the ${CLUSTER_INFO} ConfigMap a second time, verifying the server with the cluster CA: ${(e as Error).message}`,
+    );
   } finally {
     secure.close();
   }

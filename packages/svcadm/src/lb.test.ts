@@ -3,12 +3,18 @@ import type { AddressInfo } from 'node:net';
 import { parseLoadBalancerArgs, startLoadBalancer, type LoadBalancer } from './lb.js';
 
 /** A TCP server answering every connection's first chunk with `<tag>:<chunk>`. */
-async function tagServer(tag: string, behaviour: 'answer' | 'reset' = 'answer'): Promise<{ server: Server; addr: string; conns: number }> {
+async function tagServer(
+  tag: string,
+  behaviour: 'answer' | 'reset' = 'answer',
+): Promise<{ server: Server; addr: string; conns: number }> {
   const state = { server: createServer(), addr: '', conns: 0 };
   state.server.on('connection', (s: Socket) => {
     state.conns++;
     s.on('error', () => undefined);
-    s.once('data', (d: Buffer) => { if (behaviour === 'reset') s.resetAndDestroy(); else s.end(`${tag}:${d.toString()}`); });
+    s.once('data', (d: Buffer) => {
+      if (behaviour === 'reset') s.resetAndDestroy();
+      else s.end(`${tag}:${d.toString()}`);
+    });
   });
   await new Promise<void>((r) => state.server.listen(0, '127.0.0.1', () => r()));
   state.addr = `127.0.0.1:${(state.server.address() as AddressInfo).port}`;
@@ -27,7 +33,9 @@ function ask(port: number, msg: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const c = connect(port, '127.0.0.1', () => c.write(msg));
     let out = '';
-    c.on('data', (d: Buffer) => { out += d.toString(); });
+    c.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
     c.on('end', () => resolve(out));
     c.on('error', reject);
   });
@@ -46,7 +54,11 @@ describe('svc-lb', () => {
     const a = await tagServer('a');
     const b = await tagServer('b');
     servers.push(a.server, b.server);
-    lb = await startLoadBalancer({ listen: '127.0.0.1:0', backends: [a.addr, await closedPort(), b.addr], healthIntervalMs: 60_000 });
+    lb = await startLoadBalancer({
+      listen: '127.0.0.1:0',
+      backends: [a.addr, await closedPort(), b.addr],
+      healthIntervalMs: 60_000,
+    });
     const answers = [];
     for (let i = 0; i < 6; i++) answers.push(await ask(lb.port, `hi${i}`));
     expect(answers.every((x) => /^[ab]:hi\d$/.test(x))).toBe(true);
@@ -65,8 +77,22 @@ describe('svc-lb', () => {
   });
 
   it('parses its flags', () => {
-    const o = parseLoadBalancerArgs(['--listen', '127.0.0.1:7443', '--backend=127.0.0.1:1,127.0.0.1:2', '--backend', '127.0.0.1:3', '--health-interval', '2s', '--connect-timeout=500ms']);
-    expect(o).toMatchObject({ listen: '127.0.0.1:7443', backends: ['127.0.0.1:1', '127.0.0.1:2', '127.0.0.1:3'], healthIntervalMs: 2000, connectTimeoutMs: 500 });
+    const o = parseLoadBalancerArgs([
+      '--listen',
+      '127.0.0.1:7443',
+      '--backend=127.0.0.1:1,127.0.0.1:2',
+      '--backend',
+      '127.0.0.1:3',
+      '--health-interval',
+      '2s',
+      '--connect-timeout=500ms',
+    ]);
+    expect(o).toMatchObject({
+      listen: '127.0.0.1:7443',
+      backends: ['127.0.0.1:1', '127.0.0.1:2', '127.0.0.1:3'],
+      healthIntervalMs: 2000,
+      connectTimeoutMs: 500,
+    });
     expect(() => parseLoadBalancerArgs(['--nope'])).toThrow(/unknown flag/);
   });
 });

@@ -30,7 +30,12 @@ export interface LoadBalancerOptions {
   log?: (line: string) => void;
 }
 
-interface Backend { host: string; port: number; addr: string; healthy: boolean }
+interface Backend {
+  host: string;
+  port: number;
+  addr: string;
+  healthy: boolean;
+}
 
 export interface LoadBalancer {
   readonly port: number;
@@ -42,7 +47,8 @@ export interface LoadBalancer {
 function splitHostPort(s: string): { host: string; port: number } {
   const i = s.lastIndexOf(':');
   const port = Number(s.slice(i + 1));
-  if (i < 0 || !Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid address ${JSON.stringify(s)} (want host:port)`);
+  if (i < 0 || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`invalid address ${JSON.stringify(s)} (want host:port)`);
   return { host: s.slice(0, i).replace(/^\[|\]$/g, '') || '127.0.0.1', port };
 }
 
@@ -62,22 +68,38 @@ export async function startLoadBalancer(o: LoadBalancerOptions): Promise<LoadBal
     b.healthy = healthy;
   };
 
-  const probe = (b: Backend): Promise<void> => new Promise((resolve) => {
-    const req = httpsRequest({
-      host: b.host, port: b.port, path: healthPath, method: 'GET', agent: false, timeout: healthTimeoutMs,
-      ...(o.healthCaPem ? { ca: o.healthCaPem, servername: undefined } : { rejectUnauthorized: false }),
-    }, (res) => {
-      res.resume();
-      setHealth(b, res.statusCode === 200, `${healthPath} answered ${res.statusCode ?? '?'}`);
-      resolve();
+  const probe = (b: Backend): Promise<void> =>
+    new Promise((resolve) => {
+      const req = httpsRequest(
+        {
+          host: b.host,
+          port: b.port,
+          path: healthPath,
+          method: 'GET',
+          agent: false,
+          timeout: healthTimeoutMs,
+          ...(o.healthCaPem ? { ca: o.healthCaPem, servername: undefined } : { rejectUnauthorized: false }),
+        },
+        (res) => {
+          res.resume();
+          setHealth(b, res.statusCode === 200, `${healthPath} answered ${res.statusCode ?? '?'}`);
+          resolve();
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', (e) => {
+        setHealth(b, false, e.message);
+        resolve();
+      });
+      req.end();
     });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (e) => { setHealth(b, false, e.message); resolve(); });
-    req.end();
-  });
-  const probeAll = async (): Promise<void> => { await Promise.all(backends.map(probe)); };
+  const probeAll = async (): Promise<void> => {
+    await Promise.all(backends.map(probe));
+  };
   await probeAll();
-  const timer = setInterval(() => { void probeAll(); }, o.healthIntervalMs ?? 1000);
+  const timer = setInterval(() => {
+    void probeAll();
+  }, o.healthIntervalMs ?? 1000);
   timer.unref();
 
   /** Backends to try for one connection: healthy ones round-robin first, then the rest. */
@@ -104,12 +126,21 @@ export async function startLoadBalancer(o: LoadBalancerOptions): Promise<LoadBal
       sent.push(d);
       upstream?.write(d);
     });
-    client.on('end', () => { if (piped) return; upstream?.end(); });
-    client.on('close', () => { sockets.delete(client); upstream?.destroy(); });
+    client.on('end', () => {
+      if (piped) return;
+      upstream?.end();
+    });
+    client.on('close', () => {
+      sockets.delete(client);
+      upstream?.destroy();
+    });
     const candidates = order();
     const attempt = (i: number): void => {
       const b = candidates[i];
-      if (!b || client.destroyed) { client.destroy(); return; }
+      if (!b || client.destroyed) {
+        client.destroy();
+        return;
+      }
       const up = connect({ host: b.host, port: b.port });
       upstream = up;
       sockets.add(up);
@@ -126,7 +157,10 @@ export async function startLoadBalancer(o: LoadBalancerOptions): Promise<LoadBal
         attempt(i + 1);
       };
       up.on('timeout', () => fail('connect timeout'));
-      up.on('error', (e) => { if (answered) client.destroy(); else fail(e.message); });
+      up.on('error', (e) => {
+        if (answered) client.destroy();
+        else fail(e.message);
+      });
       up.on('close', () => {
         sockets.delete(up);
         if (!answered) fail('closed before answering');
@@ -152,11 +186,16 @@ export async function startLoadBalancer(o: LoadBalancerOptions): Promise<LoadBal
   const server: Server = createServer(handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => { server.off('error', reject); resolve(); });
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
-  log(`listening on ${host}:${boundPort}, backends ${backends.map((b) => `${b.addr} (${b.healthy ? 'healthy' : 'unhealthy'})`).join(', ')}`);
+  log(
+    `listening on ${host}:${boundPort}, backends ${backends.map((b) => `${b.addr} (${b.healthy ? 'healthy' : 'unhealthy'})`).join(', ')}`,
+  );
   return {
     port: boundPort,
     health: () => backends.map((b) => ({ backend: b.addr, healthy: b.healthy })),
@@ -190,14 +229,30 @@ export function parseLoadBalancerArgs(argv: string[]): LoadBalancerOptions {
       return Number(m[1]) * (m[2] === 's' ? 1000 : 1);
     };
     switch (name) {
-      case '--listen': o.listen = value(); break;
-      case '--backend': case '--backends': o.backends.push(...value().split(',').filter(Boolean)); break;
-      case '--health-ca-file': o.healthCaPem = readFileSync(value(), 'utf8'); break;
-      case '--health-path': o.healthPath = value(); break;
-      case '--health-interval': o.healthIntervalMs = ms(); break;
-      case '--health-timeout': o.healthTimeoutMs = ms(); break;
-      case '--connect-timeout': o.connectTimeoutMs = ms(); break;
-      default: throw new Error(`unknown flag ${arg}`);
+      case '--listen':
+        o.listen = value();
+        break;
+      case '--backend':
+      case '--backends':
+        o.backends.push(...value().split(',').filter(Boolean));
+        break;
+      case '--health-ca-file':
+        o.healthCaPem = readFileSync(value(), 'utf8');
+        break;
+      case '--health-path':
+        o.healthPath = value();
+        break;
+      case '--health-interval':
+        o.healthIntervalMs = ms();
+        break;
+      case '--health-timeout':
+        o.healthTimeoutMs = ms();
+        break;
+      case '--connect-timeout':
+        o.connectTimeoutMs = ms();
+        break;
+      default:
+        throw new Error(`unknown flag ${arg}`);
     }
   }
   return o;

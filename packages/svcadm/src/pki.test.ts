@@ -6,7 +6,9 @@ import { initPki } from './pki.js';
 
 describe('svcadm init pki', () => {
   let dir: string;
-  beforeAll(async () => { dir = await mkdtemp(join(tmpdir(), 'svcadm-pki-')); });
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svcadm-pki-'));
+  });
   afterAll(async () => rm(dir, { recursive: true, force: true }));
 
   it('writes a CA and certificates it signs, with the subjects, usages and names each use needs', async () => {

@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { createCertificateAuthority, issueCertificate, type CertificateAuthority } from '@svc/component-base';
 
 /** One file pair `svcadm init pki` writes, and who uses it. */
-export interface PkiFile { base: string; purpose: string }
+export interface PkiFile {
+  base: string;
+  purpose: string;
+}
 
 export interface PkiOptions {
   certDir: string;
@@ -35,14 +38,43 @@ export async function initPki(o: PkiOptions): Promise<PkiFile[]> {
     ca = await createCertificateAuthority('svc-ca');
     await put('ca', 'cluster CA', ca);
   }
-  const leaves: Array<{ base: string; purpose: string; cn: string; orgs?: string[]; usages: Array<'client' | 'server'>; hosts?: string[] }> = [
-    { base: 'apiserver', purpose: 'API server serving certificate', cn: 'svc-apiserver', usages: ['server'], hosts: ['localhost', '127.0.0.1', ...o.apiserverSans] },
-    { base: 'apiserver-svclet-client', purpose: 'API server client certificate towards node agents', cn: 'svc-apiserver-svclet-client', orgs: ['system:masters'], usages: ['client'] },
-    { base: 'admin', purpose: 'admin client certificate', cn: 'svc-admin', orgs: ['system:masters'], usages: ['client'] },
+  const leaves: Array<{
+    base: string;
+    purpose: string;
+    cn: string;
+    orgs?: string[];
+    usages: Array<'client' | 'server'>;
+    hosts?: string[];
+  }> = [
+    {
+      base: 'apiserver',
+      purpose: 'API server serving certificate',
+      cn: 'svc-apiserver',
+      usages: ['server'],
+      hosts: ['localhost', '127.0.0.1', ...o.apiserverSans],
+    },
+    {
+      base: 'apiserver-svclet-client',
+      purpose: 'API server client certificate towards node agents',
+      cn: 'svc-apiserver-svclet-client',
+      orgs: ['system:masters'],
+      usages: ['client'],
+    },
+    {
+      base: 'admin',
+      purpose: 'admin client certificate',
+      cn: 'svc-admin',
+      orgs: ['system:masters'],
+      usages: ['client'],
+    },
   ];
   for (const l of leaves) {
     if (existsSync(path(`${l.base}.crt`)) && existsSync(path(`${l.base}.key`))) continue;
-    await put(l.base, l.purpose, await issueCertificate(ca, { commonName: l.cn, organizations: l.orgs, usages: l.usages, hosts: l.hosts }));
+    await put(
+      l.base,
+      l.purpose,
+      await issueCertificate(ca, { commonName: l.cn, organizations: l.orgs, usages: l.usages, hosts: l.hosts }),
+    );
   }
   if (!existsSync(path('sa.key'))) {
     // The service-account signing key: any key pair does; the CA machinery makes one.

@@ -61,9 +61,14 @@ export class PublicKeyPins {
       const parts = pin.split(':');
       if (parts.length !== 2) throw new Error('invalid hash, expected "format:hex-value". Known format(s) are: sha256');
       const [format = '', value = ''] = parts;
-      if (format.toLowerCase() !== 'sha256') throw new Error(`unknown hash format ${JSON.stringify(format)}. Known format(s) are: sha256`);
-      if (value.length !== 64) throw new Error(`invalid hash ${JSON.stringify(pin)}, expected a 32 byte SHA-256 hash, found ${Math.floor(value.length / 2)} bytes`);
-      if (!/^[0-9a-fA-F]{64}$/.test(value)) throw new Error(`invalid hash ${JSON.stringify(pin)}, could not decode SHA-256 from hex`);
+      if (format.toLowerCase() !== 'sha256')
+        throw new Error(`unknown hash format ${JSON.stringify(format)}. Known format(s) are: sha256`);
+      if (value.length !== 64)
+        throw new Error(
+          `invalid hash ${JSON.stringify(pin)}, expected a 32 byte SHA-256 hash, found ${Math.floor(value.length / 2)} bytes`,
+        );
+      if (!/^[0-9a-fA-F]{64}$/.test(value))
+        throw new Error(`invalid hash ${JSON.stringify(pin)}, could not decode SHA-256 from hex`);
       this.sha256.add(value.toLowerCase());
     }
   }

@@ -3,11 +3,20 @@ import { runSvcadm } from './svcadm.js';
 import { tokenSecret } from './token.js';
 import { joinObjects } from './cluster-info.js';
 
-afterEach(() => { useNaming('svc'); });
+afterEach(() => {
+  useNaming('svc');
+});
 
 async function run(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   const r = { out: '', err: '' };
-  const code = await runSvcadm(args, { out: (s) => { r.out += s; }, err: (s) => { r.err += s; } });
+  const code = await runSvcadm(args, {
+    out: (s) => {
+      r.out += s;
+    },
+    err: (s) => {
+      r.err += s;
+    },
+  });
   return { code, ...r };
 }
 
@@ -23,10 +32,18 @@ describe('svcadm --naming', () => {
     const objs = joinObjects('https://10.0.0.1:6443', 'PEM');
     expect(objs[0]?.obj.metadata.namespace).toBe('kube-public');
     expect(objs.map((o) => o.obj.metadata.name)).toEqual([
-      'cluster-info', 'svcadm:bootstrap-signer-clusterinfo', 'svcadm:bootstrap-signer-clusterinfo',
-      'svcadm:svclet-bootstrap', 'svcadm:node-autoapprove-bootstrap', 'svcadm:node-autoapprove-certificate-rotation',
+      'cluster-info',
+      'svcadm:bootstrap-signer-clusterinfo',
+      'svcadm:bootstrap-signer-clusterinfo',
+      'svcadm:svclet-bootstrap',
+      'svcadm:node-autoapprove-bootstrap',
+      'svcadm:node-autoapprove-certificate-rotation',
     ]);
-    expect(objs[4]?.obj.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:certificates.k8s.io:certificatesigningrequests:nodeclient' });
+    expect(objs[4]?.obj.roleRef).toEqual({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: 'system:certificates.k8s.io:certificatesigningrequests:nodeclient',
+    });
   });
 
   it('an unknown naming is a flag error', async () => {

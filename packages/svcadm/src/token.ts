@@ -41,20 +41,27 @@ export function generateToken(): string {
 /** Splits `<id>.<secret>`; throws with Kubernetes' message when it does not have the form. */
 export function parseToken(token: string): { id: string; secret: string } {
   const m = BOOTSTRAP_TOKEN.exec(token);
-  if (!m) throw new Error(`the bootstrap token ${JSON.stringify(token)} was not of the form "^([a-z0-9]{6})\\.([a-z0-9]{16})$"`);
+  if (!m)
+    throw new Error(
+      `the bootstrap token ${JSON.stringify(token)} was not of the form "^([a-z0-9]{6})\\.([a-z0-9]{16})$"`,
+    );
   return { id: m[1] ?? '', secret: m[2] ?? '' };
 }
 
 /** Throws with Kubernetes' message for usages outside `signing`, `authentication`. */
 export function validateUsages(usages: readonly string[]): void {
   const bad = [...new Set(usages.filter((u) => !(TOKEN_USAGES as readonly string[]).includes(u)))].sort();
-  if (bad.length > 0) throw new Error(`invalid bootstrap token usage string: ${bad.join(',')}, valid usage options: ${TOKEN_USAGES.join(',')}`);
+  if (bad.length > 0)
+    throw new Error(
+      `invalid bootstrap token usage string: ${bad.join(',')}, valid usage options: ${TOKEN_USAGES.join(',')}`,
+    );
 }
 
 /** Throws with Kubernetes' message for an extra group outside `system:bootstrappers:`. */
 export function validateGroups(groups: readonly string[]): void {
   for (const g of groups) {
-    if (!BOOTSTRAP_GROUP.test(g)) throw new Error(`bootstrap group ${JSON.stringify(g)} is invalid (must match ${BOOTSTRAP_GROUP_PATTERN})`);
+    if (!BOOTSTRAP_GROUP.test(g))
+      throw new Error(`bootstrap group ${JSON.stringify(g)} is invalid (must match ${BOOTSTRAP_GROUP_PATTERN})`);
   }
 }
 
@@ -73,9 +80,11 @@ export function tokenSecret(t: BootstrapToken): ApiObject {
   const b64: Record<string, string> = {};
   for (const [k, v] of Object.entries(data)) b64[k] = Buffer.from(v).toString('base64');
   return {
-    apiVersion: 'v1', kind: 'Secret',
+    apiVersion: 'v1',
+    kind: 'Secret',
     metadata: { name: `${BOOTSTRAP_TOKEN_SECRET_PREFIX}${t.id}`, namespace: naming().systemNamespace },
-    type: bootstrapTokenSecretType(), data: b64,
+    type: bootstrapTokenSecretType(),
+    data: b64,
   };
 }
 
@@ -84,12 +93,24 @@ export function tokenFromSecret(s: ApiObject): BootstrapToken | undefined {
   if (s.type !== bootstrapTokenSecretType()) return undefined;
   const id = secretDataString(s, 'token-id') ?? '';
   const secret = secretDataString(s, 'token-secret') ?? '';
-  if (!BOOTSTRAP_TOKEN.test(`${id}.${secret}`) || s.metadata.name !== `${BOOTSTRAP_TOKEN_SECRET_PREFIX}${id}`) return undefined;
+  if (!BOOTSTRAP_TOKEN.test(`${id}.${secret}`) || s.metadata.name !== `${BOOTSTRAP_TOKEN_SECRET_PREFIX}${id}`)
+    return undefined;
   const usages = Object.keys((s.data ?? {}) as Record<string, string>)
     .filter((k) => k.startsWith('usage-bootstrap-') && secretDataString(s, k) === 'true')
-    .map((k) => k.slice('usage-bootstrap-'.length)).sort();
-  const groups = (secretDataString(s, 'auth-extra-groups') ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '');
-  return { id, secret, description: secretDataString(s, 'description'), expires: bootstrapTokenExpiry(s), usages, groups };
+    .map((k) => k.slice('usage-bootstrap-'.length))
+    .sort();
+  const groups = (secretDataString(s, 'auth-extra-groups') ?? '')
+    .split(',')
+    .map((g) => g.trim())
+    .filter((g) => g !== '');
+  return {
+    id,
+    secret,
+    description: secretDataString(s, 'description'),
+    expires: bootstrapTokenExpiry(s),
+    usages,
+    groups,
+  };
 }
 
 /** Kubernetes' ShortHumanDuration: `45s`, `12m`, `23h`, `6d`, `2y`; `<invalid>` in the past. */
@@ -112,8 +133,14 @@ export function shortHumanDuration(ms: number): string {
  */
 export function alignColumns(rows: readonly string[][]): string {
   const widths: number[] = [];
-  for (const r of rows) r.slice(0, -1).forEach((c, i) => { widths[i] = Math.max(widths[i] ?? 10, c.length + 3); });
-  return rows.map((r) => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i] ?? 10) : c)).join('')).map((l) => `${l}\n`).join('');
+  for (const r of rows)
+    r.slice(0, -1).forEach((c, i) => {
+      widths[i] = Math.max(widths[i] ?? 10, c.length + 3);
+    });
+  return rows
+    .map((r) => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i] ?? 10) : c)).join(''))
+    .map((l) => `${l}\n`)
+    .join('');
 }
 
 /** `svcadm token list`'s table (kubeadm's columns and placeholders). */

@@ -26,7 +26,10 @@ export interface KeyPair {
 
 interface Csr extends ApiObject {
   spec: { request: string; signerName: string; usages: string[]; expirationSeconds?: number };
-  status?: { conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>; certificate?: string };
+  status?: {
+    conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
+    certificate?: string;
+  };
 }
 
 const csrResource = () => ({ group: group('certificates'), version: 'v1', resource: 'certificatesigningrequests' });
@@ -46,7 +49,7 @@ async function importKey(pem: string): Promise<CryptoKeyPair> {
 }
 
 async function newKeyPem(): Promise<string> {
-  const keys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']) as CryptoKeyPair;
+  const keys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
   return pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey as CryptoKey));
 }
 
@@ -54,11 +57,12 @@ async function newKeyPem(): Promise<string> {
 async function nodeCsrPem(nodeName: string, keyPem: string): Promise<string> {
   const keys = await importKey(keyPem);
   const csr = await x509.Pkcs10CertificateRequestGenerator.create({
-    name: [{ CN: [`system:node:${nodeName}`] }, { O: [NODES_GROUP] }], keys, signingAlgorithm: ALG,
+    name: [{ CN: [`system:node:${nodeName}`] }, { O: [NODES_GROUP] }],
+    keys,
+    signingAlgorithm: ALG,
   });
   return `${csr.toString('pem')}\n`;
 }
-
 
 export interface RequestCertificateOptions {
   client: RestClient;
@@ -84,7 +88,8 @@ export async function requestNodeClientCertificate(o: RequestCertificateOptions)
   const request = Buffer.from(csrPem).toString('base64');
   const api = new ResourceClient<Csr>(o.client, csrResource());
   const body: Csr = {
-    apiVersion: `${group('certificates')}/v1`, kind: 'CertificateSigningRequest',
+    apiVersion: `${group('certificates')}/v1`,
+    kind: 'CertificateSigningRequest',
     metadata: o.name ? { name: o.name } : { generateName: 'csr-' },
     spec: { request, signerName: naming().signerNames.apiserverClientNodeAgent, usages: USAGES },
   };
@@ -101,8 +106,12 @@ export async function requestNodeClientCertificate(o: RequestCertificateOptions)
     const csr = await api.get(name, { signal: o.signal });
     const conds = csr.status?.conditions ?? [];
     const bad = conds.find((c) => c.type === 'Denied' || c.type === 'Failed');
-    if (bad) throw new Error(`certificate signing request ${name} is ${bad.type === 'Denied' ? 'denied' : 'failed'}, reason: ${bad.reason ?? ''}, message: ${bad.message ?? ''}`);
-    if (csr.status?.certificate && conds.some((c) => c.type === 'Approved')) return Buffer.from(csr.status.certificate, 'base64').toString('utf8');
+    if (bad)
+      throw new Error(
+        `certificate signing request ${name} is ${bad.type === 'Denied' ? 'denied' : 'failed'}, reason: ${bad.reason ?? ''}, message: ${bad.message ?? ''}`,
+      );
+    if (csr.status?.certificate && conds.some((c) => c.type === 'Approved'))
+      return Buffer.from(csr.status.certificate, 'base64').toString('utf8');
     await sleep(o.pollMs ?? 250, o.signal);
   }
 }
@@ -111,7 +120,10 @@ export async function requestNodeClientCertificate(o: RequestCertificateOptions)
 async function bootstrapCsrName(nodeName: string, keyPem: string): Promise<string> {
   const keys = await importKey(keyPem);
   const spki = Buffer.from(await webcrypto.subtle.exportKey('spki', keys.publicKey as CryptoKey));
-  const digest = createHash('sha512').update(spki).update(`system:node:${nodeName}\0${NODES_GROUP}\0${USAGES.join(',')}`).digest('base64url');
+  const digest = createHash('sha512')
+    .update(spki)
+    .update(`system:node:${nodeName}\0${NODES_GROUP}\0${USAGES.join(',')}`)
+    .digest('base64url');
   return `node-csr-${digest.slice(0, 43)}`;
 }
 
@@ -123,7 +135,10 @@ async function bootstrapCsrName(nodeName: string, keyPem: string): Promise<strin
 export class CertificateStore {
   readonly currentPath: string;
 
-  constructor(readonly dir: string, private readonly prefix: string) {
+  constructor(
+    readonly dir: string,
+    private readonly prefix: string,
+  ) {
     this.currentPath = resolve(dir, `${prefix}-current.pem`);
   }
 
@@ -140,7 +155,10 @@ export class CertificateStore {
   /** Writes `pair` as the new current one; returns the path of the link. */
   async update(pair: KeyPair): Promise<string> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    const stamp = new Date().toISOString().replace(/\.\d+Z$/, '').replace(/[T:]/g, '-');
+    const stamp = new Date()
+      .toISOString()
+      .replace(/\.\d+Z$/, '')
+      .replace(/[T:]/g, '-');
     let file = join(this.dir, `${this.prefix}-${stamp}.pem`);
     for (let i = 1; existsSync(file); i++) file = join(this.dir, `${this.prefix}-${stamp}.${i}.pem`);
     await writeFile(file, pair.certPem.trimEnd() + '\n' + pair.keyPem, { mode: 0o600 });
@@ -155,7 +173,9 @@ export class CertificateStore {
 /** A PEM file holding a certificate and its key. */
 export function splitPair(pem: string): KeyPair & { cert: X509Certificate } {
   const cert = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----\n?/.exec(pem)?.[0];
-  const key = /-----BEGIN (?:EC |RSA )?PRIVATE KEY-----[\s\S]*?-----END (?:EC |RSA )?PRIVATE KEY-----\n?/.exec(pem)?.[0];
+  const key = /-----BEGIN (?:EC |RSA )?PRIVATE KEY-----[\s\S]*?-----END (?:EC |RSA )?PRIVATE KEY-----\n?/.exec(
+    pem,
+  )?.[0];
   if (!cert || !key) throw new Error('the file does not hold a certificate and a private key');
   return { certPem: cert, keyPem: key, cert: new X509Certificate(cert) };
 }
@@ -186,9 +206,12 @@ export function bootstrappedSvcconfig(cluster: ClientConfig, pairFile: string): 
   if (cluster.tlsServerName) clusterEntry['tls-server-name'] = cluster.tlsServerName;
   if (cluster.insecureSkipTlsVerify) clusterEntry['insecure-skip-tls-verify'] = true;
   return YAML.stringify({
-    apiVersion: 'v1', kind: 'Config',
+    apiVersion: 'v1',
+    kind: 'Config',
     clusters: [{ name: 'default-cluster', cluster: clusterEntry }],
-    contexts: [{ name: 'default-context', context: { cluster: 'default-cluster', namespace: 'default', user: 'default-auth' } }],
+    contexts: [
+      { name: 'default-context', context: { cluster: 'default-cluster', namespace: 'default', user: 'default-auth' } },
+    ],
     'current-context': 'default-context',
     users: [{ name: 'default-auth', user: { 'client-certificate': pairFile, 'client-key': pairFile } }],
     preferences: {},
@@ -223,7 +246,12 @@ export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<K
     await writeFile(keyFile, keyPem, { mode: 0o600 });
   }
   const certPem = await requestNodeClientCertificate({
-    client: o.client, nodeName: o.nodeName, keyPem, name: await bootstrapCsrName(o.nodeName, keyPem), signal: o.signal, pollMs: o.pollMs,
+    client: o.client,
+    nodeName: o.nodeName,
+    keyPem,
+    name: await bootstrapCsrName(o.nodeName, keyPem),
+    signal: o.signal,
+    pollMs: o.pollMs,
   });
   const pair = { certPem, keyPem };
   const pairFile = await o.store.update(pair);
@@ -274,7 +302,13 @@ export async function rotateClientCertificate(o: RotationOptions): Promise<void>
     if (o.signal.aborted) return;
     try {
       const keyPem = await newKeyPem();
-      const certPem = await requestNodeClientCertificate({ client: o.client, nodeName: o.nodeName, keyPem, signal: o.signal, pollMs: o.pollMs });
+      const certPem = await requestNodeClientCertificate({
+        client: o.client,
+        nodeName: o.nodeName,
+        keyPem,
+        signal: o.signal,
+        pollMs: o.pollMs,
+      });
       await o.store.update({ certPem, keyPem });
       o.client.setClientCertificate(certPem, keyPem);
       current = new X509Certificate(certPem);

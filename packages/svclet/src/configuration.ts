@@ -89,49 +89,153 @@ export const DEFAULT_RUNTIME_ENDPOINT = 'unix:///run/svc-runtime/svc-runtime.soc
 /** Kubernetes' defaults (the spec's flag table where it gives one). */
 export function defaultConfiguration(): SvcletConfiguration {
   return {
-    enableServer: true, staticPodPath: '', podLogsDir: '/var/log/pods',
-    syncFrequency: 60_000, fileCheckFrequency: 20_000, httpCheckFrequency: 20_000, staticPodURL: '', staticPodURLHeader: {},
-    address: '0.0.0.0', port: 10250, tlsCertFile: '', tlsPrivateKeyFile: '',
+    enableServer: true,
+    staticPodPath: '',
+    podLogsDir: '/var/log/pods',
+    syncFrequency: 60_000,
+    fileCheckFrequency: 20_000,
+    httpCheckFrequency: 20_000,
+    staticPodURL: '',
+    staticPodURLHeader: {},
+    address: '0.0.0.0',
+    port: 10250,
+    tlsCertFile: '',
+    tlsPrivateKeyFile: '',
     // Kubernetes' default is false; the issue asks for rotation whenever a client certificate is used.
     rotateCertificates: true,
-    authentication: { x509: { clientCAFile: '' }, webhook: { enabled: false, cacheTTL: 120_000 }, anonymous: { enabled: true } },
+    authentication: {
+      x509: { clientCAFile: '' },
+      webhook: { enabled: false, cacheTTL: 120_000 },
+      anonymous: { enabled: true },
+    },
     authorization: { mode: 'AlwaysAllow', webhook: { cacheAuthorizedTTL: 300_000, cacheUnauthorizedTTL: 30_000 } },
-    eventRecordQPS: 50, eventBurst: 100, enableDebuggingHandlers: true,
-    healthzPort: 10248, healthzBindAddress: '127.0.0.1', clusterDomain: '', clusterDNS: [],
-    nodeStatusUpdateFrequency: 10_000, nodeStatusReportFrequency: 300_000, nodeLeaseDurationSeconds: 40,
-    imageGCHighThresholdPercent: 85, imageGCLowThresholdPercent: 80,
-    cgroupsPerQOS: true, cgroupDriver: 'cgroupfs', cpuManagerPolicy: 'none', cpuManagerReconcilePeriod: 10_000,
-    hairpinMode: 'promiscuous-bridge', maxPods: 110, cpuCFSQuota: true, cpuCFSQuotaPeriod: 100, maxOpenFiles: 1_000_000,
-    contentType: naming().protobufMediaType, svcAPIQPS: 50, svcAPIBurst: 100,
-    evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%' },
-    evictionPressureTransitionPeriod: 300_000, enableControllerAttachDetach: true, makeIPTablesUtilChains: true,
-    featureGates: {}, failSwapOn: true, containerLogMaxSize: '10Mi', containerLogMaxFiles: 5,
-    systemReserved: {}, svcReserved: {}, enforceNodeAllocatable: ['pods'], localStorageCapacityIsolation: true,
-    containerRuntimeEndpoint: DEFAULT_RUNTIME_ENDPOINT, registerNode: true, registerWithTaints: [], providerID: '',
+    eventRecordQPS: 50,
+    eventBurst: 100,
+    enableDebuggingHandlers: true,
+    healthzPort: 10248,
+    healthzBindAddress: '127.0.0.1',
+    clusterDomain: '',
+    clusterDNS: [],
+    nodeStatusUpdateFrequency: 10_000,
+    nodeStatusReportFrequency: 300_000,
+    nodeLeaseDurationSeconds: 40,
+    imageGCHighThresholdPercent: 85,
+    imageGCLowThresholdPercent: 80,
+    cgroupsPerQOS: true,
+    cgroupDriver: 'cgroupfs',
+    cpuManagerPolicy: 'none',
+    cpuManagerReconcilePeriod: 10_000,
+    hairpinMode: 'promiscuous-bridge',
+    maxPods: 110,
+    cpuCFSQuota: true,
+    cpuCFSQuotaPeriod: 100,
+    maxOpenFiles: 1_000_000,
+    contentType: naming().protobufMediaType,
+    svcAPIQPS: 50,
+    svcAPIBurst: 100,
+    evictionHard: {
+      'memory.available': '100Mi',
+      'nodefs.available': '10%',
+      'nodefs.inodesFree': '5%',
+      'imagefs.available': '15%',
+    },
+    evictionPressureTransitionPeriod: 300_000,
+    enableControllerAttachDetach: true,
+    makeIPTablesUtilChains: true,
+    featureGates: {},
+    failSwapOn: true,
+    containerLogMaxSize: '10Mi',
+    containerLogMaxFiles: 5,
+    systemReserved: {},
+    svcReserved: {},
+    enforceNodeAllocatable: ['pods'],
+    localStorageCapacityIsolation: true,
+    containerRuntimeEndpoint: DEFAULT_RUNTIME_ENDPOINT,
+    registerNode: true,
+    registerWithTaints: [],
+    providerID: '',
     logging: { format: 'text', flushFrequency: 5000, verbosity: 0 },
   };
 }
 
 /** How a field is written in the file; `path` is a file or directory relative to the file's directory. */
-type Leaf = 'string' | 'path' | 'bool' | 'int' | 'float' | 'duration' | 'strings' | 'stringMap' | 'boolMap' | 'headers' | 'taints';
-interface Fields { [name: string]: Leaf | Fields }
+type Leaf =
+  | 'string'
+  | 'path'
+  | 'bool'
+  | 'int'
+  | 'float'
+  | 'duration'
+  | 'strings'
+  | 'stringMap'
+  | 'boolMap'
+  | 'headers'
+  | 'taints';
+interface Fields {
+  [name: string]: Leaf | Fields;
+}
 
 const SCHEMA: Fields = {
-  enableServer: 'bool', staticPodPath: 'path', podLogsDir: 'path', syncFrequency: 'duration', fileCheckFrequency: 'duration',
-  httpCheckFrequency: 'duration', staticPodURL: 'string', staticPodURLHeader: 'headers', address: 'string', port: 'int',
-  tlsCertFile: 'path', tlsPrivateKeyFile: 'path', rotateCertificates: 'bool',
-  authentication: { x509: { clientCAFile: 'path' }, webhook: { enabled: 'bool', cacheTTL: 'duration' }, anonymous: { enabled: 'bool' } },
+  enableServer: 'bool',
+  staticPodPath: 'path',
+  podLogsDir: 'path',
+  syncFrequency: 'duration',
+  fileCheckFrequency: 'duration',
+  httpCheckFrequency: 'duration',
+  staticPodURL: 'string',
+  staticPodURLHeader: 'headers',
+  address: 'string',
+  port: 'int',
+  tlsCertFile: 'path',
+  tlsPrivateKeyFile: 'path',
+  rotateCertificates: 'bool',
+  authentication: {
+    x509: { clientCAFile: 'path' },
+    webhook: { enabled: 'bool', cacheTTL: 'duration' },
+    anonymous: { enabled: 'bool' },
+  },
   authorization: { mode: 'string', webhook: { cacheAuthorizedTTL: 'duration', cacheUnauthorizedTTL: 'duration' } },
-  eventRecordQPS: 'int', eventBurst: 'int', enableDebuggingHandlers: 'bool', healthzPort: 'int', healthzBindAddress: 'string',
-  clusterDomain: 'string', clusterDNS: 'strings', nodeStatusUpdateFrequency: 'duration', nodeStatusReportFrequency: 'duration',
-  nodeLeaseDurationSeconds: 'int', imageGCHighThresholdPercent: 'int', imageGCLowThresholdPercent: 'int', cgroupsPerQOS: 'bool',
-  cgroupDriver: 'string', cpuManagerPolicy: 'string', cpuManagerReconcilePeriod: 'duration', hairpinMode: 'string', maxPods: 'int',
-  cpuCFSQuota: 'bool', cpuCFSQuotaPeriod: 'duration', maxOpenFiles: 'int', contentType: 'string', svcAPIQPS: 'float', svcAPIBurst: 'int',
-  evictionHard: 'stringMap', evictionPressureTransitionPeriod: 'duration', enableControllerAttachDetach: 'bool',
-  makeIPTablesUtilChains: 'bool', featureGates: 'boolMap', failSwapOn: 'bool', containerLogMaxSize: 'string',
-  containerLogMaxFiles: 'int', systemReserved: 'stringMap', svcReserved: 'stringMap', enforceNodeAllocatable: 'strings',
-  localStorageCapacityIsolation: 'bool', containerRuntimeEndpoint: 'string', registerNode: 'bool', registerWithTaints: 'taints',
-  providerID: 'string', logging: { format: 'string', flushFrequency: 'duration', verbosity: 'int' },
+  eventRecordQPS: 'int',
+  eventBurst: 'int',
+  enableDebuggingHandlers: 'bool',
+  healthzPort: 'int',
+  healthzBindAddress: 'string',
+  clusterDomain: 'string',
+  clusterDNS: 'strings',
+  nodeStatusUpdateFrequency: 'duration',
+  nodeStatusReportFrequency: 'duration',
+  nodeLeaseDurationSeconds: 'int',
+  imageGCHighThresholdPercent: 'int',
+  imageGCLowThresholdPercent: 'int',
+  cgroupsPerQOS: 'bool',
+  cgroupDriver: 'string',
+  cpuManagerPolicy: 'string',
+  cpuManagerReconcilePeriod: 'duration',
+  hairpinMode: 'string',
+  maxPods: 'int',
+  cpuCFSQuota: 'bool',
+  cpuCFSQuotaPeriod: 'duration',
+  maxOpenFiles: 'int',
+  contentType: 'string',
+  svcAPIQPS: 'float',
+  svcAPIBurst: 'int',
+  evictionHard: 'stringMap',
+  evictionPressureTransitionPeriod: 'duration',
+  enableControllerAttachDetach: 'bool',
+  makeIPTablesUtilChains: 'bool',
+  featureGates: 'boolMap',
+  failSwapOn: 'bool',
+  containerLogMaxSize: 'string',
+  containerLogMaxFiles: 'int',
+  systemReserved: 'stringMap',
+  svcReserved: 'stringMap',
+  enforceNodeAllocatable: 'strings',
+  localStorageCapacityIsolation: 'bool',
+  containerRuntimeEndpoint: 'string',
+  registerNode: 'bool',
+  registerWithTaints: 'taints',
+  providerID: 'string',
+  logging: { format: 'string', flushFrequency: 'duration', verbosity: 'int' },
 };
 
 /** A configuration as one file (or the command line) gives it: any subset of the fields. */
@@ -148,21 +252,36 @@ function decodeLeaf(leaf: Leaf, v: unknown, baseDir: string): unknown {
   };
   const map = <T>(what: string, ok: (x: unknown) => x is T): Record<string, T> => {
     if (typeOf(v) !== 'object') return want(`a map of ${what}s`);
-    return Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, ok(x) ? x : want(`${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what} for key ${JSON.stringify(k)}`, x)]));
+    return Object.fromEntries(
+      Object.entries(v as object).map(([k, x]) => [
+        k,
+        ok(x) ? x : want(`${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what} for key ${JSON.stringify(k)}`, x),
+      ]),
+    );
   };
   const isString = (x: unknown): x is string => typeof x === 'string';
   const isStrings = (x: unknown): x is string[] => Array.isArray(x) && x.every(isString);
   switch (leaf) {
-    case 'string': return isString(v) ? v : want('a string');
-    case 'path': return isString(v) ? (v === '' || isAbsolute(v) ? v : resolve(baseDir, v)) : want('a string');
-    case 'bool': return typeof v === 'boolean' ? v : want('a boolean');
-    case 'int': return typeof v === 'number' && Number.isInteger(v) ? v : want('an integer');
-    case 'float': return typeof v === 'number' ? v : want('a number');
-    case 'duration': return isString(v) ? parseDuration(v) : want('a duration string such as "1m0s"');
-    case 'strings': return isStrings(v) ? v : want('a list of strings');
-    case 'stringMap': return map('string', isString);
-    case 'boolMap': return map('boolean', (x): x is boolean => typeof x === 'boolean');
-    case 'headers': return map('list of string', isStrings);
+    case 'string':
+      return isString(v) ? v : want('a string');
+    case 'path':
+      return isString(v) ? (v === '' || isAbsolute(v) ? v : resolve(baseDir, v)) : want('a string');
+    case 'bool':
+      return typeof v === 'boolean' ? v : want('a boolean');
+    case 'int':
+      return typeof v === 'number' && Number.isInteger(v) ? v : want('an integer');
+    case 'float':
+      return typeof v === 'number' ? v : want('a number');
+    case 'duration':
+      return isString(v) ? parseDuration(v) : want('a duration string such as "1m0s"');
+    case 'strings':
+      return isStrings(v) ? v : want('a list of strings');
+    case 'stringMap':
+      return map('string', isString);
+    case 'boolMap':
+      return map('boolean', (x): x is boolean => typeof x === 'boolean');
+    case 'headers':
+      return map('list of string', isStrings);
     case 'taints':
       if (!Array.isArray(v)) return want('a list of taints');
       return v.map((t: unknown) => {
@@ -170,20 +289,27 @@ function decodeLeaf(leaf: Leaf, v: unknown, baseDir: string): unknown {
         const { key, value, effect, ...rest } = t as Record<string, unknown>;
         const unknown = Object.keys(rest)[0];
         if (unknown !== undefined) throw new Error(`unknown field ${JSON.stringify(unknown)} in a taint`);
-        if (!isString(key) || !isString(effect) || (value !== undefined && !isString(value))) throw new Error('a taint needs a string key and effect (and value)');
+        if (!isString(key) || !isString(effect) || (value !== undefined && !isString(value)))
+          throw new Error('a taint needs a string key and effect (and value)');
         return value === undefined ? { key, effect } : { key, value, effect };
       });
   }
 }
 
-function decodeFields(raw: Record<string, unknown>, fields: Fields, prefix: string, baseDir: string): PartialConfiguration {
+function decodeFields(
+  raw: Record<string, unknown>,
+  fields: Fields,
+  prefix: string,
+  baseDir: string,
+): PartialConfiguration {
   const out: PartialConfiguration = {};
   for (const [k, v] of Object.entries(raw)) {
     const name = prefix + k;
     const f = fields[k];
     if (f === undefined) throw new Error(`strict decoding error: unknown field ${JSON.stringify(name)}`);
     if (typeof f === 'object') {
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`field ${JSON.stringify(name)}: expected an object`);
+      if (typeof v !== 'object' || v === null || Array.isArray(v))
+        throw new Error(`field ${JSON.stringify(name)}: expected an object`);
       out[k] = decodeFields(v as Record<string, unknown>, f, `${name}.`, baseDir);
     } else if (v !== null) {
       try {
@@ -215,7 +341,9 @@ export function loadConfigurationFile(file: string): PartialConfiguration {
   const { apiVersion, kind, ...rest } = doc as Record<string, unknown>;
   const want = nodeAgentConfigType();
   if (apiVersion !== want.apiVersion || kind !== want.kind) {
-    fail(`expected apiVersion ${JSON.stringify(want.apiVersion)} and kind ${JSON.stringify(want.kind)}, got ${JSON.stringify(apiVersion ?? '')} and ${JSON.stringify(kind ?? '')}`);
+    fail(
+      `expected apiVersion ${JSON.stringify(want.apiVersion)} and kind ${JSON.stringify(want.kind)}, got ${JSON.stringify(apiVersion ?? '')} and ${JSON.stringify(kind ?? '')}`,
+    );
   }
   try {
     return decodeFields(rest, SCHEMA, '', dirname(resolve(file)));
@@ -228,7 +356,10 @@ export function loadConfigurationFile(file: string): PartialConfiguration {
 export function loadDropIns(dir: string): PartialConfiguration[] {
   let names: string[];
   try {
-    names = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.conf')).map((e) => e.name).sort();
+    names = readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile() && e.name.endsWith('.conf'))
+      .map((e) => e.name)
+      .sort();
   } catch (e) {
     throw new ConfigurationError(`--config-dir: ${(e as Error).message}`);
   }
@@ -261,7 +392,16 @@ export function setField(p: PartialConfiguration, path: string, value: unknown):
   at[parts[parts.length - 1] ?? ''] = value;
 }
 
-const EVICTION_SIGNALS = new Set(['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'containerfs.available', 'containerfs.inodesFree', 'pid.available']);
+const EVICTION_SIGNALS = new Set([
+  'memory.available',
+  'nodefs.available',
+  'nodefs.inodesFree',
+  'imagefs.available',
+  'imagefs.inodesFree',
+  'containerfs.available',
+  'containerfs.inodesFree',
+  'pid.available',
+]);
 
 /** Kubernetes' ValidateKubeletConfiguration, for the fields we read: every problem, one per line. */
 export function validateConfiguration(c: SvcletConfiguration): string[] {
@@ -269,37 +409,89 @@ export function validateConfiguration(c: SvcletConfiguration): string[] {
   const check = (ok: boolean, msg: string): void => {
     if (!ok) errs.push(msg);
   };
-  const port = (v: number, name: string, zeroOk: boolean): void => check(Number.isInteger(v) && v >= (zeroOk ? 0 : 1) && v <= 65535, `invalid configuration: ${name} (--${name === 'port' ? 'port' : 'healthz-port'}) ${v} must be between ${zeroOk ? 0 : 1} and 65535, inclusive`);
+  const port = (v: number, name: string, zeroOk: boolean): void =>
+    check(
+      Number.isInteger(v) && v >= (zeroOk ? 0 : 1) && v <= 65535,
+      `invalid configuration: ${name} (--${name === 'port' ? 'port' : 'healthz-port'}) ${v} must be between ${zeroOk ? 0 : 1} and 65535, inclusive`,
+    );
   port(c.port, 'port', false);
   port(c.healthzPort, 'healthzPort', true);
-  check(c.containerLogMaxFiles >= 2, `invalid configuration: containerLogMaxFiles (--container-log-max-files) ${c.containerLogMaxFiles} must be at least 2`);
+  check(
+    c.containerLogMaxFiles >= 2,
+    `invalid configuration: containerLogMaxFiles (--container-log-max-files) ${c.containerLogMaxFiles} must be at least 2`,
+  );
   try {
     check(parseQuantity(c.containerLogMaxSize) >= 0, 'invalid configuration: containerLogMaxSize must not be negative');
   } catch (e) {
     errs.push(`invalid configuration: containerLogMaxSize (--container-log-max-size): ${(e as Error).message}`);
   }
-  check(c.imageGCHighThresholdPercent >= 0 && c.imageGCHighThresholdPercent <= 100, `invalid configuration: imageGCHighThresholdPercent (--image-gc-high-threshold) ${c.imageGCHighThresholdPercent} must be between 0 and 100, inclusive`);
-  check(c.imageGCLowThresholdPercent >= 0 && c.imageGCLowThresholdPercent <= 100, `invalid configuration: imageGCLowThresholdPercent (--image-gc-low-threshold) ${c.imageGCLowThresholdPercent} must be between 0 and 100, inclusive`);
-  check(c.imageGCLowThresholdPercent <= c.imageGCHighThresholdPercent, `invalid configuration: imageGCLowThresholdPercent (--image-gc-low-threshold) ${c.imageGCLowThresholdPercent} must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) ${c.imageGCHighThresholdPercent}`);
-  check(c.nodeLeaseDurationSeconds > 0, `invalid configuration: nodeLeaseDurationSeconds ${c.nodeLeaseDurationSeconds} must be greater than 0`);
-  check(c.nodeStatusUpdateFrequency > 0, 'invalid configuration: nodeStatusUpdateFrequency (--node-status-update-frequency) must be greater than 0');
+  check(
+    c.imageGCHighThresholdPercent >= 0 && c.imageGCHighThresholdPercent <= 100,
+    `invalid configuration: imageGCHighThresholdPercent (--image-gc-high-threshold) ${c.imageGCHighThresholdPercent} must be between 0 and 100, inclusive`,
+  );
+  check(
+    c.imageGCLowThresholdPercent >= 0 && c.imageGCLowThresholdPercent <= 100,
+    `invalid configuration: imageGCLowThresholdPercent (--image-gc-low-threshold) ${c.imageGCLowThresholdPercent} must be between 0 and 100, inclusive`,
+  );
+  check(
+    c.imageGCLowThresholdPercent <= c.imageGCHighThresholdPercent,
+    `invalid configuration: imageGCLowThresholdPercent (--image-gc-low-threshold) ${c.imageGCLowThresholdPercent} must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) ${c.imageGCHighThresholdPercent}`,
+  );
+  check(
+    c.nodeLeaseDurationSeconds > 0,
+    `invalid configuration: nodeLeaseDurationSeconds ${c.nodeLeaseDurationSeconds} must be greater than 0`,
+  );
+  check(
+    c.nodeStatusUpdateFrequency > 0,
+    'invalid configuration: nodeStatusUpdateFrequency (--node-status-update-frequency) must be greater than 0',
+  );
   check(c.nodeStatusReportFrequency > 0, 'invalid configuration: nodeStatusReportFrequency must be greater than 0');
   check(c.syncFrequency > 0, 'invalid configuration: syncFrequency (--sync-frequency) must be greater than 0');
-  check(c.fileCheckFrequency > 0, 'invalid configuration: fileCheckFrequency (--file-check-frequency) must be greater than 0');
-  check(c.httpCheckFrequency > 0, 'invalid configuration: httpCheckFrequency (--http-check-frequency) must be greater than 0');
+  check(
+    c.fileCheckFrequency > 0,
+    'invalid configuration: fileCheckFrequency (--file-check-frequency) must be greater than 0',
+  );
+  check(
+    c.httpCheckFrequency > 0,
+    'invalid configuration: httpCheckFrequency (--http-check-frequency) must be greater than 0',
+  );
   check(c.maxPods >= 0, 'invalid configuration: maxPods (--max-pods) must not be negative');
   check(c.svcAPIQPS >= 0, 'invalid configuration: svcAPIQPS (--svc-api-qps) must not be negative');
   check(c.svcAPIBurst >= 0, 'invalid configuration: svcAPIBurst (--svc-api-burst) must not be negative');
-  check(c.eventRecordQPS >= 0 && c.eventBurst >= 0, 'invalid configuration: eventRecordQPS and eventBurst must not be negative');
-  check(['AlwaysAllow', 'Webhook'].includes(c.authorization.mode), `invalid configuration: authorization.mode (--authorization-mode) ${JSON.stringify(c.authorization.mode)} must be AlwaysAllow or Webhook`);
-  check(['cgroupfs', 'systemd'].includes(c.cgroupDriver), `invalid configuration: cgroupDriver (--cgroup-driver) ${JSON.stringify(c.cgroupDriver)} must be cgroupfs or systemd`);
-  check(['none', 'static'].includes(c.cpuManagerPolicy), `invalid configuration: cpuManagerPolicy (--cpu-manager-policy) ${JSON.stringify(c.cpuManagerPolicy)} must be none or static`);
-  check(['promiscuous-bridge', 'hairpin-veth', 'none'].includes(c.hairpinMode), `invalid configuration: hairpinMode (--hairpin-mode) ${JSON.stringify(c.hairpinMode)} must be promiscuous-bridge, hairpin-veth or none`);
-  check(['text', 'json'].includes(c.logging.format), `invalid configuration: logging.format (--logging-format) ${JSON.stringify(c.logging.format)} must be text or json`);
+  check(
+    c.eventRecordQPS >= 0 && c.eventBurst >= 0,
+    'invalid configuration: eventRecordQPS and eventBurst must not be negative',
+  );
+  check(
+    ['AlwaysAllow', 'Webhook'].includes(c.authorization.mode),
+    `invalid configuration: authorization.mode (--authorization-mode) ${JSON.stringify(c.authorization.mode)} must be AlwaysAllow or Webhook`,
+  );
+  check(
+    ['cgroupfs', 'systemd'].includes(c.cgroupDriver),
+    `invalid configuration: cgroupDriver (--cgroup-driver) ${JSON.stringify(c.cgroupDriver)} must be cgroupfs or systemd`,
+  );
+  check(
+    ['none', 'static'].includes(c.cpuManagerPolicy),
+    `invalid configuration: cpuManagerPolicy (--cpu-manager-policy) ${JSON.stringify(c.cpuManagerPolicy)} must be none or static`,
+  );
+  check(
+    ['promiscuous-bridge', 'hairpin-veth', 'none'].includes(c.hairpinMode),
+    `invalid configuration: hairpinMode (--hairpin-mode) ${JSON.stringify(c.hairpinMode)} must be promiscuous-bridge, hairpin-veth or none`,
+  );
+  check(
+    ['text', 'json'].includes(c.logging.format),
+    `invalid configuration: logging.format (--logging-format) ${JSON.stringify(c.logging.format)} must be text or json`,
+  );
   for (const e of c.enforceNodeAllocatable) {
-    check(['none', 'pods', 'system-reserved', 'svc-reserved'].includes(e), `invalid configuration: option ${JSON.stringify(e)} specified for enforceNodeAllocatable (--enforce-node-allocatable); valid options are "pods", "system-reserved", "svc-reserved" or "none"`);
+    check(
+      ['none', 'pods', 'system-reserved', 'svc-reserved'].includes(e),
+      `invalid configuration: option ${JSON.stringify(e)} specified for enforceNodeAllocatable (--enforce-node-allocatable); valid options are "pods", "system-reserved", "svc-reserved" or "none"`,
+    );
   }
-  check(!c.enforceNodeAllocatable.includes('none') || c.enforceNodeAllocatable.length === 1, 'invalid configuration: enforceNodeAllocatable (--enforce-node-allocatable) may not contain additional enforcements when "none" is specified');
+  check(
+    !c.enforceNodeAllocatable.includes('none') || c.enforceNodeAllocatable.length === 1,
+    'invalid configuration: enforceNodeAllocatable (--enforce-node-allocatable) may not contain additional enforcements when "none" is specified',
+  );
   for (const [k, v] of Object.entries(c.evictionHard)) {
     check(EVICTION_SIGNALS.has(k), `invalid configuration: evictionHard: unsupported eviction signal ${k}`);
     if (!v.endsWith('%')) {
@@ -310,7 +502,10 @@ export function validateConfiguration(c: SvcletConfiguration): string[] {
       }
     }
   }
-  for (const [what, m] of [['systemReserved', c.systemReserved], ['svcReserved', c.svcReserved]] as const) {
+  for (const [what, m] of [
+    ['systemReserved', c.systemReserved],
+    ['svcReserved', c.svcReserved],
+  ] as const) {
     for (const [k, v] of Object.entries(m)) {
       try {
         parseQuantity(v);
@@ -320,8 +515,14 @@ export function validateConfiguration(c: SvcletConfiguration): string[] {
     }
   }
   for (const t of c.registerWithTaints) {
-    check(['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(t.effect), `invalid configuration: registerWithTaints: unknown taint effect ${JSON.stringify(t.effect)}`);
+    check(
+      ['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(t.effect),
+      `invalid configuration: registerWithTaints: unknown taint effect ${JSON.stringify(t.effect)}`,
+    );
   }
-  check(c.tlsCertFile === '' || c.tlsPrivateKeyFile !== '', 'invalid configuration: tlsCertFile (--tls-cert-file) needs tlsPrivateKeyFile (--tls-private-key-file)');
+  check(
+    c.tlsCertFile === '' || c.tlsPrivateKeyFile !== '',
+    'invalid configuration: tlsCertFile (--tls-cert-file) needs tlsPrivateKeyFile (--tls-private-key-file)',
+  );
   return errs;
 }

@@ -9,16 +9,17 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const LOG = [
-  '2024-01-01T00:00:01.000000001Z stdout F first line',
-  '2024-01-01T00:00:02.000000000Z stderr F second line',
-  'not a cri line at all',
-  '2024-01-01T00:00:03.000000000Z stdout P part one, ',
-  '2024-01-01T00:00:03.500000000Z stdout P:x part two, ',
-  '2024-01-01T00:00:04.000000000Z stdout F part three',
-  '2024-01-01T00:00:05.000000000Z stdout F',
-  '2024-01-01T00:00:06.000000000Z stdout F last line',
-].join('\n') + '\n';
+const LOG =
+  [
+    '2024-01-01T00:00:01.000000001Z stdout F first line',
+    '2024-01-01T00:00:02.000000000Z stderr F second line',
+    'not a cri line at all',
+    '2024-01-01T00:00:03.000000000Z stdout P part one, ',
+    '2024-01-01T00:00:03.500000000Z stdout P:x part two, ',
+    '2024-01-01T00:00:04.000000000Z stdout F part three',
+    '2024-01-01T00:00:05.000000000Z stdout F',
+    '2024-01-01T00:00:06.000000000Z stdout F last line',
+  ].join('\n') + '\n';
 
 async function read(path: string, o: ReadLogOptions = {}): Promise<string> {
   let out = '';
@@ -28,7 +29,10 @@ async function read(path: string, o: ReadLogOptions = {}): Promise<string> {
 
 describe('CRI log files', () => {
   it('parses lines and refuses other formats', () => {
-    expect(parseCriLine(Buffer.from('2024-01-01T00:00:01Z stdout F hello world'))).toMatchObject({ timestamp: '2024-01-01T00:00:01Z', partial: false });
+    expect(parseCriLine(Buffer.from('2024-01-01T00:00:01Z stdout F hello world'))).toMatchObject({
+      timestamp: '2024-01-01T00:00:01Z',
+      partial: false,
+    });
     expect(parseCriLine(Buffer.from('2024-01-01T00:00:01Z stdout F hello world'))?.text.toString()).toBe('hello world');
     expect(parseCriLine(Buffer.from('2024-01-01T00:00:01Z stdin F x'))).toBeUndefined();
     expect(parseCriLine(Buffer.from('yesterday stdout F x'))).toBeUndefined();
@@ -48,8 +52,9 @@ describe('CRI log files', () => {
     expect(await read(f, { tailLines: 0 })).toBe('');
     expect(await read(f, { tailLines: 100 })).toBe(await read(f));
     expect(await read(f, { tailLines: 1, timestamps: true })).toBe('2024-01-01T00:00:06.000000000Z last line\n');
-    expect(await read(f, { sinceTime: Date.parse('2024-01-01T00:00:03Z'), timestamps: true }))
-      .toBe('2024-01-01T00:00:03.000000000Z part one, part two, part three\n2024-01-01T00:00:05.000000000Z \n2024-01-01T00:00:06.000000000Z last line\n');
+    expect(await read(f, { sinceTime: Date.parse('2024-01-01T00:00:03Z'), timestamps: true })).toBe(
+      '2024-01-01T00:00:03.000000000Z part one, part two, part three\n2024-01-01T00:00:05.000000000Z \n2024-01-01T00:00:06.000000000Z last line\n',
+    );
   });
 
   it('writes an unfinished last line when not following', async () => {
@@ -64,12 +69,14 @@ describe('CRI log files', () => {
     let running = true;
     const chunks: string[] = [];
     const done = (async () => {
-      for await (const c of readCriLog(f, { follow: true, running: () => running, pollMs: 10 })) chunks.push(c.toString());
+      for await (const c of readCriLog(f, { follow: true, running: () => running, pollMs: 10 }))
+        chunks.push(c.toString());
     })();
     const until = async (text: string): Promise<void> => {
       const deadline = Date.now() + 5000;
       while (!chunks.join('').includes(text)) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${JSON.stringify(text)} in ${JSON.stringify(chunks.join(''))}`);
+        if (Date.now() > deadline)
+          throw new Error(`timed out waiting for ${JSON.stringify(text)} in ${JSON.stringify(chunks.join(''))}`);
         await new Promise((r) => setTimeout(r, 10));
       }
     };

@@ -21,7 +21,11 @@ export interface ReadLogOptions {
   signal?: AbortSignal;
 }
 
-interface CriLine { timestamp: string; partial: boolean; text: Buffer }
+interface CriLine {
+  timestamp: string;
+  partial: boolean;
+  text: Buffer;
+}
 
 const SPACE = 0x20;
 const NEWLINE = 0x0a;
@@ -59,7 +63,6 @@ async function tailOffset(fh: FileHandle, size: number, n: number): Promise<numb
   }
   return 0;
 }
-
 
 /**
  * The container output in a CRI log file, as the client of `/containerLogs` gets it: the text

@@ -6,7 +6,11 @@ import { API_SERVER_GATES, FeatureGates, parseGoBool, type FeatureSpec } from '@
  * LoggingBetaOptions, which gates `--logging-format=json`.
  */
 export const SVCLET_GATES: readonly FeatureSpec[] = [
-  ...API_SERVER_GATES.map((g): FeatureSpec => (g.name === 'ConsistentListFromCache' || g.name === 'RetryGenerateName' ? { ...g, stage: 'ALPHA', default: false } : g)),
+  ...API_SERVER_GATES.map((g): FeatureSpec =>
+    g.name === 'ConsistentListFromCache' || g.name === 'RetryGenerateName'
+      ? { ...g, stage: 'ALPHA', default: false }
+      : g,
+  ),
   { name: 'LoggingBetaOptions', stage: 'BETA', default: true },
 ];
 

@@ -33,7 +33,14 @@ export function nodeAddresses(ips: readonly string[], host: string): NodeAddress
 /** `process.arch` as Go's GOARCH (what the `arch` node label and `nodeInfo.architecture` carry). */
 export function goArch(): string {
   const a = arch();
-  return ({ x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' } as Record<string, string>)[a] ?? a;
+  return (
+    (
+      { x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' } as Record<
+        string,
+        string
+      >
+    )[a] ?? a
+  );
 }
 
 export function goOs(): string {
@@ -56,14 +63,25 @@ function osImage(): string {
 /** `status.nodeInfo` apart from the runtime's version (filled in once the runtime answers). */
 export function systemInfo(svcletVersion: string): Record<string, string> {
   return {
-    machineID: readTrimmed('/etc/machine-id'), systemUUID: readTrimmed('/sys/class/dmi/id/product_uuid'),
-    bootID: readTrimmed('/proc/sys/kernel/random/boot_id'), kernelVersion: release(), osImage: osImage(),
-    containerRuntimeVersion: '', kubeletVersion: svcletVersion, kubeProxyVersion: '',
-    operatingSystem: goOs(), architecture: goArch(),
+    machineID: readTrimmed('/etc/machine-id'),
+    systemUUID: readTrimmed('/sys/class/dmi/id/product_uuid'),
+    bootID: readTrimmed('/proc/sys/kernel/random/boot_id'),
+    kernelVersion: release(),
+    osImage: osImage(),
+    containerRuntimeVersion: '',
+    kubeletVersion: svcletVersion,
+    kubeProxyVersion: '',
+    operatingSystem: goOs(),
+    architecture: goArch(),
   };
 }
 
-interface FsStats { bytes: number; available: number; inodes: number; inodesFree: number }
+interface FsStats {
+  bytes: number;
+  available: number;
+  inodes: number;
+  inodesFree: number;
+}
 
 function fsStats(dir: string): FsStats | undefined {
   try {
@@ -76,7 +94,11 @@ function fsStats(dir: string): FsStats | undefined {
 
 /** `status.capacity`: CPUs, memory, pods (`maxPods`), ephemeral storage of `rootDir`'s file system, no huge pages. */
 export function machineCapacity(o: { rootDir: string; maxPods: number }): Record<string, string> {
-  const out: Record<string, string> = { cpu: String(cpus().length), memory: formatKi(totalmem()), pods: String(o.maxPods) };
+  const out: Record<string, string> = {
+    cpu: String(cpus().length),
+    memory: formatKi(totalmem()),
+    pods: String(o.maxPods),
+  };
   const fs = fsStats(o.rootDir);
   if (fs) out['ephemeral-storage'] = formatKi(fs.bytes);
   out['hugepages-1Gi'] = '0';
@@ -94,19 +116,35 @@ function threshold(v: string | undefined, total: number): number {
  * Kubernetes' allocatable: capacity minus `systemReserved`, `svcReserved` and, for memory and
  * ephemeral storage, the hard eviction threshold; never below zero.
  */
-export function allocatable(capacity: Record<string, string>, o: { systemReserved: Record<string, string>; svcReserved: Record<string, string>; evictionHard: Record<string, string> }): Record<string, string> {
+export function allocatable(
+  capacity: Record<string, string>,
+  o: {
+    systemReserved: Record<string, string>;
+    svcReserved: Record<string, string>;
+    evictionHard: Record<string, string>;
+  },
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, v] of Object.entries(capacity)) {
     const cap = parseQuantity(v);
     let left = cap - parseQuantity(o.systemReserved[name] ?? '0') - parseQuantity(o.svcReserved[name] ?? '0');
     if (name === 'memory') left -= threshold(o.evictionHard['memory.available'], cap);
     if (name === 'ephemeral-storage') left -= threshold(o.evictionHard['nodefs.available'], cap);
-    out[name] = name === 'cpu' ? formatCpu(left) : name === 'memory' || name === 'ephemeral-storage' ? formatKi(left) : String(Math.max(0, Math.floor(left)));
+    out[name] =
+      name === 'cpu'
+        ? formatCpu(left)
+        : name === 'memory' || name === 'ephemeral-storage'
+          ? formatKi(left)
+          : String(Math.max(0, Math.floor(left)));
   }
   return out;
 }
 
-export interface Pressure { memory: boolean; disk: boolean; pid: boolean }
+export interface Pressure {
+  memory: boolean;
+  disk: boolean;
+  pid: boolean;
+}
 
 function processCount(): number {
   try {

@@ -10,7 +10,6 @@ function microTime(now = Date.now()): string {
   return new Date(now).toISOString().replace(/Z$/, '000Z');
 }
 
-
 export interface NodeLeaseOptions {
   client: RestClient;
   nodeName: string;
@@ -43,11 +42,17 @@ export class NodeLeaseController {
 
   private fresh(): Lease {
     const lease: Lease = {
-      apiVersion: `${group('coordination')}/v1`, kind: 'Lease',
+      apiVersion: `${group('coordination')}/v1`,
+      kind: 'Lease',
       metadata: { name: this.o.nodeName, namespace: naming().nodeLeaseNamespace },
-      spec: { holderIdentity: this.o.nodeName, leaseDurationSeconds: this.o.leaseDurationSeconds, renewTime: microTime() },
+      spec: {
+        holderIdentity: this.o.nodeName,
+        leaseDurationSeconds: this.o.leaseDurationSeconds,
+        renewTime: microTime(),
+      },
     };
-    if (this.o.nodeUid) lease.metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'Node', name: this.o.nodeName, uid: this.o.nodeUid }];
+    if (this.o.nodeUid)
+      lease.metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'Node', name: this.o.nodeName, uid: this.o.nodeUid }];
     return lease;
   }
 
@@ -68,10 +73,18 @@ export class NodeLeaseController {
         const base = this.latest;
         const next: Lease = {
           ...base,
-          spec: { ...base.spec, holderIdentity: this.o.nodeName, leaseDurationSeconds: this.o.leaseDurationSeconds, renewTime: microTime() },
+          spec: {
+            ...base.spec,
+            holderIdentity: this.o.nodeName,
+            leaseDurationSeconds: this.o.leaseDurationSeconds,
+            renewTime: microTime(),
+          },
         };
         if (this.o.nodeUid && !(base.metadata.ownerReferences ?? []).some((r) => r.uid === this.o.nodeUid)) {
-          next.metadata = { ...base.metadata, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: this.o.nodeName, uid: this.o.nodeUid }] };
+          next.metadata = {
+            ...base.metadata,
+            ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: this.o.nodeName, uid: this.o.nodeUid }],
+          };
         }
         this.latest = await this.api.update(next, { signal });
         this.lastRenewed = Date.now();
@@ -80,7 +93,8 @@ export class NodeLeaseController {
         this.latest = undefined;
         if (signal.aborted) return;
         if (attempt === 4) throw e;
-        if (!isConflict(e)) this.o.logger.v(2).info('failed to update lease, will retry', { node: this.o.nodeName, error: String(e) });
+        if (!isConflict(e))
+          this.o.logger.v(2).info('failed to update lease, will retry', { node: this.o.nodeName, error: String(e) });
       }
     }
   }
@@ -91,7 +105,8 @@ export class NodeLeaseController {
       try {
         await this.renew(signal);
       } catch (e) {
-        if (!signal.aborted) this.o.logger.warn('failed to ensure lease exists, will retry', { node: this.o.nodeName, error: String(e) });
+        if (!signal.aborted)
+          this.o.logger.warn('failed to ensure lease exists, will retry', { node: this.o.nodeName, error: String(e) });
       }
       await sleep(this.renewIntervalMs, signal);
     }

@@ -3,7 +3,17 @@ import { ResourceClient, type RestClient } from '@svc/client';
 import type { Logger } from '@svc/component-base';
 import { jsonEqual } from '@svc/machinery';
 import type { SvcletConfiguration, Taint } from './configuration.js';
-import { allocatable, goArch, goOs, machineCapacity, nodeAddresses, observePressure, systemInfo, type NodeAddress, type Pressure } from './host-info.js';
+import {
+  allocatable,
+  goArch,
+  goOs,
+  machineCapacity,
+  nodeAddresses,
+  observePressure,
+  systemInfo,
+  type NodeAddress,
+  type Pressure,
+} from './host-info.js';
 import type { RuntimeStatusService } from './pod-source.js';
 import { sleep } from '@svc/machinery';
 
@@ -37,10 +47,14 @@ export function nowTime(now = Date.now()): string {
   return new Date(now).toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
-
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let t: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<T>((_r, reject) => { t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms); })]).finally(() => clearTimeout(t));
+  return Promise.race([
+    p,
+    new Promise<T>((_r, reject) => {
+      t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(t));
 }
 
 export interface NodeStatusOptions {
@@ -88,14 +102,19 @@ export class NodeStatusManager {
     const spec: Node['spec'] = { taints };
     if (this.o.config.providerID) spec.providerID = this.o.config.providerID;
     return {
-      apiVersion: 'v1', kind: 'Node',
+      apiVersion: 'v1',
+      kind: 'Node',
       metadata: { name: this.o.nodeName, labels: { ...this.o.nodeLabels, ...this.defaultLabels() } },
       spec,
     };
   }
 
   private defaultLabels(): Record<string, string> {
-    return { [nodeLabelKey('hostname')]: this.o.hostname, [nodeLabelKey('os')]: goOs(), [nodeLabelKey('arch')]: goArch() };
+    return {
+      [nodeLabelKey('hostname')]: this.o.hostname,
+      [nodeLabelKey('os')]: goOs(),
+      [nodeLabelKey('arch')]: goArch(),
+    };
   }
 
   /**
@@ -141,7 +160,8 @@ export class NodeStatusManager {
       try {
         await this.update(signal, false);
       } catch (e) {
-        if (!signal.aborted) this.o.logger.warn('error updating node status, will retry', { node: this.o.nodeName, error: String(e) });
+        if (!signal.aborted)
+          this.o.logger.warn('error updating node status, will retry', { node: this.o.nodeName, error: String(e) });
       }
     }
   }
@@ -164,27 +184,42 @@ export class NodeStatusManager {
     const now = Date.now();
     const pressure = observePressure({ rootDir: this.o.rootDir, evictionHard: c.evictionHard });
     for (const k of Object.keys(pressure) as Array<keyof Pressure>) if (pressure[k]) this.pressureSeen[k] = now;
-    const held = (k: keyof Pressure): boolean => this.pressureSeen[k] > 0 && now - this.pressureSeen[k] < c.evictionPressureTransitionPeriod;
+    const held = (k: keyof Pressure): boolean =>
+      this.pressureSeen[k] > 0 && now - this.pressureSeen[k] < c.evictionPressureTransitionPeriod;
     const agent = agentTitle();
     const lower = naming().nodeAgentName;
     const stamp = nowTime(now);
     const cond = (type: string, status: NodeCondition['status'], reason: string, message: string): NodeCondition => {
       const prev = old.conditions?.find((x) => x.type === type);
-      return { type, status, lastHeartbeatTime: stamp, lastTransitionTime: prev && prev.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : stamp, reason, message };
+      return {
+        type,
+        status,
+        lastHeartbeatTime: stamp,
+        lastTransitionTime: prev && prev.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : stamp,
+        reason,
+        message,
+      };
     };
     const ready = await this.readiness();
     if (this.runtimeVersion === '' && this.o.runtime) {
       try {
         const v = await withTimeout(this.o.runtime.version({}), 2000);
         if (v.runtimeName) this.runtimeVersion = `${v.runtimeName}://${v.runtimeVersion ?? ''}`;
-      } catch { /* tried again next time */ }
+      } catch {
+        /* tried again next time */
+      }
     }
     return {
       capacity,
       allocatable: allocatable(capacity, c),
       conditions: [
         held('memory')
-          ? cond('MemoryPressure', 'True', `${agent}HasInsufficientMemory`, `${lower} has insufficient memory available`)
+          ? cond(
+              'MemoryPressure',
+              'True',
+              `${agent}HasInsufficientMemory`,
+              `${lower} has insufficient memory available`,
+            )
           : cond('MemoryPressure', 'False', `${agent}HasSufficientMemory`, `${lower} has sufficient memory available`),
         held('disk')
           ? cond('DiskPressure', 'True', `${agent}HasDiskPressure`, `${lower} has disk pressure`)
@@ -214,8 +249,18 @@ export class NodeStatusManager {
     const errs: string[] = [];
     const runtime = conditions.find((x) => x.type === 'RuntimeReady');
     const network = conditions.find((x) => x.type === 'NetworkReady');
-    if (!runtime?.status) errs.push(runtime ? `container runtime not ready: RuntimeReady=false reason:${runtime.reason ?? ''} message:${runtime.message ?? ''}` : 'container runtime not ready: RuntimeReady condition is missing');
-    if (!network?.status) errs.push(network ? `container runtime network not ready: NetworkReady=false reason:${network.reason ?? ''} message:${network.message ?? ''}` : 'container runtime network not ready: NetworkReady condition is missing');
+    if (!runtime?.status)
+      errs.push(
+        runtime
+          ? `container runtime not ready: RuntimeReady=false reason:${runtime.reason ?? ''} message:${runtime.message ?? ''}`
+          : 'container runtime not ready: RuntimeReady condition is missing',
+      );
+    if (!network?.status)
+      errs.push(
+        network
+          ? `container runtime network not ready: NetworkReady=false reason:${network.reason ?? ''} message:${network.message ?? ''}`
+          : 'container runtime network not ready: NetworkReady condition is missing',
+      );
     if (errs.length === 0) return undefined;
     return errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`;
   }
@@ -224,9 +269,14 @@ export class NodeStatusManager {
 /** Kubernetes' nodeStatusHasChanged: any difference but heartbeat times. */
 export function statusChanged(a: NodeStatus, b: NodeStatus): boolean {
   const strip = (s: NodeStatus): unknown => ({
-    capacity: s.capacity, allocatable: s.allocatable, addresses: s.addresses, nodeInfo: s.nodeInfo,
+    capacity: s.capacity,
+    allocatable: s.allocatable,
+    addresses: s.addresses,
+    nodeInfo: s.nodeInfo,
     daemonEndpoints: s.daemonEndpoints,
-    conditions: [...(s.conditions ?? [])].map(({ lastHeartbeatTime: _h, ...rest }) => rest).sort((x, y) => x.type.localeCompare(y.type)),
+    conditions: [...(s.conditions ?? [])]
+      .map(({ lastHeartbeatTime: _h, ...rest }) => rest)
+      .sort((x, y) => x.type.localeCompare(y.type)),
   });
   return !jsonEqual(strip(a), strip(b));
 }

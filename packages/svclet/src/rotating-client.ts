@@ -1,4 +1,11 @@
-import { RestClient, type ClientConfig, type RequestOptions, type Response, type RestClientOptions, type StreamResponse } from '@svc/client';
+import {
+  RestClient,
+  type ClientConfig,
+  type RequestOptions,
+  type Response,
+  type RestClientOptions,
+  type StreamResponse,
+} from '@svc/client';
 
 /**
  * A `RestClient` whose client certificate can be replaced while it is in use (certificate
@@ -9,7 +16,10 @@ import { RestClient, type ClientConfig, type RequestOptions, type Response, type
 export class RotatingRestClient extends RestClient {
   private current: RestClient;
 
-  constructor(config: ClientConfig, private readonly clientOptions: RestClientOptions = {}) {
+  constructor(
+    config: ClientConfig,
+    private readonly clientOptions: RestClientOptions = {},
+  ) {
     super(config, clientOptions);
     this.current = new RestClient(config, clientOptions);
   }
@@ -17,7 +27,10 @@ export class RotatingRestClient extends RestClient {
   /** Uses `certPem`/`keyPem` from the next request on. */
   setClientCertificate(certPem: string, keyPem: string): void {
     const old = this.current;
-    this.current = new RestClient({ ...this.config, user: { ...this.config.user, clientCertPem: certPem, clientKeyPem: keyPem } }, this.clientOptions);
+    this.current = new RestClient(
+      { ...this.config, user: { ...this.config.user, clientCertPem: certPem, clientKeyPem: keyPem } },
+      this.clientOptions,
+    );
     old.close();
   }
 

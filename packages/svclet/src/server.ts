@@ -7,9 +7,20 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Registry } from 'prom-client';
 import { naming } from '@svc/api';
 import {
-  ClientCertAuthenticator, SubjectAccessReviewAuthorizer, TokenReviewAuthenticator, generateServingCert, healthHandler,
-  parseCertificateBundle, startSecureServer, type Authenticator, type HealthCheck, type PathAttributes, type PathAuthorizer,
-  type ResourceAttributes, type ReviewPoster, type SecureServer,
+  ClientCertAuthenticator,
+  SubjectAccessReviewAuthorizer,
+  TokenReviewAuthenticator,
+  generateServingCert,
+  healthHandler,
+  parseCertificateBundle,
+  startSecureServer,
+  type Authenticator,
+  type HealthCheck,
+  type PathAttributes,
+  type PathAuthorizer,
+  type ResourceAttributes,
+  type ReviewPoster,
+  type SecureServer,
 } from '@svc/component-base';
 import { readCriLog } from './container-logs.js';
 import type { SvcletConfiguration } from './configuration.js';
@@ -27,17 +38,29 @@ function isSubpath(path: string, prefix: string): boolean {
  */
 export function nodeRequestAttributes(nodeName: string, a: Pick<PathAttributes, 'verb' | 'path'>): ResourceAttributes {
   const p = a.path;
-  const subresource = isSubpath(p, '/stats') ? 'stats' : isSubpath(p, '/metrics') ? 'metrics' : isSubpath(p, '/logs') ? 'log' : isSubpath(p, '/checkpoint') ? 'checkpoint' : 'proxy';
+  const subresource = isSubpath(p, '/stats')
+    ? 'stats'
+    : isSubpath(p, '/metrics')
+      ? 'metrics'
+      : isSubpath(p, '/logs')
+        ? 'log'
+        : isSubpath(p, '/checkpoint')
+          ? 'checkpoint'
+          : 'proxy';
   return { verb: a.verb, group: '', version: 'v1', resource: 'nodes', subresource, name: nodeName };
 }
 
 type ServerAuthorizer = PathAuthorizer & { alwaysAllowed(path: string): boolean };
 
 /** The authenticators and authorizer of the svclet's API, from `authentication` and `authorization`; throws for an impossible setup. */
-export async function serverAuth(c: SvcletConfiguration, o: { nodeName: string; reviewer?: ReviewPoster }): Promise<{ authenticators: Authenticator[]; authorizer: ServerAuthorizer }> {
+export async function serverAuth(
+  c: SvcletConfiguration,
+  o: { nodeName: string; reviewer?: ReviewPoster },
+): Promise<{ authenticators: Authenticator[]; authorizer: ServerAuthorizer }> {
   const authenticators: Authenticator[] = [];
   const caFile = c.authentication.x509.clientCAFile;
-  if (caFile) authenticators.push(new ClientCertAuthenticator(parseCertificateBundle(await readFile(caFile, 'utf8'), caFile)));
+  if (caFile)
+    authenticators.push(new ClientCertAuthenticator(parseCertificateBundle(await readFile(caFile, 'utf8'), caFile)));
   if (c.authentication.webhook.enabled) {
     if (!o.reviewer) throw new Error('no client provided, cannot use webhook authentication');
     authenticators.push(new TokenReviewAuthenticator(o.reviewer, c.authentication.webhook.cacheTTL));
@@ -47,8 +70,10 @@ export async function serverAuth(c: SvcletConfiguration, o: { nodeName: string; 
   }
   if (!o.reviewer) throw new Error('no client provided, cannot use webhook authorization');
   const authorizer = new SubjectAccessReviewAuthorizer({
-    client: o.reviewer, alwaysAllowPaths: [],
-    authorizedTtlMs: c.authorization.webhook.cacheAuthorizedTTL, unauthorizedTtlMs: c.authorization.webhook.cacheUnauthorizedTTL,
+    client: o.reviewer,
+    alwaysAllowPaths: [],
+    authorizedTtlMs: c.authorization.webhook.cacheAuthorizedTTL,
+    unauthorizedTtlMs: c.authorization.webhook.cacheUnauthorizedTTL,
     resourceAttributes: (a) => nodeRequestAttributes(o.nodeName, a),
   });
   return { authenticators, authorizer };
@@ -58,7 +83,11 @@ export async function serverAuth(c: SvcletConfiguration, o: { nodeName: string; 
  * The serving pair: `tlsCertFile`/`tlsPrivateKeyFile`, else `<agent>.crt`/`.key` in `certDir`,
  * made once (a self-signed CA and a certificate for the node's names and IPs) and reused.
  */
-export async function servingFiles(c: SvcletConfiguration, certDir: string, hosts: string[]): Promise<{ certFile: string; keyFile: string }> {
+export async function servingFiles(
+  c: SvcletConfiguration,
+  certDir: string,
+  hosts: string[],
+): Promise<{ certFile: string; keyFile: string }> {
   if (c.tlsCertFile) return { certFile: c.tlsCertFile, keyFile: c.tlsPrivateKeyFile };
   const base = naming().nodeAgentName;
   const certFile = join(certDir, `${base}.crt`);
@@ -101,9 +130,16 @@ async function containerLogs(source: PodSource, req: Request, res: Response): Pr
   const sinceSeconds = nonNegativeInt(q, 'sinceSeconds', 1);
   for (const v of [tailLines, limitBytes, sinceSeconds]) if (v instanceof Error) return plain(400, v.message);
   const sinceTimeRaw = q.get('sinceTime');
-  if (sinceTimeRaw !== null && sinceSeconds !== undefined) return plain(400, 'at most one of sinceTime or sinceSeconds may be specified');
-  const sinceTime = sinceTimeRaw !== null ? Date.parse(sinceTimeRaw) : typeof sinceSeconds === 'number' ? Date.now() - sinceSeconds * 1000 : undefined;
-  if (sinceTime !== undefined && Number.isNaN(sinceTime)) return plain(400, `sinceTime: invalid value ${JSON.stringify(sinceTimeRaw)}`);
+  if (sinceTimeRaw !== null && sinceSeconds !== undefined)
+    return plain(400, 'at most one of sinceTime or sinceSeconds may be specified');
+  const sinceTime =
+    sinceTimeRaw !== null
+      ? Date.parse(sinceTimeRaw)
+      : typeof sinceSeconds === 'number'
+        ? Date.now() - sinceSeconds * 1000
+        : undefined;
+  if (sinceTime !== undefined && Number.isNaN(sinceTime))
+    return plain(400, `sinceTime: invalid value ${JSON.stringify(sinceTimeRaw)}`);
 
   const p = source.pods().find((x) => x.metadata.namespace === namespace && x.metadata.name === pod);
   if (!p) return plain(404, `pod ${JSON.stringify(pod)} does not exist`);
@@ -112,9 +148,12 @@ async function containerLogs(source: PodSource, req: Request, res: Response): Pr
   const previous = flag(q, 'previous');
   const path = previous ? files.previous : files.current;
   if (!path) {
-    return plain(400, previous
-      ? `previous terminated container ${JSON.stringify(container)} in pod ${JSON.stringify(pod)} not found`
-      : `container ${JSON.stringify(container)} in pod ${JSON.stringify(pod)} is waiting to start`);
+    return plain(
+      400,
+      previous
+        ? `previous terminated container ${JSON.stringify(container)} in pod ${JSON.stringify(pod)} not found`
+        : `container ${JSON.stringify(container)} in pod ${JSON.stringify(pod)} is waiting to start`,
+    );
   }
   const follow = flag(q, 'follow') && !previous;
   const stop = new AbortController();
@@ -126,8 +165,12 @@ async function containerLogs(source: PodSource, req: Request, res: Response): Pr
   let gen: AsyncGenerator<Buffer>;
   try {
     gen = readCriLog(path, {
-      tailLines: typeof tailLines === 'number' ? tailLines : undefined, sinceTime,
-      timestamps: flag(q, 'timestamps'), follow, running, signal: stop.signal,
+      tailLines: typeof tailLines === 'number' ? tailLines : undefined,
+      sinceTime,
+      timestamps: flag(q, 'timestamps'),
+      follow,
+      running,
+      signal: stop.signal,
     });
     res.status(200).type('text/plain; charset=utf-8');
     if (follow) res.flushHeaders();
@@ -135,11 +178,16 @@ async function containerLogs(source: PodSource, req: Request, res: Response): Pr
     for await (const chunk of gen) {
       const out = chunk.length > left ? chunk.subarray(0, left) : chunk;
       left -= out.length;
-      if (!res.write(out)) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+      if (!res.write(out))
+        await new Promise<void>((resolve) => {
+          res.once('drain', resolve);
+          res.once('close', resolve);
+        });
       if (left <= 0 || stop.signal.aborted) break;
     }
   } catch (e) {
-    if (!res.headersSent) return plain(500, `failed to read the log of container ${JSON.stringify(container)}: ${(e as Error).message}`);
+    if (!res.headersSent)
+      return plain(500, `failed to read the log of container ${JSON.stringify(container)}: ${(e as Error).message}`);
   }
   res.end();
 }
@@ -177,10 +225,18 @@ export async function startSvcletServer(o: SvcletServerOptions): Promise<SecureS
   const { authenticators, authorizer } = await serverAuth(c, { nodeName: o.nodeName, reviewer: o.reviewer });
   const { certFile, keyFile } = await servingFiles(c, o.certDir, o.hosts);
   return startSecureServer({
-    bindAddress: c.address, port: c.port, tlsCertFile: certFile, tlsPrivateKeyFile: keyFile,
-    certDir: o.certDir, certBase: naming().nodeAgentName,
-    authenticators, authorizer, anonymous: c.authentication.anonymous.enabled,
-    healthChecks: o.healthChecks, metrics: o.metrics, routes: svcletRoutes(o.source, c),
+    bindAddress: c.address,
+    port: c.port,
+    tlsCertFile: certFile,
+    tlsPrivateKeyFile: keyFile,
+    certDir: o.certDir,
+    certBase: naming().nodeAgentName,
+    authenticators,
+    authorizer,
+    anonymous: c.authentication.anonymous.enabled,
+    healthChecks: o.healthChecks,
+    metrics: o.metrics,
+    routes: svcletRoutes(o.source, c),
   });
 }
 
@@ -191,7 +247,11 @@ export interface HealthzServer {
 }
 
 /** The plain-HTTP `/healthz` (and `/healthz/<check>`) on `healthzBindAddress`:`healthzPort`, without authentication. */
-export async function startHealthzServer(o: { bindAddress: string; port: number; checks: () => readonly HealthCheck[] }): Promise<HealthzServer> {
+export async function startHealthzServer(o: {
+  bindAddress: string;
+  port: number;
+  checks: () => readonly HealthCheck[];
+}): Promise<HealthzServer> {
   const app = express();
   app.disable('x-powered-by');
   const health = healthHandler(o.checks);
@@ -210,9 +270,10 @@ export async function startHealthzServer(o: { bindAddress: string; port: number;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

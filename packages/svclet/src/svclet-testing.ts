@@ -32,13 +32,25 @@ export class FakeRuntime implements RuntimeStatusService {
     return { runtimeName: 'fake-runtime', runtimeVersion: '1.0.0' };
   }
 
-  async status(): Promise<{ status: { conditions: Array<{ type: string; status: boolean; reason: string; message: string }> } }> {
+  async status(): Promise<{
+    status: { conditions: Array<{ type: string; status: boolean; reason: string; message: string }> };
+  }> {
     if (this.down) throw new Error('14 UNAVAILABLE: no connection established');
     return {
       status: {
         conditions: [
-          { type: 'RuntimeReady', status: this.runtimeReady, reason: this.runtimeReady ? '' : 'RuntimeBroken', message: this.runtimeReady ? '' : 'broken on purpose' },
-          { type: 'NetworkReady', status: this.networkReady, reason: this.networkReady ? '' : 'NetworkPluginNotReady', message: this.networkReady ? '' : 'no network on purpose' },
+          {
+            type: 'RuntimeReady',
+            status: this.runtimeReady,
+            reason: this.runtimeReady ? '' : 'RuntimeBroken',
+            message: this.runtimeReady ? '' : 'broken on purpose',
+          },
+          {
+            type: 'NetworkReady',
+            status: this.networkReady,
+            reason: this.networkReady ? '' : 'NetworkPluginNotReady',
+            message: this.networkReady ? '' : 'no network on purpose',
+          },
         ],
       },
     };
@@ -71,17 +83,42 @@ export interface TestSvclet {
  * A svclet in this process: `config` fields written to a file in a fresh directory (root and
  * cert dirs inside it, free ports for the API and healthz unless given), then `args`.
  */
-export async function startTestSvclet(o: { config?: Record<string, unknown>; args?: string[]; runtime?: RuntimeStatusService; pods?: PodSide; logger?: Logger; dir?: string } = {}): Promise<TestSvclet> {
-  const dir = o.dir ?? await mkdtemp(join(tmpdir(), 'svclet-'));
+export async function startTestSvclet(
+  o: {
+    config?: Record<string, unknown>;
+    args?: string[];
+    runtime?: RuntimeStatusService;
+    pods?: PodSide;
+    logger?: Logger;
+    dir?: string;
+  } = {},
+): Promise<TestSvclet> {
+  const dir = o.dir ?? (await mkdtemp(join(tmpdir(), 'svclet-')));
   const configFile = join(dir, 'config.yaml');
-  await writeFile(configFile, svcletConfigYaml({
-    address: '127.0.0.1', port: await freePort(), healthzPort: await freePort(), ...o.config,
-  }));
-  const opts = parseSvcletOptions(['--config', configFile, '--root-dir', join(dir, 'root'), '--cert-dir', join(dir, 'pki'), ...(o.args ?? [])], { quiet: true });
+  await writeFile(
+    configFile,
+    svcletConfigYaml({
+      address: '127.0.0.1',
+      port: await freePort(),
+      healthzPort: await freePort(),
+      ...o.config,
+    }),
+  );
+  const opts = parseSvcletOptions(
+    ['--config', configFile, '--root-dir', join(dir, 'root'), '--cert-dir', join(dir, 'pki'), ...(o.args ?? [])],
+    { quiet: true },
+  );
   const pods = o.pods;
-  const svclet = await startSvclet(opts, { logger: o.logger ?? silentLogger, runtime: o.runtime, startPods: pods ? async () => pods : undefined, csrPollMs: 100 });
+  const svclet = await startSvclet(opts, {
+    logger: o.logger ?? silentLogger,
+    runtime: o.runtime,
+    startPods: pods ? async () => pods : undefined,
+    csrPollMs: 100,
+  });
   return {
-    svclet, dir, configFile,
+    svclet,
+    dir,
+    configFile,
     stop: async () => {
       await svclet.shutdown();
       if (!o.dir) await rm(dir, { recursive: true, force: true });
@@ -90,12 +127,19 @@ export async function startTestSvclet(o: { config?: Record<string, unknown>; arg
 }
 
 /** A self-signed CA (ECDSA P-256) written as `<base>.crt` and `<base>.key` in `dir`. */
-export async function writeSigningCa(dir: string, base: string): Promise<{ certFile: string; keyFile: string; certPem: string }> {
+export async function writeSigningCa(
+  dir: string,
+  base: string,
+): Promise<{ certFile: string; keyFile: string; certPem: string }> {
   const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
-  const keys = await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
+  const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: '01', name: `CN=${base}`, keys, signingAlgorithm: alg,
-    notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 24 * 3600_000),
+    serialNumber: '01',
+    name: `CN=${base}`,
+    keys,
+    signingAlgorithm: alg,
+    notBefore: new Date(Date.now() - 60_000),
+    notAfter: new Date(Date.now() + 24 * 3600_000),
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature, true),

@@ -7,8 +7,17 @@ import { request as httpsRequest } from 'node:https';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import {
-  HttpsClient, createTestCa, expectCode, freePort, startTestApiServer, svcconfigYaml, uniqueName, waitFor,
-  type Json, type TestApiServer, type TestCa,
+  HttpsClient,
+  createTestCa,
+  expectCode,
+  freePort,
+  startTestApiServer,
+  svcconfigYaml,
+  uniqueName,
+  waitFor,
+  type Json,
+  type TestApiServer,
+  type TestCa,
 } from '@svc/testing';
 import { FakePods, FakeRuntime, startTestSvclet, type TestSvclet } from './svclet-testing.js';
 import { goArch } from './host-info.js';
@@ -23,9 +32,19 @@ interface NodeJson {
   metadata: { uid: string; labels: Record<string, string>; resourceVersion: string };
   spec: { taints?: Array<{ key: string; effect: string }> };
   status: {
-    capacity: Record<string, string>; allocatable: Record<string, string>; addresses: unknown[];
-    nodeInfo: Record<string, string>; daemonEndpoints: { kubeletEndpoint: { Port: number } };
-    conditions: Array<{ type: string; status: string; reason: string; message: string; lastHeartbeatTime: string; lastTransitionTime: string }>;
+    capacity: Record<string, string>;
+    allocatable: Record<string, string>;
+    addresses: unknown[];
+    nodeInfo: Record<string, string>;
+    daemonEndpoints: { kubeletEndpoint: { Port: number } };
+    conditions: Array<{
+      type: string;
+      status: string;
+      reason: string;
+      message: string;
+      lastHeartbeatTime: string;
+      lastTransitionTime: string;
+    }>;
   };
 }
 
@@ -38,15 +57,30 @@ let node: TestSvclet;
 let api: HttpsClient;
 let logFile: string;
 
-const getNode = async (): Promise<NodeJson> => expectCode(await server.client.get(`/api/v1/nodes/${NODE}`), 200) as unknown as NodeJson;
+const getNode = async (): Promise<NodeJson> =>
+  expectCode(await server.client.get(`/api/v1/nodes/${NODE}`), 200) as unknown as NodeJson;
 const condition = (n: NodeJson, type: string) => n.status.conditions.find((c) => c.type === type);
 
 async function clusterRole(name: string, rules: Json[], subject: Json): Promise<void> {
-  expectCode(await server.client.post(`${RBAC}/clusterroles`, { apiVersion: 'rbac.authorization.svc.io/v1', kind: 'ClusterRole', metadata: { name }, rules }), 201);
-  expectCode(await server.client.post(`${RBAC}/clusterrolebindings`, {
-    apiVersion: 'rbac.authorization.svc.io/v1', kind: 'ClusterRoleBinding', metadata: { name: uniqueName(name) },
-    roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name }, subjects: [{ apiGroup: 'rbac.authorization.svc.io', ...subject }],
-  }), 201);
+  expectCode(
+    await server.client.post(`${RBAC}/clusterroles`, {
+      apiVersion: 'rbac.authorization.svc.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name },
+      rules,
+    }),
+    201,
+  );
+  expectCode(
+    await server.client.post(`${RBAC}/clusterrolebindings`, {
+      apiVersion: 'rbac.authorization.svc.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: uniqueName(name) },
+      roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name },
+      subjects: [{ apiGroup: 'rbac.authorization.svc.io', ...subject }],
+    }),
+    201,
+  );
 }
 
 beforeAll(async () => {
@@ -59,32 +93,83 @@ beforeAll(async () => {
     tokens: [`${READER},log-reader,uid-r,""`, `${PROXY},proxy-only,uid-p,""`, `${NOBODY},nobody,uid-n,""`],
   });
   // The node's TokenReviews and SubjectAccessReviews (Kubernetes' Node authorizer allows them itself).
-  expectCode(await server.client.post(`${RBAC}/clusterrolebindings`, {
-    apiVersion: 'rbac.authorization.svc.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'nodes-auth-delegator' },
-    roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: 'system:auth-delegator' },
-    subjects: [{ apiGroup: 'rbac.authorization.svc.io', kind: 'Group', name: 'system:nodes' }],
-  }), 201);
-  await clusterRole('svclet-api-reader', [{ apiGroups: [''], resources: ['nodes/proxy', 'nodes/metrics'], verbs: ['get'] }], { kind: 'User', name: 'log-reader' });
-  await clusterRole('svclet-proxy-only', [{ apiGroups: [''], resources: ['nodes/proxy'], verbs: ['get'] }], { kind: 'User', name: 'proxy-only' });
+  expectCode(
+    await server.client.post(`${RBAC}/clusterrolebindings`, {
+      apiVersion: 'rbac.authorization.svc.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'nodes-auth-delegator' },
+      roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: 'system:auth-delegator' },
+      subjects: [{ apiGroup: 'rbac.authorization.svc.io', kind: 'Group', name: 'system:nodes' }],
+    }),
+    201,
+  );
+  await clusterRole(
+    'svclet-api-reader',
+    [{ apiGroups: [''], resources: ['nodes/proxy', 'nodes/metrics'], verbs: ['get'] }],
+    { kind: 'User', name: 'log-reader' },
+  );
+  await clusterRole('svclet-proxy-only', [{ apiGroups: [''], resources: ['nodes/proxy'], verbs: ['get'] }], {
+    kind: 'User',
+    name: 'proxy-only',
+  });
 
   const cert = await ca.issue({ commonName: `system:node:${NODE}`, organizations: ['system:nodes'] });
   const svcconfig = join(dir, 'node.svcconfig');
-  await writeFile(svcconfig, svcconfigYaml({ server: server.server.url, caPem: server.server.caPem, clientCertPem: cert.certPem, clientKeyPem: cert.keyPem, user: NODE }));
+  await writeFile(
+    svcconfig,
+    svcconfigYaml({
+      server: server.server.url,
+      caPem: server.server.caPem,
+      clientCertPem: cert.certPem,
+      clientKeyPem: cert.keyPem,
+      user: NODE,
+    }),
+  );
   logFile = join(dir, 'app-1.log');
-  writeFileSync(logFile, ['2024-01-01T00:00:01Z stdout F hello', '2024-01-01T00:00:02Z stderr F from', '2024-01-01T00:00:03Z stdout F the app'].join('\n') + '\n');
+  writeFileSync(
+    logFile,
+    [
+      '2024-01-01T00:00:01Z stdout F hello',
+      '2024-01-01T00:00:02Z stderr F from',
+      '2024-01-01T00:00:03Z stdout F the app',
+    ].join('\n') + '\n',
+  );
   writeFileSync(join(dir, 'app-0.log'), '2024-01-01T00:00:00Z stdout F the previous instance\n');
   pods = new FakePods();
-  pods.podList = [{ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name: 'web', uid: 'uid-web' }, spec: { containers: [{ name: 'app' }] } }];
+  pods.podList = [
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { namespace: 'default', name: 'web', uid: 'uid-web' },
+      spec: { containers: [{ name: 'app' }] },
+    },
+  ];
   pods.logs.set('default/web/app', { current: logFile, previous: join(dir, 'app-0.log'), running: true });
   runtime = new FakeRuntime();
   node = await startTestSvclet({
-    runtime, pods,
+    runtime,
+    pods,
     config: {
-      nodeStatusUpdateFrequency: '200ms', nodeStatusReportFrequency: '1s', nodeLeaseDurationSeconds: 1,
-      authentication: { anonymous: { enabled: false }, webhook: { enabled: true, cacheTTL: '0s' }, x509: { clientCAFile: caFile } },
+      nodeStatusUpdateFrequency: '200ms',
+      nodeStatusReportFrequency: '1s',
+      nodeLeaseDurationSeconds: 1,
+      authentication: {
+        anonymous: { enabled: false },
+        webhook: { enabled: true, cacheTTL: '0s' },
+        x509: { clientCAFile: caFile },
+      },
       authorization: { mode: 'Webhook', webhook: { cacheAuthorizedTTL: '0s', cacheUnauthorizedTTL: '0s' } },
     },
-    args: ['--svcconfig', svcconfig, '--hostname-override', 'Node-A', '--node-ip', '127.0.0.1', '--node-labels', 'zone=z1'],
+    args: [
+      '--svcconfig',
+      svcconfig,
+      '--hostname-override',
+      'Node-A',
+      '--node-ip',
+      '127.0.0.1',
+      '--node-labels',
+      'zone=z1',
+    ],
   });
   const s = node.svclet.server;
   if (!s) throw new Error('no server');
@@ -104,54 +189,98 @@ describe('svclet registration and heartbeat', () => {
       const x = await getNode();
       return condition(x, 'Ready')?.status === 'True' ? x : undefined;
     });
-    expect(n.metadata.labels).toEqual({ 'svc.io/hostname': NODE, 'svc.io/os': 'linux', 'svc.io/arch': goArch(), zone: 'z1' });
+    expect(n.metadata.labels).toEqual({
+      'svc.io/hostname': NODE,
+      'svc.io/os': 'linux',
+      'svc.io/arch': goArch(),
+      zone: 'z1',
+    });
     expect(n.spec.taints).toEqual([{ key: 'node.svc.io/not-ready', effect: 'NoSchedule' }]);
-    expect(n.status.addresses).toEqual([{ type: 'InternalIP', address: '127.0.0.1' }, { type: 'Hostname', address: NODE }]);
+    expect(n.status.addresses).toEqual([
+      { type: 'InternalIP', address: '127.0.0.1' },
+      { type: 'Hostname', address: NODE },
+    ]);
     const memKi = Math.floor(totalmem() / 1024);
     expect(n.status.capacity).toMatchObject({ cpu: String(cpus().length), memory: `${memKi}Ki`, pods: '110' });
     expect(n.status.capacity['ephemeral-storage']).toMatch(/^\d+Ki$/);
     // Allocatable memory: capacity minus the 100Mi hard eviction threshold.
-    expect(n.status.allocatable).toMatchObject({ cpu: String(cpus().length), memory: `${memKi - 102400}Ki`, pods: '110' });
+    expect(n.status.allocatable).toMatchObject({
+      cpu: String(cpus().length),
+      memory: `${memKi - 102400}Ki`,
+      pods: '110',
+    });
     expect(n.status.nodeInfo).toMatchObject({
-      kubeletVersion: 'v1.32.0-svc.0.1.0', containerRuntimeVersion: 'fake-runtime://1.0.0', operatingSystem: 'linux', architecture: goArch(),
+      kubeletVersion: 'v1.32.0-svc.0.1.0',
+      containerRuntimeVersion: 'fake-runtime://1.0.0',
+      operatingSystem: 'linux',
+      architecture: goArch(),
     });
     expect(n.status.daemonEndpoints).toEqual({ kubeletEndpoint: { Port: node.svclet.server?.port } });
     expect(n.status.conditions.map((c) => c.type)).toEqual(['MemoryPressure', 'DiskPressure', 'PIDPressure', 'Ready']);
-    expect(condition(n, 'MemoryPressure')).toMatchObject({ status: 'False', reason: 'SvcletHasSufficientMemory', message: 'svclet has sufficient memory available' });
+    expect(condition(n, 'MemoryPressure')).toMatchObject({
+      status: 'False',
+      reason: 'SvcletHasSufficientMemory',
+      message: 'svclet has sufficient memory available',
+    });
     expect(condition(n, 'PIDPressure')).toMatchObject({ status: 'False', reason: 'SvcletHasSufficientPID' });
-    expect(condition(n, 'Ready')).toMatchObject({ status: 'True', reason: 'SvcletReady', message: 'svclet is posting ready status' });
+    expect(condition(n, 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'SvcletReady',
+      message: 'svclet is posting ready status',
+    });
   });
 
   it('holds and renews its Lease in svc-node-lease, owned by its Node', async () => {
     const n = await getNode();
     const path = `/apis/coordination.svc.io/v1/namespaces/svc-node-lease/leases/${NODE}`;
-    const first = await waitFor('the lease', async () => (await server.client.get(path)).status === 200 && (await server.client.get(path)).json<Json>());
+    const first = await waitFor(
+      'the lease',
+      async () => (await server.client.get(path)).status === 200 && (await server.client.get(path)).json<Json>(),
+    );
     expect(first.spec).toMatchObject({ holderIdentity: NODE, leaseDurationSeconds: 1 });
-    expect(first.metadata.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Node', name: NODE, uid: n.metadata.uid }]);
+    expect(first.metadata.ownerReferences).toEqual([
+      { apiVersion: 'v1', kind: 'Node', name: NODE, uid: n.metadata.uid },
+    ]);
     // Renewed every quarter of the lease duration (250 ms here).
     let last = first.spec.renewTime as string;
     for (let i = 0; i < 3; i++) {
-      last = await waitFor('a renewal', async () => {
-        const t = (await server.client.get(path)).json<Json>().spec.renewTime as string;
-        return t !== last ? t : undefined;
-      }, 3000);
+      last = await waitFor(
+        'a renewal',
+        async () => {
+          const t = (await server.client.get(path)).json<Json>().spec.renewTime as string;
+          return t !== last ? t : undefined;
+        },
+        3000,
+      );
     }
     expect(Date.parse(last)).toBeGreaterThan(Date.now() - 2000);
   });
 
-  it('reports the runtime\'s readiness in Ready, at once when it changes', async () => {
+  it("reports the runtime's readiness in Ready, at once when it changes", async () => {
     const before = condition(await getNode(), 'Ready');
     runtime.networkReady = false;
-    const notReady = await waitFor('Ready=False', async () => {
-      const c = condition(await getNode(), 'Ready');
-      return c?.status === 'False' ? c : undefined;
-    }, 3000);
+    const notReady = await waitFor(
+      'Ready=False',
+      async () => {
+        const c = condition(await getNode(), 'Ready');
+        return c?.status === 'False' ? c : undefined;
+      },
+      3000,
+    );
     expect(notReady).toMatchObject({
-      reason: 'SvcletNotReady', message: 'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:no network on purpose',
+      reason: 'SvcletNotReady',
+      message:
+        'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:no network on purpose',
     });
-    expect(Date.parse(notReady.lastTransitionTime)).toBeGreaterThanOrEqual(Date.parse(before?.lastTransitionTime ?? ''));
+    expect(Date.parse(notReady.lastTransitionTime)).toBeGreaterThanOrEqual(
+      Date.parse(before?.lastTransitionTime ?? ''),
+    );
     runtime.down = true;
-    await waitFor('runtime down', async () => condition(await getNode(), 'Ready')?.message.startsWith('container runtime is down'), 3000);
+    await waitFor(
+      'runtime down',
+      async () => condition(await getNode(), 'Ready')?.message.startsWith('container runtime is down'),
+      3000,
+    );
     runtime.down = false;
     runtime.networkReady = true;
     await waitFor('Ready=True again', async () => condition(await getNode(), 'Ready')?.status === 'True', 3000);
@@ -238,13 +367,19 @@ describe('svclet servers', () => {
     const chunks: string[] = [];
     let ended = false;
     await new Promise<void>((resolve, reject) => {
-      const req = httpsRequest(`${s?.url}/containerLogs/default/web/app?follow=true&tailLines=1`, { ca: s?.caPem, headers: { authorization: `Bearer ${READER}` } }, (res) => {
-        expect(res.statusCode).toBe(200);
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => chunks.push(c));
-        res.on('end', () => { ended = true; });
-        resolve();
-      });
+      const req = httpsRequest(
+        `${s?.url}/containerLogs/default/web/app?follow=true&tailLines=1`,
+        { ca: s?.caPem, headers: { authorization: `Bearer ${READER}` } },
+        (res) => {
+          expect(res.statusCode).toBe(200);
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => chunks.push(c));
+          res.on('end', () => {
+            ended = true;
+          });
+          resolve();
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -273,8 +408,12 @@ describe('standalone svclet', () => {
   });
 
   it('refuses webhook authentication or authorization without an API server', async () => {
-    await expect(startTestSvclet({ config: { authorization: { mode: 'Webhook' } } })).rejects.toThrow('no client provided, cannot use webhook authorization');
-    await expect(startTestSvclet({ config: { authentication: { webhook: { enabled: true } } } })).rejects.toThrow('no client provided, cannot use webhook authentication');
+    await expect(startTestSvclet({ config: { authorization: { mode: 'Webhook' } } })).rejects.toThrow(
+      'no client provided, cannot use webhook authorization',
+    );
+    await expect(startTestSvclet({ config: { authentication: { webhook: { enabled: true } } } })).rejects.toThrow(
+      'no client provided, cannot use webhook authentication',
+    );
   });
 
   it('serves on the configured address and port with a certificate from --tls-cert-file', async () => {
@@ -282,7 +421,9 @@ describe('standalone svclet', () => {
     await writeFile(join(dir, 'tls.crt'), tls.certPem);
     await writeFile(join(dir, 'tls.key'), tls.keyPem);
     const port = await freePort();
-    const alone = await startTestSvclet({ config: { port, tlsCertFile: join(dir, 'tls.crt'), tlsPrivateKeyFile: join(dir, 'tls.key') } });
+    const alone = await startTestSvclet({
+      config: { port, tlsCertFile: join(dir, 'tls.crt'), tlsPrivateKeyFile: join(dir, 'tls.key') },
+    });
     try {
       expect(alone.svclet.server?.url).toBe(`https://127.0.0.1:${port}`);
       const r = await new HttpsClient(`https://127.0.0.1:${port}`, ca.certPem).get('/healthz');

@@ -3,10 +3,22 @@ import { X509Certificate } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { naming, useNaming, type ApiObject } from '@svc/api';
 import { RestClient, loadSvcconfig, type ClientConfig } from '@svc/client';
-import { ComponentMetrics, logCheck, pingCheck, type HealthCheck, type Logger, type SecureServer } from '@svc/component-base';
+import {
+  ComponentMetrics,
+  logCheck,
+  pingCheck,
+  type HealthCheck,
+  type Logger,
+  type SecureServer,
+} from '@svc/component-base';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import {
-  CertificateStore, bootstrapClientCertificate, certificateValid, rotateClientCertificate, svcconfigUsable, type KeyPair,
+  CertificateStore,
+  bootstrapClientCertificate,
+  certificateValid,
+  rotateClientCertificate,
+  svcconfigUsable,
+  type KeyPair,
 } from './client-certificate.js';
 import { hostIps, nodeNameOf } from './host-info.js';
 import { NodeLeaseController } from './node-lease.js';
@@ -69,23 +81,48 @@ interface ApiAccess {
  * and `--bootstrap-kubeconfig` is given, the TLS bootstrap; with `rotateCertificates` and a
  * client certificate, the store's current pair (when valid) is used and rotated.
  */
-async function apiAccess(o: SvcletOptions, nodeName: string, metrics: ComponentMetrics, deps: SvcletDeps, signal: AbortSignal): Promise<ApiAccess> {
+async function apiAccess(
+  o: SvcletOptions,
+  nodeName: string,
+  metrics: ComponentMetrics,
+  deps: SvcletDeps,
+  signal: AbortSignal,
+): Promise<ApiAccess> {
   const file = o.svcconfig ?? '';
   const store = new CertificateStore(o.certDir, `${naming().nodeAgentName}-client`);
-  const clientOptions = { qps: o.config.svcAPIQPS, burst: o.config.svcAPIBurst, contentType: o.config.contentType, metrics: metrics.client(), userAgent: `${naming().nodeAgentName}/${SVCLET_VERSION}` };
+  const clientOptions = {
+    qps: o.config.svcAPIQPS,
+    burst: o.config.svcAPIBurst,
+    contentType: o.config.contentType,
+    metrics: metrics.client(),
+    userAgent: `${naming().nodeAgentName}/${SVCLET_VERSION}`,
+  };
   let obtainedAt = 0;
   if (!svcconfigUsable(file)) {
-    if (!o.bootstrapKubeconfig) throw new SvcletConfigError(`--svcconfig: ${file} does not exist or holds an expired certificate, and no --bootstrap-kubeconfig is given`);
+    if (!o.bootstrapKubeconfig)
+      throw new SvcletConfigError(
+        `--svcconfig: ${file} does not exist or holds an expired certificate, and no --bootstrap-kubeconfig is given`,
+      );
     let bootstrap: ClientConfig;
     try {
       bootstrap = loadSvcconfig(o.bootstrapKubeconfig);
     } catch (e) {
       throw new SvcletConfigError(`--bootstrap-kubeconfig: ${(e as Error).message}`);
     }
-    deps.logger.info('requesting a client certificate with the bootstrap credential', { svcconfig: file, certDir: o.certDir });
+    deps.logger.info('requesting a client certificate with the bootstrap credential', {
+      svcconfig: file,
+      certDir: o.certDir,
+    });
     const client = new RestClient(bootstrap, clientOptions);
     try {
-      await bootstrapClientCertificate({ client, nodeName, store, svcconfigPath: file, signal, pollMs: deps.csrPollMs });
+      await bootstrapClientCertificate({
+        client,
+        nodeName,
+        store,
+        svcconfigPath: file,
+        signal,
+        pollMs: deps.csrPollMs,
+      });
     } finally {
       client.close();
     }
@@ -108,8 +145,12 @@ async function apiAccess(o: SvcletOptions, nodeName: string, metrics: ComponentM
     obtainedAt ||= stored.storedAt;
   }
   const certificate = new X509Certificate(current.certPem);
-  if (!o.config.rotateCertificates || u.token || u.tokenFile || u.exec) return { client: new RestClient(config, clientOptions), certificate };
-  const client = new RotatingRestClient({ ...config, user: { clientCertPem: current.certPem, clientKeyPem: current.keyPem } }, clientOptions);
+  if (!o.config.rotateCertificates || u.token || u.tokenFile || u.exec)
+    return { client: new RestClient(config, clientOptions), certificate };
+  const client = new RotatingRestClient(
+    { ...config, user: { clientCertPem: current.certPem, clientKeyPem: current.keyPem } },
+    clientOptions,
+  );
   return { client, certificate, rotation: { client, store, current, obtainedAt: obtainedAt || Date.now() } };
 }
 
@@ -134,8 +175,17 @@ export async function startSvclet(o: SvcletOptions, deps: SvcletDeps): Promise<R
   collectDefaultMetrics({ register: registry });
   const metrics = new ComponentMetrics(registry);
   const agent = naming().nodeAgentName;
-  new Gauge({ name: `${agent}_node_name`, help: 'The node\'s name. The count is always 1.', labelNames: ['node'], registers: [registry] }).set({ node: nodeName }, 1);
-  const ttl = new Gauge({ name: `${agent}_certificate_manager_client_ttl_seconds`, help: 'Gauge of the TTL (time-to-live) of the client certificate. The value is in seconds until certificate expiry (negative if already expired).', registers: [registry] });
+  new Gauge({
+    name: `${agent}_node_name`,
+    help: "The node's name. The count is always 1.",
+    labelNames: ['node'],
+    registers: [registry],
+  }).set({ node: nodeName }, 1);
+  const ttl = new Gauge({
+    name: `${agent}_certificate_manager_client_ttl_seconds`,
+    help: 'Gauge of the TTL (time-to-live) of the client certificate. The value is in seconds until certificate expiry (negative if already expired).',
+    registers: [registry],
+  });
 
   let access: ApiAccess | undefined;
   if (o.svcconfig) {
@@ -151,7 +201,9 @@ export async function startSvclet(o: SvcletOptions, deps: SvcletDeps): Promise<R
   const checks: HealthCheck[] = [pingCheck, logCheck, syncLoopCheck(() => pods, c.syncFrequency)];
   const tasks: Array<Promise<void>> = [];
   let resolveNode: (n: ApiObject) => void = () => undefined;
-  const registered = new Promise<ApiObject>((resolve) => { resolveNode = resolve; });
+  const registered = new Promise<ApiObject>((resolve) => {
+    resolveNode = resolve;
+  });
   let lease: NodeLeaseController | undefined;
 
   let healthz: HealthzServer | undefined;
@@ -165,13 +217,37 @@ export async function startSvclet(o: SvcletOptions, deps: SvcletDeps): Promise<R
     access?.client.close();
   };
   try {
-    if (c.healthzPort > 0) healthz = await startHealthzServer({ bindAddress: c.healthzBindAddress, port: c.healthzPort, checks: () => checks });
+    if (c.healthzPort > 0)
+      healthz = await startHealthzServer({
+        bindAddress: c.healthzBindAddress,
+        port: c.healthzPort,
+        checks: () => checks,
+      });
     pods = deps.startPods
-      ? await deps.startPods({ nodeName, hostIps: ips, config: c, rootDir: o.rootDir, client: access?.client, registeredNode: registered, logger, metrics: registry, signal: stop.signal })
+      ? await deps.startPods({
+          nodeName,
+          hostIps: ips,
+          config: c,
+          rootDir: o.rootDir,
+          client: access?.client,
+          registeredNode: registered,
+          logger,
+          metrics: registry,
+          signal: stop.signal,
+        })
       : NO_PODS;
     const source = pods;
     if (c.enableServer) {
-      server = await startSvcletServer({ config: c, nodeName, certDir: o.certDir, hosts: [nodeName, ...ips], source, reviewer: access?.client, healthChecks: () => checks, metrics: registry });
+      server = await startSvcletServer({
+        config: c,
+        nodeName,
+        certDir: o.certDir,
+        hosts: [nodeName, ...ips],
+        source,
+        reviewer: access?.client,
+        healthChecks: () => checks,
+        metrics: registry,
+      });
       logger.info('serving the svclet API', { url: server.url });
     }
   } catch (e) {
@@ -181,37 +257,65 @@ export async function startSvclet(o: SvcletOptions, deps: SvcletDeps): Promise<R
 
   const rotation = access?.rotation;
   if (rotation) {
-    tasks.push(rotateClientCertificate({
-      client: rotation.client, nodeName, store: rotation.store, current: rotation.current, obtainedAt: rotation.obtainedAt, signal: stop.signal, pollMs: deps.csrPollMs,
-      onCertificate: (cert) => {
-        certificate = cert;
-        ttl.set((Date.parse(cert.validTo) - Date.now()) / 1000);
-        logger.info('client certificate in use', { notAfter: new Date(cert.validTo).toISOString() });
-      },
-      onError: (e) => logger.error('client certificate rotation failed, will retry', { error: String(e) }),
-    }));
+    tasks.push(
+      rotateClientCertificate({
+        client: rotation.client,
+        nodeName,
+        store: rotation.store,
+        current: rotation.current,
+        obtainedAt: rotation.obtainedAt,
+        signal: stop.signal,
+        pollMs: deps.csrPollMs,
+        onCertificate: (cert) => {
+          certificate = cert;
+          ttl.set((Date.parse(cert.validTo) - Date.now()) / 1000);
+          logger.info('client certificate in use', { notAfter: new Date(cert.validTo).toISOString() });
+        },
+        onError: (e) => logger.error('client certificate rotation failed, will retry', { error: String(e) }),
+      }),
+    );
   }
   if (access && c.registerNode) {
     const client = access.client;
     const status = new NodeStatusManager({
-      client, nodeName, hostname: nodeName, hostIps: ips, config: c, rootDir: o.rootDir, nodeLabels: o.nodeLabels,
-      version: SVCLET_VERSION, runtime: deps.runtime, logger,
+      client,
+      nodeName,
+      hostname: nodeName,
+      hostIps: ips,
+      config: c,
+      rootDir: o.rootDir,
+      nodeLabels: o.nodeLabels,
+      version: SVCLET_VERSION,
+      runtime: deps.runtime,
+      logger,
     });
-    tasks.push((async () => {
-      let node: ApiObject;
-      try {
-        node = await status.register(stop.signal);
-      } catch {
-        return;
-      }
-      resolveNode(node);
-      lease = new NodeLeaseController({ client, nodeName, leaseDurationSeconds: c.nodeLeaseDurationSeconds, nodeUid: node.metadata.uid, logger });
-      await Promise.all([lease.run(stop.signal), status.run(stop.signal)]);
-    })());
+    tasks.push(
+      (async () => {
+        let node: ApiObject;
+        try {
+          node = await status.register(stop.signal);
+        } catch {
+          return;
+        }
+        resolveNode(node);
+        lease = new NodeLeaseController({
+          client,
+          nodeName,
+          leaseDurationSeconds: c.nodeLeaseDurationSeconds,
+          nodeUid: node.metadata.uid,
+          logger,
+        });
+        await Promise.all([lease.run(stop.signal), status.run(stop.signal)]);
+      })(),
+    );
   }
 
   return {
-    nodeName, client: access?.client, server, healthz, registered,
+    nodeName,
+    client: access?.client,
+    server,
+    healthz,
+    registered,
     clientCertificate: () => certificate,
     leaseRenewedAt: () => lease?.lastRenewed ?? 0,
     shutdown: closeAll,

@@ -7,8 +7,18 @@ export type Json = Record<string, any>;
 
 /** The wire `Status` of a failed request. */
 export interface StatusBody {
-  kind: string; apiVersion: string; status: string; message?: string; reason?: string; code: number;
-  details?: { name?: string; kind?: string; group?: string; causes?: Array<{ reason?: string; message?: string; field?: string }> };
+  kind: string;
+  apiVersion: string;
+  status: string;
+  message?: string;
+  reason?: string;
+  code: number;
+  details?: {
+    name?: string;
+    kind?: string;
+    group?: string;
+    causes?: Array<{ reason?: string; message?: string; field?: string }>;
+  };
 }
 
 export const MEDIA = {
@@ -32,7 +42,12 @@ export function expectCode(res: Pick<HttpResponse, 'status' | 'text' | 'json'>, 
 }
 
 /** Requires a failure `Status` with `code` and `reason` (and the message, when given). */
-export function expectFailure(res: Pick<HttpResponse, 'status' | 'text' | 'json'>, code: number, reason: string, message?: string | RegExp): StatusBody {
+export function expectFailure(
+  res: Pick<HttpResponse, 'status' | 'text' | 'json'>,
+  code: number,
+  reason: string,
+  message?: string | RegExp,
+): StatusBody {
   if (res.status !== code) throw new Error(`expected HTTP ${code} ${reason}, got ${res.status}: ${res.text}`);
   const s = res.json<StatusBody>();
   expect(s).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, code });

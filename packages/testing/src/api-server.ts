@@ -36,23 +36,42 @@ export interface TestApiServerOptions {
  */
 export async function startTestApiServer(o: TestApiServerOptions = {}): Promise<TestApiServer> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-apiserver-'));
-  const etcd = o.etcd ?? await startEtcd();
+  const etcd = o.etcd ?? (await startEtcd());
   const adminToken = randomBytes(16).toString('hex');
   const tokenFile = join(dir, 'tokens.csv');
   await writeFile(tokenFile, [`${adminToken},admin,admin-uid,"system:masters"`, ...(o.tokens ?? [])].join('\n') + '\n');
   const storePrefix = `/registry-${randomBytes(4).toString('hex')}`;
-  const opts = parseApiServerOptions([
-    '--store-servers', etcd.endpoints.join(','), '--store-prefix', storePrefix,
-    '--secure-port', '0', '--bind-address', '127.0.0.1', '--cert-dir', join(dir, 'pki'),
-    '--token-auth-file', tokenFile, ...(o.args ?? []),
-  ], { quiet: true });
+  const opts = parseApiServerOptions(
+    [
+      '--store-servers',
+      etcd.endpoints.join(','),
+      '--store-prefix',
+      storePrefix,
+      '--secure-port',
+      '0',
+      '--bind-address',
+      '127.0.0.1',
+      '--cert-dir',
+      join(dir, 'pki'),
+      '--token-auth-file',
+      tokenFile,
+      ...(o.args ?? []),
+    ],
+    { quiet: true },
+  );
   const server = await startApiServer(opts, { logger: silentLogger });
   await server.started;
   const svcconfigPath = join(dir, 'admin.svcconfig');
   await writeFile(svcconfigPath, svcconfigYaml({ server: server.url, caPem: server.caPem, token: adminToken }));
   const client = new HttpsClient(server.url, server.caPem, adminToken);
   return {
-    server, etcd, client, adminToken, svcconfigPath, dir, storePrefix,
+    server,
+    etcd,
+    client,
+    adminToken,
+    svcconfigPath,
+    dir,
+    storePrefix,
     stop: async () => {
       await server.shutdown();
       if (!o.etcd) await etcd.stop();

@@ -1,14 +1,19 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { startEtcd, type EtcdHandle } from './etcd.js';
 
-async function put(endpoint: string, key: string, value: string, timeoutMs = 5000): Promise<{ header: { revision: string } }> {
+async function put(
+  endpoint: string,
+  key: string,
+  value: string,
+  timeoutMs = 5000,
+): Promise<{ header: { revision: string } }> {
   const res = await fetch(`${endpoint}/v3/kv/put`, {
     method: 'POST',
     body: JSON.stringify({ key: Buffer.from(key).toString('base64'), value: Buffer.from(value).toString('base64') }),
     signal: AbortSignal.timeout(timeoutMs),
   });
   if (!res.ok) throw new Error(`put: HTTP ${res.status}`);
-  return await res.json() as { header: { revision: string } };
+  return (await res.json()) as { header: { revision: string } };
 }
 
 async function get(endpoint: string, key: string): Promise<string | undefined> {
@@ -18,7 +23,7 @@ async function get(endpoint: string, key: string): Promise<string | undefined> {
     signal: AbortSignal.timeout(5000),
   });
   if (!res.ok) throw new Error(`range: HTTP ${res.status}`);
-  const body = await res.json() as { kvs?: { value?: string }[] };
+  const body = (await res.json()) as { kvs?: { value?: string }[] };
   const v = body.kvs?.[0]?.value;
   return v === undefined ? undefined : Buffer.from(v, 'base64').toString('utf8');
 }
@@ -29,7 +34,9 @@ function isAlive(needle: string): boolean {
     if (!/^\d+$/.test(pid)) continue;
     try {
       if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle)) return true;
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return false;
 }
@@ -85,7 +92,10 @@ describe('startEtcd', () => {
       for (;;) {
         // A proposal forwarded to the dead leader is lost and hangs until etcd's request
         // timeout (~5 s), so each attempt gets a short deadline.
-        try { await put(other, 'x', '2', 1000); break; } catch (err) {
+        try {
+          await put(other, 'x', '2', 1000);
+          break;
+        } catch (err) {
           if (Date.now() > deadline) throw err;
         }
       }

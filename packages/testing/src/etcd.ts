@@ -137,8 +137,11 @@ class Cluster implements EtcdHandle {
   readonly endpoints: string[];
   private stopping: Promise<void> | undefined;
 
-  constructor(private readonly binary: string, readonly dataDir: string,
-    private readonly members: Member[]) {
+  constructor(
+    private readonly binary: string,
+    readonly dataDir: string,
+    private readonly members: Member[],
+  ) {
     this.endpoints = members.map((m) => `http://127.0.0.1:${m.clientPort}`);
   }
 
@@ -164,17 +167,23 @@ class Cluster implements EtcdHandle {
   }
 
   async leaderIndex(): Promise<number> {
-    const statuses = await Promise.all(this.members.map(async (m) => {
-      if (!m.proc) return undefined;
-      try {
-        return await gateway<{ header?: { member_id?: string }; leader?: string }>(
-          this.endpoints[m.index] ?? '', '/v3/maintenance/status', {});
-      } catch {
-        return undefined;
-      }
-    }));
-    const idx = statuses.findIndex((s) => s?.leader !== undefined && s.leader !== '0' &&
-      s.leader === s.header?.member_id);
+    const statuses = await Promise.all(
+      this.members.map(async (m) => {
+        if (!m.proc) return undefined;
+        try {
+          return await gateway<{ header?: { member_id?: string }; leader?: string }>(
+            this.endpoints[m.index] ?? '',
+            '/v3/maintenance/status',
+            {},
+          );
+        } catch {
+          return undefined;
+        }
+      }),
+    );
+    const idx = statuses.findIndex(
+      (s) => s?.leader !== undefined && s.leader !== '0' && s.leader === s.header?.member_id,
+    );
     if (idx < 0) throw new Error('no etcd member reports being the leader');
     return idx;
   }
@@ -267,7 +276,10 @@ async function terminate(m: Member, signal: NodeJS.Signals): Promise<void> {
   if (signal === 'SIGKILL') return exited;
   let timer: NodeJS.Timeout | undefined;
   const escalate = new Promise<void>((resolve) => {
-    timer = setTimeout(() => { proc.kill('SIGKILL'); resolve(); }, STOP_GRACE_MS);
+    timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      resolve();
+    }, STOP_GRACE_MS);
   });
   await Promise.race([exited, escalate]);
   clearTimeout(timer);
@@ -292,7 +304,8 @@ function tail(log: string): string {
 }
 
 /** Whether `setpriv --pdeathsig` is available to tie member lifetimes to this process. */
-const PDEATHSIG = process.platform === 'linux' &&
+const PDEATHSIG =
+  process.platform === 'linux' &&
   (spawnSync('setpriv', ['--help'], { encoding: 'utf8' }).stdout ?? '').includes('--pdeathsig');
 
 let hooksInstalled = false;
@@ -307,11 +320,19 @@ function installExitHooks(): void {
   hooksInstalled = true;
   const cleanup = (): void => {
     for (const proc of liveProcesses) {
-      try { proc.kill('SIGKILL'); } catch { /* already gone */ }
+      try {
+        proc.kill('SIGKILL');
+      } catch {
+        /* already gone */
+      }
     }
     liveProcesses.clear();
     for (const dir of liveDirs) {
-      try { rmSync(dir, { recursive: true, force: true }); } catch { /* best effort */ }
+      try {
+        rmSync(dir, { recursive: true, force: true });
+      } catch {
+        /* best effort */
+      }
     }
     liveDirs.clear();
   };

@@ -27,7 +27,12 @@ export interface ClientCert {
 
 /** A small HTTPS client that trusts one CA and sends one bearer token by default (tests only). */
 export class HttpsClient {
-  constructor(readonly baseUrl: string, private readonly caPem: string, private readonly token?: string, private readonly clientCert?: ClientCert) {}
+  constructor(
+    readonly baseUrl: string,
+    private readonly caPem: string,
+    private readonly token?: string,
+    private readonly clientCert?: ClientCert,
+  ) {}
 
   withToken(token: string | undefined): HttpsClient {
     return new HttpsClient(this.baseUrl, this.caPem, token, this.clientCert);
@@ -45,12 +50,16 @@ export class HttpsClient {
     if (token) headers.authorization = `Bearer ${token}`;
     let payload: Buffer | undefined;
     if (opts.body !== undefined) {
-      payload = Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
+      payload = Buffer.isBuffer(opts.body)
+        ? opts.body
+        : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
       headers['content-type'] ??= opts.contentType ?? 'application/json';
       headers['content-length'] = String(payload.length);
     }
     return new Promise((resolve, reject) => {
-      const tls = this.clientCert ? { cert: this.clientCert.cert, key: this.clientCert.key, agent: false as const } : {};
+      const tls = this.clientCert
+        ? { cert: this.clientCert.cert, key: this.clientCert.key, agent: false as const }
+        : {};
       const req = httpsRequest(url, { method, headers, ca: this.caPem, ...tls }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -59,7 +68,10 @@ export class HttpsClient {
           const body = Buffer.concat(chunks);
           const text = body.toString('utf8');
           resolve({
-            status: res.statusCode ?? 0, headers: res.headers, body, text,
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body,
+            text,
             json: <T>() => JSON.parse(text) as T,
           });
         });
@@ -69,13 +81,23 @@ export class HttpsClient {
     });
   }
 
-  get(path: string, opts?: RequestOptions): Promise<HttpResponse> { return this.request('GET', path, opts); }
+  get(path: string, opts?: RequestOptions): Promise<HttpResponse> {
+    return this.request('GET', path, opts);
+  }
   /** Opens a watch stream; `path` should carry `watch=1`. */
-  watch(path: string, headers?: Record<string, string>): Promise<WatchStream> { return openWatch(this.baseUrl, this.caPem, this.token, path, headers); }
-  post(path: string, body: RequestOptions['body'], opts?: RequestOptions): Promise<HttpResponse> { return this.request('POST', path, { ...opts, body }); }
-  put(path: string, body: RequestOptions['body'], opts?: RequestOptions): Promise<HttpResponse> { return this.request('PUT', path, { ...opts, body }); }
+  watch(path: string, headers?: Record<string, string>): Promise<WatchStream> {
+    return openWatch(this.baseUrl, this.caPem, this.token, path, headers);
+  }
+  post(path: string, body: RequestOptions['body'], opts?: RequestOptions): Promise<HttpResponse> {
+    return this.request('POST', path, { ...opts, body });
+  }
+  put(path: string, body: RequestOptions['body'], opts?: RequestOptions): Promise<HttpResponse> {
+    return this.request('PUT', path, { ...opts, body });
+  }
   patch(path: string, body: RequestOptions['body'], contentType: string, opts?: RequestOptions): Promise<HttpResponse> {
     return this.request('PATCH', path, { ...opts, body, contentType });
   }
-  delete(path: string, opts?: RequestOptions): Promise<HttpResponse> { return this.request('DELETE', path, opts); }
+  delete(path: string, opts?: RequestOptions): Promise<HttpResponse> {
+    return this.request('DELETE', path, opts);
+  }
 }

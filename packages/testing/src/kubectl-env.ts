@@ -6,7 +6,10 @@ import { kubectl, type KubectlResult } from './kubectl.js';
 import { uniqueName } from './api-assertions.js';
 import { startTestApiServer, type TestApiServer, type TestApiServerOptions } from './api-server.js';
 
-export interface KubectlRunOptions { stdin?: string; timeoutMs?: number }
+export interface KubectlRunOptions {
+  stdin?: string;
+  timeoutMs?: number;
+}
 
 /** A test API server with a private kubectl HOME (so kubectl's discovery cache is per run). */
 export interface KubectlEnv {
@@ -26,10 +29,13 @@ export async function startKubectlEnv(o: TestApiServerOptions = {}): Promise<Kub
   const run = (args: string[], opts: KubectlRunOptions = {}): Promise<KubectlResult> =>
     kubectl(server.svcconfigPath, args, { timeoutMs: 60_000, ...opts, home });
   return {
-    server, home, run,
+    server,
+    home,
+    run,
     ok: async (args, opts) => {
       const r = await run(args, opts);
-      if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+      if (r.code !== 0)
+        throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
       return r;
     },
     manifest: async (obj) => {

@@ -37,14 +37,16 @@ export interface OidcIssuer {
 async function newKey(alg: OidcAlg): Promise<OidcKey> {
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
   const kid = randomBytes(8).toString('hex');
-  return { kid, alg, privateKey, publicJwk: { ...await exportJWK(publicKey), kid, alg, use: 'sig' } };
+  return { kid, alg, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
 }
 
 /**
  * An OpenID Connect issuer served over HTTPS by the test: discovery at
  * `<url>/.well-known/openid-configuration`, keys at `<url>/keys`, with key rotation.
  */
-export async function startOidcIssuer(o: { clientId?: string; path?: string; alg?: OidcAlg } = {}): Promise<OidcIssuer> {
+export async function startOidcIssuer(
+  o: { clientId?: string; path?: string; alg?: OidcAlg } = {},
+): Promise<OidcIssuer> {
   const ca = await createTestCa('oidc-test-ca');
   const serving = await ca.issue({ commonName: '127.0.0.1', usages: ['server'], hosts: ['127.0.0.1', 'localhost'] });
   let published: OidcKey[] = [await newKey(o.alg ?? 'RS256')];
@@ -58,7 +60,13 @@ export async function startOidcIssuer(o: { clientId?: string; path?: string; alg
     };
     if (req.url === `${path}/.well-known/openid-configuration`) {
       requests.discovery++;
-      send({ issuer: url, jwks_uri: `${url}/keys`, response_types_supported: ['id_token'], subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256', 'ES256'] });
+      send({
+        issuer: url,
+        jwks_uri: `${url}/keys`,
+        response_types_supported: ['id_token'],
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: ['RS256', 'ES256'],
+      });
     } else if (req.url === `${path}/keys`) {
       requests.jwks++;
       send({ keys: published.map((k) => k.publicJwk) });
@@ -69,7 +77,10 @@ export async function startOidcIssuer(o: { clientId?: string; path?: string; alg
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `https://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
   const issuer: OidcIssuer = {
-    url, caPem: ca.certPem, requests, current: published[0] as OidcKey,
+    url,
+    caPem: ca.certPem,
+    requests,
+    current: published[0] as OidcKey,
     async rotate(r = {}) {
       const k = await newKey(r.alg ?? issuer.current.alg);
       published = r.dropOld ? [k] : [...published, k];
@@ -80,16 +91,22 @@ export async function startOidcIssuer(o: { clientId?: string; path?: string; alg
     async sign(payload, s = {}) {
       const key = s.key ?? issuer.current;
       const kid = s.kid === undefined ? key.kid : s.kid;
-      return new SignJWT(payload).setProtectedHeader(kid === null ? { alg: key.alg } : { alg: key.alg, kid }).sign(key.privateKey);
+      return new SignJWT(payload)
+        .setProtectedHeader(kid === null ? { alg: key.alg } : { alg: key.alg, kid })
+        .sign(key.privateKey);
     },
     token(claims = {}, s = {}) {
       const now = Math.floor(Date.now() / 1000);
-      return issuer.sign({ iss: url, aud: o.clientId ?? 'svc-client', sub: 'alice', iat: now, exp: now + 3600, ...claims }, s);
+      return issuer.sign(
+        { iss: url, aud: o.clientId ?? 'svc-client', sub: 'alice', iat: now, exp: now + 3600, ...claims },
+        s,
+      );
     },
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
   return issuer;
 }

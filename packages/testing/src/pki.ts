@@ -44,11 +44,15 @@ export interface TestCa {
 }
 
 function serial(): string {
-  return Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1');
+  return Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
+    .toString('hex')
+    .replace(/^[89a-f]/, '1');
 }
 
 async function keyPem(key: CryptoKey): Promise<string> {
-  const b64 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', key)).toString('base64').replace(/.{64}/g, '$&\n');
+  const b64 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', key))
+    .toString('base64')
+    .replace(/.{64}/g, '$&\n');
   return `-----BEGIN PRIVATE KEY-----\n${b64}${b64.endsWith('\n') ? '' : '\n'}-----END PRIVATE KEY-----\n`;
 }
 
@@ -65,10 +69,12 @@ function window(o: { notBefore?: Date; notAfter?: Date }): { notBefore: Date; no
 function makeCa(name: string, cert: x509.X509Certificate, keys: CryptoKeyPair, parentsPem: string): TestCa {
   const certPem = cert.toString('pem') + '\n';
   return {
-    name, certPem, parentsPem,
+    name,
+    certPem,
+    parentsPem,
     keyPem: () => keyPem(keys.privateKey),
     async issue(o = {}) {
-      const leafKeys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']) as CryptoKeyPair;
+      const leafKeys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
       const usages = o.usages ?? ['client'];
       const extensions: x509.Extension[] = [
         new x509.BasicConstraintsExtension(false, undefined, true),
@@ -76,23 +82,42 @@ function makeCa(name: string, cert: x509.X509Certificate, keys: CryptoKeyPair, p
         await x509.AuthorityKeyIdentifierExtension.create(cert),
       ];
       if (usages.length > 0) {
-        extensions.push(new x509.ExtendedKeyUsageExtension(usages.map((u) => (u === 'client' ? x509.ExtendedKeyUsage.clientAuth : x509.ExtendedKeyUsage.serverAuth))));
+        extensions.push(
+          new x509.ExtendedKeyUsageExtension(
+            usages.map((u) => (u === 'client' ? x509.ExtendedKeyUsage.clientAuth : x509.ExtendedKeyUsage.serverAuth)),
+          ),
+        );
       }
       if (o.hosts?.length) {
-        extensions.push(new x509.SubjectAlternativeNameExtension(o.hosts.map((h) => ({ type: isIP(h) ? 'ip' as const : 'dns' as const, value: h }))));
+        extensions.push(
+          new x509.SubjectAlternativeNameExtension(
+            o.hosts.map((h) => ({ type: isIP(h) ? ('ip' as const) : ('dns' as const), value: h })),
+          ),
+        );
       }
       const leaf = await x509.X509CertificateGenerator.create({
-        serialNumber: serial(), subject: subject(o.commonName ?? 'user', o.organizations), issuer: cert.subject,
-        ...window(o), publicKey: leafKeys.publicKey, signingKey: keys.privateKey, signingAlgorithm: ALG, extensions,
+        serialNumber: serial(),
+        subject: subject(o.commonName ?? 'user', o.organizations),
+        issuer: cert.subject,
+        ...window(o),
+        publicKey: leafKeys.publicKey,
+        signingKey: keys.privateKey,
+        signingAlgorithm: ALG,
+        extensions,
       });
       const leafPem = leaf.toString('pem') + '\n';
       return { certPem: leafPem, keyPem: await keyPem(leafKeys.privateKey), chainPem: leafPem + parentsPem };
     },
     async intermediate(childName, o = {}) {
-      const childKeys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']) as CryptoKeyPair;
+      const childKeys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
       const child = await x509.X509CertificateGenerator.create({
-        serialNumber: serial(), subject: subject(childName), issuer: cert.subject, ...window({ notAfter: o.notAfter ?? new Date(Date.now() + 30 * DAY), notBefore: o.notBefore }),
-        publicKey: childKeys.publicKey, signingKey: keys.privateKey, signingAlgorithm: ALG,
+        serialNumber: serial(),
+        subject: subject(childName),
+        issuer: cert.subject,
+        ...window({ notAfter: o.notAfter ?? new Date(Date.now() + 30 * DAY), notBefore: o.notBefore }),
+        publicKey: childKeys.publicKey,
+        signingKey: keys.privateKey,
+        signingAlgorithm: ALG,
         extensions: [
           new x509.BasicConstraintsExtension(true, undefined, true),
           new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature, true),
@@ -107,10 +132,13 @@ function makeCa(name: string, cert: x509.X509Certificate, keys: CryptoKeyPair, p
 
 /** A self-signed root CA valid from a minute ago for 30 days (or the given window). */
 export async function createTestCa(name: string, o: { notBefore?: Date; notAfter?: Date } = {}): Promise<TestCa> {
-  const keys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']) as CryptoKeyPair;
+  const keys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: serial(), name: subject(name), ...window({ notAfter: o.notAfter ?? new Date(Date.now() + 30 * DAY), notBefore: o.notBefore }),
-    keys, signingAlgorithm: ALG,
+    serialNumber: serial(),
+    name: subject(name),
+    ...window({ notAfter: o.notAfter ?? new Date(Date.now() + 30 * DAY), notBefore: o.notBefore }),
+    keys,
+    signingAlgorithm: ALG,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature, true),
@@ -128,7 +156,11 @@ export interface TestCsr {
 
 /** A PKCS#10 request for `commonName` in `organizations`, signed by a fresh ECDSA P-256 key. */
 export async function createTestCsr(o: { commonName: string; organizations?: string[] }): Promise<TestCsr> {
-  const keys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']) as CryptoKeyPair;
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: subject(o.commonName, o.organizations), keys, signingAlgorithm: ALG });
+  const keys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+    name: subject(o.commonName, o.organizations),
+    keys,
+    signingAlgorithm: ALG,
+  });
   return { csrPem: csr.toString('pem') + '\n', keyPem: await keyPem(keys.privateKey) };
 }

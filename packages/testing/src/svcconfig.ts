@@ -20,7 +20,9 @@ export function svcconfigYaml(i: SvcconfigInput): string {
   if (i.clientCertPem) userEntry['client-certificate-data'] = b64(i.clientCertPem);
   if (i.clientKeyPem) userEntry['client-key-data'] = b64(i.clientKeyPem);
   return YAML.stringify({
-    apiVersion: 'v1', kind: 'Config', preferences: {},
+    apiVersion: 'v1',
+    kind: 'Config',
+    preferences: {},
     clusters: [{ name: cluster, cluster: { server: i.server, 'certificate-authority-data': b64(i.caPem) } }],
     users: [{ name: user, user: userEntry }],
     contexts: [{ name: `${user}@${cluster}`, context: { cluster, user, namespace: 'default' } }],

@@ -12,11 +12,23 @@ export interface TestProcess {
  * Starts `cmd args` (`node` means this Node binary), collecting its output in `log.text`.
  * The caller kills it (tests do in afterAll).
  */
-export function spawnProcess(name: string, cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv } = {}): TestProcess {
-  const child = spawn(cmd === 'node' ? process.execPath : cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env });
+export function spawnProcess(
+  name: string,
+  cmd: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv } = {},
+): TestProcess {
+  const child = spawn(cmd === 'node' ? process.execPath : cmd, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: opts.env ?? process.env,
+  });
   const log = { text: '' };
-  child.stdout?.on('data', (d: Buffer) => { log.text += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { log.text += d.toString(); });
+  child.stdout?.on('data', (d: Buffer) => {
+    log.text += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    log.text += d.toString();
+  });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   return { name, child, log, exited };
 }

@@ -1,5 +1,10 @@
 /** Polls `cond` until it returns a truthy value or the deadline passes (then throws with `what`). */
-export async function waitFor<T>(what: string, cond: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, intervalMs = 20): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  cond: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 10_000,
+  intervalMs = 20,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -9,7 +14,8 @@ export async function waitFor<T>(what: string, cond: () => Promise<T | undefined
     } catch (e) {
       last = e;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

@@ -3,7 +3,13 @@ import type { IncomingMessage } from 'node:http';
 
 export interface WatchEventJson {
   type: string;
-  object: { kind?: string; metadata?: { name?: string; resourceVersion?: string; annotations?: Record<string, string> }; code?: number; reason?: string; message?: string } & Record<string, unknown>;
+  object: {
+    kind?: string;
+    metadata?: { name?: string; resourceVersion?: string; annotations?: Record<string, string> };
+    code?: number;
+    reason?: string;
+    message?: string;
+  } & Record<string, unknown>;
 }
 
 /** An open watch: its HTTP status and headers, and its events one by one. */
@@ -14,7 +20,10 @@ export class WatchStream {
   private ended = false;
   private error: Error | undefined;
 
-  constructor(readonly res: IncomingMessage, private readonly abort: () => void) {
+  constructor(
+    readonly res: IncomingMessage,
+    private readonly abort: () => void,
+  ) {
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => {
       this.buffer += chunk;
@@ -26,8 +35,15 @@ export class WatchStream {
       }
       this.wake();
     });
-    res.on('end', () => { this.ended = true; this.wake(); });
-    res.on('error', (e) => { this.error = e; this.ended = true; this.wake(); });
+    res.on('end', () => {
+      this.ended = true;
+      this.wake();
+    });
+    res.on('error', (e) => {
+      this.error = e;
+      this.ended = true;
+      this.wake();
+    });
   }
 
   get status(): number {
@@ -52,7 +68,10 @@ export class WatchStream {
       if (left <= 0) throw new Error(`no watch event within ${timeoutMs} ms`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
-        this.waiter = () => { clearTimeout(t); resolve(); };
+        this.waiter = () => {
+          clearTimeout(t);
+          resolve();
+        };
       });
     }
     return this.queue.shift();
@@ -86,7 +105,13 @@ export class WatchStream {
 }
 
 /** Opens a watch (GET with `watch=1` already in `path`) and resolves once the response headers arrived. */
-export function openWatch(baseUrl: string, caPem: string, token: string | undefined, path: string, headers: Record<string, string> = {}): Promise<WatchStream> {
+export function openWatch(
+  baseUrl: string,
+  caPem: string,
+  token: string | undefined,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<WatchStream> {
   return new Promise((resolve, reject) => {
     const h: Record<string, string> = { ...headers };
     if (token) h.authorization = `Bearer ${token}`;

@@ -18,18 +18,39 @@ import { role } from './rbac/v1/role.js';
 import { clusterRole } from './rbac/v1/cluster-role.js';
 import { clusterRoleBinding, roleBinding } from './rbac/v1/role-binding.js';
 import {
-  localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview,
+  localSubjectAccessReview,
+  selfSubjectAccessReview,
+  selfSubjectRulesReview,
+  subjectAccessReview,
 } from './authorization/v1/access-review.js';
 import { certificateSigningRequest } from './certificates/v1/certificate-signing-request.js';
 
 /** Every compiled-in type, in discovery order. Build after `useNaming`. */
 export function builtinResources(): ResourceType[] {
   return [
-    namespace(), configMap(), secret(), serviceAccount(), pod(), binding(), service(), node(), event(), lease(), tokenReview(), selfSubjectReview(),
-    role(), clusterRole(), roleBinding(), clusterRoleBinding(),
-    deployment(), replicaSet(),
+    namespace(),
+    configMap(),
+    secret(),
+    serviceAccount(),
+    pod(),
+    binding(),
+    service(),
+    node(),
+    event(),
+    lease(),
+    tokenReview(),
+    selfSubjectReview(),
+    role(),
+    clusterRole(),
+    roleBinding(),
+    clusterRoleBinding(),
+    deployment(),
+    replicaSet(),
     eventsEvent(),
-    subjectAccessReview(), selfSubjectAccessReview(), localSubjectAccessReview(), selfSubjectRulesReview(),
+    subjectAccessReview(),
+    selfSubjectAccessReview(),
+    localSubjectAccessReview(),
+    selfSubjectRulesReview(),
     certificateSigningRequest(),
   ];
 }

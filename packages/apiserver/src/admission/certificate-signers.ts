@@ -4,18 +4,34 @@ import type { Authorizer } from '../authz/authorizer.js';
 import { deepEqual } from '../registry/object-utils.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 
-interface Csr { spec?: { signerName?: string }; status?: { conditions?: unknown; certificate?: string } }
+interface Csr {
+  spec?: { signerName?: string };
+  status?: { conditions?: unknown; certificate?: string };
+}
 
 /**
  * Kubernetes' IsAuthorizedForSignerName: `verb` on the `signers` resource named by the
  * signer name, or by its domain with a wildcard path (`example.com/*`).
  */
-async function authorizedForSigner(authz: Authorizer, user: UserInfo, verb: string, signerName: string): Promise<boolean> {
+async function authorizedForSigner(
+  authz: Authorizer,
+  user: UserInfo,
+  verb: string,
+  signerName: string,
+): Promise<boolean> {
   const [domain] = signerName.split('/');
   for (const name of [signerName, `${domain ?? ''}/*`]) {
     const r = await authz.authorize({
-      user, verb, name, resource: 'signers', apiGroup: group('certificates'), apiVersion: '*',
-      isResourceRequest: true, namespace: '', subresource: '', path: '',
+      user,
+      verb,
+      name,
+      resource: 'signers',
+      apiGroup: group('certificates'),
+      apiVersion: '*',
+      isResourceRequest: true,
+      namespace: '',
+      subresource: '',
+      path: '',
     });
     if (r.decision === 'allow') return true;
   }
@@ -23,9 +39,18 @@ async function authorizedForSigner(authz: Authorizer, user: UserInfo, verb: stri
 }
 
 /** An UPDATE of a CSR subresource by a user (the server's own writes pass). */
-function csrUpdate(a: AdmissionAttributes, subresource: string): { user: UserInfo; old: ApiObject; obj: ApiObject } | undefined {
+function csrUpdate(
+  a: AdmissionAttributes,
+  subresource: string,
+): { user: UserInfo; old: ApiObject; obj: ApiObject } | undefined {
   const r = a.resource;
-  if (a.operation !== 'UPDATE' || a.subresource !== subresource || r.group !== group('certificates') || r.plural !== 'certificatesigningrequests') return undefined;
+  if (
+    a.operation !== 'UPDATE' ||
+    a.subresource !== subresource ||
+    r.group !== group('certificates') ||
+    r.plural !== 'certificatesigningrequests'
+  )
+    return undefined;
   return a.user && a.oldObject && a.object ? { user: a.user, old: a.oldObject, obj: a.object } : undefined;
 }
 
@@ -43,7 +68,7 @@ export class CertificateApproval implements AdmissionPlugin {
   async validate(a: AdmissionAttributes): Promise<void> {
     const w = csrUpdate(a, 'approval');
     // The stored signer decides, in case the write tries to change it.
-    if (!w || await authorizedForSigner(this.authz, w.user, 'approve', signerOf(w.old))) return;
+    if (!w || (await authorizedForSigner(this.authz, w.user, 'approve', signerOf(w.old)))) return;
     throw denied(a, `user not permitted to approve requests with signerName ${JSON.stringify(signerOf(w.old))}`);
   }
 }
@@ -60,7 +85,8 @@ export class CertificateSigning implements AdmissionPlugin {
     const w = csrUpdate(a, 'status');
     if (!w) return;
     const [now, before] = [(w.obj as Csr).status, (w.old as Csr).status];
-    if ((now?.certificate ?? '') === (before?.certificate ?? '') && deepEqual(now?.conditions, before?.conditions)) return;
+    if ((now?.certificate ?? '') === (before?.certificate ?? '') && deepEqual(now?.conditions, before?.conditions))
+      return;
     if (await authorizedForSigner(this.authz, w.user, 'sign', signerOf(w.old))) return;
     throw denied(a, `user not permitted to sign requests with signerName ${JSON.stringify(signerOf(w.old))}`);
   }

@@ -15,8 +15,10 @@ export class NamespaceLifecycle implements AdmissionPlugin {
   async validate(a: AdmissionAttributes): Promise<void> {
     if (a.resource.kind === 'Namespace' && a.resource.group === '') {
       if (a.operation === 'DELETE' && systemNamespaces().includes(a.name)) {
-        throw statusError('Forbidden', `namespaces "${a.name}" is forbidden: this namespace may not be deleted`,
-          { name: a.name, kind: 'namespaces' });
+        throw statusError('Forbidden', `namespaces "${a.name}" is forbidden: this namespace may not be deleted`, {
+          name: a.name,
+          kind: 'namespaces',
+        });
       }
       return;
     }
@@ -25,10 +27,22 @@ export class NamespaceLifecycle implements AdmissionPlugin {
     if (!ns) throw notFound({ group: '', resource: 'namespaces' }, a.namespace);
     const phase = (ns.status as { phase?: string } | undefined)?.phase;
     if (ns.metadata.deletionTimestamp || phase === 'Terminating') {
-      throw statusError('Forbidden',
+      throw statusError(
+        'Forbidden',
         `${a.resource.plural}${a.resource.group ? '.' + a.resource.group : ''} "${a.name}" is forbidden: unable to create new content in namespace ${a.namespace} because it is being terminated`,
-        { name: a.name, group: a.resource.group || undefined, kind: a.resource.plural,
-          causes: [{ reason: 'NamespaceTerminating', message: `namespace ${a.namespace} is being terminated`, field: 'metadata.namespace' }] });
+        {
+          name: a.name,
+          group: a.resource.group || undefined,
+          kind: a.resource.plural,
+          causes: [
+            {
+              reason: 'NamespaceTerminating',
+              message: `namespace ${a.namespace} is being terminated`,
+              field: 'metadata.namespace',
+            },
+          ],
+        },
+      );
     }
   }
 }

@@ -36,13 +36,15 @@ export class NodeRestriction implements AdmissionPlugin {
           if (k.startsWith(nodeRestrictionLabelPrefix()) && old[k] !== v) deny(`is not allowed to modify labels: ${k}`);
         }
         for (const k of Object.keys(old)) {
-          if (k.startsWith(nodeRestrictionLabelPrefix()) && !(k in labels)) deny(`is not allowed to modify labels: ${k}`);
+          if (k.startsWith(nodeRestrictionLabelPrefix()) && !(k in labels))
+            deny(`is not allowed to modify labels: ${k}`);
         }
       }
       return;
     }
     if (r.group === '' && r.plural === 'pods') {
-      const boundTo = (p: ApiObject | undefined): string | undefined => (p?.spec as { nodeName?: string } | undefined)?.nodeName;
+      const boundTo = (p: ApiObject | undefined): string | undefined =>
+        (p?.spec as { nodeName?: string } | undefined)?.nodeName;
       if (a.operation === 'CREATE' && !a.subresource) {
         if (!a.object?.metadata.annotations?.[mirrorPodAnnotation()]) deny('can only create mirror pods');
         if (boundTo(a.object) !== node) deny(`can only create pods with spec.nodeName set to itself`);
@@ -53,7 +55,8 @@ export class NodeRestriction implements AdmissionPlugin {
       return;
     }
     if (r.group === group('coordination') && r.plural === 'leases') {
-      if (a.namespace !== naming().nodeLeaseNamespace || a.name !== node) deny('can only access its own lease in the node-lease namespace');
+      if (a.namespace !== naming().nodeLeaseNamespace || a.name !== node)
+        deny('can only access its own lease in the node-lease namespace');
     }
   }
 }

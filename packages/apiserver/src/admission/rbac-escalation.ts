@@ -15,7 +15,10 @@ import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 export class RbacEscalation implements AdmissionPlugin {
   readonly name = 'RBACEscalation';
 
-  constructor(private readonly authz: Authorizer, private readonly rbac: RbacAuthorizer) {}
+  constructor(
+    private readonly authz: Authorizer,
+    private readonly rbac: RbacAuthorizer,
+  ) {}
 
   async validate(a: AdmissionAttributes): Promise<void> {
     const user = a.user;
@@ -30,7 +33,12 @@ export class RbacEscalation implements AdmissionPlugin {
     if (kind === 'Role' || kind === 'ClusterRole') {
       if (await this.may(user, 'escalate', a.resource.plural, ns, a.name)) return;
       if (kind === 'ClusterRole' && (obj.aggregationRule || a.oldObject?.aggregationRule)) {
-        if (uncoveredRules(this.rbac.rulesFor(user, '').rules, [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }]).length) {
+        if (
+          uncoveredRules(this.rbac.rulesFor(user, '').rules, [
+            { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+            { verbs: ['*'], nonResourceURLs: ['*'] },
+          ]).length
+        ) {
           throw forbidden(`${what} is forbidden: must have cluster-admin privileges to use the aggregationRule`);
         }
         return;
@@ -43,14 +51,24 @@ export class RbacEscalation implements AdmissionPlugin {
       const refPlural = ref.kind === 'Role' ? 'roles' : 'clusterroles';
       if (await this.may(user, 'bind', refPlural, ns, ref.name)) return;
       const rules = this.rbac.roleRefRules(ref, ns);
-      if (!rules) throw forbidden(`${what} is forbidden: ${ref.kind.toLowerCase()}.${rbacGroup} "${ref.name}" not found`);
+      if (!rules)
+        throw forbidden(`${what} is forbidden: ${ref.kind.toLowerCase()}.${rbacGroup} "${ref.name}" not found`);
       this.confirmNoEscalation(user, ns, rules, what);
     }
   }
 
   private async may(user: UserInfo, verb: string, resource: string, namespace: string, name: string): Promise<boolean> {
     const r = await this.authz.authorize({
-      user, verb, resource, namespace, name, isResourceRequest: true, apiGroup: group('rbac.authorization'), apiVersion: 'v1', subresource: '', path: '',
+      user,
+      verb,
+      resource,
+      namespace,
+      name,
+      isResourceRequest: true,
+      apiGroup: group('rbac.authorization'),
+      apiVersion: 'v1',
+      subresource: '',
+      path: '',
     });
     return r.decision === 'allow';
   }

@@ -4,7 +4,11 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import type { Logger, AudienceAgnosticTokenAuthenticator, UserInfo } from '@svc/component-base';
-import { parseAuthenticationConfig, type AuthenticationConfig, type AuthenticationConfigContext } from './authentication-config.js';
+import {
+  parseAuthenticationConfig,
+  type AuthenticationConfig,
+  type AuthenticationConfigContext,
+} from './authentication-config.js';
 import { JwtAuthenticator } from './jwt-authenticator.js';
 
 /** Where reloads are counted (the server's metrics registry). */
@@ -71,10 +75,14 @@ export class AuthenticationConfigController implements AudienceAgnosticTokenAuth
     const onAbort = (): void => stop.abort();
     this.o.signal.addEventListener('abort', onAbort, { once: true });
     stop.signal.addEventListener('abort', () => this.o.signal.removeEventListener('abort', onAbort), { once: true });
-    const authenticators = config.jwt.map((c) => new JwtAuthenticator(c, {
-      signal: stop.signal,
-      onError: (message) => this.o.logger.warn('JWT authenticator not ready', { issuer: c.issuer.url, error: message }),
-    }));
+    const authenticators = config.jwt.map(
+      (c) =>
+        new JwtAuthenticator(c, {
+          signal: stop.signal,
+          onError: (message) =>
+            this.o.logger.warn('JWT authenticator not ready', { issuer: c.issuer.url, error: message }),
+        }),
+    );
     return { config, authenticators, stop };
   }
 
@@ -103,22 +111,33 @@ export class AuthenticationConfigController implements AudienceAgnosticTokenAuth
   private start(): void {
     const { signal } = this.o;
     if (signal.aborted) return;
-    const trigger = (): void => { void this.check(); };
+    const trigger = (): void => {
+      void this.check();
+    };
     try {
       const name = basename(this.o.file);
       this.watcher = watch(dirname(this.o.file), { persistent: false }, (_event, f) => {
         if (!f || f.toString() === name || f.toString().startsWith('..')) trigger();
       });
-      this.watcher.on('error', (e) => this.o.logger.warn('authentication config: file watch failed; periodic checks go on', { error: e.message }));
+      this.watcher.on('error', (e) =>
+        this.o.logger.warn('authentication config: file watch failed; periodic checks go on', { error: e.message }),
+      );
     } catch (e) {
-      this.o.logger.warn('authentication config: cannot watch the file; periodic checks only', { file: this.o.file, error: (e as Error).message });
+      this.o.logger.warn('authentication config: cannot watch the file; periodic checks only', {
+        file: this.o.file,
+        error: (e as Error).message,
+      });
     }
     this.timer = setInterval(trigger, this.o.checkIntervalMs ?? 60_000);
     this.timer.unref();
-    signal.addEventListener('abort', () => {
-      this.watcher?.close();
-      clearInterval(this.timer);
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        this.watcher?.close();
+        clearInterval(this.timer);
+      },
+      { once: true },
+    );
   }
 
   /** Reads the file and reloads when its content changed; one check at a time, coalesced. */
@@ -143,7 +162,10 @@ export class AuthenticationConfigController implements AudienceAgnosticTokenAuth
       text = await readFile(this.o.file, 'utf8');
     } catch (e) {
       // A file being replaced may be briefly missing: not a reload attempt yet.
-      this.o.logger.warn('authentication config: cannot read the file; keeping the current configuration', { file: this.o.file, error: (e as Error).message });
+      this.o.logger.warn('authentication config: cannot read the file; keeping the current configuration', {
+        file: this.o.file,
+        error: (e as Error).message,
+      });
       return;
     }
     const hash = sha256(text);
@@ -154,7 +176,10 @@ export class AuthenticationConfigController implements AudienceAgnosticTokenAuth
     try {
       config = parseAuthenticationConfig(text, this.o.context);
     } catch (e) {
-      this.o.logger.error('authentication config: reload failed; keeping the current configuration', { file: this.o.file, error: (e as Error).message });
+      this.o.logger.error('authentication config: reload failed; keeping the current configuration', {
+        file: this.o.file,
+        error: (e as Error).message,
+      });
       this.o.metrics?.recordReload('failure', at);
       return;
     }
@@ -163,7 +188,9 @@ export class AuthenticationConfigController implements AudienceAgnosticTokenAuth
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all(next.authenticators.map((a) => a.ready())).catch(() => undefined),
-      new Promise<void>((r) => { timer = setTimeout(r, READY_WAIT_MS); }),
+      new Promise<void>((r) => {
+        timer = setTimeout(r, READY_WAIT_MS);
+      }),
     ]);
     clearTimeout(timer);
     const previous = this.active;

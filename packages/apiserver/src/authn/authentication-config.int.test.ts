@@ -5,13 +5,26 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HttpsClient, startOidcIssuer, startTestApiServer, waitFor, type OidcIssuer, type TestApiServer, type Json } from '@svc/testing';
+import {
+  HttpsClient,
+  startOidcIssuer,
+  startTestApiServer,
+  waitFor,
+  type OidcIssuer,
+  type TestApiServer,
+  type Json,
+} from '@svc/testing';
 import { parseAuthenticationConfig, type AuthenticationConfigContext } from './authentication-config.js';
 import { JwtAuthenticator } from './jwt-authenticator.js';
 
 const CLIENT = 'svc-client';
 const API_VERSION = 'apiserver.config.svc.io/v1beta1';
-const ctx: AuthenticationConfigContext = { apiVersion: API_VERSION, serviceAccountIssuers: [], anonymousConfigurable: true, anonymousAuthFlagSet: false };
+const ctx: AuthenticationConfigContext = {
+  apiVersion: API_VERSION,
+  serviceAccountIssuers: [],
+  anonymousConfigurable: true,
+  anonymousAuthFlagSet: false,
+};
 let issuer: OidcIssuer;
 const stop = new AbortController();
 const now = (): number => Math.floor(Date.now() / 1000);
@@ -25,7 +38,12 @@ afterAll(async () => {
   await issuer?.close();
 });
 
-const doc = (jwt: Json[], extra: Json = {}): Json => ({ apiVersion: API_VERSION, kind: 'AuthenticationConfiguration', jwt, ...extra });
+const doc = (jwt: Json[], extra: Json = {}): Json => ({
+  apiVersion: API_VERSION,
+  kind: 'AuthenticationConfiguration',
+  jwt,
+  ...extra,
+});
 const entry = (o: Json = {}): Json => ({
   issuer: { url: issuer.url, certificateAuthority: issuer.caPem, audiences: [CLIENT], ...o.issuer },
   claimMappings: { username: { claim: 'sub', prefix: '' }, ...o.claimMappings },
@@ -43,9 +61,22 @@ async function authenticator(o: Json = {}, errors?: string[]): Promise<JwtAuthen
 
 describe('JwtAuthenticator', () => {
   it('maps claim + prefix for username and groups; leaves other issuers and non-JWTs alone', async () => {
-    const a = await authenticator({ claimMappings: { username: { claim: 'sub', prefix: 'oidc:' }, groups: { claim: 'groups', prefix: 'g:' }, uid: { claim: 'uid' } } });
-    expect(await a.authenticateToken(await issuer.token({ groups: ['dev'], uid: 'u-1' }))).toEqual({ name: 'oidc:alice', uid: 'u-1', groups: ['g:dev'] });
-    expect(await a.authenticateToken(await issuer.token({ groups: 'ops' }))).toEqual({ name: 'oidc:alice', groups: ['g:ops'] });
+    const a = await authenticator({
+      claimMappings: {
+        username: { claim: 'sub', prefix: 'oidc:' },
+        groups: { claim: 'groups', prefix: 'g:' },
+        uid: { claim: 'uid' },
+      },
+    });
+    expect(await a.authenticateToken(await issuer.token({ groups: ['dev'], uid: 'u-1' }))).toEqual({
+      name: 'oidc:alice',
+      uid: 'u-1',
+      groups: ['g:dev'],
+    });
+    expect(await a.authenticateToken(await issuer.token({ groups: 'ops' }))).toEqual({
+      name: 'oidc:alice',
+      groups: ['g:ops'],
+    });
     expect(await a.authenticateToken(await issuer.token({ iss: 'https://other.example' }))).toBeNull();
     expect(await a.authenticateToken('not-a-jwt')).toBeNull();
   });
@@ -54,7 +85,9 @@ describe('JwtAuthenticator', () => {
     const a = await authenticator({ issuer: { audiences: ['one', 'two'], audienceMatchPolicy: 'MatchAny' } });
     expect((await a.authenticateToken(await issuer.token({ aud: ['x', 'two'] })))?.name).toBe('alice');
     expect((await a.authenticateToken(await issuer.token({ aud: 'one' })))?.name).toBe('alice');
-    await expect(a.authenticateToken(await issuer.token({ aud: CLIENT }))).rejects.toThrow(/unexpected "aud" claim value/);
+    await expect(a.authenticateToken(await issuer.token({ aud: CLIENT }))).rejects.toThrow(
+      /unexpected "aud" claim value/,
+    );
   });
 
   it.each<[string, Json, RegExp]>([
@@ -69,19 +102,37 @@ describe('JwtAuthenticator', () => {
   it('refuses a tampered token and an unknown key', async () => {
     const a = await authenticator();
     const [h, , s] = (await issuer.token()).split('.');
-    await expect(a.authenticateToken(`${h}.${Buffer.from(JSON.stringify({ iss: issuer.url, aud: CLIENT, sub: 'admin', exp: now() + 60 })).toString('base64url')}.${s}`))
-      .rejects.toThrow(/signature verification failed/);
-    await expect(a.authenticateToken(await issuer.token({}, { key: await issuer.unpublishedKey() }))).rejects.toThrow(/no applicable key/);
+    await expect(
+      a.authenticateToken(
+        `${h}.${Buffer.from(JSON.stringify({ iss: issuer.url, aud: CLIENT, sub: 'admin', exp: now() + 60 })).toString('base64url')}.${s}`,
+      ),
+    ).rejects.toThrow(/signature verification failed/);
+    await expect(a.authenticateToken(await issuer.token({}, { key: await issuer.unpublishedKey() }))).rejects.toThrow(
+      /no applicable key/,
+    );
   });
 
   it('applies claimValidationRules: claim + requiredValue, and CEL with its message', async () => {
-    const a = await authenticator({ claimValidationRules: [{ claim: 'hd', requiredValue: 'example.com' }, { expression: 'claims.tier == "gold"', message: 'gold members only' }] });
+    const a = await authenticator({
+      claimValidationRules: [
+        { claim: 'hd', requiredValue: 'example.com' },
+        { expression: 'claims.tier == "gold"', message: 'gold members only' },
+      ],
+    });
     expect((await a.authenticateToken(await issuer.token({ hd: 'example.com', tier: 'gold' })))?.name).toBe('alice');
-    await expect(a.authenticateToken(await issuer.token({ tier: 'gold' }))).rejects.toThrow('required claim hd not present');
-    await expect(a.authenticateToken(await issuer.token({ hd: 'evil.com', tier: 'gold' }))).rejects.toThrow('does not have the value "example.com"');
-    await expect(a.authenticateToken(await issuer.token({ hd: 'example.com', tier: 'silver' }))).rejects.toThrow('gold members only');
+    await expect(a.authenticateToken(await issuer.token({ tier: 'gold' }))).rejects.toThrow(
+      'required claim hd not present',
+    );
+    await expect(a.authenticateToken(await issuer.token({ hd: 'evil.com', tier: 'gold' }))).rejects.toThrow(
+      'does not have the value "example.com"',
+    );
+    await expect(a.authenticateToken(await issuer.token({ hd: 'example.com', tier: 'silver' }))).rejects.toThrow(
+      'gold members only',
+    );
     const notBool = await authenticator({ claimValidationRules: [{ expression: 'claims.tier' }] });
-    await expect(notBool.authenticateToken(await issuer.token({ tier: 'gold' }))).rejects.toThrow('must return a boolean');
+    await expect(notBool.authenticateToken(await issuer.token({ tier: 'gold' }))).rejects.toThrow(
+      'must return a boolean',
+    );
   });
 
   it('maps with CEL: username, groups, uid, extra; an empty username fails', async () => {
@@ -90,34 +141,62 @@ describe('JwtAuthenticator', () => {
         username: { expression: 'claims.email_verified ? "mail:" + claims.email : ""' },
         groups: { expression: 'claims.roles.map(r, "role:" + r)' },
         uid: { expression: 'claims.sub' },
-        extra: [{ key: 'example.com/tenant', valueExpression: 'claims.tenant' }, { key: 'example.com/empty', valueExpression: '""' }],
+        extra: [
+          { key: 'example.com/tenant', valueExpression: 'claims.tenant' },
+          { key: 'example.com/empty', valueExpression: '""' },
+        ],
       },
     });
-    expect(await a.authenticateToken(await issuer.token({ email: 'jo@example.com', email_verified: true, roles: ['a', 'b'], tenant: 't1' }))).toEqual({
-      name: 'mail:jo@example.com', uid: 'alice', groups: ['role:a', 'role:b'], extra: { 'example.com/tenant': ['t1'] },
+    expect(
+      await a.authenticateToken(
+        await issuer.token({ email: 'jo@example.com', email_verified: true, roles: ['a', 'b'], tenant: 't1' }),
+      ),
+    ).toEqual({
+      name: 'mail:jo@example.com',
+      uid: 'alice',
+      groups: ['role:a', 'role:b'],
+      extra: { 'example.com/tenant': ['t1'] },
     });
-    await expect(a.authenticateToken(await issuer.token({ email: 'jo@example.com', email_verified: false, roles: [], tenant: 't' }))).rejects.toThrow('empty');
+    await expect(
+      a.authenticateToken(
+        await issuer.token({ email: 'jo@example.com', email_verified: false, roles: [], tenant: 't' }),
+      ),
+    ).rejects.toThrow('empty');
     // A claim the expression needs is missing: the token is refused.
-    await expect(a.authenticateToken(await issuer.token({ email: 'jo@example.com', email_verified: true, tenant: 't' }))).rejects.toThrow(/roles/);
+    await expect(
+      a.authenticateToken(await issuer.token({ email: 'jo@example.com', email_verified: true, tenant: 't' })),
+    ).rejects.toThrow(/roles/);
   });
 
   it('needs email_verified true for the email claim when present', async () => {
     const a = await authenticator({ claimMappings: { username: { claim: 'email', prefix: '' } } });
     expect((await a.authenticateToken(await issuer.token({ email: 'x@y', email_verified: true })))?.name).toBe('x@y');
-    await expect(a.authenticateToken(await issuer.token({ email: 'x@y', email_verified: false }))).rejects.toThrow('not verified');
+    await expect(a.authenticateToken(await issuer.token({ email: 'x@y', email_verified: false }))).rejects.toThrow(
+      'not verified',
+    );
   });
 
   it('applies userValidationRules over the mapped user', async () => {
     const a = await authenticator({
       claimMappings: { username: { claim: 'sub', prefix: '' }, groups: { claim: 'groups', prefix: '' } },
       userValidationRules: [
-        { expression: '!user.username.startsWith("system:")', message: 'username cannot use the reserved system: prefix' },
-        { expression: 'user.groups.all(g, !g.startsWith("system:"))', message: 'groups cannot use the reserved system: prefix' },
+        {
+          expression: '!user.username.startsWith("system:")',
+          message: 'username cannot use the reserved system: prefix',
+        },
+        {
+          expression: 'user.groups.all(g, !g.startsWith("system:"))',
+          message: 'groups cannot use the reserved system: prefix',
+        },
       ],
     });
     expect((await a.authenticateToken(await issuer.token({ groups: ['dev'] })))?.name).toBe('alice');
-    await expect(a.authenticateToken(await issuer.token({ sub: 'system:admin', groups: [] }))).rejects.toThrow('username cannot use the reserved system: prefix');
-    await expect(a.authenticateToken(await issuer.token({ groups: ['system:masters'] }))).rejects.toThrow('groups cannot use the reserved system: prefix');
+    await expect(a.authenticateToken(await issuer.token({ sub: 'system:admin', groups: [] }))).rejects.toThrow(
+      'username cannot use the reserved system: prefix',
+    );
+    await expect(a.authenticateToken(await issuer.token({ groups: ['system:masters'] }))).rejects.toThrow(
+      'groups cannot use the reserved system: prefix',
+    );
   });
 
   it('uses discoveryURL, whose issuer must equal issuer.url', async () => {
@@ -141,7 +220,13 @@ describe('API server with --authentication-config', () => {
   let dir: string;
   let file: string;
   let anon: HttpsClient;
-  const ssr = (token?: string) => anon.withToken(token).post('/apis/authentication.svc.io/v1/selfsubjectreviews', { apiVersion: 'authentication.svc.io/v1', kind: 'SelfSubjectReview' });
+  const ssr = (token?: string) =>
+    anon
+      .withToken(token)
+      .post('/apis/authentication.svc.io/v1/selfsubjectreviews', {
+        apiVersion: 'authentication.svc.io/v1',
+        kind: 'SelfSubjectReview',
+      });
   const whoami = async (token: string): Promise<Json | undefined> => {
     const r = await ssr(token);
     return r.status === 201 ? r.json<Json>().status.userInfo : undefined;
@@ -151,7 +236,10 @@ describe('API server with --authentication-config', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-authn-config-'));
     file = join(dir, 'authn.yaml');
-    await writeFile(file, JSON.stringify(doc([entry({ claimMappings: { username: { claim: 'sub', prefix: 'first:' } } })])));
+    await writeFile(
+      file,
+      JSON.stringify(doc([entry({ claimMappings: { username: { claim: 'sub', prefix: 'first:' } } })])),
+    );
     t = await startTestApiServer({ args: ['--authentication-config', file] });
     anon = new HttpsClient(t.server.url, t.server.caPem);
   });
@@ -170,32 +258,94 @@ describe('API server with --authentication-config', () => {
 
   it('reloads a changed file within seconds and counts it', async () => {
     const token = await issuer.token({ sub: 'jane', roles: ['dev'] });
-    await writeFile(file, JSON.stringify(doc([entry({ claimMappings: { username: { expression: '"second:" + claims.sub' }, groups: { expression: 'claims.roles' } } })])));
-    const u = await waitFor('the new config', async () => {
-      const x = await whoami(token);
-      return x?.username === 'second:jane' ? x : undefined;
-    }, 10_000, 100);
+    await writeFile(
+      file,
+      JSON.stringify(
+        doc([
+          entry({
+            claimMappings: {
+              username: { expression: '"second:" + claims.sub' },
+              groups: { expression: 'claims.roles' },
+            },
+          }),
+        ]),
+      ),
+    );
+    const u = await waitFor(
+      'the new config',
+      async () => {
+        const x = await whoami(token);
+        return x?.username === 'second:jane' ? x : undefined;
+      },
+      10_000,
+      100,
+    );
     expect(u.groups).toEqual(['dev', 'system:authenticated']);
     const m = await reloads();
-    expect(m).toMatch(/apiserver_authentication_config_controller_automatic_reloads_total\{status="success",apiserver_id_hash="sha256:[0-9a-f]+"\} 1/);
-    const ts = /apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds\{status="success"[^}]*\} ([\d.e+]+)/.exec(m)?.[1];
+    expect(m).toMatch(
+      /apiserver_authentication_config_controller_automatic_reloads_total\{status="success",apiserver_id_hash="sha256:[0-9a-f]+"\} 1/,
+    );
+    const ts =
+      /apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds\{status="success"[^}]*\} ([\d.e+]+)/.exec(
+        m,
+      )?.[1];
     expect(Number(ts)).toBeGreaterThan(Date.now() / 1000 - 60);
   });
 
   it.each<[string, () => string]>([
     ['not YAML', () => 'jwt: ['],
     ['a duplicate issuer', () => JSON.stringify(doc([entry(), entry()]))],
-    ['a username claim without prefix', () => JSON.stringify(doc([{ issuer: { url: 'https://x.example', audiences: ['a'] }, claimMappings: { username: { claim: 'sub' } } }]))],
-    ['the service-account issuer', () => JSON.stringify(doc([{ issuer: { url: 'https://svc.default.svc.cluster.local', audiences: ['a'] }, claimMappings: { username: { claim: 'sub', prefix: '' } } }]))],
-    ['claims.email without email_verified', () => JSON.stringify(doc([{ issuer: { url: 'https://x.example', audiences: ['a'] }, claimMappings: { username: { expression: 'claims.email' } } }]))],
-    ['an anonymous section while the gate is off', () => JSON.stringify(doc([entry()], { anonymous: { enabled: true } }))],
+    [
+      'a username claim without prefix',
+      () =>
+        JSON.stringify(
+          doc([
+            { issuer: { url: 'https://x.example', audiences: ['a'] }, claimMappings: { username: { claim: 'sub' } } },
+          ]),
+        ),
+    ],
+    [
+      'the service-account issuer',
+      () =>
+        JSON.stringify(
+          doc([
+            {
+              issuer: { url: 'https://svc.default.svc.cluster.local', audiences: ['a'] },
+              claimMappings: { username: { claim: 'sub', prefix: '' } },
+            },
+          ]),
+        ),
+    ],
+    [
+      'claims.email without email_verified',
+      () =>
+        JSON.stringify(
+          doc([
+            {
+              issuer: { url: 'https://x.example', audiences: ['a'] },
+              claimMappings: { username: { expression: 'claims.email' } },
+            },
+          ]),
+        ),
+    ],
+    [
+      'an anonymous section while the gate is off',
+      () => JSON.stringify(doc([entry()], { anonymous: { enabled: true } })),
+    ],
   ])('keeps the old config when the new file has %s', async (_what, text) => {
-    const failuresBefore = Number(/automatic_reloads_total\{status="failure"[^}]*\} (\d+)/.exec(await reloads())?.[1] ?? 0);
+    const failuresBefore = Number(
+      /automatic_reloads_total\{status="failure"[^}]*\} (\d+)/.exec(await reloads())?.[1] ?? 0,
+    );
     await writeFile(file, text());
-    await waitFor('the failed reload to be counted', async () => {
-      const n = Number(/automatic_reloads_total\{status="failure"[^}]*\} (\d+)/.exec(await reloads())?.[1] ?? 0);
-      return n > failuresBefore;
-    }, 10_000, 100);
+    await waitFor(
+      'the failed reload to be counted',
+      async () => {
+        const n = Number(/automatic_reloads_total\{status="failure"[^}]*\} (\d+)/.exec(await reloads())?.[1] ?? 0);
+        return n > failuresBefore;
+      },
+      10_000,
+      100,
+    );
     expect((await whoami(await issuer.token({ sub: 'jane', roles: [] })))?.username).toBe('second:jane');
   });
 });
@@ -209,8 +359,15 @@ describe('the anonymous section', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-authn-anon-'));
     file = join(dir, 'authn.yaml');
-    await writeFile(file, JSON.stringify(doc([entry()], { anonymous: { enabled: true, conditions: [{ path: '/livez' }, { path: '/version' }] } })));
-    t = await startTestApiServer({ args: ['--feature-gates', 'AnonymousAuthConfigurableEndpoints=true', '--authentication-config', file] });
+    await writeFile(
+      file,
+      JSON.stringify(
+        doc([entry()], { anonymous: { enabled: true, conditions: [{ path: '/livez' }, { path: '/version' }] } }),
+      ),
+    );
+    t = await startTestApiServer({
+      args: ['--feature-gates', 'AnonymousAuthConfigurableEndpoints=true', '--authentication-config', file],
+    });
     anon = new HttpsClient(t.server.url, t.server.caPem);
   });
 
@@ -230,9 +387,19 @@ describe('the anonymous section', () => {
 
   it('follows the section on reload: disabled → no anonymous requests at all', async () => {
     await writeFile(file, JSON.stringify(doc([entry()], { anonymous: { enabled: false } })));
-    await waitFor('anonymous to be refused on /livez', async () => (await anon.get('/livez')).status === 401, 10_000, 100);
+    await waitFor(
+      'anonymous to be refused on /livez',
+      async () => (await anon.get('/livez')).status === 401,
+      10_000,
+      100,
+    );
     await writeFile(file, JSON.stringify(doc([entry()])));
     // Without the section, --anonymous-auth (default true) decides again.
-    await waitFor('anonymous to be allowed everywhere', async () => (await anon.get('/readyz')).status === 200, 10_000, 100);
+    await waitFor(
+      'anonymous to be allowed everywhere',
+      async () => (await anon.get('/readyz')).status === 200,
+      10_000,
+      100,
+    );
   });
 });

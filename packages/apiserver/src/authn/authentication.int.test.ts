@@ -7,7 +7,15 @@ import { HttpsClient, startTestApiServer, type TestApiServer, type Json } from '
 const AUTHN = 'authentication.svc.io/v1';
 const SSR = `/apis/${AUTHN}/selfsubjectreviews`;
 const TOKEN_REVIEWS = `/apis/${AUTHN}/tokenreviews`;
-const UNAUTHORIZED = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
+const UNAUTHORIZED = {
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'Unauthorized',
+  reason: 'Unauthorized',
+  code: 401,
+};
 
 let t: TestApiServer;
 let anon: HttpsClient;
@@ -16,11 +24,16 @@ let anon: HttpsClient;
 function raw(server: TestApiServer, head: string): Promise<{ status: number; body: string }> {
   const u = new URL(server.server.url);
   return new Promise((resolve, reject) => {
-    const s = connect({ host: u.hostname, port: Number(u.port), ca: server.server.caPem, servername: 'localhost' }, () => {
-      s.write(Buffer.from(`${head}Host: ${u.host}\r\nConnection: close\r\n\r\n`, 'latin1'));
-    });
+    const s = connect(
+      { host: u.hostname, port: Number(u.port), ca: server.server.caPem, servername: 'localhost' },
+      () => {
+        s.write(Buffer.from(`${head}Host: ${u.host}\r\nConnection: close\r\n\r\n`, 'latin1'));
+      },
+    );
     let data = '';
-    s.on('data', (d: Buffer) => { data += d.toString('utf8'); });
+    s.on('data', (d: Buffer) => {
+      data += d.toString('utf8');
+    });
     s.on('error', reject);
     s.on('end', () => {
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0);
@@ -43,7 +56,9 @@ describe('anonymous requests (--anonymous-auth=true, the default)', () => {
     const r = await anon.post(SSR, { apiVersion: AUTHN, kind: 'SelfSubjectReview' });
     expect(r.status).toBe(201);
     expect(r.json()).toEqual({
-      apiVersion: AUTHN, kind: 'SelfSubjectReview', metadata: { creationTimestamp: null },
+      apiVersion: AUTHN,
+      kind: 'SelfSubjectReview',
+      metadata: { creationTimestamp: null },
       status: { userInfo: { username: 'system:anonymous', groups: ['system:unauthenticated'] } },
     });
     expect((await anon.get('/api/v1/namespaces')).status).toBe(200);
@@ -52,8 +67,12 @@ describe('anonymous requests (--anonymous-auth=true, the default)', () => {
 
 describe('--anonymous-auth=false', () => {
   let closed: TestApiServer;
-  beforeAll(async () => { closed = await startTestApiServer({ etcd: t.etcd, args: ['--anonymous-auth=false'] }); });
-  afterAll(async () => { await closed?.stop(); });
+  beforeAll(async () => {
+    closed = await startTestApiServer({ etcd: t.etcd, args: ['--anonymous-auth=false'] });
+  });
+  afterAll(async () => {
+    await closed?.stop();
+  });
 
   it.each([
     ['a resource', 'GET', '/api/v1/namespaces'],
@@ -62,14 +81,22 @@ describe('--anonymous-auth=false', () => {
     ['a health check', 'GET', '/readyz'],
     ['SelfSubjectReview', 'POST', SSR],
   ])('refuses %s without credentials with 401', async (_what, method, path) => {
-    const r = await new HttpsClient(closed.server.url, closed.server.caPem).request(method, path, method === 'POST' ? { body: { apiVersion: AUTHN, kind: 'SelfSubjectReview' } } : {});
+    const r = await new HttpsClient(closed.server.url, closed.server.caPem).request(
+      method,
+      path,
+      method === 'POST' ? { body: { apiVersion: AUTHN, kind: 'SelfSubjectReview' } } : {},
+    );
     expect(r.status).toBe(401);
     expect(r.json()).toEqual(UNAUTHORIZED);
   });
 
   it('still serves authenticated requests', async () => {
     const r = await closed.client.post(SSR, { apiVersion: AUTHN, kind: 'SelfSubjectReview' });
-    expect(r.json<Json>().status.userInfo).toEqual({ username: 'admin', uid: 'admin-uid', groups: ['system:masters', 'system:authenticated'] });
+    expect(r.json<Json>().status.userInfo).toEqual({
+      username: 'admin',
+      uid: 'admin-uid',
+      groups: ['system:masters', 'system:authenticated'],
+    });
   });
 });
 
@@ -86,7 +113,10 @@ describe('Authorization header', () => {
     ['`Bearer` without a token', () => 'Authorization: Bearer\r\n'],
     ['`Bearer` and blanks without a token', () => 'Authorization: Bearer   \r\n'],
     ['an empty header', () => 'Authorization: \r\n'],
-    ['two headers (both valid)', () => `Authorization: Bearer ${t.adminToken}\r\nAuthorization: Bearer ${t.adminToken}\r\n`],
+    [
+      'two headers (both valid)',
+      () => `Authorization: Bearer ${t.adminToken}\r\nAuthorization: Bearer ${t.adminToken}\r\n`,
+    ],
     ['a token with a space inside', () => `Authorization: Bearer ${t.adminToken} extra\r\n`],
     ['non-ASCII bytes in the token', () => `Authorization: Bearer ${t.adminToken}\u00e9\r\n`],
     ['non-ASCII bytes before the token', () => `Authorization: B\u00e9arer ${t.adminToken}\r\n`],
@@ -100,14 +130,20 @@ describe('Authorization header', () => {
 });
 
 describe('SelfSubjectReview and TokenReview (create-only, never stored)', () => {
-  it('shows the caller\'s uid, groups and extra', async () => {
+  it("shows the caller's uid, groups and extra", async () => {
     const r = await t.client.post(SSR, { apiVersion: AUTHN, kind: 'SelfSubjectReview', metadata: { name: 'ignored' } });
     expect(r.status).toBe(201);
-    expect(r.json<Json>().status.userInfo).toEqual({ username: 'admin', uid: 'admin-uid', groups: ['system:masters', 'system:authenticated'] });
+    expect(r.json<Json>().status.userInfo).toEqual({
+      username: 'admin',
+      uid: 'admin-uid',
+      groups: ['system:masters', 'system:authenticated'],
+    });
   });
 
   it('accepts YAML and the Kubernetes spelling of the group in the body', async () => {
-    const y = await t.client.post(SSR, `apiVersion: ${AUTHN}\nkind: SelfSubjectReview\n`, { contentType: 'application/yaml' });
+    const y = await t.client.post(SSR, `apiVersion: ${AUTHN}\nkind: SelfSubjectReview\n`, {
+      contentType: 'application/yaml',
+    });
     expect(y.status).toBe(201);
     const k = await t.client.post(SSR, { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
     expect(k.status).toBe(201);
@@ -115,19 +151,33 @@ describe('SelfSubjectReview and TokenReview (create-only, never stored)', () => 
   });
 
   it('accepts a Protobuf body as kubectl sends it and answers in JSON', async () => {
-    const str = (field: number, s: string): Buffer => Buffer.concat([Buffer.from([(field << 3) | 2, Buffer.byteLength(s)]), Buffer.from(s)]);
+    const str = (field: number, s: string): Buffer =>
+      Buffer.concat([Buffer.from([(field << 3) | 2, Buffer.byteLength(s)]), Buffer.from(s)]);
     const msg = (field: number, b: Buffer): Buffer => Buffer.concat([Buffer.from([(field << 3) | 2, b.length]), b]);
     const typeMeta = Buffer.concat([str(1, 'authentication.k8s.io/v1'), str(2, 'SelfSubjectReview')]);
     const body = Buffer.concat([Buffer.from('k8s\0', 'latin1'), msg(1, typeMeta), msg(2, msg(1, Buffer.alloc(0)))]);
-    const r = await t.client.post(SSR, body, { contentType: 'application/vnd.kubernetes.protobuf', headers: { accept: 'application/vnd.kubernetes.protobuf,application/json' } });
+    const r = await t.client.post(SSR, body, {
+      contentType: 'application/vnd.kubernetes.protobuf',
+      headers: { accept: 'application/vnd.kubernetes.protobuf,application/json' },
+    });
     expect(r.status).toBe(201);
     expect(r.headers['content-type']).toMatch(/^application\/json/);
     expect(r.json<Json>().status.userInfo.username).toBe('admin');
   });
 
   it.each([
-    ['another kind', { apiVersion: AUTHN, kind: 'TokenReview' }, 400, 'the kind in the data (TokenReview) does not match the expected kind (SelfSubjectReview)'],
-    ['another version', { apiVersion: 'authentication.svc.io/v1beta1', kind: 'SelfSubjectReview' }, 400, 'the API version in the data (authentication.svc.io/v1beta1) does not match the expected API version (authentication.svc.io/v1)'],
+    [
+      'another kind',
+      { apiVersion: AUTHN, kind: 'TokenReview' },
+      400,
+      'the kind in the data (TokenReview) does not match the expected kind (SelfSubjectReview)',
+    ],
+    [
+      'another version',
+      { apiVersion: 'authentication.svc.io/v1beta1', kind: 'SelfSubjectReview' },
+      400,
+      'the API version in the data (authentication.svc.io/v1beta1) does not match the expected API version (authentication.svc.io/v1)',
+    ],
     ['a field of the wrong type', { apiVersion: AUTHN, kind: 'SelfSubjectReview', status: 'x' }, 422, undefined],
   ])('refuses a body of %s', async (_what, body, code, message) => {
     const r = await t.client.post(SSR, body);
@@ -150,12 +200,23 @@ describe('SelfSubjectReview and TokenReview (create-only, never stored)', () => 
     ['DELETE on the collection', 'DELETE', TOKEN_REVIEWS],
     ['POST to a name', 'POST', `${TOKEN_REVIEWS}/x`],
   ])('answers %s with 405', async (_what, method, path) => {
-    const r = await t.client.request(method, path, method === 'GET' || method === 'DELETE' ? {} : { body: { apiVersion: AUTHN, kind: 'SelfSubjectReview' } });
+    const r = await t.client.request(
+      method,
+      path,
+      method === 'GET' || method === 'DELETE' ? {} : { body: { apiVersion: AUTHN, kind: 'SelfSubjectReview' } },
+    );
     expect(r.status).toBe(405);
   });
 
   it('has no namespaced or subresource paths (404)', async () => {
-    expect((await t.client.post(`/apis/${AUTHN}/namespaces/default/selfsubjectreviews`, { apiVersion: AUTHN, kind: 'SelfSubjectReview' })).status).toBe(404);
+    expect(
+      (
+        await t.client.post(`/apis/${AUTHN}/namespaces/default/selfsubjectreviews`, {
+          apiVersion: AUTHN,
+          kind: 'SelfSubjectReview',
+        })
+      ).status,
+    ).toBe(404);
     expect((await t.client.post(`${SSR}/x/status`, { apiVersion: AUTHN, kind: 'SelfSubjectReview' })).status).toBe(404);
   });
 

@@ -16,21 +16,34 @@ function newToken(): { id: string; secret: string; token: string } {
   return { id, secret, token: `${id}.${secret}` };
 }
 
-async function storeToken(id: string, stringData: Record<string, string>, o: { type?: string; namespace?: string; name?: string; server?: TestApiServer } = {}): Promise<void> {
+async function storeToken(
+  id: string,
+  stringData: Record<string, string>,
+  o: { type?: string; namespace?: string; name?: string; server?: TestApiServer } = {},
+): Promise<void> {
   const server = o.server ?? t;
   const ns = o.namespace ?? 'svc-system';
   const r = await server.client.post(`/api/v1/namespaces/${ns}/secrets`, {
-    apiVersion: 'v1', kind: 'Secret', metadata: { name: o.name ?? `bootstrap-token-${id}` }, type: o.type ?? TYPE, stringData,
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: o.name ?? `bootstrap-token-${id}` },
+    type: o.type ?? TYPE,
+    stringData,
   });
   if (r.status !== 201) throw new Error(`secret: ${r.status} ${r.text}`);
 }
 
 const valid = (id: string, secret: string, extra: Record<string, string> = {}): Record<string, string> => ({
-  'token-id': id, 'token-secret': secret, 'usage-bootstrap-authentication': 'true', ...extra,
+  'token-id': id,
+  'token-secret': secret,
+  'usage-bootstrap-authentication': 'true',
+  ...extra,
 });
 
 async function whoami(token: string, client = anon): Promise<{ status: number; user?: Json }> {
-  const r = await client.withToken(token).post(SSR, { apiVersion: 'authentication.svc.io/v1', kind: 'SelfSubjectReview' });
+  const r = await client
+    .withToken(token)
+    .post(SSR, { apiVersion: 'authentication.svc.io/v1', kind: 'SelfSubjectReview' });
   return { status: r.status, user: r.json<Json>().status?.userInfo as Json | undefined };
 }
 
@@ -45,13 +58,26 @@ afterAll(async () => {
 
 it('authenticates as system:bootstrap:<id> in system:bootstrappers plus the extra groups', async () => {
   const { id, secret, token } = newToken();
-  await storeToken(id, valid(id, secret, {
-    description: 'join', 'usage-bootstrap-signing': 'true', expiration: new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, 'Z'),
-    'auth-extra-groups': 'system:bootstrappers:kubeadm:default-node-token, system:bootstrappers:worker',
-  }));
+  await storeToken(
+    id,
+    valid(id, secret, {
+      description: 'join',
+      'usage-bootstrap-signing': 'true',
+      expiration: new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, 'Z'),
+      'auth-extra-groups': 'system:bootstrappers:kubeadm:default-node-token, system:bootstrappers:worker',
+    }),
+  );
   expect(await whoami(token)).toEqual({
     status: 201,
-    user: { username: `system:bootstrap:${id}`, groups: ['system:bootstrappers', 'system:bootstrappers:kubeadm:default-node-token', 'system:bootstrappers:worker', 'system:authenticated'] },
+    user: {
+      username: `system:bootstrap:${id}`,
+      groups: [
+        'system:bootstrappers',
+        'system:bootstrappers:kubeadm:default-node-token',
+        'system:bootstrappers:worker',
+        'system:authenticated',
+      ],
+    },
   });
 });
 
@@ -73,21 +99,44 @@ describe('refuses with 401', () => {
   const ago = new Date(Date.now() - 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
   it.each<[string, (id: string, secret: string) => Promise<string | void>]>([
     ['an expired token', (id, s) => storeToken(id, valid(id, s, { expiration: ago }))],
-    ['an unreadable expiration (treated as expired)', (id, s) => storeToken(id, valid(id, s, { expiration: 'tomorrow' }))],
-    ['a token not for authentication (usage missing)', (id, s) => storeToken(id, { 'token-id': id, 'token-secret': s })],
-    ['a token not for authentication (usage false)', (id, s) => storeToken(id, valid(id, s, { 'usage-bootstrap-authentication': 'false' }))],
-    ['a wrong secret', async (id, s) => { await storeToken(id, valid(id, s)); return `${id}.${'x'.repeat(16)}`; }],
+    [
+      'an unreadable expiration (treated as expired)',
+      (id, s) => storeToken(id, valid(id, s, { expiration: 'tomorrow' })),
+    ],
+    [
+      'a token not for authentication (usage missing)',
+      (id, s) => storeToken(id, { 'token-id': id, 'token-secret': s }),
+    ],
+    [
+      'a token not for authentication (usage false)',
+      (id, s) => storeToken(id, valid(id, s, { 'usage-bootstrap-authentication': 'false' })),
+    ],
+    [
+      'a wrong secret',
+      async (id, s) => {
+        await storeToken(id, valid(id, s));
+        return `${id}.${'x'.repeat(16)}`;
+      },
+    ],
     ['a secret whose token-id differs', (id, s) => storeToken(id, valid(id, s, { 'token-id': 'zzzzzz' }))],
     ['a secret of another type', (id, s) => storeToken(id, valid(id, s), { type: 'Opaque' })],
     ['a secret in another namespace', (id, s) => storeToken(id, valid(id, s), { namespace: 'default' })],
     ['a secret of another name', (id, s) => storeToken(id, valid(id, s), { name: `token-${id}` })],
     ['no secret at all', async () => undefined],
-    ['an extra group outside system:bootstrappers:', (id, s) => storeToken(id, valid(id, s, { 'auth-extra-groups': 'system:bootstrappers:ok,system:masters' }))],
-    ['an extra group that is only the prefix', (id, s) => storeToken(id, valid(id, s, { 'auth-extra-groups': 'system:bootstrappers:' }))],
+    [
+      'an extra group outside system:bootstrappers:',
+      (id, s) => storeToken(id, valid(id, s, { 'auth-extra-groups': 'system:bootstrappers:ok,system:masters' })),
+    ],
+    [
+      'an extra group that is only the prefix',
+      (id, s) => storeToken(id, valid(id, s, { 'auth-extra-groups': 'system:bootstrappers:' })),
+    ],
   ])('%s', async (_what, setup) => {
     const { id, secret, token } = newToken();
     const other = await setup(id, secret);
-    const r = await anon.withToken(typeof other === 'string' ? other : token).post(SSR, { apiVersion: 'authentication.svc.io/v1', kind: 'SelfSubjectReview' });
+    const r = await anon
+      .withToken(typeof other === 'string' ? other : token)
+      .post(SSR, { apiVersion: 'authentication.svc.io/v1', kind: 'SelfSubjectReview' });
     expect(r.status).toBe(401);
     expect(r.json<Json>().reason).toBe('Unauthorized');
   });

@@ -1,7 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import { bootstrapTokenSecretType, naming, type ApiObject } from '@svc/api';
 import type { AudienceAgnosticTokenAuthenticator, UserInfo } from '@svc/component-base';
-import { BOOTSTRAP_TOKEN, BOOTSTRAP_TOKEN_SECRET_PREFIX, bootstrapTokenExpired, secretDataString as dataString } from '@svc/machinery';
+import {
+  BOOTSTRAP_TOKEN,
+  BOOTSTRAP_TOKEN_SECRET_PREFIX,
+  bootstrapTokenExpired,
+  secretDataString as dataString,
+} from '@svc/machinery';
 import type { ObjectGetter } from './object-getter.js';
 
 export const BOOTSTRAP_USER_PREFIX = 'system:bootstrap:';
@@ -24,7 +29,10 @@ function sameSecret(a: string, b: string): boolean {
  * or with an extra group outside `system:bootstrappers:` fails.
  */
 export class BootstrapTokenAuthenticator implements AudienceAgnosticTokenAuthenticator {
-  constructor(private readonly getObject: ObjectGetter, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly getObject: ObjectGetter,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async authenticateToken(token: string): Promise<UserInfo | null> {
     const m = BOOTSTRAP_TOKEN.exec(token);
@@ -37,13 +45,17 @@ export class BootstrapTokenAuthenticator implements AudienceAgnosticTokenAuthent
     };
     if (!secret) return fail(`secret ${naming().systemNamespace}/${name} not found`);
     if (secret.metadata.deletionTimestamp) fail('the secret is being deleted');
-    if (secret.type !== bootstrapTokenSecretType()) fail(`the secret has type ${JSON.stringify(secret.type ?? '')}, not ${bootstrapTokenSecretType()}`);
+    if (secret.type !== bootstrapTokenSecretType())
+      fail(`the secret has type ${JSON.stringify(secret.type ?? '')}, not ${bootstrapTokenSecretType()}`);
     if (!sameSecret(dataString(secret, 'token-secret') ?? '', secretPart)) fail('the token secret does not match');
-    if (dataString(secret, 'token-id') !== id) fail('the secret\'s token-id does not match');
+    if (dataString(secret, 'token-id') !== id) fail("the secret's token-id does not match");
     if (bootstrapTokenExpired(secret, this.now())) fail('the token has expired');
     if (dataString(secret, 'usage-bootstrap-authentication') !== 'true') fail('the token is not for authentication');
     const groups = [BOOTSTRAPPERS_GROUP];
-    for (const g of (dataString(secret, 'auth-extra-groups') ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '')) {
+    for (const g of (dataString(secret, 'auth-extra-groups') ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== '')) {
       if (!EXTRA_GROUP.test(g)) fail(`extra group ${JSON.stringify(g)} does not start with ${BOOTSTRAPPERS_GROUP}:`);
       if (!groups.includes(g)) groups.push(g);
     }

@@ -3,7 +3,16 @@ import { group, tokenRequest, type ApiObject, type ObjectSchema, type ResourceTy
 import { ConfigurationError, type ApiServerOptions } from '../options.js';
 import type { Logger } from '@svc/component-base';
 import { createOnlyKey, type CreateOnlyHandler } from '../endpoints/create-only.js';
-import { audienceAgnostic, BearerTokenAuthenticator, UnionAuthenticator, UnionTokenAuthenticator, type Authenticator, type TokenAuthenticator, ClientCertAuthenticator, parseCertificateBundle } from '@svc/component-base';
+import {
+  audienceAgnostic,
+  BearerTokenAuthenticator,
+  UnionAuthenticator,
+  UnionTokenAuthenticator,
+  type Authenticator,
+  type TokenAuthenticator,
+  ClientCertAuthenticator,
+  parseCertificateBundle,
+} from '@svc/component-base';
 import { BootstrapTokenAuthenticator } from './bootstrap-token.js';
 import type { ObjectGetter } from './object-getter.js';
 import { OidcAuthenticator } from './oidc.js';
@@ -11,18 +20,46 @@ import { AuthenticationConfigController, type ReloadMetrics } from './authentica
 import { TokenWebhookAuthenticator } from './token-webhook.js';
 import { loadWebhookKubeconfig } from '../webhook/kubeconfig.js';
 import { selfSubjectReview, tokenReview } from './reviews.js';
-import { isHttpsUrl, JWKS_PATH, jwks, OPENID_CONFIGURATION_PATH, openIdConfiguration } from './service-account/discovery.js';
-import { ensureServiceAccountKey, parsePublicKeys, parseSigningKey, type SigningKey, type VerificationKey } from './service-account/keys.js';
+import {
+  isHttpsUrl,
+  JWKS_PATH,
+  jwks,
+  OPENID_CONFIGURATION_PATH,
+  openIdConfiguration,
+} from './service-account/discovery.js';
+import {
+  ensureServiceAccountKey,
+  parsePublicKeys,
+  parseSigningKey,
+  type SigningKey,
+  type VerificationKey,
+} from './service-account/keys.js';
 import { ServiceAccountTokenAuthenticator } from './service-account/token-authenticator.js';
 import { createServiceAccountToken, ServiceAccountTokenSigner } from './service-account/token-request.js';
 import { TokenFileAuthenticator } from './token-file.js';
 import { RequestHeaderAuthenticator } from './request-header.js';
 
-export type AuthenticationOptions = Pick<ApiServerOptions,
-  'anonymousAuth' | 'tokenAuthFile' | 'clientCaFile' | 'enableBootstrapTokenAuth' | 'serviceAccountKeyFiles' |
-  'serviceAccountSigningKeyFile' | 'serviceAccountIssuers' | 'serviceAccountJwksUri' | 'apiAudiences' | 'serviceAccountLookup' |
-  'oidc' | 'authenticationConfig' | 'authenticationTokenWebhookConfigFile' | 'authenticationTokenWebhookVersion' |
-  'authenticationTokenWebhookCacheTtlMs' | 'requestHeader' | 'tlsPrivateKeyFile' | 'certDir'>;
+export type AuthenticationOptions = Pick<
+  ApiServerOptions,
+  | 'anonymousAuth'
+  | 'tokenAuthFile'
+  | 'clientCaFile'
+  | 'enableBootstrapTokenAuth'
+  | 'serviceAccountKeyFiles'
+  | 'serviceAccountSigningKeyFile'
+  | 'serviceAccountIssuers'
+  | 'serviceAccountJwksUri'
+  | 'apiAudiences'
+  | 'serviceAccountLookup'
+  | 'oidc'
+  | 'authenticationConfig'
+  | 'authenticationTokenWebhookConfigFile'
+  | 'authenticationTokenWebhookVersion'
+  | 'authenticationTokenWebhookCacheTtlMs'
+  | 'requestHeader'
+  | 'tlsPrivateKeyFile'
+  | 'certDir'
+>;
 
 export interface AuthenticationDeps {
   /** Reads Secrets, ServiceAccounts, Pods and Nodes through the server's store. */
@@ -82,14 +119,23 @@ function configured<T>(flag: string, f: () => T): T {
  * `--service-account-signing-key-file`, else (when no key files are given) that same fallback
  * key. With key files but no signing key, the server verifies tokens and does not issue them.
  */
-async function serviceAccountKeys(o: AuthenticationOptions): Promise<{ keys: VerificationKey[]; signing?: SigningKey }> {
-  const sources: Array<{ flag: string; file: string }> = o.serviceAccountKeyFiles.map((file) => ({ flag: '--service-account-key-file', file }));
-  let signingSource = o.serviceAccountSigningKeyFile ? { flag: '--service-account-signing-key-file', file: o.serviceAccountSigningKeyFile } : undefined;
+async function serviceAccountKeys(
+  o: AuthenticationOptions,
+): Promise<{ keys: VerificationKey[]; signing?: SigningKey }> {
+  const sources: Array<{ flag: string; file: string }> = o.serviceAccountKeyFiles.map((file) => ({
+    flag: '--service-account-key-file',
+    file,
+  }));
+  let signingSource = o.serviceAccountSigningKeyFile
+    ? { flag: '--service-account-signing-key-file', file: o.serviceAccountSigningKeyFile }
+    : undefined;
   if (sources.length === 0) {
     let fallback: { flag: string; file: string } | undefined;
     if (o.tlsPrivateKeyFile) fallback = { flag: '--tls-private-key-file', file: o.tlsPrivateKeyFile };
     else if (!signingSource) {
-      const file = await ensureServiceAccountKey(o.certDir).catch((e: Error) => { throw new ConfigurationError(`--cert-dir: ${e.message}`); });
+      const file = await ensureServiceAccountKey(o.certDir).catch((e: Error) => {
+        throw new ConfigurationError(`--cert-dir: ${e.message}`);
+      });
       fallback = { flag: '--cert-dir', file };
     }
     if (fallback) sources.push(fallback);
@@ -118,8 +164,11 @@ async function serviceAccountKeys(o: AuthenticationOptions): Promise<{ keys: Ver
  * `--authentication-config` JWT authenticators, the token webhook). Bad files are
  * a `ConfigurationError`. Resource types come from the served catalog (`lookup`).
  */
-export async function buildAuthentication(o: AuthenticationOptions, deps: AuthenticationDeps,
-  lookup: (group: string, version: string, plural: string) => ResourceType | undefined): Promise<Authentication> {
+export async function buildAuthentication(
+  o: AuthenticationOptions,
+  deps: AuthenticationDeps,
+  lookup: (group: string, version: string, plural: string) => ResourceType | undefined,
+): Promise<Authentication> {
   const log = deps.logger;
   const apiAudiences = [...o.apiAudiences];
   const requestAuthenticators: Authenticator[] = [];
@@ -127,11 +176,16 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: Authen
   if (rh.clientCaFile) {
     const file = rh.clientCaFile;
     const pem = readFile('--requestheader-client-ca-file', file);
-    requestAuthenticators.push(new RequestHeaderAuthenticator({
-      roots: configured('--requestheader-client-ca-file', () => parseCertificateBundle(pem, file)),
-      allowedNames: rh.allowedNames, usernameHeaders: rh.usernameHeaders, uidHeaders: rh.uidHeaders,
-      groupHeaders: rh.groupHeaders, extraHeaderPrefixes: rh.extraHeadersPrefix,
-    }));
+    requestAuthenticators.push(
+      new RequestHeaderAuthenticator({
+        roots: configured('--requestheader-client-ca-file', () => parseCertificateBundle(pem, file)),
+        allowedNames: rh.allowedNames,
+        usernameHeaders: rh.usernameHeaders,
+        uidHeaders: rh.uidHeaders,
+        groupHeaders: rh.groupHeaders,
+        extraHeaderPrefixes: rh.extraHeadersPrefix,
+      }),
+    );
   }
   if (o.clientCaFile) {
     const file = o.clientCaFile;
@@ -142,26 +196,46 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: Authen
   const tokenAuthenticators: TokenAuthenticator[] = [];
   if (o.tokenAuthFile) {
     const file = o.tokenAuthFile;
-    tokenAuthenticators.push(audienceAgnostic(configured('--token-auth-file', () => TokenFileAuthenticator.fromFile(file)), apiAudiences));
+    tokenAuthenticators.push(
+      audienceAgnostic(
+        configured('--token-auth-file', () => TokenFileAuthenticator.fromFile(file)),
+        apiAudiences,
+      ),
+    );
   }
-  if (o.enableBootstrapTokenAuth) tokenAuthenticators.push(audienceAgnostic(new BootstrapTokenAuthenticator(deps.getObject), apiAudiences));
+  if (o.enableBootstrapTokenAuth)
+    tokenAuthenticators.push(audienceAgnostic(new BootstrapTokenAuthenticator(deps.getObject), apiAudiences));
   const sa = await serviceAccountKeys(o);
-  tokenAuthenticators.push(new ServiceAccountTokenAuthenticator({
-    issuers: o.serviceAccountIssuers, keys: sa.keys, lookup: o.serviceAccountLookup, getObject: deps.getObject,
-  }));
+  tokenAuthenticators.push(
+    new ServiceAccountTokenAuthenticator({
+      issuers: o.serviceAccountIssuers,
+      keys: sa.keys,
+      lookup: o.serviceAccountLookup,
+      getObject: deps.getObject,
+    }),
+  );
   if (o.oidc) {
     const { caFile, ...flags } = o.oidc;
     const caPem = caFile ? readFile('--oidc-ca-file', caFile) : undefined;
-    const oidc = new OidcAuthenticator({ ...flags, caPem }, {
-      signal: deps.signal, onError: (message) => log.warn('OIDC authenticator not ready', { error: message }),
-    });
+    const oidc = new OidcAuthenticator(
+      { ...flags, caPem },
+      {
+        signal: deps.signal,
+        onError: (message) => log.warn('OIDC authenticator not ready', { error: message }),
+      },
+    );
     tokenAuthenticators.push(audienceAgnostic(oidc, apiAudiences));
   }
   let config: AuthenticationConfigController | undefined;
   if (o.authenticationConfig) {
     const { file, text, config: initial, context } = o.authenticationConfig;
     config = new AuthenticationConfigController({
-      file, initial, initialText: text, context, logger: log, signal: deps.signal,
+      file,
+      initial,
+      initialText: text,
+      context,
+      logger: log,
+      signal: deps.signal,
       metrics: deps.metrics,
     });
     tokenAuthenticators.push(audienceAgnostic(config, apiAudiences));
@@ -169,9 +243,14 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: Authen
   if (o.authenticationTokenWebhookConfigFile) {
     const file = o.authenticationTokenWebhookConfigFile;
     const target = configured('--authentication-token-webhook-config-file', () => loadWebhookKubeconfig(file));
-    tokenAuthenticators.push(new TokenWebhookAuthenticator({
-      target, version: o.authenticationTokenWebhookVersion, cacheTtlMs: o.authenticationTokenWebhookCacheTtlMs, apiAudiences,
-    }));
+    tokenAuthenticators.push(
+      new TokenWebhookAuthenticator({
+        target,
+        version: o.authenticationTokenWebhookVersion,
+        cacheTtlMs: o.authenticationTokenWebhookCacheTtlMs,
+        apiAudiences,
+      }),
+    );
   }
   const tokens = new UnionTokenAuthenticator(tokenAuthenticators);
   requestAuthenticators.push(new BearerTokenAuthenticator(tokens, apiAudiences));
@@ -183,19 +262,33 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: Authen
   });
 
   const createOnly = new Map<string, CreateOnlyHandler>();
-  const kindOf = (r: ResourceType): CreateOnlyHandler['kind'] => ({ group: r.group, version: r.version, kind: r.kind, schema: r.schema as ObjectSchema });
+  const kindOf = (r: ResourceType): CreateOnlyHandler['kind'] => ({
+    group: r.group,
+    version: r.version,
+    kind: r.kind,
+    schema: r.schema as ObjectSchema,
+  });
   const authnGroup = group('authentication');
   const ssr = lookup(authnGroup, 'v1', 'selfsubjectreviews');
-  if (ssr) createOnly.set(createOnlyKey(ssr), { kind: kindOf(ssr), create: async (req) => selfSubjectReview(req.body, req.user) });
+  if (ssr)
+    createOnly.set(createOnlyKey(ssr), {
+      kind: kindOf(ssr),
+      create: async (req) => selfSubjectReview(req.body, req.user),
+    });
   const tr = lookup(authnGroup, 'v1', 'tokenreviews');
-  if (tr) createOnly.set(createOnlyKey(tr), { kind: kindOf(tr), create: (req) => tokenReview(req.body, tokens, apiAudiences) });
+  if (tr)
+    createOnly.set(createOnlyKey(tr), {
+      kind: kindOf(tr),
+      create: (req) => tokenReview(req.body, tokens, apiAudiences),
+    });
   const serviceAccounts = lookup('', 'v1', 'serviceaccounts');
   const issuer = o.serviceAccountIssuers[0] ?? '';
   if (sa.signing && serviceAccounts) {
     const signer = new ServiceAccountTokenSigner(sa.signing, issuer);
     createOnly.set(createOnlyKey(serviceAccounts, 'token'), {
       kind: tokenRequest(),
-      create: (req): Promise<ApiObject> => createServiceAccountToken({ signer, apiAudiences, getObject: deps.getObject }, req),
+      create: (req): Promise<ApiObject> =>
+        createServiceAccountToken({ signer, apiAudiences, getObject: deps.getObject }, req),
     });
   }
 
@@ -203,7 +296,11 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: Authen
   if (isHttpsUrl(issuer)) {
     const jwksUri = (): string => o.serviceAccountJwksUri ?? `${deps.externalUrl()}${JWKS_PATH}`;
     documents.push(
-      { path: OPENID_CONFIGURATION_PATH, contentType: 'application/json', body: () => JSON.stringify(openIdConfiguration(issuer, jwksUri(), sa.keys)) },
+      {
+        path: OPENID_CONFIGURATION_PATH,
+        contentType: 'application/json',
+        body: () => JSON.stringify(openIdConfiguration(issuer, jwksUri(), sa.keys)),
+      },
       { path: JWKS_PATH, contentType: 'application/jwk-set+json', body: () => JSON.stringify(jwks(sa.keys)) },
     );
   }

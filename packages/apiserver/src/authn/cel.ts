@@ -14,18 +14,26 @@ export type CelResult = 'bool' | 'string' | 'string-or-list';
  * given, the expression is type-checked with those variables declared as maps (so field
  * access stays `dyn`, as in Kubernetes) and a statically wrong result type throws.
  */
-export function compileCel(expression: string, check?: { variables: readonly string[]; result: CelResult }): CelProgram {
+export function compileCel(
+  expression: string,
+  check?: { variables: readonly string[]; result: CelResult },
+): CelProgram {
   const program = parse(expression);
   if (check) {
     const env = new Environment();
     for (const v of check.variables) env.registerVariable(v, 'map');
     const r = env.check(expression) as { valid: boolean; type?: string; error?: { message: string } };
     if (!r.valid) throw new Error(r.error?.message ?? 'type check failed');
-    const ok = r.type === 'dyn' || r.type === undefined ||
+    const ok =
+      r.type === 'dyn' ||
+      r.type === undefined ||
       (check.result === 'bool' && r.type === 'bool') ||
       (check.result === 'string' && r.type === 'string') ||
       (check.result === 'string-or-list' && (r.type === 'string' || r.type.startsWith('list')));
-    if (!ok) throw new Error(`must evaluate to ${check.result === 'string-or-list' ? 'string or list of strings' : check.result}, not ${r.type}`);
+    if (!ok)
+      throw new Error(
+        `must evaluate to ${check.result === 'string-or-list' ? 'string or list of strings' : check.result}, not ${r.type}`,
+      );
   }
   return {
     expression,

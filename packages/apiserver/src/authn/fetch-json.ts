@@ -17,27 +17,37 @@ export function fetchJson(url: string, o: FetchJsonOptions = {}): Promise<unknow
       reject(new Error(`${url}: only https URLs are fetched`));
       return;
     }
-    const req = request(u, { method: 'GET', headers: { accept: 'application/json' }, ca: o.ca, timeout: o.timeoutMs ?? 10_000, signal: o.signal }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > MAX_BYTES) req.destroy(new Error(`${url}: response larger than ${MAX_BYTES} bytes`));
-        else chunks.push(c);
-      });
-      res.on('error', reject);
-      res.on('end', () => {
-        if (res.statusCode !== 200) {
-          reject(new Error(`${url}: ${res.statusCode ?? 0} ${res.statusMessage ?? ''}`.trim()));
-          return;
-        }
-        try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-        } catch (e) {
-          reject(new Error(`${url}: not JSON: ${(e as Error).message}`));
-        }
-      });
-    });
+    const req = request(
+      u,
+      {
+        method: 'GET',
+        headers: { accept: 'application/json' },
+        ca: o.ca,
+        timeout: o.timeoutMs ?? 10_000,
+        signal: o.signal,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_BYTES) req.destroy(new Error(`${url}: response larger than ${MAX_BYTES} bytes`));
+          else chunks.push(c);
+        });
+        res.on('error', reject);
+        res.on('end', () => {
+          if (res.statusCode !== 200) {
+            reject(new Error(`${url}: ${res.statusCode ?? 0} ${res.statusMessage ?? ''}`.trim()));
+            return;
+          }
+          try {
+            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+          } catch (e) {
+            reject(new Error(`${url}: not JSON: ${(e as Error).message}`));
+          }
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`${url}: timed out`)));
     req.on('error', reject);
     req.end();

@@ -17,8 +17,14 @@ const IAT_LEEWAY_SECONDS = 60;
 export class JwtAuthenticator implements AudienceAgnosticTokenAuthenticator {
   private readonly provider: OidcProvider;
 
-  constructor(private readonly c: JwtAuthenticatorConfig, private readonly rt: OidcRuntime) {
-    this.provider = new OidcProvider({ issuerUrl: c.issuer.url, discoveryUrl: c.issuer.discoveryURL, caPem: c.issuer.certificateAuthority }, rt);
+  constructor(
+    private readonly c: JwtAuthenticatorConfig,
+    private readonly rt: OidcRuntime,
+  ) {
+    this.provider = new OidcProvider(
+      { issuerUrl: c.issuer.url, discoveryUrl: c.issuer.discoveryURL, caPem: c.issuer.certificateAuthority },
+      rt,
+    );
   }
 
   get issuerUrl(): string {
@@ -39,17 +45,20 @@ export class JwtAuthenticator implements AudienceAgnosticTokenAuthenticator {
       throw new Error(`jwt: verify token: ${(e as Error).message}`);
     }
     const nowSeconds = Math.floor((this.rt.now?.() ?? Date.now()) / 1000);
-    if (typeof claims.iat === 'number' && claims.iat > nowSeconds + IAT_LEEWAY_SECONDS) throw new Error('jwt: the token is issued in the future (iat)');
+    if (typeof claims.iat === 'number' && claims.iat > nowSeconds + IAT_LEEWAY_SECONDS)
+      throw new Error('jwt: the token is issued in the future (iat)');
 
     for (const r of this.c.claimValidationRules) {
       if (r.claim !== undefined) {
         if (!(r.claim in claims)) throw new Error(`jwt: required claim ${r.claim} not present in the token`);
         const v = claims[r.claim];
         // Kubernetes: without requiredValue the claim must be the empty string.
-        if (v !== r.requiredValue) throw new Error(`jwt: required claim ${r.claim} does not have the value ${JSON.stringify(r.requiredValue)}`);
+        if (v !== r.requiredValue)
+          throw new Error(`jwt: required claim ${r.claim} does not have the value ${JSON.stringify(r.requiredValue)}`);
       } else if (r.program) {
         const ok = r.program.evaluate({ claims });
-        if (typeof ok !== 'boolean') throw new Error(`jwt: claim validation expression ${JSON.stringify(r.expression)} must return a boolean`);
+        if (typeof ok !== 'boolean')
+          throw new Error(`jwt: claim validation expression ${JSON.stringify(r.expression)} must return a boolean`);
         if (!ok) throw new Error(`jwt: claim validation rule failed: ${r.message || r.expression || ''}`);
       }
     }
@@ -61,7 +70,8 @@ export class JwtAuthenticator implements AudienceAgnosticTokenAuthenticator {
     if (m.uid) {
       const uid = m.uid.program ? m.uid.program.evaluate({ claims }) : claims[m.uid.claim ?? ''];
       if (m.uid.program || (m.uid.claim ?? '') in claims) {
-        if (typeof uid !== 'string') throw new Error(`jwt: uid mapping ${m.uid.expression ?? `claim ${m.uid.claim ?? ''}`} must be a string`);
+        if (typeof uid !== 'string')
+          throw new Error(`jwt: uid mapping ${m.uid.expression ?? `claim ${m.uid.claim ?? ''}`} must be a string`);
         if (uid !== '') user.uid = uid;
       }
     }
@@ -74,7 +84,8 @@ export class JwtAuthenticator implements AudienceAgnosticTokenAuthenticator {
     const celUser = { username: user.name, uid: user.uid ?? '', groups: user.groups, extra: user.extra ?? {} };
     for (const r of this.c.userValidationRules) {
       const ok = r.program.evaluate({ user: celUser });
-      if (typeof ok !== 'boolean') throw new Error(`jwt: user validation expression ${JSON.stringify(r.expression)} must return a boolean`);
+      if (typeof ok !== 'boolean')
+        throw new Error(`jwt: user validation expression ${JSON.stringify(r.expression)} must return a boolean`);
       if (!ok) throw new Error(`jwt: user validation rule failed: ${r.message || r.expression}`);
     }
     return user;
@@ -83,7 +94,8 @@ export class JwtAuthenticator implements AudienceAgnosticTokenAuthenticator {
   private username(u: ClaimOrExpression, claims: JWTPayload): string {
     if (u.program) {
       const v = u.program.evaluate({ claims });
-      if (typeof v !== 'string') throw new Error(`jwt: username expression ${JSON.stringify(u.expression)} must return a string`);
+      if (typeof v !== 'string')
+        throw new Error(`jwt: username expression ${JSON.stringify(u.expression)} must return a string`);
       if (v === '') throw new Error('jwt: username expression returned an empty string');
       return v;
     }
@@ -91,7 +103,8 @@ export class JwtAuthenticator implements AudienceAgnosticTokenAuthenticator {
     const v = claims[claim];
     if (typeof v !== 'string' || v === '') throw new Error(`jwt: claim ${claim} is missing or not a non-empty string`);
     // Kubernetes: the email claim needs email_verified to be true when present.
-    if (claim === 'email' && 'email_verified' in claims && claims.email_verified !== true) throw new Error(`jwt: email ${JSON.stringify(v)} not verified`);
+    if (claim === 'email' && 'email_verified' in claims && claims.email_verified !== true)
+      throw new Error(`jwt: email ${JSON.stringify(v)} not verified`);
     return `${u.prefix ?? ''}${v}`;
   }
 

@@ -41,7 +41,10 @@ export class OidcProvider {
   private lastRefetch = -Infinity;
   private readonly readyPromise: Promise<void>;
 
-  constructor(private readonly o: OidcProviderOptions, private readonly rt: OidcRuntime) {
+  constructor(
+    private readonly o: OidcProviderOptions,
+    private readonly rt: OidcRuntime,
+  ) {
     this.readyPromise = this.discover();
     this.readyPromise.catch(() => undefined);
   }
@@ -64,8 +67,14 @@ export class OidcProvider {
     for (let attempt = 0; ; attempt++) {
       if (this.rt.signal.aborted) throw new Error('stopped');
       try {
-        const doc = await fetchJson(url, { ca: this.o.caPem, signal: this.rt.signal }) as { issuer?: unknown; jwks_uri?: unknown };
-        if (doc.issuer !== this.o.issuerUrl) throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(this.o.issuerUrl)} got ${JSON.stringify(doc.issuer)}`);
+        const doc = (await fetchJson(url, { ca: this.o.caPem, signal: this.rt.signal })) as {
+          issuer?: unknown;
+          jwks_uri?: unknown;
+        };
+        if (doc.issuer !== this.o.issuerUrl)
+          throw new Error(
+            `oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(this.o.issuerUrl)} got ${JSON.stringify(doc.issuer)}`,
+          );
         if (typeof doc.jwks_uri !== 'string') throw new Error('oidc: the discovery document has no jwks_uri');
         this.jwksUri = doc.jwks_uri;
         await this.loadKeys();
@@ -79,7 +88,7 @@ export class OidcProvider {
   }
 
   private async loadKeys(): Promise<void> {
-    const set = await fetchJson(this.jwksUri ?? '', { ca: this.o.caPem, signal: this.rt.signal }) as JSONWebKeySet;
+    const set = (await fetchJson(this.jwksUri ?? '', { ca: this.o.caPem, signal: this.rt.signal })) as JSONWebKeySet;
     if (!set || !Array.isArray(set.keys)) throw new Error(`oidc: ${this.jwksUri ?? ''} is not a JWK set`);
     this.jwks = createLocalJWKSet(set);
   }
@@ -90,7 +99,9 @@ export class OidcProvider {
     const now = this.now();
     if (now - this.lastRefetch < (this.rt.refetchCooldownMs ?? 10_000)) return undefined;
     this.lastRefetch = now;
-    this.refetching = this.loadKeys().finally(() => { this.refetching = undefined; });
+    this.refetching = this.loadKeys().finally(() => {
+      this.refetching = undefined;
+    });
     return this.refetching;
   }
 
@@ -99,8 +110,11 @@ export class OidcProvider {
     const jwks = this.jwks;
     if (!jwks) throw new Error('oidc: the authenticator is not initialized yet');
     const opts = {
-      issuer: this.o.issuerUrl, audience: typeof v.audience === 'string' ? v.audience : [...v.audience], algorithms: [...v.algorithms],
-      requiredClaims: ['exp'], currentDate: new Date(this.now()),
+      issuer: this.o.issuerUrl,
+      audience: typeof v.audience === 'string' ? v.audience : [...v.audience],
+      algorithms: [...v.algorithms],
+      requiredClaims: ['exp'],
+      currentDate: new Date(this.now()),
     };
     try {
       return (await jwtVerify(token, jwks, opts)).payload;
@@ -113,7 +127,6 @@ export class OidcProvider {
     }
   }
 }
-
 
 /** The `iss` of a JWT, read without verifying it; undefined when the token is not a JWT. */
 export function unverifiedIssuer(token: string): string | undefined {

@@ -5,7 +5,15 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestCa, HttpsClient, startTestApiServer, type ClientCert, type IssuedCert, type TestApiServer, type Json } from '@svc/testing';
+import {
+  createTestCa,
+  HttpsClient,
+  startTestApiServer,
+  type ClientCert,
+  type IssuedCert,
+  type TestApiServer,
+  type Json,
+} from '@svc/testing';
 
 const SSR = '/apis/authentication.svc.io/v1/selfsubjectreviews';
 let t: TestApiServer;
@@ -17,11 +25,17 @@ let clientCaUser: ClientCert;
 const asCert = (c: IssuedCert): ClientCert => ({ cert: c.chainPem, key: c.keyPem });
 
 const HEADERS = {
-  'X-Remote-User': 'jane', 'X-Remote-Uid': 'uid-7', 'X-Remote-Group': ['dev', 'ops'],
-  'X-Remote-Extra-Scopes': ['read', 'write'], 'X-Remote-Extra-Acme.com%2Fproject': 'p1',
+  'X-Remote-User': 'jane',
+  'X-Remote-Uid': 'uid-7',
+  'X-Remote-Group': ['dev', 'ops'],
+  'X-Remote-Extra-Scopes': ['read', 'write'],
+  'X-Remote-Extra-Acme.com%2Fproject': 'p1',
 };
 
-async function whoami(client: HttpsClient, headers: Record<string, string | string[]> = HEADERS): Promise<{ status: number; user?: Json }> {
+async function whoami(
+  client: HttpsClient,
+  headers: Record<string, string | string[]> = HEADERS,
+): Promise<{ status: number; user?: Json }> {
   const r = await client.post(SSR, { apiVersion: 'authentication.svc.io/v1', kind: 'SelfSubjectReview' }, { headers });
   return { status: r.status, user: r.json<Json>().status?.userInfo };
 }
@@ -36,10 +50,20 @@ beforeAll(async () => {
   clientCaUser = asCert(await clientCa.issue({ commonName: 'front-proxy-client', organizations: ['certs'] }));
   t = await startTestApiServer({
     args: [
-      '--client-ca-file', join(dir, 'client-ca.crt'),
-      '--requestheader-client-ca-file', join(dir, 'front-proxy-ca.crt'), '--requestheader-allowed-names', 'front-proxy-client',
-      '--requestheader-username-headers', 'X-Remote-User', '--requestheader-uid-headers', 'X-Remote-Uid',
-      '--requestheader-group-headers', 'X-Remote-Group', '--requestheader-extra-headers-prefix', 'X-Remote-Extra-',
+      '--client-ca-file',
+      join(dir, 'client-ca.crt'),
+      '--requestheader-client-ca-file',
+      join(dir, 'front-proxy-ca.crt'),
+      '--requestheader-allowed-names',
+      'front-proxy-client',
+      '--requestheader-username-headers',
+      'X-Remote-User',
+      '--requestheader-uid-headers',
+      'X-Remote-Uid',
+      '--requestheader-group-headers',
+      'X-Remote-Group',
+      '--requestheader-extra-headers-prefix',
+      'X-Remote-Extra-',
     ],
   });
   anon = new HttpsClient(t.server.url, t.server.caPem);
@@ -54,7 +78,9 @@ it('believes the headers of the proxy certificate with an allowed name', async (
   const r = await whoami(anon.withClientCert(proxy));
   expect(r.status).toBe(201);
   expect(r.user).toEqual({
-    username: 'jane', uid: 'uid-7', groups: ['dev', 'ops', 'system:authenticated'],
+    username: 'jane',
+    uid: 'uid-7',
+    groups: ['dev', 'ops', 'system:authenticated'],
     extra: { scopes: ['read', 'write'], 'acme.com/project': ['p1'] },
   });
 });
@@ -71,7 +97,7 @@ it('refuses the headers without a client certificate', async () => {
   expect((await whoami(anon)).status).toBe(401);
 });
 
-it('does not take a --client-ca-file certificate as the proxy: it is that certificate\'s user', async () => {
+it("does not take a --client-ca-file certificate as the proxy: it is that certificate's user", async () => {
   const r = await whoami(anon.withClientCert(clientCaUser));
   expect(r.status).toBe(201);
   expect(r.user?.username).toBe('front-proxy-client');

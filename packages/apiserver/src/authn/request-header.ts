@@ -53,7 +53,8 @@ export class RequestHeaderAuthenticator implements Authenticator {
     }
     if (this.o.allowedNames.length > 0) {
       const cn = /^CN=(.*)$/m.exec(leaf.subject)?.[1] ?? '';
-      if (!this.o.allowedNames.includes(cn)) throw new Error(`requestheader: x509: subject with cn=${cn} is not in the allowed list`);
+      if (!this.o.allowedNames.includes(cn))
+        throw new Error(`requestheader: x509: subject with cn=${cn} is not in the allowed list`);
     }
     const user: UserInfo = { name, groups: [] };
     const uid = first(this.o.uidHeaders);
@@ -64,7 +65,11 @@ export class RequestHeaderAuthenticator implements Authenticator {
         const prefix = p.toLowerCase();
         if (!h.startsWith(prefix) || h.length === prefix.length || !values) continue;
         let key = h.slice(prefix.length);
-        try { key = decodeURIComponent(key); } catch { /* kept as sent */ }
+        try {
+          key = decodeURIComponent(key);
+        } catch {
+          /* kept as sent */
+        }
         (user.extra ??= {})[key.toLowerCase()] = [...(user.extra?.[key.toLowerCase()] ?? []), ...values];
       }
     }

@@ -5,7 +5,9 @@ import { AUTHENTICATED_GROUP, userInfoWire, type UserInfo } from '@svc/component
 /** SelfSubjectReview: the caller's own user information in `status.userInfo`. */
 export function selfSubjectReview(body: ApiObject, user: UserInfo): object {
   return {
-    apiVersion: body.apiVersion, kind: body.kind, metadata: { creationTimestamp: null },
+    apiVersion: body.apiVersion,
+    kind: body.kind,
+    metadata: { creationTimestamp: null },
     status: { userInfo: userInfoWire(user) },
   };
 }
@@ -16,7 +18,11 @@ export function selfSubjectReview(body: ApiObject, user: UserInfo): object {
  * answers the user (with `system:authenticated`, as a request would be) and the audiences it
  * is valid for.
  */
-export async function tokenReview(body: ApiObject, tokens: TokenAuthenticator, apiAudiences: readonly string[]): Promise<object> {
+export async function tokenReview(
+  body: ApiObject,
+  tokens: TokenAuthenticator,
+  apiAudiences: readonly string[],
+): Promise<object> {
   const spec = (body.spec ?? {}) as { token?: string; audiences?: string[] };
   if (!spec.token) throw badRequest('token is required for TokenReview in authentication');
   const status: Record<string, unknown> = { authenticated: false };
@@ -24,7 +30,9 @@ export async function tokenReview(body: ApiObject, tokens: TokenAuthenticator, a
   try {
     const r = await tokens.authenticateToken(spec.token, wanted);
     if (r) {
-      const groups = r.user.groups.includes(AUTHENTICATED_GROUP) ? r.user.groups : [...r.user.groups, AUTHENTICATED_GROUP];
+      const groups = r.user.groups.includes(AUTHENTICATED_GROUP)
+        ? r.user.groups
+        : [...r.user.groups, AUTHENTICATED_GROUP];
       status.authenticated = true;
       status.user = userInfoWire({ ...r.user, groups });
       status.audiences = r.audiences;

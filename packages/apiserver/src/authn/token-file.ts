@@ -10,9 +10,16 @@ function csvFields(line: string): string[] {
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (quoted) {
-      if (c === '"' && line[i + 1] === '"') { cur += '"'; i++; } else if (c === '"') quoted = false; else cur += c;
+      if (c === '"' && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cur += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') { out.push(cur); cur = ''; } else cur += c;
+    else if (c === ',') {
+      out.push(cur);
+      cur = '';
+    } else cur += c;
   }
   if (quoted) throw new Error('unterminated quoted field');
   out.push(cur);
@@ -31,11 +38,16 @@ export function parseTokenFile(text: string, file = 'token file'): Map<string, U
     } catch (e) {
       throw new Error(`${file}, line ${i + 1}: ${(e as Error).message}`);
     }
-    if (f.length < 3) throw new Error(`${file}, line ${i + 1}: needs at least 3 columns (token, user name, uid), found ${f.length}`);
+    if (f.length < 3)
+      throw new Error(`${file}, line ${i + 1}: needs at least 3 columns (token, user name, uid), found ${f.length}`);
     const [token = '', name = '', uid = ''] = f;
     if (!token) throw new Error(`${file}, line ${i + 1}: empty token`);
     if (tokens.has(token)) throw new Error(`${file}, line ${i + 1}: duplicate token`);
-    const groups = f.slice(3).flatMap((g) => g.split(',')).map((g) => g.trim()).filter((g) => g !== '');
+    const groups = f
+      .slice(3)
+      .flatMap((g) => g.split(','))
+      .map((g) => g.trim())
+      .filter((g) => g !== '');
     tokens.set(token, { name, uid, groups });
   });
   return tokens;
@@ -65,4 +77,3 @@ export class TokenFileAuthenticator implements AudienceAgnosticTokenAuthenticato
     return { ...found, groups: [...found.groups] };
   }
 }
-

@@ -28,15 +28,29 @@ function answer(review: Json): { code: number; body: Json } {
     return {
       code: 200,
       body: {
-        apiVersion: review.apiVersion, kind: 'TokenReview',
+        apiVersion: review.apiVersion,
+        kind: 'TokenReview',
         status: {
-          authenticated: true, audiences: token === 'good-other-aud' ? ['other'] : undefined,
-          user: { username: token.slice(5), uid: `uid-${token.slice(5)}`, groups: ['webhook-users'], extra: { 'example.com/team': ['blue'] } },
+          authenticated: true,
+          audiences: token === 'good-other-aud' ? ['other'] : undefined,
+          user: {
+            username: token.slice(5),
+            uid: `uid-${token.slice(5)}`,
+            groups: ['webhook-users'],
+            extra: { 'example.com/team': ['blue'] },
+          },
         },
       },
     };
   }
-  return { code: 200, body: { apiVersion: review.apiVersion, kind: 'TokenReview', status: { authenticated: false, error: 'unknown token' } } };
+  return {
+    code: 200,
+    body: {
+      apiVersion: review.apiVersion,
+      kind: 'TokenReview',
+      status: { authenticated: false, error: 'unknown token' },
+    },
+  };
 }
 
 beforeAll(async () => {
@@ -45,7 +59,9 @@ beforeAll(async () => {
   const cert = await ca.issue({ commonName: '127.0.0.1', usages: ['server'], hosts: ['127.0.0.1'] });
   server = createServer({ cert: cert.chainPem, key: cert.keyPem }, (req, res) => {
     let body = '';
-    req.on('data', (c: Buffer) => { body += c.toString(); });
+    req.on('data', (c: Buffer) => {
+      body += c.toString();
+    });
     req.on('end', () => {
       const review = JSON.parse(body) as Json;
       reviews.push(review);
@@ -60,7 +76,9 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-token-webhook-'));
   await writeFile(join(dir, 'ca.crt'), caPem);
   kubeconfig = join(dir, 'webhook.yaml');
-  await writeFile(kubeconfig, `apiVersion: v1
+  await writeFile(
+    kubeconfig,
+    `apiVersion: v1
 kind: Config
 clusters:
 - name: authn
@@ -75,7 +93,8 @@ contexts:
 - name: webhook
   context: {cluster: authn, user: apiserver}
 current-context: webhook
-`);
+`,
+  );
 });
 
 afterAll(async () => {
@@ -83,20 +102,28 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const webhook = (o: { version?: 'v1' | 'v1beta1'; cacheTtlMs?: number } = {}) => new TokenWebhookAuthenticator({
-  target: loadWebhookKubeconfig(kubeconfig), version: o.version ?? 'v1beta1', cacheTtlMs: o.cacheTtlMs ?? 0, apiAudiences: [AUDIENCE],
-});
+const webhook = (o: { version?: 'v1' | 'v1beta1'; cacheTtlMs?: number } = {}) =>
+  new TokenWebhookAuthenticator({
+    target: loadWebhookKubeconfig(kubeconfig),
+    version: o.version ?? 'v1beta1',
+    cacheTtlMs: o.cacheTtlMs ?? 0,
+    apiAudiences: [AUDIENCE],
+  });
 
 describe('TokenWebhookAuthenticator', () => {
   it('sends a v1beta1 TokenReview with the token and audiences, with the kubeconfig credentials, and takes the user', async () => {
     const before = reviews.length;
     const r = await webhook().authenticateToken('good-jane', [AUDIENCE]);
     expect(r).toEqual({
-      user: { name: 'jane', uid: 'uid-jane', groups: ['webhook-users'], extra: { 'example.com/team': ['blue'] } }, audiences: [AUDIENCE],
+      user: { name: 'jane', uid: 'uid-jane', groups: ['webhook-users'], extra: { 'example.com/team': ['blue'] } },
+      audiences: [AUDIENCE],
     });
     expect(reviews[before]).toEqual({
-      apiVersion: 'authentication.svc.io/v1beta1', kind: 'TokenReview', metadata: { creationTimestamp: null },
-      spec: { token: 'good-jane', audiences: [AUDIENCE] }, status: { user: {} },
+      apiVersion: 'authentication.svc.io/v1beta1',
+      kind: 'TokenReview',
+      metadata: { creationTimestamp: null },
+      spec: { token: 'good-jane', audiences: [AUDIENCE] },
+      status: { user: {} },
     });
     expect(authHeaders[before]).toBe('Bearer webhook-secret');
   });
@@ -136,10 +163,25 @@ describe('TokenWebhookAuthenticator', () => {
 describe('API server with --authentication-token-webhook-config-file', () => {
   let t: TestApiServer;
   let anon: HttpsClient;
-  const ssr = (token: string) => anon.withToken(token).post('/apis/authentication.svc.io/v1/selfsubjectreviews', { apiVersion: 'authentication.svc.io/v1', kind: 'SelfSubjectReview' });
+  const ssr = (token: string) =>
+    anon
+      .withToken(token)
+      .post('/apis/authentication.svc.io/v1/selfsubjectreviews', {
+        apiVersion: 'authentication.svc.io/v1',
+        kind: 'SelfSubjectReview',
+      });
 
   beforeAll(async () => {
-    t = await startTestApiServer({ args: ['--authentication-token-webhook-config-file', kubeconfig, '--authentication-token-webhook-version', 'v1', '--authentication-token-webhook-cache-ttl', '1s'] });
+    t = await startTestApiServer({
+      args: [
+        '--authentication-token-webhook-config-file',
+        kubeconfig,
+        '--authentication-token-webhook-version',
+        'v1',
+        '--authentication-token-webhook-cache-ttl',
+        '1s',
+      ],
+    });
     anon = new HttpsClient(t.server.url, t.server.caPem);
   });
 
@@ -150,7 +192,12 @@ describe('API server with --authentication-token-webhook-config-file', () => {
   it('authenticates through the webhook; refused or failing tokens get 401; the admin token never reaches it', async () => {
     const r = await ssr('good-web');
     expect(r.status).toBe(201);
-    expect(r.json<Json>().status.userInfo).toEqual({ username: 'web', uid: 'uid-web', groups: ['webhook-users', 'system:authenticated'], extra: { 'example.com/team': ['blue'] } });
+    expect(r.json<Json>().status.userInfo).toEqual({
+      username: 'web',
+      uid: 'uid-web',
+      groups: ['webhook-users', 'system:authenticated'],
+      extra: { 'example.com/team': ['blue'] },
+    });
     expect((await ssr('stranger')).status).toBe(401);
     expect((await ssr('fail')).status).toBe(401);
     const before = reviews.length;

@@ -62,19 +62,26 @@ export class TokenWebhookAuthenticator implements TokenAuthenticator {
 
   private async review(token: string, audiences: readonly string[]): Promise<TokenAuthResult | null> {
     const body = {
-      apiVersion: `${group('authentication')}/${this.o.version}`, kind: 'TokenReview', metadata: { creationTimestamp: null },
-      spec: { token, ...(audiences.length > 0 ? { audiences: [...audiences] } : {}) }, status: { user: {} },
+      apiVersion: `${group('authentication')}/${this.o.version}`,
+      kind: 'TokenReview',
+      metadata: { creationTimestamp: null },
+      spec: { token, ...(audiences.length > 0 ? { audiences: [...audiences] } : {}) },
+      status: { user: {} },
     };
-    const reply = await this.post(JSON.stringify(body)) as { status?: TokenReviewStatus } | null;
+    const reply = (await this.post(JSON.stringify(body))) as { status?: TokenReviewStatus } | null;
     const status = reply?.status ?? {};
     if (!status.authenticated) return null;
     const u = status.user ?? {};
-    if (typeof u.username !== 'string' || u.username === '') throw new Error('webhook: the TokenReview reply has no user name');
+    if (typeof u.username !== 'string' || u.username === '')
+      throw new Error('webhook: the TokenReview reply has no user name');
     // Kubernetes: a reply without audiences means the server's own (implicit) audiences.
     const valid = status.audiences && status.audiences.length > 0 ? status.audiences : this.o.apiAudiences;
     const matched = audiences.filter((a) => valid.includes(a));
     if (audiences.length > 0 && matched.length === 0) return null;
-    const user: UserInfo = { name: u.username, groups: Array.isArray(u.groups) ? u.groups.filter((g) => typeof g === 'string') : [] };
+    const user: UserInfo = {
+      name: u.username,
+      groups: Array.isArray(u.groups) ? u.groups.filter((g) => typeof g === 'string') : [],
+    };
     if (typeof u.uid === 'string' && u.uid !== '') user.uid = u.uid;
     if (u.extra && typeof u.extra === 'object' && Object.keys(u.extra).length > 0) user.extra = u.extra;
     return { user, audiences: matched };
@@ -85,33 +92,45 @@ export class TokenWebhookAuthenticator implements TokenAuthenticator {
     const url = new URL(t.server);
     const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
     return new Promise((resolve, reject) => {
-      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+      };
       if (t.token) headers.authorization = `Bearer ${t.token}`;
-      const req = send(url, {
-        method: 'POST', headers, timeout: this.o.timeoutMs ?? 30_000,
-        ...(url.protocol === 'https:' ? { ca: t.caPem, cert: t.certPem, key: t.keyPem, rejectUnauthorized: !t.insecureSkipTlsVerify } : {}),
-      }, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > MAX_BYTES) req.destroy(new Error('webhook: reply larger than 1 MiB'));
-          else chunks.push(c);
-        });
-        res.on('error', reject);
-        res.on('end', () => {
-          const code = res.statusCode ?? 0;
-          if (code < 200 || code > 299) {
-            reject(new Error(`webhook: ${t.server} answered ${code}`));
-            return;
-          }
-          try {
-            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-          } catch (e) {
-            reject(new Error(`webhook: the reply is not JSON: ${(e as Error).message}`));
-          }
-        });
-      });
+      const req = send(
+        url,
+        {
+          method: 'POST',
+          headers,
+          timeout: this.o.timeoutMs ?? 30_000,
+          ...(url.protocol === 'https:'
+            ? { ca: t.caPem, cert: t.certPem, key: t.keyPem, rejectUnauthorized: !t.insecureSkipTlsVerify }
+            : {}),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (c: Buffer) => {
+            size += c.length;
+            if (size > MAX_BYTES) req.destroy(new Error('webhook: reply larger than 1 MiB'));
+            else chunks.push(c);
+          });
+          res.on('error', reject);
+          res.on('end', () => {
+            const code = res.statusCode ?? 0;
+            if (code < 200 || code > 299) {
+              reject(new Error(`webhook: ${t.server} answered ${code}`));
+              return;
+            }
+            try {
+              resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+            } catch (e) {
+              reject(new Error(`webhook: the reply is not JSON: ${(e as Error).message}`));
+            }
+          });
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`webhook: ${t.server} timed out`)));
       req.on('error', (e) => reject(new Error(`webhook: ${e.message}`)));
       req.end(body);

@@ -6,13 +6,26 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  createTestCa, HttpsClient, kubectl, startTestApiServer, svcconfigYaml, type ClientCert, type IssuedCert, type TestApiServer, type TestCa,
+  createTestCa,
+  HttpsClient,
+  kubectl,
+  startTestApiServer,
+  svcconfigYaml,
+  type ClientCert,
+  type IssuedCert,
+  type TestApiServer,
+  type TestCa,
 } from '@svc/testing';
 
 const HOUR = 3600_000;
 const SSR = '/apis/authentication.svc.io/v1/selfsubjectreviews';
 
-interface UserInfoJson { username: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> }
+interface UserInfoJson {
+  username: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
 
 let t: TestApiServer;
 let dir: string;
@@ -47,7 +60,8 @@ it('makes the Common Name the user and each Organization a group, with the certi
   expect(r.status).toBe(201);
   const der = new X509Certificate(c.certPem).raw;
   expect(r.user).toEqual({
-    username: 'alice', groups: ['dev', 'ops', 'system:authenticated'],
+    username: 'alice',
+    groups: ['dev', 'ops', 'system:authenticated'],
     extra: { 'authentication.svc.io/credential-id': [`X509SHA256=${createHash('sha256').update(der).digest('hex')}`] },
   });
 });
@@ -61,17 +75,36 @@ it('accepts certificates of every CA in the bundle', async () => {
 
 it('follows the intermediates the client sends', async () => {
   const mid = await ca1.intermediate('team-ca');
-  const r = await whoami(anon.withClientCert(asCert(await mid.issue({ commonName: 'carol', organizations: ['team'] }))));
+  const r = await whoami(
+    anon.withClientCert(asCert(await mid.issue({ commonName: 'carol', organizations: ['team'] }))),
+  );
   expect(r.status).toBe(201);
   expect(r.user?.username).toBe('carol');
 });
 
 describe('refuses with 401 instead of ignoring', () => {
   it.each<[string, () => Promise<IssuedCert>]>([
-    ['an expired certificate', () => ca1.issue({ commonName: 'old', notBefore: new Date(Date.now() - 3 * HOUR), notAfter: new Date(Date.now() - HOUR) })],
-    ['a certificate that is not valid yet', () => ca1.issue({ commonName: 'early', notBefore: new Date(Date.now() + HOUR) })],
-    ['a certificate of an unknown CA', async () => (await createTestCa('stranger-ca')).issue({ commonName: 'mallory' })],
-    ['a certificate signed by another key in a trusted CA\'s name', async () => (await createTestCa('client-ca-1')).issue({ commonName: 'mallory' })],
+    [
+      'an expired certificate',
+      () =>
+        ca1.issue({
+          commonName: 'old',
+          notBefore: new Date(Date.now() - 3 * HOUR),
+          notAfter: new Date(Date.now() - HOUR),
+        }),
+    ],
+    [
+      'a certificate that is not valid yet',
+      () => ca1.issue({ commonName: 'early', notBefore: new Date(Date.now() + HOUR) }),
+    ],
+    [
+      'a certificate of an unknown CA',
+      async () => (await createTestCa('stranger-ca')).issue({ commonName: 'mallory' }),
+    ],
+    [
+      "a certificate signed by another key in a trusted CA's name",
+      async () => (await createTestCa('client-ca-1')).issue({ commonName: 'mallory' }),
+    ],
     ['a certificate only for server authentication', () => ca1.issue({ commonName: 'server', usages: ['server'] })],
     ['a certificate without a Common Name', () => ca1.issue({ commonName: '' })],
   ])('%s', async (_what, make) => {
@@ -87,13 +120,23 @@ describe('refuses with 401 instead of ignoring', () => {
 });
 
 it('treats a request without a certificate as anonymous', async () => {
-  expect(await whoami(anon)).toEqual({ status: 201, user: { username: 'system:anonymous', groups: ['system:unauthenticated'] }, reason: undefined });
+  expect(await whoami(anon)).toEqual({
+    status: 201,
+    user: { username: 'system:anonymous', groups: ['system:unauthenticated'] },
+    reason: undefined,
+  });
 });
 
 it('tries certificates before bearer tokens; a bad certificate leaves the token to decide', async () => {
   const good = asCert(await ca1.issue({ commonName: 'erin' }));
   expect((await whoami(t.client.withClientCert(good))).user?.username).toBe('erin');
-  const expired = asCert(await ca1.issue({ commonName: 'old', notBefore: new Date(Date.now() - 3 * HOUR), notAfter: new Date(Date.now() - HOUR) }));
+  const expired = asCert(
+    await ca1.issue({
+      commonName: 'old',
+      notBefore: new Date(Date.now() - 3 * HOUR),
+      notAfter: new Date(Date.now() - HOUR),
+    }),
+  );
   expect((await whoami(t.client.withClientCert(expired))).user?.username).toBe('admin');
 });
 
@@ -102,14 +145,36 @@ it('serves kubectl with a client certificate in its svcconfig', async () => {
   const c = await ca2.issue({ commonName: 'kube-user', organizations: ['system:masters'] });
   const home = join(dir, 'home');
   const config = join(dir, 'cert.svcconfig');
-  await writeFile(config, svcconfigYaml({ server: t.server.url, caPem: t.server.caPem, clientCertPem: c.chainPem, clientKeyPem: c.keyPem, user: 'kube-user' }));
+  await writeFile(
+    config,
+    svcconfigYaml({
+      server: t.server.url,
+      caPem: t.server.caPem,
+      clientCertPem: c.chainPem,
+      clientKeyPem: c.keyPem,
+      user: 'kube-user',
+    }),
+  );
   const get = await kubectl(config, ['get', 'ns', '-o', 'name'], { home });
   expect(get.stderr).toBe('');
   expect(get.code).toBe(0);
   expect(get.stdout.split('\n')).toEqual(expect.arrayContaining(['namespace/default', 'namespace/svc-system']));
 
-  const expired = await ca2.issue({ commonName: 'kube-user', notBefore: new Date(Date.now() - 3 * HOUR), notAfter: new Date(Date.now() - HOUR) });
-  await writeFile(config, svcconfigYaml({ server: t.server.url, caPem: t.server.caPem, clientCertPem: expired.chainPem, clientKeyPem: expired.keyPem, user: 'kube-user' }));
+  const expired = await ca2.issue({
+    commonName: 'kube-user',
+    notBefore: new Date(Date.now() - 3 * HOUR),
+    notAfter: new Date(Date.now() - HOUR),
+  });
+  await writeFile(
+    config,
+    svcconfigYaml({
+      server: t.server.url,
+      caPem: t.server.caPem,
+      clientCertPem: expired.chainPem,
+      clientKeyPem: expired.keyPem,
+      user: 'kube-user',
+    }),
+  );
   const refused = await kubectl(config, ['get', 'ns'], { home });
   expect(refused.code).not.toBe(0);
   expect(refused.stderr).toMatch(/Unauthorized|provide credentials/);

@@ -78,6 +78,8 @@ export class AbacAuthorizer implements Authorizer {
   }
 
   async authorize(a: AuthorizationAttributes): Promise<{ decision: Decision; reason?: string }> {
-    return this.policies.some((p) => abacMatches(p, a)) ? { decision: 'allow' } : { decision: 'noOpinion', reason: 'No policy matched.' };
+    return this.policies.some((p) => abacMatches(p, a))
+      ? { decision: 'allow' }
+      : { decision: 'noOpinion', reason: 'No policy matched.' };
   }
 }

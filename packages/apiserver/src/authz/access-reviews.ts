@@ -8,8 +8,19 @@ export interface RuleResolver {
   rulesFor(user: UserInfo, namespace: string): { rules: PolicyRule[]; incomplete: boolean; errors: string[] };
 }
 
-interface ResourceAttributes { namespace?: string; verb?: string; group?: string; version?: string; resource?: string; subresource?: string; name?: string }
-interface NonResourceAttributes { path?: string; verb?: string }
+interface ResourceAttributes {
+  namespace?: string;
+  verb?: string;
+  group?: string;
+  version?: string;
+  resource?: string;
+  subresource?: string;
+  name?: string;
+}
+interface NonResourceAttributes {
+  path?: string;
+  verb?: string;
+}
 interface ReviewSpec {
   resourceAttributes?: ResourceAttributes;
   nonResourceAttributes?: NonResourceAttributes;
@@ -23,20 +34,46 @@ function attributesOf(spec: ReviewSpec, user: UserInfo): AuthorizationAttributes
   const r = spec.resourceAttributes;
   if (r) {
     return {
-      user, isResourceRequest: true, path: '', verb: r.verb ?? '', apiGroup: r.group ?? '', apiVersion: r.version ?? '',
-      namespace: r.namespace ?? '', resource: r.resource ?? '', subresource: r.subresource ?? '', name: r.name ?? '',
+      user,
+      isResourceRequest: true,
+      path: '',
+      verb: r.verb ?? '',
+      apiGroup: r.group ?? '',
+      apiVersion: r.version ?? '',
+      namespace: r.namespace ?? '',
+      resource: r.resource ?? '',
+      subresource: r.subresource ?? '',
+      name: r.name ?? '',
     };
   }
   const n = spec.nonResourceAttributes ?? {};
-  return { user, isResourceRequest: false, path: n.path ?? '', verb: n.verb ?? '', apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
+  return {
+    user,
+    isResourceRequest: false,
+    path: n.path ?? '',
+    verb: n.verb ?? '',
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+  };
 }
 
 function validateSpec(spec: ReviewSpec, self: boolean): FieldError[] {
   const errs: FieldError[] = [];
   if (!!spec.resourceAttributes === !!spec.nonResourceAttributes) {
-    errs.push(fieldErrors.invalid('spec.resourceAttributes', spec.resourceAttributes ?? null, 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
+    errs.push(
+      fieldErrors.invalid(
+        'spec.resourceAttributes',
+        spec.resourceAttributes ?? null,
+        'exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      ),
+    );
   }
-  if (!self && !spec.user && !(spec.groups?.length)) errs.push(fieldErrors.invalid('spec.user', spec.user ?? '', 'at least one of user or group must be specified'));
+  if (!self && !spec.user && !spec.groups?.length)
+    errs.push(fieldErrors.invalid('spec.user', spec.user ?? '', 'at least one of user or group must be specified'));
   return errs;
 }
 
@@ -49,7 +86,13 @@ async function review(body: ApiObject, spec: ReviewSpec, user: UserInfo, authz: 
   const status: Record<string, unknown> = { allowed: d.decision === 'allow' };
   if (d.decision === 'deny') status.denied = true;
   if (d.reason) status.reason = d.reason;
-  return { apiVersion: body.apiVersion, kind: body.kind, metadata: { ...body.metadata, creationTimestamp: null }, spec, status };
+  return {
+    apiVersion: body.apiVersion,
+    kind: body.kind,
+    metadata: { ...body.metadata, creationTimestamp: null },
+    spec,
+    status,
+  };
 }
 
 /** SubjectAccessReview: may the user in `spec` do what `spec` says? */
@@ -57,14 +100,26 @@ export function subjectAccessReview(body: ApiObject, authz: Authorizer): Promise
   const spec = (body.spec ?? {}) as ReviewSpec;
   const errs = validateSpec(spec, false);
   if (errs.length) throw invalid(gkOf(body), '', errs);
-  return review(body, spec, { name: spec.user ?? '', uid: spec.uid, groups: spec.groups ?? [], extra: spec.extra }, authz);
+  return review(
+    body,
+    spec,
+    { name: spec.user ?? '', uid: spec.uid, groups: spec.groups ?? [], extra: spec.extra },
+    authz,
+  );
 }
 
 /** LocalSubjectAccessReview: a SubjectAccessReview limited to the URL's namespace. */
 export function localSubjectAccessReview(body: ApiObject, namespace: string, authz: Authorizer): Promise<object> {
   const spec = (body.spec ?? {}) as ReviewSpec;
   const errs = validateSpec(spec, false);
-  if (spec.nonResourceAttributes) errs.push(fieldErrors.invalid('spec.nonResourceAttributes', spec.nonResourceAttributes, 'disallowed on this kind of request'));
+  if (spec.nonResourceAttributes)
+    errs.push(
+      fieldErrors.invalid(
+        'spec.nonResourceAttributes',
+        spec.nonResourceAttributes,
+        'disallowed on this kind of request',
+      ),
+    );
   const gk = gkOf(body);
   if (errs.length) throw invalid(gk, '', errs);
   if (body.metadata.namespace && body.metadata.namespace !== namespace) {
@@ -74,7 +129,12 @@ export function localSubjectAccessReview(body: ApiObject, namespace: string, aut
   if ((spec.resourceAttributes?.namespace ?? '') !== namespace) {
     throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace}`);
   }
-  return review({ ...body, metadata: { ...body.metadata, namespace } }, spec, { name: spec.user ?? '', uid: spec.uid, groups: spec.groups ?? [], extra: spec.extra }, authz);
+  return review(
+    { ...body, metadata: { ...body.metadata, namespace } },
+    spec,
+    { name: spec.user ?? '', uid: spec.uid, groups: spec.groups ?? [], extra: spec.extra },
+    authz,
+  );
 }
 
 /** SelfSubjectAccessReview: may the caller do what `spec` says? */
@@ -89,10 +149,17 @@ export function selfSubjectAccessReview(body: ApiObject, user: UserInfo, authz: 
 export function selfSubjectRulesReview(body: ApiObject, user: UserInfo, resolver: RuleResolver): object {
   const spec = (body.spec ?? {}) as { namespace?: string };
   const { rules, incomplete, errors } = resolver.rulesFor(user, spec.namespace ?? '');
-  const resourceRules = rules.filter((r) => !r.nonResourceURLs?.length).map((r) => ({
-    verbs: r.verbs, apiGroups: r.apiGroups ?? [], resources: r.resources ?? [], ...(r.resourceNames?.length ? { resourceNames: r.resourceNames } : {}),
-  }));
-  const nonResourceRules = rules.filter((r) => r.nonResourceURLs?.length).map((r) => ({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs ?? [] }));
+  const resourceRules = rules
+    .filter((r) => !r.nonResourceURLs?.length)
+    .map((r) => ({
+      verbs: r.verbs,
+      apiGroups: r.apiGroups ?? [],
+      resources: r.resources ?? [],
+      ...(r.resourceNames?.length ? { resourceNames: r.resourceNames } : {}),
+    }));
+  const nonResourceRules = rules
+    .filter((r) => r.nonResourceURLs?.length)
+    .map((r) => ({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs ?? [] }));
   const status: Record<string, unknown> = { resourceRules, nonResourceRules, incomplete };
   if (errors.length) status.evaluationError = errors.join(', ');
   return { apiVersion: body.apiVersion, kind: body.kind, metadata: { creationTimestamp: null }, spec, status };

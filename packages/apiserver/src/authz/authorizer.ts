@@ -21,7 +21,9 @@ export interface Authorizer {
 }
 
 export const alwaysAllow: Authorizer = { authorize: async () => ({ decision: 'allow' }) };
-export const alwaysDeny: Authorizer = { authorize: async () => ({ decision: 'deny', reason: 'Everything is forbidden.' }) };
+export const alwaysDeny: Authorizer = {
+  authorize: async () => ({ decision: 'deny', reason: 'Everything is forbidden.' }),
+};
 
 /** Kubernetes' privileged-group authorizer: `system:masters` may do anything; everyone else, no opinion. */
 export const mastersAuthorizer: Authorizer = {
@@ -56,7 +58,11 @@ export function forbiddenMessage(a: AuthorizationAttributes, reason?: string): s
     const qualified = `${a.resource}${a.apiGroup ? '.' + a.apiGroup : ''}`;
     const named = a.name ? `${qualified} "${a.name}"` : qualified;
     msg = `${named} is forbidden: User "${a.user.name}" cannot ${a.verb} resource "${res}" in API group "${a.apiGroup}"`;
-    msg += a.namespace ? ` in the namespace "${a.namespace}"` : a.resource === 'namespaces' || !a.namespace ? ' at the cluster scope' : '';
+    msg += a.namespace
+      ? ` in the namespace "${a.namespace}"`
+      : a.resource === 'namespaces' || !a.namespace
+        ? ' at the cluster scope'
+        : '';
   }
   return reason ? `${msg}: ${reason}` : msg;
 }
@@ -65,7 +71,12 @@ export function forbiddenMessage(a: AuthorizationAttributes, reason?: string): s
 export type DecisionRecorder = (labels: { type: string; name: string; decision: 'allowed' | 'denied' }) => void;
 
 /** `inner`, counting its allow and deny decisions (no-opinion answers are not decisions). */
-export function counting(type: string, name: string, inner: Authorizer, record: DecisionRecorder | undefined): Authorizer {
+export function counting(
+  type: string,
+  name: string,
+  inner: Authorizer,
+  record: DecisionRecorder | undefined,
+): Authorizer {
   if (!record) return inner;
   return {
     authorize: async (attrs) => {

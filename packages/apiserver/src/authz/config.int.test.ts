@@ -18,10 +18,18 @@ function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((done, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no exit within 15 s: ${stderr}`)); }, 15_000);
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no exit within 15 s: ${stderr}`));
+    }, 15_000);
     child.on('error', reject);
-    child.on('close', (code) => { clearTimeout(timer); done({ code, stderr }); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stderr });
+    });
   });
 }
 
@@ -34,13 +42,21 @@ const allowed = new Set(['hook-allow', 'plain']);
 
 function config(matchConditions: string[], o: { timeout?: string } = {}): string {
   return YAML.stringify({
-    apiVersion: 'apiserver.config.svc.io/v1beta1', kind: 'AuthorizationConfiguration',
+    apiVersion: 'apiserver.config.svc.io/v1beta1',
+    kind: 'AuthorizationConfiguration',
     authorizers: [
       {
-        type: 'Webhook', name: 'hook',
+        type: 'Webhook',
+        name: 'hook',
         webhook: {
-          timeout: o.timeout ?? '2s', authorizedTTL: '1ms', unauthorizedTTL: '1ms', subjectAccessReviewVersion: 'v1', matchConditionSubjectAccessReviewVersion: 'v1',
-          failurePolicy: 'Deny', connectionInfo: { type: 'KubeConfigFile', kubeConfigFile: kubeconfig }, matchConditions: matchConditions.map((expression) => ({ expression })),
+          timeout: o.timeout ?? '2s',
+          authorizedTTL: '1ms',
+          unauthorizedTTL: '1ms',
+          subjectAccessReviewVersion: 'v1',
+          matchConditionSubjectAccessReviewVersion: 'v1',
+          failurePolicy: 'Deny',
+          connectionInfo: { type: 'KubeConfigFile', kubeConfigFile: kubeconfig },
+          matchConditions: matchConditions.map((expression) => ({ expression })),
         },
       },
       { type: 'RBAC', name: 'rbac' },
@@ -55,24 +71,40 @@ async function replace(file: string, text: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build first (./node_modules/.bin/tsc -b packages/*/tsconfig.json)`);
+  if (!existsSync(BIN))
+    throw new Error(`${BIN} is missing: build first (./node_modules/.bin/tsc -b packages/*/tsconfig.json)`);
   dir = await mkdtemp(join(tmpdir(), 'svc-authz-config-'));
   hook = createServer((req, res) => {
     let body = '';
-    req.on('data', (d: Buffer) => { body += d.toString(); });
+    req.on('data', (d: Buffer) => {
+      body += d.toString();
+    });
     req.on('end', () => {
       const user = (JSON.parse(body) as { spec: { user: string } }).spec.user;
       calls.push(user);
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ apiVersion: 'authorization.svc.io/v1', kind: 'SubjectAccessReview', status: allowed.has(user) ? { allowed: true } : { allowed: false, denied: true, reason: 'no' } }));
+      res.end(
+        JSON.stringify({
+          apiVersion: 'authorization.svc.io/v1',
+          kind: 'SubjectAccessReview',
+          status: allowed.has(user) ? { allowed: true } : { allowed: false, denied: true, reason: 'no' },
+        }),
+      );
     });
   });
   await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
   kubeconfig = join(dir, 'hook.svcconfig');
-  await writeFile(kubeconfig, YAML.stringify({
-    apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'hook', cluster: { server: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/` } }],
-    users: [{ name: 'u', user: {} }], contexts: [{ name: 'c', context: { cluster: 'hook', user: 'u' } }], 'current-context': 'c',
-  }));
+  await writeFile(
+    kubeconfig,
+    YAML.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'hook', cluster: { server: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/` } }],
+      users: [{ name: 'u', user: {} }],
+      contexts: [{ name: 'c', context: { cluster: 'hook', user: 'u' } }],
+      'current-context': 'c',
+    }),
+  );
 });
 
 afterAll(async () => {
@@ -83,16 +115,39 @@ afterAll(async () => {
 
 describe('svc-apiserver --authorization-config at start', () => {
   it.each([
-    ['a timeout over 30s', () => config([], { timeout: '31s' }), /authorizers\[0\]\.webhook\.timeout: Invalid value: "31s": must be no more than 30s/],
+    [
+      'a timeout over 30s',
+      () => config([], { timeout: '31s' }),
+      /authorizers\[0\]\.webhook\.timeout: Invalid value: "31s": must be no more than 30s/,
+    ],
     ['a CEL syntax error', () => config(['request.user ==']), /matchConditions\[0\]\.expression: Invalid value/],
-    ['a missing name', () => YAML.stringify({ apiVersion: 'apiserver.config.svc.io/v1beta1', kind: 'AuthorizationConfiguration', authorizers: [{ type: 'RBAC' }] }), /authorizers\[0\]\.name: Required value/],
+    [
+      'a missing name',
+      () =>
+        YAML.stringify({
+          apiVersion: 'apiserver.config.svc.io/v1beta1',
+          kind: 'AuthorizationConfiguration',
+          authorizers: [{ type: 'RBAC' }],
+        }),
+      /authorizers\[0\]\.name: Required value/,
+    ],
   ])('exits 2 with one line for %s', async (_what, text, message) => {
     const file = join(dir, `bad-${Math.random().toString(36).slice(2)}.yaml`);
     await writeFile(file, text());
-    const r = await run([`--authorization-config=${file}`, '--store-servers=http://127.0.0.1:1', '--secure-port=0', `--cert-dir=${join(dir, 'pki')}`]);
+    const r = await run([
+      `--authorization-config=${file}`,
+      '--store-servers=http://127.0.0.1:1',
+      '--secure-port=0',
+      `--cert-dir=${join(dir, 'pki')}`,
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
-    expect(r.stderr.trim().split('\n').filter((l) => l.startsWith('Error:'))).toHaveLength(1);
+    expect(
+      r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('Error:')),
+    ).toHaveLength(1);
   });
 
   it('exits 2 when combined with --authorization-mode', async () => {
@@ -105,7 +160,8 @@ describe('svc-apiserver --authorization-config at start', () => {
 describe('svc-apiserver --authorization-config reload', () => {
   let t: TestApiServer;
   let file: string;
-  const podsOf = async (token: string): Promise<number> => (await t.client.withToken(token).get('/api/v1/namespaces/default/pods')).status;
+  const podsOf = async (token: string): Promise<number> =>
+    (await t.client.withToken(token).get('/api/v1/namespaces/default/pods')).status;
 
   beforeAll(async () => {
     file = join(dir, 'authz.yaml');
@@ -130,8 +186,12 @@ describe('svc-apiserver --authorization-config reload', () => {
     expect(await podsOf('ha-token')).toBe(200);
     expect(await podsOf('hd-token')).toBe(403);
     const text = (await t.client.get('/metrics')).text;
-    expect(text).toMatch(/apiserver_authorization_decisions_total\{type="Webhook",name="hook",decision="allowed"\} [1-9]/);
-    expect(text).toMatch(/apiserver_authorization_decisions_total\{type="Webhook",name="hook",decision="denied"\} [1-9]/);
+    expect(text).toMatch(
+      /apiserver_authorization_decisions_total\{type="Webhook",name="hook",decision="allowed"\} [1-9]/,
+    );
+    expect(text).toMatch(
+      /apiserver_authorization_decisions_total\{type="Webhook",name="hook",decision="denied"\} [1-9]/,
+    );
   });
 
   it('takes a changed file, keeps the old one when the new is invalid', async () => {
@@ -141,7 +201,10 @@ describe('svc-apiserver --authorization-config reload', () => {
     // An invalid file changes nothing; a later valid one still takes effect.
     expect(await podsOf('p-token')).toBe(200);
     await replace(file, config(["request.user == 'hook-allow'"]));
-    await waitFor('the next valid config', async () => (await podsOf('p-token')) === 403 && (await podsOf('hd-token')) === 403);
+    await waitFor(
+      'the next valid config',
+      async () => (await podsOf('p-token')) === 403 && (await podsOf('hd-token')) === 403,
+    );
     expect(await podsOf('ha-token')).toBe(200);
   });
 });

@@ -57,15 +57,24 @@ export function parseAuthorizationConfig(text: string): AuthorizationConfig {
     throw new Error(`invalid authorization config: ${(e as Error).message.split('\n')[0]}`);
   }
   const errs: string[] = [];
-  const invalid = (path: string, value: unknown, detail: string): void => { errs.push(`${path}: Invalid value: ${JSON.stringify(value)}: ${detail}`); };
-  const required = (path: string): void => { errs.push(`${path}: Required value`); };
-  const unsupported = (path: string, value: unknown, allowed: string[]): void => {
-    errs.push(`${path}: Unsupported value: ${JSON.stringify(value)}: supported values: ${allowed.map((a) => JSON.stringify(a)).join(', ')}`);
+  const invalid = (path: string, value: unknown, detail: string): void => {
+    errs.push(`${path}: Invalid value: ${JSON.stringify(value)}: ${detail}`);
   };
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new Error('invalid authorization config: not an object');
+  const required = (path: string): void => {
+    errs.push(`${path}: Required value`);
+  };
+  const unsupported = (path: string, value: unknown, allowed: string[]): void => {
+    errs.push(
+      `${path}: Unsupported value: ${JSON.stringify(value)}: supported values: ${allowed.map((a) => JSON.stringify(a)).join(', ')}`,
+    );
+  };
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc))
+    throw new Error('invalid authorization config: not an object');
   const d = doc as Obj;
   if (d.kind !== 'AuthorizationConfiguration' || !authorizationConfigApiVersions().includes(String(d.apiVersion))) {
-    throw new Error(`invalid authorization config: expected apiVersion ${authorizationConfigApiVersions()[0]} and kind AuthorizationConfiguration, got ${JSON.stringify(d.apiVersion)} ${JSON.stringify(d.kind)}`);
+    throw new Error(
+      `invalid authorization config: expected apiVersion ${authorizationConfigApiVersions()[0]} and kind AuthorizationConfiguration, got ${JSON.stringify(d.apiVersion)} ${JSON.stringify(d.kind)}`,
+    );
   }
   const list = d.authorizers;
   const out: AuthorizerConfig[] = [];
@@ -79,7 +88,10 @@ export function parseAuthorizationConfig(text: string): AuthorizationConfig {
     }
     try {
       const ms = parseDuration(String(v));
-      if (ms <= 0) { invalid(path, v, 'must be > 0'); return undefined; }
+      if (ms <= 0) {
+        invalid(path, v, 'must be > 0');
+        return undefined;
+      }
       return ms;
     } catch {
       invalid(path, v, 'not a duration');
@@ -91,8 +103,10 @@ export function parseAuthorizationConfig(text: string): AuthorizationConfig {
     const a = (raw && typeof raw === 'object' ? raw : {}) as Obj;
     const type = a.type;
     if (type === undefined || type === '') required(`${p}.type`);
-    else if (type !== 'Webhook' && type !== 'Node' && type !== 'RBAC') unsupported(`${p}.type`, type, ['Webhook', 'Node', 'RBAC']);
-    else if (type !== 'Webhook' && seenTypes.has(type)) errs.push(`${p}.type: Duplicate value: ${JSON.stringify(type)}`);
+    else if (type !== 'Webhook' && type !== 'Node' && type !== 'RBAC')
+      unsupported(`${p}.type`, type, ['Webhook', 'Node', 'RBAC']);
+    else if (type !== 'Webhook' && seenTypes.has(type))
+      errs.push(`${p}.type: Duplicate value: ${JSON.stringify(type)}`);
     else seenTypes.add(String(type));
     const name = a.name;
     if (typeof name !== 'string' || name === '') required(`${p}.name`);
@@ -104,19 +118,25 @@ export function parseAuthorizationConfig(text: string): AuthorizationConfig {
     }
     const w = a.webhook as Obj | undefined;
     if (type !== 'Webhook') {
-      if (w !== undefined) errs.push(`${p}.webhook: Invalid value: "non-null": may only be specified when type=Webhook`);
+      if (w !== undefined)
+        errs.push(`${p}.webhook: Invalid value: "non-null": may only be specified when type=Webhook`);
       if (type === 'Node' || type === 'RBAC') out.push({ type, name: String(name) });
       continue;
     }
-    if (!w || typeof w !== 'object') { required(`${p}.webhook`); continue; }
+    if (!w || typeof w !== 'object') {
+      required(`${p}.webhook`);
+      continue;
+    }
     const wp = `${p}.webhook`;
     const authorizedTtlMs = duration(`${wp}.authorizedTTL`, w.authorizedTTL, 300_000) ?? 0;
     const unauthorizedTtlMs = duration(`${wp}.unauthorizedTTL`, w.unauthorizedTTL, 30_000) ?? 0;
     const timeoutMs = duration(`${wp}.timeout`, w.timeout, undefined) ?? 0;
-    if (timeoutMs > MAX_WEBHOOK_TIMEOUT_MS) invalid(`${wp}.timeout`, w.timeout, `must be no more than ${formatDuration(MAX_WEBHOOK_TIMEOUT_MS)}`);
+    if (timeoutMs > MAX_WEBHOOK_TIMEOUT_MS)
+      invalid(`${wp}.timeout`, w.timeout, `must be no more than ${formatDuration(MAX_WEBHOOK_TIMEOUT_MS)}`);
     const sarv = w.subjectAccessReviewVersion;
     if (sarv === undefined || sarv === '') required(`${wp}.subjectAccessReviewVersion`);
-    else if (sarv !== 'v1' && sarv !== 'v1beta1') unsupported(`${wp}.subjectAccessReviewVersion`, sarv, ['v1', 'v1beta1']);
+    else if (sarv !== 'v1' && sarv !== 'v1beta1')
+      unsupported(`${wp}.subjectAccessReviewVersion`, sarv, ['v1', 'v1beta1']);
     const mcv = w.matchConditionSubjectAccessReviewVersion;
     if (mcv === undefined || mcv === '') required(`${wp}.matchConditionSubjectAccessReviewVersion`);
     else if (mcv !== 'v1') unsupported(`${wp}.matchConditionSubjectAccessReviewVersion`, mcv, ['v1']);
@@ -127,23 +147,38 @@ export function parseAuthorizationConfig(text: string): AuthorizationConfig {
     let kubeConfigFile = '';
     if (ci.type === undefined || ci.type === '') required(`${wp}.connectionInfo.type`);
     else if (ci.type === 'InClusterConfig') {
-      invalid(`${wp}.connectionInfo.type`, ci.type, 'InClusterConfig is not allowed for the API server\'s own authorization webhooks');
-    } else if (ci.type !== 'KubeConfigFile') unsupported(`${wp}.connectionInfo.type`, ci.type, ['KubeConfigFile', 'InClusterConfig']);
-    else if (typeof ci.kubeConfigFile !== 'string' || ci.kubeConfigFile === '') required(`${wp}.connectionInfo.kubeConfigFile`);
-    else if (!isAbsolute(ci.kubeConfigFile)) invalid(`${wp}.connectionInfo.kubeConfigFile`, ci.kubeConfigFile, 'must be an absolute path');
-    else if (!existsSync(ci.kubeConfigFile)) invalid(`${wp}.connectionInfo.kubeConfigFile`, ci.kubeConfigFile, 'no such file');
+      invalid(
+        `${wp}.connectionInfo.type`,
+        ci.type,
+        "InClusterConfig is not allowed for the API server's own authorization webhooks",
+      );
+    } else if (ci.type !== 'KubeConfigFile')
+      unsupported(`${wp}.connectionInfo.type`, ci.type, ['KubeConfigFile', 'InClusterConfig']);
+    else if (typeof ci.kubeConfigFile !== 'string' || ci.kubeConfigFile === '')
+      required(`${wp}.connectionInfo.kubeConfigFile`);
+    else if (!isAbsolute(ci.kubeConfigFile))
+      invalid(`${wp}.connectionInfo.kubeConfigFile`, ci.kubeConfigFile, 'must be an absolute path');
+    else if (!existsSync(ci.kubeConfigFile))
+      invalid(`${wp}.connectionInfo.kubeConfigFile`, ci.kubeConfigFile, 'no such file');
     else kubeConfigFile = ci.kubeConfigFile;
     const mcs = w.matchConditions;
     const conditions: string[] = [];
     if (mcs !== undefined && mcs !== null) {
       if (!Array.isArray(mcs)) invalid(`${wp}.matchConditions`, mcs, 'must be a list');
       else {
-        if (mcs.length > MAX_MATCH_CONDITIONS) errs.push(`${wp}.matchConditions: Too many: ${mcs.length}: must have at most ${MAX_MATCH_CONDITIONS} items`);
+        if (mcs.length > MAX_MATCH_CONDITIONS)
+          errs.push(`${wp}.matchConditions: Too many: ${mcs.length}: must have at most ${MAX_MATCH_CONDITIONS} items`);
         for (const [j, mc] of mcs.entries()) {
           const expr = (mc as Obj | null)?.expression;
           const mp = `${wp}.matchConditions[${j}].expression`;
-          if (typeof expr !== 'string' || expr.trim() === '') { required(mp); continue; }
-          if (conditions.includes(expr)) { errs.push(`${mp}: Duplicate value: ${JSON.stringify(expr)}`); continue; }
+          if (typeof expr !== 'string' || expr.trim() === '') {
+            required(mp);
+            continue;
+          }
+          if (conditions.includes(expr)) {
+            errs.push(`${mp}: Duplicate value: ${JSON.stringify(expr)}`);
+            continue;
+          }
           try {
             compileMatchCondition(expr);
           } catch (e) {
@@ -154,10 +189,16 @@ export function parseAuthorizationConfig(text: string): AuthorizationConfig {
       }
     }
     out.push({
-      type: 'Webhook', name: String(name),
+      type: 'Webhook',
+      name: String(name),
       webhook: {
-        authorizedTtlMs, unauthorizedTtlMs, timeoutMs, kubeConfigFile, matchConditions: conditions,
-        subjectAccessReviewVersion: sarv === 'v1' ? 'v1' : 'v1beta1', matchConditionSubjectAccessReviewVersion: 'v1',
+        authorizedTtlMs,
+        unauthorizedTtlMs,
+        timeoutMs,
+        kubeConfigFile,
+        matchConditions: conditions,
+        subjectAccessReviewVersion: sarv === 'v1' ? 'v1' : 'v1beta1',
+        matchConditionSubjectAccessReviewVersion: 'v1',
         failurePolicy: fp === 'Deny' ? 'Deny' : 'NoOpinion',
       },
     });
@@ -167,11 +208,18 @@ export function parseAuthorizationConfig(text: string): AuthorizationConfig {
 }
 
 /** Builds the ordered authorizers of a config; Node and RBAC come from `builtin` (they keep their caches across reloads). */
-export function authorizersOf(config: AuthorizationConfig, builtin: { Node?: Authorizer; RBAC?: Authorizer }, record?: DecisionRecorder): Authorizer[] {
+export function authorizersOf(
+  config: AuthorizationConfig,
+  builtin: { Node?: Authorizer; RBAC?: Authorizer },
+  record?: DecisionRecorder,
+): Authorizer[] {
   return config.authorizers.map((a) => counting(a.type, a.name, authorizerOf(a, builtin), record));
 }
 
-function authorizerOf(a: AuthorizationConfig['authorizers'][number], builtin: { Node?: Authorizer; RBAC?: Authorizer }): Authorizer {
+function authorizerOf(
+  a: AuthorizationConfig['authorizers'][number],
+  builtin: { Node?: Authorizer; RBAC?: Authorizer },
+): Authorizer {
   {
     if (a.type !== 'Webhook' || !a.webhook) {
       const b = builtin[a.type as 'Node' | 'RBAC'];
@@ -180,9 +228,14 @@ function authorizerOf(a: AuthorizationConfig['authorizers'][number], builtin: { 
     }
     const w = a.webhook;
     return new WebhookAuthorizer({
-      name: a.name, connection: loadWebhookKubeconfig(w.kubeConfigFile), version: w.subjectAccessReviewVersion,
-      authorizedTtlMs: w.authorizedTtlMs, unauthorizedTtlMs: w.unauthorizedTtlMs, timeoutMs: w.timeoutMs,
-      failurePolicy: w.failurePolicy, matchConditions: w.matchConditions,
+      name: a.name,
+      connection: loadWebhookKubeconfig(w.kubeConfigFile),
+      version: w.subjectAccessReviewVersion,
+      authorizedTtlMs: w.authorizedTtlMs,
+      unauthorizedTtlMs: w.unauthorizedTtlMs,
+      timeoutMs: w.timeoutMs,
+      failurePolicy: w.failurePolicy,
+      matchConditions: w.matchConditions,
     });
   }
 }
@@ -198,14 +251,16 @@ export class ReloadingAuthorizer implements Authorizer {
   private watcher?: FSWatcher;
   private timer?: NodeJS.Timeout;
 
-  constructor(private readonly o: {
-    file: string;
-    initial: { config: AuthorizationConfig; text: string };
-    builtin: { Node?: Authorizer; RBAC?: Authorizer };
-    onReload: (outcome: { ok: true } | { ok: false; error: string }) => void;
-    /** Counts decisions per named authorizer. */
-    record?: DecisionRecorder;
-  }) {
+  constructor(
+    private readonly o: {
+      file: string;
+      initial: { config: AuthorizationConfig; text: string };
+      builtin: { Node?: Authorizer; RBAC?: Authorizer };
+      onReload: (outcome: { ok: true } | { ok: false; error: string }) => void;
+      /** Counts decisions per named authorizer. */
+      record?: DecisionRecorder;
+    },
+  ) {
     this.chain = new UnionAuthorizer(authorizersOf(o.initial.config, o.builtin, o.record));
     this.hash = sha(o.initial.text);
   }
@@ -248,10 +303,14 @@ export class ReloadingAuthorizer implements Authorizer {
     }
     this.timer = setInterval(() => this.reload(), reloadMs);
     this.timer.unref();
-    signal.addEventListener('abort', () => {
-      this.watcher?.close();
-      clearInterval(this.timer);
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        this.watcher?.close();
+        clearInterval(this.timer);
+      },
+      { once: true },
+    );
   }
 }
 

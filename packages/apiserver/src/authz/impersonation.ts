@@ -22,7 +22,11 @@ export async function impersonate(req: IncomingMessage, requester: UserInfo, aut
   for (const [k, v] of Object.entries(h)) {
     if (!k.startsWith(EXTRA_PREFIX) || !v) continue;
     let key = k.slice(EXTRA_PREFIX.length);
-    try { key = decodeURIComponent(key); } catch { /* keep the raw key */ }
+    try {
+      key = decodeURIComponent(key);
+    } catch {
+      /* keep the raw key */
+    }
     extra[key.toLowerCase()] = [...(extra[key.toLowerCase()] ?? []), ...v];
   }
   if (userName === undefined) {
@@ -34,7 +38,15 @@ export async function impersonate(req: IncomingMessage, requester: UserInfo, aut
 
   const check = async (a: Partial<AuthorizationAttributes> & { resource: string; name: string }): Promise<void> => {
     const attrs: AuthorizationAttributes = {
-      user: requester, verb: 'impersonate', isResourceRequest: true, path: '', apiGroup: '', apiVersion: '', namespace: '', subresource: '', ...a,
+      user: requester,
+      verb: 'impersonate',
+      isResourceRequest: true,
+      path: '',
+      apiGroup: '',
+      apiVersion: '',
+      namespace: '',
+      subresource: '',
+      ...a,
     };
     const d = await authz.authorize(attrs);
     if (d.decision !== 'allow') throw forbidden(forbiddenMessage(attrs, d.reason));

@@ -36,10 +36,19 @@ export function podReferences(pod: ApiObject): string[] {
     }
     for (const k of ['cephfs', 'cinder', 'flexVolume', 'rbd', 'scaleIO', 'storageos', 'iscsi', 'azureFile', 'csi']) {
       const src = v[k] as Obj | undefined;
-      add('secrets', (src?.secretRef as Obj | undefined)?.name ?? (src?.nodePublishSecretRef as Obj | undefined)?.name ?? (k === 'azureFile' ? src?.secretName : undefined));
+      add(
+        'secrets',
+        (src?.secretRef as Obj | undefined)?.name ??
+          (src?.nodePublishSecretRef as Obj | undefined)?.name ??
+          (k === 'azureFile' ? src?.secretName : undefined),
+      );
     }
   }
-  const containers = [...((spec.containers as Obj[] | undefined) ?? []), ...((spec.initContainers as Obj[] | undefined) ?? []), ...((spec.ephemeralContainers as Obj[] | undefined) ?? [])];
+  const containers = [
+    ...((spec.containers as Obj[] | undefined) ?? []),
+    ...((spec.initContainers as Obj[] | undefined) ?? []),
+    ...((spec.ephemeralContainers as Obj[] | undefined) ?? []),
+  ];
   for (const c of containers) {
     for (const e of (c.env as Obj[] | undefined) ?? []) {
       const from = e.valueFrom as Obj | undefined;
@@ -73,7 +82,10 @@ export class NodeGraph {
     for (const p of this.pods.list()) {
       const node = (p.spec as { nodeName?: string } | undefined)?.nodeName;
       if (!node) continue;
-      if (!podsByNode.has(node)) { podsByNode.set(node, new Set()); refsByNode.set(node, new Set()); }
+      if (!podsByNode.has(node)) {
+        podsByNode.set(node, new Set());
+        refsByNode.set(node, new Set());
+      }
       podsByNode.get(node)?.add(`${p.metadata.namespace}/${p.metadata.name}`);
       const refs = refsByNode.get(node);
       for (const r of podReferences(p)) refs?.add(r);
@@ -111,7 +123,10 @@ export class NodeAuthorizer implements Authorizer {
     const node = nodeNameOf(a.user);
     if (!node || !a.isResourceRequest) return { decision: 'noOpinion' };
     const allow = { decision: 'allow' as const };
-    const none = (why: string): { decision: Decision; reason: string } => ({ decision: 'noOpinion', reason: `node '${node}' ${why}` });
+    const none = (why: string): { decision: Decision; reason: string } => ({
+      decision: 'noOpinion',
+      reason: `node '${node}' ${why}`,
+    });
     const v = a.verb;
     if (a.apiGroup === '') {
       switch (a.resource) {
@@ -130,10 +145,16 @@ export class NodeAuthorizer implements Authorizer {
         case 'secrets':
         case 'configmaps':
         case 'persistentvolumeclaims':
-          if (v === 'get' && a.name && !a.subresource && this.graph.references(node, a.resource, a.namespace, a.name)) return allow;
+          if (v === 'get' && a.name && !a.subresource && this.graph.references(node, a.resource, a.namespace, a.name))
+            return allow;
           return none(`has no relationship to ${a.resource} '${a.namespace}/${a.name}'`);
         case 'serviceaccounts':
-          if (a.subresource === 'token' && v === 'create' && this.graph.references(node, 'serviceaccounts', a.namespace, a.name)) return allow;
+          if (
+            a.subresource === 'token' &&
+            v === 'create' &&
+            this.graph.references(node, 'serviceaccounts', a.namespace, a.name)
+          )
+            return allow;
           return none(`has no relationship to serviceaccount '${a.namespace}/${a.name}'`);
         case 'events':
           if (v === 'create' || v === 'update' || v === 'patch') return allow;
@@ -146,7 +167,13 @@ export class NodeAuthorizer implements Authorizer {
       }
     }
     // The rest of Kubernetes' node rules: its own client-certificate requests, and the reviews its webhook authn/authz makes.
-    if (a.apiGroup === group('certificates') && a.resource === 'certificatesigningrequests' && !a.subresource && (READ.has(v) || v === 'create')) return allow;
+    if (
+      a.apiGroup === group('certificates') &&
+      a.resource === 'certificatesigningrequests' &&
+      !a.subresource &&
+      (READ.has(v) || v === 'create')
+    )
+      return allow;
     if (a.apiGroup === group('authentication') && a.resource === 'tokenreviews' && v === 'create') return allow;
     if (a.apiGroup === group('authorization') && a.resource === 'subjectaccessreviews' && v === 'create') return allow;
     if (a.apiGroup === group('coordination') && a.resource === 'leases') {

@@ -11,7 +11,11 @@ import type { AuthorizationAttributes } from './authorizer.js';
 import { WebhookAuthorizer, type WebhookAuthorizerOptions } from './webhook.js';
 import { loadWebhookKubeconfig } from '../webhook/kubeconfig.js';
 
-interface Review { apiVersion: string; kind: string; spec: { user: string; group?: string[]; groups?: string[]; resourceAttributes?: Record<string, string> } }
+interface Review {
+  apiVersion: string;
+  kind: string;
+  spec: { user: string; group?: string[]; groups?: string[]; resourceAttributes?: Record<string, string> };
+}
 
 let dir: string;
 let server: Server;
@@ -21,7 +25,8 @@ const seen: Array<{ review: Review; auth?: string }> = [];
 
 /** The webhook's answers are chosen by user-name prefix. */
 function answer(user: string): { status?: number; body: string; delayMs?: number } {
-  const json = (status: object): string => JSON.stringify({ apiVersion: 'authorization.svc.io/v1', kind: 'SubjectAccessReview', status });
+  const json = (status: object): string =>
+    JSON.stringify({ apiVersion: 'authorization.svc.io/v1', kind: 'SubjectAccessReview', status });
   if (user.startsWith('allow')) return { body: json({ allowed: true, reason: 'hook says yes' }) };
   if (user.startsWith('deny')) return { body: json({ allowed: false, denied: true, reason: 'hook says no' }) };
   if (user.startsWith('noop')) return { body: json({ allowed: false, reason: 'hook does not know' }) };
@@ -32,14 +37,29 @@ function answer(user: string): { status?: number; body: string; delayMs?: number
 }
 
 const attrs = (user: string, o: Partial<AuthorizationAttributes> = {}): AuthorizationAttributes => ({
-  user: { name: user, groups: ['system:authenticated'] }, isResourceRequest: true, path: '/api/v1/namespaces/ns/pods', verb: 'list',
-  apiGroup: '', apiVersion: 'v1', namespace: 'ns', resource: 'pods', subresource: '', name: '', ...o,
+  user: { name: user, groups: ['system:authenticated'] },
+  isResourceRequest: true,
+  path: '/api/v1/namespaces/ns/pods',
+  verb: 'list',
+  apiGroup: '',
+  apiVersion: 'v1',
+  namespace: 'ns',
+  resource: 'pods',
+  subresource: '',
+  name: '',
+  ...o,
 });
 
 function hook(o: Partial<WebhookAuthorizerOptions> = {}): WebhookAuthorizer {
   return new WebhookAuthorizer({
-    name: 'test-hook', connection: loadWebhookKubeconfig(kubeconfig), version: 'v1', authorizedTtlMs: 0, unauthorizedTtlMs: 0,
-    timeoutMs: 500, failurePolicy: 'NoOpinion', ...o,
+    name: 'test-hook',
+    connection: loadWebhookKubeconfig(kubeconfig),
+    version: 'v1',
+    authorizedTtlMs: 0,
+    unauthorizedTtlMs: 0,
+    timeoutMs: 500,
+    failurePolicy: 'NoOpinion',
+    ...o,
   });
 }
 
@@ -50,21 +70,39 @@ beforeAll(async () => {
   const ca = await createTestCa('webhook-ca');
   const serving = await ca.issue({ commonName: 'webhook', usages: ['server'], hosts: ['127.0.0.1'] });
   const client = await ca.issue({ commonName: 'apiserver', usages: ['client'] });
-  server = createServer({ cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true }, (req, res) => {
-    let body = '';
-    req.on('data', (d: Buffer) => { body += d.toString(); });
-    req.on('end', () => {
-      const review = JSON.parse(body) as Review;
-      seen.push({ review, auth: req.headers.authorization });
-      const a = answer(review.spec.user);
-      const send = (): void => { res.writeHead(a.status ?? 200, { 'Content-Type': 'application/json' }); res.end(a.body); };
-      if (a.delayMs) setTimeout(send, a.delayMs).unref(); else send();
-    });
-  });
+  server = createServer(
+    { cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true },
+    (req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => {
+        body += d.toString();
+      });
+      req.on('end', () => {
+        const review = JSON.parse(body) as Review;
+        seen.push({ review, auth: req.headers.authorization });
+        const a = answer(review.spec.user);
+        const send = (): void => {
+          res.writeHead(a.status ?? 200, { 'Content-Type': 'application/json' });
+          res.end(a.body);
+        };
+        if (a.delayMs) setTimeout(send, a.delayMs).unref();
+        else send();
+      });
+    },
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/authorize`;
   kubeconfig = join(dir, 'webhook.svcconfig');
-  await writeFile(kubeconfig, svcconfigYaml({ server: url, caPem: ca.certPem, token: 'hook-token', clientCertPem: client.certPem, clientKeyPem: client.keyPem }));
+  await writeFile(
+    kubeconfig,
+    svcconfigYaml({
+      server: url,
+      caPem: ca.certPem,
+      token: 'hook-token',
+      clientCertPem: client.certPem,
+      clientKeyPem: client.keyPem,
+    }),
+  );
 });
 
 afterAll(async () => {
@@ -80,7 +118,13 @@ describe('WebhookAuthorizer', () => {
     expect(beta?.review.apiVersion).toBe('authorization.svc.io/v1beta1');
     expect(beta?.review.kind).toBe('SubjectAccessReview');
     expect(beta?.review.spec.group).toEqual(['system:authenticated']);
-    expect(beta?.review.spec.resourceAttributes).toEqual({ namespace: 'ns', verb: 'get', version: 'v1', resource: 'pods', name: 'p1' });
+    expect(beta?.review.spec.resourceAttributes).toEqual({
+      namespace: 'ns',
+      verb: 'get',
+      version: 'v1',
+      resource: 'pods',
+      name: 'p1',
+    });
     expect(beta?.auth).toBe('Bearer hook-token');
     await hook({ version: 'v1' }).authorize(attrs('allow-wire-v1'));
     const v1 = seen.find((s) => s.review.spec.user === 'allow-wire-v1');
@@ -94,12 +138,15 @@ describe('WebhookAuthorizer', () => {
     expect(await hook().authorize(attrs('noop-1'))).toEqual({ decision: 'noOpinion', reason: 'hook does not know' });
   });
 
-  it.each(['slow-1', 'garbage-1', 'nostatus-1', 'error-1'])('answers per the failure policy when the call fails (%s)', async (user) => {
-    expect((await hook({ failurePolicy: 'NoOpinion' }).authorize(attrs(user))).decision).toBe('noOpinion');
-    const denied = await hook({ failurePolicy: 'Deny' }).authorize(attrs(user));
-    expect(denied.decision).toBe('deny');
-    expect(denied.reason).toMatch(/^test-hook: /);
-  });
+  it.each(['slow-1', 'garbage-1', 'nostatus-1', 'error-1'])(
+    'answers per the failure policy when the call fails (%s)',
+    async (user) => {
+      expect((await hook({ failurePolicy: 'NoOpinion' }).authorize(attrs(user))).decision).toBe('noOpinion');
+      const denied = await hook({ failurePolicy: 'Deny' }).authorize(attrs(user));
+      expect(denied.decision).toBe('deny');
+      expect(denied.reason).toMatch(/^test-hook: /);
+    },
+  );
 
   it('times out after the configured timeout', async () => {
     const start = Date.now();
@@ -109,11 +156,22 @@ describe('WebhookAuthorizer', () => {
   });
 
   it('skips the webhook when a match condition is false, calls it when all are true', async () => {
-    const conditions = ["request.user.startsWith('allow')", "has(request.resourceAttributes) && request.resourceAttributes.namespace == 'ns'"];
+    const conditions = [
+      "request.user.startsWith('allow')",
+      "has(request.resourceAttributes) && request.resourceAttributes.namespace == 'ns'",
+    ];
     expect((await hook({ matchConditions: conditions }).authorize(attrs('allow-mc'))).decision).toBe('allow');
     expect(callsFor('allow-mc')).toBe(1);
-    expect((await hook({ matchConditions: conditions }).authorize(attrs('allow-mc', { namespace: 'other' }))).decision).toBe('noOpinion');
-    expect((await hook({ matchConditions: conditions, failurePolicy: 'Deny' }).authorize(attrs('deny-mc-skipped', { namespace: 'other' }))).decision).toBe('noOpinion');
+    expect(
+      (await hook({ matchConditions: conditions }).authorize(attrs('allow-mc', { namespace: 'other' }))).decision,
+    ).toBe('noOpinion');
+    expect(
+      (
+        await hook({ matchConditions: conditions, failurePolicy: 'Deny' }).authorize(
+          attrs('deny-mc-skipped', { namespace: 'other' }),
+        )
+      ).decision,
+    ).toBe('noOpinion');
     expect(callsFor('allow-mc')).toBe(1);
     expect(callsFor('deny-mc-skipped')).toBe(0);
   });
@@ -123,8 +181,13 @@ describe('WebhookAuthorizer', () => {
     const deny = await hook({ matchConditions: erroring, failurePolicy: 'Deny' }).authorize(attrs('allow-mcerr'));
     expect(deny.decision).toBe('deny');
     expect(deny.reason).toMatch(/matchConditions error/);
-    expect((await hook({ matchConditions: erroring, failurePolicy: 'NoOpinion' }).authorize(attrs('allow-mcerr'))).decision).toBe('noOpinion');
-    expect((await hook({ matchConditions: [...erroring, 'false'], failurePolicy: 'Deny' }).authorize(attrs('allow-mcerr'))).decision).toBe('noOpinion');
+    expect(
+      (await hook({ matchConditions: erroring, failurePolicy: 'NoOpinion' }).authorize(attrs('allow-mcerr'))).decision,
+    ).toBe('noOpinion');
+    expect(
+      (await hook({ matchConditions: [...erroring, 'false'], failurePolicy: 'Deny' }).authorize(attrs('allow-mcerr')))
+        .decision,
+    ).toBe('noOpinion');
     expect(callsFor('allow-mcerr')).toBe(0);
   });
 
@@ -167,19 +230,45 @@ describe('svc-apiserver --authorization-mode=ABAC,Webhook', () => {
   let t: TestApiServer;
   beforeAll(async () => {
     const policy = join(dir, 'abac.jsonl');
-    await writeFile(policy, [
-      '# ABAC policies, one per line',
-      JSON.stringify({ apiVersion: 'abac.authorization.svc.io/v1beta1', kind: 'Policy', spec: { user: 'abac-reader', namespace: '*', resource: '*', apiGroup: '*', readonly: true } }),
-      JSON.stringify({ apiVersion: 'abac.authorization.svc.io/v1beta1', kind: 'Policy', spec: { group: 'abac-team', namespace: 'team', resource: 'configmaps', apiGroup: '' } }),
-      JSON.stringify({ apiVersion: 'abac.authorization.svc.io/v1beta1', kind: 'Policy', spec: { user: '*', nonResourcePath: '/version*', readonly: true } }),
-      '',
-    ].join('\n'));
+    await writeFile(
+      policy,
+      [
+        '# ABAC policies, one per line',
+        JSON.stringify({
+          apiVersion: 'abac.authorization.svc.io/v1beta1',
+          kind: 'Policy',
+          spec: { user: 'abac-reader', namespace: '*', resource: '*', apiGroup: '*', readonly: true },
+        }),
+        JSON.stringify({
+          apiVersion: 'abac.authorization.svc.io/v1beta1',
+          kind: 'Policy',
+          spec: { group: 'abac-team', namespace: 'team', resource: 'configmaps', apiGroup: '' },
+        }),
+        JSON.stringify({
+          apiVersion: 'abac.authorization.svc.io/v1beta1',
+          kind: 'Policy',
+          spec: { user: '*', nonResourcePath: '/version*', readonly: true },
+        }),
+        '',
+      ].join('\n'),
+    );
     t = await startTestApiServer({
       args: [
-        '--authorization-mode=ABAC,Webhook', `--authorization-policy-file=${policy}`, `--authorization-webhook-config-file=${kubeconfig}`,
-        '--authorization-webhook-version=v1', '--authorization-webhook-cache-authorized-ttl=1s', '--authorization-webhook-cache-unauthorized-ttl=1s',
+        '--authorization-mode=ABAC,Webhook',
+        `--authorization-policy-file=${policy}`,
+        `--authorization-webhook-config-file=${kubeconfig}`,
+        '--authorization-webhook-version=v1',
+        '--authorization-webhook-cache-authorized-ttl=1s',
+        '--authorization-webhook-cache-unauthorized-ttl=1s',
       ],
-      tokens: ['r-token,abac-reader,r-uid', 'm-token,abac-member,m-uid,"abac-team"', 'a-token,allow-api,a-uid', 'd-token,deny-api,d-uid', 'n-token,noop-api,n-uid', 'e-token,error-api,e-uid'],
+      tokens: [
+        'r-token,abac-reader,r-uid',
+        'm-token,abac-member,m-uid,"abac-team"',
+        'a-token,allow-api,a-uid',
+        'd-token,deny-api,d-uid',
+        'n-token,noop-api,n-uid',
+        'e-token,error-api,e-uid',
+      ],
     });
     await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } });
   }, 60_000);
@@ -190,9 +279,25 @@ describe('svc-apiserver --authorization-mode=ABAC,Webhook', () => {
   it('ABAC allows what a policy matches (readonly, group, namespace, non-resource paths)', async () => {
     const reader = t.client.withToken('r-token');
     expect((await reader.get('/api/v1/namespaces/team/secrets')).status).toBe(200);
-    expect((await reader.post('/api/v1/namespaces/team/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'r' } })).status).toBe(403);
+    expect(
+      (
+        await reader.post('/api/v1/namespaces/team/configmaps', {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'r' },
+        })
+      ).status,
+    ).toBe(403);
     const member = t.client.withToken('m-token');
-    expect((await member.post('/api/v1/namespaces/team/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'm' } })).status).toBe(201);
+    expect(
+      (
+        await member.post('/api/v1/namespaces/team/configmaps', {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'm' },
+        })
+      ).status,
+    ).toBe(201);
     expect((await member.get('/api/v1/namespaces/default/configmaps')).status).toBe(403);
     expect((await member.get('/version')).status).toBe(200);
   });
@@ -201,7 +306,9 @@ describe('svc-apiserver --authorization-mode=ABAC,Webhook', () => {
     expect((await t.client.withToken('a-token').get('/api/v1/namespaces/default/pods')).status).toBe(200);
     const denied = await t.client.withToken('d-token').get('/api/v1/namespaces/default/pods');
     expect(denied.status).toBe(403);
-    expect(denied.text).toContain('User \\"deny-api\\" cannot list resource \\"pods\\" in API group \\"\\" in the namespace \\"default\\"');
+    expect(denied.text).toContain(
+      'User \\"deny-api\\" cannot list resource \\"pods\\" in API group \\"\\" in the namespace \\"default\\"',
+    );
     expect((await t.client.withToken('n-token').get('/api/v1/namespaces/default/pods')).status).toBe(403);
     expect((await t.client.withToken('e-token').get('/api/v1/namespaces/default/pods')).status).toBe(403);
     const review = seen.filter((s) => s.review.spec.user === 'allow-api').at(-1)?.review;

@@ -36,14 +36,25 @@ export function compileMatchCondition(expression: string): (vars: Record<string,
 }
 
 /** The `v1` SubjectAccessReview spec of request attributes (matchConditions see this shape). */
-export function subjectAccessReviewSpec(a: AuthorizationAttributes, version: 'v1' | 'v1beta1'): Record<string, unknown> {
+export function subjectAccessReviewSpec(
+  a: AuthorizationAttributes,
+  version: 'v1' | 'v1beta1',
+): Record<string, unknown> {
   const spec: Record<string, unknown> = { user: a.user.name };
   if (a.user.uid) spec.uid = a.user.uid;
   if (a.user.groups.length) spec[version === 'v1' ? 'groups' : 'group'] = [...a.user.groups];
   if (a.user.extra && Object.keys(a.user.extra).length) spec.extra = a.user.extra;
   if (a.isResourceRequest) {
     const r: Record<string, string> = {};
-    for (const [k, v] of [['namespace', a.namespace], ['verb', a.verb], ['group', a.apiGroup], ['version', a.apiVersion], ['resource', a.resource], ['subresource', a.subresource], ['name', a.name]] as const) {
+    for (const [k, v] of [
+      ['namespace', a.namespace],
+      ['verb', a.verb],
+      ['group', a.apiGroup],
+      ['version', a.apiVersion],
+      ['resource', a.resource],
+      ['subresource', a.subresource],
+      ['name', a.name],
+    ] as const) {
       if (v) r[k] = v;
     }
     spec.resourceAttributes = r;
@@ -96,7 +107,11 @@ export class WebhookAuthorizer implements Authorizer {
     }
     if (typeof status.allowed !== 'boolean') return this.failure('webhook answer carries no status.allowed');
     const reason = typeof status.reason === 'string' && status.reason ? status.reason : undefined;
-    const answer: Answer = status.allowed ? { decision: 'allow', reason } : status.denied === true ? { decision: 'deny', reason } : { decision: 'noOpinion', reason };
+    const answer: Answer = status.allowed
+      ? { decision: 'allow', reason }
+      : status.denied === true
+        ? { decision: 'deny', reason }
+        : { decision: 'noOpinion', reason };
     const ttl = status.allowed ? this.o.authorizedTtlMs : this.o.unauthorizedTtlMs;
     if (ttl > 0) this.cache.set(key, { answer, expires: this.now() + ttl });
     if (this.cache.size > 10_000) this.evictExpired();
@@ -114,9 +129,17 @@ export class WebhookAuthorizer implements Authorizer {
 
   private call(spec: Record<string, unknown>): Promise<{ allowed?: unknown; denied?: unknown; reason?: unknown }> {
     const c = this.o.connection;
-    const body = JSON.stringify({ apiVersion: `${group('authorization')}/${this.o.version}`, kind: 'SubjectAccessReview', spec });
+    const body = JSON.stringify({
+      apiVersion: `${group('authorization')}/${this.o.version}`,
+      kind: 'SubjectAccessReview',
+      spec,
+    });
     const url = new URL(c.server);
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': String(Buffer.byteLength(body)) };
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      Accept: 'application/json',
+      'Content-Length': String(Buffer.byteLength(body)),
+    };
     if (c.token) headers.Authorization = `Bearer ${c.token}`;
     return new Promise((resolvePromise, reject) => {
       const onResponse = (res: IncomingMessage): void => {
@@ -131,7 +154,8 @@ export class WebhookAuthorizer implements Authorizer {
           }
           try {
             const doc = JSON.parse(text) as { status?: { allowed?: unknown; denied?: unknown; reason?: unknown } };
-            if (!doc || typeof doc !== 'object' || !doc.status || typeof doc.status !== 'object') throw new Error('no status');
+            if (!doc || typeof doc !== 'object' || !doc.status || typeof doc.status !== 'object')
+              throw new Error('no status');
             resolvePromise(doc.status);
           } catch (e) {
             reject(new Error(`malformed webhook answer: ${(e as Error).message}`));
@@ -139,9 +163,14 @@ export class WebhookAuthorizer implements Authorizer {
         });
       };
       const opts = { method: 'POST', headers, timeout: this.o.timeoutMs };
-      const req = url.protocol === 'http:'
-        ? httpRequest(url, opts, onResponse)
-        : httpsRequest(url, { ...opts, ca: c.caPem, cert: c.certPem, key: c.keyPem, rejectUnauthorized: !c.insecureSkipTlsVerify }, onResponse);
+      const req =
+        url.protocol === 'http:'
+          ? httpRequest(url, opts, onResponse)
+          : httpsRequest(
+              url,
+              { ...opts, ca: c.caPem, cert: c.certPem, key: c.keyPem, rejectUnauthorized: !c.insecureSkipTlsVerify },
+              onResponse,
+            );
       req.on('timeout', () => req.destroy(new Error(`timed out after ${this.o.timeoutMs} ms`)));
       req.on('error', reject);
       req.end(body);

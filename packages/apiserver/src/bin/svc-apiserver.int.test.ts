@@ -12,7 +12,12 @@ import { freePort, startEtcd, waitFor, type EtcdHandle } from '@svc/testing';
 
 const BIN = resolve(__dirname, '../../dist/bin/svc-apiserver.js');
 
-interface RunResult { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Resolves when `child` exits, or rejects after `ms` (killing it). */
 function exited(child: ChildProcess, out: { stdout: string; stderr: string }, ms: number): Promise<RunResult> {
@@ -31,8 +36,12 @@ function exited(child: ChildProcess, out: { stdout: string; stderr: string }, ms
 function spawnBin(args: string[]): { child: ChildProcess; out: { stdout: string; stderr: string } } {
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const out = { stdout: '', stderr: '' };
-  child.stdout?.on('data', (d: Buffer) => { out.stdout += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { out.stderr += d.toString(); });
+  child.stdout?.on('data', (d: Buffer) => {
+    out.stdout += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    out.stderr += d.toString();
+  });
   return { child, out };
 }
 
@@ -46,7 +55,8 @@ async function run(args: string[], ms = 15_000): Promise<RunResult> {
 }
 
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build first (./node_modules/.bin/tsc -b packages/*/tsconfig.json)`);
+  if (!existsSync(BIN))
+    throw new Error(`${BIN} is missing: build first (./node_modules/.bin/tsc -b packages/*/tsconfig.json)`);
 });
 
 describe('--help', () => {
@@ -103,12 +113,32 @@ describe('--help', () => {
 
   it('lists every flag of the issue', () => {
     for (const flag of [
-      '--store-servers', '--store-prefix', '--store-cafile', '--store-certfile', '--store-keyfile',
-      '--store-healthcheck-timeout', '--store-readycheck-timeout', '--store-count-metric-poll-period',
-      '--bind-address', '--secure-port', '--cert-dir', '--tls-cert-file', '--tls-private-key-file',
-      '--advertise-address', '--token-auth-file', '--anonymous-auth', '--authorization-mode', '--feature-gates',
-      '--runtime-config', '--livez-grace-period', '--shutdown-delay-duration', '--max-requests-inflight',
-      '--max-mutating-requests-inflight', '--naming', '--logging-format', '--v',
+      '--store-servers',
+      '--store-prefix',
+      '--store-cafile',
+      '--store-certfile',
+      '--store-keyfile',
+      '--store-healthcheck-timeout',
+      '--store-readycheck-timeout',
+      '--store-count-metric-poll-period',
+      '--bind-address',
+      '--secure-port',
+      '--cert-dir',
+      '--tls-cert-file',
+      '--tls-private-key-file',
+      '--advertise-address',
+      '--token-auth-file',
+      '--anonymous-auth',
+      '--authorization-mode',
+      '--feature-gates',
+      '--runtime-config',
+      '--livez-grace-period',
+      '--shutdown-delay-duration',
+      '--max-requests-inflight',
+      '--max-mutating-requests-inflight',
+      '--naming',
+      '--logging-format',
+      '--v',
     ]) {
       expect(entries.has(flag)).toBe(true);
     }
@@ -126,11 +156,19 @@ describe('flag errors exit 2 with exactly one line on stderr', () => {
     ['a bad port', ['--secure-port=70000'], /--secure-port/],
     ['an unknown feature gate', ['--feature-gates=NoSuchGate=true'], /--feature-gates.*NoSuchGate/],
     ['a bad naming', ['--naming=other'], /--naming/],
-    ['an unknown group version in --runtime-config', ['--runtime-config=nosuch.svc.io/v1=false'], /--runtime-config.*nosuch\.svc\.io\/v1/],
+    [
+      'an unknown group version in --runtime-config',
+      ['--runtime-config=nosuch.svc.io/v1=false'],
+      /--runtime-config.*nosuch\.svc\.io\/v1/,
+    ],
     ['an unknown resource in --runtime-config', ['--runtime-config=v1/widgets=false'], /--runtime-config.*v1\/widgets/],
     ['a bad value in --runtime-config', ['--runtime-config=v1=maybe'], /--runtime-config/],
     ['a zero --event-ttl', ['--event-ttl=0s'], /--event-ttl must be greater than 0/],
-    ['a zero --lease-reuse-duration-seconds', ['--lease-reuse-duration-seconds=0'], /--lease-reuse-duration-seconds must be greater than 0/],
+    [
+      'a zero --lease-reuse-duration-seconds',
+      ['--lease-reuse-duration-seconds=0'],
+      /--lease-reuse-duration-seconds must be greater than 0/,
+    ],
   ])('%s', async (_what, args, mentions) => {
     const r = await run(args);
     expect(r.code).toBe(2);
@@ -163,9 +201,18 @@ describe('serving', () => {
     await writeFile(join(dir, 'tokens.csv'), `${token},admin,admin-uid,"system:masters"\n`);
     const port = await freePort();
     const started = spawnBin([
-      '--store-servers', etcd.endpoints.join(','), '--store-prefix', `/registry-bin-${randomBytes(3).toString('hex')}`,
-      '--bind-address', '127.0.0.1', '--secure-port', String(port), '--cert-dir', join(dir, 'pki'),
-      '--token-auth-file', join(dir, 'tokens.csv'),
+      '--store-servers',
+      etcd.endpoints.join(','),
+      '--store-prefix',
+      `/registry-bin-${randomBytes(3).toString('hex')}`,
+      '--bind-address',
+      '127.0.0.1',
+      '--secure-port',
+      String(port),
+      '--cert-dir',
+      join(dir, 'pki'),
+      '--token-auth-file',
+      join(dir, 'tokens.csv'),
     ]);
     child = started.child;
     const exit = exited(child, started.out, 60_000);
@@ -175,27 +222,48 @@ describe('serving', () => {
     const get = async (path: string): Promise<{ status: number; text: string }> => {
       const ca = await readFile(caFile, 'utf8');
       return new Promise((resolveGet, reject) => {
-        const req = httpsRequest({ host: '127.0.0.1', port, path, method: 'GET', ca, agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
-          let text = '';
-          res.on('data', (d: Buffer) => { text += d.toString(); });
-          res.on('end', () => resolveGet({ status: res.statusCode ?? 0, text }));
-          res.on('error', reject);
-        });
+        const req = httpsRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            path,
+            method: 'GET',
+            ca,
+            agent: false,
+            headers: { authorization: `Bearer ${token}` },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (d: Buffer) => {
+              text += d.toString();
+            });
+            res.on('end', () => resolveGet({ status: res.statusCode ?? 0, text }));
+            res.on('error', reject);
+          },
+        );
         req.on('error', reject);
         req.end();
       });
     };
 
-    const ready = await waitFor('svc-apiserver /readyz 200', async () => {
-      if (child?.exitCode !== null) throw new Error(`exited early with ${String(child?.exitCode)}: ${started.out.stderr}`);
-      const r = await get('/readyz');
-      return r.status === 200 ? r : undefined;
-    }, 30_000, 50);
+    const ready = await waitFor(
+      'svc-apiserver /readyz 200',
+      async () => {
+        if (child?.exitCode !== null)
+          throw new Error(`exited early with ${String(child?.exitCode)}: ${started.out.stderr}`);
+        const r = await get('/readyz');
+        return r.status === 200 ? r : undefined;
+      },
+      30_000,
+      50,
+    );
     expect(ready.text).toBe('ok');
 
     const namespaces = await get('/api/v1/namespaces');
     expect(namespaces.status).toBe(200);
-    const names = (JSON.parse(namespaces.text) as { items: Array<{ metadata: { name: string } }> }).items.map((i) => i.metadata.name);
+    const names = (JSON.parse(namespaces.text) as { items: Array<{ metadata: { name: string } }> }).items.map(
+      (i) => i.metadata.name,
+    );
     expect(names).toEqual(expect.arrayContaining(['default', 'svc-system', 'svc-public', 'svc-node-lease']));
 
     child.kill('SIGTERM');

@@ -17,7 +17,10 @@ async function main(): Promise<void> {
     signals++;
     if (signals > 1) process.exit(1);
     process.stderr.write(`received ${sig}, shutting down\n`);
-    server.shutdown().then(() => process.exit(0), () => process.exit(1));
+    server.shutdown().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));

@@ -9,7 +9,10 @@ let ns: string;
 beforeAll(async () => {
   env = await startKubectlEnv();
   ns = uniqueName('kapps');
-  expectCode(await env.server.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }), 201);
+  expectCode(
+    await env.server.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
+    201,
+  );
 });
 
 afterAll(async () => {
@@ -23,14 +26,31 @@ it('create deployment, get deploy,rs, scale deployment', async () => {
   const created = await env.ok(['-n', ns, 'create', 'deployment', name, '--image=busybox', '--replicas=2']);
   expect(created.stdout.trim()).toBe(`deployment.apps/${name} created`);
   const d = expectCode(await env.server.client.get(deploymentPath(name)), 200);
-  expect(d.spec).toMatchObject({ replicas: 2, selector: { matchLabels: { app: name } }, strategy: { type: 'RollingUpdate' }, revisionHistoryLimit: 10 });
+  expect(d.spec).toMatchObject({
+    replicas: 2,
+    selector: { matchLabels: { app: name } },
+    strategy: { type: 'RollingUpdate' },
+    revisionHistoryLimit: 10,
+  });
 
   const rsName = uniqueName('rs');
-  const rs = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: rsName }, spec: { replicas: 3, selector: { matchLabels: { app: rsName } }, template: { metadata: { labels: { app: rsName } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } } };
+  const rs = {
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: { name: rsName },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: { app: rsName } },
+      template: { metadata: { labels: { app: rsName } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+    },
+  };
   await env.ok(['-n', ns, 'apply', '-f', await env.manifest(rs)]);
 
   const got = await env.ok(['-n', ns, 'get', 'deploy,rs']);
-  const lines = got.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/));
+  const lines = got.stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/));
   expect(lines[0]).toEqual(['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE']);
   expect(lines[1]?.slice(0, 4)).toEqual([`deployment.apps/${name}`, '0/2', '0', '0']);
   const rsHeader = lines.findIndex((l) => l[0] === 'NAME' && l[1] === 'DESIRED');

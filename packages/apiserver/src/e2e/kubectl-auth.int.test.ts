@@ -5,7 +5,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
-import { createTestCa, kubectl, startTestApiServer, svcconfigYaml, type KubectlResult, type TestApiServer, type TestCa } from '@svc/testing';
+import {
+  createTestCa,
+  kubectl,
+  startTestApiServer,
+  svcconfigYaml,
+  type KubectlResult,
+  type TestApiServer,
+  type TestCa,
+} from '@svc/testing';
 
 let t: TestApiServer;
 let dir: string;
@@ -14,7 +22,17 @@ let ca: TestCa;
 
 async function config(name: string, user: { token?: string; certPem?: string; keyPem?: string }): Promise<string> {
   const file = join(dir, `${name}.svcconfig`);
-  await writeFile(file, svcconfigYaml({ server: t.server.url, caPem: t.server.caPem, token: user.token, clientCertPem: user.certPem, clientKeyPem: user.keyPem, user: name }));
+  await writeFile(
+    file,
+    svcconfigYaml({
+      server: t.server.url,
+      caPem: t.server.caPem,
+      token: user.token,
+      clientCertPem: user.certPem,
+      clientKeyPem: user.keyPem,
+      user: name,
+    }),
+  );
   return file;
 }
 
@@ -24,7 +42,9 @@ async function ok(file: string, args: string[]): Promise<KubectlResult> {
   return r;
 }
 
-async function whoami(file: string): Promise<{ username: string; groups?: string[]; uid?: string; extra?: Record<string, string[]> }> {
+async function whoami(
+  file: string,
+): Promise<{ username: string; groups?: string[]; uid?: string; extra?: Record<string, string[]> }> {
   return JSON.parse((await ok(file, ['auth', 'whoami', '-o', 'json'])).stdout).status.userInfo;
 }
 
@@ -33,7 +53,9 @@ beforeAll(async () => {
   home = join(dir, 'home');
   ca = await createTestCa('kubectl-client-ca');
   await writeFile(join(dir, 'client-ca.crt'), ca.certPem);
-  t = await startTestApiServer({ args: ['--naming=kubernetes', '--client-ca-file', join(dir, 'client-ca.crt'), '--enable-bootstrap-token-auth'] });
+  t = await startTestApiServer({
+    args: ['--naming=kubernetes', '--client-ca-file', join(dir, 'client-ca.crt'), '--enable-bootstrap-token-auth'],
+  });
 });
 
 afterAll(async () => {
@@ -42,7 +64,11 @@ afterAll(async () => {
 });
 
 it('auth whoami with a static token', async () => {
-  expect(await whoami(t.svcconfigPath)).toEqual({ username: 'admin', uid: 'admin-uid', groups: ['system:masters', 'system:authenticated'] });
+  expect(await whoami(t.svcconfigPath)).toEqual({
+    username: 'admin',
+    uid: 'admin-uid',
+    groups: ['system:masters', 'system:authenticated'],
+  });
 });
 
 it('auth whoami and get with a client certificate', async () => {
@@ -57,12 +83,23 @@ it('auth whoami and get with a client certificate', async () => {
 
 it('auth whoami with a bootstrap token', async () => {
   const r = await t.client.post('/api/v1/namespaces/kube-system/secrets', {
-    apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bootstrap-token-k8sabc' }, type: 'bootstrap.kubernetes.io/token',
-    stringData: { 'token-id': 'k8sabc', 'token-secret': '0123456789abcdef', 'usage-bootstrap-authentication': 'true', 'auth-extra-groups': 'system:bootstrappers:nodes' },
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'bootstrap-token-k8sabc' },
+    type: 'bootstrap.kubernetes.io/token',
+    stringData: {
+      'token-id': 'k8sabc',
+      'token-secret': '0123456789abcdef',
+      'usage-bootstrap-authentication': 'true',
+      'auth-extra-groups': 'system:bootstrappers:nodes',
+    },
   });
   expect(r.status).toBe(201);
   const me = await whoami(await config('bootstrap', { token: 'k8sabc.0123456789abcdef' }));
-  expect(me).toEqual({ username: 'system:bootstrap:k8sabc', groups: ['system:bootstrappers', 'system:bootstrappers:nodes', 'system:authenticated'] });
+  expect(me).toEqual({
+    username: 'system:bootstrap:k8sabc',
+    groups: ['system:bootstrappers', 'system:bootstrappers:nodes', 'system:authenticated'],
+  });
 });
 
 it('create token, then auth whoami with it', async () => {
@@ -79,16 +116,38 @@ it('create token, then auth whoami with it', async () => {
 
 it('auth whoami through an exec credential plugin', async () => {
   const plugin = join(dir, 'plugin.sh');
-  await writeFile(plugin, `#!/bin/sh
+  await writeFile(
+    plugin,
+    `#!/bin/sh
 printf '%s' '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"${t.adminToken}"}}'
-`, { mode: 0o755 });
+`,
+    { mode: 0o755 },
+  );
   const file = join(dir, 'exec.svcconfig');
-  await writeFile(file, [
-    'apiVersion: v1', 'kind: Config', 'current-context: exec',
-    'clusters:', '- name: svc', '  cluster:', `    server: ${t.server.url}`, `    certificate-authority-data: ${Buffer.from(t.server.caPem).toString('base64')}`,
-    'users:', '- name: exec', '  user:', '    exec:', '      apiVersion: client.authentication.k8s.io/v1', `      command: ${plugin}`, '      interactiveMode: Never',
-    'contexts:', '- name: exec', '  context: {cluster: svc, user: exec}', '',
-  ].join('\n'));
+  await writeFile(
+    file,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'current-context: exec',
+      'clusters:',
+      '- name: svc',
+      '  cluster:',
+      `    server: ${t.server.url}`,
+      `    certificate-authority-data: ${Buffer.from(t.server.caPem).toString('base64')}`,
+      'users:',
+      '- name: exec',
+      '  user:',
+      '    exec:',
+      '      apiVersion: client.authentication.k8s.io/v1',
+      `      command: ${plugin}`,
+      '      interactiveMode: Never',
+      'contexts:',
+      '- name: exec',
+      '  context: {cluster: svc, user: exec}',
+      '',
+    ].join('\n'),
+  );
   expect((await whoami(file)).username).toBe('admin');
 });
 

@@ -17,10 +17,14 @@ afterAll(async () => {
 
 async function createCsr(name: string, extra: object = {}): Promise<void> {
   const file = await env.manifest({
-    apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name },
+    apiVersion: 'certificates.k8s.io/v1',
+    kind: 'CertificateSigningRequest',
+    metadata: { name },
     spec: { request: requestB64, signerName: 'kubernetes.io/kube-apiserver-client', usages: ['client auth'], ...extra },
   });
-  expect((await env.ok(['create', '-f', file])).stdout.trim()).toBe(`certificatesigningrequest.certificates.k8s.io/${name} created`);
+  expect((await env.ok(['create', '-f', file])).stdout.trim()).toBe(
+    `certificatesigningrequest.certificates.k8s.io/${name} created`,
+  );
 }
 
 /** The `get csr` row of `name`, split on runs of spaces. */
@@ -33,18 +37,29 @@ async function row(name: string): Promise<string[]> {
 it('get csr shows the signer, the requestor, the duration and Pending', async () => {
   const name = uniqueName('pending');
   await createCsr(name, { expirationSeconds: 7200 });
-  expect(await row(name)).toEqual([name, expect.any(String), 'kubernetes.io/kube-apiserver-client', 'admin', '120m', 'Pending']);
+  expect(await row(name)).toEqual([
+    name,
+    expect.any(String),
+    'kubernetes.io/kube-apiserver-client',
+    'admin',
+    '120m',
+    'Pending',
+  ]);
 });
 
 it('certificate approve, then deny of another request', async () => {
   const [approved, denied] = [uniqueName('approve'), uniqueName('deny')];
   await createCsr(approved);
   await createCsr(denied);
-  expect((await env.ok(['certificate', 'approve', approved])).stdout.trim()).toBe(`certificatesigningrequest.certificates.k8s.io/${approved} approved`);
+  expect((await env.ok(['certificate', 'approve', approved])).stdout.trim()).toBe(
+    `certificatesigningrequest.certificates.k8s.io/${approved} approved`,
+  );
   expect((await row(approved))[5]).toBe('Approved');
   const reason = await env.ok(['get', 'csr', approved, '-o', 'jsonpath={.status.conditions[0].reason}']);
   expect(reason.stdout).toBe('KubectlApprove');
 
-  expect((await env.ok(['certificate', 'deny', denied])).stdout.trim()).toBe(`certificatesigningrequest.certificates.k8s.io/${denied} denied`);
+  expect((await env.ok(['certificate', 'deny', denied])).stdout.trim()).toBe(
+    `certificatesigningrequest.certificates.k8s.io/${denied} denied`,
+  );
   expect((await row(denied))[5]).toBe('Denied');
 });

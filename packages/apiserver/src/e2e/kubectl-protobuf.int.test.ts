@@ -7,7 +7,9 @@ beforeAll(async () => {
   env = await startKubectlEnv();
   t = env.server;
 });
-afterAll(async () => { await env.stop(); });
+afterAll(async () => {
+  await env.stop();
+});
 
 const run = (args: string[]) => env.run(args);
 
@@ -34,9 +36,15 @@ it.each([
   ['a wrong magic number', Buffer.from('not protobuf at all')],
   ['truncated bytes', Buffer.from([0x6b, 0x38, 0x73, 0x00, 0x12, 0x7f, 0x0a])],
 ])('answers a Protobuf body with %s with 400 and writes nothing', async (_what, body) => {
-  const r = await t.client.post('/api/v1/namespaces/default/configmaps', body, { contentType: 'application/vnd.kubernetes.protobuf' });
+  const r = await t.client.post('/api/v1/namespaces/default/configmaps', body, {
+    contentType: 'application/vnd.kubernetes.protobuf',
+  });
   expect(r.status).toBe(400);
   expect(r.json<{ reason: string; message: string }>().reason).toBe('BadRequest');
   expect(r.json<{ message: string }>().message).toContain('Protobuf');
-  expect((await t.client.get('/api/v1/namespaces/default/configmaps')).json<{ items: unknown[] }>().items.map((i) => (i as { metadata: { name: string } }).metadata.name)).not.toContain('');
+  expect(
+    (await t.client.get('/api/v1/namespaces/default/configmaps'))
+      .json<{ items: unknown[] }>()
+      .items.map((i) => (i as { metadata: { name: string } }).metadata.name),
+  ).not.toContain('');
 });

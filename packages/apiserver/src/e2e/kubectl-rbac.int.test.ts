@@ -30,7 +30,10 @@ beforeAll(async () => {
   });
   for (const u of ['ann', 'ben', 'cat']) {
     configs[u] = join(env.server.dir, `${u}.svcconfig`);
-    await writeFile(configs[u]!, svcconfigYaml({ server: env.server.server.url, caPem: env.server.server.caPem, token: `${u}-token`, user: u }));
+    await writeFile(
+      configs[u]!,
+      svcconfigYaml({ server: env.server.server.url, caPem: env.server.server.caPem, token: `${u}-token`, user: u }),
+    );
   }
   await ok('admin', ['create', 'namespace', 'team']);
 }, 60_000);
@@ -50,7 +53,11 @@ it('create role and rolebinding, then auth can-i for several users', async () =>
   expect(await canI('ann', ['delete', 'pods', '-n', 'team'])).toBe('no');
   expect(await canI('ann', ['list', 'pods', '-n', 'default'])).toBe('no');
   expect(await canI('ann', ['create', 'selfsubjectaccessreviews.authorization.k8s.io'])).toBe('yes');
-  await waitFor('ben (qa) may create secrets', async () => (await canI('ben', ['create', 'secrets', '-n', 'team'])) === 'yes', 20_000);
+  await waitFor(
+    'ben (qa) may create secrets',
+    async () => (await canI('ben', ['create', 'secrets', '-n', 'team'])) === 'yes',
+    20_000,
+  );
   expect(await canI('ben', ['get', 'secrets', '-n', 'team'])).toBe('yes');
   expect(await canI('ben', ['create', 'roles.rbac.authorization.k8s.io', '-n', 'team'])).toBe('no');
   expect(await canI('cat', ['get', 'pods', '-n', 'team'])).toBe('no');
@@ -59,7 +66,9 @@ it('create role and rolebinding, then auth can-i for several users', async () =>
   expect(await canI('admin', ['delete', 'nodes'])).toBe('yes');
   const denied = await as('cat', ['get', 'pods', '-n', 'team']);
   expect(denied.code).not.toBe(0);
-  expect(denied.stderr).toContain('pods is forbidden: User "cat" cannot list resource "pods" in API group "" in the namespace "team"');
+  expect(denied.stderr).toContain(
+    'pods is forbidden: User "cat" cannot list resource "pods" in API group "" in the namespace "team"',
+  );
 });
 
 it('auth can-i --list shows the rules of a namespace', async () => {
@@ -77,18 +86,41 @@ it('--as and --as-group: allowed for system:masters, forbidden without impersona
   expect(await canI('admin', ['get', 'secrets', '-n', 'team', '--as=system:serviceaccount:team:default'])).toBe('no');
   const r = await as('cat', ['auth', 'can-i', 'list', 'pods', '--as=ann']);
   expect(r.code).not.toBe(0);
-  expect(r.stderr).toContain('users "ann" is forbidden: User "cat" cannot impersonate resource "users" in API group "" at the cluster scope');
-  expect((await ok('admin', ['auth', 'whoami', '--as=ann', '--as-group=qa', '-o', 'json']))).toContain('"qa"');
+  expect(r.stderr).toContain(
+    'users "ann" is forbidden: User "cat" cannot impersonate resource "users" in API group "" at the cluster scope',
+  );
+  expect(await ok('admin', ['auth', 'whoami', '--as=ann', '--as-group=qa', '-o', 'json'])).toContain('"qa"');
 });
 
 it('a non-admin cannot create a rolebinding granting more than it holds, or change roleRef', async () => {
-  await ok('admin', ['create', 'role', 'binder', '-n', 'team', '--verb=create,get,update', '--resource=rolebindings.rbac.authorization.k8s.io']);
+  await ok('admin', [
+    'create',
+    'role',
+    'binder',
+    '-n',
+    'team',
+    '--verb=create,get,update',
+    '--resource=rolebindings.rbac.authorization.k8s.io',
+  ]);
   await ok('admin', ['create', 'rolebinding', 'cat-binder', '-n', 'team', '--role=binder', '--user=cat']);
-  await waitFor('cat may create rolebindings', async () => (await canI('cat', ['create', 'rolebindings.rbac.authorization.k8s.io', '-n', 'team'])) === 'yes', 20_000);
+  await waitFor(
+    'cat may create rolebindings',
+    async () => (await canI('cat', ['create', 'rolebindings.rbac.authorization.k8s.io', '-n', 'team'])) === 'yes',
+    20_000,
+  );
   const r = await as('cat', ['create', 'rolebinding', 'cat-edit', '-n', 'team', '--clusterrole=edit', '--user=cat']);
   expect(r.code).not.toBe(0);
   expect(r.stderr).toContain('is attempting to grant RBAC permissions not currently held');
-  const change = await as('admin', ['patch', 'rolebinding', 'ann-reads', '-n', 'team', '--type=merge', '-p', '{"roleRef":{"name":"binder"}}']);
+  const change = await as('admin', [
+    'patch',
+    'rolebinding',
+    'ann-reads',
+    '-n',
+    'team',
+    '--type=merge',
+    '-p',
+    '{"roleRef":{"name":"binder"}}',
+  ]);
   expect(change.code).not.toBe(0);
   expect(change.stderr).toContain('cannot change roleRef');
 });
@@ -123,5 +155,9 @@ subjects:
   await ok('admin', ['auth', 'reconcile', '-f', '-'], manifest.replace('verbs: ["get"]', 'verbs: ["get", "list"]'));
   const role = JSON.parse(await ok('admin', ['get', 'role', 'reconciled', '-n', 'team', '-o', 'json']));
   expect(role.rules.flatMap((x: { verbs: string[] }) => x.verbs).sort()).toEqual(['get', 'list']);
-  await waitFor('cat may list configmaps', async () => (await canI('cat', ['list', 'configmaps', '-n', 'team'])) === 'yes', 20_000);
+  await waitFor(
+    'cat may list configmaps',
+    async () => (await canI('cat', ['list', 'configmaps', '-n', 'team'])) === 'yes',
+    20_000,
+  );
 });

@@ -10,12 +10,19 @@ beforeAll(async () => {
   t = env.server;
   home = env.home;
 });
-afterAll(async () => { await env.stop(); });
+afterAll(async () => {
+  await env.stop();
+});
 
 const run = (args: string[], stdin?: string) => env.run(args, { stdin });
 
 function cm(name: string, label: string): string {
-  return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { test: label } }, data: { k: name } });
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, labels: { test: label } },
+    data: { k: name },
+  });
 }
 
 it('get --chunk-size=2 lists 7 configmaps, one request per chunk', async () => {
@@ -34,16 +41,26 @@ it('get -w prints the existing object, then each change as it happens', async ()
     env: { ...process.env, KUBECONFIG: t.svcconfigPath, HOME: home },
   });
   let out = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   try {
     await waitFor('the initial list', () => out.includes('watched'));
     expect((await run(['label', 'configmap', 'watched', 'extra=1'])).code).toBe(0);
-    await waitFor('the MODIFIED line', () => out.split('\n').some((l) => l.startsWith('MODIFIED') && l.includes('watched')));
+    await waitFor('the MODIFIED line', () =>
+      out.split('\n').some((l) => l.startsWith('MODIFIED') && l.includes('watched')),
+    );
     expect((await run(['delete', 'configmap', 'watched'])).code).toBe(0);
-    await waitFor('the DELETED line', () => out.split('\n').some((l) => l.startsWith('DELETED') && l.includes('watched')));
+    await waitFor('the DELETED line', () =>
+      out.split('\n').some((l) => l.startsWith('DELETED') && l.includes('watched')),
+    );
     const lines = out.trim().split('\n');
     expect(lines[0]).toMatch(/^EVENT\s+NAME\s+DATA\s+AGE/);
-    expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 2).join(' '))).toEqual(['ADDED watched', 'MODIFIED watched', 'DELETED watched']);
+    expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 2).join(' '))).toEqual([
+      'ADDED watched',
+      'MODIFIED watched',
+      'DELETED watched',
+    ]);
   } finally {
     child.kill();
   }

@@ -1,6 +1,13 @@
 // Stock kubectl (on PATH) end to end against svc-apiserver and a real etcd, with a svcconfig
 // written by the test and a HOME of its own (kubectl's discovery cache is per run).
-import { startKubectlEnv, uniqueName, type Json, type KubectlEnv, type KubectlResult, type TestApiServer } from '@svc/testing';
+import {
+  startKubectlEnv,
+  uniqueName,
+  type Json,
+  type KubectlEnv,
+  type KubectlResult,
+  type TestApiServer,
+} from '@svc/testing';
 
 let env: KubectlEnv;
 let t: TestApiServer;
@@ -18,7 +25,12 @@ async function getCm(name: string): Promise<{ status: number; body: Json }> {
 
 async function createCm(name: string, extra: Json = {}): Promise<Json> {
   const { metadata, ...rest } = extra;
-  const res = await t.client.post(cmPath(), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(metadata as Json | undefined) }, ...rest });
+  const res = await t.client.post(cmPath(), {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, ...(metadata as Json | undefined) },
+    ...rest,
+  });
   if (res.status !== 201) throw new Error(`create ${name}: ${res.status} ${res.text}`);
   return res.json<Json>();
 }
@@ -27,7 +39,11 @@ beforeAll(async () => {
   env = await startKubectlEnv();
   t = env.server;
   ns = uniqueName('kubectl');
-  const res = await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  const res = await t.client.post('/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: ns },
+  });
   expect(res.status).toBe(201);
 });
 
@@ -45,12 +61,20 @@ it('version -o json shows the server at minor 32', async () => {
 
 it('create -f creates the object', async () => {
   const name = uniqueName('created');
-  const file = await env.manifest({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'web' } }, data: { greeting: 'hello' } });
+  const file = await env.manifest({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, labels: { app: 'web' } },
+    data: { greeting: 'hello' },
+  });
   const r = await k(['create', '-f', file, '-n', ns, '--validate=false']);
   expect(r.stdout.trim()).toBe(`configmap/${name} created`);
   const got = await getCm(name);
   expect(got.status).toBe(200);
-  expect(got.body).toMatchObject({ metadata: { name, namespace: ns, labels: { app: 'web' } }, data: { greeting: 'hello' } });
+  expect(got.body).toMatchObject({
+    metadata: { name, namespace: ns, labels: { app: 'web' } },
+    data: { greeting: 'hello' },
+  });
 });
 
 it('create -f of a namespace and a node (cluster-scoped)', async () => {
@@ -69,7 +93,12 @@ it('get -o json prints the object', async () => {
   const created = await createCm(name, { data: { a: '1' } });
   const r = await k(['get', 'configmap', name, '-n', ns, '-o', 'json']);
   const obj = JSON.parse(r.stdout) as Json;
-  expect(obj).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, uid: created.metadata.uid }, data: { a: '1' } });
+  expect(obj).toMatchObject({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: ns, uid: created.metadata.uid },
+    data: { a: '1' },
+  });
 });
 
 it('get -l selects by label', async () => {
@@ -81,7 +110,12 @@ it('get -l selects by label', async () => {
   await createCm(b, { metadata: { labels: { app } } });
   await createCm(other, { metadata: { labels: { app: `${app}-x` } } });
   const names = await k(['get', 'configmaps', '-n', ns, '-l', `app=${app}`, '-o', 'name']);
-  expect(names.stdout.split('\n').filter((l) => l !== '').sort()).toEqual([`configmap/${a}`, `configmap/${b}`].sort());
+  expect(
+    names.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .sort(),
+  ).toEqual([`configmap/${a}`, `configmap/${b}`].sort());
   const table = await k(['get', 'configmaps', '-n', ns, '-l', `app=${app}`]);
   expect(table.stdout).toMatch(/^NAME\b/);
   expect(table.stdout).toContain(a);
@@ -110,7 +144,12 @@ it('annotate adds an annotation', async () => {
 it('replace -f replaces the object', async () => {
   const name = uniqueName('replace');
   const created = await createCm(name, { data: { a: '1', b: '2' } });
-  const file = await env.manifest({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data: { c: '3' } });
+  const file = await env.manifest({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: ns },
+    data: { c: '3' },
+  });
   const r = await k(['replace', '-f', file, '--validate=false']);
   expect(r.stdout.trim()).toBe(`configmap/${name} replaced`);
   const got = (await getCm(name)).body;
@@ -122,7 +161,17 @@ it('replace -f replaces the object', async () => {
 it('patch --type merge', async () => {
   const name = uniqueName('merge');
   await createCm(name, { data: { a: '1', b: '2' } });
-  const r = await k(['patch', 'configmap', name, '-n', ns, '--type', 'merge', '-p', '{"data":{"b":null,"m":"merged"}}']);
+  const r = await k([
+    'patch',
+    'configmap',
+    name,
+    '-n',
+    ns,
+    '--type',
+    'merge',
+    '-p',
+    '{"data":{"b":null,"m":"merged"}}',
+  ]);
   expect(r.stdout.trim()).toBe(`configmap/${name} patched`);
   expect((await getCm(name)).body.data).toEqual({ a: '1', m: 'merged' });
 });
@@ -130,11 +179,31 @@ it('patch --type merge', async () => {
 it('patch --type json', async () => {
   const name = uniqueName('jsonpatch');
   await createCm(name, { data: { a: '1' } });
-  const r = await k(['patch', 'configmap', name, '-n', ns, '--type', 'json', '-p', '[{"op":"replace","path":"/data/a","value":"one"},{"op":"add","path":"/data/j","value":"2"}]']);
+  const r = await k([
+    'patch',
+    'configmap',
+    name,
+    '-n',
+    ns,
+    '--type',
+    'json',
+    '-p',
+    '[{"op":"replace","path":"/data/a","value":"one"},{"op":"add","path":"/data/j","value":"2"}]',
+  ]);
   expect(r.stdout.trim()).toBe(`configmap/${name} patched`);
   expect((await getCm(name)).body.data).toEqual({ a: 'one', j: '2' });
 
-  const failed = await env.run(['patch', 'configmap', name, '-n', ns, '--type', 'json', '-p', '[{"op":"test","path":"/data/a","value":"nope"},{"op":"remove","path":"/data/a"}]']);
+  const failed = await env.run([
+    'patch',
+    'configmap',
+    name,
+    '-n',
+    ns,
+    '--type',
+    'json',
+    '-p',
+    '[{"op":"test","path":"/data/a","value":"nope"},{"op":"remove","path":"/data/a"}]',
+  ]);
   expect(failed.code).not.toBe(0);
   expect(failed.stderr).toMatch(/invalid/i);
   expect((await getCm(name)).body.data).toEqual({ a: 'one', j: '2' });

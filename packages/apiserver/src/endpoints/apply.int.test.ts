@@ -8,12 +8,22 @@
 // (rule 12) and kubectl's OpenAPI validation finds its extension names.
 import { Etcd3 } from 'etcd3';
 import YAML from 'yaml';
-import { startKubectlEnv, type HttpResponse, type KubectlEnv, type KubectlResult, type TestApiServer, uniqueName, expectCode, expectFailure, type Json, MEDIA } from '@svc/testing';
+import {
+  startKubectlEnv,
+  type HttpResponse,
+  type KubectlEnv,
+  type KubectlResult,
+  type TestApiServer,
+  uniqueName,
+  expectCode,
+  expectFailure,
+  type Json,
+  MEDIA,
+} from '@svc/testing';
 import { coreKey, readStored, type StoredObject } from './stored-testing.js';
 const MERGE = MEDIA.MERGE;
 const JSON_PATCH = MEDIA.JSON_PATCH;
 const APPLY = MEDIA.APPLY;
-
 
 const STRATEGIC = 'application/strategic-merge-patch+json';
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
@@ -31,19 +41,38 @@ function stored(resource: string, name: string): Promise<StoredObject | undefine
   return readStored(etcd, coreKey(t.storePrefix, resource, ns, name));
 }
 
-interface ApplyOpts { force?: boolean; resource?: string; query?: string; manager?: string | null }
+interface ApplyOpts {
+  force?: boolean;
+  resource?: string;
+  query?: string;
+  manager?: string | null;
+}
 
 /** PATCH with `application/apply-patch+yaml` as `manager` (a YAML text or a JSON object body). */
-function apply(name: string, body: Json | string, manager: string | null, o: Omit<ApplyOpts, 'manager'> = {}): Promise<HttpResponse> {
+function apply(
+  name: string,
+  body: Json | string,
+  manager: string | null,
+  o: Omit<ApplyOpts, 'manager'> = {},
+): Promise<HttpResponse> {
   const q = new URLSearchParams();
   if (manager !== null) q.set('fieldManager', manager);
   if (o.force !== undefined) q.set('force', String(o.force));
   const qs = [q.toString(), o.query ?? ''].filter((x) => x !== '').join('&');
-  return t.client.patch(`${path(o.resource ?? 'configmaps', name)}${qs ? `?${qs}` : ''}`, typeof body === 'string' ? body : JSON.stringify(body), APPLY);
+  return t.client.patch(
+    `${path(o.resource ?? 'configmaps', name)}${qs ? `?${qs}` : ''}`,
+    typeof body === 'string' ? body : JSON.stringify(body),
+    APPLY,
+  );
 }
 
-const cm = (name: string, data: Record<string, string>, extra: Json = {}): Json =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(extra.metadata as Json | undefined) }, data, ...(extra.top as Json | undefined) });
+const cm = (name: string, data: Record<string, string>, extra: Json = {}): Json => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...(extra.metadata as Json | undefined) },
+  data,
+  ...(extra.top as Json | undefined),
+});
 
 /** The managedFields entry of `manager` (and operation), or undefined. */
 function entry(obj: Json, manager: string, operation?: 'Apply' | 'Update'): Json | undefined {
@@ -52,13 +81,21 @@ function entry(obj: Json, manager: string, operation?: 'Apply' | 'Update'): Json
 }
 
 function managers(obj: Json): string[] {
-  return ((obj.metadata?.managedFields ?? []) as Json[]).map((e) => `${e.manager as string}/${e.operation as string}`).sort();
+  return ((obj.metadata?.managedFields ?? []) as Json[])
+    .map((e) => `${e.manager as string}/${e.operation as string}`)
+    .sort();
 }
 
 /** Asserts a 409 apply conflict with Kubernetes' message and one FieldManagerConflict cause per field. */
-function expectConflict(res: HttpResponse, conflicts: Array<{ manager: string; field: string }>, message?: string): void {
+function expectConflict(
+  res: HttpResponse,
+  conflicts: Array<{ manager: string; field: string }>,
+  message?: string,
+): void {
   const s = expectFailure(res, 409, 'Conflict', message);
-  expect(s.details?.causes).toEqual(conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${c.manager}`, field: c.field })));
+  expect(s.details?.causes).toEqual(
+    conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${c.manager}`, field: c.field })),
+  );
 }
 
 beforeAll(async () => {
@@ -66,7 +103,10 @@ beforeAll(async () => {
   t = env.server;
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
   ns = uniqueName('apply');
-  expectCode(await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }), 201);
+  expectCode(
+    await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
+    201,
+  );
 });
 
 afterAll(async () => {
@@ -79,7 +119,11 @@ describe('field ownership (one test per row of the spec table)', () => {
     const name = uniqueName('conflict');
     const created = expectCode(await apply(name, cm(name, { x: '1' }), 'a'), 201);
     const res = await apply(name, cm(name, { x: '2' }), 'b');
-    expectConflict(res, [{ manager: '"a"', field: '.data.x' }], 'Apply failed with 1 conflict: conflict with "a": .data.x');
+    expectConflict(
+      res,
+      [{ manager: '"a"', field: '.data.x' }],
+      'Apply failed with 1 conflict: conflict with "a": .data.x',
+    );
     const s = await stored('configmaps', name);
     expect(s?.modRevision).toBe(created.metadata.resourceVersion);
     expect(s?.value.data).toEqual({ x: '1' });
@@ -91,11 +135,17 @@ describe('field ownership (one test per row of the spec table)', () => {
     const name = uniqueName('conflicts');
     expectCode(await apply(name, cm(name, { x: '1', y: '1' }), 'a'), 201);
     const res = await apply(name, cm(name, { x: '2', y: '2' }), 'b');
-    expectConflict(res, [{ manager: '"a"', field: '.data.x' }, { manager: '"a"', field: '.data.y' }],
-      'Apply failed with 2 conflicts: conflicts with "a":\n- .data.x\n- .data.y');
+    expectConflict(
+      res,
+      [
+        { manager: '"a"', field: '.data.x' },
+        { manager: '"a"', field: '.data.y' },
+      ],
+      'Apply failed with 2 conflicts: conflicts with "a":\n- .data.x\n- .data.y',
+    );
   });
 
-  it('owned by A, B applies with force=true: value overwritten, B sole owner, field gone from A\'s entry', async () => {
+  it("owned by A, B applies with force=true: value overwritten, B sole owner, field gone from A's entry", async () => {
     const name = uniqueName('force');
     expectCode(await apply(name, cm(name, { x: '1', y: '1' }), 'a'), 201);
     const forced = expectCode(await apply(name, cm(name, { x: '2' }), 'b', { force: true }), 200);
@@ -124,10 +174,16 @@ describe('field ownership (one test per row of the spec table)', () => {
     expect(entry(shared, 'b')?.fieldsV1).toEqual({ 'f:data': { 'f:x': {} } });
     const before = await stored('configmaps', name);
 
-    expectConflict(await apply(name, cm(name, { x: '2' }), 'a'), [{ manager: '"b"', field: '.data.x' }],
-      'Apply failed with 1 conflict: conflict with "b": .data.x');
-    expectConflict(await apply(name, cm(name, { x: '3' }), 'b'), [{ manager: '"a"', field: '.data.x' }],
-      'Apply failed with 1 conflict: conflict with "a": .data.x');
+    expectConflict(
+      await apply(name, cm(name, { x: '2' }), 'a'),
+      [{ manager: '"b"', field: '.data.x' }],
+      'Apply failed with 1 conflict: conflict with "b": .data.x',
+    );
+    expectConflict(
+      await apply(name, cm(name, { x: '3' }), 'b'),
+      [{ manager: '"a"', field: '.data.x' }],
+      'Apply failed with 1 conflict: conflict with "a": .data.x',
+    );
     const after = await stored('configmaps', name);
     expect(after?.modRevision).toBe(before?.modRevision);
     expect(after?.value.data).toEqual({ x: '1' });
@@ -167,9 +223,15 @@ describe('field ownership (one test per row of the spec table)', () => {
   it('owned by A only: A applying without a defaulted field resets it to its default', async () => {
     const name = uniqueName('reset');
     const service = (extra: Json): Json => ({
-      apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ port: 80, protocol: 'TCP' }], ...extra },
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name },
+      spec: { ports: [{ port: 80, protocol: 'TCP' }], ...extra },
     });
-    const created = expectCode(await apply(name, service({ sessionAffinity: 'ClientIP' }), 'a', { resource: 'services' }), 201);
+    const created = expectCode(
+      await apply(name, service({ sessionAffinity: 'ClientIP' }), 'a', { resource: 'services' }),
+      201,
+    );
     expect(created.spec.sessionAffinity).toBe('ClientIP');
     const reset = expectCode(await apply(name, service({}), 'a', { resource: 'services' }), 200);
     expect(reset.spec.sessionAffinity).toBe('None');
@@ -180,44 +242,79 @@ describe('field ownership (one test per row of the spec table)', () => {
   it('owned by A: an update (PUT) by B changing the value moves ownership to B without conflict', async () => {
     const name = uniqueName('put');
     const created = expectCode(await apply(name, cm(name, { x: '1', y: '1' }), 'a'), 201);
-    const put = expectCode(await t.client.put(`${cmPath(name)}?fieldManager=b`, { ...created, data: { x: '2', y: '1' } }), 200);
+    const put = expectCode(
+      await t.client.put(`${cmPath(name)}?fieldManager=b`, { ...created, data: { x: '2', y: '1' } }),
+      200,
+    );
     expect(put.data).toEqual({ x: '2', y: '1' });
     expect(entry(put, 'a', 'Apply')?.fieldsV1).toEqual({ 'f:data': { 'f:y': {} } });
     const b = entry(put, 'b', 'Update');
-    expect(b).toMatchObject({ manager: 'b', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:x': {} } } });
+    expect(b).toMatchObject({
+      manager: 'b',
+      operation: 'Update',
+      apiVersion: 'v1',
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:data': { 'f:x': {} } },
+    });
     expect(b?.time).toMatch(RFC3339);
     expect((await stored('configmaps', name))?.value.metadata.managedFields).toEqual(put.metadata.managedFields);
 
     // A now conflicts with B, named as an Update manager (`using v1`).
-    expectConflict(await apply(name, cm(name, { x: '3', y: '1' }), 'a'), [{ manager: '"b" using v1', field: '.data.x' }],
-      'Apply failed with 1 conflict: conflict with "b" using v1: .data.x');
+    expectConflict(
+      await apply(name, cm(name, { x: '3', y: '1' }), 'a'),
+      [{ manager: '"b" using v1', field: '.data.x' }],
+      'Apply failed with 1 conflict: conflict with "b" using v1: .data.x',
+    );
   });
 
   it('owned by A: a non-apply patch by B moves ownership to B without conflict (manager from the User-Agent)', async () => {
     const name = uniqueName('patch');
     expectCode(await apply(name, cm(name, { x: '1', y: '1', z: '1' }), 'a'), 201);
-    const merged = expectCode(await t.client.patch(cmPath(name), { data: { x: '2' } }, MERGE, {
-      headers: { 'user-agent': 'my-editor/1.4 (linux/amd64) svc/abc' },
-    }), 200);
+    const merged = expectCode(
+      await t.client.patch(cmPath(name), { data: { x: '2' } }, MERGE, {
+        headers: { 'user-agent': 'my-editor/1.4 (linux/amd64) svc/abc' },
+      }),
+      200,
+    );
     expect(merged.data).toEqual({ x: '2', y: '1', z: '1' });
     expect(entry(merged, 'my-editor', 'Update')?.fieldsV1).toEqual({ 'f:data': { 'f:x': {} } });
     expect(entry(merged, 'a', 'Apply')?.fieldsV1).toEqual({ 'f:data': { 'f:y': {}, 'f:z': {} } });
 
-    const smp = expectCode(await t.client.patch(`${cmPath(name)}?fieldManager=c`, { data: { y: '2' } }, STRATEGIC), 200);
+    const smp = expectCode(
+      await t.client.patch(`${cmPath(name)}?fieldManager=c`, { data: { y: '2' } }, STRATEGIC),
+      200,
+    );
     expect(entry(smp, 'c', 'Update')?.fieldsV1).toEqual({ 'f:data': { 'f:y': {} } });
-    const jp = expectCode(await t.client.patch(`${cmPath(name)}?fieldManager=d`, [{ op: 'replace', path: '/data/z', value: '2' }], JSON_PATCH), 200);
+    const jp = expectCode(
+      await t.client.patch(
+        `${cmPath(name)}?fieldManager=d`,
+        [{ op: 'replace', path: '/data/z', value: '2' }],
+        JSON_PATCH,
+      ),
+      200,
+    );
     expect(entry(jp, 'd', 'Update')?.fieldsV1).toEqual({ 'f:data': { 'f:z': {} } });
     expect(entry(jp, 'a', 'Apply')).toBeUndefined();
     expect(managers(jp)).toEqual(['c/Update', 'd/Update', 'my-editor/Update']);
-    expectConflict(await apply(name, cm(name, { x: '3' }), 'a'), [{ manager: '"my-editor" using v1', field: '.data.x' }]);
+    expectConflict(await apply(name, cm(name, { x: '3' }), 'a'), [
+      { manager: '"my-editor" using v1', field: '.data.x' },
+    ]);
   });
 });
 
 describe('server-side apply rules', () => {
   it('apply creates the object when absent (201) and patches it otherwise (200), recording an Apply entry', async () => {
     const name = uniqueName('create');
-    const created = expectCode(await apply(name, cm(name, { x: '1' }, { metadata: { labels: { app: 'web' } } }), 'a'), 201);
-    expect(created).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels: { app: 'web' } }, data: { x: '1' } });
+    const created = expectCode(
+      await apply(name, cm(name, { x: '1' }, { metadata: { labels: { app: 'web' } } }), 'a'),
+      201,
+    );
+    expect(created).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: ns, labels: { app: 'web' } },
+      data: { x: '1' },
+    });
     expect(created.metadata.managedFields).toHaveLength(1);
     const e = entry(created, 'a') ?? {};
     expect(e).toMatchObject({ manager: 'a', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1' });
@@ -228,17 +325,32 @@ describe('server-side apply rules', () => {
     expect(s1?.value.metadata.uid).toBe(created.metadata.uid);
 
     // YAML body (any JSON is valid YAML too).
-    const patched = expectCode(await apply(name, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  labels:\n    app: web\ndata:\n  x: "1"\n  y: "2"\n`, 'a'), 200);
+    const patched = expectCode(
+      await apply(
+        name,
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  labels:\n    app: web\ndata:\n  x: "1"\n  y: "2"\n`,
+        'a',
+      ),
+      200,
+    );
     expect(patched.data).toEqual({ x: '1', y: '2' });
     expect(patched.metadata.uid).toBe(created.metadata.uid);
     expect(patched.metadata.resourceVersion).not.toBe(created.metadata.resourceVersion);
-    expect(entry(patched, 'a')?.fieldsV1).toEqual({ 'f:data': { 'f:x': {}, 'f:y': {} }, 'f:metadata': { 'f:labels': { 'f:app': {} } } });
+    expect(entry(patched, 'a')?.fieldsV1).toEqual({
+      'f:data': { 'f:x': {}, 'f:y': {} },
+      'f:metadata': { 'f:labels': { 'f:app': {} } },
+    });
     expect((await stored('configmaps', name))?.value.data).toEqual({ x: '1', y: '2' });
   });
 
   it('apply without fieldManager is 422 (PatchOptions fieldManager required) and writes nothing', async () => {
     const name = uniqueName('nomanager');
-    const s = expectFailure(await apply(name, cm(name, { x: '1' }), null), 422, 'Invalid', /fieldManager: Required value: is required for apply patch/);
+    const s = expectFailure(
+      await apply(name, cm(name, { x: '1' }), null),
+      422,
+      'Invalid',
+      /fieldManager: Required value: is required for apply patch/,
+    );
     expect(s.message).toMatch(/^PatchOptions\.meta\.k8s\.io "" is invalid: /);
     expect(s.details?.causes?.map((c) => c.field)).toEqual(['fieldManager']);
     expect(await stored('configmaps', name)).toBeUndefined();
@@ -252,7 +364,11 @@ describe('server-side apply rules', () => {
   it('force on a non-apply patch is 422 (PatchOptions force forbidden) and leaves the object unchanged', async () => {
     const name = uniqueName('forcenonapply');
     const created = expectCode(await apply(name, cm(name, { x: '1' }), 'a'), 201);
-    for (const [body, type] of [[{ data: { x: '2' } }, MERGE], [{ data: { x: '2' } }, STRATEGIC], [[{ op: 'replace', path: '/data/x', value: '2' }], JSON_PATCH]] as const) {
+    for (const [body, type] of [
+      [{ data: { x: '2' } }, MERGE],
+      [{ data: { x: '2' } }, STRATEGIC],
+      [[{ op: 'replace', path: '/data/x', value: '2' }], JSON_PATCH],
+    ] as const) {
       const res = await t.client.patch(`${cmPath(name)}?force=true`, body, type);
       const s = expectFailure(res, 422, 'Invalid', /force: Forbidden: may not be specified for non-apply patch/);
       expect(s.details?.causes?.map((c) => c.field)).toEqual(['force']);
@@ -265,12 +381,27 @@ describe('server-side apply rules', () => {
   it('managedFields in an apply body is 400 and leaves the object unchanged', async () => {
     const name = uniqueName('mfinbody');
     const created = expectCode(await apply(name, cm(name, { x: '1' }), 'a'), 201);
-    const body = cm(name, { x: '2' }, { metadata: { managedFields: [{ manager: 'a', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} } }] } });
+    const body = cm(
+      name,
+      { x: '2' },
+      {
+        metadata: {
+          managedFields: [
+            { manager: 'a', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} } },
+          ],
+        },
+      },
+    );
     expectFailure(await apply(name, body, 'a'), 400, 'BadRequest', 'metadata.managedFields must be nil');
     expect((await stored('configmaps', name))?.modRevision).toBe(created.metadata.resourceVersion);
     // Also when it would create.
     const absent = uniqueName('mfinbody-new');
-    expectFailure(await apply(absent, cm(absent, { x: '1' }, { metadata: { managedFields: [] } }), 'a'), 400, 'BadRequest', 'metadata.managedFields must be nil');
+    expectFailure(
+      await apply(absent, cm(absent, { x: '1' }, { metadata: { managedFields: [] } }), 'a'),
+      400,
+      'BadRequest',
+      'metadata.managedFields must be nil',
+    );
     expect(await stored('configmaps', absent)).toBeUndefined();
   });
 
@@ -286,7 +417,12 @@ describe('server-side apply rules', () => {
 
     // An apply that would create an invalid pod (no image) creates nothing.
     const pod = uniqueName('invalid-pod');
-    const res = await apply(pod, { apiVersion: 'v1', kind: 'Pod', metadata: { name: pod }, spec: { containers: [{ name: 'app' }] } }, 'a', { resource: 'pods' });
+    const res = await apply(
+      pod,
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: pod }, spec: { containers: [{ name: 'app' }] } },
+      'a',
+      { resource: 'pods' },
+    );
     const ps = expectFailure(res, 422, 'Invalid');
     expect(ps.details?.causes?.map((c) => c.field)).toContain('spec.containers[0].image');
     expect(await stored('pods', pod)).toBeUndefined();
@@ -295,14 +431,27 @@ describe('server-side apply rules', () => {
   it('apply of a different kind or a different name than the URL is 400 and writes nothing', async () => {
     const name = uniqueName('mismatch');
     const created = expectCode(await apply(name, cm(name, { x: '1' }), 'a'), 201);
-    expectFailure(await apply(name, { apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData: { x: '2' } }, 'a'), 400, 'BadRequest', /kind/);
-    expectFailure(await apply(name, cm('other-name', { x: '2' }), 'a'), 400, 'BadRequest',
-      `the name of the object (other-name) does not match the name on the URL (${name})`);
+    expectFailure(
+      await apply(name, { apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData: { x: '2' } }, 'a'),
+      400,
+      'BadRequest',
+      /kind/,
+    );
+    expectFailure(
+      await apply(name, cm('other-name', { x: '2' }), 'a'),
+      400,
+      'BadRequest',
+      `the name of the object (other-name) does not match the name on the URL (${name})`,
+    );
     expect((await stored('configmaps', name))?.modRevision).toBe(created.metadata.resourceVersion);
     expect(await stored('configmaps', 'other-name')).toBeUndefined();
 
     const absent = uniqueName('mismatch-new');
-    expectFailure(await apply(absent, { apiVersion: 'v1', kind: 'Secret', metadata: { name: absent } }, 'a'), 400, 'BadRequest');
+    expectFailure(
+      await apply(absent, { apiVersion: 'v1', kind: 'Secret', metadata: { name: absent } }, 'a'),
+      400,
+      'BadRequest',
+    );
     expectFailure(await apply(absent, cm(`${absent}-x`, { x: '1' }), 'a'), 400, 'BadRequest');
     expect(await stored('configmaps', absent)).toBeUndefined();
     expect(await stored('configmaps', `${absent}-x`)).toBeUndefined();
@@ -311,18 +460,31 @@ describe('server-side apply rules', () => {
   it('clearing managedFields: a non-apply write of [{}] strips them, an empty list changes nothing', async () => {
     const name = uniqueName('clear');
     const created = expectCode(await apply(name, cm(name, { x: '1' }), 'a'), 201);
-    const emptyList = expectCode(await t.client.patch(`${cmPath(name)}?fieldManager=p`, { metadata: { managedFields: [] } }, MERGE), 200);
+    const emptyList = expectCode(
+      await t.client.patch(`${cmPath(name)}?fieldManager=p`, { metadata: { managedFields: [] } }, MERGE),
+      200,
+    );
     expect(emptyList.metadata.managedFields).toEqual(created.metadata.managedFields);
     expect((await stored('configmaps', name))?.value.metadata.managedFields).toEqual(created.metadata.managedFields);
 
-    const cleared = expectCode(await t.client.patch(`${cmPath(name)}?fieldManager=p`, { metadata: { managedFields: [{}] } }, MERGE), 200);
+    const cleared = expectCode(
+      await t.client.patch(`${cmPath(name)}?fieldManager=p`, { metadata: { managedFields: [{}] } }, MERGE),
+      200,
+    );
     expect(cleared.metadata.managedFields).toBeUndefined();
     expect(cleared.data).toEqual({ x: '1' });
     expect((await stored('configmaps', name))?.value.metadata.managedFields).toBeUndefined();
 
     // Combined with other changes, the reset happens first: the writer owns what it changed.
     expectCode(await apply(name, cm(name, { x: '1' }), 'a'), 200);
-    const combined = expectCode(await t.client.patch(`${cmPath(name)}?fieldManager=p`, { metadata: { managedFields: [{}] }, data: { y: '2' } }, MERGE), 200);
+    const combined = expectCode(
+      await t.client.patch(
+        `${cmPath(name)}?fieldManager=p`,
+        { metadata: { managedFields: [{}] }, data: { y: '2' } },
+        MERGE,
+      ),
+      200,
+    );
     expect(combined.data).toEqual({ x: '1', y: '2' });
     expect(managers(combined)).toEqual(['p/Update']);
     expect(entry(combined, 'p')?.fieldsV1).toEqual({ 'f:data': { 'f:y': {} } });
@@ -330,7 +492,11 @@ describe('server-side apply rules', () => {
 
   it('a set (metadata.finalizers) merges items of different managers without conflict', async () => {
     const name = uniqueName('set');
-    const withFinalizers = (f?: string[]): Json => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: f ? { name, finalizers: f } : { name } });
+    const withFinalizers = (f?: string[]): Json => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: f ? { name, finalizers: f } : { name },
+    });
     expectCode(await apply(name, withFinalizers(['example.com/a']), 'a'), 201);
     const both = expectCode(await apply(name, withFinalizers(['example.com/b']), 'b'), 200);
     expect([...both.metadata.finalizers].sort()).toEqual(['example.com/a', 'example.com/b']);
@@ -355,7 +521,14 @@ describe('merge markers observed through pods', () => {
     const name = uniqueName('pod-keys');
     const spec = {
       containers: [
-        { name: 'web', image: 'example/web:1', ports: [{ containerPort: 53, protocol: 'TCP' }, { containerPort: 53, protocol: 'UDP' }] },
+        {
+          name: 'web',
+          image: 'example/web:1',
+          ports: [
+            { containerPort: 53, protocol: 'TCP' },
+            { containerPort: 53, protocol: 'UDP' },
+          ],
+        },
         { name: 'side', image: 'example/side:1' },
       ],
     };
@@ -363,7 +536,9 @@ describe('merge markers observed through pods', () => {
     const fields = entry(created, 'a')?.fieldsV1 ?? {};
     expect(Object.keys(fields['f:spec']['f:containers']).sort()).toEqual(['k:{"name":"side"}', 'k:{"name":"web"}']);
     expect(fields['f:spec']['f:containers']['k:{"name":"web"}']).toEqual({
-      '.': {}, 'f:name': {}, 'f:image': {},
+      '.': {},
+      'f:name': {},
+      'f:image': {},
       'f:ports': {
         'k:{"containerPort":53,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} },
         'k:{"containerPort":53,"protocol":"UDP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} },
@@ -372,12 +547,20 @@ describe('merge markers observed through pods', () => {
 
     // B applies only the `side` container with a new image: the conflict is on that item alone.
     const sideOnly = { containers: [{ name: 'side', image: 'example/side:2' }] };
-    expectConflict(await applyPod(name, sideOnly, 'b'), [{ manager: '"a"', field: '.spec.containers[name="side"].image' }],
-      'Apply failed with 1 conflict: conflict with "a": .spec.containers[name="side"].image');
+    expectConflict(
+      await applyPod(name, sideOnly, 'b'),
+      [{ manager: '"a"', field: '.spec.containers[name="side"].image' }],
+      'Apply failed with 1 conflict: conflict with "a": .spec.containers[name="side"].image',
+    );
     const forced = expectCode(await applyPod(name, sideOnly, 'b', true), 200);
     // B's apply without `web` does not remove it: items merge by key.
-    expect((forced.spec.containers as Json[]).map((c) => `${c.name as string}=${c.image as string}`)).toEqual(['web=example/web:1', 'side=example/side:2']);
-    expect(entry(forced, 'b')?.fieldsV1).toEqual({ 'f:spec': { 'f:containers': { 'k:{"name":"side"}': { '.': {}, 'f:name': {}, 'f:image': {} } } } });
+    expect((forced.spec.containers as Json[]).map((c) => `${c.name as string}=${c.image as string}`)).toEqual([
+      'web=example/web:1',
+      'side=example/side:2',
+    ]);
+    expect(entry(forced, 'b')?.fieldsV1).toEqual({
+      'f:spec': { 'f:containers': { 'k:{"name":"side"}': { '.': {}, 'f:name': {}, 'f:image': {} } } },
+    });
     const aFields = entry(forced, 'a')?.fieldsV1 ?? {};
     expect(aFields['f:spec']['f:containers']['k:{"name":"side"}']).toEqual({ '.': {}, 'f:name': {} });
     expect((await stored('pods', name))?.value.spec.containers[1].image).toBe('example/side:2');
@@ -389,13 +572,24 @@ describe('merge markers observed through pods', () => {
     const created = expectCode(await applyPod(name, { ...base, nodeSelector: { disk: 'ssd' } }, 'a'), 201);
     expect(entry(created, 'a')?.fieldsV1['f:spec']['f:nodeSelector']).toEqual({});
     const res = await applyPod(name, { ...base, nodeSelector: { zone: 'z1' } }, 'b');
-    expectConflict(res, [{ manager: '"a"', field: '.spec.nodeSelector' }], 'Apply failed with 1 conflict: conflict with "a": .spec.nodeSelector');
+    expectConflict(
+      res,
+      [{ manager: '"a"', field: '.spec.nodeSelector' }],
+      'Apply failed with 1 conflict: conflict with "a": .spec.nodeSelector',
+    );
     expect((await stored('pods', name))?.value.spec.nodeSelector).toEqual({ disk: 'ssd' });
   });
 
   it('imagePullSecrets items are atomic structs: owned whole, by their key', async () => {
     const name = uniqueName('pod-pullsecrets');
-    const created = expectCode(await applyPod(name, { containers: [{ name: 'app', image: 'example/app:1' }], imagePullSecrets: [{ name: 'regcred' }] }, 'a'), 201);
+    const created = expectCode(
+      await applyPod(
+        name,
+        { containers: [{ name: 'app', image: 'example/app:1' }], imagePullSecrets: [{ name: 'regcred' }] },
+        'a',
+      ),
+      201,
+    );
     expect(entry(created, 'a')?.fieldsV1['f:spec']['f:imagePullSecrets']).toEqual({ 'k:{"name":"regcred"}': {} });
   });
 
@@ -403,26 +597,48 @@ describe('merge markers observed through pods', () => {
     const name = uniqueName('owners');
     const uid = '0b7c1a52-5d8e-4a8e-9d0e-000000000001';
     const ref = (owner: string): Json => ({ apiVersion: 'v1', kind: 'ConfigMap', name: owner, uid });
-    const withOwner = (owner: string): Json => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ownerReferences: [ref(owner)] } });
+    const withOwner = (owner: string): Json => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, ownerReferences: [ref(owner)] },
+    });
     const created = expectCode(await apply(name, withOwner('first'), 'a'), 201);
-    expect(entry(created, 'a')?.fieldsV1).toEqual({ 'f:metadata': { 'f:ownerReferences': { [`k:{"uid":"${uid}"}`]: {} } } });
-    expectConflict(await apply(name, withOwner('second'), 'b'), [{ manager: '"a"', field: `.metadata.ownerReferences[uid="${uid}"]` }]);
+    expect(entry(created, 'a')?.fieldsV1).toEqual({
+      'f:metadata': { 'f:ownerReferences': { [`k:{"uid":"${uid}"}`]: {} } },
+    });
+    expectConflict(await apply(name, withOwner('second'), 'b'), [
+      { manager: '"a"', field: `.metadata.ownerReferences[uid="${uid}"]` },
+    ]);
   });
 
   it('tolerations are an atomic list: replaced whole by the forcing manager, who becomes its only owner', async () => {
     const name = uniqueName('pod-tolerations');
     const base = { containers: [{ name: 'app', image: 'example/app:1' }] };
-    const created = expectCode(await applyPod(name, { ...base, tolerations: [{ key: 'k1', operator: 'Exists' }] }, 'a'), 201);
+    const created = expectCode(
+      await applyPod(name, { ...base, tolerations: [{ key: 'k1', operator: 'Exists' }] }, 'a'),
+      201,
+    );
     expect(entry(created, 'a')?.fieldsV1['f:spec']['f:tolerations']).toEqual({});
-    const other = { containers: [{ name: 'app', image: 'example/app:1' }], tolerations: [{ key: 'k2', operator: 'Exists' }] };
+    const other = {
+      containers: [{ name: 'app', image: 'example/app:1' }],
+      tolerations: [{ key: 'k2', operator: 'Exists' }],
+    };
     expectConflict(await applyPod(name, other, 'b'), [{ manager: '"a"', field: '.spec.tolerations' }]);
     const forced = expectCode(await applyPod(name, other, 'b', true), 200);
     // DefaultTolerationSeconds admission adds its not-ready/unreachable tolerations after every write.
-    const defaults = ['not-ready', 'unreachable'].map((k) => ({ key: `node.kubernetes.io/${k}`, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }));
+    const defaults = ['not-ready', 'unreachable'].map((k) => ({
+      key: `node.kubernetes.io/${k}`,
+      operator: 'Exists',
+      effect: 'NoExecute',
+      tolerationSeconds: 300,
+    }));
     expect(forced.spec.tolerations).toEqual([{ key: 'k2', operator: 'Exists' }, ...defaults]);
     expect(entry(forced, 'b')?.fieldsV1['f:spec']['f:tolerations']).toEqual({});
     expect(entry(forced, 'a')?.fieldsV1['f:spec']['f:tolerations']).toBeUndefined();
-    expect((await stored('pods', name))?.value.spec.tolerations).toEqual([{ key: 'k2', operator: 'Exists' }, ...defaults]);
+    expect((await stored('pods', name))?.value.spec.tolerations).toEqual([
+      { key: 'k2', operator: 'Exists' },
+      ...defaults,
+    ]);
   });
 });
 
@@ -432,9 +648,16 @@ describe('migration from client-side apply (stock kubectl)', () => {
   it('apply -f twice, then apply --server-side changing a value: no conflict, kubectl owns the fields', async () => {
     const name = uniqueName('migrate');
     // Keys that YAML 1.1 (kubectl's parser) reads as plain strings (`y` would be a boolean).
-    const v = (alpha: string, beta: string): Json => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data: { alpha, beta } });
+    const v = (alpha: string, beta: string): Json => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: ns },
+      data: { alpha, beta },
+    });
     expect((await k(['apply', '-f', await env.manifest(v('1', '1'))])).stdout.trim()).toBe(`configmap/${name} created`);
-    expect((await k(['apply', '-f', await env.manifest(v('2', '1'))])).stdout.trim()).toBe(`configmap/${name} configured`);
+    expect((await k(['apply', '-f', await env.manifest(v('2', '1'))])).stdout.trim()).toBe(
+      `configmap/${name} configured`,
+    );
     const csa = (await stored('configmaps', name))?.value ?? {};
     expect(csa.metadata.annotations?.[LAST_APPLIED]).toBeDefined();
     expect(managers(csa)).toEqual(['kubectl-client-side-apply/Update']);
@@ -442,7 +665,10 @@ describe('migration from client-side apply (stock kubectl)', () => {
     // The migration is for kubectl's default manager only: another manager name conflicts
     // with the client-side apply manager and changes nothing.
     const before = await stored('configmaps', name);
-    const other = await env.run(['apply', '--server-side', '--field-manager=not-kubectl', '-f', await env.manifest(v('3', '1'))], { timeoutMs: 60_000 });
+    const other = await env.run(
+      ['apply', '--server-side', '--field-manager=not-kubectl', '-f', await env.manifest(v('3', '1'))],
+      { timeoutMs: 60_000 },
+    );
     expect(other.code).not.toBe(0);
     expect(other.stderr).toContain('conflict with "kubectl-client-side-apply" using v1');
     expect(other.stderr).toContain('.data.alpha');
@@ -454,9 +680,13 @@ describe('migration from client-side apply (stock kubectl)', () => {
     expect(ssa.data).toEqual({ alpha: '3', beta: '1' });
     expect(entry(ssa, 'kubectl', 'Apply')?.fieldsV1?.['f:data']).toEqual({ 'f:alpha': {}, 'f:beta': {} });
     // The last-applied annotation now holds the server-side applied configuration.
-    expect(JSON.parse(ssa.metadata.annotations?.[LAST_APPLIED] as string)).toMatchObject({ data: { alpha: '3', beta: '1' } });
+    expect(JSON.parse(ssa.metadata.annotations?.[LAST_APPLIED] as string)).toMatchObject({
+      data: { alpha: '3', beta: '1' },
+    });
 
     // Another manager applying a different value still conflicts with kubectl.
-    expectConflict(await apply(name, cm(name, { alpha: '4' }), 'someone-else'), [{ manager: '"kubectl"', field: '.data.alpha' }]);
+    expectConflict(await apply(name, cm(name, { alpha: '4' }), 'someone-else'), [
+      { manager: '"kubectl"', field: '.data.alpha' },
+    ]);
   });
 });

@@ -35,7 +35,10 @@ export type BodyCodec = 'json' | 'yaml' | 'protobuf';
  * JSON where JSON is accepted, as Kubernetes' NegotiateInputSerializer (client-go's scale client
  * sends none); patches must name their type.
  */
-export function bodyCodec(contentType: string | undefined, accepted: Record<string, BodyCodec> = objectBodyTypes()): { codec: BodyCodec; mediaType: string } {
+export function bodyCodec(
+  contentType: string | undefined,
+  accepted: Record<string, BodyCodec> = objectBodyTypes(),
+): { codec: BodyCodec; mediaType: string } {
   const mt = contentType ? parseMediaType(contentType) : undefined;
   const name = mt ? `${mt.type}/${mt.subtype}` : 'application/json';
   const codec = accepted[name];
@@ -92,9 +95,11 @@ export function decodeBody(buf: Buffer, codec: Exclude<BodyCodec, 'protobuf'>): 
     throw badRequest(`error converting YAML to JSON: ${(e as Error).message}`);
   }
   const real = docs.filter((d) => d.contents !== null);
-  if (real.length !== 1) throw badRequest(`error converting YAML to JSON: expected exactly one YAML document, found ${real.length}`);
+  if (real.length !== 1)
+    throw badRequest(`error converting YAML to JSON: expected exactly one YAML document, found ${real.length}`);
   const doc = real[0] as YAML.Document;
-  if (doc.errors.length > 0) throw badRequest(`error converting YAML to JSON: yaml: ${doc.errors[0]?.message ?? 'invalid document'}`);
+  if (doc.errors.length > 0)
+    throw badRequest(`error converting YAML to JSON: yaml: ${doc.errors[0]?.message ?? 'invalid document'}`);
   const duplicates: string[] = [];
   yamlDuplicates(doc.contents, '', duplicates);
   return { value: doc.toJS({ maxAliasCount: 100 }) as unknown, duplicates };

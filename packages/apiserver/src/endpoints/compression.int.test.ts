@@ -3,8 +3,12 @@ import { startTestApiServer, type TestApiServer } from '@svc/testing';
 
 // Accept-Encoding: gzip on get and list (APIResponseCompression): large answers only.
 let t: TestApiServer;
-beforeAll(async () => { t = await startTestApiServer(); });
-afterAll(async () => { await t.stop(); });
+beforeAll(async () => {
+  t = await startTestApiServer();
+});
+afterAll(async () => {
+  await t.stop();
+});
 
 const NS = '/api/v1/namespaces/default/configmaps';
 const gz = { headers: { 'accept-encoding': 'gzip' } };
@@ -32,7 +36,11 @@ it('gzips a large streamed list', async () => {
   const ns = '/api/v1/namespaces/many';
   expect((await t.client.post('/api/v1/namespaces', { metadata: { name: 'many' } })).status).toBe(201);
   const pad = 'y'.repeat(400);
-  await Promise.all(Array.from({ length: 600 }, (_, i) => t.client.post(`${ns}/configmaps`, { metadata: { name: `c${i}` }, data: { pad } })));
+  await Promise.all(
+    Array.from({ length: 600 }, (_, i) =>
+      t.client.post(`${ns}/configmaps`, { metadata: { name: `c${i}` }, data: { pad } }),
+    ),
+  );
   const r = await t.client.get(`${ns}/configmaps`, gz);
   expect(r.headers['content-encoding']).toBe('gzip');
   const list = JSON.parse(gunzipSync(r.body).toString()) as { kind: string; items: unknown[] };

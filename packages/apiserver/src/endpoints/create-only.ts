@@ -1,6 +1,14 @@
 import type { Request, Response } from 'express';
 import {
-  badRequest, groupSpellings, groupVersion, invalid, methodNotAllowed, notAcceptable, statusError, type ApiObject, type ObjectSchema,
+  badRequest,
+  groupSpellings,
+  groupVersion,
+  invalid,
+  methodNotAllowed,
+  notAcceptable,
+  statusError,
+  type ApiObject,
+  type ObjectSchema,
   type ResourceType,
 } from '@svc/api';
 import { checkSchema, decodeProtobufObject } from '@svc/machinery';
@@ -45,7 +53,13 @@ export function createOnlyKey(r: Pick<ResourceType, 'group' | 'version' | 'plura
  * the schema (422), unknown and duplicate fields per `fieldValidation`; answers 201 with the
  * handler's object.
  */
-export async function serveCreateOnly(h: CreateOnlyHandler, req: Request, res: Response, info: RequestInfo, ctx: RequestContext): Promise<void> {
+export async function serveCreateOnly(
+  h: CreateOnlyHandler,
+  req: Request,
+  res: Response,
+  info: RequestInfo,
+  ctx: RequestContext,
+): Promise<void> {
   if (info.parts.length > 3) throw statusError('NotFound', 'the server could not find the requested resource');
   const sub = info.subresource !== '';
   if (info.verb !== 'create' || (!sub && info.name)) throw methodNotAllowed();
@@ -57,14 +71,17 @@ export async function serveCreateOnly(h: CreateOnlyHandler, req: Request, res: R
 
   const { codec } = bodyCodec(req.headers['content-type']);
   const buf = await readBody(req);
-  const { value, duplicates } = codec === 'protobuf' ? { value: decodeProtobufObject(buf, h.kind.schema), duplicates: [] } : decodeBody(buf, codec);
+  const { value, duplicates } =
+    codec === 'protobuf' ? { value: decodeProtobufObject(buf, h.kind.schema), duplicates: [] } : decodeBody(buf, codec);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw badRequest(`the body of the request must be a ${h.kind.kind} object`);
   }
   const obj = value as Record<string, unknown>;
   const spellings = groupSpellings(h.kind.group).map((g) => groupVersion({ group: g, version: h.kind.version }));
   if (obj.apiVersion !== undefined && !spellings.includes(String(obj.apiVersion))) {
-    throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${spellings[0] ?? ''})`);
+    throw badRequest(
+      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${spellings[0] ?? ''})`,
+    );
   }
   if (obj.kind !== undefined && obj.kind !== h.kind.kind) {
     throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${h.kind.kind})`);
@@ -80,9 +97,19 @@ export async function serveCreateOnly(h: CreateOnlyHandler, req: Request, res: R
     if (level === 'Strict') throw badRequest(`strict decoding error: ${problems.join(', ')}`);
     if (level === 'Warn') warnings.push(...problems);
   }
-  const body = { ...(pruned as Record<string, unknown>), apiVersion: obj.apiVersion ?? spellings[0], kind: h.kind.kind } as ApiObject;
+  const body = {
+    ...(pruned as Record<string, unknown>),
+    apiVersion: obj.apiVersion ?? spellings[0],
+    kind: h.kind.kind,
+  } as ApiObject;
   body.metadata ??= {};
   ctx.dryRun = dryRun;
-  const result = await h.create({ namespace: info.namespace, name: sub ? info.name : '', body, user: ctx.user ?? { name: '', groups: [] }, dryRun });
+  const result = await h.create({
+    namespace: info.namespace,
+    name: sub ? info.name : '',
+    body,
+    user: ctx.user ?? { name: '', groups: [] },
+    dryRun,
+  });
   sendObject(res, 201, result, format.codec, warnings);
 }

@@ -4,7 +4,8 @@ import { groupVersion, scaleKind } from '@svc/api';
 /** `/api`: the core group's versions. */
 export function apiVersions(serverAddress: string): object {
   return {
-    kind: 'APIVersions', versions: ['v1'],
+    kind: 'APIVersions',
+    versions: ['v1'],
     serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
   };
 }
@@ -19,11 +20,15 @@ function apiGroup(catalog: Catalog, name: string): object | undefined {
 /** `/apis`: every named group. */
 export function apiGroupList(catalog: Catalog): object {
   return {
-    kind: 'APIGroupList', apiVersion: 'v1',
-    groups: catalog.groups().filter((g) => g.group !== '').map((g) => {
-      const { kind: _k, apiVersion: _a, ...rest } = apiGroup(catalog, g.group) as Record<string, unknown>;
-      return rest;
-    }),
+    kind: 'APIGroupList',
+    apiVersion: 'v1',
+    groups: catalog
+      .groups()
+      .filter((g) => g.group !== '')
+      .map((g) => {
+        const { kind: _k, apiVersion: _a, ...rest } = apiGroup(catalog, g.group) as Record<string, unknown>;
+        return rest;
+      }),
   };
 }
 
@@ -35,12 +40,16 @@ export function apiGroupDoc(catalog: Catalog, name: string): object | undefined 
  * The subresources discovery lists, with the kind each answers with and its verbs (`status`,
  * `scale`, `approval`; `log` answers text, listed with its parent's kind as Kubernetes does).
  */
-function subresourceKinds(r: ResourceType): Array<{ name: string; kind: { group: string; version: string; kind: string }; verbs: string[] }> {
+function subresourceKinds(
+  r: ResourceType,
+): Array<{ name: string; kind: { group: string; version: string; kind: string }; verbs: string[] }> {
   const scale = scaleKind();
   const writable = ['get', 'patch', 'update'];
   return r.subresources.flatMap((name) => {
-    if (name === 'status' || name === 'approval') return [{ name, kind: { group: r.group, version: r.version, kind: r.kind }, verbs: writable }];
-    if (name === 'scale') return [{ name, kind: { group: scale.group, version: scale.version, kind: scale.kind }, verbs: writable }];
+    if (name === 'status' || name === 'approval')
+      return [{ name, kind: { group: r.group, version: r.version, kind: r.kind }, verbs: writable }];
+    if (name === 'scale')
+      return [{ name, kind: { group: scale.group, version: scale.version, kind: scale.kind }, verbs: writable }];
     if (name === 'log') return [{ name, kind: { group: r.group, version: r.version, kind: r.kind }, verbs: ['get'] }];
     if (name === 'binding') return [{ name, kind: { group: '', version: 'v1', kind: 'Binding' }, verbs: ['create'] }];
     return [];
@@ -49,15 +58,22 @@ function subresourceKinds(r: ResourceType): Array<{ name: string; kind: { group:
 
 function resourceEntries(r: ResourceType): object[] {
   const main = {
-    name: r.plural, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: [...r.verbs].sort(),
+    name: r.plural,
+    singularName: r.singular,
+    namespaced: r.namespaced,
+    kind: r.kind,
+    verbs: [...r.verbs].sort(),
     ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
     ...(r.categories.length ? { categories: r.categories } : {}),
     storageVersionHash: storageVersionHash(r),
   };
   const subs = subresourceKinds(r).map(({ name, kind: k, verbs }) => ({
-    name: `${r.plural}/${name}`, singularName: '', namespaced: r.namespaced,
+    name: `${r.plural}/${name}`,
+    singularName: '',
+    namespaced: r.namespaced,
     ...(k.group !== r.group || k.version !== r.version ? { group: k.group, version: k.version } : {}),
-    kind: k.kind, verbs,
+    kind: k.kind,
+    verbs,
   }));
   return [main, ...subs];
 }
@@ -66,7 +82,12 @@ function resourceEntries(r: ResourceType): object[] {
 export function apiResourceList(catalog: Catalog, group: string, version: string): object | undefined {
   const resources = catalog.resources(group, version);
   if (resources.length === 0) return undefined;
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersion({ group, version }), resources: resources.flatMap(resourceEntries) };
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: groupVersion({ group, version }),
+    resources: resources.flatMap(resourceEntries),
+  };
 }
 
 function storageVersionHash(r: ResourceType): string {
@@ -82,19 +103,30 @@ function storageVersionHash(r: ResourceType): string {
 export function aggregatedDiscovery(catalog: Catalog, core: boolean, apidiscoveryGroup: string): object {
   const groups = catalog.groups().filter((g) => (g.group === '') === core);
   return {
-    kind: 'APIGroupDiscoveryList', apiVersion: `${apidiscoveryGroup}/v2`, metadata: {},
+    kind: 'APIGroupDiscoveryList',
+    apiVersion: `${apidiscoveryGroup}/v2`,
+    metadata: {},
     items: groups.map((g) => ({
       metadata: { name: g.group, creationTimestamp: null },
       versions: g.versions.map((v) => ({
         version: v,
         resources: catalog.resources(g.group, v).map((r) => ({
-          resource: r.plural, responseKind: { group: r.group, version: r.version, kind: r.kind }, scope: r.namespaced ? 'Namespaced' : 'Cluster',
-          singularResource: r.singular, verbs: [...r.verbs].sort(),
+          resource: r.plural,
+          responseKind: { group: r.group, version: r.version, kind: r.kind },
+          scope: r.namespaced ? 'Namespaced' : 'Cluster',
+          singularResource: r.singular,
+          verbs: [...r.verbs].sort(),
           ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
           ...(r.categories.length ? { categories: r.categories } : {}),
-          ...(subresourceKinds(r).length ? {
-            subresources: subresourceKinds(r).map(({ name, kind, verbs }) => ({ subresource: name, responseKind: kind, verbs })),
-          } : {}),
+          ...(subresourceKinds(r).length
+            ? {
+                subresources: subresourceKinds(r).map(({ name, kind, verbs }) => ({
+                  subresource: name,
+                  responseKind: kind,
+                  verbs,
+                })),
+              }
+            : {}),
         })),
         freshness: 'Current',
       })),

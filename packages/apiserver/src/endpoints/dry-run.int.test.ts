@@ -3,13 +3,21 @@
 // and the normal code, while etcd is untouched: neither its revision nor any key under the
 // server's prefix changes. An empty `dryRun` is a normal request; any other value is 400.
 import { Etcd3 } from 'etcd3';
-import { startTestApiServer, type HttpResponse, type TestApiServer, uniqueName, expectCode, expectFailure, type Json, MEDIA } from '@svc/testing';
+import {
+  startTestApiServer,
+  type HttpResponse,
+  type TestApiServer,
+  uniqueName,
+  expectCode,
+  expectFailure,
+  type Json,
+  MEDIA,
+} from '@svc/testing';
 import { coreKey, readStored } from './stored-testing.js';
 const MERGE = MEDIA.MERGE;
 const SMP = MEDIA.SMP;
 const JSON_PATCH = MEDIA.JSON_PATCH;
 const APPLY = MEDIA.APPLY;
-
 
 const DRY = 'dryRun=All';
 
@@ -30,7 +38,8 @@ interface EtcdState {
 async function etcdState(): Promise<EtcdState> {
   const res = await etcd.getAll().prefix(`${t.storePrefix}/`).exec();
   const keys: EtcdState['keys'] = {};
-  for (const kv of res.kvs) keys[kv.key.toString('utf8')] = { modRevision: kv.mod_revision, value: kv.value.toString('utf8') };
+  for (const kv of res.kvs)
+    keys[kv.key.toString('utf8')] = { modRevision: kv.mod_revision, value: kv.value.toString('utf8') };
   return { revision: res.header.revision, keys };
 }
 
@@ -46,8 +55,12 @@ async function stored(resource: string, name: string): Promise<Json | undefined>
   return (await readStored(etcd, key(resource, name)))?.value;
 }
 
-const cm = (name: string, data: Record<string, string>, extra: Json = {}): Json =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(extra.metadata as Json | undefined) }, data });
+const cm = (name: string, data: Record<string, string>, extra: Json = {}): Json => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...(extra.metadata as Json | undefined) },
+  data,
+});
 
 async function createCm(name: string, data: Record<string, string> = { a: '1' }, extra: Json = {}): Promise<Json> {
   return expectCode(await t.client.post(`${cmPath()}?fieldManager=setup`, cm(name, data, extra)), 201);
@@ -57,7 +70,10 @@ beforeAll(async () => {
   t = await startTestApiServer();
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
   ns = uniqueName('dry');
-  expectCode(await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }), 201);
+  expectCode(
+    await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
+    201,
+  );
 });
 
 afterAll(async () => {
@@ -68,21 +84,44 @@ afterAll(async () => {
 describe('dryRun=All', () => {
   it('POST answers 201 with the would-be object (defaults, metadata, managedFields) and stores nothing', async () => {
     const name = uniqueName('post');
-    const res = await untouched(() => t.client.post(`${path('pods')}?${DRY}&fieldManager=dry`, {
-      apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'app', image: 'example/app:1' }] },
-    }));
+    const res = await untouched(() =>
+      t.client.post(`${path('pods')}?${DRY}&fieldManager=dry`, {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name },
+        spec: { containers: [{ name: 'app', image: 'example/app:1' }] },
+      }),
+    );
     const obj = expectCode(res, 201);
-    expect(obj).toMatchObject({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns }, spec: { restartPolicy: 'Always', dnsPolicy: 'ClusterFirst' }, status: { phase: 'Pending' } });
-    expect(obj.spec.containers[0]).toMatchObject({ imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log' });
+    expect(obj).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: ns },
+      spec: { restartPolicy: 'Always', dnsPolicy: 'ClusterFirst' },
+      status: { phase: 'Pending' },
+    });
+    expect(obj.spec.containers[0]).toMatchObject({
+      imagePullPolicy: 'IfNotPresent',
+      terminationMessagePath: '/dev/termination-log',
+    });
     expect(typeof obj.metadata.uid).toBe('string');
     expect(typeof obj.metadata.creationTimestamp).toBe('string');
-    expect(obj.metadata.managedFields).toEqual([expect.objectContaining({ manager: 'dry', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1' })]);
+    expect(obj.metadata.managedFields).toEqual([
+      expect.objectContaining({ manager: 'dry', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1' }),
+    ]);
     expect(await stored('pods', name)).toBeUndefined();
     expect((await t.client.get(path('pods', name))).status).toBe(404);
   });
 
   it('POST with generateName answers a generated name and stores nothing', async () => {
-    const res = await untouched(() => t.client.post(`${cmPath()}?${DRY}`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'dry-gen-' }, data: { a: '1' } }));
+    const res = await untouched(() =>
+      t.client.post(`${cmPath()}?${DRY}`, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { generateName: 'dry-gen-' },
+        data: { a: '1' },
+      }),
+    );
     const obj = expectCode(res, 201);
     expect(obj.metadata.name).toMatch(/^dry-gen-[a-z0-9]{5}$/);
     expect(await stored('configmaps', obj.metadata.name as string)).toBeUndefined();
@@ -94,11 +133,16 @@ describe('dryRun=All', () => {
     });
   });
 
-  it('POST of an existing name is 409 AlreadyExists, as the real request would be (Kubernetes\' dry-run storage checks the key)', async () => {
+  it("POST of an existing name is 409 AlreadyExists, as the real request would be (Kubernetes' dry-run storage checks the key)", async () => {
     const name = uniqueName('exists');
     await createCm(name, { a: 'original' });
     await untouched(async () => {
-      expectFailure(await t.client.post(`${cmPath()}?${DRY}`, cm(name, { a: 'dry' })), 409, 'AlreadyExists', `configmaps "${name}" already exists`);
+      expectFailure(
+        await t.client.post(`${cmPath()}?${DRY}`, cm(name, { a: 'dry' })),
+        409,
+        'AlreadyExists',
+        `configmaps "${name}" already exists`,
+      );
     });
     expect((await stored('configmaps', name))?.data).toEqual({ a: 'original' });
   });
@@ -106,7 +150,9 @@ describe('dryRun=All', () => {
   it('PUT answers 200 with the updated object and leaves etcd alone; a stale resourceVersion is still 409', async () => {
     const name = uniqueName('put');
     const created = await createCm(name, { a: '1' });
-    const res = await untouched(() => t.client.put(`${cmPath(name)}?${DRY}&fieldManager=putter`, { ...created, data: { a: '2', b: '3' } }));
+    const res = await untouched(() =>
+      t.client.put(`${cmPath(name)}?${DRY}&fieldManager=putter`, { ...created, data: { a: '2', b: '3' } }),
+    );
     const obj = expectCode(res, 200);
     expect(obj.data).toEqual({ a: '2', b: '3' });
     expect(obj.metadata.uid).toBe(created.metadata.uid);
@@ -115,22 +161,40 @@ describe('dryRun=All', () => {
 
     expectCode(await t.client.put(cmPath(name), { ...created, data: { a: 'real' } }), 200);
     await untouched(async () => {
-      expectFailure(await t.client.put(`${cmPath(name)}?${DRY}`, { ...created, data: { a: 'stale' } }), 409, 'Conflict');
+      expectFailure(
+        await t.client.put(`${cmPath(name)}?${DRY}`, { ...created, data: { a: 'stale' } }),
+        409,
+        'Conflict',
+      );
     });
   });
 
   const patches: Array<{ type: string; contentType: string; body: unknown; query?: string }> = [
-    { type: 'JSON patch', contentType: JSON_PATCH, body: [{ op: 'replace', path: '/data/a', value: '2' }, { op: 'add', path: '/data/b', value: '3' }] },
+    {
+      type: 'JSON patch',
+      contentType: JSON_PATCH,
+      body: [
+        { op: 'replace', path: '/data/a', value: '2' },
+        { op: 'add', path: '/data/b', value: '3' },
+      ],
+    },
     { type: 'merge patch', contentType: MERGE, body: { data: { a: '2', b: '3' } } },
     { type: 'strategic merge patch', contentType: SMP, body: { data: { a: '2', b: '3' } } },
-    { type: 'apply patch', contentType: APPLY, body: { apiVersion: 'v1', kind: 'ConfigMap', data: { a: '2', b: '3' } }, query: '&fieldManager=applier&force=true' },
+    {
+      type: 'apply patch',
+      contentType: APPLY,
+      body: { apiVersion: 'v1', kind: 'ConfigMap', data: { a: '2', b: '3' } },
+      query: '&fieldManager=applier&force=true',
+    },
   ];
 
   it.each(patches)('PATCH ($type) answers 200 with the patched object and leaves etcd alone', async (p) => {
     const name = uniqueName('patch');
     await createCm(name, { a: '1' });
     const body = p.contentType === APPLY ? { ...(p.body as Json), metadata: { name } } : p.body;
-    const res = await untouched(() => t.client.patch(`${cmPath(name)}?${DRY}${p.query ?? ''}`, JSON.stringify(body), p.contentType));
+    const res = await untouched(() =>
+      t.client.patch(`${cmPath(name)}?${DRY}${p.query ?? ''}`, JSON.stringify(body), p.contentType),
+    );
     const obj = expectCode(res, 200);
     expect(obj.data).toEqual({ a: '2', b: '3' });
     expect((await stored('configmaps', name))?.data).toEqual({ a: '1' });
@@ -139,7 +203,9 @@ describe('dryRun=All', () => {
 
   it('PATCH (apply) of an absent object answers 201 with the would-be object and creates nothing', async () => {
     const name = uniqueName('apply-new');
-    const res = await untouched(() => t.client.patch(`${cmPath(name)}?${DRY}&fieldManager=applier`, JSON.stringify(cm(name, { a: '1' })), APPLY));
+    const res = await untouched(() =>
+      t.client.patch(`${cmPath(name)}?${DRY}&fieldManager=applier`, JSON.stringify(cm(name, { a: '1' })), APPLY),
+    );
     const obj = expectCode(res, 201);
     expect(obj).toMatchObject({ metadata: { name, namespace: ns }, data: { a: '1' } });
     expect(obj.metadata.managedFields).toEqual([expect.objectContaining({ manager: 'applier', operation: 'Apply' })]);
@@ -148,10 +214,17 @@ describe('dryRun=All', () => {
 
   it('PATCH (apply) still reports conflicts (409) under dry run', async () => {
     const name = uniqueName('apply-conflict');
-    expectCode(await t.client.patch(`${cmPath(name)}?fieldManager=a`, JSON.stringify(cm(name, { x: '1' })), APPLY), 201);
+    expectCode(
+      await t.client.patch(`${cmPath(name)}?fieldManager=a`, JSON.stringify(cm(name, { x: '1' })), APPLY),
+      201,
+    );
     await untouched(async () => {
-      expectFailure(await t.client.patch(`${cmPath(name)}?${DRY}&fieldManager=b`, JSON.stringify(cm(name, { x: '2' })), APPLY), 409, 'Conflict',
-        'Apply failed with 1 conflict: conflict with "a": .data.x');
+      expectFailure(
+        await t.client.patch(`${cmPath(name)}?${DRY}&fieldManager=b`, JSON.stringify(cm(name, { x: '2' })), APPLY),
+        409,
+        'Conflict',
+        'Apply failed with 1 conflict: conflict with "a": .data.x',
+      );
     });
   });
 
@@ -159,11 +232,23 @@ describe('dryRun=All', () => {
     const name = uniqueName('del');
     const created = await createCm(name);
     const status = expectCode(await untouched(() => t.client.delete(`${cmPath(name)}?${DRY}`)), 200);
-    expect(status).toMatchObject({ kind: 'Status', status: 'Success', details: { name, kind: 'configmaps', uid: created.metadata.uid } });
+    expect(status).toMatchObject({
+      kind: 'Status',
+      status: 'Success',
+      details: { name, kind: 'configmaps', uid: created.metadata.uid },
+    });
     expect(await stored('configmaps', name)).toBeDefined();
 
     const pod = uniqueName('del-pod');
-    const p = expectCode(await t.client.post(path('pods'), { apiVersion: 'v1', kind: 'Pod', metadata: { name: pod }, spec: { containers: [{ name: 'app', image: 'example/app:1' }] } }), 201);
+    const p = expectCode(
+      await t.client.post(path('pods'), {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: pod },
+        spec: { containers: [{ name: 'app', image: 'example/app:1' }] },
+      }),
+      201,
+    );
     const deleted = expectCode(await untouched(() => t.client.delete(`${path('pods', pod)}?${DRY}`)), 200);
     expect(deleted).toMatchObject({ kind: 'Pod', metadata: { name: pod, uid: p.metadata.uid } });
     expect(await stored('pods', pod)).toBeDefined();
@@ -178,14 +263,24 @@ describe('dryRun=All', () => {
     const batch = uniqueName('batch');
     await createCm(name, { a: '1' }, { metadata: { labels: { batch } } });
     const body = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background', dryRun: ['All'] };
-    const one = await untouched(() => t.client.request('DELETE', cmPath(name), { body, contentType: 'application/json' }));
+    const one = await untouched(() =>
+      t.client.request('DELETE', cmPath(name), { body, contentType: 'application/json' }),
+    );
     expect(expectCode(one, 200)).toMatchObject({ kind: 'Status', status: 'Success', details: { name } });
-    const all = await untouched(() => t.client.request('DELETE', `${cmPath()}?labelSelector=${encodeURIComponent(`batch=${batch}`)}`, { body, contentType: 'application/json' }));
+    const all = await untouched(() =>
+      t.client.request('DELETE', `${cmPath()}?labelSelector=${encodeURIComponent(`batch=${batch}`)}`, {
+        body,
+        contentType: 'application/json',
+      }),
+    );
     expect((expectCode(all, 200).items as Json[]).map((i) => i.metadata.name)).toEqual([name]);
     expect(await stored('configmaps', name)).toBeDefined();
 
     await untouched(async () => {
-      const bad = await t.client.request('DELETE', cmPath(name), { body: { ...body, dryRun: ['Yes'] }, contentType: 'application/json' });
+      const bad = await t.client.request('DELETE', cmPath(name), {
+        body: { ...body, dryRun: ['Yes'] },
+        contentType: 'application/json',
+      });
       expectFailure(bad, 400, 'BadRequest');
     });
   });
@@ -203,7 +298,12 @@ describe('dryRun=All', () => {
     const batch = uniqueName('batch');
     const names = [uniqueName('dc'), uniqueName('dc')];
     for (const n of names) await createCm(n, { a: '1' }, { metadata: { labels: { batch } } });
-    const list = expectCode(await untouched(() => t.client.delete(`${cmPath()}?${DRY}&labelSelector=${encodeURIComponent(`batch=${batch}`)}`)), 200);
+    const list = expectCode(
+      await untouched(() =>
+        t.client.delete(`${cmPath()}?${DRY}&labelSelector=${encodeURIComponent(`batch=${batch}`)}`),
+      ),
+      200,
+    );
     expect(list.kind).toBe('ConfigMapList');
     expect((list.items as Json[]).map((i) => i.metadata.name).sort()).toEqual([...names].sort());
     for (const n of names) expect(await stored('configmaps', n)).toBeDefined();
@@ -221,25 +321,31 @@ describe('dryRun values', () => {
     expect(await stored('configmaps', name)).toBeUndefined();
   });
 
-  it.each(['Yes', 'all', 'true', 'None'])('dryRun=%s is 400 BadRequest on every verb and writes nothing', async (value) => {
-    const name = uniqueName('badvalue');
-    const existing = await createCm(name, { a: '1' });
-    const q = `dryRun=${encodeURIComponent(value)}`;
-    await untouched(async () => {
-      const calls: Array<[string, Promise<HttpResponse>]> = [
-        ['POST', t.client.post(`${cmPath()}?${q}`, cm(uniqueName('new'), { a: '1' }))],
-        ['PUT', t.client.put(`${cmPath(name)}?${q}`, { ...existing, data: { a: '2' } })],
-        ['PATCH merge', t.client.patch(`${cmPath(name)}?${q}`, { data: { a: '2' } }, MERGE)],
-        ['PATCH apply', t.client.patch(`${cmPath(name)}?${q}&fieldManager=m`, JSON.stringify(cm(name, { a: '2' })), APPLY)],
-        ['DELETE', t.client.delete(`${cmPath(name)}?${q}`)],
-        ['DELETE collection', t.client.delete(`${cmPath()}?${q}`)],
-      ];
-      for (const [verb, call] of calls) {
-        const res = await call;
-        if (res.status !== 400) throw new Error(`${verb} with ${q}: expected 400, got ${res.status}: ${res.text}`);
-        const s = expectFailure(res, 400, 'BadRequest');
-        expect(s.message).toContain(value);
-      }
-    });
-  });
+  it.each(['Yes', 'all', 'true', 'None'])(
+    'dryRun=%s is 400 BadRequest on every verb and writes nothing',
+    async (value) => {
+      const name = uniqueName('badvalue');
+      const existing = await createCm(name, { a: '1' });
+      const q = `dryRun=${encodeURIComponent(value)}`;
+      await untouched(async () => {
+        const calls: Array<[string, Promise<HttpResponse>]> = [
+          ['POST', t.client.post(`${cmPath()}?${q}`, cm(uniqueName('new'), { a: '1' }))],
+          ['PUT', t.client.put(`${cmPath(name)}?${q}`, { ...existing, data: { a: '2' } })],
+          ['PATCH merge', t.client.patch(`${cmPath(name)}?${q}`, { data: { a: '2' } }, MERGE)],
+          [
+            'PATCH apply',
+            t.client.patch(`${cmPath(name)}?${q}&fieldManager=m`, JSON.stringify(cm(name, { a: '2' })), APPLY),
+          ],
+          ['DELETE', t.client.delete(`${cmPath(name)}?${q}`)],
+          ['DELETE collection', t.client.delete(`${cmPath()}?${q}`)],
+        ];
+        for (const [verb, call] of calls) {
+          const res = await call;
+          if (res.status !== 400) throw new Error(`${verb} with ${q}: expected 400, got ${res.status}: ${res.text}`);
+          const s = expectFailure(res, 400, 'BadRequest');
+          expect(s.message).toContain(value);
+        }
+      });
+    },
+  );
 });

@@ -29,22 +29,32 @@ let ns: string;
 function send(method: string, path: string, body: string, contentType: string): Promise<Sent> {
   return new Promise((resolve, reject) => {
     const payload = Buffer.from(body);
-    const req = httpsRequest(new URL(path, t.server.url), {
-      method, ca: t.server.caPem,
-      headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType, 'content-length': String(payload.length), accept: 'application/json' },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const warnings: string[] = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2) {
-          if (res.rawHeaders[i]?.toLowerCase() === 'warning') warnings.push(res.rawHeaders[i + 1] ?? '');
-        }
-        resolve({ status: res.statusCode ?? 0, text, warnings, json: () => JSON.parse(text) as Json });
-      });
-    });
+    const req = httpsRequest(
+      new URL(path, t.server.url),
+      {
+        method,
+        ca: t.server.caPem,
+        headers: {
+          authorization: `Bearer ${t.adminToken}`,
+          'content-type': contentType,
+          'content-length': String(payload.length),
+          accept: 'application/json',
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const warnings: string[] = [];
+          for (let i = 0; i < res.rawHeaders.length; i += 2) {
+            if (res.rawHeaders[i]?.toLowerCase() === 'warning') warnings.push(res.rawHeaders[i + 1] ?? '');
+          }
+          resolve({ status: res.statusCode ?? 0, text, warnings, json: () => JSON.parse(text) as Json });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -74,13 +84,24 @@ async function stored(resource: string, name: string): Promise<Json | undefined>
 function podWithUnknownFields(name: string, kind: BodyKind): string {
   if (kind === 'JSON') {
     return JSON.stringify({
-      apiVersion: 'v1', kind: 'Pod', metadata: { name },
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name },
       spec: { foo: 'x', containers: [{ name: 'app', image: 'example/app:1', bar: 1 }] },
     });
   }
   return [
-    'apiVersion: v1', 'kind: Pod', 'metadata:', `  name: ${name}`, 'spec:', '  foo: x', '  containers:',
-    '  - name: app', '    image: example/app:1', '    bar: 1', '',
+    'apiVersion: v1',
+    'kind: Pod',
+    'metadata:',
+    `  name: ${name}`,
+    'spec:',
+    '  foo: x',
+    '  containers:',
+    '  - name: app',
+    '    image: example/app:1',
+    '    bar: 1',
+    '',
   ].join('\n');
 }
 
@@ -93,14 +114,24 @@ function write(kind: BodyKind, name: string, body: string, level: Level): Promis
     return send('PATCH', `${podsPath(name)}?${q.toString()}`, body, APPLY);
   }
   const qs = q.toString();
-  return send('POST', `${podsPath()}${qs ? `?${qs}` : ''}`, body, kind === 'JSON' ? 'application/json' : 'application/yaml');
+  return send(
+    'POST',
+    `${podsPath()}${qs ? `?${qs}` : ''}`,
+    body,
+    kind === 'JSON' ? 'application/json' : 'application/yaml',
+  );
 }
 
 beforeAll(async () => {
   t = await startTestApiServer();
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
   ns = uniqueName('fv');
-  const res = await send('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }), 'application/json');
+  const res = await send(
+    'POST',
+    '/api/v1/namespaces',
+    JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
+    'application/json',
+  );
   expectCode(res, 201);
 });
 
@@ -112,7 +143,9 @@ afterAll(async () => {
 const KINDS: BodyKind[] = ['JSON', 'YAML', 'apply'];
 /** A level with its name in test titles (unset means the default, Warn). */
 const withLabel = (level: Level): { level: Level; label: string } => ({ level, label: level ?? 'unset (Warn)' });
-const matrix = KINDS.flatMap((kind) => (['Ignore', undefined, 'Warn', 'Strict'] as Level[]).map((level) => ({ kind, ...withLabel(level) })));
+const matrix = KINDS.flatMap((kind) =>
+  (['Ignore', undefined, 'Warn', 'Strict'] as Level[]).map((level) => ({ kind, ...withLabel(level) })),
+);
 
 describe('unknown fields: {JSON, YAML, apply} × {Ignore, Warn (default), Warn, Strict}', () => {
   it.each(matrix)('$kind body, fieldValidation=$label', async ({ kind, level }) => {
@@ -141,46 +174,75 @@ describe('unknown fields: {JSON, YAML, apply} × {Ignore, Warn (default), Warn, 
 });
 
 describe('unknown fields on updates (PUT and merge patch)', () => {
-  it.each((['Ignore', undefined, 'Strict'] as Level[]).map(withLabel))('PUT and merge patch with fieldValidation=$label', async ({ level }) => {
-    const name = uniqueName('update');
-    const created = expectCode(await send('POST', cmPath(), JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } }), 'application/json'), 201);
-    const q = level ? `?fieldValidation=${level}` : '';
-    const put = await send('PUT', `${cmPath(name)}${q}`, JSON.stringify({ ...created, data: { a: '2' }, extra: true }), 'application/json');
-    const patch = await send('PATCH', `${cmPath(name)}${q}`, JSON.stringify({ data: { a: '3' }, metadata: { bogus: 'x' } }), MERGE);
-    if (level === 'Strict') {
-      expect(expectFailure(put, 400, 'BadRequest').message).toBe('strict decoding error: unknown field "extra"');
-      expect(expectFailure(patch, 400, 'BadRequest').message).toContain('unknown field "metadata.bogus"');
-      expect((await stored('configmaps', name))?.data).toEqual({ a: '1' });
-      return;
-    }
-    expect(expectCode(put, 200).data).toEqual({ a: '2' });
-    expect(expectCode(patch, 200).data).toEqual({ a: '3' });
-    expect(put.warnings).toEqual(level === 'Ignore' ? [] : [warning('extra')]);
-    expect(patch.warnings).toEqual(level === 'Ignore' ? [] : [warning('metadata.bogus')]);
-    const s = await stored('configmaps', name);
-    expect(s?.extra).toBeUndefined();
-    expect(s?.metadata.bogus).toBeUndefined();
-  });
+  it.each((['Ignore', undefined, 'Strict'] as Level[]).map(withLabel))(
+    'PUT and merge patch with fieldValidation=$label',
+    async ({ level }) => {
+      const name = uniqueName('update');
+      const created = expectCode(
+        await send(
+          'POST',
+          cmPath(),
+          JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } }),
+          'application/json',
+        ),
+        201,
+      );
+      const q = level ? `?fieldValidation=${level}` : '';
+      const put = await send(
+        'PUT',
+        `${cmPath(name)}${q}`,
+        JSON.stringify({ ...created, data: { a: '2' }, extra: true }),
+        'application/json',
+      );
+      const patch = await send(
+        'PATCH',
+        `${cmPath(name)}${q}`,
+        JSON.stringify({ data: { a: '3' }, metadata: { bogus: 'x' } }),
+        MERGE,
+      );
+      if (level === 'Strict') {
+        expect(expectFailure(put, 400, 'BadRequest').message).toBe('strict decoding error: unknown field "extra"');
+        expect(expectFailure(patch, 400, 'BadRequest').message).toContain('unknown field "metadata.bogus"');
+        expect((await stored('configmaps', name))?.data).toEqual({ a: '1' });
+        return;
+      }
+      expect(expectCode(put, 200).data).toEqual({ a: '2' });
+      expect(expectCode(patch, 200).data).toEqual({ a: '3' });
+      expect(put.warnings).toEqual(level === 'Ignore' ? [] : [warning('extra')]);
+      expect(patch.warnings).toEqual(level === 'Ignore' ? [] : [warning('metadata.bogus')]);
+      const s = await stored('configmaps', name);
+      expect(s?.extra).toBeUndefined();
+      expect(s?.metadata.bogus).toBeUndefined();
+    },
+  );
 });
 
 describe('duplicate fields in JSON text', () => {
   const body = (name: string): string =>
     `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}"},"data":{"a":"first"},"data":{"a":"second"}}`;
 
-  it.each((['Ignore', undefined, 'Strict'] as Level[]).map(withLabel))('a duplicated key with fieldValidation=$label', async ({ level }) => {
-    const name = uniqueName('dup');
-    const res = await send('POST', `${cmPath()}${level ? `?fieldValidation=${level}` : ''}`, body(name), 'application/json');
-    if (level === 'Strict') {
-      const s = expectFailure(res, 400, 'BadRequest');
-      expect(s.message).toBe('strict decoding error: duplicate field "data"');
-      expect(await stored('configmaps', name)).toBeUndefined();
-      return;
-    }
-    // The last value wins, as in Go's decoder.
-    expect(expectCode(res, 201).data).toEqual({ a: 'second' });
-    expect(res.warnings).toEqual(level === 'Ignore' ? [] : [`299 - ${JSON.stringify('duplicate field "data"')}`]);
-    expect((await stored('configmaps', name))?.data).toEqual({ a: 'second' });
-  });
+  it.each((['Ignore', undefined, 'Strict'] as Level[]).map(withLabel))(
+    'a duplicated key with fieldValidation=$label',
+    async ({ level }) => {
+      const name = uniqueName('dup');
+      const res = await send(
+        'POST',
+        `${cmPath()}${level ? `?fieldValidation=${level}` : ''}`,
+        body(name),
+        'application/json',
+      );
+      if (level === 'Strict') {
+        const s = expectFailure(res, 400, 'BadRequest');
+        expect(s.message).toBe('strict decoding error: duplicate field "data"');
+        expect(await stored('configmaps', name)).toBeUndefined();
+        return;
+      }
+      // The last value wins, as in Go's decoder.
+      expect(expectCode(res, 201).data).toEqual({ a: 'second' });
+      expect(res.warnings).toEqual(level === 'Ignore' ? [] : [`299 - ${JSON.stringify('duplicate field "data"')}`]);
+      expect((await stored('configmaps', name))?.data).toEqual({ a: 'second' });
+    },
+  );
 });
 
 describe('type errors and missing required fields are 422 Invalid at every level', () => {
@@ -189,9 +251,15 @@ describe('type errors and missing required fields are 422 Invalid at every level
 
   it.each(cases)('type error: $kind body, fieldValidation=$label', async ({ kind, level }) => {
     const name = uniqueName('type');
-    const body = kind === 'JSON'
-      ? JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'app', image: 'example/app:1' }], terminationGracePeriodSeconds: 'soon' } })
-      : `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  terminationGracePeriodSeconds: soon\n  containers:\n  - name: app\n    image: example/app:1\n`;
+    const body =
+      kind === 'JSON'
+        ? JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name },
+            spec: { containers: [{ name: 'app', image: 'example/app:1' }], terminationGracePeriodSeconds: 'soon' },
+          })
+        : `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  terminationGracePeriodSeconds: soon\n  containers:\n  - name: app\n    image: example/app:1\n`;
     const s = expectFailure(await write(kind, name, body, level), 422, 'Invalid');
     expect(s.details?.causes?.map((c) => c.field)).toEqual(['spec.terminationGracePeriodSeconds']);
     expect(await stored('pods', name)).toBeUndefined();
@@ -199,9 +267,15 @@ describe('type errors and missing required fields are 422 Invalid at every level
 
   it.each(cases)('missing required field: $kind body, fieldValidation=$label', async ({ kind, level }) => {
     const name = uniqueName('required');
-    const body = kind === 'JSON'
-      ? JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ image: 'example/app:1' }] } })
-      : `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - image: example/app:1\n`;
+    const body =
+      kind === 'JSON'
+        ? JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name },
+            spec: { containers: [{ image: 'example/app:1' }] },
+          })
+        : `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - image: example/app:1\n`;
     const s = expectFailure(await write(kind, name, body, level), 422, 'Invalid');
     expect(s.details?.causes?.map((c) => c.field)).toContain('spec.containers[0].name');
     expect(s.details?.causes?.find((c) => c.field === 'spec.containers[0].name')?.reason).toBe('FieldValueRequired');
@@ -211,7 +285,12 @@ describe('type errors and missing required fields are 422 Invalid at every level
 
 it('an unknown fieldValidation value is 400 BadRequest', async () => {
   const name = uniqueName('badlevel');
-  const res = await send('POST', `${podsPath()}?fieldValidation=Loud`, podWithUnknownFields(name, 'JSON'), 'application/json');
+  const res = await send(
+    'POST',
+    `${podsPath()}?fieldValidation=Loud`,
+    podWithUnknownFields(name, 'JSON'),
+    'application/json',
+  );
   expect(expectFailure(res, 400, 'BadRequest').message).toContain('Loud');
   expect(await stored('pods', name)).toBeUndefined();
 });

@@ -15,7 +15,10 @@ export function parseMediaType(s: string): MediaType | undefined {
   for (const p of rest) {
     const i = p.indexOf('=');
     if (i < 0) continue;
-    params[p.slice(0, i).trim().toLowerCase()] = p.slice(i + 1).trim().replace(/^"(.*)"$/, '$1');
+    params[p.slice(0, i).trim().toLowerCase()] = p
+      .slice(i + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
   }
   return { type: (m[1] ?? '').toLowerCase(), subtype: (m[2] ?? '').toLowerCase(), params };
 }
@@ -23,10 +26,18 @@ export function parseMediaType(s: string): MediaType | undefined {
 /** The media types of an Accept header in order of preference (q values honoured, ties keep order). */
 export function parseAccept(header: string | undefined): MediaType[] {
   if (!header) return [];
-  const list = header.split(',').map((s, i) => ({ mt: parseMediaType(s), i }))
+  const list = header
+    .split(',')
+    .map((s, i) => ({ mt: parseMediaType(s), i }))
     .filter((x): x is { mt: MediaType; i: number } => x.mt !== undefined);
-  const q = (mt: MediaType): number => { const v = Number(mt.params.q ?? '1'); return Number.isFinite(v) ? v : 0; };
-  return list.filter((x) => q(x.mt) > 0).sort((a, b) => q(b.mt) - q(a.mt) || a.i - b.i).map((x) => x.mt);
+  const q = (mt: MediaType): number => {
+    const v = Number(mt.params.q ?? '1');
+    return Number.isFinite(v) ? v : 0;
+  };
+  return list
+    .filter((x) => q(x.mt) > 0)
+    .sort((a, b) => q(b.mt) - q(a.mt) || a.i - b.i)
+    .map((x) => x.mt);
 }
 
 export type ResponseCodec = 'json' | 'yaml' | 'protobuf';
@@ -55,7 +66,10 @@ export function serverMediaTypes(): string[] {
  * when the caller supports them (`allowAs`), and only in JSON or YAML. When the pick is
  * Protobuf, the next acceptable JSON/YAML entry is kept as its fallback. Undefined = 406.
  */
-export function negotiate(header: string | undefined, allowAs: ReadonlyArray<NonNullable<ResponseFormat['as']>> = []): ResponseFormat | undefined {
+export function negotiate(
+  header: string | undefined,
+  allowAs: ReadonlyArray<NonNullable<ResponseFormat['as']>> = [],
+): ResponseFormat | undefined {
   const accepted = parseAccept(header);
   if (accepted.length === 0) return { codec: 'json' };
   let picked: ResponseFormat | undefined;
@@ -81,7 +95,7 @@ function formatOf(mt: MediaType, allowAs: ReadonlyArray<string>): ResponseFormat
   if (codec === 'protobuf' || !allowAs.includes(as)) return undefined;
   const g = mt.params.g ?? '';
   const v = mt.params.v ?? '';
-  if (!acceptedGroupSuffixes().some((sfx) => g === `meta.${sfx}`) || (v !== 'v1')) return undefined;
+  if (!acceptedGroupSuffixes().some((sfx) => g === `meta.${sfx}`) || v !== 'v1') return undefined;
   return { codec, as: as as ResponseFormat['as'], group: g };
 }
 

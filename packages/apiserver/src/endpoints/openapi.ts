@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import {
-  definitionNamespace, groupVersion, naming, operationExtensionPrefixes, objectMeta, listMeta, notAcceptable,
-  type Catalog, type ResourceType, type Schema,
+  definitionNamespace,
+  groupVersion,
+  naming,
+  operationExtensionPrefixes,
+  objectMeta,
+  listMeta,
+  notAcceptable,
+  type Catalog,
+  type ResourceType,
+  type Schema,
 } from '@svc/api';
 import { parseAccept } from './media-types.js';
 
@@ -91,28 +99,65 @@ function gvk(r: ResourceType, kind = r.kind): Json {
 function kindSchema(r: ResourceType): Json {
   const s = toOpenApi(r.schema);
   const props = { ...(s.properties as Json) };
-  props.metadata = { ...ref(META_DEF()), description: 'Standard object\'s metadata.' };
+  props.metadata = { ...ref(META_DEF()), description: "Standard object's metadata." };
   return { ...s, properties: props, [ext('group-version-kind')]: [gvk(r)] };
 }
 
 function listSchema(r: ResourceType): Json {
   return {
-    type: 'object', required: ['items'],
+    type: 'object',
+    required: ['items'],
     properties: {
-      apiVersion: { type: 'string' }, kind: { type: 'string' },
-      metadata: ref(LIST_META_DEF()), items: { type: 'array', items: ref(defName(r, r.kind)) },
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: ref(LIST_META_DEF()),
+      items: { type: 'array', items: ref(defName(r, r.kind)) },
     },
     [ext('group-version-kind')]: [gvk(r, r.listKind)],
   };
 }
 
-const param = (name: string, description: string, type = 'string'): Json => ({ name, in: 'query', description, schema: { type, uniqueItems: true } });
-const DRY_RUN = param('dryRun', 'When present, indicates that modifications should not be persisted. Valid values: All.');
-const FIELD_MANAGER = param('fieldManager', 'fieldManager is a name associated with the actor or entity that is making these changes.');
-const FIELD_VALIDATION = param('fieldValidation', 'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields. Valid values: Ignore, Warn (default), Strict.');
+const param = (name: string, description: string, type = 'string'): Json => ({
+  name,
+  in: 'query',
+  description,
+  schema: { type, uniqueItems: true },
+});
+const DRY_RUN = param(
+  'dryRun',
+  'When present, indicates that modifications should not be persisted. Valid values: All.',
+);
+const FIELD_MANAGER = param(
+  'fieldManager',
+  'fieldManager is a name associated with the actor or entity that is making these changes.',
+);
+const FIELD_VALIDATION = param(
+  'fieldValidation',
+  'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields. Valid values: Ignore, Warn (default), Strict.',
+);
 const FORCE = param('force', 'Force is going to "force" Apply requests.', 'boolean');
-const LIST_PARAMS = ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch']
-  .map((n) => param(n, n, n === 'limit' || n === 'timeoutSeconds' ? 'integer' : n === 'watch' || n === 'allowWatchBookmarks' || n === 'sendInitialEvents' ? 'boolean' : 'string'));
+const LIST_PARAMS = [
+  'allowWatchBookmarks',
+  'continue',
+  'fieldSelector',
+  'labelSelector',
+  'limit',
+  'resourceVersion',
+  'resourceVersionMatch',
+  'sendInitialEvents',
+  'timeoutSeconds',
+  'watch',
+].map((n) =>
+  param(
+    n,
+    n,
+    n === 'limit' || n === 'timeoutSeconds'
+      ? 'integer'
+      : n === 'watch' || n === 'allowWatchBookmarks' || n === 'sendInitialEvents'
+        ? 'boolean'
+        : 'string',
+  ),
+);
 
 function operation(r: ResourceType, action: string, id: string, extra: Json): Json {
   const op: Json = { operationId: id, tags: [groupVersion(r).replace(/[./]/g, '_')], ...extra };
@@ -128,7 +173,12 @@ function body(schemaRef: Json, types: string[]): Json {
 }
 
 function okResponse(schemaRef: Json, code = '200'): Json {
-  return { [code]: { description: 'OK', content: { 'application/json': { schema: schemaRef }, 'application/yaml': { schema: schemaRef } } } };
+  return {
+    [code]: {
+      description: 'OK',
+      content: { 'application/json': { schema: schemaRef }, 'application/yaml': { schema: schemaRef } },
+    },
+  };
 }
 
 function pathsFor(r: ResourceType): Record<string, Json> {
@@ -136,30 +186,79 @@ function pathsFor(r: ResourceType): Record<string, Json> {
   const kindRef = ref(defName(r, r.kind));
   const listRef = ref(defName(r, r.listKind));
   const scoped = r.namespaced ? `${base}/namespaces/{namespace}/${r.plural}` : `${base}/${r.plural}`;
-  const nsParam = r.namespaced ? [{ name: 'namespace', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }] : [];
+  const nsParam = r.namespaced
+    ? [{ name: 'namespace', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }]
+    : [];
   const nameParam = [{ name: 'name', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }];
-  const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', ...(r.strategicMerge ? ['application/strategic-merge-patch+json'] : []), 'application/apply-patch+yaml'];
+  const patchTypes = [
+    'application/json-patch+json',
+    'application/merge-patch+json',
+    ...(r.strategicMerge ? ['application/strategic-merge-patch+json'] : []),
+    'application/apply-patch+yaml',
+  ];
   const suffix = `${r.kind}${r.namespaced ? 'Namespaced' : ''}`;
   const has = (v: string): boolean => r.verbs.includes(v as never);
   const collection: Json = { parameters: nsParam };
-  if (has('list')) collection.get = operation(r, 'list', `list${suffix}`, { parameters: LIST_PARAMS, responses: okResponse(listRef) });
-  if (has('create')) collection.post = operation(r, 'post', `create${suffix}`, { parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION], requestBody: body(kindRef, ['application/json', 'application/yaml']), responses: { ...okResponse(kindRef), ...okResponse(kindRef, '201') } });
-  if (has('deletecollection')) collection.delete = operation(r, 'deletecollection', `deleteCollection${suffix}`, { parameters: [DRY_RUN, ...LIST_PARAMS], responses: okResponse(ref(STATUS_DEF())) });
+  if (has('list'))
+    collection.get = operation(r, 'list', `list${suffix}`, { parameters: LIST_PARAMS, responses: okResponse(listRef) });
+  if (has('create'))
+    collection.post = operation(r, 'post', `create${suffix}`, {
+      parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION],
+      requestBody: body(kindRef, ['application/json', 'application/yaml']),
+      responses: { ...okResponse(kindRef), ...okResponse(kindRef, '201') },
+    });
+  if (has('deletecollection'))
+    collection.delete = operation(r, 'deletecollection', `deleteCollection${suffix}`, {
+      parameters: [DRY_RUN, ...LIST_PARAMS],
+      responses: okResponse(ref(STATUS_DEF())),
+    });
   const item: Json = { parameters: [...nameParam, ...nsParam] };
   if (has('get')) item.get = operation(r, 'get', `read${suffix}`, { responses: okResponse(kindRef) });
-  if (has('update')) item.put = operation(r, 'put', `replace${suffix}`, { parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION], requestBody: body(kindRef, ['application/json', 'application/yaml']), responses: okResponse(kindRef) });
-  if (has('patch')) item.patch = operation(r, 'patch', `patch${suffix}`, { parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, FORCE], requestBody: body({ type: 'object' }, patchTypes), responses: okResponse(kindRef) });
-  if (has('delete')) item.delete = operation(r, 'delete', `delete${suffix}`, { parameters: [DRY_RUN, param('gracePeriodSeconds', 'gracePeriodSeconds', 'integer'), param('propagationPolicy', 'propagationPolicy')], responses: okResponse(kindRef) });
+  if (has('update'))
+    item.put = operation(r, 'put', `replace${suffix}`, {
+      parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION],
+      requestBody: body(kindRef, ['application/json', 'application/yaml']),
+      responses: okResponse(kindRef),
+    });
+  if (has('patch'))
+    item.patch = operation(r, 'patch', `patch${suffix}`, {
+      parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, FORCE],
+      requestBody: body({ type: 'object' }, patchTypes),
+      responses: okResponse(kindRef),
+    });
+  if (has('delete'))
+    item.delete = operation(r, 'delete', `delete${suffix}`, {
+      parameters: [
+        DRY_RUN,
+        param('gracePeriodSeconds', 'gracePeriodSeconds', 'integer'),
+        param('propagationPolicy', 'propagationPolicy'),
+      ],
+      responses: okResponse(kindRef),
+    });
   const paths: Record<string, Json> = { [scoped]: collection, [`${scoped}/{name}`]: item };
-  if (r.namespaced && has('list')) paths[`${base}/${r.plural}`] = { get: operation(r, 'list', `list${r.kind}ForAllNamespaces`, { parameters: LIST_PARAMS, responses: okResponse(listRef) }) };
+  if (r.namespaced && has('list'))
+    paths[`${base}/${r.plural}`] = {
+      get: operation(r, 'list', `list${r.kind}ForAllNamespaces`, {
+        parameters: LIST_PARAMS,
+        responses: okResponse(listRef),
+      }),
+    };
   // Subresources that answer with the object itself.
   for (const sub of r.subresources.filter((x) => x === 'status' || x === 'approval')) {
     const op = suffix + sub.charAt(0).toUpperCase() + sub.slice(1);
     paths[`${scoped}/{name}/${sub}`] = {
       parameters: [...nameParam, ...nsParam],
       get: operation(r, 'get', `read${op}`, { responses: okResponse(kindRef) }),
-      put: operation(r, 'put', `replace${op}`, { parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION], requestBody: body(kindRef, ['application/json', 'application/yaml']), responses: okResponse(kindRef) }),
-      patch: operation(r, 'patch', `patch${op}`, { parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, FORCE], requestBody: body({ type: 'object' }, patchTypes), responses: okResponse(kindRef) }),
+      put: operation(r, 'put', `replace${op}`, {
+        parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION],
+        requestBody: body(kindRef, ['application/json', 'application/yaml']),
+        responses: okResponse(kindRef),
+      }),
+      patch: operation(r, 'patch', `patch${op}`, {
+        parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, FORCE],
+        requestBody: body({ type: 'object' }, patchTypes),
+        responses: okResponse(kindRef),
+      }),
     };
   }
   return paths;
@@ -172,7 +271,19 @@ export function openApiV3Document(catalog: Catalog, group: string, version: stri
   const schemas: Json = {
     [META_DEF()]: toOpenApi(objectMeta),
     [LIST_META_DEF()]: toOpenApi(listMeta),
-    [STATUS_DEF()]: { type: 'object', properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, code: { type: 'integer' }, message: { type: 'string' }, reason: { type: 'string' }, status: { type: 'string' }, details: { type: 'object', [ext('preserve-unknown-fields')]: true }, metadata: ref(LIST_META_DEF()) } },
+    [STATUS_DEF()]: {
+      type: 'object',
+      properties: {
+        apiVersion: { type: 'string' },
+        kind: { type: 'string' },
+        code: { type: 'integer' },
+        message: { type: 'string' },
+        reason: { type: 'string' },
+        status: { type: 'string' },
+        details: { type: 'object', [ext('preserve-unknown-fields')]: true },
+        metadata: ref(LIST_META_DEF()),
+      },
+    },
   };
   let paths: Record<string, Json> = {};
   for (const r of resources) {
@@ -222,23 +333,34 @@ function v2Parameter(p: Json): Json {
 
 /** A v3 operation as a Swagger 2.0 one: body parameter, `consumes`/`produces`, response schemas. */
 function v2Operation(op: Json): Json {
-  const { requestBody, responses, parameters, ...rest } = op as Json & { requestBody?: { content: Record<string, { schema: Json }> }; responses?: Record<string, { description: string; content?: Record<string, { schema: Json }> }>; parameters?: Json[] };
+  const { requestBody, responses, parameters, ...rest } = op as Json & {
+    requestBody?: { content: Record<string, { schema: Json }> };
+    responses?: Record<string, { description: string; content?: Record<string, { schema: Json }> }>;
+    parameters?: Json[];
+  };
   const out: Json = { ...rest };
   const params = (parameters ?? []).map(v2Parameter);
   if (requestBody) {
     const types = Object.keys(requestBody.content);
     out.consumes = types;
-    params.unshift({ name: 'body', in: 'body', required: true, schema: requestBody.content[types[0] ?? '']?.schema ?? { type: 'object' } });
+    params.unshift({
+      name: 'body',
+      in: 'body',
+      required: true,
+      schema: requestBody.content[types[0] ?? '']?.schema ?? { type: 'object' },
+    });
   } else {
     out.consumes = ['*/*'];
   }
   if (params.length > 0) out.parameters = params;
   out.produces = ['application/json', 'application/yaml', naming().protobufMediaType];
   out.schemes = ['https'];
-  out.responses = Object.fromEntries(Object.entries(responses ?? {}).map(([code, r]) => {
-    const schema = r.content?.['application/json']?.schema;
-    return [code, schema ? { description: r.description, schema } : { description: r.description }];
-  }));
+  out.responses = Object.fromEntries(
+    Object.entries(responses ?? {}).map(([code, r]) => {
+      const schema = r.content?.['application/json']?.schema;
+      return [code, schema ? { description: r.description, schema } : { description: r.description }];
+    }),
+  );
   return out;
 }
 
@@ -258,16 +380,23 @@ export function openApiV2Document(catalog: Catalog): Json {
       if (!doc) continue;
       Object.assign(definitions, (doc.components as { schemas: Json }).schemas);
       for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
-        paths[path] = Object.fromEntries(Object.entries(item).map(([k, val]) => [k,
-          k === 'parameters' ? (val as Json[]).map(v2Parameter) : METHODS.has(k) ? v2Operation(val as Json) : val]));
+        paths[path] = Object.fromEntries(
+          Object.entries(item).map(([k, val]) => [
+            k,
+            k === 'parameters' ? (val as Json[]).map(v2Parameter) : METHODS.has(k) ? v2Operation(val as Json) : val,
+          ]),
+        );
       }
     }
   }
   const text = JSON.stringify({
     swagger: '2.0',
     info: { title: naming().scheme === 'svc' ? 'svc' : 'Kubernetes', version: 'v1.32.0' },
-    paths, definitions,
-    securityDefinitions: { BearerToken: { description: 'Bearer Token authentication', type: 'apiKey', name: 'authorization', in: 'header' } },
+    paths,
+    definitions,
+    securityDefinitions: {
+      BearerToken: { description: 'Bearer Token authentication', type: 'apiKey', name: 'authorization', in: 'header' },
+    },
     security: [{ BearerToken: [] }],
   });
   return JSON.parse(text.replaceAll('"#/components/schemas/', '"#/definitions/')) as Json;
@@ -280,8 +409,11 @@ export function openApiV2Document(catalog: Catalog): Json {
  */
 export function acceptsOpenApiV2Json(accept: string | undefined): boolean {
   if (!accept || accept.trim() === '') return true;
-  return parseAccept(accept).some((mt) => (mt.type === '*' && mt.subtype === '*')
-    || (mt.type === 'application' && (mt.subtype === '*' || mt.subtype === 'json')));
+  return parseAccept(accept).some(
+    (mt) =>
+      (mt.type === '*' && mt.subtype === '*') ||
+      (mt.type === 'application' && (mt.subtype === '*' || mt.subtype === 'json')),
+  );
 }
 
 /** The `/openapi/v2` answer for an Accept header: the JSON document, or a 406. */

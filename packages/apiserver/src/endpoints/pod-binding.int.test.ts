@@ -1,5 +1,13 @@
 // pods/<name>/binding and the bindings collection against a real API server and etcd.
-import { expectCode, expectFailure, startTestApiServer, uniqueName, type HttpsClient, type Json, type TestApiServer } from '@svc/testing';
+import {
+  expectCode,
+  expectFailure,
+  startTestApiServer,
+  uniqueName,
+  type HttpsClient,
+  type Json,
+  type TestApiServer,
+} from '@svc/testing';
 
 const BINDER = 'binder-token-0123456789';
 const NOBODY = 'nobody-token-0123456789';
@@ -12,15 +20,30 @@ describe('pods/binding', () => {
   const pods = `/api/v1/namespaces/${ns}/pods`;
 
   beforeAll(async () => {
-    server = await startTestApiServer({ args: ['--authorization-mode=RBAC'], tokens: [`${BINDER},binder,uid-b,""`, `${NOBODY},nobody,uid-n,""`] });
+    server = await startTestApiServer({
+      args: ['--authorization-mode=RBAC'],
+      tokens: [`${BINDER},binder,uid-b,""`, `${NOBODY},nobody,uid-n,""`],
+    });
     api = server.client;
-    expectCode(await api.request('POST', `${RBAC}/clusterroles`, { body: {
-      metadata: { name: 'binder' }, rules: [{ apiGroups: [''], resources: ['pods/binding', 'bindings'], verbs: ['create'] }],
-    } }), 201);
-    expectCode(await api.request('POST', `${RBAC}/clusterrolebindings`, { body: {
-      metadata: { name: 'binder' }, roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: 'binder' },
-      subjects: [{ apiGroup: 'rbac.authorization.svc.io', kind: 'User', name: 'binder' }],
-    } }), 201);
+    expectCode(
+      await api.request('POST', `${RBAC}/clusterroles`, {
+        body: {
+          metadata: { name: 'binder' },
+          rules: [{ apiGroups: [''], resources: ['pods/binding', 'bindings'], verbs: ['create'] }],
+        },
+      }),
+      201,
+    );
+    expectCode(
+      await api.request('POST', `${RBAC}/clusterrolebindings`, {
+        body: {
+          metadata: { name: 'binder' },
+          roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: 'binder' },
+          subjects: [{ apiGroup: 'rbac.authorization.svc.io', kind: 'User', name: 'binder' }],
+        },
+      }),
+      201,
+    );
   });
   afterAll(async () => {
     await server?.stop();
@@ -28,11 +51,18 @@ describe('pods/binding', () => {
 
   async function createPod(extra: Json = {}): Promise<Json> {
     const name = uniqueName('pod');
-    return expectCode(await api.request('POST', pods, { body: { metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox' }], ...extra } } }), 201);
+    return expectCode(
+      await api.request('POST', pods, {
+        body: { metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox' }], ...extra } },
+      }),
+      201,
+    );
   }
-  const bind = (name: string, node: string, o: { token?: string; body?: Json } = {}) => api.request('POST', `${pods}/${name}/binding`, {
-    token: o.token, body: o.body ?? { apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { kind: 'Node', name: node } },
-  });
+  const bind = (name: string, node: string, o: { token?: string; body?: Json } = {}) =>
+    api.request('POST', `${pods}/${name}/binding`, {
+      token: o.token,
+      body: o.body ?? { apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { kind: 'Node', name: node } },
+    });
 
   it('201 sets spec.nodeName and PodScheduled=True, keeping the rest of the pod', async () => {
     const pod = await createPod();
@@ -43,13 +73,20 @@ describe('pods/binding', () => {
     expect(got.spec.nodeName).toBe('node-a');
     expect(got.spec.containers).toEqual(pod.spec.containers);
     expect(got.metadata.generation).toBe(pod.metadata.generation);
-    expect(got.status.conditions).toEqual([{ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: expect.any(String) }]);
+    expect(got.status.conditions).toEqual([
+      { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: expect.any(String) },
+    ]);
   });
 
-  it('409 when the pod is already bound (Kubernetes\' message), the first binding stays', async () => {
+  it("409 when the pod is already bound (Kubernetes' message), the first binding stays", async () => {
     const name = (await createPod()).metadata.name as string;
     expectCode(await bind(name, 'node-a'), 201);
-    const s = expectFailure(await bind(name, 'node-b'), 409, 'Conflict', `Operation cannot be fulfilled on pods/binding "${name}": pod ${name} is already assigned to node "node-a"`);
+    const s = expectFailure(
+      await bind(name, 'node-b'),
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on pods/binding "${name}": pod ${name} is already assigned to node "node-a"`,
+    );
     expect(s.details).toMatchObject({ name, kind: 'pods/binding' });
     expect(expectCode(await api.request('GET', `${pods}/${name}`), 200).spec.nodeName).toBe('node-a');
   });
@@ -58,7 +95,14 @@ describe('pods/binding', () => {
     const bound = (await createPod({ nodeName: 'node-x' })).metadata.name as string;
     expectFailure(await bind(bound, 'node-a'), 409, 'Conflict', /already assigned to node "node-x"/);
     const name = (await createPod()).metadata.name as string;
-    expectFailure(await bind(name, 'n', { body: { kind: 'Binding', metadata: { name, uid: 'not-the-uid' }, target: { name: 'n' } } }), 409, 'Conflict', /Precondition failed: UID in precondition: not-the-uid/);
+    expectFailure(
+      await bind(name, 'n', {
+        body: { kind: 'Binding', metadata: { name, uid: 'not-the-uid' }, target: { name: 'n' } },
+      }),
+      409,
+      'Conflict',
+      /Precondition failed: UID in precondition: not-the-uid/,
+    );
   });
 
   it('404 for a missing pod', async () => {
@@ -67,37 +111,98 @@ describe('pods/binding', () => {
 
   it('403 without RBAC rights on pods/binding; allowed with them', async () => {
     const name = (await createPod()).metadata.name as string;
-    expectFailure(await bind(name, 'node-a', { token: NOBODY }), 403, 'Forbidden', /User "nobody" cannot create resource "pods\/binding" in API group "" in the namespace "default"/);
+    expectFailure(
+      await bind(name, 'node-a', { token: NOBODY }),
+      403,
+      'Forbidden',
+      /User "nobody" cannot create resource "pods\/binding" in API group "" in the namespace "default"/,
+    );
     expectCode(await bind(name, 'node-a', { token: BINDER }), 201);
   });
 
   it('400/422 for bad bodies', async () => {
     const name = (await createPod()).metadata.name as string;
-    expectFailure(await api.request('POST', `${pods}/${name}/binding`, { body: '{not json', contentType: 'application/json' }), 400, 'BadRequest');
-    expectFailure(await bind(name, 'x', { body: { kind: 'Binding', metadata: { name: 'other' }, target: { name: 'x' } } }), 400, 'BadRequest', 'name in URL does not match name in Binding object');
-    expectFailure(await bind(name, 'x', { body: { kind: 'Pod', metadata: { name }, target: { name: 'x' } } }), 400, 'BadRequest', /does not match the expected kind \(Binding\)/);
-    const noTarget = expectFailure(await bind(name, 'x', { body: { kind: 'Binding', metadata: { name }, target: { kind: 'Service' } } }), 422, 'Invalid');
-    expect(noTarget.message).toBe(`Binding "${name}" is invalid: [target.kind: Unsupported value: "Service": supported values: "Node", "<empty>", target.name: Required value]`);
-    expectFailure(await bind(name, 'x', { body: { kind: 'Binding', metadata: { name } } }), 422, 'Invalid', /target: Required value/);
-    expectFailure(await bind(name, 'x', { body: { kind: 'Binding', metadata: { name }, target: { name: 7 } } }), 422, 'Invalid');
+    expectFailure(
+      await api.request('POST', `${pods}/${name}/binding`, { body: '{not json', contentType: 'application/json' }),
+      400,
+      'BadRequest',
+    );
+    expectFailure(
+      await bind(name, 'x', { body: { kind: 'Binding', metadata: { name: 'other' }, target: { name: 'x' } } }),
+      400,
+      'BadRequest',
+      'name in URL does not match name in Binding object',
+    );
+    expectFailure(
+      await bind(name, 'x', { body: { kind: 'Pod', metadata: { name }, target: { name: 'x' } } }),
+      400,
+      'BadRequest',
+      /does not match the expected kind \(Binding\)/,
+    );
+    const noTarget = expectFailure(
+      await bind(name, 'x', { body: { kind: 'Binding', metadata: { name }, target: { kind: 'Service' } } }),
+      422,
+      'Invalid',
+    );
+    expect(noTarget.message).toBe(
+      `Binding "${name}" is invalid: [target.kind: Unsupported value: "Service": supported values: "Node", "<empty>", target.name: Required value]`,
+    );
+    expectFailure(
+      await bind(name, 'x', { body: { kind: 'Binding', metadata: { name } } }),
+      422,
+      'Invalid',
+      /target: Required value/,
+    );
+    expectFailure(
+      await bind(name, 'x', { body: { kind: 'Binding', metadata: { name }, target: { name: 7 } } }),
+      422,
+      'Invalid',
+    );
     expectFailure(await api.request('GET', `${pods}/${name}/binding`), 405, 'MethodNotAllowed');
     expect(expectCode(await api.request('GET', `${pods}/${name}`), 200).spec.nodeName).toBeUndefined();
   });
 
   it('dry run binds nothing', async () => {
     const name = (await createPod()).metadata.name as string;
-    expectCode(await api.request('POST', `${pods}/${name}/binding?dryRun=All`, { body: { kind: 'Binding', metadata: { name }, target: { name: 'n' } } }), 201);
+    expectCode(
+      await api.request('POST', `${pods}/${name}/binding?dryRun=All`, {
+        body: { kind: 'Binding', metadata: { name }, target: { name: 'n' } },
+      }),
+      201,
+    );
     expect(expectCode(await api.request('GET', `${pods}/${name}`), 200).spec.nodeName).toBeUndefined();
   });
 
   it('POST /bindings binds the pod named in metadata.name', async () => {
     const name = (await createPod()).metadata.name as string;
     const col = `/api/v1/namespaces/${ns}/bindings`;
-    expectCode(await api.request('POST', col, { token: BINDER, body: { apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { kind: 'Node', name: 'node-c' } } }), 201);
+    expectCode(
+      await api.request('POST', col, {
+        token: BINDER,
+        body: { apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { kind: 'Node', name: 'node-c' } },
+      }),
+      201,
+    );
     expect(expectCode(await api.request('GET', `${pods}/${name}`), 200).spec.nodeName).toBe('node-c');
-    expectFailure(await api.request('POST', col, { body: { kind: 'Binding', metadata: { name }, target: { name: 'node-d' } } }), 409, 'Conflict');
-    expectFailure(await api.request('POST', col, { body: { kind: 'Binding', metadata: {}, target: { name: 'node-d' } } }), 422, 'Invalid', /metadata.name: Required value/);
-    expectFailure(await api.request('POST', col, { token: NOBODY, body: { kind: 'Binding', metadata: { name }, target: { name: 'n' } } }), 403, 'Forbidden');
+    expectFailure(
+      await api.request('POST', col, { body: { kind: 'Binding', metadata: { name }, target: { name: 'node-d' } } }),
+      409,
+      'Conflict',
+    );
+    expectFailure(
+      await api.request('POST', col, { body: { kind: 'Binding', metadata: {}, target: { name: 'node-d' } } }),
+      422,
+      'Invalid',
+      /metadata.name: Required value/,
+    );
+    expectFailure(
+      await api.request('POST', col, {
+        token: NOBODY,
+        body: { kind: 'Binding', metadata: { name }, target: { name: 'n' } },
+      }),
+      403,
+      'Forbidden',
+    );
     expectFailure(await api.request('GET', col), 405, 'MethodNotAllowed');
   });
 

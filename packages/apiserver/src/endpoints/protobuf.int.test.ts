@@ -1,9 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { builtinCatalog, type ObjectSchema } from '@svc/api';
 import {
-  decodeEnvelope, decodeMessage, decodeProtobufObject, decodeWatchFrames, encodeProtobufObject, listSchemaOf, statusSchema,
+  decodeEnvelope,
+  decodeMessage,
+  decodeProtobufObject,
+  decodeWatchFrames,
+  encodeProtobufObject,
+  listSchemaOf,
+  statusSchema,
 } from '@svc/machinery';
-import { startKubectlEnv, startTestApiServer, type HttpsClient, type KubectlEnv, type TestApiServer } from '@svc/testing';
+import {
+  startKubectlEnv,
+  startTestApiServer,
+  type HttpsClient,
+  type KubectlEnv,
+  type TestApiServer,
+} from '@svc/testing';
 
 // Protobuf answers (the spec's envelope, Kubernetes' field numbers), Accept fallbacks and
 // 406, Protobuf watch framing, bad Protobuf bodies, /openapi/v2, and kubectl on top.
@@ -23,10 +35,20 @@ describe('Protobuf answers under the default naming', () => {
     t = await startTestApiServer();
     c = t.client;
   });
-  afterAll(async () => { await t.stop(); });
-  beforeEach(() => { name = `pb-${randomBytes(4).toString('hex')}`; });
+  afterAll(async () => {
+    await t.stop();
+  });
+  beforeEach(() => {
+    name = `pb-${randomBytes(4).toString('hex')}`;
+  });
 
-  const cm = (n: string): Obj => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n, labels: { app: 'web' } }, data: { a: 'b', empty: '' }, binaryData: { bin: 'AQID' } });
+  const cm = (n: string): Obj => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: n, labels: { app: 'web' } },
+    data: { a: 'b', empty: '' },
+    binaryData: { bin: 'AQID' },
+  });
 
   it.each([PB, K8S_PB])('get in %s decodes to the JSON answer', async (accept) => {
     expect((await c.post(NS, cm(name))).status).toBe(201);
@@ -46,7 +68,10 @@ describe('Protobuf answers under the default naming', () => {
     expect([env.apiVersion, env.kind]).toEqual(['v1', 'ConfigMapList']);
     const list = decodeMessage(env.raw, listSchemaOf(schemaOf('configmaps'))) as { metadata: unknown; items: Obj[] };
     expect(list.metadata).toEqual(json.metadata);
-    const strip = (o: Obj): Obj => { const { apiVersion: _a, kind: _k, ...rest } = o; return rest as Obj; };
+    const strip = (o: Obj): Obj => {
+      const { apiVersion: _a, kind: _k, ...rest } = o;
+      return rest as Obj;
+    };
     expect(list.items).toEqual(json.items.map(strip));
   });
 
@@ -62,7 +87,10 @@ describe('Protobuf answers under the default naming', () => {
     expect(second.status).toBe(201);
     expect(decodeProtobufObject(second.body, schemaOf('configmaps')).metadata).toMatchObject({ name: `${name}-2` });
 
-    const third = await c.post(NS, encodeProtobufObject(cm(`${name}-3`), schemaOf('configmaps'), 'v1', 'ConfigMap'), { contentType: K8S_PB, headers: { accept: 'application/json' } });
+    const third = await c.post(NS, encodeProtobufObject(cm(`${name}-3`), schemaOf('configmaps'), 'v1', 'ConfigMap'), {
+      contentType: K8S_PB,
+      headers: { accept: 'application/json' },
+    });
     expect(third.status).toBe(201);
     expect(third.json<Obj>().metadata.name).toBe(`${name}-3`);
   });
@@ -73,7 +101,9 @@ describe('Protobuf answers under the default naming', () => {
     const put = await c.put(`${NS}/${name}`, { ...current, data: { x: 'y' } }, { headers: { accept: PB } });
     expect(put.status).toBe(200);
     expect(decodeProtobufObject(put.body, schemaOf('configmaps')).data).toEqual({ x: 'y' });
-    const patched = await c.patch(`${NS}/${name}`, { data: { z: '1' } }, 'application/merge-patch+json', { headers: { accept: PB } });
+    const patched = await c.patch(`${NS}/${name}`, { data: { z: '1' } }, 'application/merge-patch+json', {
+      headers: { accept: PB },
+    });
     expect(patched.status).toBe(200);
     expect(decodeProtobufObject(patched.body, schemaOf('configmaps')).data).toEqual({ x: 'y', z: '1' });
     const del = await c.delete(`${NS}/${name}`, { headers: { accept: PB } });
@@ -91,41 +121,73 @@ describe('Protobuf answers under the default naming', () => {
       const env = decodeEnvelope(r.body);
       expect([env.apiVersion, env.kind]).toEqual(['v1', 'Status']);
       expect(decodeMessage(env.raw, statusSchema)).toMatchObject({
-        status: 'Failure', reason: 'NotFound', code: 404, message: `configmaps "${name}-missing" not found`, details: { name: `${name}-missing`, kind: 'configmaps' },
+        status: 'Failure',
+        reason: 'NotFound',
+        code: 404,
+        message: `configmaps "${name}-missing" not found`,
+        details: { name: `${name}-missing`, kind: 'configmaps' },
       });
     }
     // A bad body is a Protobuf 400/422 too: the client asked for Protobuf.
-    const invalid = await c.post(NS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Not_Valid' } }, { headers: { accept: PB } });
+    const invalid = await c.post(
+      NS,
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Not_Valid' } },
+      { headers: { accept: PB } },
+    );
     expect([invalid.status, invalid.headers['content-type']]).toEqual([422, PB]);
-    expect(decodeMessage(decodeEnvelope(invalid.body).raw, statusSchema)).toMatchObject({ reason: 'Invalid', code: 422 });
+    expect(decodeMessage(decodeEnvelope(invalid.body).raw, statusSchema)).toMatchObject({
+      reason: 'Invalid',
+      code: 422,
+    });
     const yaml = await c.get(missing, { headers: { accept: 'application/yaml' } });
     expect([yaml.status, yaml.headers['content-type']]).toEqual([404, 'application/yaml']);
     expect(yaml.text).toMatch(/^reason: NotFound$/m);
-    const table = await c.get(missing, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.svc.io,application/json' } });
+    const table = await c.get(missing, {
+      headers: { accept: 'application/json;as=Table;v=v1;g=meta.svc.io,application/json' },
+    });
     expect([table.status, table.headers['content-type']]).toEqual([404, 'application/json']);
     expect(table.json<{ reason: string }>().reason).toBe('NotFound');
     const plain = await c.get(missing);
-    expect([plain.status, plain.headers['content-type'], plain.json<{ kind: string }>().kind]).toEqual([404, 'application/json', 'Status']);
+    expect([plain.status, plain.headers['content-type'], plain.json<{ kind: string }>().kind]).toEqual([
+      404,
+      'application/json',
+      'Status',
+    ]);
   });
 
   it('Accept lists: Protobuf first, fallbacks honoured; a pod with every kind of field answers in Protobuf', async () => {
     expect((await c.post(NS, cm(name))).status).toBe(201);
-    const yaml = await c.get(`${NS}/${name}`, { headers: { accept: 'text/html, application/yaml;q=0.9, application/json;q=0.5' } });
+    const yaml = await c.get(`${NS}/${name}`, {
+      headers: { accept: 'text/html, application/yaml;q=0.9, application/json;q=0.5' },
+    });
     expect(yaml.headers['content-type']).toBe('application/yaml');
     const first = await c.get(`${NS}/${name}`, { headers: { accept: `${PB}, application/json` } });
     expect(first.headers['content-type']).toBe(PB);
     const pod = {
-      apiVersion: 'v1', kind: 'Pod', metadata: { name },
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name },
       spec: {
-        containers: [{ name: 'c', image: 'busybox', resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }] }],
-        volumes: [{ name: 'data', nfs: { server: 'nfs.local', path: '/export' } }, { name: 'img', image: { reference: 'busybox' } }],
+        containers: [
+          { name: 'c', image: 'busybox', resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }] },
+        ],
+        volumes: [
+          { name: 'data', nfs: { server: 'nfs.local', path: '/export' } },
+          { name: 'img', image: { reference: 'busybox' } },
+        ],
       },
     };
     expect((await c.post('/api/v1/namespaces/default/pods', pod)).status).toBe(201);
-    const answered = await c.get(`/api/v1/namespaces/default/pods/${name}`, { headers: { accept: `${K8S_PB}, application/json` } });
+    const answered = await c.get(`/api/v1/namespaces/default/pods/${name}`, {
+      headers: { accept: `${K8S_PB}, application/json` },
+    });
     expect([answered.status, answered.headers['content-type']]).toEqual([200, K8S_PB]);
-    const decoded = decodeProtobufObject(answered.body, schemaOf('pods')) as { spec: { volumes: unknown[]; containers: Array<{ resizePolicy: unknown }> } };
-    expect(decoded.spec.volumes).toEqual(expect.arrayContaining([{ name: 'data', nfs: { server: 'nfs.local', path: '/export' } }]));
+    const decoded = decodeProtobufObject(answered.body, schemaOf('pods')) as {
+      spec: { volumes: unknown[]; containers: Array<{ resizePolicy: unknown }> };
+    };
+    expect(decoded.spec.volumes).toEqual(
+      expect.arrayContaining([{ name: 'data', nfs: { server: 'nfs.local', path: '/export' } }]),
+    );
     expect(decoded.spec.containers[0]?.resizePolicy).toEqual([{ resourceName: 'cpu', restartPolicy: 'NotRequired' }]);
   });
 
@@ -141,7 +203,9 @@ describe('Protobuf answers under the default naming', () => {
   it('Protobuf watch: length-prefixed WatchEvent frames holding envelope-encoded objects', async () => {
     const list = await c.get(`${NS}?labelSelector=w=${name}`);
     const rv = list.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
-    const watching = c.get(`${NS}?watch=1&resourceVersion=${rv}&labelSelector=w=${name}&timeoutSeconds=2`, { headers: { accept: `${K8S_PB};stream=watch` } });
+    const watching = c.get(`${NS}?watch=1&resourceVersion=${rv}&labelSelector=w=${name}&timeoutSeconds=2`, {
+      headers: { accept: `${K8S_PB};stream=watch` },
+    });
     await new Promise((r) => setTimeout(r, 200));
     expect((await c.post(NS, { ...cm(name), metadata: { name, labels: { w: name } } })).status).toBe(201);
     expect((await c.patch(`${NS}/${name}`, { data: { n: '1' } }, 'application/merge-patch+json')).status).toBe(200);
@@ -153,20 +217,35 @@ describe('Protobuf answers under the default naming', () => {
     expect(used).toBe(r.body.length);
     expect(events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
     const objs = events.map((e) => decodeProtobufObject(e.object, schemaOf('configmaps')) as Obj);
-    expect(objs.map((o) => [o.kind, o.metadata.name])).toEqual([['ConfigMap', name], ['ConfigMap', name], ['ConfigMap', name]]);
+    expect(objs.map((o) => [o.kind, o.metadata.name])).toEqual([
+      ['ConfigMap', name],
+      ['ConfigMap', name],
+      ['ConfigMap', name],
+    ]);
     expect(objs[1]?.data).toEqual({ a: 'b', empty: '', n: '1' });
   });
 
   it.each([
     ['a wrong magic number', Buffer.from('k8s!not-protobuf')],
     ['truncated bytes', Buffer.from([0x6b, 0x38, 0x73, 0x00, 0x12, 0x7f, 0x0a])],
-    ['a truncated object message', encodeProtobufObject({ metadata: { name: 'x' }, data: { a: 'b' } }, schemaOf('configmaps'), 'v1', 'ConfigMap').subarray(0, 20)],
+    [
+      'a truncated object message',
+      encodeProtobufObject(
+        { metadata: { name: 'x' }, data: { a: 'b' } },
+        schemaOf('configmaps'),
+        'v1',
+        'ConfigMap',
+      ).subarray(0, 20),
+    ],
   ])('a Protobuf body with %s is a 400 and the stored object is unchanged', async (_what, body) => {
     expect((await c.post(NS, cm(name))).status).toBe(201);
     const before = (await c.get(`${NS}/${name}`)).text;
     const put = await c.put(`${NS}/${name}`, body, { contentType: PB, headers: { accept: PB } });
     expect([put.status, put.headers['content-type']]).toEqual([400, PB]);
-    expect(decodeMessage(decodeEnvelope(put.body).raw, statusSchema)).toMatchObject({ reason: 'BadRequest', code: 400 });
+    expect(decodeMessage(decodeEnvelope(put.body).raw, statusSchema)).toMatchObject({
+      reason: 'BadRequest',
+      code: 400,
+    });
     const post = await c.post(NS, body, { contentType: PB });
     expect(post.status).toBe(400);
     expect((await c.get(`${NS}/${name}`)).text).toBe(before);
@@ -175,25 +254,37 @@ describe('Protobuf answers under the default naming', () => {
   it('/openapi/v2 is a Swagger 2.0 JSON document with group-version-kind extensions; its Protobuf form is a 406', async () => {
     const r = await c.get('/openapi/v2', { headers: { accept: 'application/json' } });
     expect(r.status).toBe(200);
-    const doc = r.json<{ swagger: string; definitions: Record<string, Record<string, unknown>>; paths: Record<string, Record<string, Record<string, unknown>>> }>();
+    const doc = r.json<{
+      swagger: string;
+      definitions: Record<string, Record<string, unknown>>;
+      paths: Record<string, Record<string, Record<string, unknown>>>;
+    }>();
     expect(doc.swagger).toBe('2.0');
     const cmDef = Object.entries(doc.definitions).find(([k]) => k.endsWith('.api.core.v1.ConfigMap'));
     expect(cmDef?.[1]['x-svc-group-version-kind']).toEqual([{ group: '', version: 'v1', kind: 'ConfigMap' }]);
     const patch = doc.paths['/api/v1/namespaces/{namespace}/configmaps/{name}']?.patch as Record<string, unknown>;
     expect(patch['x-kubernetes-group-version-kind']).toEqual({ group: '', version: 'v1', kind: 'ConfigMap' });
-    expect((patch.parameters as Array<{ name: string; in: string }>).map((p) => p.name)).toEqual(expect.arrayContaining(['body', 'fieldValidation', 'fieldManager']));
+    expect((patch.parameters as Array<{ name: string; in: string }>).map((p) => p.name)).toEqual(
+      expect.arrayContaining(['body', 'fieldValidation', 'fieldManager']),
+    );
     expect(r.text).not.toContain('#/components/');
     const finalizers = JSON.stringify(doc.definitions).includes('"x-svc-list-type"');
     expect(finalizers).toBe(true);
-    const pb = await c.get('/openapi/v2', { headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
+    const pb = await c.get('/openapi/v2', {
+      headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' },
+    });
     expect(pb.status).toBe(406);
   });
 });
 
 describe('kubectl with Protobuf answers', () => {
   let env: KubectlEnv;
-  beforeAll(async () => { env = await startKubectlEnv(); });
-  afterAll(async () => { await env.stop(); });
+  beforeAll(async () => {
+    env = await startKubectlEnv();
+  });
+  afterAll(async () => {
+    await env.stop();
+  });
 
   it('create configmap (Protobuf body) and get still work under the default naming', async () => {
     const created = await env.run(['create', 'configmap', 'kc', '--from-literal=a=b']);
@@ -208,18 +299,33 @@ describe('kubectl with Protobuf answers', () => {
 
 describe('kubectl under --naming=kubernetes', () => {
   let env: KubectlEnv;
-  beforeAll(async () => { env = await startKubectlEnv({ args: ['--naming=kubernetes'] }); });
-  afterAll(async () => { await env.stop(); });
+  beforeAll(async () => {
+    env = await startKubectlEnv({ args: ['--naming=kubernetes'] });
+  });
+  afterAll(async () => {
+    await env.stop();
+  });
 
   it('create, get, apply --server-side --validate=strict and explain', async () => {
     const created = await env.run(['create', 'configmap', 'kc', '--from-literal=a=b']);
     expect({ code: created.code, stderr: created.stderr }).toEqual({ code: 0, stderr: '' });
     const got = await env.run(['get', 'configmap', 'kc', '-o', 'json']);
     expect((JSON.parse(got.stdout) as Obj).data).toEqual({ a: 'b' });
-    const manifest = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied', namespace: 'default' }, data: { k: 'v' } });
+    const manifest = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'applied', namespace: 'default' },
+      data: { k: 'v' },
+    });
     const applied = await env.run(['apply', '--server-side', '--validate=strict', '-f', '-'], { stdin: manifest });
     expect({ code: applied.code, stderr: applied.stderr }).toEqual({ code: 0, stderr: '' });
-    const bad = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bad', namespace: 'default' }, data: { k: 'v' }, bogus: 1 });
+    const bad = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'bad', namespace: 'default' },
+      data: { k: 'v' },
+      bogus: 1,
+    });
     const strict = await env.run(['apply', '--server-side', '--validate=strict', '-f', '-'], { stdin: bad });
     expect(strict.code).not.toBe(0);
     expect(strict.stderr).toContain('bogus');

@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Etcd3 } from 'etcd3';
-import { startEtcd, startTestApiServer, type EtcdHandle, type HttpsClient, type TestApiServer, type WatchEventJson } from '@svc/testing';
+import {
+  startEtcd,
+  startTestApiServer,
+  type EtcdHandle,
+  type HttpsClient,
+  type TestApiServer,
+  type WatchEventJson,
+} from '@svc/testing';
 
 // The read path of the spec ("Resource version semantics", "Chunked list procedure",
 // "Events"), run against the watch cache and against etcd directly (--watch-cache=false).
@@ -39,7 +46,8 @@ async function currentRevision(): Promise<number> {
 }
 
 const names = (events: WatchEventJson[]): string[] => events.map((e) => `${e.type}:${e.object.metadata?.name ?? ''}`);
-const items = (r: { json: <T>() => T }): string[] => r.json<{ items: Array<{ metadata: { name: string } }> }>().items.map((i) => i.metadata.name);
+const items = (r: { json: <T>() => T }): string[] =>
+  r.json<{ items: Array<{ metadata: { name: string } }> }>().items.map((i) => i.metadata.name);
 
 describe.each([
   ['the watch cache', [] as string[]],
@@ -52,8 +60,12 @@ describe.each([
     t = await startTestApiServer({ etcd, args });
     c = t.client;
   });
-  afterAll(async () => { await t.stop(); });
-  beforeEach(() => { label = `t${randomBytes(4).toString('hex')}`; });
+  afterAll(async () => {
+    await t.stop();
+  });
+  beforeEach(() => {
+    label = `t${randomBytes(4).toString('hex')}`;
+  });
 
   describe('watch', () => {
     it('observes add, update and delete of configmaps in order', async () => {
@@ -84,7 +96,10 @@ describe.each([
       const w = await c.watch(`${NS}?watch=1&labelSelector=test=${label}&resourceVersion=${rv1}`);
       const ev = await w.take(2);
       w.close();
-      expect(ev.map((e) => [e.type, (e.object.data as Record<string, string>).n])).toEqual([['MODIFIED', '2'], ['MODIFIED', '3']]);
+      expect(ev.map((e) => [e.type, (e.object.data as Record<string, string>).n])).toEqual([
+        ['MODIFIED', '2'],
+        ['MODIFIED', '3'],
+      ]);
     });
 
     it('restarts from the last observed version of a previous watch without loss or duplicates', async () => {
@@ -100,7 +115,12 @@ describe.each([
       const w2 = await c.watch(`${NS}?watch=1&labelSelector=test=${label}&resourceVersion=${last}`);
       const second = await w2.take(2);
       w2.close();
-      expect(names([...first, ...second])).toEqual([`ADDED:${label}-a`, `ADDED:${label}-b`, `ADDED:${label}-c`, `MODIFIED:${label}-a`]);
+      expect(names([...first, ...second])).toEqual([
+        `ADDED:${label}-a`,
+        `ADDED:${label}-b`,
+        `ADDED:${label}-c`,
+        `MODIFIED:${label}-a`,
+      ]);
     });
 
     it('sends DELETED when an object stops matching the selector and ADDED when it matches again', async () => {
@@ -115,13 +135,17 @@ describe.each([
 
     it('gives concurrent watches the same events in the same order', async () => {
       const rv0 = (await c.get(NS)).json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
-      const watches = await Promise.all(Array.from({ length: 5 }, () => c.watch(`${NS}?watch=1&labelSelector=test=${label}&resourceVersion=${rv0}`)));
+      const watches = await Promise.all(
+        Array.from({ length: 5 }, () => c.watch(`${NS}?watch=1&labelSelector=test=${label}&resourceVersion=${rv0}`)),
+      );
       await Promise.all(Array.from({ length: 10 }, (_, i) => create(c, `${label}-${i}`, { test: label })));
-      const logs = await Promise.all(watches.map(async (w) => {
-        const ev = await w.take(10);
-        w.close();
-        return ev.map((e) => `${e.object.metadata?.name}@${e.object.metadata?.resourceVersion}`);
-      }));
+      const logs = await Promise.all(
+        watches.map(async (w) => {
+          const ev = await w.take(10);
+          w.close();
+          return ev.map((e) => `${e.object.metadata?.name}@${e.object.metadata?.resourceVersion}`);
+        }),
+      );
       for (const log of logs) expect(log).toEqual(logs[0]);
       const revs = (logs[0] ?? []).map((x) => Number(x.split('@')[1]));
       expect([...revs].sort((a, b) => a - b)).toEqual(revs);
@@ -165,7 +189,9 @@ describe.each([
     it('refuses sendInitialEvents while the WatchList gate is off', async () => {
       const r = await c.get(`${NS}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`);
       expect(r.status).toBe(422);
-      expect(r.json<{ reason: string; message: string }>().message).toContain('sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
+      expect(r.json<{ reason: string; message: string }>().message).toContain(
+        'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+      );
     });
 
     it('refuses resourceVersionMatch on a watch without sendInitialEvents', async () => {
@@ -184,9 +210,14 @@ describe.each([
       let cont = '';
       let pages = 0;
       do {
-        const r = await c.get(`${NS}?labelSelector=test=${label}&limit=2${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+        const r = await c.get(
+          `${NS}?labelSelector=test=${label}&limit=2${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`,
+        );
         expect(r.status).toBe(200);
-        const body = r.json<{ metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number }; items: Array<{ metadata: { name: string } }> }>();
+        const body = r.json<{
+          metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number };
+          items: Array<{ metadata: { name: string } }>;
+        }>();
         seen.push(...body.items.map((i) => i.metadata.name));
         rvs.add(body.metadata.resourceVersion);
         remaining.push(body.metadata.remainingItemCount);
@@ -206,24 +237,34 @@ describe.each([
       const ns = `/api/v1/namespaces/${label}`;
       expect((await c.post('/api/v1/namespaces', { metadata: { name: label } })).status).toBe(201);
       for (let i = 0; i < 5; i++) expect((await c.post(`${ns}/configmaps`, cm(`c${i}`))).status).toBe(201);
-      const first = (await c.get(`${ns}/configmaps?limit=2`)).json<{ metadata: { continue?: string; remainingItemCount?: number } }>();
+      const first = (await c.get(`${ns}/configmaps?limit=2`)).json<{
+        metadata: { continue?: string; remainingItemCount?: number };
+      }>();
       expect(first.metadata.remainingItemCount).toBe(3);
-      const last = (await c.get(`${ns}/configmaps?limit=3&continue=${encodeURIComponent(first.metadata.continue ?? '')}`)).json<{ metadata: { continue?: string; remainingItemCount?: number } }>();
+      const last = (
+        await c.get(`${ns}/configmaps?limit=3&continue=${encodeURIComponent(first.metadata.continue ?? '')}`)
+      ).json<{ metadata: { continue?: string; remainingItemCount?: number } }>();
       expect(last.metadata.continue).toBeUndefined();
       expect(last.metadata.remainingItemCount).toBeUndefined();
     });
 
     it('answers an inconsistent continue after compaction with 410 and a token to carry on', async () => {
       for (let i = 0; i < 4; i++) await create(c, `${label}-${i}`, { test: label });
-      const first = (await c.get(`${NS}?labelSelector=test=${label}&limit=2`)).json<{ metadata: { continue: string } }>();
+      const first = (await c.get(`${NS}?labelSelector=test=${label}&limit=2`)).json<{
+        metadata: { continue: string };
+      }>();
       await create(c, `${label}-9`, { test: label });
       await raw.kv.compact({ revision: String(await currentRevision()), physical: true });
-      const r = await c.get(`${NS}?labelSelector=test=${label}&limit=2&continue=${encodeURIComponent(first.metadata.continue)}`);
+      const r = await c.get(
+        `${NS}?labelSelector=test=${label}&limit=2&continue=${encodeURIComponent(first.metadata.continue)}`,
+      );
       expect(r.status).toBe(410);
       const status = r.json<{ reason: string; metadata: { continue?: string } }>();
       expect(status.reason).toBe('Expired');
       expect(status.metadata.continue).toBeTruthy();
-      const rest = await c.get(`${NS}?labelSelector=test=${label}&limit=10&continue=${encodeURIComponent(status.metadata.continue ?? '')}`);
+      const rest = await c.get(
+        `${NS}?labelSelector=test=${label}&limit=10&continue=${encodeURIComponent(status.metadata.continue ?? '')}`,
+      );
       expect(rest.status).toBe(200);
       expect(items(rest)).toEqual([`${label}-2`, `${label}-3`, `${label}-9`]);
     });
@@ -248,7 +289,9 @@ describe.each([
       expect(items(await c.get(`${NS}?${sel}`))).toEqual([`${label}-a`, `${label}-b`]);
       expect((await c.get(`${NS}?${sel}&resourceVersion=0`)).status).toBe(200);
       const nto = await c.get(`${NS}?${sel}&resourceVersion=${rv}`);
-      expect(Number(nto.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(rv));
+      expect(
+        Number(nto.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion),
+      ).toBeGreaterThanOrEqual(Number(rv));
       const exact = await c.get(`${NS}?${sel}&resourceVersion=${rv}&limit=10`);
       expect(exact.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion).toBe(rv);
       expect(items(exact)).toEqual([`${label}-a`]);
@@ -256,12 +299,18 @@ describe.each([
 
     it('list with continue: resourceVersion 0 is treated as the token; another version is a 400', async () => {
       for (let i = 0; i < 3; i++) await create(c, `${label}-${i}`, { test: label });
-      const first = (await c.get(`${NS}?labelSelector=test=${label}&limit=1`)).json<{ metadata: { continue: string; resourceVersion: string } }>();
+      const first = (await c.get(`${NS}?labelSelector=test=${label}&limit=1`)).json<{
+        metadata: { continue: string; resourceVersion: string };
+      }>();
       const tok = encodeURIComponent(first.metadata.continue);
       const zero = await c.get(`${NS}?labelSelector=test=${label}&limit=1&resourceVersion=0&continue=${tok}`);
       expect(zero.status).toBe(200);
-      expect(zero.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion).toBe(first.metadata.resourceVersion);
-      const bad = await c.get(`${NS}?labelSelector=test=${label}&limit=1&resourceVersion=${first.metadata.resourceVersion}&continue=${tok}`);
+      expect(zero.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion).toBe(
+        first.metadata.resourceVersion,
+      );
+      const bad = await c.get(
+        `${NS}?labelSelector=test=${label}&limit=1&resourceVersion=${first.metadata.resourceVersion}&continue=${tok}`,
+      );
       expect(bad.status).toBe(400);
       expect(bad.json<{ reason: string }>().reason).toBe('BadRequest');
     });
@@ -282,10 +331,16 @@ describe.each([
     it('list with resourceVersionMatch=NotOlderThan: 0 = any, n = at least n, unset is invalid, far ahead is 504', async () => {
       const { rv } = await create(c, `${label}-a`, { test: label });
       expect((await c.get(`${NS}?resourceVersionMatch=NotOlderThan&resourceVersion=0`)).status).toBe(200);
-      const r = await c.get(`${NS}?labelSelector=test=${label}&resourceVersionMatch=NotOlderThan&resourceVersion=${rv}`);
-      expect(Number(r.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(rv));
+      const r = await c.get(
+        `${NS}?labelSelector=test=${label}&resourceVersionMatch=NotOlderThan&resourceVersion=${rv}`,
+      );
+      expect(
+        Number(r.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion),
+      ).toBeGreaterThanOrEqual(Number(rv));
       expect((await c.get(`${NS}?resourceVersionMatch=NotOlderThan`)).status).toBe(422);
-      const ahead = await c.get(`${NS}?resourceVersionMatch=NotOlderThan&resourceVersion=${(await currentRevision()) + 1000}`);
+      const ahead = await c.get(
+        `${NS}?resourceVersionMatch=NotOlderThan&resourceVersion=${(await currentRevision()) + 1000}`,
+      );
       expect(ahead.status).toBe(504);
       expect(ahead.json<{ message: string }>().message).toContain('Too large resource version');
     }, 20_000);
@@ -339,8 +394,12 @@ describe.each([
     });
 
     it('refuses a continue token issued for another resource type', async () => {
-      for (let i = 0; i < 2; i++) expect((await c.post('/api/v1/namespaces/default/secrets', { metadata: { name: `${label}-${i}` } })).status).toBe(201);
-      const tok = (await c.get('/api/v1/namespaces/default/secrets?limit=1')).json<{ metadata: { continue: string } }>().metadata.continue;
+      for (let i = 0; i < 2; i++)
+        expect(
+          (await c.post('/api/v1/namespaces/default/secrets', { metadata: { name: `${label}-${i}` } })).status,
+        ).toBe(201);
+      const tok = (await c.get('/api/v1/namespaces/default/secrets?limit=1')).json<{ metadata: { continue: string } }>()
+        .metadata.continue;
       expect(tok).toBeTruthy();
       const r = await c.get(`${NS}?limit=1&continue=${encodeURIComponent(tok)}`);
       expect(r.status).toBe(400);
@@ -351,8 +410,12 @@ describe.each([
 
 describe('watch cache specifics', () => {
   let t: TestApiServer;
-  beforeAll(async () => { t = await startTestApiServer({ etcd, args: ['--feature-gates=WatchList=true'] }); });
-  afterAll(async () => { await t.stop(); });
+  beforeAll(async () => {
+    t = await startTestApiServer({ etcd, args: ['--feature-gates=WatchList=true'] });
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
 
   it('sends bookmarks when asked, before the server-side timeout', async () => {
     const w = await t.client.watch(`${NS}?watch=1&allowWatchBookmarks=true&timeoutSeconds=3&labelSelector=none=here`);
@@ -367,7 +430,9 @@ describe('watch cache specifics', () => {
     const label = `t${randomBytes(4).toString('hex')}`;
     await create(t.client, `${label}-a`, { test: label });
     await create(t.client, `${label}-b`, { test: label });
-    const w = await t.client.watch(`${NS}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=test=${label}`);
+    const w = await t.client.watch(
+      `${NS}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=test=${label}`,
+    );
     const ev = await w.take(3, { withBookmarks: true });
     w.close();
     expect(names(ev.slice(0, 2)).sort()).toEqual([`ADDED:${label}-a`, `ADDED:${label}-b`]);

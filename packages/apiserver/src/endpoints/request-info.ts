@@ -27,10 +27,29 @@ function isWatch(query: URLSearchParams): boolean {
 export function parseRequestInfo(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
   const path = rawPath.split('?')[0] ?? '';
   const info: RequestInfo = {
-    isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '', apiVersion: '',
-    namespace: '', resource: '', subresource: '', name: '', parts: [], query,
+    isResourceRequest: false,
+    path,
+    verb: method.toLowerCase(),
+    apiPrefix: '',
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    parts: [],
+    query,
   };
-  let parts = path.split('/').filter((p) => p !== '').map((p) => { try { return decodeURIComponent(p); } catch { return p; } });
+  let parts = path
+    .split('/')
+    .filter((p) => p !== '')
+    .map((p) => {
+      try {
+        return decodeURIComponent(p);
+      } catch {
+        return p;
+      }
+    });
   const prefix = parts[0];
   if (prefix !== 'api' && prefix !== 'apis') return info;
   info.apiPrefix = prefix;
@@ -57,12 +76,24 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
 
   const single = info.name !== '';
   switch (method.toUpperCase()) {
-    case 'POST': info.verb = 'create'; break;
-    case 'GET': case 'HEAD': info.verb = isWatch(query) ? 'watch' : single ? 'get' : 'list'; break;
-    case 'PUT': info.verb = 'update'; break;
-    case 'PATCH': info.verb = 'patch'; break;
-    case 'DELETE': info.verb = single ? 'delete' : 'deletecollection'; break;
-    default: info.verb = method.toLowerCase();
+    case 'POST':
+      info.verb = 'create';
+      break;
+    case 'GET':
+    case 'HEAD':
+      info.verb = isWatch(query) ? 'watch' : single ? 'get' : 'list';
+      break;
+    case 'PUT':
+      info.verb = 'update';
+      break;
+    case 'PATCH':
+      info.verb = 'patch';
+      break;
+    case 'DELETE':
+      info.verb = single ? 'delete' : 'deletecollection';
+      break;
+    default:
+      info.verb = method.toLowerCase();
   }
   return info;
 }

@@ -1,5 +1,15 @@
 import type { Request, Response } from 'express';
-import { fieldErrors, invalid, metaGroup, methodNotAllowed, notAcceptable, statusError, type Catalog, type ResourceType, type Verb } from '@svc/api';
+import {
+  fieldErrors,
+  invalid,
+  metaGroup,
+  methodNotAllowed,
+  notAcceptable,
+  statusError,
+  type Catalog,
+  type ResourceType,
+  type Verb,
+} from '@svc/api';
 import { FIELD_MANAGER_MAX_LENGTH, managerFromUserAgent } from '@svc/machinery';
 import type { GenericStore, RequestContext } from '../registry/store.js';
 import { scaleView } from '../registry/scale.js';
@@ -18,13 +28,21 @@ import { createOnlyKey, serveCreateOnly, type CreateOnlyHandler } from './create
 type Handler = (s: HandlerScope) => Promise<void>;
 
 const HANDLERS: Partial<Record<string, Handler>> = {
-  get: handleGet, list: handleList, create: handleCreate, update: handleUpdate, patch: handlePatch,
-  delete: handleDelete, deletecollection: handleDeleteCollection,
+  get: handleGet,
+  list: handleList,
+  create: handleCreate,
+  update: handleUpdate,
+  patch: handlePatch,
+  delete: handleDelete,
+  deletecollection: handleDeleteCollection,
 };
 
 /** Verbs a subresource serves (`status` is generic; `scale` is the workloads'; `finalize` is the namespace's; `approval` a CSR's). */
 const SUBRESOURCE_VERBS: Record<string, readonly string[]> = {
-  status: ['get', 'update', 'patch'], scale: ['get', 'update', 'patch'], finalize: ['update'], approval: ['get', 'update', 'patch'],
+  status: ['get', 'update', 'patch'],
+  scale: ['get', 'update', 'patch'],
+  finalize: ['update'],
+  approval: ['get', 'update', 'patch'],
 };
 
 /** Verbs that need a name in the path, and the one that must not have one. */
@@ -54,7 +72,9 @@ function fieldManagerOf(query: URLSearchParams, userAgent: string | undefined): 
   const given = query.get('fieldManager');
   if (given !== null && given !== '') {
     if (given.length > FIELD_MANAGER_MAX_LENGTH) {
-      throw invalid({ group: metaGroup(), kind: 'PatchOptions' }, '', [fieldErrors.tooLong('fieldManager', given, FIELD_MANAGER_MAX_LENGTH)]);
+      throw invalid({ group: metaGroup(), kind: 'PatchOptions' }, '', [
+        fieldErrors.tooLong('fieldManager', given, FIELD_MANAGER_MAX_LENGTH),
+      ]);
     }
     return given;
   }
@@ -72,12 +92,21 @@ function acceptsGzip(header: string | undefined): boolean {
 /** Resolves the resource type of a resource request; 404 when the group, version or resource is unknown. */
 export function resolveResource(catalog: Catalog, info: RequestInfo): ResourceType {
   const r = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
-  if (!r) throw statusError('NotFound', 'the server could not find the requested resource', { causes: [{ reason: 'UnexpectedServerResponse', message: '404 page not found' }] });
+  if (!r)
+    throw statusError('NotFound', 'the server could not find the requested resource', {
+      causes: [{ reason: 'UnexpectedServerResponse', message: '404 page not found' }],
+    });
   return r;
 }
 
 /** Serves one resource request: picks the verb handler, checks it is allowed, negotiates the answer. */
-export async function serveResource(deps: ResourceRouterDeps, req: Request, res: Response, info: RequestInfo, ctx: RequestContext): Promise<void> {
+export async function serveResource(
+  deps: ResourceRouterDeps,
+  req: Request,
+  res: Response,
+  info: RequestInfo,
+  ctx: RequestContext,
+): Promise<void> {
   const r = resolveResource(deps.catalog, info);
   if (info.namespace && !r.namespaced && info.resource !== 'namespaces') {
     throw statusError('NotFound', 'the server could not find the requested resource');
@@ -110,9 +139,21 @@ export async function serveResource(deps: ResourceRouterDeps, req: Request, res:
   const query = info.query;
   if (['create', 'update', 'patch', 'delete', 'deletecollection'].includes(verb)) ctx.dryRun = dryRunOf(query);
   if (['create', 'update', 'patch'].includes(verb)) ctx.fieldManager = fieldManagerOf(query, req.headers['user-agent']);
-  const gzip = !!deps.responseCompression && (verb === 'get' || verb === 'list') && acceptsGzip(req.headers['accept-encoding']);
+  const gzip =
+    !!deps.responseCompression && (verb === 'get' || verb === 'list') && acceptsGzip(req.headers['accept-encoding']);
   const view = info.subresource === 'scale' ? scaleView(r) : undefined;
-  const scope: HandlerScope = { req, res, info, query, resource: r, store: deps.storeFor(r), ctx, format, warnings: [], gzip, view };
+  const scope: HandlerScope = {
+    req,
+    res,
+    info,
+    query,
+    resource: r,
+    store: deps.storeFor(r),
+    ctx,
+    format,
+    warnings: [],
+    gzip,
+    view,
+  };
   await handler(scope);
 }
-

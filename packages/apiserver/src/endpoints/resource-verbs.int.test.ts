@@ -5,11 +5,20 @@
 import { request as httpsRequest } from 'node:https';
 import { Etcd3 } from 'etcd3';
 import YAML from 'yaml';
-import { startTestApiServer, waitFor, type HttpResponse, type TestApiServer, uniqueName, expectCode, expectFailure, type Json, MEDIA } from '@svc/testing';
+import {
+  startTestApiServer,
+  waitFor,
+  type HttpResponse,
+  type TestApiServer,
+  uniqueName,
+  expectCode,
+  expectFailure,
+  type Json,
+  MEDIA,
+} from '@svc/testing';
 import { coreKey, readStored, type StoredObject } from './stored-testing.js';
 const MERGE = MEDIA.MERGE;
 const JSON_PATCH = MEDIA.JSON_PATCH;
-
 
 const MODIFIED = 'the object has been modified; please apply your changes to the latest version and try again';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -28,8 +37,10 @@ function body(res: HttpResponse): Json {
 
 /** Asserts a 2xx/3xx/4xx code with the body shown on mismatch. */
 /** Asserts a failure `Status` body of Kubernetes' shape. */
-const cmPath = (namespace: string, name = ''): string => `/api/v1/namespaces/${namespace}/configmaps${name ? `/${name}` : ''}`;
-const leasePath = (namespace: string, name = ''): string => `/apis/${LEASES}/v1/namespaces/${namespace}/leases${name ? `/${name}` : ''}`;
+const cmPath = (namespace: string, name = ''): string =>
+  `/api/v1/namespaces/${namespace}/configmaps${name ? `/${name}` : ''}`;
+const leasePath = (namespace: string, name = ''): string =>
+  `/apis/${LEASES}/v1/namespaces/${namespace}/leases${name ? `/${name}` : ''}`;
 const nodePath = (name = ''): string => `/api/v1/nodes${name ? `/${name}` : ''}`;
 
 const cmKey = (namespace: string, name: string): string => coreKey(t.storePrefix, 'configmaps', namespace, name);
@@ -47,37 +58,62 @@ function stored(key: string): Promise<StoredObject | undefined> {
  */
 function requestWithin(ms: number, method: string, path: string): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(new URL(path, t.server.url), {
-      method, ca: t.server.caPem, agent: false, headers: { authorization: `Bearer ${t.adminToken}` },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        clearTimeout(timer);
-        const b = Buffer.concat(chunks);
-        const text = b.toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: b, text, json: <T>() => JSON.parse(text) as T });
-      });
-    });
+    const req = httpsRequest(
+      new URL(path, t.server.url),
+      {
+        method,
+        ca: t.server.caPem,
+        agent: false,
+        headers: { authorization: `Bearer ${t.adminToken}` },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          clearTimeout(timer);
+          const b = Buffer.concat(chunks);
+          const text = b.toString('utf8');
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: b,
+            text,
+            json: <T>() => JSON.parse(text) as T,
+          });
+        });
+      },
+    );
     const timer = setTimeout(() => {
       req.destroy();
       reject(new Error(`${method} ${path} did not answer within ${ms} ms`));
     }, ms);
-    req.on('error', (e) => { clearTimeout(timer); reject(e); });
+    req.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
     req.end();
   });
 }
 
 async function createCm(namespace: string, name: string, extra: Json = {}): Promise<Json> {
   const { metadata, ...rest } = extra;
-  return expectCode(await t.client.post(cmPath(namespace), {
-    apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(metadata as Json | undefined) }, ...rest,
-  }), 201);
+  return expectCode(
+    await t.client.post(cmPath(namespace), {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, ...(metadata as Json | undefined) },
+      ...rest,
+    }),
+    201,
+  );
 }
 
 async function createNamespace(name: string): Promise<void> {
-  expectCode(await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }), 201);
+  expectCode(
+    await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }),
+    201,
+  );
 }
 
 beforeAll(async () => {
@@ -97,8 +133,16 @@ afterAll(async () => {
 describe('configmaps (namespaced, core group)', () => {
   it('create sets uid, creationTimestamp and resourceVersion, defaults the namespace from the URL, and writes to etcd', async () => {
     const name = uniqueName('cm');
-    const created = expectCode(await t.client.post(cmPath(ns), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } }), 201);
-    expect(created).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data: { a: '1' } });
+    const created = expectCode(
+      await t.client.post(cmPath(ns), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } }),
+      201,
+    );
+    expect(created).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: ns },
+      data: { a: '1' },
+    });
     expect(created.metadata.uid).toMatch(UUID);
     expect(created.metadata.creationTimestamp).toMatch(RFC3339);
     expect(typeof created.metadata.resourceVersion).toBe('string');
@@ -106,7 +150,10 @@ describe('configmaps (namespaced, core group)', () => {
 
     const inEtcd = await stored(cmKey(ns, name));
     expect(inEtcd).toBeDefined();
-    expect(inEtcd?.value).toMatchObject({ metadata: { name, namespace: ns, uid: created.metadata.uid }, data: { a: '1' } });
+    expect(inEtcd?.value).toMatchObject({
+      metadata: { name, namespace: ns, uid: created.metadata.uid },
+      data: { a: '1' },
+    });
     expect(inEtcd?.modRevision).toBe(created.metadata.resourceVersion);
 
     const got = expectCode(await t.client.get(cmPath(ns, name)), 200);
@@ -129,7 +176,12 @@ describe('configmaps (namespaced, core group)', () => {
   it('creating an existing name is 409 AlreadyExists and leaves the stored object alone', async () => {
     const name = uniqueName('dup');
     const first = await createCm(ns, name, { data: { v: 'first' } });
-    const res = await t.client.post(cmPath(ns), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { v: 'second' } });
+    const res = await t.client.post(cmPath(ns), {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name },
+      data: { v: 'second' },
+    });
     const s = expectFailure(res, 409, 'AlreadyExists', `configmaps "${name}" already exists`);
     expect(s.details).toMatchObject({ name, kind: 'configmaps' });
     const inEtcd = await stored(cmKey(ns, name));
@@ -138,9 +190,16 @@ describe('configmaps (namespaced, core group)', () => {
   });
 
   it('generateName produces a unique random name from the prefix', async () => {
-    const make = async (): Promise<Json> => expectCode(await t.client.post(cmPath(ns), {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' }, data: { x: 'y' },
-    }), 201);
+    const make = async (): Promise<Json> =>
+      expectCode(
+        await t.client.post(cmPath(ns), {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { generateName: 'gen-' },
+          data: { x: 'y' },
+        }),
+        201,
+      );
     const [a, b] = await Promise.all([make(), make()]);
     expect(a?.metadata.name).toMatch(/^gen-[a-z0-9]{5}$/);
     expect(b?.metadata.name).toMatch(/^gen-[a-z0-9]{5}$/);
@@ -151,8 +210,17 @@ describe('configmaps (namespaced, core group)', () => {
 
   it('a namespace in the body that differs from the URL is 400 BadRequest and nothing is written', async () => {
     const name = uniqueName('nsmismatch');
-    const res = await t.client.post(cmPath(ns), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns2 } });
-    expectFailure(res, 400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+    const res = await t.client.post(cmPath(ns), {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: ns2 },
+    });
+    expectFailure(
+      res,
+      400,
+      'BadRequest',
+      'the namespace of the provided object does not match the namespace sent on the request',
+    );
     expect(await stored(cmKey(ns, name))).toBeUndefined();
     expect(await stored(cmKey(ns2, name))).toBeUndefined();
   });
@@ -183,7 +251,10 @@ describe('configmaps (namespaced, core group)', () => {
     const b = uniqueName('sel-b');
     await createCm(ns, a, { metadata: { labels: { batch } } });
     await createCm(ns, b, { metadata: { labels: { batch: 'other' } } });
-    const list = expectCode(await t.client.get(`${cmPath(ns)}?labelSelector=${encodeURIComponent(`batch=${batch}`)}`), 200);
+    const list = expectCode(
+      await t.client.get(`${cmPath(ns)}?labelSelector=${encodeURIComponent(`batch=${batch}`)}`),
+      200,
+    );
     expect((list.items as Json[]).map((i) => i.metadata.name)).toEqual([a]);
   });
 
@@ -200,7 +271,12 @@ describe('configmaps (namespaced, core group)', () => {
     expect(afterPut?.modRevision).toBe(put.metadata.resourceVersion);
 
     const stale = await t.client.put(cmPath(ns, name), { ...created, data: { d: '4' } });
-    const s = expectFailure(stale, 409, 'Conflict', `Operation cannot be fulfilled on configmaps "${name}": ${MODIFIED}`);
+    const s = expectFailure(
+      stale,
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on configmaps "${name}": ${MODIFIED}`,
+    );
     expect(s.details).toMatchObject({ name, kind: 'configmaps' });
     const afterStale = await stored(cmKey(ns, name));
     expect(afterStale?.value.data).toEqual({ c: '3' });
@@ -209,7 +285,12 @@ describe('configmaps (namespaced, core group)', () => {
 
   it('PUT to a missing configmap is 404 NotFound and creates nothing', async () => {
     const name = uniqueName('put-missing');
-    const res = await t.client.put(cmPath(ns, name), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } });
+    const res = await t.client.put(cmPath(ns, name), {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name },
+      data: { a: '1' },
+    });
     expectFailure(res, 404, 'NotFound', `configmaps "${name}" not found`);
     expect(await stored(cmKey(ns, name))).toBeUndefined();
   });
@@ -217,13 +298,20 @@ describe('configmaps (namespaced, core group)', () => {
   it('JSON patch (RFC 6902) applies its operations', async () => {
     const name = uniqueName('jsonpatch');
     const created = await createCm(ns, name, { data: { a: '1', b: '2' } });
-    const patched = expectCode(await t.client.patch(cmPath(ns, name), [
-      { op: 'test', path: '/data/a', value: '1' },
-      { op: 'replace', path: '/data/a', value: 'one' },
-      { op: 'remove', path: '/data/b' },
-      { op: 'add', path: '/data/c', value: '3' },
-      { op: 'add', path: '/metadata/labels', value: { patched: 'yes' } },
-    ], JSON_PATCH), 200);
+    const patched = expectCode(
+      await t.client.patch(
+        cmPath(ns, name),
+        [
+          { op: 'test', path: '/data/a', value: '1' },
+          { op: 'replace', path: '/data/a', value: 'one' },
+          { op: 'remove', path: '/data/b' },
+          { op: 'add', path: '/data/c', value: '3' },
+          { op: 'add', path: '/metadata/labels', value: { patched: 'yes' } },
+        ],
+        JSON_PATCH,
+      ),
+      200,
+    );
     expect(patched.data).toEqual({ a: 'one', c: '3' });
     expect(patched.metadata.labels).toEqual({ patched: 'yes' });
     expect(patched.metadata.resourceVersion).not.toBe(created.metadata.resourceVersion);
@@ -233,10 +321,14 @@ describe('configmaps (namespaced, core group)', () => {
   it('a JSON patch whose test op fails is 422 and leaves the object unchanged', async () => {
     const name = uniqueName('jsonpatch-test');
     const created = await createCm(ns, name, { data: { a: '1' } });
-    const res = await t.client.patch(cmPath(ns, name), [
-      { op: 'replace', path: '/data/a', value: 'changed' },
-      { op: 'test', path: '/data/a', value: 'something-else' },
-    ], JSON_PATCH);
+    const res = await t.client.patch(
+      cmPath(ns, name),
+      [
+        { op: 'replace', path: '/data/a', value: 'changed' },
+        { op: 'test', path: '/data/a', value: 'something-else' },
+      ],
+      JSON_PATCH,
+    );
     expectFailure(res, 422, 'Invalid');
     const inEtcd = await stored(cmKey(ns, name));
     expect(inEtcd?.value.data).toEqual({ a: '1' });
@@ -246,10 +338,21 @@ describe('configmaps (namespaced, core group)', () => {
 
   it('merge patch (RFC 7386) merges maps and deletes keys set to null', async () => {
     const name = uniqueName('mergepatch');
-    const created = await createCm(ns, name, { metadata: { labels: { keep: 'k', drop: 'd' } }, data: { a: '1', b: '2' } });
-    const patched = expectCode(await t.client.patch(cmPath(ns, name), {
-      metadata: { labels: { drop: null, added: 'x' } }, data: { b: null, c: '3' },
-    }, MERGE), 200);
+    const created = await createCm(ns, name, {
+      metadata: { labels: { keep: 'k', drop: 'd' } },
+      data: { a: '1', b: '2' },
+    });
+    const patched = expectCode(
+      await t.client.patch(
+        cmPath(ns, name),
+        {
+          metadata: { labels: { drop: null, added: 'x' } },
+          data: { b: null, c: '3' },
+        },
+        MERGE,
+      ),
+      200,
+    );
     expect(patched.data).toEqual({ a: '1', c: '3' });
     expect(patched.metadata.labels).toEqual({ keep: 'k', added: 'x' });
     expect(patched.metadata.uid).toBe(created.metadata.uid);
@@ -261,15 +364,21 @@ describe('configmaps (namespaced, core group)', () => {
 
   it('PATCH of a missing object is 404 NotFound', async () => {
     const name = uniqueName('patch-missing');
-    expectFailure(await t.client.patch(cmPath(ns, name), { data: { a: '1' } }, MERGE), 404, 'NotFound', `configmaps "${name}" not found`);
+    expectFailure(
+      await t.client.patch(cmPath(ns, name), { data: { a: '1' } }, MERGE),
+      404,
+      'NotFound',
+      `configmaps "${name}" not found`,
+    );
     expect(await stored(cmKey(ns, name))).toBeUndefined();
   });
 
   it('20 concurrent merge patches each adding a distinct key all land (no lost updates)', async () => {
     const name = uniqueName('concurrent');
     await createCm(ns, name, { data: {} });
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      t.client.patch(cmPath(ns, name), { data: { [`k${i}`]: `v${i}` } }, MERGE)));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => t.client.patch(cmPath(ns, name), { data: { [`k${i}`]: `v${i}` } }, MERGE)),
+    );
     for (const r of results) expectCode(r, 200);
     const expected = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, `v${i}`]));
     expect(expectCode(await t.client.get(cmPath(ns, name)), 200).data).toEqual(expected);
@@ -280,7 +389,12 @@ describe('configmaps (namespaced, core group)', () => {
     const name = uniqueName('del');
     const created = await createCm(ns, name);
     const del = expectCode(await t.client.delete(cmPath(ns, name)), 200);
-    expect(del).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Success', details: { name, kind: 'configmaps', uid: created.metadata.uid } });
+    expect(del).toMatchObject({
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Success',
+      details: { name, kind: 'configmaps', uid: created.metadata.uid },
+    });
     expect(await stored(cmKey(ns, name))).toBeUndefined();
     expectFailure(await t.client.get(cmPath(ns, name)), 404, 'NotFound', `configmaps "${name}" not found`);
     expectFailure(await t.client.delete(cmPath(ns, name)), 404, 'NotFound', `configmaps "${name}" not found`);
@@ -297,7 +411,10 @@ describe('configmaps (namespaced, core group)', () => {
     await createCm(ns, keep, { metadata: { labels: { batch: `${batch}-no` } } });
     await createCm(ns2, elsewhere, { metadata: { labels: { batch } } });
 
-    const res = expectCode(await t.client.delete(`${cmPath(ns)}?labelSelector=${encodeURIComponent(`batch=${batch}`)}`), 200);
+    const res = expectCode(
+      await t.client.delete(`${cmPath(ns)}?labelSelector=${encodeURIComponent(`batch=${batch}`)}`),
+      200,
+    );
     expect(res).toMatchObject({ kind: 'ConfigMapList', apiVersion: 'v1' });
     expect((res.items as Json[]).map((i) => i.metadata.name).sort()).toEqual([a, b].sort());
 
@@ -310,7 +427,8 @@ describe('configmaps (namespaced, core group)', () => {
   it('labels and annotations are validated: 422 Invalid with one cause per field error, nothing written', async () => {
     const name = uniqueName('badmeta');
     const res = await t.client.post(cmPath(ns), {
-      apiVersion: 'v1', kind: 'ConfigMap',
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
       metadata: { name, labels: { 'bad key!': 'ok', good: 'bad value!' }, annotations: { 'bad annotation!': 'x' } },
     });
     const s = expectFailure(res, 422, 'Invalid', new RegExp(`^ConfigMap "${name}" is invalid: \\[`));
@@ -319,39 +437,63 @@ describe('configmaps (namespaced, core group)', () => {
     expect(causes).toHaveLength(3);
     expect(causes.map((c) => c.field).sort()).toEqual(['metadata.annotations', 'metadata.labels', 'metadata.labels']);
     expect(causes.every((c) => c.reason === 'FieldValueInvalid')).toBe(true);
-    expect(causes.map((c) => c.message)).toEqual(expect.arrayContaining([
-      expect.stringContaining('Invalid value: "bad key!"'),
-      expect.stringContaining('Invalid value: "bad value!"'),
-      expect.stringContaining('Invalid value: "bad annotation!"'),
-    ]));
+    expect(causes.map((c) => c.message)).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('Invalid value: "bad key!"'),
+        expect.stringContaining('Invalid value: "bad value!"'),
+        expect.stringContaining('Invalid value: "bad annotation!"'),
+      ]),
+    );
     expect(await stored(cmKey(ns, name))).toBeUndefined();
   });
 
   it('annotations over 256 KiB in total are 422 Invalid (TooLong)', async () => {
     const name = uniqueName('bigannot');
     const res = await t.client.post(cmPath(ns), {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, annotations: { big: 'x'.repeat(256 * 1024) } },
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, annotations: { big: 'x'.repeat(256 * 1024) } },
     });
     const s = expectFailure(res, 422, 'Invalid');
-    expect(s.details?.causes).toEqual([expect.objectContaining({ reason: 'FieldValueTooLong', field: 'metadata.annotations' })]);
+    expect(s.details?.causes).toEqual([
+      expect.objectContaining({ reason: 'FieldValueTooLong', field: 'metadata.annotations' }),
+    ]);
     expect(await stored(cmKey(ns, name))).toBeUndefined();
   });
 
   it('answers YAML when asked and accepts a YAML body', async () => {
     const name = uniqueName('yaml');
-    const res = await t.client.post(cmPath(ns), `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  k: v\n`, {
-      contentType: 'application/yaml', headers: { accept: 'application/yaml' },
-    });
+    const res = await t.client.post(
+      cmPath(ns),
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  k: v\n`,
+      {
+        contentType: 'application/yaml',
+        headers: { accept: 'application/yaml' },
+      },
+    );
     expect(res.status).toBe(201);
     expect(String(res.headers['content-type'])).toMatch(/^application\/yaml/);
     const obj = YAML.parse(res.text) as Json;
-    expect(obj).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data: { k: 'v' } });
+    expect(obj).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: ns },
+      data: { k: 'v' },
+    });
     expect((await stored(cmKey(ns, name)))?.value.data).toEqual({ k: 'v' });
   });
 
   it('dryRun=All answers the object but writes nothing', async () => {
     const name = uniqueName('dryrun');
-    const res = expectCode(await t.client.post(`${cmPath(ns)}?dryRun=All`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } }), 201);
+    const res = expectCode(
+      await t.client.post(`${cmPath(ns)}?dryRun=All`, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name },
+        data: { a: '1' },
+      }),
+      201,
+    );
     expect(res).toMatchObject({ metadata: { name, namespace: ns }, data: { a: '1' } });
     expect(await stored(cmKey(ns, name))).toBeUndefined();
     expectFailure(await t.client.get(cmPath(ns, name)), 404, 'NotFound');
@@ -364,10 +506,16 @@ describe('secrets and immutability', () => {
 
   it('stringData is merged into base64 data (winning over data) and never stored', async () => {
     const name = uniqueName('secret');
-    const created = expectCode(await t.client.post(secretPath(), {
-      apiVersion: 'v1', kind: 'Secret', metadata: { name },
-      data: { a: b64('from-data'), both: b64('data-loses') }, stringData: { b: 'plain', both: 'stringData-wins' },
-    }), 201);
+    const created = expectCode(
+      await t.client.post(secretPath(), {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name },
+        data: { a: b64('from-data'), both: b64('data-loses') },
+        stringData: { b: 'plain', both: 'stringData-wins' },
+      }),
+      201,
+    );
     expect(created.data).toEqual({ a: b64('from-data'), b: b64('plain'), both: b64('stringData-wins') });
     expect(created.stringData).toBeUndefined();
     expect(created.type).toBe('Opaque');
@@ -376,7 +524,12 @@ describe('secrets and immutability', () => {
     expect(inEtcd?.value).not.toHaveProperty('stringData');
 
     const patched = expectCode(await t.client.patch(secretPath(name), { stringData: { c: 'later' } }, MERGE), 200);
-    expect(patched.data).toEqual({ a: b64('from-data'), b: b64('plain'), both: b64('stringData-wins'), c: b64('later') });
+    expect(patched.data).toEqual({
+      a: b64('from-data'),
+      b: b64('plain'),
+      both: b64('stringData-wins'),
+      c: b64('later'),
+    });
     expect(patched.stringData).toBeUndefined();
   });
 
@@ -384,7 +537,12 @@ describe('secrets and immutability', () => {
     const name = uniqueName('immutable-cm');
     const created = await createCm(ns, name, { immutable: true, data: { a: '1' } });
     const put = await t.client.put(cmPath(ns, name), { ...created, data: { a: '2' } });
-    const s = expectFailure(put, 422, 'Invalid', new RegExp(`^ConfigMap "${name}" is invalid: data: Forbidden: field is immutable when \`immutable\` is set`));
+    const s = expectFailure(
+      put,
+      422,
+      'Invalid',
+      new RegExp(`^ConfigMap "${name}" is invalid: data: Forbidden: field is immutable when \`immutable\` is set`),
+    );
     expect(s.details?.causes).toEqual([expect.objectContaining({ reason: 'FieldValueForbidden', field: 'data' })]);
     expectFailure(await t.client.patch(cmPath(ns, name), { data: { b: '2' } }, MERGE), 422, 'Invalid');
     expectFailure(await t.client.patch(cmPath(ns, name), { immutable: false }, MERGE), 422, 'Invalid');
@@ -392,18 +550,30 @@ describe('secrets and immutability', () => {
     expect(inEtcd?.value.data).toEqual({ a: '1' });
     expect(inEtcd?.modRevision).toBe(created.metadata.resourceVersion);
 
-    const labelled = expectCode(await t.client.patch(cmPath(ns, name), { metadata: { labels: { ok: 'yes' } } }, MERGE), 200);
+    const labelled = expectCode(
+      await t.client.patch(cmPath(ns, name), { metadata: { labels: { ok: 'yes' } } }, MERGE),
+      200,
+    );
     expect(labelled.metadata.labels).toEqual({ ok: 'yes' });
     expect(labelled.data).toEqual({ a: '1' });
   });
 
   it('an immutable secret refuses data changes, also through stringData', async () => {
     const name = uniqueName('immutable-secret');
-    const created = expectCode(await t.client.post(secretPath(), {
-      apiVersion: 'v1', kind: 'Secret', metadata: { name }, immutable: true, stringData: { a: '1' },
-    }), 201);
+    const created = expectCode(
+      await t.client.post(secretPath(), {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name },
+        immutable: true,
+        stringData: { a: '1' },
+      }),
+      201,
+    );
     const s = expectFailure(await t.client.patch(secretPath(name), { stringData: { a: '2' } }, MERGE), 422, 'Invalid');
-    expect(s.details?.causes).toEqual(expect.arrayContaining([expect.objectContaining({ reason: 'FieldValueForbidden', field: 'data' })]));
+    expect(s.details?.causes).toEqual(
+      expect.arrayContaining([expect.objectContaining({ reason: 'FieldValueForbidden', field: 'data' })]),
+    );
     expectFailure(await t.client.put(secretPath(name), { ...created, data: { a: b64('3') } }), 422, 'Invalid');
     const inEtcd = await stored(`${t.storePrefix}/core/secrets/${ns}/${name}`);
     expect(inEtcd?.value.data).toEqual({ a: b64('1') });
@@ -417,7 +587,10 @@ describe('deletion in two phases', () => {
     await createCm(ns, name, { metadata: { finalizers: ['example.com/hold-a', 'example.com/hold-b'] } });
 
     const del = expectCode(await t.client.delete(cmPath(ns, name)), 200);
-    expect(del).toMatchObject({ kind: 'ConfigMap', metadata: { name, finalizers: ['example.com/hold-a', 'example.com/hold-b'] } });
+    expect(del).toMatchObject({
+      kind: 'ConfigMap',
+      metadata: { name, finalizers: ['example.com/hold-a', 'example.com/hold-b'] },
+    });
     expect(del.metadata.deletionTimestamp).toMatch(RFC3339);
     const got = expectCode(await t.client.get(cmPath(ns, name)), 200);
     expect(got.metadata.deletionTimestamp).toBe(del.metadata.deletionTimestamp);
@@ -428,13 +601,27 @@ describe('deletion in two phases', () => {
     expect(again.metadata.deletionTimestamp).toBe(del.metadata.deletionTimestamp);
 
     // No new finalizers while terminating.
-    expectFailure(await t.client.patch(cmPath(ns, name), { metadata: { finalizers: ['example.com/hold-a', 'example.com/hold-b', 'example.com/new'] } }, MERGE), 422, 'Invalid');
+    expectFailure(
+      await t.client.patch(
+        cmPath(ns, name),
+        { metadata: { finalizers: ['example.com/hold-a', 'example.com/hold-b', 'example.com/new'] } },
+        MERGE,
+      ),
+      422,
+      'Invalid',
+    );
 
     // Removing one finalizer keeps it; removing the last one removes it.
-    const one = expectCode(await t.client.patch(cmPath(ns, name), { metadata: { finalizers: ['example.com/hold-b'] } }, MERGE), 200);
+    const one = expectCode(
+      await t.client.patch(cmPath(ns, name), { metadata: { finalizers: ['example.com/hold-b'] } }, MERGE),
+      200,
+    );
     expect(one.metadata.finalizers).toEqual(['example.com/hold-b']);
     expect(await stored(cmKey(ns, name))).toBeDefined();
-    expectCode(await t.client.patch(cmPath(ns, name), [{ op: 'remove', path: '/metadata/finalizers' }], JSON_PATCH), 200);
+    expectCode(
+      await t.client.patch(cmPath(ns, name), [{ op: 'remove', path: '/metadata/finalizers' }], JSON_PATCH),
+      200,
+    );
     expect(await stored(cmKey(ns, name))).toBeUndefined();
     expectFailure(await t.client.get(cmPath(ns, name)), 404, 'NotFound');
   });
@@ -445,8 +632,12 @@ describe('deletion in two phases', () => {
     const wrong = await t.client.request('DELETE', cmPath(ns, name), {
       body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'not-the-uid' } },
     });
-    const s = expectFailure(wrong, 409, 'Conflict',
-      `Operation cannot be fulfilled on configmaps "${name}": Precondition failed: UID in precondition: not-the-uid, UID in object meta: ${created.metadata.uid as string}`);
+    const s = expectFailure(
+      wrong,
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on configmaps "${name}": Precondition failed: UID in precondition: not-the-uid, UID in object meta: ${created.metadata.uid as string}`,
+    );
     expect(s.details).toMatchObject({ name, kind: 'configmaps' });
     expect(await stored(cmKey(ns, name))).toBeDefined();
 
@@ -457,7 +648,11 @@ describe('deletion in two phases', () => {
     expect(await stored(cmKey(ns, name))).toBeDefined();
 
     const right = await t.client.request('DELETE', cmPath(ns, name), {
-      body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion } },
+      body: {
+        kind: 'DeleteOptions',
+        apiVersion: 'v1',
+        preconditions: { uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion },
+      },
     });
     expectCode(right, 200);
     expect(await stored(cmKey(ns, name))).toBeUndefined();
@@ -473,9 +668,12 @@ describe('deletion in two phases', () => {
 
     const fg = uniqueName('foreground');
     await createCm(ns, fg);
-    const delFg = expectCode(await t.client.request('DELETE', cmPath(ns, fg), {
-      body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' },
-    }), 200);
+    const delFg = expectCode(
+      await t.client.request('DELETE', cmPath(ns, fg), {
+        body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' },
+      }),
+      200,
+    );
     expect(delFg.metadata.finalizers).toEqual(['foregroundDeletion']);
     expect(delFg.metadata.deletionTimestamp).toMatch(RFC3339);
 
@@ -490,9 +688,15 @@ describe('deletion in two phases', () => {
 describe('nodes (cluster-scoped)', () => {
   it('create, get, list, update, patch and delete', async () => {
     const name = uniqueName('node');
-    const created = expectCode(await t.client.post(nodePath(), {
-      apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { role: 'test' } }, spec: { podCIDR: '10.0.0.0/24' },
-    }), 201);
+    const created = expectCode(
+      await t.client.post(nodePath(), {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name, labels: { role: 'test' } },
+        spec: { podCIDR: '10.0.0.0/24' },
+      }),
+      201,
+    );
     expect(created).toMatchObject({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { role: 'test' } } });
     expect(created.metadata.namespace).toBeUndefined();
     expect(created.metadata.uid).toMatch(UUID);
@@ -506,12 +710,23 @@ describe('nodes (cluster-scoped)', () => {
     expect(list).toMatchObject({ kind: 'NodeList', apiVersion: 'v1' });
     expect((list.items as Json[]).map((i) => i.metadata.name)).toContain(name);
 
-    const put = expectCode(await t.client.put(nodePath(name), { ...created, spec: { podCIDR: '10.0.0.0/24', unschedulable: true } }), 200);
+    const put = expectCode(
+      await t.client.put(nodePath(name), { ...created, spec: { podCIDR: '10.0.0.0/24', unschedulable: true } }),
+      200,
+    );
     expect(put.spec.unschedulable).toBe(true);
     expect(put.metadata.resourceVersion).not.toBe(created.metadata.resourceVersion);
-    expectFailure(await t.client.put(nodePath(name), created), 409, 'Conflict', `Operation cannot be fulfilled on nodes "${name}": ${MODIFIED}`);
+    expectFailure(
+      await t.client.put(nodePath(name), created),
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on nodes "${name}": ${MODIFIED}`,
+    );
 
-    const patched = expectCode(await t.client.patch(nodePath(name), { metadata: { labels: { role: 'patched' } } }, MERGE), 200);
+    const patched = expectCode(
+      await t.client.patch(nodePath(name), { metadata: { labels: { role: 'patched' } } }, MERGE),
+      200,
+    );
     expect(patched.metadata.labels).toEqual({ role: 'patched' });
     expect((await stored(nodeKey(name)))?.value.metadata.labels).toEqual({ role: 'patched' });
 
@@ -524,10 +739,24 @@ describe('nodes (cluster-scoped)', () => {
   it('deletecollection with a labelSelector deletes only matching nodes', async () => {
     const batch = uniqueName('nodes');
     const [a, b, keep] = [uniqueName('dcn-a'), uniqueName('dcn-b'), uniqueName('dcn-keep')];
-    for (const [name, value] of [[a, batch], [b, batch], [keep, `${batch}-no`]] as const) {
-      expectCode(await t.client.post(nodePath(), { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { batch: value } } }), 201);
+    for (const [name, value] of [
+      [a, batch],
+      [b, batch],
+      [keep, `${batch}-no`],
+    ] as const) {
+      expectCode(
+        await t.client.post(nodePath(), {
+          apiVersion: 'v1',
+          kind: 'Node',
+          metadata: { name, labels: { batch: value } },
+        }),
+        201,
+      );
     }
-    const res = expectCode(await t.client.delete(`${nodePath()}?labelSelector=${encodeURIComponent(`batch=${batch}`)}`), 200);
+    const res = expectCode(
+      await t.client.delete(`${nodePath()}?labelSelector=${encodeURIComponent(`batch=${batch}`)}`),
+      200,
+    );
     expect(res).toMatchObject({ kind: 'NodeList', apiVersion: 'v1' });
     expect((res.items as Json[]).map((i) => i.metadata.name).sort()).toEqual([a, b].sort());
     expect(await stored(nodeKey(a))).toBeUndefined();
@@ -538,20 +767,39 @@ describe('nodes (cluster-scoped)', () => {
   it('a cluster-scoped type is not served under a namespace', async () => {
     expectFailure(await t.client.get(`/api/v1/namespaces/${ns}/nodes`), 404, 'NotFound');
     const name = uniqueName('node-ns');
-    expectFailure(await t.client.post(`/api/v1/namespaces/${ns}/nodes`, { apiVersion: 'v1', kind: 'Node', metadata: { name } }), 404, 'NotFound');
+    expectFailure(
+      await t.client.post(`/api/v1/namespaces/${ns}/nodes`, { apiVersion: 'v1', kind: 'Node', metadata: { name } }),
+      404,
+      'NotFound',
+    );
     expect(await stored(nodeKey(name))).toBeUndefined();
   });
 
   it('the status subresource: writes to the main resource keep status, writes to /status change only status', async () => {
     const name = uniqueName('node-status');
-    const created = expectCode(await t.client.post(nodePath(), {
-      apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: { podCIDR: '10.1.0.0/24' },
-    }), 201);
+    const created = expectCode(
+      await t.client.post(nodePath(), {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name },
+        spec: { podCIDR: '10.1.0.0/24' },
+      }),
+      201,
+    );
 
     // PATCH /status: status changes, spec and labels do not.
-    const st = expectCode(await t.client.patch(nodePath(`${name}/status`), {
-      metadata: { labels: { sneaky: 'yes' } }, spec: { unschedulable: true }, status: { phase: 'Running', nodeInfo: { kernelVersion: '6.1' } },
-    }, MERGE), 200);
+    const st = expectCode(
+      await t.client.patch(
+        nodePath(`${name}/status`),
+        {
+          metadata: { labels: { sneaky: 'yes' } },
+          spec: { unschedulable: true },
+          status: { phase: 'Running', nodeInfo: { kernelVersion: '6.1' } },
+        },
+        MERGE,
+      ),
+      200,
+    );
     expect(st.status).toEqual({ phase: 'Running', nodeInfo: { kernelVersion: '6.1' } });
     expect(st.spec).toEqual({ podCIDR: '10.1.0.0/24' });
     expect(st.metadata.labels).toBeUndefined();
@@ -561,9 +809,15 @@ describe('nodes (cluster-scoped)', () => {
     expect(expectCode(await t.client.get(nodePath(`${name}/status`)), 200).status).toEqual(st.status);
 
     // PUT on the main resource: spec and labels change, status does not.
-    const main = expectCode(await t.client.put(nodePath(name), {
-      ...st, metadata: { ...st.metadata, labels: { a: 'b' } }, spec: { podCIDR: '10.1.0.0/24', unschedulable: true }, status: { phase: 'Terminated' },
-    }), 200);
+    const main = expectCode(
+      await t.client.put(nodePath(name), {
+        ...st,
+        metadata: { ...st.metadata, labels: { a: 'b' } },
+        spec: { podCIDR: '10.1.0.0/24', unschedulable: true },
+        status: { phase: 'Terminated' },
+      }),
+      200,
+    );
     expect(main.spec).toEqual({ podCIDR: '10.1.0.0/24', unschedulable: true });
     expect(main.metadata.labels).toEqual({ a: 'b' });
     expect(main.status).toEqual({ phase: 'Running', nodeInfo: { kernelVersion: '6.1' } });
@@ -573,9 +827,15 @@ describe('nodes (cluster-scoped)', () => {
     expect(mainPatch.status).toEqual({ phase: 'Running', nodeInfo: { kernelVersion: '6.1' } });
 
     // PUT /status: only status changes.
-    const putStatus = expectCode(await t.client.put(nodePath(`${name}/status`), {
-      ...mainPatch, metadata: { ...mainPatch.metadata, labels: { other: 'x' } }, spec: { podCIDR: '10.9.0.0/24' }, status: { phase: 'Pending' },
-    }), 200);
+    const putStatus = expectCode(
+      await t.client.put(nodePath(`${name}/status`), {
+        ...mainPatch,
+        metadata: { ...mainPatch.metadata, labels: { other: 'x' } },
+        spec: { podCIDR: '10.9.0.0/24' },
+        status: { phase: 'Pending' },
+      }),
+      200,
+    );
     expect(putStatus.status).toEqual({ phase: 'Pending' });
     expect(putStatus.spec).toEqual({ podCIDR: '10.1.0.0/24', unschedulable: true });
     expect(putStatus.metadata.labels).toEqual({ a: 'b' });
@@ -590,10 +850,21 @@ describe('nodes (cluster-scoped)', () => {
 describe('leases (named group coordination.svc.io/v1)', () => {
   it('create, get, list, update, patch and delete with the group in messages and details', async () => {
     const name = uniqueName('lease');
-    const created = expectCode(await t.client.post(leasePath(ns), {
-      apiVersion: `${LEASES}/v1`, kind: 'Lease', metadata: { name }, spec: { holderIdentity: 'a', leaseDurationSeconds: 10 },
-    }), 201);
-    expect(created).toMatchObject({ apiVersion: `${LEASES}/v1`, kind: 'Lease', metadata: { name, namespace: ns, generation: 1 }, spec: { holderIdentity: 'a' } });
+    const created = expectCode(
+      await t.client.post(leasePath(ns), {
+        apiVersion: `${LEASES}/v1`,
+        kind: 'Lease',
+        metadata: { name },
+        spec: { holderIdentity: 'a', leaseDurationSeconds: 10 },
+      }),
+      201,
+    );
+    expect(created).toMatchObject({
+      apiVersion: `${LEASES}/v1`,
+      kind: 'Lease',
+      metadata: { name, namespace: ns, generation: 1 },
+      spec: { holderIdentity: 'a' },
+    });
     expect(created.metadata.uid).toMatch(UUID);
     const inEtcd = await stored(leaseKey(ns, name));
     expect(inEtcd?.value.spec).toEqual({ holderIdentity: 'a', leaseDurationSeconds: 10 });
@@ -602,23 +873,44 @@ describe('leases (named group coordination.svc.io/v1)', () => {
     expect(expectCode(await t.client.get(leasePath(ns, name)), 200)).toEqual(created);
     const all = expectCode(await t.client.get(`/apis/${LEASES}/v1/leases`), 200);
     expect(all).toMatchObject({ kind: 'LeaseList', apiVersion: `${LEASES}/v1` });
-    expect((all.items as Json[]).map((i) => `${i.metadata.namespace as string}/${i.metadata.name as string}`)).toContain(`${ns}/${name}`);
+    expect(
+      (all.items as Json[]).map((i) => `${i.metadata.namespace as string}/${i.metadata.name as string}`),
+    ).toContain(`${ns}/${name}`);
     const one = expectCode(await t.client.get(leasePath(ns)), 200);
     expect((one.items as Json[]).map((i) => i.metadata.name)).toContain(name);
 
-    const put = expectCode(await t.client.put(leasePath(ns, name), { ...created, spec: { holderIdentity: 'b', leaseDurationSeconds: 10 } }), 200);
+    const put = expectCode(
+      await t.client.put(leasePath(ns, name), { ...created, spec: { holderIdentity: 'b', leaseDurationSeconds: 10 } }),
+      200,
+    );
     expect(put.spec.holderIdentity).toBe('b');
-    expectFailure(await t.client.put(leasePath(ns, name), created), 409, 'Conflict',
-      `Operation cannot be fulfilled on leases.${LEASES} "${name}": ${MODIFIED}`);
+    expectFailure(
+      await t.client.put(leasePath(ns, name), created),
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on leases.${LEASES} "${name}": ${MODIFIED}`,
+    );
 
-    const jp = expectCode(await t.client.patch(leasePath(ns, name), [{ op: 'replace', path: '/spec/holderIdentity', value: 'c' }], JSON_PATCH), 200);
+    const jp = expectCode(
+      await t.client.patch(
+        leasePath(ns, name),
+        [{ op: 'replace', path: '/spec/holderIdentity', value: 'c' }],
+        JSON_PATCH,
+      ),
+      200,
+    );
     expect(jp.spec.holderIdentity).toBe('c');
     expect((await stored(leaseKey(ns, name)))?.value.spec.holderIdentity).toBe('c');
 
     const del = expectCode(await t.client.delete(leasePath(ns, name)), 200);
     expect(del).toMatchObject({ kind: 'Status', status: 'Success', details: { name, group: LEASES, kind: 'leases' } });
     expect(await stored(leaseKey(ns, name))).toBeUndefined();
-    const s = expectFailure(await t.client.get(leasePath(ns, name)), 404, 'NotFound', `leases.${LEASES} "${name}" not found`);
+    const s = expectFailure(
+      await t.client.get(leasePath(ns, name)),
+      404,
+      'NotFound',
+      `leases.${LEASES} "${name}" not found`,
+    );
     expect(s.details).toEqual({ name, group: LEASES, kind: 'leases' });
   });
 
@@ -626,12 +918,22 @@ describe('leases (named group coordination.svc.io/v1)', () => {
     const batch = uniqueName('leases');
     const [a, keep, elsewhere] = [uniqueName('dcl-a'), uniqueName('dcl-keep'), uniqueName('dcl-elsewhere')];
     const make = async (namespace: string, name: string, value: string): Promise<void> => {
-      expectCode(await t.client.post(leasePath(namespace), { apiVersion: `${LEASES}/v1`, kind: 'Lease', metadata: { name, labels: { batch: value } } }), 201);
+      expectCode(
+        await t.client.post(leasePath(namespace), {
+          apiVersion: `${LEASES}/v1`,
+          kind: 'Lease',
+          metadata: { name, labels: { batch: value } },
+        }),
+        201,
+      );
     };
     await make(ns, a, batch);
     await make(ns, keep, `${batch}-no`);
     await make(ns2, elsewhere, batch);
-    const res = expectCode(await t.client.delete(`${leasePath(ns)}?labelSelector=${encodeURIComponent(`batch=${batch}`)}`), 200);
+    const res = expectCode(
+      await t.client.delete(`${leasePath(ns)}?labelSelector=${encodeURIComponent(`batch=${batch}`)}`),
+      200,
+    );
     expect(res).toMatchObject({ kind: 'LeaseList', apiVersion: `${LEASES}/v1` });
     expect((res.items as Json[]).map((i) => i.metadata.name)).toEqual([a]);
     expect(await stored(leaseKey(ns, a))).toBeUndefined();
@@ -641,18 +943,33 @@ describe('leases (named group coordination.svc.io/v1)', () => {
 
   it('generation starts at 1 and is bumped on spec changes only', async () => {
     const name = uniqueName('gen');
-    const created = expectCode(await t.client.post(leasePath(ns), {
-      apiVersion: `${LEASES}/v1`, kind: 'Lease', metadata: { name }, spec: { holderIdentity: 'a' },
-    }), 201);
+    const created = expectCode(
+      await t.client.post(leasePath(ns), {
+        apiVersion: `${LEASES}/v1`,
+        kind: 'Lease',
+        metadata: { name },
+        spec: { holderIdentity: 'a' },
+      }),
+      201,
+    );
     expect(created.metadata.generation).toBe(1);
-    const spec = expectCode(await t.client.put(leasePath(ns, name), { ...created, spec: { holderIdentity: 'b' } }), 200);
+    const spec = expectCode(
+      await t.client.put(leasePath(ns, name), { ...created, spec: { holderIdentity: 'b' } }),
+      200,
+    );
     expect(spec.metadata.generation).toBe(2);
-    const labels = expectCode(await t.client.patch(leasePath(ns, name), { metadata: { labels: { x: 'y' } } }, MERGE), 200);
+    const labels = expectCode(
+      await t.client.patch(leasePath(ns, name), { metadata: { labels: { x: 'y' } } }, MERGE),
+      200,
+    );
     expect(labels.metadata.generation).toBe(2);
     expect(labels.metadata.resourceVersion).not.toBe(spec.metadata.resourceVersion);
     const forged = expectCode(await t.client.patch(leasePath(ns, name), { metadata: { generation: 40 } }, MERGE), 200);
     expect(forged.metadata.generation).toBe(2);
-    const spec2 = expectCode(await t.client.patch(leasePath(ns, name), { spec: { leaseDurationSeconds: 5 } }, MERGE), 200);
+    const spec2 = expectCode(
+      await t.client.patch(leasePath(ns, name), { spec: { leaseDurationSeconds: 5 } }, MERGE),
+      200,
+    );
     expect(spec2.metadata.generation).toBe(3);
     expect((await stored(leaseKey(ns, name)))?.value.metadata.generation).toBe(3);
   });
@@ -671,8 +988,12 @@ describe('namespaces and NamespaceLifecycle', () => {
 
   it('the system namespaces cannot be deleted (403 Forbidden)', async () => {
     for (const name of SYSTEM) {
-      const s = expectFailure(await t.client.delete(`/api/v1/namespaces/${name}`), 403, 'Forbidden',
-        `namespaces "${name}" is forbidden: this namespace may not be deleted`);
+      const s = expectFailure(
+        await t.client.delete(`/api/v1/namespaces/${name}`),
+        403,
+        'Forbidden',
+        `namespaces "${name}" is forbidden: this namespace may not be deleted`,
+      );
       expect(s.details).toMatchObject({ name, kind: 'namespaces' });
       const got = expectCode(await t.client.get(`/api/v1/namespaces/${name}`), 200);
       expect(got.status.phase).toBe('Active');
@@ -683,8 +1004,12 @@ describe('namespaces and NamespaceLifecycle', () => {
   it('creating in a missing namespace is 404 NotFound for the namespace', async () => {
     const missing = uniqueName('nowhere');
     const name = uniqueName('cm');
-    const s = expectFailure(await t.client.post(cmPath(missing), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }), 404, 'NotFound',
-      `namespaces "${missing}" not found`);
+    const s = expectFailure(
+      await t.client.post(cmPath(missing), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }),
+      404,
+      'NotFound',
+      `namespaces "${missing}" not found`,
+    );
     expect(s.details).toMatchObject({ name: missing, kind: 'namespaces' });
     expect(await stored(cmKey(missing, name))).toBeUndefined();
   });
@@ -698,23 +1023,39 @@ describe('namespaces and NamespaceLifecycle', () => {
     expect(current).toBeDefined();
     const terminating = {
       ...current?.value,
-      metadata: { ...current?.value.metadata, deletionTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), deletionGracePeriodSeconds: 0 },
+      metadata: {
+        ...current?.value.metadata,
+        deletionTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        deletionGracePeriodSeconds: 0,
+      },
       status: { phase: 'Terminating' },
     };
     await etcd.put(key).value(JSON.stringify(terminating)).exec();
-    await waitFor('the namespace to read as Terminating', async () =>
-      body(await t.client.get(`/api/v1/namespaces/${closing}`)).status?.phase === 'Terminating');
+    await waitFor(
+      'the namespace to read as Terminating',
+      async () => body(await t.client.get(`/api/v1/namespaces/${closing}`)).status?.phase === 'Terminating',
+    );
 
     const name = uniqueName('late');
-    const s = expectFailure(await t.client.post(cmPath(closing), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }), 403, 'Forbidden',
-      `configmaps "${name}" is forbidden: unable to create new content in namespace ${closing} because it is being terminated`);
+    const s = expectFailure(
+      await t.client.post(cmPath(closing), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }),
+      403,
+      'Forbidden',
+      `configmaps "${name}" is forbidden: unable to create new content in namespace ${closing} because it is being terminated`,
+    );
     expect(s.details).toMatchObject({ name, kind: 'configmaps' });
-    expect(s.details?.causes).toEqual([expect.objectContaining({ reason: 'NamespaceTerminating', field: 'metadata.namespace' })]);
+    expect(s.details?.causes).toEqual([
+      expect.objectContaining({ reason: 'NamespaceTerminating', field: 'metadata.namespace' }),
+    ]);
     expect(await stored(cmKey(closing, name))).toBeUndefined();
 
     const lease = uniqueName('late-lease');
-    const sl = expectFailure(await t.client.post(leasePath(closing), { apiVersion: `${LEASES}/v1`, kind: 'Lease', metadata: { name: lease } }), 403, 'Forbidden',
-      `leases.${LEASES} "${lease}" is forbidden: unable to create new content in namespace ${closing} because it is being terminated`);
+    const sl = expectFailure(
+      await t.client.post(leasePath(closing), { apiVersion: `${LEASES}/v1`, kind: 'Lease', metadata: { name: lease } }),
+      403,
+      'Forbidden',
+      `leases.${LEASES} "${lease}" is forbidden: unable to create new content in namespace ${closing} because it is being terminated`,
+    );
     expect(sl.details).toMatchObject({ name: lease, group: LEASES, kind: 'leases' });
     expect(await stored(leaseKey(closing, lease))).toBeUndefined();
   });
@@ -730,10 +1071,16 @@ describe('namespaces and NamespaceLifecycle', () => {
     expect((await stored(`${t.storePrefix}/core/namespaces/${doomed}`))?.value.status.phase).toBe('Terminating');
 
     const name = uniqueName('late');
-    const s = expectFailure(await t.client.post(cmPath(doomed), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }), 403, 'Forbidden',
-      `configmaps "${name}" is forbidden: unable to create new content in namespace ${doomed} because it is being terminated`);
+    const s = expectFailure(
+      await t.client.post(cmPath(doomed), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }),
+      403,
+      'Forbidden',
+      `configmaps "${name}" is forbidden: unable to create new content in namespace ${doomed} because it is being terminated`,
+    );
     expect(s.details).toMatchObject({ name, kind: 'configmaps' });
-    expect(s.details?.causes).toEqual([expect.objectContaining({ reason: 'NamespaceTerminating', field: 'metadata.namespace' })]);
+    expect(s.details?.causes).toEqual([
+      expect.objectContaining({ reason: 'NamespaceTerminating', field: 'metadata.namespace' }),
+    ]);
     expect(await stored(cmKey(doomed, name))).toBeUndefined();
   });
 });

@@ -33,7 +33,11 @@ const protobufFrames = new WeakMap<object, { type: string; frame: Buffer }>();
  * `encodeWatchEventFrame`) as one HTTP chunk, built once and shared like `watchFrame`.
  * Undefined when `envelope` finds no Protobuf form for the object.
  */
-export function protobufWatchFrame(type: string, obj: object, envelope: (o: object) => Buffer | undefined): Buffer | undefined {
+export function protobufWatchFrame(
+  type: string,
+  obj: object,
+  envelope: (o: object) => Buffer | undefined,
+): Buffer | undefined {
   const hit = protobufFrames.get(obj);
   if (hit && hit.type === type) return hit.frame;
   const bytes = envelope(obj);
@@ -52,12 +56,14 @@ export function jsonOf(obj: object): string {
   return s;
 }
 
-
 /**
  * The JSON of a list in pieces of at most `itemsPerChunk` items: the head, the items, the
  * tail. Writing pieces keeps a large list from becoming one giant transient string.
  */
-export function* listJsonChunks(list: { items: object[] } & Record<string, unknown>, itemsPerChunk = 256): Generator<string> {
+export function* listJsonChunks(
+  list: { items: object[] } & Record<string, unknown>,
+  itemsPerChunk = 256,
+): Generator<string> {
   const { items, ...rest } = list;
   const head = JSON.stringify(rest);
   let piece = `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"items":[`;

@@ -3,14 +3,21 @@
 // `$retainKeys`), and malformed patches of every patch type, each answered with a 4xx Status
 // while the stored bytes in etcd stay exactly as they were.
 import { Etcd3 } from 'etcd3';
-import { startTestApiServer, type HttpResponse, type TestApiServer, uniqueName, expectCode, expectFailure, type Json, MEDIA } from '@svc/testing';
+import {
+  startTestApiServer,
+  type HttpResponse,
+  type TestApiServer,
+  uniqueName,
+  expectCode,
+  expectFailure,
+  type Json,
+  MEDIA,
+} from '@svc/testing';
 import { coreKey, readStored, type StoredObject } from './stored-testing.js';
 const MERGE = MEDIA.MERGE;
 const SMP = MEDIA.SMP;
 const JSON_PATCH = MEDIA.JSON_PATCH;
 const APPLY = MEDIA.APPLY;
-
-
 
 let t: TestApiServer;
 let etcd: Etcd3;
@@ -38,7 +45,12 @@ async function create(resource: string, obj: Json): Promise<Json> {
 
 async function createCm(name: string, extra: Json = {}): Promise<Json> {
   const { metadata, ...rest } = extra;
-  return create('configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(metadata as Json | undefined) }, ...rest });
+  return create('configmaps', {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, ...(metadata as Json | undefined) },
+    ...rest,
+  });
 }
 
 async function createPod(name: string, spec: Json): Promise<Json> {
@@ -55,7 +67,10 @@ beforeAll(async () => {
   t = await startTestApiServer();
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
   ns = uniqueName('smp');
-  expectCode(await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }), 201);
+  expectCode(
+    await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
+    201,
+  );
 });
 
 afterAll(async () => {
@@ -66,9 +81,20 @@ afterAll(async () => {
 describe('merge keys and strategies from the schema', () => {
   it('containers merge by name: patching one container changes only that one', async () => {
     const name = uniqueName('pod');
-    await createPod(name, { containers: [{ name: 'a', image: 'example/a:1' }, { name: 'b', image: 'example/b:1' }] });
-    const patched = expectCode(await smp('pods', name, { spec: { containers: [{ name: 'b', image: 'example/b:2' }] } }), 200);
-    expect((patched.spec.containers as Json[]).map((c) => `${c.name as string}=${c.image as string}`)).toEqual(['a=example/a:1', 'b=example/b:2']);
+    await createPod(name, {
+      containers: [
+        { name: 'a', image: 'example/a:1' },
+        { name: 'b', image: 'example/b:1' },
+      ],
+    });
+    const patched = expectCode(
+      await smp('pods', name, { spec: { containers: [{ name: 'b', image: 'example/b:2' }] } }),
+      200,
+    );
+    expect((patched.spec.containers as Json[]).map((c) => `${c.name as string}=${c.image as string}`)).toEqual([
+      'a=example/a:1',
+      'b=example/b:2',
+    ]);
     // The defaults of the untouched container survive the merge.
     expect(patched.spec.containers[0].terminationMessagePath).toBe('/dev/termination-log');
     expect((await stored('pods', name)).spec.containers[1].image).toBe('example/b:2');
@@ -77,7 +103,17 @@ describe('merge keys and strategies from the schema', () => {
   it('service ports merge by port: a new port is added, an existing one merged', async () => {
     const name = uniqueName('svc');
     await createService(name, { ports: [{ name: 'http', port: 80, protocol: 'TCP' }] });
-    const patched = expectCode(await smp('services', name, { spec: { ports: [{ name: 'https', port: 443 }, { port: 80, targetPort: 8080 }] } }), 200);
+    const patched = expectCode(
+      await smp('services', name, {
+        spec: {
+          ports: [
+            { name: 'https', port: 443 },
+            { port: 80, targetPort: 8080 },
+          ],
+        },
+      }),
+      200,
+    );
     const ports = patched.spec.ports as Json[];
     expect((names(ports, 'port') as number[]).sort((x, y) => x - y)).toEqual([80, 443]);
     expect(ports.find((p) => p.port === 80)).toMatchObject({ name: 'http', targetPort: 8080, protocol: 'TCP' });
@@ -103,14 +139,23 @@ describe('merge keys and strategies from the schema', () => {
     const podName = uniqueName('noop-pod');
     const pod = await createPod(podName, { containers: [{ name: 'a', image: 'example/a:1' }] });
     const noops: Array<[string, () => Promise<HttpResponse>]> = [
-      ['strategic merge patch', () => smp('pods', podName, { spec: { containers: [{ name: 'a', image: 'example/a:1' }] } })],
+      [
+        'strategic merge patch',
+        () => smp('pods', podName, { spec: { containers: [{ name: 'a', image: 'example/a:1' }] } }),
+      ],
       ['merge patch', () => t.client.patch(path('pods', podName), { metadata: { labels: null } }, MERGE)],
-      ['PUT of the object as read', async () => t.client.put(path('pods', podName), expectCode(await t.client.get(path('pods', podName)), 200))],
+      [
+        'PUT of the object as read',
+        async () => t.client.put(path('pods', podName), expectCode(await t.client.get(path('pods', podName)), 200)),
+      ],
     ];
     for (const [what, write] of noops) {
       const after = expectCode(await write(), 200);
-      expect({ what, generation: after.metadata.generation, resourceVersion: after.metadata.resourceVersion })
-        .toEqual({ what, generation: pod.metadata.generation, resourceVersion: pod.metadata.resourceVersion });
+      expect({ what, generation: after.metadata.generation, resourceVersion: after.metadata.resourceVersion }).toEqual({
+        what,
+        generation: pod.metadata.generation,
+        resourceVersion: pod.metadata.resourceVersion,
+      });
     }
     expect((await raw('pods', podName))?.modRevision).toBe(pod.metadata.resourceVersion);
   });
@@ -118,7 +163,10 @@ describe('merge keys and strategies from the schema', () => {
   it('maps merge key by key and null deletes a key', async () => {
     const name = uniqueName('cm-map');
     await createCm(name, { metadata: { labels: { keep: 'k', drop: 'd' } }, data: { a: '1', b: '2' } });
-    const patched = expectCode(await smp('configmaps', name, { metadata: { labels: { drop: null, added: 'x' } }, data: { b: null, c: '3' } }), 200);
+    const patched = expectCode(
+      await smp('configmaps', name, { metadata: { labels: { drop: null, added: 'x' } }, data: { b: null, c: '3' } }),
+      200,
+    );
     expect(patched.data).toEqual({ a: '1', c: '3' });
     expect(patched.metadata.labels).toEqual({ keep: 'k', added: 'x' });
     expect((await stored('configmaps', name)).data).toEqual({ a: '1', c: '3' });
@@ -127,16 +175,30 @@ describe('merge keys and strategies from the schema', () => {
   it('a primitive merge list (finalizers) gains new items, new ones first, without duplicates', async () => {
     const name = uniqueName('cm-fin');
     await createCm(name, { metadata: { finalizers: ['example.com/a', 'example.com/c'] } });
-    const patched = expectCode(await smp('configmaps', name, { metadata: { finalizers: ['example.com/d', 'example.com/a'] } }), 200);
+    const patched = expectCode(
+      await smp('configmaps', name, { metadata: { finalizers: ['example.com/d', 'example.com/a'] } }),
+      200,
+    );
     expect(patched.metadata.finalizers).toEqual(['example.com/d', 'example.com/a', 'example.com/c']);
-    expectCode(await smp('configmaps', name, { metadata: { '$deleteFromPrimitiveList/finalizers': ['example.com/a', 'example.com/c', 'example.com/d'] } }), 200);
+    expectCode(
+      await smp('configmaps', name, {
+        metadata: { '$deleteFromPrimitiveList/finalizers': ['example.com/a', 'example.com/c', 'example.com/d'] },
+      }),
+      200,
+    );
   });
 });
 
 describe('directives', () => {
   it('$patch: delete in a list removes the item with that merge key', async () => {
     const name = uniqueName('del-item');
-    await createService(name, { ports: [{ name: 'http', port: 80 }, { name: 'alt', port: 81 }, { name: 'https', port: 443 }] });
+    await createService(name, {
+      ports: [
+        { name: 'http', port: 80 },
+        { name: 'alt', port: 81 },
+        { name: 'https', port: 443 },
+      ],
+    });
     const patched = expectCode(await smp('services', name, { spec: { ports: [{ port: 81, $patch: 'delete' }] } }), 200);
     expect(names(patched.spec.ports, 'port')).toEqual([80, 443]);
     expect(names((await stored('services', name)).spec.ports, 'port')).toEqual([80, 443]);
@@ -144,8 +206,16 @@ describe('directives', () => {
 
   it('$patch: replace in a list replaces the whole list with the patch items', async () => {
     const name = uniqueName('replace-list');
-    await createService(name, { ports: [{ name: 'http', port: 80 }, { name: 'alt', port: 81 }] });
-    const patched = expectCode(await smp('services', name, { spec: { ports: [{ name: 'grpc', port: 9000 }, { $patch: 'replace' }] } }), 200);
+    await createService(name, {
+      ports: [
+        { name: 'http', port: 80 },
+        { name: 'alt', port: 81 },
+      ],
+    });
+    const patched = expectCode(
+      await smp('services', name, { spec: { ports: [{ name: 'grpc', port: 9000 }, { $patch: 'replace' }] } }),
+      200,
+    );
     expect(patched.spec.ports).toEqual([{ name: 'grpc', port: 9000, protocol: 'TCP', targetPort: 9000 }]);
     expect((await stored('services', name)).spec.ports).toEqual(patched.spec.ports);
   });
@@ -154,15 +224,25 @@ describe('directives', () => {
     const name = uniqueName('merge-list');
     await createService(name, { ports: [{ name: 'http', port: 80 }] });
     const before = await raw('services', name);
-    expectFailure(await smp('services', name, { spec: { ports: [{ name: 'x', port: 81 }, { $patch: 'merge' }] } }), 400, 'BadRequest',
-      /merging lists cannot yet be specified in the patch/);
+    expectFailure(
+      await smp('services', name, { spec: { ports: [{ name: 'x', port: 81 }, { $patch: 'merge' }] } }),
+      400,
+      'BadRequest',
+      /merging lists cannot yet be specified in the patch/,
+    );
     expect(await raw('services', name)).toEqual(before);
   });
 
   it('$patch: replace in a map replaces the whole map with the rest of the patch map', async () => {
     const name = uniqueName('replace-map');
     await createCm(name, { metadata: { labels: { a: '1', b: '2' } }, data: { x: '1', y: '2' } });
-    const patched = expectCode(await smp('configmaps', name, { metadata: { labels: { $patch: 'replace', c: '3' } }, data: { $patch: 'replace', z: '26' } }), 200);
+    const patched = expectCode(
+      await smp('configmaps', name, {
+        metadata: { labels: { $patch: 'replace', c: '3' } },
+        data: { $patch: 'replace', z: '26' },
+      }),
+      200,
+    );
     expect(patched.metadata.labels).toEqual({ c: '3' });
     expect(patched.data).toEqual({ z: '26' });
     const s = await stored('configmaps', name);
@@ -183,53 +263,118 @@ describe('directives', () => {
     const name = uniqueName('merge-map');
     await createCm(name, { data: { x: '1' } });
     const before = await raw('configmaps', name);
-    expectFailure(await smp('configmaps', name, { data: { $patch: 'merge', y: '2' } }), 400, 'BadRequest', /unknown patch type: merge/);
+    expectFailure(
+      await smp('configmaps', name, { data: { $patch: 'merge', y: '2' } }),
+      400,
+      'BadRequest',
+      /unknown patch type: merge/,
+    );
     expect(await raw('configmaps', name)).toEqual(before);
   });
 
   it('$deleteFromPrimitiveList/finalizers removes the listed values only', async () => {
     const name = uniqueName('del-prim');
     await createCm(name, { metadata: { finalizers: ['example.com/a', 'example.com/b', 'example.com/c'] } });
-    const patched = expectCode(await smp('configmaps', name, { metadata: { '$deleteFromPrimitiveList/finalizers': ['example.com/b', 'example.com/absent'] } }), 200);
+    const patched = expectCode(
+      await smp('configmaps', name, {
+        metadata: { '$deleteFromPrimitiveList/finalizers': ['example.com/b', 'example.com/absent'] },
+      }),
+      200,
+    );
     expect(patched.metadata.finalizers).toEqual(['example.com/a', 'example.com/c']);
     expect((await stored('configmaps', name)).metadata.finalizers).toEqual(['example.com/a', 'example.com/c']);
     // Clean up so the namespace holds no finalizer-blocked objects.
-    expectCode(await smp('configmaps', name, { metadata: { '$deleteFromPrimitiveList/finalizers': ['example.com/a', 'example.com/c'] } }), 200);
+    expectCode(
+      await smp('configmaps', name, {
+        metadata: { '$deleteFromPrimitiveList/finalizers': ['example.com/a', 'example.com/c'] },
+      }),
+      200,
+    );
   });
 
   it('$setElementOrder/containers: the patch item is merged by name and the listed order kept', async () => {
     const name = uniqueName('order-pod');
-    await createPod(name, { containers: [{ name: 'a', image: 'example/a:1' }, { name: 'b', image: 'example/b:1' }, { name: 'c', image: 'example/c:1' }] });
-    const patched = expectCode(await smp('pods', name, {
-      spec: { '$setElementOrder/containers': [{ name: 'a' }, { name: 'b' }, { name: 'c' }], containers: [{ name: 'b', image: 'example/b:2' }] },
-    }), 200);
-    expect((patched.spec.containers as Json[]).map((c) => `${c.name as string}=${c.image as string}`)).toEqual(['a=example/a:1', 'b=example/b:2', 'c=example/c:1']);
+    await createPod(name, {
+      containers: [
+        { name: 'a', image: 'example/a:1' },
+        { name: 'b', image: 'example/b:1' },
+        { name: 'c', image: 'example/c:1' },
+      ],
+    });
+    const patched = expectCode(
+      await smp('pods', name, {
+        spec: {
+          '$setElementOrder/containers': [{ name: 'a' }, { name: 'b' }, { name: 'c' }],
+          containers: [{ name: 'b', image: 'example/b:2' }],
+        },
+      }),
+      200,
+    );
+    expect((patched.spec.containers as Json[]).map((c) => `${c.name as string}=${c.image as string}`)).toEqual([
+      'a=example/a:1',
+      'b=example/b:2',
+      'c=example/c:1',
+    ]);
 
     // A patch list whose order disagrees with $setElementOrder is refused.
     const before = await raw('pods', name);
-    expectFailure(await smp('pods', name, {
-      spec: { '$setElementOrder/containers': [{ name: 'a' }, { name: 'b' }, { name: 'c' }], containers: [{ name: 'c', image: 'example/c:2' }, { name: 'a', image: 'example/a:2' }] },
-    }), 400, 'BadRequest', /doesn't match \$setElementOrder list/);
+    expectFailure(
+      await smp('pods', name, {
+        spec: {
+          '$setElementOrder/containers': [{ name: 'a' }, { name: 'b' }, { name: 'c' }],
+          containers: [
+            { name: 'c', image: 'example/c:2' },
+            { name: 'a', image: 'example/a:2' },
+          ],
+        },
+      }),
+      400,
+      'BadRequest',
+      /doesn't match \$setElementOrder list/,
+    );
     expect(await raw('pods', name)).toEqual(before);
   });
 
   it('$setElementOrder/ports reorders a merge list', async () => {
     const name = uniqueName('order-svc');
-    await createService(name, { ports: [{ name: 'a', port: 80 }, { name: 'b', port: 81 }, { name: 'c', port: 82 }] });
-    const patched = expectCode(await smp('services', name, { spec: { '$setElementOrder/ports': [{ port: 82 }, { port: 80 }, { port: 81 }] } }), 200);
+    await createService(name, {
+      ports: [
+        { name: 'a', port: 80 },
+        { name: 'b', port: 81 },
+        { name: 'c', port: 82 },
+      ],
+    });
+    const patched = expectCode(
+      await smp('services', name, { spec: { '$setElementOrder/ports': [{ port: 82 }, { port: 80 }, { port: 81 }] } }),
+      200,
+    );
     expect(names(patched.spec.ports, 'port')).toEqual([82, 80, 81]);
     expect(names((await stored('services', name)).spec.ports, 'port')).toEqual([82, 80, 81]);
   });
 
   it('$retainKeys on pod volumes (patchStrategy merge,retainKeys): accepted when it lists the kept keys, refused when the patch sets an unlisted key', async () => {
     const name = uniqueName('retain-pod');
-    await createPod(name, { containers: [{ name: 'a', image: 'example/a:1' }], volumes: [{ name: 'data', emptyDir: {} }] });
-    const ok = expectCode(await smp('pods', name, { spec: { volumes: [{ name: 'data', emptyDir: {}, $retainKeys: ['emptyDir', 'name'] }] } }), 200);
+    await createPod(name, {
+      containers: [{ name: 'a', image: 'example/a:1' }],
+      volumes: [{ name: 'data', emptyDir: {} }],
+    });
+    const ok = expectCode(
+      await smp('pods', name, {
+        spec: { volumes: [{ name: 'data', emptyDir: {}, $retainKeys: ['emptyDir', 'name'] }] },
+      }),
+      200,
+    );
     expect(ok.spec.volumes).toEqual([{ name: 'data', emptyDir: {} }]);
 
     const before = await raw('pods', name);
-    expectFailure(await smp('pods', name, { spec: { volumes: [{ name: 'data', hostPath: { path: '/tmp' }, $retainKeys: ['name'] }] } }), 400, 'BadRequest',
-      /retainKeys/);
+    expectFailure(
+      await smp('pods', name, {
+        spec: { volumes: [{ name: 'data', hostPath: { path: '/tmp' }, $retainKeys: ['name'] }] },
+      }),
+      400,
+      'BadRequest',
+      /retainKeys/,
+    );
     expect(await raw('pods', name)).toEqual(before);
   });
 
@@ -254,9 +399,15 @@ interface BadPatch {
 describe('malformed patches: the right 4xx Status, the stored bytes unchanged', () => {
   const FIXTURE = 'fixture';
   const fixtureBody = {
-    apiVersion: 'v1', kind: 'ConfigMap', metadata: {
-      name: FIXTURE, labels: { app: 'fixture' }, finalizers: ['example.com/keep'],
-      ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: '6a1f7c2e-0000-4000-8000-000000000001' }],
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: FIXTURE,
+      labels: { app: 'fixture' },
+      finalizers: ['example.com/keep'],
+      ownerReferences: [
+        { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: '6a1f7c2e-0000-4000-8000-000000000001' },
+      ],
     },
     data: { a: '1' },
   };
@@ -268,22 +419,106 @@ describe('malformed patches: the right 4xx Status, the stored bytes unchanged', 
   });
 
   const cases: BadPatch[] = [
-    { name: 'JSON patch: bad JSON', contentType: JSON_PATCH, body: '[{"op":"add","path":"/data/b","value":"2"}', code: 400, reason: 'BadRequest' },
-    { name: 'JSON patch: not an array', contentType: JSON_PATCH, body: '{"op":"add","path":"/data/b","value":"2"}', code: 400, reason: 'BadRequest' },
+    {
+      name: 'JSON patch: bad JSON',
+      contentType: JSON_PATCH,
+      body: '[{"op":"add","path":"/data/b","value":"2"}',
+      code: 400,
+      reason: 'BadRequest',
+    },
+    {
+      name: 'JSON patch: not an array',
+      contentType: JSON_PATCH,
+      body: '{"op":"add","path":"/data/b","value":"2"}',
+      code: 400,
+      reason: 'BadRequest',
+    },
     // Kubernetes decodes any op name and fails when applying it: 422 Invalid ("Unexpected kind: frobnicate").
-    { name: 'JSON patch: unknown op', contentType: JSON_PATCH, body: '[{"op":"frobnicate","path":"/data/a","value":"2"}]', code: 422, reason: 'Invalid', message: /frobnicate/ },
-    { name: 'JSON patch: path that does not exist', contentType: JSON_PATCH, body: '[{"op":"replace","path":"/data/nope/deeper","value":"2"}]', code: 422, reason: 'Invalid' },
+    {
+      name: 'JSON patch: unknown op',
+      contentType: JSON_PATCH,
+      body: '[{"op":"frobnicate","path":"/data/a","value":"2"}]',
+      code: 422,
+      reason: 'Invalid',
+      message: /frobnicate/,
+    },
+    {
+      name: 'JSON patch: path that does not exist',
+      contentType: JSON_PATCH,
+      body: '[{"op":"replace","path":"/data/nope/deeper","value":"2"}]',
+      code: 422,
+      reason: 'Invalid',
+    },
     { name: 'merge patch: bad JSON', contentType: MERGE, body: '{"data":{"a":"2"}', code: 400, reason: 'BadRequest' },
-    { name: 'merge patch: not an object', contentType: MERGE, body: '"just a string"', code: 400, reason: 'BadRequest' },
+    {
+      name: 'merge patch: not an object',
+      contentType: MERGE,
+      body: '"just a string"',
+      code: 400,
+      reason: 'BadRequest',
+    },
     { name: 'strategic merge patch: bad JSON', contentType: SMP, body: '{"data":', code: 400, reason: 'BadRequest' },
-    { name: 'strategic merge patch: not an object', contentType: SMP, body: '[{"data":{"a":"2"}}]', code: 400, reason: 'BadRequest' },
-    { name: 'strategic merge patch: unknown $patch value in a map', contentType: SMP, body: '{"data":{"$patch":"explode","a":"2"}}', code: 400, reason: 'BadRequest', message: /unknown patch type: explode/ },
-    { name: 'strategic merge patch: unknown $patch value in a list', contentType: SMP, body: '{"metadata":{"ownerReferences":[{"$patch":"explode","uid":"u"}]}}', code: 400, reason: 'BadRequest', message: /unknown patch type: explode/ },
-    { name: 'strategic merge patch: $deleteFromPrimitiveList with a non-list', contentType: SMP, body: '{"metadata":{"$deleteFromPrimitiveList/finalizers":"example.com/keep"}}', code: 400, reason: 'BadRequest', message: /primitive list/ },
-    { name: 'strategic merge patch: $setElementOrder with a non-list', contentType: SMP, body: '{"metadata":{"$setElementOrder/finalizers":"x"}}', code: 400, reason: 'BadRequest', message: /setElementOrder/ },
-    { name: 'strategic merge patch: $patch: delete in a list without the merge key', contentType: SMP, body: '{"metadata":{"ownerReferences":[{"$patch":"delete","name":"n"}]}}', code: 400, reason: 'BadRequest', message: /does not contain declared merge key: uid/ },
-    { name: 'apply: bad YAML', contentType: `${APPLY}`, body: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [fixture\n', code: 400, reason: 'BadRequest' },
-    { name: 'unsupported patch media type', contentType: 'application/xml', body: '<data/>', code: 415, reason: 'UnsupportedMediaType' },
+    {
+      name: 'strategic merge patch: not an object',
+      contentType: SMP,
+      body: '[{"data":{"a":"2"}}]',
+      code: 400,
+      reason: 'BadRequest',
+    },
+    {
+      name: 'strategic merge patch: unknown $patch value in a map',
+      contentType: SMP,
+      body: '{"data":{"$patch":"explode","a":"2"}}',
+      code: 400,
+      reason: 'BadRequest',
+      message: /unknown patch type: explode/,
+    },
+    {
+      name: 'strategic merge patch: unknown $patch value in a list',
+      contentType: SMP,
+      body: '{"metadata":{"ownerReferences":[{"$patch":"explode","uid":"u"}]}}',
+      code: 400,
+      reason: 'BadRequest',
+      message: /unknown patch type: explode/,
+    },
+    {
+      name: 'strategic merge patch: $deleteFromPrimitiveList with a non-list',
+      contentType: SMP,
+      body: '{"metadata":{"$deleteFromPrimitiveList/finalizers":"example.com/keep"}}',
+      code: 400,
+      reason: 'BadRequest',
+      message: /primitive list/,
+    },
+    {
+      name: 'strategic merge patch: $setElementOrder with a non-list',
+      contentType: SMP,
+      body: '{"metadata":{"$setElementOrder/finalizers":"x"}}',
+      code: 400,
+      reason: 'BadRequest',
+      message: /setElementOrder/,
+    },
+    {
+      name: 'strategic merge patch: $patch: delete in a list without the merge key',
+      contentType: SMP,
+      body: '{"metadata":{"ownerReferences":[{"$patch":"delete","name":"n"}]}}',
+      code: 400,
+      reason: 'BadRequest',
+      message: /does not contain declared merge key: uid/,
+    },
+    {
+      name: 'apply: bad YAML',
+      contentType: `${APPLY}`,
+      body: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [fixture\n',
+      code: 400,
+      reason: 'BadRequest',
+    },
+    {
+      name: 'unsupported patch media type',
+      contentType: 'application/xml',
+      body: '<data/>',
+      code: 415,
+      reason: 'UnsupportedMediaType',
+    },
   ];
 
   it.each(cases)('$name → $code $reason', async (c) => {
@@ -291,7 +526,9 @@ describe('malformed patches: the right 4xx Status, the stored bytes unchanged', 
     const res = await t.client.patch(url, c.body, c.contentType);
     expectFailure(res, c.code, c.reason, c.message);
     expect(await raw('configmaps', FIXTURE)).toEqual(fixture);
-    expect(expectCode(await t.client.get(path('configmaps', FIXTURE)), 200).metadata.resourceVersion).toBe(fixture?.modRevision);
+    expect(expectCode(await t.client.get(path('configmaps', FIXTURE)), 200).metadata.resourceVersion).toBe(
+      fixture?.modRevision,
+    );
   });
 
   afterAll(async () => {

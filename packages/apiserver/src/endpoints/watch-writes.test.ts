@@ -3,23 +3,40 @@ import { waitFor } from '@svc/testing';
 import { WatchWriteScheduler } from './watch-writes.js';
 
 /** `n` connected socket pairs over loopback: the server ends are written, the client ends read. */
-async function socketPairs(n: number): Promise<{ server: Server; ends: Array<{ out: Socket; received: () => string; writes: () => number }>; clients: Socket[] }> {
+async function socketPairs(
+  n: number,
+): Promise<{
+  server: Server;
+  ends: Array<{ out: Socket; received: () => string; writes: () => number }>;
+  clients: Socket[];
+}> {
   const accepted: Socket[] = [];
   const server = createServer((s) => accepted.push(s));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
-  const clients = await Promise.all(Array.from({ length: n }, () => new Promise<Socket>((resolve) => {
-    const c = connect(port, '127.0.0.1', () => resolve(c));
-  })));
+  const clients = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<Socket>((resolve) => {
+          const c = connect(port, '127.0.0.1', () => resolve(c));
+        }),
+    ),
+  );
   await waitFor('accepted connections', () => accepted.length === n);
   const ends = clients.map((c, i) => {
     let text = '';
-    c.on('data', (d: Buffer) => { text += d.toString(); });
+    c.on('data', (d: Buffer) => {
+      text += d.toString();
+    });
     const out = accepted[i] as Socket;
     let writes = 0;
     const write = out.write.bind(out) as (chunk: Buffer) => boolean;
     // Counts the calls that reach the socket (the scheduler's writes), then writes for real.
-    out.write = ((chunk: Buffer) => { writes++; return write(chunk); }) as Socket['write'];
+    out.write = ((chunk: Buffer) => {
+      writes++;
+      return write(chunk);
+    }) as Socket['write'];
     return { out, received: () => text, writes: () => writes };
   });
   return { server, ends, clients };
@@ -55,7 +72,10 @@ describe('WatchWriteScheduler', () => {
     const pairs = await pairsOf(1);
     const end = pairs.ends[0]!;
     const writes = new WatchWriteScheduler();
-    const done = [writes.write(end.out, [Buffer.from('1\n')]), writes.write(end.out, [Buffer.from('2\n'), Buffer.from('3\n')])];
+    const done = [
+      writes.write(end.out, [Buffer.from('1\n')]),
+      writes.write(end.out, [Buffer.from('2\n'), Buffer.from('3\n')]),
+    ];
     await Promise.all(done);
     await waitFor('the events', () => end.received() === '1\n2\n3\n');
     expect(end.writes()).toBe(1);
@@ -68,14 +88,18 @@ describe('WatchWriteScheduler', () => {
     // turn comes as the pass starts, so the next round joins the same write.
     const rounds = 20;
     const perRound = 5;
-    await Promise.all(pairs.ends.map(async (end) => {
-      for (let r = 0; r < rounds; r++) {
-        const frames = Array.from({ length: perRound }, (_, k) => Buffer.from(`${r}.${k}\n`));
-        await writes.write(end.out, frames);
-      }
-    }));
-    const expected = Array.from({ length: rounds }, (_, r) => Array.from({ length: perRound }, (__, k) => `${r}.${k}\n`).join('')).join('');
-    await waitFor('every socket\'s events', () => pairs.ends.every((e) => e.received() === expected));
+    await Promise.all(
+      pairs.ends.map(async (end) => {
+        for (let r = 0; r < rounds; r++) {
+          const frames = Array.from({ length: perRound }, (_, k) => Buffer.from(`${r}.${k}\n`));
+          await writes.write(end.out, frames);
+        }
+      }),
+    );
+    const expected = Array.from({ length: rounds }, (_, r) =>
+      Array.from({ length: perRound }, (__, k) => `${r}.${k}\n`).join(''),
+    ).join('');
+    await waitFor("every socket's events", () => pairs.ends.every((e) => e.received() === expected));
     for (const e of pairs.ends) expect(e.writes()).toBeLessThanOrEqual(rounds / 2);
   });
 
@@ -89,7 +113,11 @@ describe('WatchWriteScheduler', () => {
   });
 
   /** A scheduler and a socket whose reader is paused and whose buffer is full (64 MiB + 'b' written). */
-  async function fullSocket(): Promise<{ writes: WatchWriteScheduler; end: Awaited<ReturnType<typeof socketPairs>>['ends'][number]; reader: Socket }> {
+  async function fullSocket(): Promise<{
+    writes: WatchWriteScheduler;
+    end: Awaited<ReturnType<typeof socketPairs>>['ends'][number];
+    reader: Socket;
+  }> {
     const pairs = await pairsOf(1);
     const end = pairs.ends[0]!;
     const reader = pairs.clients[0]!;
@@ -105,7 +133,9 @@ describe('WatchWriteScheduler', () => {
   it('a full socket takes nothing more until it drains', async () => {
     const { writes, end, reader } = await fullSocket();
     let drained = false;
-    end.out.once('drain', () => { drained = true; });
+    end.out.once('drain', () => {
+      drained = true;
+    });
     const next = writes.write(end.out, [Buffer.from('c')]).then(() => drained);
     reader.resume();
     await expect(next).resolves.toBe(true);
@@ -115,12 +145,13 @@ describe('WatchWriteScheduler', () => {
   it('a watch that ends is let go at once, even on a full socket, and what it queued is written', async () => {
     const { writes, end, reader } = await fullSocket();
     let drained = false;
-    end.out.once('drain', () => { drained = true; });
+    end.out.once('drain', () => {
+      drained = true;
+    });
     const waiting = writes.write(end.out, [Buffer.from('d')]).then(() => drained);
     writes.flush(end.out);
     await expect(waiting).resolves.toBe(false);
     reader.resume();
     await waitFor('every byte', () => end.received().endsWith('bd'));
   });
-
 });

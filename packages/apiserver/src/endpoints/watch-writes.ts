@@ -54,7 +54,9 @@ export class WatchWriteScheduler {
     p.frames.push(...frames);
     const entry = p;
     this.schedule();
-    return new Promise((resolve) => { entry.waiters.push(resolve); });
+    return new Promise((resolve) => {
+      entry.waiters.push(resolve);
+    });
   }
 
   /** Writes what is still queued for `socket` now (its watch is ending) and forgets it. */
@@ -143,7 +145,7 @@ function release(p: Pending): void {
 /** One write of `frames`; false when the socket's buffer is full (or the write failed). */
 function writeFrames(socket: Writable, frames: Buffer[]): boolean {
   try {
-    return socket.write(frames.length === 1 ? frames[0] as Buffer : Buffer.concat(frames));
+    return socket.write(frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames));
   } catch {
     // A socket destroyed meanwhile: its watch ends on the response's `close`.
     return false;

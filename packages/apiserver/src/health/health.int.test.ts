@@ -74,23 +74,46 @@ it('/readyz/poststarthook/<hook> serves a post-start hook check', async () => {
 describe('/metrics', () => {
   it('exposes request, storage, etcd and process metrics in Prometheus text', async () => {
     const ns = `metrics-${randomBytes(3).toString('hex')}`;
-    expect((await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })).status).toBe(201);
-    expect((await t.client.post(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'm' } })).status).toBe(201);
+    expect(
+      (await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }))
+        .status,
+    ).toBe(201);
+    expect(
+      (
+        await t.client.post(`/api/v1/namespaces/${ns}/configmaps`, {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'm' },
+        })
+      ).status,
+    ).toBe(201);
     expect((await t.client.get(`/api/v1/namespaces/${ns}/configmaps`)).status).toBe(200);
     expect((await t.client.get(`/api/v1/namespaces/${ns}/configmaps/absent`)).status).toBe(404);
 
     // apiserver_storage_objects is polled after start-up: wait for its first value.
     const text = await waitFor('apiserver_storage_objects for namespaces', async () => {
       const res = await t.client.get('/metrics');
-      return res.status === 200 && /^apiserver_storage_objects\{resource="namespaces"\} \d+$/m.test(res.text) ? res : undefined;
+      return res.status === 200 && /^apiserver_storage_objects\{resource="namespaces"\} \d+$/m.test(res.text)
+        ? res
+        : undefined;
     });
     expect(String(text.headers['content-type'])).toMatch(/^text\/plain/);
     const m = text.text;
 
     const requestLines = m.split('\n').filter((l) => l.startsWith('apiserver_request_total{'));
-    const has = (labels: Record<string, string>): boolean => requestLines.some((l) =>
-      Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
-    expect(has({ verb: 'POST', group: '', version: 'v1', resource: 'configmaps', scope: 'namespace', component: 'apiserver', code: '201' })).toBe(true);
+    const has = (labels: Record<string, string>): boolean =>
+      requestLines.some((l) => Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+    expect(
+      has({
+        verb: 'POST',
+        group: '',
+        version: 'v1',
+        resource: 'configmaps',
+        scope: 'namespace',
+        component: 'apiserver',
+        code: '201',
+      }),
+    ).toBe(true);
     expect(has({ verb: 'LIST', resource: 'configmaps', scope: 'namespace', code: '200' })).toBe(true);
     expect(has({ verb: 'GET', resource: 'configmaps', scope: 'resource', code: '404' })).toBe(true);
     expect(requestLines.every((l) => /subresource="[^"]*"/.test(l))).toBe(true);
@@ -107,7 +130,9 @@ describe('with etcd stopped', () => {
   let down: TestApiServer;
 
   beforeAll(async () => {
-    down = await startTestApiServer({ args: ['--store-healthcheck-timeout=500ms', '--store-readycheck-timeout=500ms'] });
+    down = await startTestApiServer({
+      args: ['--store-healthcheck-timeout=500ms', '--store-readycheck-timeout=500ms'],
+    });
   });
 
   afterAll(async () => {
@@ -118,10 +143,14 @@ describe('with etcd stopped', () => {
     expect((await down.client.get('/readyz')).status).toBe(200);
     await down.etcd.stop();
 
-    const readyz = await waitFor('readyz to fail', async () => {
-      const res = await down.client.get('/readyz?verbose');
-      return res.status === 500 ? res : undefined;
-    }, 15_000);
+    const readyz = await waitFor(
+      'readyz to fail',
+      async () => {
+        const res = await down.client.get('/readyz?verbose');
+        return res.status === 500 ? res : undefined;
+      },
+      15_000,
+    );
     const l = lines(readyz);
     expect(l).toContain('[-]store failed: reason withheld');
     expect(l).toContain('[+]ping ok');
@@ -149,7 +178,9 @@ describe('graceful shutdown', () => {
       expect((await s.client.get('/readyz')).status).toBe(200);
       const began = Date.now();
       let finished = false;
-      const done = s.server.shutdown().then(() => { finished = true; });
+      const done = s.server.shutdown().then(() => {
+        finished = true;
+      });
 
       const readyz = await s.client.get('/readyz?verbose');
       expect(readyz.status).toBe(500);
@@ -164,7 +195,9 @@ describe('graceful shutdown', () => {
       const ns = await s.client.get('/api/v1/namespaces/default');
       expect(ns.status).toBe(200);
       const created = await s.client.post('/api/v1/namespaces/default/configmaps', {
-        apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `during-shutdown-${randomBytes(3).toString('hex')}` },
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `during-shutdown-${randomBytes(3).toString('hex')}` },
       });
       expect(created.status).toBe(201);
       expect(finished).toBe(false);

@@ -6,50 +6,70 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 export class ApiServerMetrics {
   readonly registry = new Registry();
   readonly requestTotal = new Counter({
-    name: 'apiserver_request_total', registers: [this.registry],
+    name: 'apiserver_request_total',
+    registers: [this.registry],
     help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
-    labelNames: ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code'] as const,
+    labelNames: [
+      'verb',
+      'dry_run',
+      'group',
+      'version',
+      'resource',
+      'subresource',
+      'scope',
+      'component',
+      'code',
+    ] as const,
   });
   readonly requestDuration = new Histogram({
-    name: 'apiserver_request_duration_seconds', registers: [this.registry],
+    name: 'apiserver_request_duration_seconds',
+    registers: [this.registry],
     help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
     labelNames: ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const,
     buckets: [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
   });
   readonly storageObjects = new Gauge({
-    name: 'apiserver_storage_objects', registers: [this.registry],
+    name: 'apiserver_storage_objects',
+    registers: [this.registry],
     help: 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
     labelNames: ['resource'] as const,
   });
   readonly etcdRequestDuration = new Histogram({
-    name: 'etcd_request_duration_seconds', registers: [this.registry],
+    name: 'etcd_request_duration_seconds',
+    registers: [this.registry],
     help: 'Etcd request latency in seconds for each operation and object type.',
     labelNames: ['operation', 'type'] as const,
     buckets: [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
   });
   readonly authorizationDecisions = new Counter({
-    name: 'apiserver_authorization_decisions_total', registers: [this.registry],
+    name: 'apiserver_authorization_decisions_total',
+    registers: [this.registry],
     help: 'Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.',
     labelNames: ['type', 'name', 'decision'] as const,
   });
   readonly inflight = new Gauge({
-    name: 'apiserver_current_inflight_requests', registers: [this.registry],
+    name: 'apiserver_current_inflight_requests',
+    registers: [this.registry],
     help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
     labelNames: ['request_kind'] as const,
   });
 
   readonly authenticationConfigReloads = new Counter({
-    name: 'apiserver_authentication_config_controller_automatic_reloads_total', registers: [this.registry],
+    name: 'apiserver_authentication_config_controller_automatic_reloads_total',
+    registers: [this.registry],
     help: 'Total number of automatic reloads of authentication configuration split by status and apiserver identity.',
     labelNames: ['status', 'apiserver_id_hash'] as const,
   });
   readonly authenticationConfigReloadLastTimestamp = new Gauge({
-    name: 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds', registers: [this.registry],
+    name: 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds',
+    registers: [this.registry],
     help: 'Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.',
     labelNames: ['status', 'apiserver_id_hash'] as const,
   });
 
-  constructor(private readonly apiserverIdHash = `sha256:${createHash('sha256').update(`apiserver-${hostname()}`).digest('hex')}`) {
+  constructor(
+    private readonly apiserverIdHash = `sha256:${createHash('sha256').update(`apiserver-${hostname()}`).digest('hex')}`,
+  ) {
     collectDefaultMetrics({ register: this.registry });
   }
 
@@ -64,13 +84,22 @@ export class ApiServerMetrics {
 /** Kubernetes' metric verb: uppercase HTTP-ish verb, LIST/WATCH for collections, APPLY for apply patches. */
 export function metricVerb(verb: string, method: string): string {
   switch (verb) {
-    case 'list': return 'LIST';
-    case 'watch': return 'WATCH';
-    case 'get': return 'GET';
-    case 'create': return 'POST';
-    case 'update': return 'PUT';
-    case 'patch': return 'PATCH';
-    case 'delete': case 'deletecollection': return 'DELETE';
-    default: return method.toUpperCase();
+    case 'list':
+      return 'LIST';
+    case 'watch':
+      return 'WATCH';
+    case 'get':
+      return 'GET';
+    case 'create':
+      return 'POST';
+    case 'update':
+      return 'PUT';
+    case 'patch':
+      return 'PATCH';
+    case 'delete':
+    case 'deletecollection':
+      return 'DELETE';
+    default:
+      return method.toUpperCase();
   }
 }

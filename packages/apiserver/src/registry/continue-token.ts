@@ -20,7 +20,9 @@ export function encodeContinue(t: ContinueToken): string {
 
 /** Decodes a token issued for `resource`; anything else (garbage, another type's token) is a 400. */
 export function decodeContinue(token: string, resource: string): ContinueToken {
-  const bad = (why: string): never => { throw badRequest(`invalid continue token: ${why}`); };
+  const bad = (why: string): never => {
+    throw badRequest(`invalid continue token: ${why}`);
+  };
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
@@ -30,7 +32,8 @@ export function decodeContinue(token: string, resource: string): ContinueToken {
   if (typeof parsed !== 'object' || parsed === null) return bad('not a valid continue token');
   const { v, rv, start, r } = parsed as { v?: unknown; rv?: unknown; start?: unknown; r?: unknown };
   if (v !== version()) return bad('unrecognized continue token version');
-  if (typeof rv !== 'number' || !Number.isInteger(rv) || (rv <= 0 && rv !== -1)) return bad('continue token has an invalid resource version');
+  if (typeof rv !== 'number' || !Number.isInteger(rv) || (rv <= 0 && rv !== -1))
+    return bad('continue token has an invalid resource version');
   if (typeof start !== 'string' || start === '' || start.startsWith('/') || start.split('/').includes('..')) {
     return bad('continue token has an invalid start key');
   }

@@ -1,4 +1,14 @@
-import { badRequest, bindingKind, conflict, fieldErrors, invalid, successStatus, type ApiObject, type FieldError, type ResourceType } from '@svc/api';
+import {
+  badRequest,
+  bindingKind,
+  conflict,
+  fieldErrors,
+  invalid,
+  successStatus,
+  type ApiObject,
+  type FieldError,
+  type ResourceType,
+} from '@svc/api';
 import { createOnlyKey, type CreateOnlyHandler, type CreateOnlyRequest } from '../endpoints/create-only.js';
 import { nowRfc3339, type GenericStore } from './store.js';
 
@@ -55,23 +65,31 @@ async function bindPod(pods: GenericStore, req: CreateOnlyRequest, name: string)
   const refused = (why: string): never => {
     throw conflict({ group: '', resource: 'pods/binding' }, name, why);
   };
-  await pods.update(req.namespace, name, (pod) => {
-    const spec = (pod.spec ?? {}) as { nodeName?: string; schedulingGates?: unknown[] };
-    if (b.metadata.uid && b.metadata.uid !== pod.metadata.uid) {
-      refused(`Precondition failed: UID in precondition: ${b.metadata.uid}, UID in object meta: ${pod.metadata.uid ?? ''}`);
-    }
-    if (b.metadata.resourceVersion) pod.metadata.resourceVersion = b.metadata.resourceVersion;
-    if (pod.metadata.deletionTimestamp) refused(`pod ${name} is being deleted, cannot be assigned to a host`);
-    if (spec.nodeName) refused(`pod ${name} is already assigned to node "${spec.nodeName}"`);
-    if ((spec.schedulingGates ?? []).length > 0) refused(`pod ${name} has non-empty .spec.schedulingGates`);
-    spec.nodeName = node;
-    pod.spec = spec;
-    if (b.metadata.annotations) pod.metadata.annotations = { ...pod.metadata.annotations, ...b.metadata.annotations };
-    const status = (pod.status ?? {}) as { conditions?: PodCondition[] };
-    setPodCondition(status, { type: 'PodScheduled', status: 'True', lastProbeTime: null }, nowRfc3339());
-    pod.status = status;
-    return pod;
-  }, { user: req.user, dryRun: req.dryRun }, { subresource: 'binding', managedFieldsDone: true });
+  await pods.update(
+    req.namespace,
+    name,
+    (pod) => {
+      const spec = (pod.spec ?? {}) as { nodeName?: string; schedulingGates?: unknown[] };
+      if (b.metadata.uid && b.metadata.uid !== pod.metadata.uid) {
+        refused(
+          `Precondition failed: UID in precondition: ${b.metadata.uid}, UID in object meta: ${pod.metadata.uid ?? ''}`,
+        );
+      }
+      if (b.metadata.resourceVersion) pod.metadata.resourceVersion = b.metadata.resourceVersion;
+      if (pod.metadata.deletionTimestamp) refused(`pod ${name} is being deleted, cannot be assigned to a host`);
+      if (spec.nodeName) refused(`pod ${name} is already assigned to node "${spec.nodeName}"`);
+      if ((spec.schedulingGates ?? []).length > 0) refused(`pod ${name} has non-empty .spec.schedulingGates`);
+      spec.nodeName = node;
+      pod.spec = spec;
+      if (b.metadata.annotations) pod.metadata.annotations = { ...pod.metadata.annotations, ...b.metadata.annotations };
+      const status = (pod.status ?? {}) as { conditions?: PodCondition[] };
+      setPodCondition(status, { type: 'PodScheduled', status: 'True', lastProbeTime: null }, nowRfc3339());
+      pod.status = status;
+      return pod;
+    },
+    { user: req.user, dryRun: req.dryRun },
+    { subresource: 'binding', managedFieldsDone: true },
+  );
   return { ...successStatus(), code: 201 };
 }
 
@@ -80,25 +98,40 @@ async function bindPod(pods: GenericStore, req: CreateOnlyRequest, name: string)
  * a different `metadata.name` in the body is a 400) and the `bindings` collection (the pod
  * named by the body), keyed by `createOnlyKey`.
  */
-export function podBindingHandlers(o: { pod: ResourceType; binding?: ResourceType; pods: () => GenericStore }): Array<[string, CreateOnlyHandler]> {
+export function podBindingHandlers(o: {
+  pod: ResourceType;
+  binding?: ResourceType;
+  pods: () => GenericStore;
+}): Array<[string, CreateOnlyHandler]> {
   const kind = bindingKind();
-  const out: Array<[string, CreateOnlyHandler]> = [[createOnlyKey(o.pod, 'binding'), {
-    kind,
-    create: (req) => {
-      const given = req.body.metadata.name;
-      if (given && given !== req.name) throw badRequest('name in URL does not match name in Binding object');
-      return bindPod(o.pods(), req, req.name);
-    },
-  }]];
-  if (o.binding) {
-    out.push([createOnlyKey(o.binding), {
-      kind,
-      create: (req) => {
-        const name = req.body.metadata.name ?? '';
-        if (!name) throw invalid({ group: '', kind: 'Binding' }, '', [fieldErrors.required('metadata.name', 'name or generateName is required')]);
-        return bindPod(o.pods(), req, name);
+  const out: Array<[string, CreateOnlyHandler]> = [
+    [
+      createOnlyKey(o.pod, 'binding'),
+      {
+        kind,
+        create: (req) => {
+          const given = req.body.metadata.name;
+          if (given && given !== req.name) throw badRequest('name in URL does not match name in Binding object');
+          return bindPod(o.pods(), req, req.name);
+        },
       },
-    }]);
+    ],
+  ];
+  if (o.binding) {
+    out.push([
+      createOnlyKey(o.binding),
+      {
+        kind,
+        create: (req) => {
+          const name = req.body.metadata.name ?? '';
+          if (!name)
+            throw invalid({ group: '', kind: 'Binding' }, '', [
+              fieldErrors.required('metadata.name', 'name or generateName is required'),
+            ]);
+          return bindPod(o.pods(), req, name);
+        },
+      },
+    ]);
   }
   return out;
 }

@@ -34,8 +34,12 @@ function intParam(q: URLSearchParams, key: string): number | undefined {
 export function parsePodLogOptions(q: URLSearchParams, podName: string): PodLogOptions {
   const o: PodLogOptions = {
     container: q.get('container') ?? '',
-    follow: boolParam(q, 'follow'), previous: boolParam(q, 'previous'), timestamps: boolParam(q, 'timestamps'),
-    sinceSeconds: intParam(q, 'sinceSeconds'), tailLines: intParam(q, 'tailLines'), limitBytes: intParam(q, 'limitBytes'),
+    follow: boolParam(q, 'follow'),
+    previous: boolParam(q, 'previous'),
+    timestamps: boolParam(q, 'timestamps'),
+    sinceSeconds: intParam(q, 'sinceSeconds'),
+    tailLines: intParam(q, 'tailLines'),
+    limitBytes: intParam(q, 'limitBytes'),
   };
   const sinceTime = q.get('sinceTime');
   if (sinceTime) {
@@ -44,8 +48,10 @@ export function parsePodLogOptions(q: URLSearchParams, podName: string): PodLogO
     o.sinceTime = new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
   }
   const errs: FieldError[] = [];
-  if (o.tailLines !== undefined && o.tailLines < 0) errs.push(fieldErrors.invalid('tailLines', o.tailLines, 'must be greater than or equal to 0'));
-  if (o.limitBytes !== undefined && o.limitBytes < 1) errs.push(fieldErrors.invalid('limitBytes', o.limitBytes, 'must be greater than 0'));
+  if (o.tailLines !== undefined && o.tailLines < 0)
+    errs.push(fieldErrors.invalid('tailLines', o.tailLines, 'must be greater than or equal to 0'));
+  if (o.limitBytes !== undefined && o.limitBytes < 1)
+    errs.push(fieldErrors.invalid('limitBytes', o.limitBytes, 'must be greater than 0'));
   if (o.sinceSeconds !== undefined && o.sinceTime !== undefined) {
     errs.push(fieldErrors.forbidden('', 'at most one of `sinceTime` or `sinceSeconds` may be specified'));
   } else if (o.sinceSeconds !== undefined && o.sinceSeconds < 1) {
@@ -58,7 +64,9 @@ export function parsePodLogOptions(q: URLSearchParams, podName: string): PodLogO
 /** Container names of a pod in Kubernetes' VisitContainers order: init, regular, ephemeral. */
 function containerNames(pod: ApiObject): string[] {
   const spec = (pod.spec ?? {}) as Record<string, Array<{ name?: string }> | undefined>;
-  return ['initContainers', 'containers', 'ephemeralContainers'].flatMap((k) => (spec[k] ?? []).map((c) => c.name ?? ''));
+  return ['initContainers', 'containers', 'ephemeralContainers'].flatMap((k) =>
+    (spec[k] ?? []).map((c) => c.name ?? ''),
+  );
 }
 
 /**
@@ -68,14 +76,17 @@ function containerNames(pod: ApiObject): string[] {
 export function logContainer(pod: ApiObject, container: string): string {
   const name = pod.metadata.name ?? '';
   if (container) {
-    if (!containerNames(pod).includes(container)) throw badRequest(`container ${container} is not valid for pod ${name}`);
+    if (!containerNames(pod).includes(container))
+      throw badRequest(`container ${container} is not valid for pod ${name}`);
     return container;
   }
-  const regular = ((pod.spec as { containers?: Array<{ name?: string }> } | undefined)?.containers ?? []);
+  const regular = (pod.spec as { containers?: Array<{ name?: string }> } | undefined)?.containers ?? [];
   if (regular.length === 1) return regular[0]?.name ?? '';
   if (regular.length === 0) throw badRequest(`a container name must be specified for pod ${name}`);
   // Go's %s of a []string: `[a b c]`.
-  throw badRequest(`a container name must be specified for pod ${name}, choose one of: [${containerNames(pod).join(' ')}]`);
+  throw badRequest(
+    `a container name must be specified for pod ${name}, choose one of: [${containerNames(pod).join(' ')}]`,
+  );
 }
 
 /** The node agent's query for `o` (Kubernetes' LogLocation parameters, sorted by key as Go encodes them). */

@@ -6,9 +6,21 @@ const deployments = catalog.lookup('apps', 'v1', 'deployments') as ResourceType;
 const paths = deployments.scale ?? { specReplicasPath: '', statusReplicasPath: '' };
 
 const stored = (): ApiObject => ({
-  apiVersion: 'apps/v1', kind: 'Deployment',
-  metadata: { name: 'web', namespace: 'ns', uid: 'u1', resourceVersion: '7', creationTimestamp: '2026-01-01T00:00:00Z', labels: { a: 'b' }, generation: 3 },
-  spec: { replicas: 3, selector: { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['b', 'a'] }] } },
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: {
+    name: 'web',
+    namespace: 'ns',
+    uid: 'u1',
+    resourceVersion: '7',
+    creationTimestamp: '2026-01-01T00:00:00Z',
+    labels: { a: 'b' },
+    generation: 3,
+  },
+  spec: {
+    replicas: 3,
+    selector: { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['b', 'a'] }] },
+  },
   status: { replicas: 2 },
 });
 
@@ -25,9 +37,17 @@ function statusOf(f: () => unknown): { code: number; reason?: string; causes?: u
 describe('scaleOf', () => {
   it('is the autoscaling/v1 Scale of the object: identity metadata, replicas, the selector as text', () => {
     expect(scaleOf(paths, stored())).toEqual({
-      kind: 'Scale', apiVersion: 'autoscaling/v1',
-      metadata: { name: 'web', namespace: 'ns', uid: 'u1', resourceVersion: '7', creationTimestamp: '2026-01-01T00:00:00Z' },
-      spec: { replicas: 3 }, status: { replicas: 2, selector: 'app=web,tier in (a,b)' },
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: {
+        name: 'web',
+        namespace: 'ns',
+        uid: 'u1',
+        resourceVersion: '7',
+        creationTimestamp: '2026-01-01T00:00:00Z',
+      },
+      spec: { replicas: 3 },
+      status: { replicas: 2, selector: 'app=web,tier in (a,b)' },
     });
   });
 
@@ -43,9 +63,13 @@ describe('scaleOf', () => {
 });
 
 describe('withScale', () => {
-  it('writes spec.replicas and carries the Scale\'s resourceVersion as precondition; nothing else changes', () => {
+  it("writes spec.replicas and carries the Scale's resourceVersion as precondition; nothing else changes", () => {
     const before = stored();
-    const next = withScale(deployments, paths, before, { metadata: { name: 'web', resourceVersion: '7' }, spec: { replicas: 5 }, status: { replicas: 99 } });
+    const next = withScale(deployments, paths, before, {
+      metadata: { name: 'web', resourceVersion: '7' },
+      spec: { replicas: 5 },
+      status: { replicas: 99 },
+    });
     expect(next.spec).toMatchObject({ replicas: 5 });
     expect(next.status).toEqual({ replicas: 2 });
     expect(next.metadata).toEqual({ ...before.metadata, resourceVersion: '7' });
@@ -60,13 +84,22 @@ describe('withScale', () => {
 
   it('negative replicas: 422 Invalid on Scale spec.replicas', () => {
     expect(statusOf(() => withScale(deployments, paths, stored(), { metadata: {}, spec: { replicas: -1 } }))).toEqual({
-      code: 422, reason: 'Invalid',
-      causes: [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: 'Invalid value: -1: must be greater than or equal to 0' }],
+      code: 422,
+      reason: 'Invalid',
+      causes: [
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.replicas',
+          message: 'Invalid value: -1: must be greater than or equal to 0',
+        },
+      ],
     });
   });
 
   it('another uid: 409 Conflict', () => {
-    expect(statusOf(() => withScale(deployments, paths, stored(), { metadata: { uid: 'other' }, spec: { replicas: 1 } }))).toMatchObject({ code: 409, reason: 'Conflict' });
+    expect(
+      statusOf(() => withScale(deployments, paths, stored(), { metadata: { uid: 'other' }, spec: { replicas: 1 } })),
+    ).toMatchObject({ code: 409, reason: 'Conflict' });
   });
 
   it('creates missing parents of the replicas path', () => {
@@ -79,6 +112,9 @@ describe('withScale', () => {
 describe('scaleView', () => {
   it('serves types with scale paths, 404 for others', () => {
     expect(scaleView(deployments).kind).toMatchObject({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
-    expect(statusOf(() => scaleView(catalog.lookup('', 'v1', 'pods') as ResourceType))).toMatchObject({ code: 404, reason: 'NotFound' });
+    expect(statusOf(() => scaleView(catalog.lookup('', 'v1', 'pods') as ResourceType))).toMatchObject({
+      code: 404,
+      reason: 'NotFound',
+    });
   });
 });

@@ -1,5 +1,14 @@
 import {
-  conflict, fieldErrors, groupVersion, invalid, scaleKind, statusError, type ApiObject, type ResourceType, type ScalePaths, type SubresourceKind,
+  conflict,
+  fieldErrors,
+  groupVersion,
+  invalid,
+  scaleKind,
+  statusError,
+  type ApiObject,
+  type ResourceType,
+  type ScalePaths,
+  type SubresourceKind,
 } from '@svc/api';
 import { labelSelectorFromObject, type LabelSelectorObject } from '@svc/machinery';
 
@@ -19,7 +28,8 @@ export interface ScaleView {
 
 function valueAt(obj: unknown, path: string): unknown {
   let v = obj;
-  for (const key of path.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+  for (const key of path.split('.'))
+    v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
   return v;
 }
 
@@ -46,7 +56,8 @@ export function scaleOf(paths: ScalePaths, obj: ApiObject): ApiObject {
   const replicas = Number(valueAt(obj, paths.specReplicasPath) ?? 0);
   const selector = paths.labelSelectorPath ? selectorText(valueAt(obj, paths.labelSelectorPath)) : '';
   return {
-    kind: SCALE.kind, apiVersion: groupVersion(SCALE),
+    kind: SCALE.kind,
+    apiVersion: groupVersion(SCALE),
     metadata: { name, namespace, uid, resourceVersion, creationTimestamp },
     spec: replicas ? { replicas } : {},
     status: { replicas: Number(valueAt(obj, paths.statusReplicasPath) ?? 0), ...(selector ? { selector } : {}) },
@@ -61,11 +72,16 @@ export function withScale(r: ResourceType, paths: ScalePaths, stored: ApiObject,
   const name = stored.metadata.name ?? '';
   const replicas = (scale.spec as { replicas?: number } | undefined)?.replicas ?? 0;
   if (replicas < 0) {
-    throw invalid({ group: SCALE.group, kind: SCALE.kind }, name, [fieldErrors.invalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
+    throw invalid({ group: SCALE.group, kind: SCALE.kind }, name, [
+      fieldErrors.invalid('spec.replicas', replicas, 'must be greater than or equal to 0'),
+    ]);
   }
   if (scale.metadata.uid && scale.metadata.uid !== stored.metadata.uid) {
-    throw conflict({ group: r.group, resource: `${r.plural}/scale` }, name,
-      `Precondition failed: UID in precondition: ${scale.metadata.uid}, UID in object meta: ${stored.metadata.uid ?? ''}`);
+    throw conflict(
+      { group: r.group, resource: `${r.plural}/scale` },
+      name,
+      `Precondition failed: UID in precondition: ${scale.metadata.uid}, UID in object meta: ${stored.metadata.uid ?? ''}`,
+    );
   }
   const next = structuredClone(stored);
   setAt(next, paths.specReplicasPath, replicas);

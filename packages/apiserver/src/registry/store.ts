@@ -1,10 +1,33 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
-  alreadyExists, badRequest, initialEventsEndAnnotation, isStatusError, conflict, expired, internalError, invalid, MODIFIED_CONFLICT, notFound, statusError,
-  successStatus, timeout, fieldErrors,
-  type ApiObject, type DeleteOptions, type FieldError, type ObjectList, type ResourceType, type Status,
+  alreadyExists,
+  badRequest,
+  initialEventsEndAnnotation,
+  isStatusError,
+  conflict,
+  expired,
+  internalError,
+  invalid,
+  MODIFIED_CONFLICT,
+  notFound,
+  statusError,
+  successStatus,
+  timeout,
+  fieldErrors,
+  type ApiObject,
+  type DeleteOptions,
+  type FieldError,
+  type ObjectList,
+  type ResourceType,
+  type Status,
 } from '@svc/api';
-import { isStorageError, type ReadConsistency, type Storage, type StorageError, type StorageEvent } from '../storage/interface.js';
+import {
+  isStorageError,
+  type ReadConsistency,
+  type Storage,
+  type StorageError,
+  type StorageEvent,
+} from '../storage/interface.js';
 import { watchBatchesOf } from '../storage/watch-batches.js';
 import type { Admission, AdmissionAttributes } from '../admission/admission.js';
 import type { UserInfo } from '@svc/component-base';
@@ -147,13 +170,20 @@ export class GenericStore {
     if (!isStorageError(e)) throw e;
     const se: StorageError = e;
     switch (se.code) {
-      case 'KeyNotFound': throw notFound(this.qr, name);
-      case 'KeyExists': throw alreadyExists(this.qr, name);
-      case 'Conflict': throw conflict(this.qr, name, MODIFIED_CONFLICT);
-      case 'ResourceVersionCompacted': throw expired(`too old resource version: ${se.message}`);
-      case 'FutureRevision': throw timeout(`Too large resource version: ${se.message}`, 1);
-      case 'Unreachable': throw statusError('InternalError', `Internal error occurred: store unreachable: ${se.message}`);
-      default: throw internalError(se.message);
+      case 'KeyNotFound':
+        throw notFound(this.qr, name);
+      case 'KeyExists':
+        throw alreadyExists(this.qr, name);
+      case 'Conflict':
+        throw conflict(this.qr, name, MODIFIED_CONFLICT);
+      case 'ResourceVersionCompacted':
+        throw expired(`too old resource version: ${se.message}`);
+      case 'FutureRevision':
+        throw timeout(`Too large resource version: ${se.message}`, 1);
+      case 'Unreachable':
+        throw statusError('InternalError', `Internal error occurred: store unreachable: ${se.message}`);
+      default:
+        throw internalError(se.message);
     }
   }
 
@@ -187,7 +217,8 @@ export class GenericStore {
       // rv -1: a recovery token after compaction continues at the latest revision.
       read = t.rv > 0 ? { revision: t.rv } : {};
       startKey = base + t.start;
-      if (!startKey.startsWith(prefix)) throw badRequest('invalid continue token: the token does not belong to this collection');
+      if (!startKey.startsWith(prefix))
+        throw badRequest('invalid continue token: the token does not belong to this collection');
     } else if (p.resourceVersionMatch === 'Exact') {
       read = { revision: Number(p.resourceVersion) };
     } else if (p.resourceVersionMatch === 'NotOlderThan') {
@@ -195,22 +226,32 @@ export class GenericStore {
     } else {
       read = readConsistency(p.resourceVersion, !!p.limit);
     }
-    const predicate = p.labelMatch || p.fieldMatch
-      ? (o: ApiObject): boolean => (!p.labelMatch || p.labelMatch(o.metadata.labels ?? {})) && (!p.fieldMatch || p.fieldMatch(o))
-      : undefined;
+    const predicate =
+      p.labelMatch || p.fieldMatch
+        ? (o: ApiObject): boolean =>
+            (!p.labelMatch || p.labelMatch(o.metadata.labels ?? {})) && (!p.fieldMatch || p.fieldMatch(o))
+        : undefined;
     try {
       const res = await this.storage.list(prefix, { ...read, limit: p.limit, startKey, predicate });
       const metadata: ObjectList['metadata'] = { resourceVersion: String(res.revision) };
       if (res.nextKey) {
-        metadata.continue = encodeContinue({ rv: res.revision, start: res.nextKey.slice(base.length), resource: this.tokenResource });
+        metadata.continue = encodeContinue({
+          rv: res.revision,
+          start: res.nextKey.slice(base.length),
+          resource: this.tokenResource,
+        });
         if (!p.filtered && res.remainingItemCount !== undefined) metadata.remainingItemCount = res.remainingItemCount;
       }
       return { kind: this.resource.listKind, apiVersion: apiVersionOf(this.resource), metadata, items: res.items };
     } catch (e) {
       if (isStorageError(e, 'ResourceVersionCompacted')) {
         if (p.continueToken && startKey) {
-          const err = expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
-          err.status.metadata = { continue: encodeContinue({ rv: -1, start: startKey.slice(base.length), resource: this.tokenResource }) };
+          const err = expired(
+            'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+          );
+          err.status.metadata = {
+            continue: encodeContinue({ rv: -1, start: startKey.slice(base.length), resource: this.tokenResource }),
+          };
           throw err;
         }
         throw expired(`The resourceVersion for the provided list is too old.`);
@@ -228,9 +269,11 @@ export class GenericStore {
   async *watch(namespace: string, p: WatchParams, signal: AbortSignal): AsyncGenerator<WatchEventOut[]> {
     const prefix = collectionPrefix(this.storePrefix, this.resource, namespace);
     const key = p.name ? this.key(namespace, p.name) : prefix;
-    const matches = (o: ApiObject | undefined): boolean => !!o &&
+    const matches = (o: ApiObject | undefined): boolean =>
+      !!o &&
       (!p.name || o.metadata.name === p.name) &&
-      (!p.labelMatch || p.labelMatch(o.metadata.labels ?? {})) && (!p.fieldMatch || p.fieldMatch(o));
+      (!p.labelMatch || p.labelMatch(o.metadata.labels ?? {})) &&
+      (!p.fieldMatch || p.fieldMatch(o));
     let from: number;
     const initial = p.sendInitialEvents ?? (p.resourceVersion === undefined || p.resourceVersion === '0');
     try {
@@ -239,12 +282,18 @@ export class GenericStore {
         const state = await this.storage.list(prefix, { ...read, predicate: matches });
         const first: WatchEventOut[] = state.items.map((o) => ({ type: 'ADDED', object: o }));
         from = state.revision;
-        if (p.sendInitialEvents && p.allowBookmarks) first.push({ type: 'BOOKMARK', object: this.bookmark(from, true) });
+        if (p.sendInitialEvents && p.allowBookmarks)
+          first.push({ type: 'BOOKMARK', object: this.bookmark(from, true) });
         yield first;
       } else {
         from = Number(p.resourceVersion);
       }
-      const opts = { fromRevision: from, recursive: !p.name, signal, bookmarkEveryMs: p.allowBookmarks ? p.bookmarkEveryMs : undefined };
+      const opts = {
+        fromRevision: from,
+        recursive: !p.name,
+        signal,
+        bookmarkEveryMs: p.allowBookmarks ? p.bookmarkEveryMs : undefined,
+      };
       const batches = watchBatchesOf(this.storage, key, opts);
       for await (const batch of batches) {
         const out: WatchEventOut[] = [];
@@ -256,7 +305,12 @@ export class GenericStore {
       }
     } catch (e) {
       if (isStorageError(e, 'ResourceVersionCompacted')) {
-        yield [{ type: 'ERROR', object: expired(`too old resource version: ${p.resourceVersion ?? ''} (${e.revision ?? ''})`).status }];
+        yield [
+          {
+            type: 'ERROR',
+            object: expired(`too old resource version: ${p.resourceVersion ?? ''} (${e.revision ?? ''})`).status,
+          },
+        ];
         return;
       }
       if (signal.aborted) return;
@@ -313,7 +367,10 @@ export class GenericStore {
     const generated = !m.name && !!m.generateName;
     for (let attempt = 0; ; attempt++) {
       if (generated) m.name = `${m.generateName ?? ''}${randomSuffix()}`;
-      this.validateOrThrow(obj, [...validateObjectMeta(this.resource, obj), ...(await this.strategy.validate?.(obj, sctx) ?? [])]);
+      this.validateOrThrow(obj, [
+        ...validateObjectMeta(this.resource, obj),
+        ...((await this.strategy.validate?.(obj, sctx)) ?? []),
+      ]);
       await this.admission.validate(this.attributes('CREATE', obj, undefined, ctx));
       // A dry run checks the name like the real create would (409 when taken).
       if (ctx.dryRun) {
@@ -337,7 +394,13 @@ export class GenericStore {
    * one; the store keeps server-owned fields, runs the strategy and admission, checks the
    * resourceVersion precondition and retries on concurrent modification.
    */
-  async update(namespace: string, name: string, updater: Updater, ctx: RequestContext, p: UpdateParams = {}): Promise<{ object: ApiObject; created: boolean }> {
+  async update(
+    namespace: string,
+    name: string,
+    updater: Updater,
+    ctx: RequestContext,
+    p: UpdateParams = {},
+  ): Promise<{ object: ApiObject; created: boolean }> {
     const key = this.key(namespace, name);
     const sub = p.subresource ?? '';
     const transform = async (current: ApiObject): Promise<ApiObject> => {
@@ -370,17 +433,29 @@ export class GenericStore {
     return this.strategy.allowCreateOnUpdate === true;
   }
 
-  private async prepareUpdate(desired: ApiObject, current: ApiObject, sub: string, ctx: RequestContext, w: WriteParams): Promise<ApiObject> {
+  private async prepareUpdate(
+    desired: ApiObject,
+    current: ApiObject,
+    sub: string,
+    ctx: RequestContext,
+    w: WriteParams,
+  ): Promise<ApiObject> {
     const name = current.metadata.name ?? '';
     const rv = desired.metadata.resourceVersion;
     if (rv !== undefined && rv !== '' && rv !== current.metadata.resourceVersion) {
       throw conflict(this.qr, name, MODIFIED_CONFLICT);
     }
     if ((rv === undefined || rv === '') && !this.strategy.allowUnconditionalUpdate) {
-      throw invalid(this.gk, name, [fieldErrors.invalid('metadata.resourceVersion', '', 'must be specified for an update')]);
+      throw invalid(this.gk, name, [
+        fieldErrors.invalid('metadata.resourceVersion', '', 'must be specified for an update'),
+      ]);
     }
     if (desired.metadata.uid && desired.metadata.uid !== current.metadata.uid) {
-      throw conflict(this.qr, name, `Precondition failed: UID in precondition: ${desired.metadata.uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
+      throw conflict(
+        this.qr,
+        name,
+        `Precondition failed: UID in precondition: ${desired.metadata.uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
+      );
     }
     const obj = desired;
     const m = obj.metadata;
@@ -395,7 +470,8 @@ export class GenericStore {
     else delete m.deletionGracePeriodSeconds;
     const sctx: StrategyContext = { user: ctx.user, subresource: sub };
     if (sub === 'finalize') {
-      if (!this.strategy.prepareForFinalize) throw statusError('NotFound', 'the server could not find the requested resource');
+      if (!this.strategy.prepareForFinalize)
+        throw statusError('NotFound', 'the server could not find the requested resource');
       replaceContents(obj, this.strategy.prepareForFinalize(obj, current));
     } else if (sub !== '' && sub !== 'status' && this.strategy.prepareForSubresourceUpdate) {
       replaceContents(obj, this.strategy.prepareForSubresourceUpdate(obj, current, sctx));
@@ -416,7 +492,9 @@ export class GenericStore {
     delete obj.metadata.resourceVersion;
     if (!w.managedFieldsDone) this.trackManagedFields(obj, current, ctx, sub);
     const errs = validateObjectMetaUpdate(this.resource, obj, current);
-    errs.push(...(await (this.strategy.validateUpdate?.(obj, current, sctx) ?? this.strategy.validate?.(obj, sctx)) ?? []));
+    errs.push(
+      ...((await (this.strategy.validateUpdate?.(obj, current, sctx) ?? this.strategy.validate?.(obj, sctx))) ?? []),
+    );
     this.validateOrThrow(obj, errs);
     await this.admission.validate(this.attributes('UPDATE', obj, current, ctx, sub));
     return obj;
@@ -430,9 +508,15 @@ export class GenericStore {
   private trackManagedFields(obj: ApiObject, live: ApiObject | undefined, ctx: RequestContext, sub: string): void {
     const hasStatus = this.resource.subresources.includes('status');
     const entries = updateManagedFields({
-      live, updated: obj, manager: ctx.fieldManager ?? 'unknown', schema: this.resource.schema,
-      apiVersion: apiVersionOf(this.resource), now: nowRfc3339(), subresource: sub || undefined,
-      ignoreStatus: hasStatus && sub === '', onlyStatus: sub === 'status',
+      live,
+      updated: obj,
+      manager: ctx.fieldManager ?? 'unknown',
+      schema: this.resource.schema,
+      apiVersion: apiVersionOf(this.resource),
+      now: nowRfc3339(),
+      subresource: sub || undefined,
+      ignoreStatus: hasStatus && sub === '',
+      onlyStatus: sub === 'status',
     });
     if (entries.length > 0) obj.metadata.managedFields = entries;
     else delete obj.metadata.managedFields;
@@ -440,8 +524,12 @@ export class GenericStore {
 
   private shouldDeleteAfterUpdate(obj: ApiObject): boolean {
     const m = obj.metadata;
-    return !!m.deletionTimestamp && (m.finalizers ?? []).length === 0 && (m.deletionGracePeriodSeconds ?? 0) === 0 &&
-      !this.strategy.pendingFinalization?.(obj);
+    return (
+      !!m.deletionTimestamp &&
+      (m.finalizers ?? []).length === 0 &&
+      (m.deletionGracePeriodSeconds ?? 0) === 0 &&
+      !this.strategy.pendingFinalization?.(obj)
+    );
   }
 
   private checkUnchanged(current: ApiObject, expected: ApiObject): void {
@@ -457,11 +545,16 @@ export class GenericStore {
       const pending = this.pendingDeletion(current, options);
       if (pending) {
         if (ctx.dryRun) return { object: pending, deleted: false };
-        const object = await this.storage.guaranteedUpdate(key, (cur) => {
-          this.checkPreconditions(cur, options);
-          return this.pendingDeletion(cur, options) ?? cur;
-        }, { ...this.writeOptions, cached: current });
-        if (this.shouldDeleteAfterUpdate(object)) return this.delete(namespace, name, { ...options, preconditions: undefined }, ctx);
+        const object = await this.storage.guaranteedUpdate(
+          key,
+          (cur) => {
+            this.checkPreconditions(cur, options);
+            return this.pendingDeletion(cur, options) ?? cur;
+          },
+          { ...this.writeOptions, cached: current },
+        );
+        if (this.shouldDeleteAfterUpdate(object))
+          return this.delete(namespace, name, { ...options, preconditions: undefined }, ctx);
         return { object, deleted: false };
       }
       if (ctx.dryRun) return { object: current, deleted: true };
@@ -480,36 +573,64 @@ export class GenericStore {
 
   /** The Status answered for an immediate delete of a type that does not return the object. */
   deletedStatus(obj: ApiObject): Status {
-    return successStatus({ name: obj.metadata.name, group: this.resource.group || undefined, kind: this.resource.plural, uid: obj.metadata.uid });
+    return successStatus({
+      name: obj.metadata.name,
+      group: this.resource.group || undefined,
+      kind: this.resource.plural,
+      uid: obj.metadata.uid,
+    });
   }
 
   get returnsDeletedObject(): boolean {
     return this.strategy.returnDeletedObject === true;
   }
 
-  async deleteCollection(namespace: string, list: ListParams, options: DeleteOptions, ctx: RequestContext): Promise<ObjectList> {
+  async deleteCollection(
+    namespace: string,
+    list: ListParams,
+    options: DeleteOptions,
+    ctx: RequestContext,
+  ): Promise<ObjectList> {
     const items = (await this.list(namespace, { ...list, limit: undefined, continueToken: undefined })).items;
     const deleted: ApiObject[] = [];
     for (const item of items) {
       try {
-        const r = await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', { ...options, preconditions: undefined }, ctx);
+        const r = await this.delete(
+          item.metadata.namespace ?? '',
+          item.metadata.name ?? '',
+          { ...options, preconditions: undefined },
+          ctx,
+        );
         deleted.push(r.object);
       } catch (e) {
         if ((e as { status?: Status }).status?.reason !== 'NotFound') throw e;
       }
     }
     const res = await this.list(namespace, { limit: 1 });
-    return { kind: this.resource.listKind, apiVersion: apiVersionOf(this.resource), metadata: { resourceVersion: res.metadata.resourceVersion }, items: deleted };
+    return {
+      kind: this.resource.listKind,
+      apiVersion: apiVersionOf(this.resource),
+      metadata: { resourceVersion: res.metadata.resourceVersion },
+      items: deleted,
+    };
   }
 
   private checkPreconditions(current: ApiObject, options: DeleteOptions): void {
     const pre = options.preconditions;
     const name = current.metadata.name ?? '';
     if (pre?.uid && pre.uid !== current.metadata.uid) {
-      throw conflict(this.qr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
+      throw conflict(
+        this.qr,
+        name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
+      );
     }
     if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
-      throw conflict(this.qr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`);
+      throw conflict(
+        this.qr,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
+      );
     }
   }
 
@@ -525,9 +646,13 @@ export class GenericStore {
     const obj = clone(current);
     const m = obj.metadata;
     let finalizers = [...(m.finalizers ?? [])];
-    const policy = options.propagationPolicy ?? (options.orphanDependents === true ? 'Orphan' : options.orphanDependents === false ? 'Background' : undefined);
-    if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers = finalizers.filter((f) => f !== 'foregroundDeletion').concat('orphan');
-    if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers = finalizers.filter((f) => f !== 'orphan').concat('foregroundDeletion');
+    const policy =
+      options.propagationPolicy ??
+      (options.orphanDependents === true ? 'Orphan' : options.orphanDependents === false ? 'Background' : undefined);
+    if (policy === 'Orphan' && !finalizers.includes('orphan'))
+      finalizers = finalizers.filter((f) => f !== 'foregroundDeletion').concat('orphan');
+    if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion'))
+      finalizers = finalizers.filter((f) => f !== 'orphan').concat('foregroundDeletion');
     if (policy === 'Background') finalizers = finalizers.filter((f) => f !== 'orphan' && f !== 'foregroundDeletion');
     const grace = this.strategy.gracePeriodSeconds?.(current, options) ?? 0;
     if (finalizers.length === 0 && grace === 0) return undefined;
@@ -550,12 +675,24 @@ export class GenericStore {
     if (errs.length > 0) throw invalid(this.gk, obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
   }
 
-  private attributes(operation: AdmissionAttributes['operation'], obj: ApiObject | undefined, old: ApiObject | undefined, ctx: RequestContext, subresource = ''): AdmissionAttributes {
+  private attributes(
+    operation: AdmissionAttributes['operation'],
+    obj: ApiObject | undefined,
+    old: ApiObject | undefined,
+    ctx: RequestContext,
+    subresource = '',
+  ): AdmissionAttributes {
     const ref = obj ?? old;
     return {
-      operation, resource: this.resource, subresource,
-      namespace: ref?.metadata.namespace ?? '', name: ref?.metadata.name ?? '',
-      object: obj, oldObject: old, dryRun: ctx.dryRun === true, user: ctx.user,
+      operation,
+      resource: this.resource,
+      subresource,
+      namespace: ref?.metadata.namespace ?? '',
+      name: ref?.metadata.name ?? '',
+      object: obj,
+      oldObject: old,
+      dryRun: ctx.dryRun === true,
+      user: ctx.user,
     };
   }
 }

@@ -5,13 +5,38 @@ import { hostname } from 'node:os';
 import type { AddressInfo, Socket } from 'node:net';
 import express, { type Request, type Response, type NextFunction } from 'express';
 import {
-  builtinResources, Catalog, isAlreadyExists, isNotFound, naming, statusError, systemNamespaces, useNaming,
-  forbidden, unauthorized, tooManyRequests, type ApiObject, type ResourceType,
+  builtinResources,
+  Catalog,
+  isAlreadyExists,
+  isNotFound,
+  naming,
+  statusError,
+  systemNamespaces,
+  useNaming,
+  forbidden,
+  unauthorized,
+  tooManyRequests,
+  type ApiObject,
+  type ResourceType,
 } from '@svc/api';
 import { isEnabled } from '@svc/machinery';
 import type { ApiServerOptions } from '../options.js';
 import { AUTHENTICATION_INFO_CONFIGMAP, authenticationInfoData } from './authentication-info.js';
-import { createLogger, type Logger, AuthenticationFailed, ensureServingCert, type ServingCert, healthHandler, logCheck, pingCheck, PostStartHook, ShutdownCheck, storeCheck, withGracePeriod, type HealthCheck } from '@svc/component-base';
+import {
+  createLogger,
+  type Logger,
+  AuthenticationFailed,
+  ensureServingCert,
+  type ServingCert,
+  healthHandler,
+  logCheck,
+  pingCheck,
+  PostStartHook,
+  ShutdownCheck,
+  storeCheck,
+  withGracePeriod,
+  type HealthCheck,
+} from '@svc/component-base';
 import { Etcd3Storage } from '../storage/etcd3/etcd3-storage.js';
 import type { Storage } from '../storage/interface.js';
 import { CachedStorage } from '../storage/cacher/cached-storage.js';
@@ -43,7 +68,13 @@ import { servePodLog } from '../endpoints/handlers/pod-log.js';
 import { podBindingHandlers } from '../registry/pod-binding.js';
 import { SvcletClient } from './svclet-client.js';
 import { sendError } from '../endpoints/handlers/respond.js';
-import { aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from '../endpoints/discovery.js';
+import {
+  aggregatedDiscovery,
+  apiGroupDoc,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+} from '../endpoints/discovery.js';
 import { parseAccept } from '../endpoints/media-types.js';
 import { openApiV2Answer, openApiV3Document, openApiV3Root } from '../endpoints/openapi.js';
 import { versionInfo } from './version.js';
@@ -69,7 +100,9 @@ interface Deps {
 /** Wraps a handler so thrown errors become Status answers. */
 function route(f: (req: Request, res: Response) => Promise<void> | void) {
   return (req: Request, res: Response): void => {
-    Promise.resolve().then(() => f(req, res)).catch((e: unknown) => sendError(res, e));
+    Promise.resolve()
+      .then(() => f(req, res))
+      .catch((e: unknown) => sendError(res, e));
   };
 }
 
@@ -85,7 +118,9 @@ const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollecti
 
 export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): Promise<RunningApiServer> {
   useNaming(opts.naming);
-  const log = deps.logger ?? createLogger({ format: opts.loggingFormat, verbosity: opts.verbosity }, { component: naming().apiserverName });
+  const log =
+    deps.logger ??
+    createLogger({ format: opts.loggingFormat, verbosity: opts.verbosity }, { component: naming().apiserverName });
   const startedAt = Date.now();
   const metrics = new ApiServerMetrics();
   const catalog = servedCatalog(opts);
@@ -93,32 +128,55 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const stopping = new AbortController();
   // Every open watch listens for the server stopping.
   setMaxListeners(0, stopping.signal);
-  const getObject: ObjectGetter = (ref, o = {}) => readCachedFirst(catalog.lookup('', 'v1', ref.resource), ref.namespace, ref.name, o.fresh);
-  const authentication = await buildAuthentication(opts, {
-    getObject, logger: log, signal: stopping.signal, externalUrl: () => `https://${opts.advertiseAddress ?? host}:${port}`,
-    metrics: { recordReload: (status, at) => metrics.recordAuthenticationConfigReload(status, at) },
-  }, (g, v, p) => catalog.lookup(g, v, p));
+  const getObject: ObjectGetter = (ref, o = {}) =>
+    readCachedFirst(catalog.lookup('', 'v1', ref.resource), ref.namespace, ref.name, o.fresh);
+  const authentication = await buildAuthentication(
+    opts,
+    {
+      getObject,
+      logger: log,
+      signal: stopping.signal,
+      externalUrl: () => `https://${opts.advertiseAddress ?? host}:${port}`,
+      metrics: { recordReload: (status, at) => metrics.recordAuthenticationConfigReload(status, at) },
+    },
+    (g, v, p) => catalog.lookup(g, v, p),
+  );
 
   const etcd = new Etcd3Storage({
     endpoints: opts.storeServers,
-    tls: opts.storeCaFile || opts.storeCertFile ? { caFile: opts.storeCaFile, certFile: opts.storeCertFile, keyFile: opts.storeKeyFile } : undefined,
+    tls:
+      opts.storeCaFile || opts.storeCertFile
+        ? { caFile: opts.storeCaFile, certFile: opts.storeCertFile, keyFile: opts.storeKeyFile }
+        : undefined,
     leaseReuseDurationSeconds: opts.leaseReuseDurationSeconds,
   });
   const instrumented = new InstrumentedStorage(etcd, metrics, opts.storePrefix);
   const cached = new CachedStorage(instrumented, {
     storePrefix: opts.storePrefix,
     consistentListFromCache: opts.featureGates.enabled('ConsistentListFromCache'),
-    cacher: { onError: (e) => log.warn('watch cache: store watch failed; restarting', { error: (e as Error).message }) },
+    cacher: {
+      onError: (e) => log.warn('watch cache: store watch failed; restarting', { error: (e as Error).message }),
+    },
   });
   const storage: Storage = opts.watchCache ? cached : instrumented;
   // Types stored as another type (events/v1 Events) are served from that type's cache.
-  if (opts.watchCache) cached.start(catalog.all().filter((r) => !r.virtual && !r.storedAs).map((r) => resourcePrefix(opts.storePrefix, r)));
-  runCompactor(etcd, opts.storeCompactionIntervalMs, stopping.signal,
+  if (opts.watchCache)
+    cached.start(
+      catalog
+        .all()
+        .filter((r) => !r.virtual && !r.storedAs)
+        .map((r) => resourcePrefix(opts.storePrefix, r)),
+    );
+  runCompactor(
+    etcd,
+    opts.storeCompactionIntervalMs,
+    stopping.signal,
     (e) => log.warn('compaction failed', { error: (e as Error).message }),
     (rev, seconds) => {
       metrics.etcdRequestDuration.observe({ operation: 'compact', type: 'compact' }, seconds);
       log.v(2).info('compacted the store', { revision: rev });
-    });
+    },
+  );
 
   const stores = new Map<ResourceType, GenericStore>();
   const namespaceType = catalog.lookup('', 'v1', 'namespaces');
@@ -126,7 +184,12 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const nodeType = catalog.lookup('', 'v1', 'nodes');
   // Like Kubernetes' listers: the cached object first (resourceVersion 0), a live read only
   // when the cache does not have it (it may have just been created) or `fresh` is asked.
-  async function readCachedFirst(r: ResourceType | undefined, namespace: string, name: string, fresh = false): Promise<ApiObject | undefined> {
+  async function readCachedFirst(
+    r: ResourceType | undefined,
+    namespace: string,
+    name: string,
+    fresh = false,
+  ): Promise<ApiObject | undefined> {
     if (!r) return undefined;
     for (const rv of fresh ? [undefined] : ['0', undefined]) {
       try {
@@ -140,24 +203,39 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const getNamespace = (name: string): Promise<ApiObject | undefined> => readCachedFirst(namespaceType, '', name);
   // A bad authorization file ends start-up (exit 2) before anything runs.
   const authorization = buildAuthorizationOrStop(opts.authorizationMode, {
-    lookup: (g, v, p) => catalog.lookup(g, v, p), storeFor, logger: log,
+    lookup: (g, v, p) => catalog.lookup(g, v, p),
+    storeFor,
+    logger: log,
     settings: {
-      configFile: opts.authorizationConfig, policyFile: opts.authorizationPolicyFile,
-      webhook: opts.authorizationWebhookConfigFile === undefined ? undefined : {
-        configFile: opts.authorizationWebhookConfigFile, version: opts.authorizationWebhookVersion,
-        authorizedTtlMs: opts.authorizationWebhookCacheAuthorizedTtlMs, unauthorizedTtlMs: opts.authorizationWebhookCacheUnauthorizedTtlMs,
-      },
+      configFile: opts.authorizationConfig,
+      policyFile: opts.authorizationPolicyFile,
+      webhook:
+        opts.authorizationWebhookConfigFile === undefined
+          ? undefined
+          : {
+              configFile: opts.authorizationWebhookConfigFile,
+              version: opts.authorizationWebhookVersion,
+              authorizedTtlMs: opts.authorizationWebhookCacheAuthorizedTtlMs,
+              unauthorizedTtlMs: opts.authorizationWebhookCacheUnauthorizedTtlMs,
+            },
       recordDecision: (labels) => metrics.authorizationDecisions.inc(labels),
     },
   });
   const authz = authorization.authorizer;
   const admission = new Admission([
-    new NamespaceLifecycle(getNamespace), ...(authorization.node ? [new NodeRestriction()] : []),
+    new NamespaceLifecycle(getNamespace),
+    ...(authorization.node ? [new NodeRestriction()] : []),
     ...(authorization.rbac ? [new RbacEscalation(authz, authorization.rbac)] : []),
-    new CertificateApproval(authz), new CertificateSigning(authz),
-    new DefaultTolerationSeconds({ notReady: opts.defaultNotReadyTolerationSeconds, unreachable: opts.defaultUnreachableTolerationSeconds }),
+    new CertificateApproval(authz),
+    new CertificateSigning(authz),
+    new DefaultTolerationSeconds({
+      notReady: opts.defaultNotReadyTolerationSeconds,
+      unreachable: opts.defaultUnreachableTolerationSeconds,
+    }),
   ]);
-  function buildAuthorizationOrStop(...a: Parameters<typeof buildAuthorization>): ReturnType<typeof buildAuthorization> {
+  function buildAuthorizationOrStop(
+    ...a: Parameters<typeof buildAuthorization>
+  ): ReturnType<typeof buildAuthorization> {
     try {
       return buildAuthorization(...a);
     } catch (e) {
@@ -171,13 +249,23 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     if (!s) {
       const stored = r.storedAs ?? r;
       s = new GenericStore({
-        resource: r, storePrefix: opts.storePrefix, strategy: strategyFor(r), admission,
-        storage: r.storedAs ? new ConvertingStorage(storage, {
-          servedPrefix: resourcePrefix(opts.storePrefix, r), storedPrefix: resourcePrefix(opts.storePrefix, r.storedAs),
-          toStored: r.storedAs.toStored, fromStored: r.storedAs.fromStored,
-        }) : storage,
+        resource: r,
+        storePrefix: opts.storePrefix,
+        strategy: strategyFor(r),
+        admission,
+        storage: r.storedAs
+          ? new ConvertingStorage(storage, {
+              servedPrefix: resourcePrefix(opts.storePrefix, r),
+              storedPrefix: resourcePrefix(opts.storePrefix, r.storedAs),
+              toStored: r.storedAs.toStored,
+              fromStored: r.storedAs.fromStored,
+            })
+          : storage,
         // As Kubernetes: Events (of either API) expire `--event-ttl` (whole seconds) after their last write.
-        ttlSeconds: stored.group === '' && stored.plural === 'events' ? Math.floor(opts.eventTtlMs / 1000) || undefined : undefined,
+        ttlSeconds:
+          stored.group === '' && stored.plural === 'events'
+            ? Math.floor(opts.eventTtlMs / 1000) || undefined
+            : undefined,
       });
       stores.set(r, s);
     }
@@ -195,9 +283,26 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const hooks = [startInformersHook, bootstrapHook, rbacHook, authInfoHook];
   const shutdownCheck = new ShutdownCheck();
   const store = (timeoutMs: number): HealthCheck => storeCheck('store', () => storage.healthCheck(timeoutMs));
-  const livez = (): HealthCheck[] => [pingCheck, logCheck, store(opts.storeHealthcheckTimeoutMs), ...hooks.map((h) => withGracePeriod(h, startedAt, opts.livezGracePeriodMs))];
-  const watchCache: HealthCheck = { name: 'watch-cache', check: async () => { if (!cached.synced) throw new Error('watch cache not synced'); } };
-  const readyz = (): HealthCheck[] => [pingCheck, logCheck, store(opts.storeReadycheckTimeoutMs), ...(opts.watchCache ? [watchCache] : []), ...hooks, shutdownCheck];
+  const livez = (): HealthCheck[] => [
+    pingCheck,
+    logCheck,
+    store(opts.storeHealthcheckTimeoutMs),
+    ...hooks.map((h) => withGracePeriod(h, startedAt, opts.livezGracePeriodMs)),
+  ];
+  const watchCache: HealthCheck = {
+    name: 'watch-cache',
+    check: async () => {
+      if (!cached.synced) throw new Error('watch cache not synced');
+    },
+  };
+  const readyz = (): HealthCheck[] => [
+    pingCheck,
+    logCheck,
+    store(opts.storeReadycheckTimeoutMs),
+    ...(opts.watchCache ? [watchCache] : []),
+    ...hooks,
+    shutdownCheck,
+  ];
   const healthz = (): HealthCheck[] => [pingCheck, logCheck, store(opts.storeHealthcheckTimeoutMs), ...hooks];
 
   // TLS.
@@ -219,14 +324,40 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   };
 
   const resources = {
-    catalog, storeFor, extraHandlers: { watch: (scope: HandlerScope) => handleWatch(scope, watchSettings) }, createOnly: new Map([
-      ...authentication.createOnly, ...accessReviewHandlers((g, v, p) => catalog.lookup(g, v, p), authz, authorization.rules),
-      ...(podType ? podBindingHandlers({ pod: podType, binding: catalog.lookup('', 'v1', 'bindings'), pods: () => storeFor(podType) }) : []),
+    catalog,
+    storeFor,
+    extraHandlers: { watch: (scope: HandlerScope) => handleWatch(scope, watchSettings) },
+    createOnly: new Map([
+      ...authentication.createOnly,
+      ...accessReviewHandlers((g, v, p) => catalog.lookup(g, v, p), authz, authorization.rules),
+      ...(podType
+        ? podBindingHandlers({
+            pod: podType,
+            binding: catalog.lookup('', 'v1', 'bindings'),
+            pods: () => storeFor(podType),
+          })
+        : []),
     ]),
     responseCompression: opts.featureGates.enabled('APIResponseCompression'),
-    connect: new Map<string, ConnectHandler>(podType && nodeType ? [[createOnlyKey(podType, 'log'), (_req, res, info) => servePodLog({
-      pods: () => storeFor(podType), nodes: () => storeFor(nodeType), svclet,
-    }, res, info)]] : []),
+    connect: new Map<string, ConnectHandler>(
+      podType && nodeType
+        ? [
+            [
+              createOnlyKey(podType, 'log'),
+              (_req, res, info) =>
+                servePodLog(
+                  {
+                    pods: () => storeFor(podType),
+                    nodes: () => storeFor(nodeType),
+                    svclet,
+                  },
+                  res,
+                  info,
+                ),
+            ],
+          ]
+        : [],
+    ),
   };
 
   let inflight = 0;
@@ -255,108 +386,183 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
         res.setHeader('Retry-After', '1');
         return;
       }
-      if (mutating) inflightMutating++; else inflight++;
+      if (mutating) inflightMutating++;
+      else inflight++;
       counted = true;
     }
     res.on('close', () => {
       if (counted) {
-        if (mutating) inflightMutating--; else inflight--;
+        if (mutating) inflightMutating--;
+        else inflight--;
       }
       if (!info.isResourceRequest) return;
       const scope = info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster';
       const labels = {
-        verb: metricVerb(info.verb, req.method), dry_run: res.locals.dryRun ? 'All' : '', group: info.apiGroup, version: info.apiVersion,
-        resource: info.resource, subresource: info.subresource, scope, component: 'apiserver',
+        verb: metricVerb(info.verb, req.method),
+        dry_run: res.locals.dryRun ? 'All' : '',
+        group: info.apiGroup,
+        version: info.apiVersion,
+        resource: info.resource,
+        subresource: info.subresource,
+        scope,
+        component: 'apiserver',
       };
       metrics.requestTotal.inc({ ...labels, code: String(res.statusCode) });
       end(labels);
     });
-    authn.authenticate(req).then(async (authenticated) => {
-      const user = await impersonate(req, authenticated, authz);
-      res.locals.user = user;
-      const decision = await authz.authorize({ user, ...info });
-      if (decision.decision !== 'allow' && !user.groups.includes('system:masters')) {
-        throw statusErrorForbidden(info, user, decision.reason);
-      }
-      if (!info.isResourceRequest) {
-        next();
-        return;
-      }
-      // Resource requests go straight to their handler (no walk through the route list).
-      const ctx: RequestContext = { user };
-      await serveResource(resources, req, res, info, ctx);
-      res.locals.dryRun = ctx.dryRun;
-    }).catch((e: unknown) => {
-      if (e instanceof AuthenticationFailed) sendError(res, unauthorized());
-      else sendError(res, e);
-    });
+    authn
+      .authenticate(req)
+      .then(async (authenticated) => {
+        const user = await impersonate(req, authenticated, authz);
+        res.locals.user = user;
+        const decision = await authz.authorize({ user, ...info });
+        if (decision.decision !== 'allow' && !user.groups.includes('system:masters')) {
+          throw statusErrorForbidden(info, user, decision.reason);
+        }
+        if (!info.isResourceRequest) {
+          next();
+          return;
+        }
+        // Resource requests go straight to their handler (no walk through the route list).
+        const ctx: RequestContext = { user };
+        await serveResource(resources, req, res, info, ctx);
+        res.locals.dryRun = ctx.dryRun;
+      })
+      .catch((e: unknown) => {
+        if (e instanceof AuthenticationFailed) sendError(res, unauthorized());
+        else sendError(res, e);
+      });
   });
 
   const health = (endpoint: string, checks: () => readonly HealthCheck[]): void => {
     const h = healthHandler(checks);
-    app.get(`/${endpoint}`, route((req, res) => h(req, res)));
-    app.get(`/${endpoint}/*check`, route((req, res) => h(req, res, (req.params as { check: string[] }).check.join('/'))));
+    app.get(
+      `/${endpoint}`,
+      route((req, res) => h(req, res)),
+    );
+    app.get(
+      `/${endpoint}/*check`,
+      route((req, res) => h(req, res, (req.params as { check: string[] }).check.join('/'))),
+    );
   };
   health('livez', livez);
   health('readyz', readyz);
   health('healthz', healthz);
 
-  app.get('/version', route((_req, res) => { res.json(versionInfo()); }));
-  for (const d of authentication.documents) app.get(d.path, route((_req, res) => { res.type(d.contentType).send(d.body()); }));
-  app.get('/metrics', route(async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  }));
+  app.get(
+    '/version',
+    route((_req, res) => {
+      res.json(versionInfo());
+    }),
+  );
+  for (const d of authentication.documents)
+    app.get(
+      d.path,
+      route((_req, res) => {
+        res.type(d.contentType).send(d.body());
+      }),
+    );
+  app.get(
+    '/metrics',
+    route(async (_req, res) => {
+      res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    }),
+  );
 
-  const discovery = (core: boolean) => route((req, res) => {
-    const wanted = parseAccept(req.headers.accept)[0];
-    const ag = wanted?.params.as === 'APIGroupDiscoveryList' && wanted.params.v === 'v2' && /^apidiscovery\.(svc\.io|k8s\.io)$/.test(wanted.params.g ?? '');
-    if (ag) {
-      const g = wanted.params.g ?? '';
-      res.setHeader('Content-Type', `application/json;g=${g};v=v2;as=APIGroupDiscoveryList`);
-      res.send(JSON.stringify(aggregatedDiscovery(catalog, core, g)));
-      return;
-    }
-    const addr = `${opts.advertiseAddress ?? (req.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '')}:${port}`;
-    res.json(core ? apiVersions(addr) : apiGroupList(catalog));
-  });
-  app.get('/openapi/v2', route((req, res) => { res.json(openApiV2Answer(catalog, req.headers.accept)); }));
-  app.get('/openapi/v3', route((_req, res) => { res.json(openApiV3Root(catalog)); }));
-  app.get('/openapi/v3/*gv', route((req, res) => {
-    const parts = (req.params as { gv: string[] }).gv;
-    const [prefix, a, b] = parts;
-    const doc = prefix === 'api' && parts.length === 2 ? openApiV3Document(catalog, '', a ?? '')
-      : prefix === 'apis' && parts.length === 3 ? openApiV3Document(catalog, a ?? '', b ?? '') : undefined;
-    if (!doc) throw notFoundPath();
-    res.setHeader('Cache-Control', 'public, immutable');
-    res.json(doc);
-  }));
+  const discovery = (core: boolean) =>
+    route((req, res) => {
+      const wanted = parseAccept(req.headers.accept)[0];
+      const ag =
+        wanted?.params.as === 'APIGroupDiscoveryList' &&
+        wanted.params.v === 'v2' &&
+        /^apidiscovery\.(svc\.io|k8s\.io)$/.test(wanted.params.g ?? '');
+      if (ag) {
+        const g = wanted.params.g ?? '';
+        res.setHeader('Content-Type', `application/json;g=${g};v=v2;as=APIGroupDiscoveryList`);
+        res.send(JSON.stringify(aggregatedDiscovery(catalog, core, g)));
+        return;
+      }
+      const addr = `${opts.advertiseAddress ?? (req.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '')}:${port}`;
+      res.json(core ? apiVersions(addr) : apiGroupList(catalog));
+    });
+  app.get(
+    '/openapi/v2',
+    route((req, res) => {
+      res.json(openApiV2Answer(catalog, req.headers.accept));
+    }),
+  );
+  app.get(
+    '/openapi/v3',
+    route((_req, res) => {
+      res.json(openApiV3Root(catalog));
+    }),
+  );
+  app.get(
+    '/openapi/v3/*gv',
+    route((req, res) => {
+      const parts = (req.params as { gv: string[] }).gv;
+      const [prefix, a, b] = parts;
+      const doc =
+        prefix === 'api' && parts.length === 2
+          ? openApiV3Document(catalog, '', a ?? '')
+          : prefix === 'apis' && parts.length === 3
+            ? openApiV3Document(catalog, a ?? '', b ?? '')
+            : undefined;
+      if (!doc) throw notFoundPath();
+      res.setHeader('Cache-Control', 'public, immutable');
+      res.json(doc);
+    }),
+  );
   app.get('/api', discovery(true));
   app.get('/apis', discovery(false));
-  app.get('/api/v1', route((_req, res) => {
-    const doc = apiResourceList(catalog, '', 'v1');
-    if (!doc) throw notFoundPath();
-    res.json(doc);
-  }));
-  app.get('/apis/:group', route((req, res) => {
-    const doc = apiGroupDoc(catalog, String(req.params.group));
-    if (!doc) throw notFoundPath();
-    res.json(doc);
-  }));
-  app.get('/apis/:group/:version', route((req, res) => {
-    const doc = apiResourceList(catalog, String(req.params.group), String(req.params.version));
-    if (!doc) throw notFoundPath();
-    res.json(doc);
-  }));
+  app.get(
+    '/api/v1',
+    route((_req, res) => {
+      const doc = apiResourceList(catalog, '', 'v1');
+      if (!doc) throw notFoundPath();
+      res.json(doc);
+    }),
+  );
+  app.get(
+    '/apis/:group',
+    route((req, res) => {
+      const doc = apiGroupDoc(catalog, String(req.params.group));
+      if (!doc) throw notFoundPath();
+      res.json(doc);
+    }),
+  );
+  app.get(
+    '/apis/:group/:version',
+    route((req, res) => {
+      const doc = apiResourceList(catalog, String(req.params.group), String(req.params.version));
+      if (!doc) throw notFoundPath();
+      res.json(doc);
+    }),
+  );
 
-  app.all('/*path', route(() => { throw notFoundPath(); }));
+  app.all(
+    '/*path',
+    route(() => {
+      throw notFoundPath();
+    }),
+  );
 
-  const server: Server = createServer({ cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false }, app);
+  const server: Server = createServer(
+    { cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false },
+    app,
+  );
   server.keepAliveTimeout = 65_000;
   const sockets = new Set<Socket>();
-  server.on('secureConnection', (s: Socket) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('secureConnection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.securePort, opts.bindAddress, () => { server.off('error', reject); resolve(); });
+    server.listen(opts.securePort, opts.bindAddress, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const port = (server.address() as AddressInfo).port;
   const host = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
@@ -408,7 +614,16 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
           await cms.update(ns, AUTHENTICATION_INFO_CONFIGMAP, (current) => ({ ...current, data }), {});
         } catch (e) {
           if (!isNotFound(e)) throw e;
-          await cms.create(ns, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: AUTHENTICATION_INFO_CONFIGMAP, namespace: ns }, data }, {});
+          await cms.create(
+            ns,
+            {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              metadata: { name: AUTHENTICATION_INFO_CONFIGMAP, namespace: ns },
+              data,
+            },
+            {},
+          );
         }
         break;
       } catch (e) {
@@ -431,9 +646,12 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
       }
     }
   };
-  const countTimer = opts.storeCountMetricPollPeriodMs > 0
-    ? setInterval(() => { void pollCounts(); }, opts.storeCountMetricPollPeriodMs)
-    : undefined;
+  const countTimer =
+    opts.storeCountMetricPollPeriodMs > 0
+      ? setInterval(() => {
+          void pollCounts();
+        }, opts.storeCountMetricPollPeriodMs)
+      : undefined;
   countTimer?.unref();
   void started.then(pollCounts);
 
@@ -476,9 +694,18 @@ function notFoundPath(): Error {
 
 function delay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (ms <= 0 || signal?.aborted) { resolve(); return; }
+    if (ms <= 0 || signal?.aborted) {
+      resolve();
+      return;
+    }
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
-

@@ -24,7 +24,8 @@ export function svcletEndpoint(node: ApiObject, preferred: readonly string[]): {
   const port = status.daemonEndpoints?.kubeletEndpoint?.Port;
   for (const type of preferred) {
     const hit = addresses.find((a) => a.type === type && a.address);
-    if (hit?.address) return { host: hit.address, port: typeof port === 'number' && port > 0 ? port : DEFAULT_SVCLET_PORT };
+    if (hit?.address)
+      return { host: hit.address, port: typeof port === 'number' && port > 0 ? port : DEFAULT_SVCLET_PORT };
   }
   // Go's %v of []NodeAddress, as Kubernetes' NoMatchError prints it.
   const known = addresses.map((a) => `{${a.type ?? ''} ${a.address ?? ''}}`).join(' ');
@@ -55,7 +56,8 @@ export class SvcletClient {
       keepAlive: false,
       cert: read('--svclet-client-certificate', flags.clientCertificate),
       key: read('--svclet-client-key', flags.clientKey),
-      ca, rejectUnauthorized: ca !== undefined,
+      ca,
+      rejectUnauthorized: ca !== undefined,
     });
   }
 
@@ -74,9 +76,10 @@ export class SvcletClient {
         clearTimeout(timer);
         resolve(res);
       });
-      const timer = this.flags.timeoutMs > 0
-        ? setTimeout(() => req.destroy(new Error(`dial tcp ${url.host}: i/o timeout`)), this.flags.timeoutMs)
-        : undefined;
+      const timer =
+        this.flags.timeoutMs > 0
+          ? setTimeout(() => req.destroy(new Error(`dial tcp ${url.host}: i/o timeout`)), this.flags.timeoutMs)
+          : undefined;
       req.on('socket', (s) => s.once('secureConnect', () => clearTimeout(timer)));
       req.on('error', (e) => {
         clearTimeout(timer);

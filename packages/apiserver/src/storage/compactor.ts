@@ -7,7 +7,13 @@ export const COMPACT_REVISION_KEY = 'compact_rev_key';
  * rounds coordinated through one key so several API servers compact once per interval.
  * Each round compacts at the revision seen one round earlier. Stops when `signal` aborts.
  */
-export function runCompactor(storage: Etcd3Storage, intervalMs: number, signal: AbortSignal, onError: (e: unknown) => void, onCompact?: (rev: number, seconds: number) => void): void {
+export function runCompactor(
+  storage: Etcd3Storage,
+  intervalMs: number,
+  signal: AbortSignal,
+  onError: (e: unknown) => void,
+  onCompact?: (rev: number, seconds: number) => void,
+): void {
   if (intervalMs <= 0) return;
   let version = 0;
   let revision = 0;
@@ -22,7 +28,9 @@ export function runCompactor(storage: Etcd3Storage, intervalMs: number, signal: 
       onError(e);
     }
   };
-  const timer = setInterval(() => { void round(); }, intervalMs);
+  const timer = setInterval(() => {
+    void round();
+  }, intervalMs);
   timer.unref();
   signal.addEventListener('abort', () => clearInterval(timer), { once: true });
 }

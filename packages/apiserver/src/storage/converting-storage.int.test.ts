@@ -13,8 +13,10 @@ let etcd: EtcdHandle | undefined;
 let raw: Etcd3 | undefined;
 const closers: Array<() => Promise<void>> = [];
 
-const toStored = ({ data, ...rest }: ApiObject): ApiObject => (data === undefined ? rest : { ...rest, storedData: data }) as ApiObject;
-const fromStored = ({ storedData, ...rest }: ApiObject): ApiObject => (storedData === undefined ? rest : { ...rest, data: storedData }) as ApiObject;
+const toStored = ({ data, ...rest }: ApiObject): ApiObject =>
+  (data === undefined ? rest : { ...rest, storedData: data }) as ApiObject;
+const fromStored = ({ storedData, ...rest }: ApiObject): ApiObject =>
+  (storedData === undefined ? rest : { ...rest, data: storedData }) as ApiObject;
 
 afterAll(async () => {
   for (const c of closers) await c();
@@ -25,9 +27,17 @@ afterAll(async () => {
 async function converting(): Promise<{ storage: ConvertingStorage; raw: Etcd3 }> {
   etcd ??= await startEtcd();
   raw ??= new Etcd3({ hosts: etcd.endpoints });
-  const cached = new CachedStorage(new Etcd3Storage({ endpoints: etcd.endpoints }), { storePrefix: '/registry', consistentListFromCache: true });
+  const cached = new CachedStorage(new Etcd3Storage({ endpoints: etcd.endpoints }), {
+    storePrefix: '/registry',
+    consistentListFromCache: true,
+  });
   closers.push(() => cached.close());
-  const storage = new ConvertingStorage(cached, { servedPrefix: '/registry/suite/', storedPrefix: '/registry/converted/', toStored, fromStored });
+  const storage = new ConvertingStorage(cached, {
+    servedPrefix: '/registry/suite/',
+    storedPrefix: '/registry/converted/',
+    toStored,
+    fromStored,
+  });
   return { storage, raw };
 }
 
@@ -36,7 +46,9 @@ runStorageSuite('ConvertingStorage over CachedStorage', async () => {
   return {
     storage,
     cleanup: () => storage.close(),
-    compact: async (revision) => { await raw.kv.compact({ revision, physical: true }); },
+    compact: async (revision) => {
+      await raw.kv.compact({ revision, physical: true });
+    },
   };
 });
 
@@ -45,7 +57,9 @@ describe('ConvertingStorage specifics', () => {
     const { storage, raw } = await converting();
     const created = await storage.create('/registry/suite/specific/a', cm('a', { k: 'v' }));
     expect(created.data).toEqual({ k: 'v' });
-    const stored = JSON.parse((await raw.get('/registry/converted/specific/a').exec()).kvs[0]?.value.toString() ?? '{}') as ApiObject;
+    const stored = JSON.parse(
+      (await raw.get('/registry/converted/specific/a').exec()).kvs[0]?.value.toString() ?? '{}',
+    ) as ApiObject;
     expect(stored.storedData).toEqual({ k: 'v' });
     expect(stored.data).toBeUndefined();
     expect((await raw.get('/registry/suite/specific/a').exec()).kvs).toHaveLength(0);
@@ -59,7 +73,8 @@ describe('ConvertingStorage specifics', () => {
     const from = await storage.currentRevision();
     const ac = new AbortController();
     const take = async (): Promise<ApiObject> => {
-      for await (const e of storage.watch(p, { fromRevision: from, recursive: true, signal: ac.signal })) return e.object;
+      for await (const e of storage.watch(p, { fromRevision: from, recursive: true, signal: ac.signal }))
+        return e.object;
       throw new Error('watch ended');
     };
     const both = Promise.all([take(), take()]);

@@ -1,7 +1,15 @@
 import type { ApiObject } from '@svc/api';
 import type {
-  DeleteOptions, GetOptions, ListOptions, ListResult, Storage, StorageEvent, UpdateFunc, UpdateOptions,
-  WatchOptions, WriteOptions,
+  DeleteOptions,
+  GetOptions,
+  ListOptions,
+  ListResult,
+  Storage,
+  StorageEvent,
+  UpdateFunc,
+  UpdateOptions,
+  WatchOptions,
+  WriteOptions,
 } from './interface.js';
 import { watchBatchesOf } from './watch-batches.js';
 
@@ -25,7 +33,10 @@ export interface Conversion {
 export class ConvertingStorage implements Storage {
   private readonly converted = new WeakMap<ApiObject, ApiObject>();
 
-  constructor(private readonly inner: Storage, private readonly c: Conversion) {}
+  constructor(
+    private readonly inner: Storage,
+    private readonly c: Conversion,
+  ) {}
 
   async get(key: string, opts?: GetOptions): Promise<ApiObject> {
     return this.out(await this.inner.get(this.stored(key), opts));
@@ -51,19 +62,26 @@ export class ConvertingStorage implements Storage {
   }
 
   async guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<ApiObject> {
-    const updated = await this.inner.guaranteedUpdate(this.stored(key), async (cur) => this.c.toStored(await tryUpdate(this.out(cur))), {
-      ...opts, cached: opts.cached && this.c.toStored(opts.cached),
-    });
+    const updated = await this.inner.guaranteedUpdate(
+      this.stored(key),
+      async (cur) => this.c.toStored(await tryUpdate(this.out(cur))),
+      {
+        ...opts,
+        cached: opts.cached && this.c.toStored(opts.cached),
+      },
+    );
     return this.out(updated);
   }
 
   async delete(key: string, opts: DeleteOptions = {}): Promise<ApiObject> {
     const { check } = opts;
-    return this.out(await this.inner.delete(this.stored(key), {
-      ...opts,
-      cached: opts.cached && this.c.toStored(opts.cached),
-      check: check && ((cur) => check(this.out(cur))),
-    }));
+    return this.out(
+      await this.inner.delete(this.stored(key), {
+        ...opts,
+        cached: opts.cached && this.c.toStored(opts.cached),
+        check: check && ((cur) => check(this.out(cur))),
+      }),
+    );
   }
 
   async count(prefix: string): Promise<number> {
@@ -75,14 +93,18 @@ export class ConvertingStorage implements Storage {
   }
 
   async *watchBatches(prefix: string, opts: WatchOptions): AsyncIterable<StorageEvent[]> {
-    for await (const batch of watchBatchesOf(this.inner, this.stored(prefix), opts)) yield batch.map((e) => this.event(e));
+    for await (const batch of watchBatchesOf(this.inner, this.stored(prefix), opts))
+      yield batch.map((e) => this.event(e));
   }
 
   currentRevision(): Promise<number> {
     return this.inner.currentRevision();
   }
 
-  async probeChanges(prefix: string, sinceRevision: number): Promise<{ revision: number; changed: boolean; count: number }> {
+  async probeChanges(
+    prefix: string,
+    sinceRevision: number,
+  ): Promise<{ revision: number; changed: boolean; count: number }> {
     return this.inner.probeChanges(this.stored(prefix), sinceRevision);
   }
 
@@ -119,7 +141,8 @@ export class ConvertingStorage implements Storage {
   }
 
   private stored(key: string): string {
-    if (!key.startsWith(this.c.servedPrefix)) throw new Error(`ConvertingStorage: key ${key} is outside ${this.c.servedPrefix}`);
+    if (!key.startsWith(this.c.servedPrefix))
+      throw new Error(`ConvertingStorage: key ${key} is outside ${this.c.servedPrefix}`);
     return this.c.storedPrefix + key.slice(this.c.servedPrefix.length);
   }
 

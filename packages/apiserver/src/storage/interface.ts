@@ -138,8 +138,12 @@ export type StorageErrorCode =
 
 /** Storage failures; only `registry/` turns them into API Status errors. */
 export class StorageError extends Error {
-  constructor(readonly code: StorageErrorCode, readonly key: string, message?: string,
-    readonly revision?: number) {
+  constructor(
+    readonly code: StorageErrorCode,
+    readonly key: string,
+    message?: string,
+    readonly revision?: number,
+  ) {
     super(message ?? `${code}: ${key}`);
     this.name = 'StorageError';
   }

@@ -14,14 +14,23 @@ it('a restart of etcd loses and duplicates no events for open watches, and ready
     expect((await c.post(NS, { metadata: { name: 'before' } })).status).toBe(201);
     await etcd.killMember(0);
     await etcd.restartMember(0);
-    await waitFor('a write after the restart', async () => (await c.post(NS, { metadata: { name: 'after' } })).status === 201, 20_000, 200);
+    await waitFor(
+      'a write after the restart',
+      async () => (await c.post(NS, { metadata: { name: 'after' } })).status === 201,
+      20_000,
+      200,
+    );
     await waitFor('readyz after the restart', async () => (await c.get('/readyz')).status === 200, 20_000, 100);
     const events: WatchEventJson[] = await w.take(2, { timeoutMs: 20_000 });
     // Nothing more (no duplicate) arrives before a later, distinct write.
     expect((await c.post(NS, { metadata: { name: 'marker' } })).status).toBe(201);
     events.push(...(await w.take(1)));
     w.close();
-    expect(events.map((e) => `${e.type}:${e.object.metadata?.name}`)).toEqual(['ADDED:before', 'ADDED:after', 'ADDED:marker']);
+    expect(events.map((e) => `${e.type}:${e.object.metadata?.name}`)).toEqual([
+      'ADDED:before',
+      'ADDED:after',
+      'ADDED:marker',
+    ]);
   } finally {
     await t.stop();
     await etcd.stop();
@@ -41,13 +50,19 @@ it('two API servers compact once per interval between them', async () => {
     // Rounds may already have run while the servers started: count from the write, whose
     // revision is compacted by the second round after it (the first records a later revision).
     const afterWrite = await version();
-    await waitFor('several compaction rounds after the write', async () => (await version()) >= Math.max(6, afterWrite + 3), 20_000, 50);
+    await waitFor(
+      'several compaction rounds after the write',
+      async () => (await version()) >= Math.max(6, afterWrite + 3),
+      20_000,
+      50,
+    );
     await a.server.shutdown();
     await b.server.shutdown();
     const v = await version();
-    const compactions = async (s: typeof a): Promise<number> => (await s.server.metrics.etcdRequestDuration.get()).values
-      .filter((x) => x.metricName === 'etcd_request_duration_seconds_count' && x.labels.operation === 'compact')
-      .reduce((sum, x) => sum + x.value, 0);
+    const compactions = async (s: typeof a): Promise<number> =>
+      (await s.server.metrics.etcdRequestDuration.get()).values
+        .filter((x) => x.metricName === 'etcd_request_duration_seconds_count' && x.labels.operation === 'compact')
+        .reduce((sum, x) => sum + x.value, 0);
     const sum = (await compactions(a)) + (await compactions(b));
     // The first round only records a revision; every later round compacts exactly once.
     expect(sum).toBeGreaterThanOrEqual(v - 2);

@@ -23,8 +23,11 @@ const WAIT_MS = 10_000;
  * backing store serves the whole suite; compaction tests compact only history older than
  * the revisions later tests read.
  */
-export function runStorageSuite(name: string, make: () => Promise<StorageSuiteTarget>,
-  opts: StorageSuiteOptions = {}): void {
+export function runStorageSuite(
+  name: string,
+  make: () => Promise<StorageSuiteTarget>,
+  opts: StorageSuiteOptions = {},
+): void {
   describe(`Storage contract: ${name}`, () => {
     let target: StorageSuiteTarget | undefined;
     const s = (): Storage => {
@@ -35,8 +38,12 @@ export function runStorageSuite(name: string, make: () => Promise<StorageSuiteTa
     /** A fresh key prefix for one test. */
     const prefix = (): string => `/registry/suite/${randomBytes(4).toString('hex')}-${++seq}/`;
 
-    beforeAll(async () => { target = await make(); });
-    afterAll(async () => { await target?.cleanup(); });
+    beforeAll(async () => {
+      target = await make();
+    });
+    afterAll(async () => {
+      await target?.cleanup();
+    });
 
     describe('create and get', () => {
       it('returns the stored object with a resourceVersion that get agrees with', async () => {
@@ -101,7 +108,9 @@ export function runStorageSuite(name: string, make: () => Promise<StorageSuiteTa
         // A deep-equal copy with different key order, a stale resourceVersion and an
         // undefined field is still "unchanged".
         const same = await s().guaranteedUpdate(`${p}a`, (cur) => ({
-          data: { v: '1' }, extra: undefined, ...cur,
+          data: { v: '1' },
+          extra: undefined,
+          ...cur,
           metadata: { ...cur.metadata, resourceVersion: '1' },
         }));
         expect(same).toEqual(created);
@@ -111,8 +120,11 @@ export function runStorageSuite(name: string, make: () => Promise<StorageSuiteTa
       it('aborts without writing when tryUpdate throws', async () => {
         const p = prefix();
         const created = await s().create(`${p}a`, cm('a', { v: '1' }));
-        await expect(s().guaranteedUpdate(`${p}a`, () => { throw new Error('refused'); }))
-          .rejects.toThrow('refused');
+        await expect(
+          s().guaranteedUpdate(`${p}a`, () => {
+            throw new Error('refused');
+          }),
+        ).rejects.toThrow('refused');
         expect(await s().get(`${p}a`)).toEqual(created);
       });
 
@@ -125,10 +137,14 @@ export function runStorageSuite(name: string, make: () => Promise<StorageSuiteTa
       it('loses no update among 20 concurrent read-modify-writes', async () => {
         const p = prefix();
         await s().create(`${p}counter`, cm('counter', { n: '0' }));
-        const results = await Promise.all(Array.from({ length: 20 }, () =>
-          s().guaranteedUpdate(`${p}counter`, (cur) => ({
-            ...cur, data: { n: String(Number((cur.data as { n: string }).n) + 1) },
-          }))));
+        const results = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            s().guaranteedUpdate(`${p}counter`, (cur) => ({
+              ...cur,
+              data: { n: String(Number((cur.data as { n: string }).n) + 1) },
+            })),
+          ),
+        );
         const final = await s().get(`${p}counter`);
         expect(final.data).toEqual({ n: '20' });
         const versions = new Set(results.map((r) => r.metadata.resourceVersion));
@@ -141,10 +157,14 @@ export function runStorageSuite(name: string, make: () => Promise<StorageSuiteTa
         const stale = await s().create(`${p}a`, cm('a', { v: '1' }));
         await s().guaranteedUpdate(`${p}a`, (cur) => ({ ...cur, data: { v: '2' } }));
         const inputs: unknown[] = [];
-        const updated = await s().guaranteedUpdate(`${p}a`, (cur) => {
-          inputs.push(cur.data);
-          return { ...cur, data: { ...(cur.data as object), w: 'x' } };
-        }, { cached: stale });
+        const updated = await s().guaranteedUpdate(
+          `${p}a`,
+          (cur) => {
+            inputs.push(cur.data);
+            return { ...cur, data: { ...(cur.data as object), w: 'x' } };
+          },
+          { cached: stale },
+        );
         expect(inputs.at(-1)).toEqual({ v: '2' });
         expect(updated.data).toEqual({ v: '2', w: 'x' });
         expect(await s().get(`${p}a`)).toEqual(updated);
@@ -172,8 +192,13 @@ export function runStorageSuite(name: string, make: () => Promise<StorageSuiteTa
       it('leaves the object when check throws', async () => {
         const p = prefix();
         const created = await s().create(`${p}a`, cm('a'));
-        await expect(s().delete(`${p}a`, { check: () => { throw new Error('precondition'); } }))
-          .rejects.toThrow('precondition');
+        await expect(
+          s().delete(`${p}a`, {
+            check: () => {
+              throw new Error('precondition');
+            },
+          }),
+        ).rejects.toThrow('precondition');
         expect(await s().get(`${p}a`)).toEqual(created);
       });
 
@@ -229,9 +254,15 @@ export function runStorageSuite(name: string, make: () => Promise<StorageSuiteTa
         await s().create(`${p}c`, cm('c'));
         const old = await s().list(p, { revision: then });
         expect(old.revision).toBe(then);
-        expect(old.items.map((o) => [o.metadata.name, o.data])).toEqual([['a', { v: '1' }], ['b', {}]]);
+        expect(old.items.map((o) => [o.metadata.name, o.data])).toEqual([
+          ['a', { v: '1' }],
+          ['b', {}],
+        ]);
         const now = await s().list(p);
-        expect(now.items.map((o) => [o.metadata.name, o.data])).toEqual([['a', { v: '2' }], ['c', {}]]);
+        expect(now.items.map((o) => [o.metadata.name, o.data])).toEqual([
+          ['a', { v: '2' }],
+          ['c', {}],
+        ]);
       });
 
       it('pages with limit and nextKey at one revision, ignoring writes between pages', async () => {
@@ -267,7 +298,8 @@ export function runStorageSuite(name: string, make: () => Promise<StorageSuiteTa
 
       it('counts only predicate matches against the limit and reports no remainingItemCount', async () => {
         const p = prefix();
-        for (let i = 0; i < 12; i++) await s().create(`${p}k${String(i).padStart(2, '0')}`, cm(`k${i}`, { even: String(i % 2 === 0) }));
+        for (let i = 0; i < 12; i++)
+          await s().create(`${p}k${String(i).padStart(2, '0')}`, cm(`k${i}`, { even: String(i % 2 === 0) }));
         const predicate = (o: ApiObject): boolean => (o.data as { even: string }).even === 'true';
         const page1 = await s().list(p, { limit: 4, predicate });
         expect(page1.items.map((o) => o.metadata.name)).toEqual(['k0', 'k2', 'k4', 'k6']);
@@ -322,8 +354,10 @@ export function runStorageSuite(name: string, make: () => Promise<StorageSuiteTa
         for (const n of ['a', 'b', 'c']) created.push(await s().create(`${p}${n}`, cm(n)));
         const mid = rv(created[0] as ApiObject);
         const got = await collect(s(), p, { fromRevision: mid, recursive: true }, 2);
-        expect(got.map((e) => [e.type, e.object.metadata.name, e.revision]))
-          .toEqual([['ADDED', 'b', rv(created[1] as ApiObject)], ['ADDED', 'c', rv(created[2] as ApiObject)]]);
+        expect(got.map((e) => [e.type, e.object.metadata.name, e.revision])).toEqual([
+          ['ADDED', 'b', rv(created[1] as ApiObject)],
+          ['ADDED', 'c', rv(created[2] as ApiObject)],
+        ]);
         const all = await collect(s(), p, { fromRevision: from, recursive: true }, 3);
         expect(all.map((e) => e.object)).toEqual(created);
       });
@@ -336,7 +370,10 @@ export function runStorageSuite(name: string, make: () => Promise<StorageSuiteTa
         await s().create(`${p}b`, cm('b'));
         const a2 = await s().guaranteedUpdate(`${p}a`, (cur) => ({ ...cur, data: { v: '2' } }));
         const got = await collect(s(), `${p}a`, { fromRevision: from, recursive: false }, 2);
-        expect(got.map((e) => [e.type, e.object.metadata.name])).toEqual([['ADDED', 'a'], ['MODIFIED', 'a']]);
+        expect(got.map((e) => [e.type, e.object.metadata.name])).toEqual([
+          ['ADDED', 'a'],
+          ['MODIFIED', 'a'],
+        ]);
         expect(got[1]?.object).toEqual(a2);
       });
 
@@ -350,7 +387,9 @@ export function runStorageSuite(name: string, make: () => Promise<StorageSuiteTa
           const first = it.next();
           // The watch starts asynchronously: write until it reports something.
           let settled = false;
-          void first.finally(() => { settled = true; });
+          void first.finally(() => {
+            settled = true;
+          });
           let i = 0;
           while (!settled && !ac.signal.aborted) {
             const n = `after-${i++}`;
@@ -370,7 +409,9 @@ export function runStorageSuite(name: string, make: () => Promise<StorageSuiteTa
       it('ends the iteration when the signal aborts', async () => {
         const p = prefix();
         const ac = new AbortController();
-        const it = s().watch(p, { fromRevision: await s().currentRevision(), recursive: true, signal: ac.signal })[Symbol.asyncIterator]();
+        const it = s()
+          .watch(p, { fromRevision: await s().currentRevision(), recursive: true, signal: ac.signal })
+          [Symbol.asyncIterator]();
         const pending = it.next();
         await s().create(`${p}a`, cm('a'));
         expect((await withDeadline(pending)).value?.type).toBe('ADDED');
@@ -384,7 +425,8 @@ export function runStorageSuite(name: string, make: () => Promise<StorageSuiteTa
         const ac = new AbortController();
         ac.abort();
         const got: StorageEvent[] = [];
-        for await (const ev of s().watch(prefix(), { fromRevision: 0, recursive: true, signal: ac.signal })) got.push(ev);
+        for await (const ev of s().watch(prefix(), { fromRevision: 0, recursive: true, signal: ac.signal }))
+          got.push(ev);
         expect(got).toEqual([]);
       });
     });
@@ -443,7 +485,9 @@ export function runStorageSuite(name: string, make: () => Promise<StorageSuiteTa
           const ac = new AbortController();
           const timer = setTimeout(() => ac.abort(), WAIT_MS);
           try {
-            const it = s().watch(p, { fromRevision: rv(v1), recursive: true, signal: ac.signal })[Symbol.asyncIterator]();
+            const it = s()
+              .watch(p, { fromRevision: rv(v1), recursive: true, signal: ac.signal })
+              [Symbol.asyncIterator]();
             await expectStorageError(it.next(), 'ResourceVersionCompacted');
           } finally {
             clearTimeout(timer);
@@ -477,8 +521,12 @@ export async function expectStorageError(p: Promise<unknown>, code: StorageError
 }
 
 /** Collects `n` events of a watch, failing if they do not arrive within WAIT_MS. */
-async function collect(storage: Storage, prefix: string,
-  opts: { fromRevision: number; recursive: boolean }, n: number): Promise<StorageEvent[]> {
+async function collect(
+  storage: Storage,
+  prefix: string,
+  opts: { fromRevision: number; recursive: boolean },
+  n: number,
+): Promise<StorageEvent[]> {
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), WAIT_MS);
   const got: StorageEvent[] = [];
@@ -492,7 +540,9 @@ async function collect(storage: Storage, prefix: string,
     ac.abort();
   }
   if (got.length < n) {
-    throw new Error(`watch ${prefix}: ${got.length} of ${n} events within ${WAIT_MS} ms: ${JSON.stringify(got.map((e) => [e.type, e.revision]))}`);
+    throw new Error(
+      `watch ${prefix}: ${got.length} of ${n} events within ${WAIT_MS} ms: ${JSON.stringify(got.map((e) => [e.type, e.revision]))}`,
+    );
   }
   return got;
 }
@@ -500,9 +550,12 @@ async function collect(storage: Storage, prefix: string,
 async function withDeadline<T>(p: Promise<T>, ms = WAIT_MS): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms);
-    })]);
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms);
+      }),
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -32,11 +32,13 @@ function named(list: unknown, name: string | undefined, key: string): Obj | unde
 export function loadWebhookKubeconfig(file: string): WebhookTarget {
   const doc: unknown = parseYaml(readFileSync(file, 'utf8'));
   if (!isObj(doc)) throw new Error(`${file}: not a kubeconfig document`);
-  const contextName = typeof doc['current-context'] === 'string' && doc['current-context'] !== '' ? doc['current-context'] : undefined;
+  const contextName =
+    typeof doc['current-context'] === 'string' && doc['current-context'] !== '' ? doc['current-context'] : undefined;
   const context = contextName ? named(doc.contexts, contextName, 'context') : undefined;
   if (contextName && !context) throw new Error(`${file}: context ${JSON.stringify(contextName)} not found`);
   const cluster = named(doc.clusters, typeof context?.cluster === 'string' ? context.cluster : undefined, 'cluster');
-  if (!cluster || typeof cluster.server !== 'string' || cluster.server === '') throw new Error(`${file}: no cluster with a server`);
+  if (!cluster || typeof cluster.server !== 'string' || cluster.server === '')
+    throw new Error(`${file}: no cluster with a server`);
   const user = named(doc.users, typeof context?.user === 'string' ? context.user : undefined, 'user') ?? {};
   const base = dirname(file);
   const data = (o: Obj, k: string): string | undefined => {
@@ -52,12 +54,21 @@ export function loadWebhookKubeconfig(file: string): WebhookTarget {
   } catch {
     throw new Error(`${file}: server ${JSON.stringify(cluster.server)} is not a URL`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${file}: server ${JSON.stringify(cluster.server)} must be http or https`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new Error(`${file}: server ${JSON.stringify(cluster.server)} must be http or https`);
   const tokenFile = typeof user.tokenFile === 'string' ? user.tokenFile : undefined;
-  const token = typeof user.token === 'string' && user.token !== '' ? user.token
-    : tokenFile ? readFileSync(isAbsolute(tokenFile) ? tokenFile : join(base, tokenFile), 'utf8').trim() : undefined;
+  const token =
+    typeof user.token === 'string' && user.token !== ''
+      ? user.token
+      : tokenFile
+        ? readFileSync(isAbsolute(tokenFile) ? tokenFile : join(base, tokenFile), 'utf8').trim()
+        : undefined;
   return {
-    server: cluster.server, caPem: data(cluster, 'certificate-authority'), insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] === true,
-    certPem: data(user, 'client-certificate'), keyPem: data(user, 'client-key'), token,
+    server: cluster.server,
+    caPem: data(cluster, 'certificate-authority'),
+    insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] === true,
+    certPem: data(user, 'client-certificate'),
+    keyPem: data(user, 'client-key'),
+    token,
   };
 }

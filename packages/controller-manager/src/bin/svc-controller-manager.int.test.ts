@@ -3,7 +3,15 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePorts, HttpsClient, spawnProcess, startTestApiServer, waitFor, type TestProcess, type TestApiServer } from '@svc/testing';
+import {
+  freePorts,
+  HttpsClient,
+  spawnProcess,
+  startTestApiServer,
+  waitFor,
+  type TestProcess,
+  type TestApiServer,
+} from '@svc/testing';
 
 const BIN = resolve(__dirname, '../../dist/bin/svc-controller-manager.js');
 const LEASE_MS = 3000;
@@ -30,10 +38,25 @@ describe('svc-controller-manager processes', () => {
   });
 
   function start(port: number, extra: string[] = []): Candidate {
-    const p = spawnProcess(`candidate ${port}`, 'node', [BIN,
-      '--svcconfig', server.svcconfigPath, '--bind-address', '127.0.0.1', '--secure-port', String(port), '--cert-dir', join(dir, String(port)),
-      '--controllers=serviceaccount', '--authorization-always-allow-paths=/healthz,/metrics',
-      '--leader-elect-lease-duration', `${LEASE_MS}ms`, '--leader-elect-renew-deadline', '2s', '--leader-elect-retry-period', `${RETRY_MS}ms`, ...extra,
+    const p = spawnProcess(`candidate ${port}`, 'node', [
+      BIN,
+      '--svcconfig',
+      server.svcconfigPath,
+      '--bind-address',
+      '127.0.0.1',
+      '--secure-port',
+      String(port),
+      '--cert-dir',
+      join(dir, String(port)),
+      '--controllers=serviceaccount',
+      '--authorization-always-allow-paths=/healthz,/metrics',
+      '--leader-elect-lease-duration',
+      `${LEASE_MS}ms`,
+      '--leader-elect-renew-deadline',
+      '2s',
+      '--leader-elect-retry-period',
+      `${RETRY_MS}ms`,
+      ...extra,
     ]);
     const c = { ...p, port };
     running.push(c);
@@ -55,11 +78,17 @@ describe('svc-controller-manager processes', () => {
   it('flags: --help exits 0, a bad flag exits 2 with one line', async () => {
     const help = spawn(process.execPath, [BIN, '--help'], { stdio: 'ignore' });
     expect(await new Promise((r) => help.on('exit', r))).toBe(0);
-    const bad = spawn(process.execPath, [BIN, '--leader-elect-renew-deadline=20s'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const bad = spawn(process.execPath, [BIN, '--leader-elect-renew-deadline=20s'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
-    bad.stderr?.on('data', (d: Buffer) => { err += d.toString(); });
+    bad.stderr?.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     expect(await new Promise((r) => bad.on('exit', r))).toBe(2);
-    expect(err.trim().split('\n')).toEqual(['Error: --leader-elect-renew-deadline (20s) must be less than --leader-elect-lease-duration (15s)']);
+    expect(err.trim().split('\n')).toEqual([
+      'Error: --leader-elect-renew-deadline (20s) must be less than --leader-elect-lease-duration (15s)',
+    ]);
   });
 
   it('one of two candidates leads; killing it hands over within lease duration + retry period, never two at once', async () => {
@@ -67,12 +96,16 @@ describe('svc-controller-manager processes', () => {
     const a = start(pa ?? 0);
     const b = start(pb ?? 0);
     // Both serving, one leading (a process still starting does not answer yet).
-    const leader = await waitFor('a leader and a standby', async () => {
-      const [la, lb] = await Promise.all([leading(a), leading(b)]);
-      expect(la === 1 && lb === 1).toBe(false);
-      if (la === undefined || lb === undefined) return undefined;
-      return la === 1 ? a : lb === 1 ? b : undefined;
-    }, 15_000);
+    const leader = await waitFor(
+      'a leader and a standby',
+      async () => {
+        const [la, lb] = await Promise.all([leading(a), leading(b)]);
+        expect(la === 1 && lb === 1).toBe(false);
+        if (la === undefined || lb === undefined) return undefined;
+        return la === 1 ? a : lb === 1 ? b : undefined;
+      },
+      15_000,
+    );
     const standby = leader === a ? b : a;
     // Both settle; the standby must stay standby while the leader lives.
     for (let i = 0; i < 10; i++) {
@@ -91,9 +124,14 @@ describe('svc-controller-manager processes', () => {
     // jittered retry period; 1.5 s more covers the request round trips and polling on a loaded 2-core machine.
     expect(handover).toBeLessThanOrEqual(LEASE_MS + RETRY_MS * 1.2 + 1500);
     expect(standby.log.text).toMatch(/starting controller.*serviceaccount-controller/);
-    const lease = await server.client.request('GET', '/apis/coordination.svc.io/v1/namespaces/svc-system/leases/svc-controller-manager');
+    const lease = await server.client.request(
+      'GET',
+      '/apis/coordination.svc.io/v1/namespaces/svc-system/leases/svc-controller-manager',
+    );
     expect(lease.json<{ spec: { leaseTransitions: number } }>().spec.leaseTransitions).toBeGreaterThanOrEqual(1);
-    console.log(`controller-manager leader handover after SIGKILL: ${handover} ms (lease ${LEASE_MS} ms, retry ${RETRY_MS} ms)`);
+    console.log(
+      `controller-manager leader handover after SIGKILL: ${handover} ms (lease ${LEASE_MS} ms, retry ${RETRY_MS} ms)`,
+    );
 
     standby.child.kill('SIGTERM');
     expect(await standby.exited).toBe(0);
@@ -106,7 +144,12 @@ describe('svc-controller-manager processes', () => {
     const path = '/apis/coordination.svc.io/v1/namespaces/svc-system/leases/stolen';
     const lease = (await server.client.request('GET', path)).json<{ spec: Record<string, unknown> }>();
     const now = new Date().toISOString().replace('Z', '000Z');
-    const put = await server.client.request('PUT', path, { body: { ...lease, spec: { ...lease.spec, holderIdentity: 'someone-else', renewTime: now, leaseDurationSeconds: 60 } } });
+    const put = await server.client.request('PUT', path, {
+      body: {
+        ...lease,
+        spec: { ...lease.spec, holderIdentity: 'someone-else', renewTime: now, leaseDurationSeconds: 60 },
+      },
+    });
     expect(put.status).toBe(200);
     expect(await c.exited).toBe(1);
     expect(c.log.text).toMatch(/leaderelection lost/);

@@ -7,13 +7,20 @@ import { R } from '../resources.js';
 
 const env = withControllerManager(['--controllers=bootstrapsigner']);
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
-const KUBECONFIG = 'apiVersion: v1\nkind: Config\nclusters:\n- name: ""\n  cluster:\n    server: https://10.0.0.1:6443\n    certificate-authority-data: LS0tLS1CRUdJTg==\n';
+const KUBECONFIG =
+  'apiVersion: v1\nkind: Config\nclusters:\n- name: ""\n  cluster:\n    server: https://10.0.0.1:6443\n    certificate-authority-data: LS0tLS1CRUdJTg==\n';
 
 function tokenSecret(id: string, secret: string, o: { signing?: boolean; expiration?: string } = {}) {
   const data: Record<string, string> = { 'token-id': b64(id), 'token-secret': b64(secret) };
   if (o.signing ?? true) data['usage-bootstrap-signing'] = b64('true');
   if (o.expiration) data.expiration = b64(o.expiration);
-  return { apiVersion: 'v1', kind: 'Secret', metadata: { name: `bootstrap-token-${id}`, namespace: 'svc-system' }, type: 'bootstrap.svc.io/token', data };
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `bootstrap-token-${id}`, namespace: 'svc-system' },
+    type: 'bootstrap.svc.io/token',
+    data,
+  };
 }
 
 /**
@@ -37,12 +44,19 @@ describe('bootstrap-signer-controller', () => {
   const clusterInfo = async () => (await configMaps().get('cluster-info')).data as Record<string, string>;
 
   beforeAll(async () => {
-    await configMaps().create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cluster-info', namespace: 'svc-public' }, data: { kubeconfig: KUBECONFIG } } as ApiObject);
+    await configMaps().create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'cluster-info', namespace: 'svc-public' },
+      data: { kubeconfig: KUBECONFIG },
+    } as ApiObject);
   });
 
   it('signs cluster-info for a signing token with HS256 over the kubeconfig and the full token as key', async () => {
     await secrets().create(tokenSecret('abcdef', '0123456789abcdef'));
-    const data = await waitFor('the signature', async () => ((await clusterInfo())['jws-kubeconfig-abcdef'] ? clusterInfo() : undefined));
+    const data = await waitFor('the signature', async () =>
+      (await clusterInfo())['jws-kubeconfig-abcdef'] ? clusterInfo() : undefined,
+    );
     const header = verifyDetached(data['jws-kubeconfig-abcdef'] ?? '', KUBECONFIG, 'abcdef.0123456789abcdef');
     expect(header).toEqual({ alg: 'HS256', kid: 'abcdef' });
     expect(data.kubeconfig).toBe(KUBECONFIG);
@@ -51,9 +65,13 @@ describe('bootstrap-signer-controller', () => {
   it('a signature does not verify with another token or over other content', async () => {
     const jws = (await clusterInfo())['jws-kubeconfig-abcdef'] ?? '';
     const [header, , signature] = jws.split('.');
-    const other = createHmac('sha256', 'abcdef.ffffffffffffffff').update(`${header}.${Buffer.from(KUBECONFIG).toString('base64url')}`).digest('base64url');
+    const other = createHmac('sha256', 'abcdef.ffffffffffffffff')
+      .update(`${header}.${Buffer.from(KUBECONFIG).toString('base64url')}`)
+      .digest('base64url');
     expect(other).not.toBe(signature);
-    const tampered = createHmac('sha256', 'abcdef.0123456789abcdef').update(`${header}.${Buffer.from(KUBECONFIG + ' ').toString('base64url')}`).digest('base64url');
+    const tampered = createHmac('sha256', 'abcdef.0123456789abcdef')
+      .update(`${header}.${Buffer.from(KUBECONFIG + ' ').toString('base64url')}`)
+      .digest('base64url');
     expect(tampered).not.toBe(signature);
   });
 
@@ -61,7 +79,9 @@ describe('bootstrap-signer-controller', () => {
     await secrets().create(tokenSecret('nosign', '0123456789abcdef', { signing: false }));
     await secrets().create(tokenSecret('expird', '0123456789abcdef', { expiration: '2001-01-01T00:00:00Z' }));
     await secrets().create(tokenSecret('second', 'fedcba9876543210'));
-    const data = await waitFor('the second signature', async () => ((await clusterInfo())['jws-kubeconfig-second'] ? clusterInfo() : undefined));
+    const data = await waitFor('the second signature', async () =>
+      (await clusterInfo())['jws-kubeconfig-second'] ? clusterInfo() : undefined,
+    );
     verifyDetached(data['jws-kubeconfig-second'] ?? '', KUBECONFIG, 'second.fedcba9876543210');
     expect(Object.keys(data).sort()).toEqual(['jws-kubeconfig-abcdef', 'jws-kubeconfig-second', 'kubeconfig']);
   });
@@ -79,10 +99,18 @@ describe('bootstrap-signer-controller', () => {
 
   it('removes the signature of a deleted token and of a token that expires', async () => {
     await secrets().delete('bootstrap-token-second');
-    await waitFor('the deleted token\'s signature to go', async () => !(await clusterInfo())['jws-kubeconfig-second']);
-    await secrets().create(tokenSecret('soonxx', '0123456789abcdef', { expiration: new Date(Date.now() + 2000).toISOString() }));
-    await waitFor('the short-lived token\'s signature', async () => Boolean((await clusterInfo())['jws-kubeconfig-soonxx']));
-    await waitFor('the expired token\'s signature to go', async () => !(await clusterInfo())['jws-kubeconfig-soonxx'], 10_000);
+    await waitFor("the deleted token's signature to go", async () => !(await clusterInfo())['jws-kubeconfig-second']);
+    await secrets().create(
+      tokenSecret('soonxx', '0123456789abcdef', { expiration: new Date(Date.now() + 2000).toISOString() }),
+    );
+    await waitFor("the short-lived token's signature", async () =>
+      Boolean((await clusterInfo())['jws-kubeconfig-soonxx']),
+    );
+    await waitFor(
+      "the expired token's signature to go",
+      async () => !(await clusterInfo())['jws-kubeconfig-soonxx'],
+      10_000,
+    );
     expect((await clusterInfo())['jws-kubeconfig-abcdef']).toBeDefined();
   });
 });

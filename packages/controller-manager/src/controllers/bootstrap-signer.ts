@@ -37,7 +37,8 @@ function signingTokens(secrets: readonly ApiObject[], now: number): SigningToken
     if (secretDataString(s, 'usage-bootstrap-signing') !== 'true') continue;
     const id = secretDataString(s, 'token-id') ?? '';
     const secret = secretDataString(s, 'token-secret') ?? '';
-    if (!/^[a-z0-9]{6}$/.test(id) || !/^[a-z0-9]{16}$/.test(secret) || s.metadata.name !== `bootstrap-token-${id}`) continue;
+    if (!/^[a-z0-9]{6}$/.test(id) || !/^[a-z0-9]{16}$/.test(secret) || s.metadata.name !== `bootstrap-token-${id}`)
+      continue;
     const expiry = bootstrapTokenExpiry(s);
     if (expiry !== undefined && (Number.isNaN(expiry) || expiry <= now)) continue;
     out.push({ id, secret, expiry });

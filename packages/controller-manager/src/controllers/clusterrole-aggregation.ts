@@ -27,7 +27,9 @@ export const clusterRoleAggregationController: ControllerDefinition = {
         if (!role) return;
         const rules = aggregateClusterRoleRules(role, roles.store.list());
         if (!rules || policyRulesEqual(rules, role.rules as AggregatedPolicyRule[] | undefined)) return;
-        ctx.logger.v(2).info('updating aggregated ClusterRole rules', { controller: NAME, key: name, rules: rules.length });
+        ctx.logger
+          .v(2)
+          .info('updating aggregated ClusterRole rules', { controller: NAME, key: name, rules: rules.length });
         const applied = { apiVersion: `${R.clusterRoles().group}/v1`, kind: 'ClusterRole', metadata: { name }, rules };
         try {
           await api.apply(applied, { fieldManager: NAME, force: true, signal });
@@ -37,7 +39,11 @@ export const clusterRoleAggregationController: ControllerDefinition = {
         }
       },
     });
-    const aggregated = (): string[] => roles.store.list().filter((r) => r.aggregationRule).map((r) => objectKey(r));
+    const aggregated = (): string[] =>
+      roles.store
+        .list()
+        .filter((r) => r.aggregationRule)
+        .map((r) => objectKey(r));
     controller.watch(roles, aggregated);
     return controller;
   },

@@ -9,15 +9,28 @@ export function controllerOf(o: ApiObject): OwnerReference | undefined {
 
 /** An owner reference making `owner` the controller of a dependent (controller and blockOwnerDeletion set, as Kubernetes' NewControllerRef). */
 export function newControllerRef(owner: ApiObject, apiVersion: string, kind: string): OwnerReference {
-  return { apiVersion, kind, name: owner.metadata.name ?? '', uid: owner.metadata.uid ?? '', controller: true, blockOwnerDeletion: true };
+  return {
+    apiVersion,
+    kind,
+    name: owner.metadata.name ?? '',
+    uid: owner.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
 
 /**
  * The object `ref` names, looked up with `get` (a cache), if it is of `group`/`kind` and still
  * has the referenced UID (Kubernetes' resolveControllerRef).
  */
-export function resolveControllerRef<T extends ApiObject>(ref: OwnerReference | undefined, group: string, kind: string, get: (name: string) => T | undefined): T | undefined {
-  if (!ref || ref.kind !== kind || ref.apiVersion.split('/')[0] !== group || !ref.apiVersion.includes('/')) return undefined;
+export function resolveControllerRef<T extends ApiObject>(
+  ref: OwnerReference | undefined,
+  group: string,
+  kind: string,
+  get: (name: string) => T | undefined,
+): T | undefined {
+  if (!ref || ref.kind !== kind || ref.apiVersion.split('/')[0] !== group || !ref.apiVersion.includes('/'))
+    return undefined;
   const o = get(ref.name);
   return o && o.metadata.uid === ref.uid ? o : undefined;
 }
@@ -61,11 +74,19 @@ export async function claimObjects<T extends ApiObject>(o: ClaimOptions<T>): Pro
         if (ref.uid !== ownerUid) continue;
         if (matches) claimed.push(obj);
         else if (!ownerDeleting) {
-          await o.client.patch(name, 'strategic', { metadata: { ownerReferences: [{ $patch: 'delete', uid: ownerUid }], uid } });
+          await o.client.patch(name, 'strategic', {
+            metadata: { ownerReferences: [{ $patch: 'delete', uid: ownerUid }], uid },
+          });
         }
         continue;
       }
-      if (ownerDeleting || !matches || obj.metadata.deletionTimestamp || obj.metadata.namespace !== o.owner.metadata.namespace) continue;
+      if (
+        ownerDeleting ||
+        !matches ||
+        obj.metadata.deletionTimestamp ||
+        obj.metadata.namespace !== o.owner.metadata.namespace
+      )
+        continue;
       adoptable ??= o.canAdopt();
       await adoptable;
       claimed.push(await o.client.patch(name, 'strategic', { metadata: { ownerReferences: [o.ownerRef], uid } }));
@@ -87,7 +108,11 @@ export function recheckOwner(owner: ApiObject, getLive: () => Promise<ApiObject>
   return async () => {
     const fresh = await getLive();
     const what = `${owner.kind ?? 'owner'} ${owner.metadata.namespace ?? ''}/${owner.metadata.name ?? ''}`;
-    if (fresh.metadata.uid !== owner.metadata.uid) throw new Error(`original ${what} is gone: got uid ${fresh.metadata.uid ?? ''}, wanted ${owner.metadata.uid ?? ''}`);
-    if (fresh.metadata.deletionTimestamp) throw new Error(`${what} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
+    if (fresh.metadata.uid !== owner.metadata.uid)
+      throw new Error(
+        `original ${what} is gone: got uid ${fresh.metadata.uid ?? ''}, wanted ${owner.metadata.uid ?? ''}`,
+      );
+    if (fresh.metadata.deletionTimestamp)
+      throw new Error(`${what} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
   };
 }

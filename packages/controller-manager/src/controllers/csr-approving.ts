@@ -2,7 +2,14 @@ import { group, isNotFound, naming, type ApiObject } from '@svc/api';
 import { ResourceClient } from '@svc/client';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
-import { approvalOf, nodeClientProblem, parseCertificateRequest, withCondition, type CertificateRequest, type Csr } from './csr-rules.js';
+import {
+  approvalOf,
+  nodeClientProblem,
+  parseCertificateRequest,
+  withCondition,
+  type CertificateRequest,
+  type Csr,
+} from './csr-rules.js';
 
 interface Recognizer {
   /** `certificatesigningrequests/<subresource>` the requestor needs `create` on. */
@@ -13,7 +20,8 @@ interface Recognizer {
 
 /** A node agent's client certificate request: its signer and Kubernetes' IsKubeletClientCSR. */
 const isNodeClient = (csr: Csr, req: CertificateRequest): boolean =>
-  csr.spec.signerName === naming().signerNames.apiserverClientNodeAgent && nodeClientProblem(req, csr.spec.usages ?? []) === undefined;
+  csr.spec.signerName === naming().signerNames.apiserverClientNodeAgent &&
+  nodeClientProblem(req, csr.spec.usages ?? []) === undefined;
 
 /** Tried in order; the first whose permission the requestor has approves (Kubernetes' recognizers). */
 function recognizers(): Recognizer[] {
@@ -54,10 +62,20 @@ export const csrApprovingController: ControllerDefinition = {
     const allowed = async (csr: Csr, subresource: string): Promise<boolean> => {
       const { username, uid, groups, extra } = csr.spec;
       const review = await reviews.create({
-        apiVersion: `${group('authorization')}/v1`, kind: 'SubjectAccessReview', metadata: {},
+        apiVersion: `${group('authorization')}/v1`,
+        kind: 'SubjectAccessReview',
+        metadata: {},
         spec: {
-          user: username, uid, groups, extra,
-          resourceAttributes: { group: group('certificates'), resource: 'certificatesigningrequests', verb: 'create', subresource },
+          user: username,
+          uid,
+          groups,
+          extra,
+          resourceAttributes: {
+            group: group('certificates'),
+            resource: 'certificatesigningrequests',
+            verb: 'create',
+            subresource,
+          },
         },
       });
       return review.status?.allowed === true;
@@ -75,15 +93,21 @@ export const csrApprovingController: ControllerDefinition = {
         for (const r of recognizers()) {
           if (!r.recognize(csr, req)) continue;
           tried.push(r.subresource);
-          if (!await allowed(csr, r.subresource)) continue;
+          if (!(await allowed(csr, r.subresource))) continue;
           try {
-            await api.update(withCondition(csr, { type: 'Approved', status: 'True', reason: 'AutoApproved', message: r.message }), { subresource: 'approval' });
+            await api.update(
+              withCondition(csr, { type: 'Approved', status: 'True', reason: 'AutoApproved', message: r.message }),
+              { subresource: 'approval' },
+            );
           } catch (e) {
             if (!isNotFound(e)) throw e;
           }
           return;
         }
-        if (tried.length > 0) throw new Error(`recognized csr ${JSON.stringify(csr.metadata.name)} as [${tried.join(' ')}] but subject access review was not approved`);
+        if (tried.length > 0)
+          throw new Error(
+            `recognized csr ${JSON.stringify(csr.metadata.name)} as [${tried.join(' ')}] but subject access review was not approved`,
+          );
       },
     });
     controller.watch(csrs);

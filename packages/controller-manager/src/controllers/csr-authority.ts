@@ -49,8 +49,11 @@ const EXT_KEY_USAGE: ReadonlyArray<[string[], string]> = [
 
 /** Kubernetes' keyUsagesFromStrings: the key usage bits and the sorted, de-duplicated extended key usages; unknown values throw. */
 export function keyUsagesOf(usages: readonly string[]): { keyUsage: number; extKeyUsages: string[] } {
-  const unknown = usages.filter((u) => KEY_USAGE[u] === undefined && !EXT_KEY_USAGE.some(([names]) => names.includes(u)));
-  if (unknown.length > 0) throw new Error(`unrecognized usage values: [${unknown.map((u) => JSON.stringify(u)).join(' ')}]`);
+  const unknown = usages.filter(
+    (u) => KEY_USAGE[u] === undefined && !EXT_KEY_USAGE.some(([names]) => names.includes(u)),
+  );
+  if (unknown.length > 0)
+    throw new Error(`unrecognized usage values: [${unknown.map((u) => JSON.stringify(u)).join(' ')}]`);
   const keyUsage = usages.reduce((bits, u) => bits | (KEY_USAGE[u] ?? 0), 0);
   const extKeyUsages = EXT_KEY_USAGE.filter(([names]) => names.some((n) => usages.includes(n))).map(([, oid]) => oid);
   return { keyUsage, extKeyUsages };
@@ -70,18 +73,26 @@ export function certificateTtl(maxMs: number, expirationSeconds?: number): numbe
  * Kubernetes' PermissiveSigningPolicy window: NotBefore = now - backdate; NotAfter = now + ttl
  * (short-lived) or now + ttl - backdate, cut at the CA's NotAfter. Throws when the CA has expired.
  */
-export function validityWindow(now: number, ttlMs: number, caNotAfter: number): { notBefore: number; notAfter: number } {
+export function validityWindow(
+  now: number,
+  ttlMs: number,
+  caNotAfter: number,
+): { notBefore: number; notAfter: number } {
   const notBefore = now - BACKDATE_MS;
   const notAfter = Math.min(ttlMs < SHORT_MS ? now + ttlMs : now + ttlMs - BACKDATE_MS, caNotAfter);
-  if (notBefore >= caNotAfter) throw new Error(`the signer has expired: NotAfter=${new Date(caNotAfter).toISOString()}`);
-  if (now >= caNotAfter) throw new Error(`refusing to sign a certificate that expired in the past: NotAfter=${new Date(caNotAfter).toISOString()}`);
+  if (notBefore >= caNotAfter)
+    throw new Error(`the signer has expired: NotAfter=${new Date(caNotAfter).toISOString()}`);
+  if (now >= caNotAfter)
+    throw new Error(
+      `refusing to sign a certificate that expired in the past: NotAfter=${new Date(caNotAfter).toISOString()}`,
+    );
   return { notBefore, notAfter };
 }
 
 /** A serial below 2^128, positive and minimally encoded. */
 function randomSerial(): string {
   const bytes = webcrypto.getRandomValues(new Uint8Array(16));
-  bytes[0] = ((bytes[0] ?? 0) & 0x7f) || 1;
+  bytes[0] = (bytes[0] ?? 0) & 0x7f || 1;
   return Buffer.from(bytes).toString('hex');
 }
 
@@ -96,7 +107,9 @@ function signingAlgorithmOf(key: KeyObject): { name: string; hash: string; named
   if (key.asymmetricKeyType === 'rsa') return { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
   const curve = key.asymmetricKeyType === 'ec' ? EC_CURVES[key.asymmetricKeyDetails?.namedCurve ?? ''] : undefined;
   if (curve) return { name: 'ECDSA', ...curve };
-  throw new Error(`unsupported private key type ${key.asymmetricKeyType ?? 'unknown'}${key.asymmetricKeyDetails?.namedCurve ? ` (${key.asymmetricKeyDetails.namedCurve})` : ''}: RSA or ECDSA P-256/P-384/P-521 is required`);
+  throw new Error(
+    `unsupported private key type ${key.asymmetricKeyType ?? 'unknown'}${key.asymmetricKeyDetails?.namedCurve ? ` (${key.asymmetricKeyDetails.namedCurve})` : ''}: RSA or ECDSA P-256/P-384/P-521 is required`,
+  );
 }
 
 /** The contents of a cert/key pair; a file that cannot be read throws naming it. */
@@ -128,9 +141,14 @@ export class CertificateAuthority {
   }
 
   /** A CA from the contents of `files` (see `load`). */
-  static async fromPem(files: SigningFiles, { certPem, keyPem }: { certPem: string; keyPem: string }): Promise<CertificateAuthority> {
-    const certErr = (why: string): Error => new Error(`error reading CA cert file ${JSON.stringify(files.certFile)}: ${why}`);
-    const keyErr = (why: string): Error => new Error(`error reading CA key file ${JSON.stringify(files.keyFile)}: ${why}`);
+  static async fromPem(
+    files: SigningFiles,
+    { certPem, keyPem }: { certPem: string; keyPem: string },
+  ): Promise<CertificateAuthority> {
+    const certErr = (why: string): Error =>
+      new Error(`error reading CA cert file ${JSON.stringify(files.certFile)}: ${why}`);
+    const keyErr = (why: string): Error =>
+      new Error(`error reading CA key file ${JSON.stringify(files.keyFile)}: ${why}`);
     const blocks = certPem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
     if (blocks.length !== 1) throw certErr(`expected 1 certificate, found ${blocks.length}`);
     let nodeCert: NodeX509;
@@ -165,7 +183,7 @@ export class CertificateAuthority {
    * request's other extensions are dropped (Kubernetes' PermissiveSigningPolicy). Returns PEM.
    */
   async issue(req: CertificateRequest, o: { ttlMs: number; usages: readonly string[]; now?: number }): Promise<string> {
-    if (!await req.csr.verify().catch(() => false)) throw new Error('unable to verify certificate request signature');
+    if (!(await req.csr.verify().catch(() => false))) throw new Error('unable to verify certificate request signature');
     const { keyUsage, extKeyUsages } = keyUsagesOf(o.usages);
     const { notBefore, notAfter } = validityWindow(o.now ?? Date.now(), o.ttlMs, this.cert.notAfter.getTime());
     const extensions: x509.Extension[] = [];
@@ -175,15 +193,24 @@ export class CertificateAuthority {
     const ski = this.cert.getExtension(x509.SubjectKeyIdentifierExtension);
     if (ski) extensions.push(new x509.AuthorityKeyIdentifierExtension(ski.keyId));
     const sans: x509.JsonGeneralNames = [
-      ...req.dnsNames.map((value) => ({ type: 'dns' as const, value })), ...req.emailAddresses.map((value) => ({ type: 'email' as const, value })),
-      ...req.ipAddresses.map((value) => ({ type: 'ip' as const, value })), ...req.uris.map((value) => ({ type: 'url' as const, value })),
+      ...req.dnsNames.map((value) => ({ type: 'dns' as const, value })),
+      ...req.emailAddresses.map((value) => ({ type: 'email' as const, value })),
+      ...req.ipAddresses.map((value) => ({ type: 'ip' as const, value })),
+      ...req.uris.map((value) => ({ type: 'url' as const, value })),
     ];
     // As Go: the SAN extension is critical when the subject is empty.
-    if (sans.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(sans, req.csr.subjectName.toJSON().length === 0));
+    if (sans.length > 0)
+      extensions.push(new x509.SubjectAlternativeNameExtension(sans, req.csr.subjectName.toJSON().length === 0));
     const cert = await x509.X509CertificateGenerator.create({
-      serialNumber: randomSerial(), subject: req.csr.subjectName, issuer: this.cert.subjectName,
-      notBefore: new Date(notBefore), notAfter: new Date(notAfter), publicKey: req.csr.publicKey,
-      signingKey: this.key, signingAlgorithm: this.algorithm, extensions,
+      serialNumber: randomSerial(),
+      subject: req.csr.subjectName,
+      issuer: this.cert.subjectName,
+      notBefore: new Date(notBefore),
+      notAfter: new Date(notAfter),
+      publicKey: req.csr.publicKey,
+      signingKey: this.key,
+      signingAlgorithm: this.algorithm,
+      extensions,
     });
     return `${cert.toString('pem').replace(/\r\n/g, '\n')}\n`;
   }
@@ -204,7 +231,10 @@ export class ReloadingAuthority {
   ) {}
 
   /** Loads the pair now; throws when it does not load. */
-  static async load(files: SigningFiles, onReloadError: (e: Error) => void = () => undefined): Promise<ReloadingAuthority> {
+  static async load(
+    files: SigningFiles,
+    onReloadError: (e: Error) => void = () => undefined,
+  ): Promise<ReloadingAuthority> {
     const pems = await readPair(files);
     return new ReloadingAuthority(files, await CertificateAuthority.fromPem(files, pems), pems, onReloadError);
   }

@@ -23,9 +23,12 @@ beforeAll(async () => {
   const files = await writeSigningCa(dir, 'node-client', ca);
   env = await startKubectlEnv({ args: ['--naming=kubernetes'] });
   cm = await startTestControllerManager(env.server, [
-    '--naming=kubernetes', '--controllers=csrapproving,csrsigning',
-    '--cluster-signing-svc-apiserver-client-svclet-cert-file', files.certFile,
-    '--cluster-signing-svc-apiserver-client-svclet-key-file', files.keyFile,
+    '--naming=kubernetes',
+    '--controllers=csrapproving,csrsigning',
+    '--cluster-signing-svc-apiserver-client-svclet-cert-file',
+    files.certFile,
+    '--cluster-signing-svc-apiserver-client-svclet-key-file',
+    files.keyFile,
   ]);
 }, 60_000);
 
@@ -35,12 +38,23 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function createCsr(o: { commonName: string; organizations?: string[]; signerName?: string; usages?: string[] }): Promise<string> {
+async function createCsr(o: {
+  commonName: string;
+  organizations?: string[];
+  signerName?: string;
+  usages?: string[];
+}): Promise<string> {
   const name = uniqueName('csr');
   const req = await createRequest({ commonName: o.commonName, organizations: o.organizations ?? ['system:nodes'] });
   const file = await env.manifest({
-    apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name },
-    spec: { request: req.request, signerName: o.signerName ?? NODE_CLIENT, usages: o.usages ?? ['digital signature', 'client auth'] },
+    apiVersion: 'certificates.k8s.io/v1',
+    kind: 'CertificateSigningRequest',
+    metadata: { name },
+    spec: {
+      request: req.request,
+      signerName: o.signerName ?? NODE_CLIENT,
+      usages: o.usages ?? ['digital signature', 'client auth'],
+    },
   });
   await env.ok(['create', '-f', file]);
   return name;
@@ -50,8 +64,10 @@ const conditionCell = async (name: string): Promise<string> => {
   const out = (await env.ok(['get', 'csr', name, '--no-headers'])).stdout.trim().split(/\s+/);
   return out[out.length - 1] ?? '';
 };
-const jsonpath = async (name: string, path: string): Promise<string> => (await env.ok(['get', 'csr', name, '-o', `jsonpath=${path}`])).stdout;
-const untilCell = (name: string, cell: string): Promise<boolean> => waitFor(`${name} to be ${cell}`, async () => (await conditionCell(name)) === cell, 30_000, 200);
+const jsonpath = async (name: string, path: string): Promise<string> =>
+  (await env.ok(['get', 'csr', name, '-o', `jsonpath=${path}`])).stdout;
+const untilCell = (name: string, cell: string): Promise<boolean> =>
+  waitFor(`${name} to be ${cell}`, async () => (await conditionCell(name)) === cell, 30_000, 200);
 
 it('a node client request is auto-approved and issued by the configured CA', async () => {
   const name = await createCsr({ commonName: 'system:node:k-1' });
@@ -67,14 +83,23 @@ it('kubectl certificate approve of a request with the wrong organization: the si
   const marker = await createCsr({ commonName: 'system:node:k-marker' });
   await untilCell(marker, 'Approved,Issued');
   expect(await conditionCell(name)).toBe('Pending');
-  expect((await env.ok(['certificate', 'approve', name])).stdout.trim()).toBe(`certificatesigningrequest.certificates.k8s.io/${name} approved`);
+  expect((await env.ok(['certificate', 'approve', name])).stdout.trim()).toBe(
+    `certificatesigningrequest.certificates.k8s.io/${name} approved`,
+  );
   await untilCell(name, 'Approved,Failed');
   expect(await jsonpath(name, '{.status.conditions[?(@.type=="Failed")].reason}')).toBe('SignerValidationFailure');
-  expect(await jsonpath(name, '{.status.conditions[?(@.type=="Failed")].message}')).toBe('subject organization is not system:nodes');
+  expect(await jsonpath(name, '{.status.conditions[?(@.type=="Failed")].message}')).toBe(
+    'subject organization is not system:nodes',
+  );
 });
 
 it('a signer without a CA leaves approved requests unsigned', async () => {
-  const name = await createCsr({ commonName: 'carol', organizations: [], signerName: 'kubernetes.io/kube-apiserver-client', usages: ['client auth'] });
+  const name = await createCsr({
+    commonName: 'carol',
+    organizations: [],
+    signerName: 'kubernetes.io/kube-apiserver-client',
+    usages: ['client auth'],
+  });
   await env.ok(['certificate', 'approve', name]);
   const marker = await createCsr({ commonName: 'system:node:k-marker-2' });
   await untilCell(marker, 'Approved,Issued');

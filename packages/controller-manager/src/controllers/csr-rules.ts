@@ -17,8 +17,14 @@ export interface CsrCondition {
 /** A certificates/v1 CertificateSigningRequest as the controllers read it (`request`, `certificate`: base64). */
 export interface Csr extends ApiObject {
   spec: {
-    request: string; signerName: string; usages?: string[]; expirationSeconds?: number;
-    username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]>;
+    request: string;
+    signerName: string;
+    usages?: string[];
+    expirationSeconds?: number;
+    username?: string;
+    uid?: string;
+    groups?: string[];
+    extra?: Record<string, string[]>;
   };
   status?: { conditions?: CsrCondition[]; certificate?: string };
 }
@@ -31,7 +37,8 @@ export function approvalOf(csr: Csr): { approved: boolean; denied: boolean } {
   return { approved: types.has('Approved'), denied: types.has('Denied') };
 }
 
-export const hasTrueCondition = (csr: Csr, type: string): boolean => conditionsOf(csr).some((c) => c.type === type && c.status === 'True');
+export const hasTrueCondition = (csr: Csr, type: string): boolean =>
+  conditionsOf(csr).some((c) => c.type === type && c.status === 'True');
 
 /** `csr` with `condition` appended (the stored object is never changed). */
 export function withCondition(csr: Csr, condition: CsrCondition): Csr {
@@ -65,7 +72,10 @@ export function parseCertificateRequest(requestB64: string): CertificateRequest 
     csr,
     commonName: csr.subjectName.getField('CN').at(-1) ?? '',
     organizations: csr.subjectName.getField('O'),
-    dnsNames: ofType('dns'), ipAddresses: ofType('ip'), emailAddresses: ofType('email'), uris: ofType('url'),
+    dnsNames: ofType('dns'),
+    ipAddresses: ofType('ip'),
+    emailAddresses: ofType('email'),
+    uris: ofType('url'),
   };
 }
 
@@ -81,30 +91,37 @@ const sameSet = (usages: readonly string[], wanted: readonly string[]): boolean 
 };
 
 /** Kubernetes' usage list in its messages: the required set, sorted. */
-const usageMismatch = (required: readonly string[]): string => `usages did not match [${[...required].sort().join(' ')}]`;
+const usageMismatch = (required: readonly string[]): string =>
+  `usages did not match [${[...required].sort().join(' ')}]`;
 
 /** Kubernetes' ValidateKubeletClientCSR: O exactly system:nodes, no SANs, CN system:node:*, digital signature + client auth (+ key encipherment). */
 export const nodeClientProblem: SignerRule = (req, usages) => {
-  if (req.organizations.length !== 1 || req.organizations[0] !== NODES_GROUP) return `subject organization is not ${NODES_GROUP}`;
+  if (req.organizations.length !== 1 || req.organizations[0] !== NODES_GROUP)
+    return `subject organization is not ${NODES_GROUP}`;
   if (req.dnsNames.length > 0) return 'DNS subjectAltNames are not allowed';
   if (req.emailAddresses.length > 0) return 'Email subjectAltNames are not allowed';
   if (req.ipAddresses.length > 0) return 'IP subjectAltNames are not allowed';
   if (req.uris.length > 0) return 'URI subjectAltNames are not allowed';
-  if (!req.commonName.startsWith(NODE_USER_PREFIX)) return `subject common name does not begin with ${NODE_USER_PREFIX}`;
+  if (!req.commonName.startsWith(NODE_USER_PREFIX))
+    return `subject common name does not begin with ${NODE_USER_PREFIX}`;
   const required = ['digital signature', 'key encipherment', 'client auth'];
-  if (!sameSet(usages, required) && !sameSet(usages, ['digital signature', 'client auth'])) return usageMismatch(required);
+  if (!sameSet(usages, required) && !sameSet(usages, ['digital signature', 'client auth']))
+    return usageMismatch(required);
   return undefined;
 };
 
 /** Kubernetes' ValidateKubeletServingCSR: O exactly system:nodes, DNS/IP SANs only (one at least), server usages, CN system:node:*. */
 export const nodeServingProblem: SignerRule = (req, usages) => {
-  if (req.organizations.length !== 1 || req.organizations[0] !== NODES_GROUP) return `subject organization is not ${NODES_GROUP}`;
+  if (req.organizations.length !== 1 || req.organizations[0] !== NODES_GROUP)
+    return `subject organization is not ${NODES_GROUP}`;
   if (req.dnsNames.length === 0 && req.ipAddresses.length === 0) return 'DNS or IP subjectAltName is required';
   if (req.emailAddresses.length > 0) return 'Email subjectAltNames are not allowed';
   if (req.uris.length > 0) return 'URI subjectAltNames are not allowed';
   const required = ['digital signature', 'key encipherment', 'server auth'];
-  if (!sameSet(usages, required) && !sameSet(usages, ['digital signature', 'server auth'])) return usageMismatch(required);
-  if (!req.commonName.startsWith(NODE_USER_PREFIX)) return `subject common name does not begin with ${NODE_USER_PREFIX}`;
+  if (!sameSet(usages, required) && !sameSet(usages, ['digital signature', 'server auth']))
+    return usageMismatch(required);
+  if (!req.commonName.startsWith(NODE_USER_PREFIX))
+    return `subject common name does not begin with ${NODE_USER_PREFIX}`;
   return undefined;
 };
 

@@ -4,7 +4,15 @@ import { informer, newController, type ControllerDefinition } from '../controlle
 import type { ControllerManagerOptions, SignerRole, SigningFiles } from '../options.js';
 import { R } from '../resources.js';
 import { CertificateAuthority, ReloadingAuthority, certificateTtl } from './csr-authority.js';
-import { approvalOf, hasTrueCondition, parseCertificateRequest, signerRules, withCondition, type Csr, type SignerRule } from './csr-rules.js';
+import {
+  approvalOf,
+  hasTrueCondition,
+  parseCertificateRequest,
+  signerRules,
+  withCondition,
+  type Csr,
+  type SignerRule,
+} from './csr-rules.js';
 
 const NAME = 'certificatesigningrequest-signing-controller';
 
@@ -12,7 +20,10 @@ const NAME = 'certificatesigningrequest-signing-controller';
 function signerNameOf(role: SignerRole): string {
   const s = naming().signerNames;
   const names: Record<SignerRole, string> = {
-    apiserverClient: s.apiserverClient, apiserverClientNode: s.apiserverClientNodeAgent, nodeServing: s.nodeAgentServing, legacyUnknown: s.legacyUnknown,
+    apiserverClient: s.apiserverClient,
+    apiserverClientNode: s.apiserverClientNodeAgent,
+    nodeServing: s.nodeAgentServing,
+    legacyUnknown: s.legacyUnknown,
   };
   return names[role];
 }
@@ -65,7 +76,12 @@ export const csrSigningController: ControllerDefinition = {
       const id = `${files.certFile}\0${files.keyFile}`;
       let authority = byFiles.get(id);
       if (!authority) {
-        authority = await ReloadingAuthority.load(files, (e) => logger.warn('reloading the signing CA failed; signing with the previous one', { certFile: files.certFile, error: e.message }));
+        authority = await ReloadingAuthority.load(files, (e) =>
+          logger.warn('reloading the signing CA failed; signing with the previous one', {
+            certFile: files.certFile,
+            error: e.message,
+          }),
+        );
         byFiles.set(id, authority);
       }
       const rule = rules.get(signer);
@@ -73,7 +89,12 @@ export const csrSigningController: ControllerDefinition = {
     }
     if (signers.size === 0) {
       logger.info('no --cluster-signing-* CA configured; not signing any request');
-      return { run: (signal) => new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }))) };
+      return {
+        run: (signal) =>
+          new Promise<void>((resolve) =>
+            signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+          ),
+      };
     }
     const csrs = informer<Csr>(ctx, R.csrs());
     const api = new ResourceClient<Csr>(ctx.client, R.csrs());
@@ -99,11 +120,22 @@ export const csrSigningController: ControllerDefinition = {
         const usages = csr.spec.usages ?? [];
         const problem = signer.rule(req, usages);
         if (problem !== undefined) {
-          await writeStatus(withCondition(csr, { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: problem, lastUpdateTime: rfc3339Now() }));
+          await writeStatus(
+            withCondition(csr, {
+              type: 'Failed',
+              status: 'True',
+              reason: 'SignerValidationFailure',
+              message: problem,
+              lastUpdateTime: rfc3339Now(),
+            }),
+          );
           return;
         }
         const ca = await signer.authority.current();
-        const pem = await ca.issue(req, { ttlMs: certificateTtl(ctx.options.clusterSigningDurationMs, csr.spec.expirationSeconds), usages });
+        const pem = await ca.issue(req, {
+          ttlMs: certificateTtl(ctx.options.clusterSigningDurationMs, csr.spec.expirationSeconds),
+          usages,
+        });
         await writeStatus({ ...csr, status: { ...csr.status, certificate: Buffer.from(pem).toString('base64') } });
         logger.v(2).info('signed certificate', { csr: key, signer: csr.spec.signerName });
       },

@@ -10,14 +10,17 @@ x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoPro
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
 export type TestKeyType = 'ec' | 'ec384' | 'rsa';
 
-const ALGS: Record<TestKeyType, { name: string; namedCurve?: string; hash: string; modulusLength?: number; publicExponent?: Uint8Array }> = {
+const ALGS: Record<
+  TestKeyType,
+  { name: string; namedCurve?: string; hash: string; modulusLength?: number; publicExponent?: Uint8Array }
+> = {
   ec: { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' },
   ec384: { name: 'ECDSA', namedCurve: 'P-384', hash: 'SHA-384' },
   rsa: { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) },
 };
 
 async function keyPair(type: TestKeyType): Promise<CryptoKeyPair> {
-  return await webcrypto.subtle.generateKey(ALGS[type], true, ['sign', 'verify']) as CryptoKeyPair;
+  return (await webcrypto.subtle.generateKey(ALGS[type], true, ['sign', 'verify'])) as CryptoKeyPair;
 }
 
 /** PEM of a private key: PKCS#8, or the key type's own format (PKCS#1 / SEC 1) with `native`. */
@@ -34,12 +37,19 @@ export interface TestSigningCa {
 }
 
 /** A self-signed CA (with a subject key identifier) valid from a minute ago until `notAfter` (30 days). */
-export async function createSigningCa(name: string, o: { key?: TestKeyType; notAfter?: Date; nativeKeyFormat?: boolean } = {}): Promise<TestSigningCa> {
+export async function createSigningCa(
+  name: string,
+  o: { key?: TestKeyType; notAfter?: Date; nativeKeyFormat?: boolean } = {},
+): Promise<TestSigningCa> {
   const type = o.key ?? 'ec';
   const keys = await keyPair(type);
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: '01', name: `CN=${name}`, keys, signingAlgorithm: ALGS[type],
-    notBefore: new Date(Date.now() - 60_000), notAfter: o.notAfter ?? new Date(Date.now() + 30 * 24 * 3600_000),
+    serialNumber: '01',
+    name: `CN=${name}`,
+    keys,
+    signingAlgorithm: ALGS[type],
+    notBefore: new Date(Date.now() - 60_000),
+    notAfter: o.notAfter ?? new Date(Date.now() + 30 * 24 * 3600_000),
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature, true),
@@ -50,7 +60,11 @@ export async function createSigningCa(name: string, o: { key?: TestKeyType; notA
 }
 
 /** Writes `ca` as `<base>.crt` and `<base>.key` in `dir`. */
-export async function writeSigningCa(dir: string, base: string, ca: TestSigningCa): Promise<{ certFile: string; keyFile: string }> {
+export async function writeSigningCa(
+  dir: string,
+  base: string,
+  ca: TestSigningCa,
+): Promise<{ certFile: string; keyFile: string }> {
   const certFile = join(dir, `${base}.crt`);
   const keyFile = join(dir, `${base}.key`);
   await writeFile(certFile, ca.certPem);
@@ -66,7 +80,14 @@ export interface TestRequest {
 }
 
 /** A PKCS#10 request for CN `commonName`, O `organizations`, with DNS/IP/email SANs when given. */
-export async function createRequest(o: { commonName: string; organizations?: string[]; dnsNames?: string[]; ips?: string[]; emails?: string[]; key?: TestKeyType }): Promise<TestRequest> {
+export async function createRequest(o: {
+  commonName: string;
+  organizations?: string[];
+  dnsNames?: string[];
+  ips?: string[];
+  emails?: string[];
+  key?: TestKeyType;
+}): Promise<TestRequest> {
   const type = o.key ?? 'ec';
   const keys = await keyPair(type);
   const sans: x509.JsonGeneralNames = [
@@ -76,7 +97,9 @@ export async function createRequest(o: { commonName: string; organizations?: str
   ];
   const name = [{ CN: [o.commonName] }, ...(o.organizations ?? []).map((org) => ({ O: [org] }))];
   const csr = await x509.Pkcs10CertificateRequestGenerator.create({
-    name, keys, signingAlgorithm: ALGS[type],
+    name,
+    keys,
+    signingAlgorithm: ALGS[type],
     extensions: sans.length > 0 ? [new x509.SubjectAlternativeNameExtension(sans)] : [],
   });
   const csrPem = `${csr.toString('pem')}\n`;

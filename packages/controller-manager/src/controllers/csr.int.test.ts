@@ -6,7 +6,15 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expectCode, startTestApiServer, uniqueName, waitFor, type HttpsClient, type Json, type TestApiServer } from '@svc/testing';
+import {
+  expectCode,
+  startTestApiServer,
+  uniqueName,
+  waitFor,
+  type HttpsClient,
+  type Json,
+  type TestApiServer,
+} from '@svc/testing';
 import { startTestControllerManager, type TestControllerManager } from '../cm-testing.js';
 import { createRequest, createSigningCa, writeSigningCa, type TestSigningCa } from './csr-testing.js';
 
@@ -22,7 +30,10 @@ const SIGNING_DURATION_S = 2 * 3600;
 interface CsrJson {
   metadata: { name: string };
   spec: { username?: string };
-  status?: { conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>; certificate?: string };
+  status?: {
+    conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
+    certificate?: string;
+  };
 }
 
 let dir: string;
@@ -37,25 +48,41 @@ let nobody: HttpsClient;
 let node: HttpsClient;
 
 async function bind(role: string, subject: { kind: 'User' | 'Group'; name: string }): Promise<void> {
-  expectCode(await admin.post(`${RBAC}/clusterrolebindings`, {
-    apiVersion: 'rbac.authorization.svc.io/v1', kind: 'ClusterRoleBinding', metadata: { name: uniqueName('csr-binding') },
-    roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: role },
-    subjects: [{ ...subject, apiGroup: 'rbac.authorization.svc.io' }],
-  }), 201);
+  expectCode(
+    await admin.post(`${RBAC}/clusterrolebindings`, {
+      apiVersion: 'rbac.authorization.svc.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: uniqueName('csr-binding') },
+      roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: role },
+      subjects: [{ ...subject, apiGroup: 'rbac.authorization.svc.io' }],
+    }),
+    201,
+  );
 }
 
 /** Creates a request as `client` (retrying while RBAC's cache catches up with new bindings). */
 async function createCsr(client: HttpsClient, spec: Json): Promise<string> {
   const name = uniqueName('csr');
   await waitFor(`creating ${name}`, async () => {
-    const r = await client.post(CSRS, { apiVersion: 'certificates.svc.io/v1', kind: 'CertificateSigningRequest', metadata: { name }, spec });
+    const r = await client.post(CSRS, {
+      apiVersion: 'certificates.svc.io/v1',
+      kind: 'CertificateSigningRequest',
+      metadata: { name },
+      spec,
+    });
     return expectCode(r, 201);
   });
   return name;
 }
 
-async function nodeClientCsr(client: HttpsClient, o: { node: string; organizations?: string[]; usages?: string[]; expirationSeconds?: number }): Promise<{ name: string; keyPem: string }> {
-  const req = await createRequest({ commonName: `system:node:${o.node}`, organizations: o.organizations ?? ['system:nodes'] });
+async function nodeClientCsr(
+  client: HttpsClient,
+  o: { node: string; organizations?: string[]; usages?: string[]; expirationSeconds?: number },
+): Promise<{ name: string; keyPem: string }> {
+  const req = await createRequest({
+    commonName: `system:node:${o.node}`,
+    organizations: o.organizations ?? ['system:nodes'],
+  });
   const spec: Json = { request: req.request, signerName: NODE_CLIENT, usages: o.usages ?? CLIENT_USAGES };
   if (o.expirationSeconds !== undefined) spec.expirationSeconds = o.expirationSeconds;
   return { name: await createCsr(client, spec), keyPem: req.keyPem };
@@ -65,17 +92,29 @@ const getCsr = async (name: string): Promise<CsrJson> => expectCode(await admin.
 const condition = (csr: CsrJson, type: string) => csr.status?.conditions?.find((c) => c.type === type);
 
 async function issued(name: string): Promise<{ csr: CsrJson; pem: string; cert: X509Certificate }> {
-  const csr = await waitFor(`${name} to be issued`, async () => {
-    const c = await getCsr(name);
-    return c.status?.certificate ? c : undefined;
-  }, 20_000);
+  const csr = await waitFor(
+    `${name} to be issued`,
+    async () => {
+      const c = await getCsr(name);
+      return c.status?.certificate ? c : undefined;
+    },
+    20_000,
+  );
   const pem = Buffer.from(csr.status?.certificate ?? '', 'base64').toString();
   return { csr, pem, cert: new X509Certificate(pem) };
 }
 
 async function approveByHand(name: string): Promise<void> {
   const csr = await getCsr(name);
-  const conditions = [...csr.status?.conditions ?? [], { type: 'Approved', status: 'True', reason: 'KubectlApprove', message: 'This CSR was approved by kubectl certificate approve.' }];
+  const conditions = [
+    ...(csr.status?.conditions ?? []),
+    {
+      type: 'Approved',
+      status: 'True',
+      reason: 'KubectlApprove',
+      message: 'This CSR was approved by kubectl certificate approve.',
+    },
+  ];
   expectCode(await admin.put(`${CSRS}/${name}/approval`, { ...csr, status: { ...csr.status, conditions } }), 200);
 }
 
@@ -91,20 +130,34 @@ beforeAll(async () => {
   caFiles = await writeSigningCa(dir, 'signing', ca);
   server = await startTestApiServer({
     args: ['--authorization-mode=RBAC', '--client-ca-file', caFiles.certFile],
-    tokens: ['bootstrap-token,system:bootstrap:abcdef,bootstrap-uid,"system:bootstrappers"', 'nobody-token,nobody,nobody-uid'],
+    tokens: [
+      'bootstrap-token,system:bootstrap:abcdef,bootstrap-uid,"system:bootstrappers"',
+      'nobody-token,nobody,nobody-uid',
+    ],
   });
   admin = server.client;
   bootstrap = admin.withToken('bootstrap-token');
   nobody = admin.withToken('nobody-token');
   // kubeadm's bindings: bootstrappers create requests and get node client certificates; nodes renew their own.
   await bind('system:node-bootstrapper', { kind: 'Group', name: 'system:bootstrappers' });
-  await bind('system:certificates.svc.io:certificatesigningrequests:nodeclient', { kind: 'Group', name: 'system:bootstrappers' });
+  await bind('system:certificates.svc.io:certificatesigningrequests:nodeclient', {
+    kind: 'Group',
+    name: 'system:bootstrappers',
+  });
   await bind('system:node-bootstrapper', { kind: 'Group', name: 'system:nodes' });
-  await bind('system:certificates.svc.io:certificatesigningrequests:selfnodeclient', { kind: 'Group', name: 'system:nodes' });
+  await bind('system:certificates.svc.io:certificatesigningrequests:selfnodeclient', {
+    kind: 'Group',
+    name: 'system:nodes',
+  });
   await bind('system:node-bootstrapper', { kind: 'User', name: 'nobody' });
   cm = await startTestControllerManager(server, [
-    '--controllers=csrapproving,csrsigning', '--cluster-signing-duration', `${SIGNING_DURATION_S}s`,
-    '--cluster-signing-cert-file', caFiles.certFile, '--cluster-signing-key-file', caFiles.keyFile,
+    '--controllers=csrapproving,csrsigning',
+    '--cluster-signing-duration',
+    `${SIGNING_DURATION_S}s`,
+    '--cluster-signing-cert-file',
+    caFiles.certFile,
+    '--cluster-signing-key-file',
+    caFiles.keyFile,
   ]);
 }, 60_000);
 
@@ -115,13 +168,15 @@ afterAll(async () => {
 });
 
 describe('certificatesigningrequest approving and signing controllers', () => {
-  it('a bootstrap user\'s node client request is auto-approved (nodeclient), signed, and its certificate logs in as the node', async () => {
+  it("a bootstrap user's node client request is auto-approved (nodeclient), signed, and its certificate logs in as the node", async () => {
     const { name, keyPem } = await nodeClientCsr(bootstrap, { node: 'node-1', expirationSeconds: 3600 });
     const before = Date.now();
     const { csr, pem, cert } = await issued(name);
     expect(csr.spec.username).toBe('system:bootstrap:abcdef');
     expect(condition(csr, 'Approved')).toMatchObject({
-      status: 'True', reason: 'AutoApproved', message: 'Auto approving svclet client certificate after SubjectAccessReview.',
+      status: 'True',
+      reason: 'AutoApproved',
+      message: 'Auto approving svclet client certificate after SubjectAccessReview.',
     });
     expectSignedBy(cert, ca.certPem);
     expect(cert.subject.split('\n')).toEqual(['CN=system:node:node-1', 'O=system:nodes']);
@@ -135,9 +190,13 @@ describe('certificatesigningrequest approving and signing controllers', () => {
     expect(Date.parse(cert.validTo)).toBeGreaterThanOrEqual(before + 3600_000 - 2000);
 
     node = admin.withToken(undefined).withClientCert({ cert: pem, key: keyPem });
-    const review = expectCode(await node.post('/apis/authentication.svc.io/v1/selfsubjectreviews', {
-      apiVersion: 'authentication.svc.io/v1', kind: 'SelfSubjectReview',
-    }), 201);
+    const review = expectCode(
+      await node.post('/apis/authentication.svc.io/v1/selfsubjectreviews', {
+        apiVersion: 'authentication.svc.io/v1',
+        kind: 'SelfSubjectReview',
+      }),
+      201,
+    );
     expect(review.status.userInfo.username).toBe('system:node:node-1');
     expect(review.status.userInfo.groups).toEqual(expect.arrayContaining(['system:nodes', 'system:authenticated']));
   });
@@ -147,14 +206,15 @@ describe('certificatesigningrequest approving and signing controllers', () => {
     const { csr, cert } = await issued(name);
     expect(csr.spec.username).toBe('system:node:node-1');
     expect(condition(csr, 'Approved')).toMatchObject({
-      reason: 'AutoApproved', message: 'Auto approving self svclet client certificate after SubjectAccessReview.',
+      reason: 'AutoApproved',
+      message: 'Auto approving self svclet client certificate after SubjectAccessReview.',
     });
     expectSignedBy(cert, ca.certPem);
     expect(Date.parse(cert.validTo)).toBeLessThanOrEqual(Date.now() + SIGNING_DURATION_S * 1000);
     expect(Date.parse(cert.validTo)).toBeGreaterThan(Date.now() + SIGNING_DURATION_S * 1000 - 60_000);
   });
 
-  it('a node cannot get another node\'s client certificate approved as a renewal', async () => {
+  it("a node cannot get another node's client certificate approved as a renewal", async () => {
     // system:nodes has selfnodeclient only: CN node-2 requested by node-1 matches neither rule's permission.
     const { name } = await nodeClientCsr(node, { node: 'node-2' });
     const marker = await nodeClientCsr(bootstrap, { node: 'marker-a' });
@@ -201,7 +261,12 @@ describe('certificatesigningrequest approving and signing controllers', () => {
   });
 
   it('a serving request is signed with its SANs once approved; one without SANs fails', async () => {
-    const req = await createRequest({ commonName: 'system:node:node-1', organizations: ['system:nodes'], dnsNames: ['node-1.example'], ips: ['10.0.0.7'] });
+    const req = await createRequest({
+      commonName: 'system:node:node-1',
+      organizations: ['system:nodes'],
+      dnsNames: ['node-1.example'],
+      ips: ['10.0.0.7'],
+    });
     const name = await createCsr(node, { request: req.request, signerName: NODE_SERVING, usages: SERVING_USAGES });
     await approveByHand(name);
     const { csr, cert } = await issued(name);
@@ -211,24 +276,44 @@ describe('certificatesigningrequest approving and signing controllers', () => {
     expect(cert.keyUsage).toEqual(['1.3.6.1.5.5.7.3.1']);
 
     const bare = await createRequest({ commonName: 'system:node:node-1', organizations: ['system:nodes'] });
-    const bareName = await createCsr(admin, { request: bare.request, signerName: NODE_SERVING, usages: SERVING_USAGES });
+    const bareName = await createCsr(admin, {
+      request: bare.request,
+      signerName: NODE_SERVING,
+      usages: SERVING_USAGES,
+    });
     await approveByHand(bareName);
-    const failed = await waitFor('the SAN-less serving request to fail', async () => condition(await getCsr(bareName), 'Failed'));
-    expect(failed).toMatchObject({ reason: 'SignerValidationFailure', message: 'DNS or IP subjectAltName is required' });
+    const failed = await waitFor('the SAN-less serving request to fail', async () =>
+      condition(await getCsr(bareName), 'Failed'),
+    );
+    expect(failed).toMatchObject({
+      reason: 'SignerValidationFailure',
+      message: 'DNS or IP subjectAltName is required',
+    });
   });
 
   it('the API server client signer needs client auth and nothing but signature/encipherment besides', async () => {
     const good = await createRequest({ commonName: 'alice', organizations: ['dev'] });
-    const goodName = await createCsr(admin, { request: good.request, signerName: API_CLIENT, usages: ['client auth'], expirationSeconds: 600 });
+    const goodName = await createCsr(admin, {
+      request: good.request,
+      signerName: API_CLIENT,
+      usages: ['client auth'],
+      expirationSeconds: 600,
+    });
     await approveByHand(goodName);
     const { cert } = await issued(goodName);
     expect(cert.subject.split('\n')).toEqual(['CN=alice', 'O=dev']);
     expect(Date.parse(cert.validTo)).toBeLessThanOrEqual(Date.now() + 600_000);
 
     const bad = await createRequest({ commonName: 'bob' });
-    const badName = await createCsr(admin, { request: bad.request, signerName: API_CLIENT, usages: ['client auth', 'code signing'] });
+    const badName = await createCsr(admin, {
+      request: bad.request,
+      signerName: API_CLIENT,
+      usages: ['client auth', 'code signing'],
+    });
     await approveByHand(badName);
-    const failed = await waitFor('the code-signing request to fail', async () => condition(await getCsr(badName), 'Failed'));
+    const failed = await waitFor('the code-signing request to fail', async () =>
+      condition(await getCsr(badName), 'Failed'),
+    );
     expect(failed.message).toBe('invalid usage for client certificate: code signing');
   });
 

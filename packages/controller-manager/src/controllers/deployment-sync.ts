@@ -1,17 +1,60 @@
 import { deploymentAnnotation, isAlreadyExists, isNotFound, isStatusError, podTemplateHashLabel } from '@svc/api';
-import { NAMESPACE_INDEX, ResourceClient, type EventRecorder, type Informer, type ReconcileResult, type RestClient } from '@svc/client';
+import {
+  NAMESPACE_INDEX,
+  ResourceClient,
+  type EventRecorder,
+  type Informer,
+  type ReconcileResult,
+  type RestClient,
+} from '@svc/client';
 import type { Logger } from '@svc/component-base';
 import { jsonEqual, labelSelectorFromObject } from '@svc/machinery';
 import { R } from '../resources.js';
 import { claimObjects, controllerOf, newControllerRef, recheckOwner } from './controller-ref.js';
 import {
-  REASON, activeReplicaSets, actualReplicas, byCreation, byRevision, bySizeNewer, bySizeOlder, calculateStatus, computeHash,
-  deploymentComplete, deploymentProgressing, deploymentTimedOut, equalIgnoreHash, findActiveOrLatest, findNewReplicaSet,
-  findOldReplicaSets, getCondition, hasProgressDeadline, isRollingUpdate, isSaturated, maxRevision, maxSurge, maxUnavailable,
-  newCondition, newRSNewReplicas, proportion, removeCondition, replicasAnnotationsNeedUpdate, setCondition,
-  setDeploymentRevision, setNewReplicaSetAnnotations, setReplicasAnnotations, specReplicas, wireStatus,
+  REASON,
+  activeReplicaSets,
+  actualReplicas,
+  byCreation,
+  byRevision,
+  bySizeNewer,
+  bySizeOlder,
+  calculateStatus,
+  computeHash,
+  deploymentComplete,
+  deploymentProgressing,
+  deploymentTimedOut,
+  equalIgnoreHash,
+  findActiveOrLatest,
+  findNewReplicaSet,
+  findOldReplicaSets,
+  getCondition,
+  hasProgressDeadline,
+  isRollingUpdate,
+  isSaturated,
+  maxRevision,
+  maxSurge,
+  maxUnavailable,
+  newCondition,
+  newRSNewReplicas,
+  proportion,
+  removeCondition,
+  replicasAnnotationsNeedUpdate,
+  setCondition,
+  setDeploymentRevision,
+  setNewReplicaSetAnnotations,
+  setReplicasAnnotations,
+  specReplicas,
+  wireStatus,
 } from './deployment-util.js';
-import { replicasOf, type Deployment, type DeploymentStatus, type Pod, type ReplicaSet, type WorkloadCondition } from './workload-types.js';
+import {
+  replicasOf,
+  type Deployment,
+  type DeploymentStatus,
+  type Pod,
+  type ReplicaSet,
+  type WorkloadCondition,
+} from './workload-types.js';
 
 export interface DeploymentSyncDeps {
   client: RestClient;
@@ -33,7 +76,8 @@ const hasNamespaceTerminatingCause = (e: unknown): boolean =>
  * ReplicaSet's status still counts the pods it is deleting, and a rollout that trusted it
  * could scale old ReplicaSets below `maxUnavailable`.
  */
-const availableOf = (rs: ReplicaSet | undefined): number => (rs ? Math.min(rs.status?.availableReplicas ?? 0, replicasOf(rs)) : 0);
+const availableOf = (rs: ReplicaSet | undefined): number =>
+  rs ? Math.min(rs.status?.availableReplicas ?? 0, replicasOf(rs)) : 0;
 
 /**
  * One sync of one Deployment, as Kubernetes v1.32's deployment controller (syncDeployment and
@@ -68,7 +112,7 @@ export class DeploymentSyncer {
     const rsList = await this.claimReplicaSets(d);
     if (d.metadata.deletionTimestamp) return this.syncStatusOnly(d, rsList);
     await this.checkPausedConditions(d);
-    if (d.spec.paused || await this.isScalingEvent(d, rsList)) return this.syncScaled(d, rsList);
+    if (d.spec.paused || (await this.isScalingEvent(d, rsList))) return this.syncScaled(d, rsList);
     return isRollingUpdate(d) ? this.rolloutRolling(d, rsList) : this.rolloutRecreate(d, rsList);
   }
 
@@ -76,8 +120,11 @@ export class DeploymentSyncer {
     const ns = d.metadata.namespace ?? '';
     const selector = labelSelectorFromObject(d.spec.selector);
     return claimObjects<ReplicaSet>({
-      owner: d, ownerRef: newControllerRef(d, 'apps/v1', 'Deployment'), selector,
-      objects: this.deps.replicaSets.store.byIndex(NAMESPACE_INDEX, ns), client: this.rsApi(ns),
+      owner: d,
+      ownerRef: newControllerRef(d, 'apps/v1', 'Deployment'),
+      selector,
+      objects: this.deps.replicaSets.store.byIndex(NAMESPACE_INDEX, ns),
+      client: this.rsApi(ns),
       canAdopt: recheckOwner(d, () => this.dApi(ns).get(d.metadata.name ?? '')),
     });
   }
@@ -95,7 +142,10 @@ export class DeploymentSyncer {
   // ---- writes of the Deployment
 
   private async writeStatus(d: Deployment): Promise<void> {
-    const res = await this.dApi(d.metadata.namespace ?? '').update({ ...d, status: wireStatus(d.status ?? {}) }, { subresource: 'status' });
+    const res = await this.dApi(d.metadata.namespace ?? '').update(
+      { ...d, status: wireStatus(d.status ?? {}) },
+      { subresource: 'status' },
+    );
     d.metadata.resourceVersion = res.metadata.resourceVersion;
   }
 
@@ -107,12 +157,21 @@ export class DeploymentSyncer {
   // ---- the new ReplicaSet
 
   /** The new ReplicaSet (created when `create` and missing) and every old one, with revisions brought up to date. */
-  private async allReplicaSets(d: Deployment, rsList: readonly ReplicaSet[], create: boolean): Promise<{ newRS?: ReplicaSet; oldRSs: ReplicaSet[] }> {
+  private async allReplicaSets(
+    d: Deployment,
+    rsList: readonly ReplicaSet[],
+    create: boolean,
+  ): Promise<{ newRS?: ReplicaSet; oldRSs: ReplicaSet[] }> {
     const { all } = findOldReplicaSets(d, rsList);
     return { newRS: await this.newReplicaSet(d, rsList, all, create), oldRSs: all };
   }
 
-  private async newReplicaSet(d: Deployment, rsList: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[], create: boolean): Promise<ReplicaSet | undefined> {
+  private async newReplicaSet(
+    d: Deployment,
+    rsList: readonly ReplicaSet[],
+    oldRSs: readonly ReplicaSet[],
+    create: boolean,
+  ): Promise<ReplicaSet | undefined> {
     const ns = d.metadata.namespace ?? '';
     const existing = findNewReplicaSet(d, rsList);
     const newRevision = maxRevision(oldRSs) + 1;
@@ -126,7 +185,11 @@ export class DeploymentSyncer {
       const revisionChanged = setDeploymentRevision(d, copy.metadata.annotations?.[deploymentAnnotation('revision')]);
       // A Deployment that had no Progressing condition starts being tracked from here.
       const track = hasProgressDeadline(d) && !getCondition(d.status, 'Progressing');
-      if (track) setCondition((d.status ??= {}), newCondition('Progressing', 'True', REASON.foundNewRS, `Found new replica set "${copy.metadata.name ?? ''}"`));
+      if (track)
+        setCondition(
+          (d.status ??= {}),
+          newCondition('Progressing', 'True', REASON.foundNewRS, `Found new replica set "${copy.metadata.name ?? ''}"`),
+        );
       if (revisionChanged) await this.writeRevision(d);
       if (track) await this.writeStatus(d);
       return copy;
@@ -141,8 +204,14 @@ export class DeploymentSyncer {
     selector.matchLabels = { ...selector.matchLabels, [hashLabel]: hash };
     const name = `${d.metadata.name ?? ''}-${hash}`;
     const rs: ReplicaSet = {
-      apiVersion: 'apps/v1', kind: 'ReplicaSet',
-      metadata: { name, namespace: ns, labels: { ...template.metadata.labels }, ownerReferences: [newControllerRef(d, 'apps/v1', 'Deployment')] },
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: {
+        name,
+        namespace: ns,
+        labels: { ...template.metadata.labels },
+        ownerReferences: [newControllerRef(d, 'apps/v1', 'Deployment')],
+      },
       spec: { replicas: 0, minReadySeconds: d.spec.minReadySeconds ?? 0, selector, template },
     };
     rs.spec.replicas = newRSNewReplicas(d, [...oldRSs, rs], rs);
@@ -153,12 +222,23 @@ export class DeploymentSyncer {
       created = await this.rsApi(ns).create(rs);
     } catch (e) {
       if (isAlreadyExists(e)) {
-        const found = this.deps.replicaSets.store.get(`${ns}/${name}`) ?? await this.rsApi(ns).get(name).catch(() => undefined);
-        if (!found || controllerOf(found)?.uid !== d.metadata.uid || !equalIgnoreHash(d.spec.template, found.spec.template)) {
+        const found =
+          this.deps.replicaSets.store.get(`${ns}/${name}`) ??
+          (await this.rsApi(ns)
+            .get(name)
+            .catch(() => undefined));
+        if (
+          !found ||
+          controllerOf(found)?.uid !== d.metadata.uid ||
+          !equalIgnoreHash(d.spec.template, found.spec.template)
+        ) {
           // A hash collision: the next sync hashes with a higher collision count.
           (d.status ??= {}).collisionCount = (d.status.collisionCount ?? 0) + 1;
           await this.writeStatus(d);
-          this.deps.logger.info('found a hash collision for the deployment', { deployment: `${ns}/${d.metadata.name ?? ''}`, collisionCount: d.status.collisionCount });
+          this.deps.logger.info('found a hash collision for the deployment', {
+            deployment: `${ns}/${d.metadata.name ?? ''}`,
+            collisionCount: d.status.collisionCount,
+          });
           throw e;
         }
         created = found;
@@ -181,7 +261,11 @@ export class DeploymentSyncer {
     }
     const revisionChanged = setDeploymentRevision(d, String(newRevision));
     const track = !alreadyExists && hasProgressDeadline(d);
-    if (track) setCondition((d.status ??= {}), newCondition('Progressing', 'True', REASON.newRSCreated, `Created new replica set "${name}"`));
+    if (track)
+      setCondition(
+        (d.status ??= {}),
+        newCondition('Progressing', 'True', REASON.newRSCreated, `Created new replica set "${name}"`),
+      );
     if (revisionChanged) await this.writeRevision(d);
     if (track) await this.writeStatus(d);
     return created;
@@ -190,7 +274,11 @@ export class DeploymentSyncer {
   // ---- scaling
 
   /** Scales `rs` to `n` (also refreshing its replica annotations); answers whether the size changed and the stored ReplicaSet. */
-  private async scaleReplicaSet(rs: ReplicaSet, n: number, d: Deployment): Promise<{ scaled: boolean; rs: ReplicaSet }> {
+  private async scaleReplicaSet(
+    rs: ReplicaSet,
+    n: number,
+    d: Deployment,
+  ): Promise<{ scaled: boolean; rs: ReplicaSet }> {
     const max = replicasOf(d) + maxSurge(d);
     const sizeChanges = replicasOf(rs) !== n;
     if (!sizeChanges && !replicasAnnotationsNeedUpdate(rs, replicasOf(d), max)) return { scaled: false, rs };
@@ -200,8 +288,19 @@ export class DeploymentSyncer {
     const updated = await this.rsApi(rs.metadata.namespace ?? '').update(copy);
     if (sizeChanges) {
       const direction = n > replicasOf(rs) ? 'up' : 'down';
-      this.deps.logger.v(2).info(`scaled ${direction} replica set`, { replicaSet: `${rs.metadata.namespace ?? ''}/${rs.metadata.name ?? ''}`, from: replicasOf(rs), to: n });
-      this.record(d, 'Normal', 'ScalingReplicaSet', `Scaled ${direction} replica set ${rs.metadata.name ?? ''} from ${replicasOf(rs)} to ${n}`);
+      this.deps.logger
+        .v(2)
+        .info(`scaled ${direction} replica set`, {
+          replicaSet: `${rs.metadata.namespace ?? ''}/${rs.metadata.name ?? ''}`,
+          from: replicasOf(rs),
+          to: n,
+        });
+      this.record(
+        d,
+        'Normal',
+        'ScalingReplicaSet',
+        `Scaled ${direction} replica set ${rs.metadata.name ?? ''} from ${replicasOf(rs)} to ${n}`,
+      );
     }
     return { scaled: sizeChanges, rs: updated };
   }
@@ -269,20 +368,30 @@ export class DeploymentSyncer {
     if (!newRS) throw new Error('no new replica set');
     const allRSs = [...oldRSs, newRS];
     if (await this.reconcileNewReplicaSet(allRSs, newRS, d)) return this.syncRolloutStatus(allRSs, newRS, d);
-    if (await this.reconcileOldReplicaSets(allRSs, activeReplicaSets(oldRSs), newRS, d)) return this.syncRolloutStatus(allRSs, newRS, d);
+    if (await this.reconcileOldReplicaSets(allRSs, activeReplicaSets(oldRSs), newRS, d))
+      return this.syncRolloutStatus(allRSs, newRS, d);
     if (deploymentComplete(d, d.status ?? {})) await this.cleanup(oldRSs, d);
     return this.syncRolloutStatus(allRSs, newRS, d);
   }
 
   /** Scales the new ReplicaSet up within maxSurge (or down to `spec.replicas`); true when it scaled. */
-  private async reconcileNewReplicaSet(allRSs: readonly ReplicaSet[], newRS: ReplicaSet, d: Deployment): Promise<boolean> {
+  private async reconcileNewReplicaSet(
+    allRSs: readonly ReplicaSet[],
+    newRS: ReplicaSet,
+    d: Deployment,
+  ): Promise<boolean> {
     if (replicasOf(newRS) === replicasOf(d)) return false;
     const n = replicasOf(newRS) > replicasOf(d) ? replicasOf(d) : newRSNewReplicas(d, allRSs, newRS);
     return (await this.scaleIfNeeded(newRS, n, d)).scaled;
   }
 
   /** Scales old ReplicaSets down as far as maxUnavailable allows, unhealthy replicas first; true when any scaled. */
-  private async reconcileOldReplicaSets(allRSs: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[], newRS: ReplicaSet, d: Deployment): Promise<boolean> {
+  private async reconcileOldReplicaSets(
+    allRSs: readonly ReplicaSet[],
+    oldRSs: readonly ReplicaSet[],
+    newRS: ReplicaSet,
+    d: Deployment,
+  ): Promise<boolean> {
     if (specReplicas(oldRSs) === 0) return false;
     const minAvailable = replicasOf(d) - maxUnavailable(d);
     const newUnavailable = replicasOf(newRS) - (newRS.status?.availableReplicas ?? 0);
@@ -294,7 +403,11 @@ export class DeploymentSyncer {
   }
 
   /** Removes unavailable replicas of old ReplicaSets (oldest first), at most `max` in all. */
-  private async cleanupUnhealthyReplicas(oldRSs: readonly ReplicaSet[], d: Deployment, max: number): Promise<{ rss: ReplicaSet[]; count: number }> {
+  private async cleanupUnhealthyReplicas(
+    oldRSs: readonly ReplicaSet[],
+    d: Deployment,
+    max: number,
+  ): Promise<{ rss: ReplicaSet[]; count: number }> {
     const rss = [...oldRSs].sort(byCreation);
     let total = 0;
     for (const [i, rs] of rss.entries()) {
@@ -309,7 +422,11 @@ export class DeploymentSyncer {
   }
 
   /** Scales old ReplicaSets (oldest first) down by what is available above `spec.replicas - maxUnavailable`. */
-  private async scaleDownOldForRollingUpdate(allRSs: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[], d: Deployment): Promise<number> {
+  private async scaleDownOldForRollingUpdate(
+    allRSs: readonly ReplicaSet[],
+    oldRSs: readonly ReplicaSet[],
+    d: Deployment,
+  ): Promise<number> {
     const minAvailable = replicasOf(d) - maxUnavailable(d);
     const available = allRSs.reduce((n, rs) => n + availableOf(rs), 0);
     if (available <= minAvailable) return 0;
@@ -333,7 +450,8 @@ export class DeploymentSyncer {
     let allRSs = [...oldRSs, newRS];
     let scaledDown = false;
     for (const rs of activeReplicaSets(oldRSs)) if ((await this.scaleIfNeeded(rs, 0, d)).scaled) scaledDown = true;
-    if (scaledDown || this.oldPodsRunning(newRS, oldRSs, this.podMap(d, rsList))) return this.syncRolloutStatus(allRSs, newRS, d);
+    if (scaledDown || this.oldPodsRunning(newRS, oldRSs, this.podMap(d, rsList)))
+      return this.syncRolloutStatus(allRSs, newRS, d);
     if (!newRS) {
       ({ newRS, oldRSs } = await this.allReplicaSets(d, rsList, true));
       allRSs = [...oldRSs, newRS];
@@ -344,7 +462,11 @@ export class DeploymentSyncer {
   }
 
   /** Old ReplicaSets still report pods, or a pod of one is not finished (being deleted counts as running). */
-  private oldPodsRunning(newRS: ReplicaSet | undefined, oldRSs: readonly ReplicaSet[], podMap: Map<string, Pod[]>): boolean {
+  private oldPodsRunning(
+    newRS: ReplicaSet | undefined,
+    oldRSs: readonly ReplicaSet[],
+    podMap: Map<string, Pod[]>,
+  ): boolean {
     if (actualReplicas(oldRSs) > 0) return true;
     for (const [uid, pods] of podMap) {
       if (uid === newRS?.metadata.uid) continue;
@@ -363,8 +485,15 @@ export class DeploymentSyncer {
     const diff = cleanable.length - limit;
     for (const rs of cleanable.slice(0, Math.max(0, diff))) {
       const st = rs.status ?? {};
-      if ((st.replicas ?? 0) !== 0 || replicasOf(rs) !== 0 || (rs.metadata.generation ?? 0) > (st.observedGeneration ?? 0)) continue;
-      this.deps.logger.v(4).info('deleting old replica set', { replicaSet: `${rs.metadata.namespace ?? ''}/${rs.metadata.name ?? ''}` });
+      if (
+        (st.replicas ?? 0) !== 0 ||
+        replicasOf(rs) !== 0 ||
+        (rs.metadata.generation ?? 0) > (st.observedGeneration ?? 0)
+      )
+        continue;
+      this.deps.logger
+        .v(4)
+        .info('deleting old replica set', { replicaSet: `${rs.metadata.namespace ?? ''}/${rs.metadata.name ?? ''}` });
       try {
         await this.rsApi(rs.metadata.namespace ?? '').delete(rs.metadata.name ?? '');
       } catch (e) {
@@ -381,7 +510,11 @@ export class DeploymentSyncer {
   }
 
   /** Writes the counts and `Available` when they changed. */
-  private async syncStatus(allRSs: ReadonlyArray<ReplicaSet | undefined>, newRS: ReplicaSet | undefined, d: Deployment): Sync {
+  private async syncStatus(
+    allRSs: ReadonlyArray<ReplicaSet | undefined>,
+    newRS: ReplicaSet | undefined,
+    d: Deployment,
+  ): Sync {
     const st = calculateStatus(allRSs, newRS, d);
     if (jsonEqual(wireStatus(d.status ?? {}), wireStatus(st))) return;
     d.status = st;
@@ -395,15 +528,21 @@ export class DeploymentSyncer {
     if (cond?.reason === REASON.timedOut) return;
     const pausedShown = cond?.reason === REASON.paused;
     let c: WorkloadCondition;
-    if (d.spec.paused && !pausedShown) c = newCondition('Progressing', 'Unknown', REASON.paused, 'Deployment is paused');
-    else if (!d.spec.paused && pausedShown) c = newCondition('Progressing', 'Unknown', REASON.resumed, 'Deployment is resumed');
+    if (d.spec.paused && !pausedShown)
+      c = newCondition('Progressing', 'Unknown', REASON.paused, 'Deployment is paused');
+    else if (!d.spec.paused && pausedShown)
+      c = newCondition('Progressing', 'Unknown', REASON.resumed, 'Deployment is resumed');
     else return;
     setCondition((d.status ??= {}), c);
     await this.writeStatus(d);
   }
 
   /** Status plus the Progressing condition (complete, progressing, or past its deadline) and ReplicaSet failures. */
-  private async syncRolloutStatus(allRSs: ReadonlyArray<ReplicaSet | undefined>, newRS: ReplicaSet | undefined, d: Deployment): Sync {
+  private async syncRolloutStatus(
+    allRSs: ReadonlyArray<ReplicaSet | undefined>,
+    newRS: ReplicaSet | undefined,
+    d: Deployment,
+  ): Sync {
     const st = calculateStatus(allRSs, newRS, d);
     if (!hasProgressDeadline(d)) removeCondition(st, 'Progressing');
     const current = getCondition(d.status, 'Progressing');
@@ -411,7 +550,10 @@ export class DeploymentSyncer {
     const complete = (st.replicas ?? 0) === (st.updatedReplicas ?? 0) && current?.reason === REASON.newRSAvailable;
     if (hasProgressDeadline(d) && !complete) {
       if (deploymentComplete(d, st)) {
-        setCondition(st, newCondition('Progressing', 'True', REASON.newRSAvailable, `${name} has successfully progressed.`));
+        setCondition(
+          st,
+          newCondition('Progressing', 'True', REASON.newRSAvailable, `${name} has successfully progressed.`),
+        );
       } else if (deploymentProgressing(d, st)) {
         // Progress refreshes lastUpdateTime even with the same reason; the transition time stays while True.
         const c = newCondition('Progressing', 'True', REASON.rsUpdated, `${name} is progressing.`);
@@ -432,10 +574,21 @@ export class DeploymentSyncer {
 }
 
 /** The first ReplicaFailure condition of the new, then the old ReplicaSets, as a Deployment condition. */
-function replicaFailure(allRSs: ReadonlyArray<ReplicaSet | undefined>, newRS: ReplicaSet | undefined): WorkloadCondition | undefined {
+function replicaFailure(
+  allRSs: ReadonlyArray<ReplicaSet | undefined>,
+  newRS: ReplicaSet | undefined,
+): WorkloadCondition | undefined {
   for (const rs of [newRS, ...allRSs]) {
     const c = rs?.status?.conditions?.find((x) => x.type === 'ReplicaFailure');
-    if (c) return { type: 'ReplicaFailure', status: c.status, lastUpdateTime: c.lastTransitionTime, lastTransitionTime: c.lastTransitionTime, reason: c.reason, message: c.message };
+    if (c)
+      return {
+        type: 'ReplicaFailure',
+        status: c.status,
+        lastUpdateTime: c.lastTransitionTime,
+        lastTransitionTime: c.lastTransitionTime,
+        reason: c.reason,
+        message: c.message,
+      };
   }
   return undefined;
 }

@@ -1,19 +1,42 @@
 import {
-  computeHash, equalIgnoreHash, findActiveOrLatest, maxSurge, maxUnavailable, newRSNewReplicas, proportion, scaledValue,
+  computeHash,
+  equalIgnoreHash,
+  findActiveOrLatest,
+  maxSurge,
+  maxUnavailable,
+  newRSNewReplicas,
+  proportion,
+  scaledValue,
   setNewReplicaSetAnnotations,
 } from './deployment-util.js';
 import type { Deployment, IntOrPercent, ReplicaSet } from './workload-types.js';
 
-function deployment(replicas: number, maxSurgeV?: IntOrPercent, maxUnavailableV?: IntOrPercent, type = 'RollingUpdate'): Deployment {
+function deployment(
+  replicas: number,
+  maxSurgeV?: IntOrPercent,
+  maxUnavailableV?: IntOrPercent,
+  type = 'RollingUpdate',
+): Deployment {
   return {
     metadata: { name: 'd', uid: 'd-uid', annotations: { team: 'a', 'deployment.svc.io/revision': '7' } },
-    spec: { replicas, strategy: { type, rollingUpdate: { maxSurge: maxSurgeV, maxUnavailable: maxUnavailableV } }, template: { metadata: { labels: { app: 'x' } } } },
+    spec: {
+      replicas,
+      strategy: { type, rollingUpdate: { maxSurge: maxSurgeV, maxUnavailable: maxUnavailableV } },
+      template: { metadata: { labels: { app: 'x' } } },
+    },
     status: { replicas: 10 },
   };
 }
 
-function rs(name: string, replicas: number, o: { created?: string; annotations?: Record<string, string> } = {}): ReplicaSet {
-  return { metadata: { name, uid: name, creationTimestamp: o.created ?? '2026-01-01T00:00:00Z', annotations: o.annotations }, spec: { replicas } };
+function rs(
+  name: string,
+  replicas: number,
+  o: { created?: string; annotations?: Record<string, string> } = {},
+): ReplicaSet {
+  return {
+    metadata: { name, uid: name, creationTimestamp: o.created ?? '2026-01-01T00:00:00Z', annotations: o.annotations },
+    spec: { replicas },
+  };
 }
 
 describe('surge and unavailability', () => {
@@ -55,18 +78,26 @@ describe('templates and hashes', () => {
   });
 
   it('compares templates ignoring pod-template-hash', () => {
-    expect(equalIgnoreHash({ metadata: { labels: { app: 'x', 'pod-template-hash': 'abc' } } }, { metadata: { labels: { app: 'x' } } })).toBe(true);
+    expect(
+      equalIgnoreHash(
+        { metadata: { labels: { app: 'x', 'pod-template-hash': 'abc' } } },
+        { metadata: { labels: { app: 'x' } } },
+      ),
+    ).toBe(true);
     expect(equalIgnoreHash({ metadata: { labels: { app: 'y' } } }, { metadata: { labels: { app: 'x' } } })).toBe(false);
     // Zero-valued fields equal absent ones (typed round trips drop them), in comparison and hash.
     const typed = { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'a' }] } };
-    const zeros = { metadata: { labels: { app: 'x' }, generation: 0 }, spec: { hostNetwork: false, containers: [{ name: 'c', image: 'a', stdin: false, resources: {}, args: [] }] } };
+    const zeros = {
+      metadata: { labels: { app: 'x' }, generation: 0 },
+      spec: { hostNetwork: false, containers: [{ name: 'c', image: 'a', stdin: false, resources: {}, args: [] }] },
+    };
     expect(equalIgnoreHash(typed, zeros)).toBe(true);
     expect(computeHash(typed)).toBe(computeHash(zeros));
   });
 });
 
 describe('proportional scaling', () => {
-  it("gives each ReplicaSet its share of the new size, from its max-replicas annotation", () => {
+  it('gives each ReplicaSet its share of the new size, from its max-replicas annotation', () => {
     // 10 replicas + 3 surge = 13 before; scaling to 20 (+5 surge = 25): an RS of 8 goes to round(8*25/13) = 15.
     const d = deployment(20, '25%', '25%');
     const big = rs('big', 8, { annotations: { 'deployment.svc.io/max-replicas': '13' } });
@@ -91,9 +122,14 @@ describe('revision annotations', () => {
     const fresh = rs('new', 0);
     expect(setNewReplicaSetAnnotations(d, fresh, 8, false)).toBe(true);
     expect(fresh.metadata.annotations).toEqual({
-      team: 'a', 'deployment.svc.io/revision': '8', 'deployment.svc.io/desired-replicas': '3', 'deployment.svc.io/max-replicas': '4',
+      team: 'a',
+      'deployment.svc.io/revision': '8',
+      'deployment.svc.io/desired-replicas': '3',
+      'deployment.svc.io/max-replicas': '4',
     });
-    const rolledBack = rs('old', 0, { annotations: { 'deployment.svc.io/revision': '2', 'deployment.svc.io/revision-history': '1' } });
+    const rolledBack = rs('old', 0, {
+      annotations: { 'deployment.svc.io/revision': '2', 'deployment.svc.io/revision-history': '1' },
+    });
     setNewReplicaSetAnnotations(d, rolledBack, 8, true);
     expect(rolledBack.metadata.annotations?.['deployment.svc.io/revision']).toBe('8');
     expect(rolledBack.metadata.annotations?.['deployment.svc.io/revision-history']).toBe('1,2');

@@ -3,7 +3,14 @@
 import { deploymentAnnotation, naming, podTemplateHashLabel } from '@svc/api';
 import { canonicalJson, jsonEqual } from '@svc/machinery';
 import {
-  nowTime, replicasOf, type Deployment, type DeploymentStatus, type IntOrPercent, type PodTemplate, type ReplicaSet, type WorkloadCondition,
+  nowTime,
+  replicasOf,
+  type Deployment,
+  type DeploymentStatus,
+  type IntOrPercent,
+  type PodTemplate,
+  type ReplicaSet,
+  type WorkloadCondition,
 } from './workload-types.js';
 
 /** `progressDeadlineSeconds` that means "no deadline" (Kubernetes: MaxInt32). */
@@ -67,16 +74,20 @@ const sum = (rss: ReadonlyArray<ReplicaSet | undefined>, f: (rs: ReplicaSet) => 
 /** Sum of `spec.replicas`. */
 export const specReplicas = (rss: ReadonlyArray<ReplicaSet | undefined>): number => sum(rss, replicasOf);
 /** Sum of `status.replicas`. */
-export const actualReplicas = (rss: ReadonlyArray<ReplicaSet | undefined>): number => sum(rss, (rs) => rs.status?.replicas ?? 0);
-export const readyReplicas = (rss: ReadonlyArray<ReplicaSet | undefined>): number => sum(rss, (rs) => rs.status?.readyReplicas ?? 0);
-export const availableReplicas = (rss: ReadonlyArray<ReplicaSet | undefined>): number => sum(rss, (rs) => rs.status?.availableReplicas ?? 0);
+export const actualReplicas = (rss: ReadonlyArray<ReplicaSet | undefined>): number =>
+  sum(rss, (rs) => rs.status?.replicas ?? 0);
+export const readyReplicas = (rss: ReadonlyArray<ReplicaSet | undefined>): number =>
+  sum(rss, (rs) => rs.status?.readyReplicas ?? 0);
+export const availableReplicas = (rss: ReadonlyArray<ReplicaSet | undefined>): number =>
+  sum(rss, (rs) => rs.status?.availableReplicas ?? 0);
 
 /** ReplicaSets with `spec.replicas` > 0. */
 export const activeReplicaSets = (rss: ReadonlyArray<ReplicaSet | undefined>): ReplicaSet[] =>
   rss.filter((rs): rs is ReplicaSet => rs !== undefined && replicasOf(rs) > 0);
 
 const created = (rs: ReplicaSet): number => Date.parse(rs.metadata.creationTimestamp ?? '') || 0;
-const byName = (a: ReplicaSet, b: ReplicaSet): number => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : (a.metadata.name ?? '') > (b.metadata.name ?? '') ? 1 : 0);
+const byName = (a: ReplicaSet, b: ReplicaSet): number =>
+  (a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : (a.metadata.name ?? '') > (b.metadata.name ?? '') ? 1 : 0;
 
 /** Older first, then by name. */
 export const byCreation = (a: ReplicaSet, b: ReplicaSet): number => created(a) - created(b) || byName(a, b);
@@ -85,7 +96,8 @@ export const bySizeOlder = (a: ReplicaSet, b: ReplicaSet): number => replicasOf(
 /** Larger first; among equals newer first (scale-up order). */
 export const bySizeNewer = (a: ReplicaSet, b: ReplicaSet): number => replicasOf(b) - replicasOf(a) || byCreation(b, a);
 /** Lower revision first, then older. */
-export const byRevision = (a: ReplicaSet, b: ReplicaSet): number => (revisionOf(a) ?? 0) - (revisionOf(b) ?? 0) || byCreation(a, b);
+export const byRevision = (a: ReplicaSet, b: ReplicaSet): number =>
+  (revisionOf(a) ?? 0) - (revisionOf(b) ?? 0) || byCreation(a, b);
 
 // ---- templates and the pod-template hash
 
@@ -103,8 +115,14 @@ export function semanticTemplate(t: PodTemplate | undefined): unknown {
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
       const p = prune(x);
-      const empty = p === false || p === 0 || p === '' || p === null || p === undefined
-        || (Array.isArray(p) && p.length === 0) || (typeof p === 'object' && p !== null && !Array.isArray(p) && Object.keys(p).length === 0);
+      const empty =
+        p === false ||
+        p === 0 ||
+        p === '' ||
+        p === null ||
+        p === undefined ||
+        (Array.isArray(p) && p.length === 0) ||
+        (typeof p === 'object' && p !== null && !Array.isArray(p) && Object.keys(p).length === 0);
       if (!empty) out[k] = p;
     }
     return out;
@@ -151,7 +169,10 @@ export function findNewReplicaSet(d: Deployment, rsList: readonly ReplicaSet[]):
 }
 
 /** Every ReplicaSet but the new one (`all`), and those of them with pods wanted (`active`). */
-export function findOldReplicaSets(d: Deployment, rsList: readonly ReplicaSet[]): { active: ReplicaSet[]; all: ReplicaSet[] } {
+export function findOldReplicaSets(
+  d: Deployment,
+  rsList: readonly ReplicaSet[],
+): { active: ReplicaSet[]; all: ReplicaSet[] } {
   const newRS = findNewReplicaSet(d, rsList);
   const all = rsList.filter((rs) => rs.metadata.uid !== newRS?.metadata.uid);
   return { active: all.filter((rs) => replicasOf(rs) !== 0), all };
@@ -172,15 +193,23 @@ export function maxRevision(rss: readonly ReplicaSet[]): number {
 
 /** Annotations a Deployment does not pass on to its ReplicaSets. */
 function skipCopy(key: string): boolean {
-  return key === naming().lastAppliedAnnotation || key === 'deprecated.deployment.rollback.to'
-    || (['revision', 'revision-history', 'desired-replicas', 'max-replicas'] as const).some((n) => deploymentAnnotation(n) === key);
+  return (
+    key === naming().lastAppliedAnnotation ||
+    key === 'deprecated.deployment.rollback.to' ||
+    (['revision', 'revision-history', 'desired-replicas', 'max-replicas'] as const).some(
+      (n) => deploymentAnnotation(n) === key,
+    )
+  );
 }
 
 /** Sets `desired-replicas` and `max-replicas` on `rs` (mutated); true when either changed. */
 export function setReplicasAnnotations(rs: ReplicaSet, desired: number, max: number): boolean {
   const a = (rs.metadata.annotations ??= {});
   let changed = false;
-  for (const [k, v] of [[deploymentAnnotation('desired-replicas'), String(desired)], [deploymentAnnotation('max-replicas'), String(max)]] as const) {
+  for (const [k, v] of [
+    [deploymentAnnotation('desired-replicas'), String(desired)],
+    [deploymentAnnotation('max-replicas'), String(max)],
+  ] as const) {
     if (a[k] !== v) {
       a[k] = v;
       changed = true;
@@ -191,7 +220,10 @@ export function setReplicasAnnotations(rs: ReplicaSet, desired: number, max: num
 
 export function replicasAnnotationsNeedUpdate(rs: ReplicaSet, desired: number, max: number): boolean {
   const a = rs.metadata.annotations ?? {};
-  return a[deploymentAnnotation('desired-replicas')] !== String(desired) || a[deploymentAnnotation('max-replicas')] !== String(max);
+  return (
+    a[deploymentAnnotation('desired-replicas')] !== String(desired) ||
+    a[deploymentAnnotation('max-replicas')] !== String(max)
+  );
 }
 
 /**
@@ -200,7 +232,12 @@ export function replicasAnnotationsNeedUpdate(rs: ReplicaSet, desired: number, m
  * when this is a rollback to it), and for a ReplicaSet about to be created the replica
  * annotations. True when anything changed.
  */
-export function setNewReplicaSetAnnotations(d: Deployment, rs: ReplicaSet, newRevision: number, exists: boolean): boolean {
+export function setNewReplicaSetAnnotations(
+  d: Deployment,
+  rs: ReplicaSet,
+  newRevision: number,
+  exists: boolean,
+): boolean {
   const a = (rs.metadata.annotations ??= {});
   let changed = false;
   for (const [k, v] of Object.entries(d.metadata.annotations ?? {})) {
@@ -240,7 +277,11 @@ export function setDeploymentRevision(d: Deployment, revision: string | undefine
 // ---- scaling
 
 /** How many replicas the new ReplicaSet may have now (Kubernetes' NewRSNewReplicas). */
-export function newRSNewReplicas(d: Deployment, allRSs: ReadonlyArray<ReplicaSet | undefined>, newRS: ReplicaSet): number {
+export function newRSNewReplicas(
+  d: Deployment,
+  allRSs: ReadonlyArray<ReplicaSet | undefined>,
+  newRS: ReplicaSet,
+): number {
   if (!isRollingUpdate(d)) return replicasOf(d);
   const surge = scaledValue(d.spec.strategy?.rollingUpdate?.maxSurge, replicasOf(d), true);
   const current = specReplicas(allRSs);
@@ -250,7 +291,10 @@ export function newRSNewReplicas(d: Deployment, allRSs: ReadonlyArray<ReplicaSet
 }
 
 /** The only active ReplicaSet, or with none active the new one or else the newest old one; undefined when several are active. */
-export function findActiveOrLatest(newRS: ReplicaSet | undefined, oldRSs: readonly ReplicaSet[]): ReplicaSet | undefined {
+export function findActiveOrLatest(
+  newRS: ReplicaSet | undefined,
+  oldRSs: readonly ReplicaSet[],
+): ReplicaSet | undefined {
   if (!newRS && oldRSs.length === 0) return undefined;
   const newestOld = [...oldRSs].sort((a, b) => byCreation(b, a));
   const active = activeReplicaSets([...newestOld, newRS]);
@@ -262,8 +306,13 @@ export function findActiveOrLatest(newRS: ReplicaSet | undefined, oldRSs: readon
 export function isSaturated(d: Deployment, rs: ReplicaSet | undefined): boolean {
   if (!rs) return false;
   const desired = rs.metadata.annotations?.[deploymentAnnotation('desired-replicas')];
-  return desired !== undefined && /^[0-9]+$/.test(desired) && Number(desired) === replicasOf(d)
-    && replicasOf(rs) === replicasOf(d) && (rs.status?.availableReplicas ?? 0) === replicasOf(d);
+  return (
+    desired !== undefined &&
+    /^[0-9]+$/.test(desired) &&
+    Number(desired) === replicasOf(d) &&
+    replicasOf(rs) === replicasOf(d) &&
+    (rs.status?.availableReplicas ?? 0) === replicasOf(d)
+  );
 }
 
 /** Go's math.Round: halves away from zero. */
@@ -294,7 +343,13 @@ export function getCondition(st: DeploymentStatus | undefined, type: string): Wo
   return st?.conditions?.find((c) => c.type === type);
 }
 
-export function newCondition(type: string, status: WorkloadCondition['status'], reason: string, message: string, nowMs = Date.now()): WorkloadCondition {
+export function newCondition(
+  type: string,
+  status: WorkloadCondition['status'],
+  reason: string,
+  message: string,
+  nowMs = Date.now(),
+): WorkloadCondition {
   const t = nowTime(nowMs);
   return { type, status, lastUpdateTime: t, lastTransitionTime: t, reason, message };
 }
@@ -312,7 +367,12 @@ export function removeCondition(st: DeploymentStatus, type: string): void {
 }
 
 /** The Deployment's status from its ReplicaSets, keeping its conditions and setting `Available` (Kubernetes' calculateStatus). */
-export function calculateStatus(allRSs: ReadonlyArray<ReplicaSet | undefined>, newRS: ReplicaSet | undefined, d: Deployment, nowMs = Date.now()): DeploymentStatus {
+export function calculateStatus(
+  allRSs: ReadonlyArray<ReplicaSet | undefined>,
+  newRS: ReplicaSet | undefined,
+  d: Deployment,
+  nowMs = Date.now(),
+): DeploymentStatus {
   const available = availableReplicas(allRSs);
   const st: DeploymentStatus = {
     observedGeneration: d.metadata.generation,
@@ -325,9 +385,21 @@ export function calculateStatus(allRSs: ReadonlyArray<ReplicaSet | undefined>, n
     collisionCount: d.status?.collisionCount,
   };
   if (available >= replicasOf(d) - maxUnavailable(d)) {
-    setCondition(st, newCondition('Available', 'True', REASON.minimumAvailable, 'Deployment has minimum availability.', nowMs));
+    setCondition(
+      st,
+      newCondition('Available', 'True', REASON.minimumAvailable, 'Deployment has minimum availability.', nowMs),
+    );
   } else {
-    setCondition(st, newCondition('Available', 'False', REASON.minimumUnavailable, 'Deployment does not have minimum availability.', nowMs));
+    setCondition(
+      st,
+      newCondition(
+        'Available',
+        'False',
+        REASON.minimumUnavailable,
+        'Deployment does not have minimum availability.',
+        nowMs,
+      ),
+    );
   }
   return st;
 }
@@ -339,8 +411,12 @@ export function hasProgressDeadline(d: Deployment): boolean {
 /** Every wanted replica is updated and available, and the status is for the current generation. */
 export function deploymentComplete(d: Deployment, st: DeploymentStatus): boolean {
   const n = replicasOf(d);
-  return (st.updatedReplicas ?? 0) === n && (st.replicas ?? 0) === n && (st.availableReplicas ?? 0) === n
-    && (st.observedGeneration ?? 0) >= (d.metadata.generation ?? 0);
+  return (
+    (st.updatedReplicas ?? 0) === n &&
+    (st.replicas ?? 0) === n &&
+    (st.availableReplicas ?? 0) === n &&
+    (st.observedGeneration ?? 0) >= (d.metadata.generation ?? 0)
+  );
 }
 
 /** `st` shows progress over the Deployment's stored status: more updated, ready or available replicas, or fewer old ones. */
@@ -348,8 +424,12 @@ export function deploymentProgressing(d: Deployment, st: DeploymentStatus): bool
   const old = d.status ?? {};
   const oldOld = (old.replicas ?? 0) - (old.updatedReplicas ?? 0);
   const newOld = (st.replicas ?? 0) - (st.updatedReplicas ?? 0);
-  return (st.updatedReplicas ?? 0) > (old.updatedReplicas ?? 0) || newOld < oldOld
-    || (st.readyReplicas ?? 0) > (old.readyReplicas ?? 0) || (st.availableReplicas ?? 0) > (old.availableReplicas ?? 0);
+  return (
+    (st.updatedReplicas ?? 0) > (old.updatedReplicas ?? 0) ||
+    newOld < oldOld ||
+    (st.readyReplicas ?? 0) > (old.readyReplicas ?? 0) ||
+    (st.availableReplicas ?? 0) > (old.availableReplicas ?? 0)
+  );
 }
 
 /** The last progress (Progressing's lastUpdateTime) is older than progressDeadlineSeconds. */

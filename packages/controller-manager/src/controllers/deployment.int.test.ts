@@ -11,7 +11,17 @@ import { R } from '../resources.js';
 import { controllerOf } from './controller-ref.js';
 import { isPodReady } from './pod-util.js';
 import {
-  createNamespace, deploymentOf, deployments, eventsAbout, kubectlIn, pods, replicaSets, replicaSetsOf, template, waitForRollout, watchPods,
+  createNamespace,
+  deploymentOf,
+  deployments,
+  eventsAbout,
+  kubectlIn,
+  pods,
+  replicaSets,
+  replicaSetsOf,
+  template,
+  waitForRollout,
+  watchPods,
 } from './workload-testing.js';
 import type { Deployment, Pod, ReplicaSet } from './workload-types.js';
 
@@ -23,15 +33,28 @@ const image = (p: Pod | ReplicaSet | Deployment): string | undefined => {
 };
 
 const setImage = (ns: string, name: string, img: string): Promise<Deployment> =>
-  deployments(env.api, ns).patch(name, 'strategic', { spec: { template: { spec: { containers: [{ name: 'c', image: img }] } } } });
+  deployments(env.api, ns).patch(name, 'strategic', {
+    spec: { template: { spec: { containers: [{ name: 'c', image: img }] } } },
+  });
 
-const condition = (d: Deployment, type: string): { status?: string; reason?: string } | undefined => d.status?.conditions?.find((c) => c.type === type);
+const condition = (d: Deployment, type: string): { status?: string; reason?: string } | undefined =>
+  d.status?.conditions?.find((c) => c.type === type);
 
-async function waitForCondition(ns: string, name: string, type: string, reason: string, timeoutMs = 10_000): Promise<Deployment> {
-  return waitFor(`${type} ${reason}`, async () => {
-    const d = await deployments(env.api, ns).get(name);
-    return condition(d, type)?.reason === reason ? d : undefined;
-  }, timeoutMs);
+async function waitForCondition(
+  ns: string,
+  name: string,
+  type: string,
+  reason: string,
+  timeoutMs = 10_000,
+): Promise<Deployment> {
+  return waitFor(
+    `${type} ${reason}`,
+    async () => {
+      const d = await deployments(env.api, ns).get(name);
+      return condition(d, type)?.reason === reason ? d : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 /** Waits until `d` has exactly one ReplicaSet, and answers it. */
@@ -53,16 +76,34 @@ describe('deployment-controller', () => {
     expect(rs?.metadata.name).toBe(`web-${hash}`);
     expect(rs?.spec.selector).toEqual({ matchLabels: { app: 'web', 'pod-template-hash': hash } });
     expect(rs?.spec.template?.metadata?.labels).toEqual({ app: 'web', 'pod-template-hash': hash });
-    expect(rs?.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: d.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+    expect(rs?.metadata.ownerReferences).toEqual([
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        name: 'web',
+        uid: d.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
     // 25% of 3: surge rounds up to 1 (max 4 pods), unavailable rounds down to 0.
-    expect(rs?.metadata.annotations).toEqual({ 'deployment.svc.io/revision': '1', 'deployment.svc.io/desired-replicas': '3', 'deployment.svc.io/max-replicas': '4' });
+    expect(rs?.metadata.annotations).toEqual({
+      'deployment.svc.io/revision': '1',
+      'deployment.svc.io/desired-replicas': '3',
+      'deployment.svc.io/max-replicas': '4',
+    });
     const notReady = await waitFor('status with 3 unavailable replicas', async () => {
       const got = await deployments(env.api, ns).get('web');
       return got.status?.replicas === 3 ? got : undefined;
     });
     expect(notReady.metadata.annotations?.['deployment.svc.io/revision']).toBe('1');
     expect(notReady.metadata.generation).toBe(1);
-    expect(notReady.status).toMatchObject({ observedGeneration: 1, replicas: 3, updatedReplicas: 3, unavailableReplicas: 3 });
+    expect(notReady.status).toMatchObject({
+      observedGeneration: 1,
+      replicas: 3,
+      updatedReplicas: 3,
+      unavailableReplicas: 3,
+    });
     expect(condition(notReady, 'Available')).toMatchObject({ status: 'False', reason: 'MinimumReplicasUnavailable' });
     expect(['NewReplicaSetCreated', 'ReplicaSetUpdated']).toContain(condition(notReady, 'Progressing')?.reason);
     const ps = (await pods(env.api, ns).list()).items;
@@ -74,7 +115,11 @@ describe('deployment-controller', () => {
       const done = await waitForRollout(env.api, ns, 'web');
       expect(done.status).toMatchObject({ replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 });
       expect(done.status?.unavailableReplicas ?? 0).toBe(0);
-      expect(condition(done, 'Available')).toMatchObject({ status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' });
+      expect(condition(done, 'Available')).toMatchObject({
+        status: 'True',
+        reason: 'MinimumReplicasAvailable',
+        message: 'Deployment has minimum availability.',
+      });
       await waitForCondition(ns, 'web', 'Progressing', 'NewReplicaSetAvailable');
     } finally {
       await w.stop();
@@ -85,62 +130,94 @@ describe('deployment-controller', () => {
     { replicas: 4, maxSurge: '30%', maxUnavailable: '30%', surge: 2, unavailable: 1 },
     { replicas: 3, maxSurge: 1, maxUnavailable: 0, surge: 1, unavailable: 0 },
     { replicas: 3, maxSurge: 0, maxUnavailable: 1, surge: 0, unavailable: 1 },
-  ])('a rolling update keeps within maxSurge $maxSurge / maxUnavailable $maxUnavailable of $replicas at every observed step', async (c) => {
-    const ns = await createNamespace(env.api, 'roll');
-    const name = 'web';
-    const d = await deployments(env.api, ns).create(deploymentOf(name, c.replicas, { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: c.maxSurge, maxUnavailable: c.maxUnavailable } } }, 'v1'));
-    let watching = false;
-    let maxPods = 0;
-    let minReady = Infinity;
-    let maxSpecs = 0;
-    const w = await watchPods(env.api, ns, {
-      kubelet: true,
-      onChange: (pw) => {
-        if (!watching) return;
-        const active = pw.active();
-        maxPods = Math.max(maxPods, active.length);
-        minReady = Math.min(minReady, active.filter(isPodReady).length);
-      },
-    });
-    const rsInformer = new Informer<ReplicaSet>(listWatcherFor<ReplicaSet>(env.api, R.replicaSets(), { namespace: ns }));
-    const specSum = (): number => rsInformer.store.list().reduce((n, rs) => n + (rs.spec.replicas ?? 0), 0);
-    rsInformer.addEventHandler({ onAdd: () => { if (watching) maxSpecs = Math.max(maxSpecs, specSum()); }, onUpdate: () => { if (watching) maxSpecs = Math.max(maxSpecs, specSum()); } });
-    const stopRs = new AbortController();
-    const rsRun = rsInformer.run(stopRs.signal);
-    try {
-      await waitForRollout(env.api, ns, name);
-      watching = true;
-      const start = Date.now();
-      await setImage(ns, name, 'v2');
-      const done = await waitForRollout(env.api, ns, name, { generation: 2 });
-      const ms = Date.now() - start;
-      const rss = await replicaSetsOf(env.api, ns, d);
-      expect(rss.map((rs) => [image(rs), rs.spec.replicas, rs.metadata.annotations?.['deployment.svc.io/revision']])).toEqual([['v1', 0, '1'], ['v2', c.replicas, '2']]);
-      expect(done.metadata.annotations?.['deployment.svc.io/revision']).toBe('2');
-      const final = (await pods(env.api, ns).list()).items;
-      expect(final.map(image)).toEqual(Array(c.replicas).fill('v2'));
-      expect(maxSpecs).toBeLessThanOrEqual(c.replicas + c.surge);
-      expect(maxPods).toBeLessThanOrEqual(c.replicas + c.surge);
-      expect(minReady).toBeGreaterThanOrEqual(c.replicas - c.unavailable);
-      // The surge is used: the new ReplicaSet starts at maxSurge (rounded up) above the old one.
-      if (c.surge > 0) expect(maxSpecs).toBe(c.replicas + c.surge);
-      process.stdout.write(`deployment-controller: rolling update of ${c.replicas} pods (surge ${c.surge}, unavailable ${c.unavailable}) in ${ms} ms; observed max pods ${maxPods}, min ready ${minReady}\n`);
-    } finally {
-      stopRs.abort();
-      await rsRun;
-      await w.stop();
-    }
-  });
+  ])(
+    'a rolling update keeps within maxSurge $maxSurge / maxUnavailable $maxUnavailable of $replicas at every observed step',
+    async (c) => {
+      const ns = await createNamespace(env.api, 'roll');
+      const name = 'web';
+      const d = await deployments(env.api, ns).create(
+        deploymentOf(
+          name,
+          c.replicas,
+          {
+            strategy: {
+              type: 'RollingUpdate',
+              rollingUpdate: { maxSurge: c.maxSurge, maxUnavailable: c.maxUnavailable },
+            },
+          },
+          'v1',
+        ),
+      );
+      let watching = false;
+      let maxPods = 0;
+      let minReady = Infinity;
+      let maxSpecs = 0;
+      const w = await watchPods(env.api, ns, {
+        kubelet: true,
+        onChange: (pw) => {
+          if (!watching) return;
+          const active = pw.active();
+          maxPods = Math.max(maxPods, active.length);
+          minReady = Math.min(minReady, active.filter(isPodReady).length);
+        },
+      });
+      const rsInformer = new Informer<ReplicaSet>(
+        listWatcherFor<ReplicaSet>(env.api, R.replicaSets(), { namespace: ns }),
+      );
+      const specSum = (): number => rsInformer.store.list().reduce((n, rs) => n + (rs.spec.replicas ?? 0), 0);
+      rsInformer.addEventHandler({
+        onAdd: () => {
+          if (watching) maxSpecs = Math.max(maxSpecs, specSum());
+        },
+        onUpdate: () => {
+          if (watching) maxSpecs = Math.max(maxSpecs, specSum());
+        },
+      });
+      const stopRs = new AbortController();
+      const rsRun = rsInformer.run(stopRs.signal);
+      try {
+        await waitForRollout(env.api, ns, name);
+        watching = true;
+        const start = Date.now();
+        await setImage(ns, name, 'v2');
+        const done = await waitForRollout(env.api, ns, name, { generation: 2 });
+        const ms = Date.now() - start;
+        const rss = await replicaSetsOf(env.api, ns, d);
+        expect(
+          rss.map((rs) => [image(rs), rs.spec.replicas, rs.metadata.annotations?.['deployment.svc.io/revision']]),
+        ).toEqual([
+          ['v1', 0, '1'],
+          ['v2', c.replicas, '2'],
+        ]);
+        expect(done.metadata.annotations?.['deployment.svc.io/revision']).toBe('2');
+        const final = (await pods(env.api, ns).list()).items;
+        expect(final.map(image)).toEqual(Array(c.replicas).fill('v2'));
+        expect(maxSpecs).toBeLessThanOrEqual(c.replicas + c.surge);
+        expect(maxPods).toBeLessThanOrEqual(c.replicas + c.surge);
+        expect(minReady).toBeGreaterThanOrEqual(c.replicas - c.unavailable);
+        // The surge is used: the new ReplicaSet starts at maxSurge (rounded up) above the old one.
+        if (c.surge > 0) expect(maxSpecs).toBe(c.replicas + c.surge);
+        process.stdout.write(
+          `deployment-controller: rolling update of ${c.replicas} pods (surge ${c.surge}, unavailable ${c.unavailable}) in ${ms} ms; observed max pods ${maxPods}, min ready ${minReady}\n`,
+        );
+      } finally {
+        stopRs.abort();
+        await rsRun;
+        await w.stop();
+      }
+    },
+  );
 
   it('records ScalingReplicaSet events on the Deployment as it creates and scales its ReplicaSet', async () => {
     const ns = await createNamespace(env.api, 'deploy');
     const d = await deployments(env.api, ns).create(deploymentOf('web', 2));
     const rs = await onlyReplicaSet(ns, d);
     const name = rs?.metadata.name ?? '';
-    const until = (n: number): Promise<string[]> => waitFor(`${n} events`, async () => {
-      const all = await eventsAbout(env.api, ns, 'Deployment', 'web');
-      return all.length >= n ? all : undefined;
-    });
+    const until = (n: number): Promise<string[]> =>
+      waitFor(`${n} events`, async () => {
+        const all = await eventsAbout(env.api, ns, 'Deployment', 'web');
+        return all.length >= n ? all : undefined;
+      });
     expect(await until(1)).toEqual([`ScalingReplicaSet: Scaled up replica set ${name} from 0 to 2`]);
     await deployments(env.api, ns).patch('web', 'merge', { spec: { replicas: 4 } });
     await until(2);
@@ -185,20 +262,35 @@ describe('deployment-controller', () => {
 
   it('scales proportionally when spec.replicas changes during a stuck rollout', async () => {
     const ns = await createNamespace(env.api, 'prop');
-    const d = await deployments(env.api, ns).create(deploymentOf('web', 10, { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 3, maxUnavailable: 2 } } }, 'v1'));
+    const d = await deployments(env.api, ns).create(
+      deploymentOf(
+        'web',
+        10,
+        { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 3, maxUnavailable: 2 } } },
+        'v1',
+      ),
+    );
     // Only v1 pods ever become ready: the rollout to v2 stops at old 8 + new 5 (13 = 10 + surge 3, 8 = 10 - 2 available).
     const w = await watchPods(env.api, ns, { kubelet: (p) => image(p) === 'v1' });
     try {
       await waitForRollout(env.api, ns, 'web');
       await setImage(ns, 'web', 'v2');
-      const sizes = async (): Promise<number[]> => (await replicaSetsOf(env.api, ns, d)).map((rs) => rs.spec.replicas ?? 0);
+      const sizes = async (): Promise<number[]> =>
+        (await replicaSetsOf(env.api, ns, d)).map((rs) => rs.spec.replicas ?? 0);
       await waitFor('the rollout to get stuck at 8 + 5', async () => JSON.stringify(await sizes()) === '[8,5]');
-      await waitFor('the stuck rollout in status', async () => (await deployments(env.api, ns).get('web')).status?.replicas === 13);
+      await waitFor(
+        'the stuck rollout in status',
+        async () => (await deployments(env.api, ns).get('web')).status?.replicas === 13,
+      );
       await deployments(env.api, ns).patch('web', 'merge', { spec: { replicas: 20 } });
       // 23 (= 20 + 3) spread as 8 and 5 were of 13: 8 → round(8·23/13) = 14, 5 → 9.
       await waitFor('proportional sizes 14 + 9', async () => JSON.stringify(await sizes()) === '[14,9]');
       const rss = await replicaSetsOf(env.api, ns, d);
-      for (const rs of rss) expect(rs.metadata.annotations).toMatchObject({ 'deployment.svc.io/desired-replicas': '20', 'deployment.svc.io/max-replicas': '23' });
+      for (const rs of rss)
+        expect(rs.metadata.annotations).toMatchObject({
+          'deployment.svc.io/desired-replicas': '20',
+          'deployment.svc.io/max-replicas': '23',
+        });
     } finally {
       await w.stop();
     }
@@ -218,7 +310,10 @@ describe('deployment-controller', () => {
         const list = await replicaSetsOf(env.api, ns, d);
         return list.length === 2 ? list : undefined;
       });
-      expect(rss.map((rs) => [image(rs), rs.metadata.annotations?.['deployment.svc.io/revision']])).toEqual([['v3', '3'], ['v4', '4']]);
+      expect(rss.map((rs) => [image(rs), rs.metadata.annotations?.['deployment.svc.io/revision']])).toEqual([
+        ['v3', '3'],
+        ['v4', '4'],
+      ]);
     } finally {
       await w.stop();
     }
@@ -241,17 +336,23 @@ describe('deployment-controller', () => {
       });
       const observed = await waitFor('the paused generation observed', async () => {
         const got = await deployments(env.api, ns).get('web');
-        return got.status?.observedGeneration === got.metadata.generation && got.status?.replicas === 3 ? got : undefined;
+        return got.status?.observedGeneration === got.metadata.generation && got.status?.replicas === 3
+          ? got
+          : undefined;
       });
       expect(observed.metadata.annotations?.['deployment.svc.io/revision']).toBe('1');
       expect((await replicaSetsOf(env.api, ns, d)).map(image)).toEqual(['v1']);
 
       await deployments(env.api, ns).patch('web', 'merge', { spec: { paused: false } });
-      await waitFor('only v2 pods after resuming', async () => {
-        await waitForRollout(env.api, ns, 'web');
-        const all = (await pods(env.api, ns).list()).items;
-        return all.length === 3 && all.every((p) => image(p) === 'v2');
-      }, 20_000);
+      await waitFor(
+        'only v2 pods after resuming',
+        async () => {
+          await waitForRollout(env.api, ns, 'web');
+          const all = (await pods(env.api, ns).list()).items;
+          return all.length === 3 && all.every((p) => image(p) === 'v2');
+        },
+        20_000,
+      );
       await waitForCondition(ns, 'web', 'Progressing', 'NewReplicaSetAvailable');
     } finally {
       await w.stop();
@@ -261,18 +362,38 @@ describe('deployment-controller', () => {
   it('adopts a matching orphan ReplicaSet with its template instead of creating one', async () => {
     const ns = await createNamespace(env.api, 'adopt');
     await replicaSets(env.api, ns).create({
-      apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'manual', labels: { app: 'web' } },
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'manual', labels: { app: 'web' } },
       spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: template({ app: 'web' }, 'v1') },
     });
     // Seen by the shared ReplicaSet cache (the ReplicaSet controller wrote its status) before the Deployment exists.
-    await waitFor('the orphan synced', async () => (await replicaSets(env.api, ns).get('manual')).status?.observedGeneration === 1);
+    await waitFor(
+      'the orphan synced',
+      async () => (await replicaSets(env.api, ns).get('manual')).status?.observedGeneration === 1,
+    );
     const d = await deployments(env.api, ns).create(deploymentOf('web', 2, {}, 'v1'));
     const adopted = await waitFor('the orphan adopted with revision 1', async () => {
       const got = await replicaSets(env.api, ns).get('manual');
-      return controllerOf(got)?.uid === d.metadata.uid && got.metadata.annotations?.['deployment.svc.io/revision'] === '1' ? got : undefined;
+      return controllerOf(got)?.uid === d.metadata.uid &&
+        got.metadata.annotations?.['deployment.svc.io/revision'] === '1'
+        ? got
+        : undefined;
     });
-    expect(adopted.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: d.metadata.uid, controller: true, blockOwnerDeletion: true }]);
-    await waitFor('the Deployment status', async () => (await deployments(env.api, ns).get('web')).status?.replicas === 2);
+    expect(adopted.metadata.ownerReferences).toEqual([
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        name: 'web',
+        uid: d.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
+    await waitFor(
+      'the Deployment status',
+      async () => (await deployments(env.api, ns).get('web')).status?.replicas === 2,
+    );
     expect((await replicaSets(env.api, ns).list()).items.map((rs) => rs.metadata.name)).toEqual(['manual']);
   });
 

@@ -26,7 +26,9 @@ export const deploymentController: ControllerDefinition = {
     const events = new EventRecorder(ctx.client, { component: NAME, logger });
     const syncer = new DeploymentSyncer({ client: ctx.client, events, replicaSets, pods, logger });
     const controller = newController(ctx, {
-      name: NAME, queueName: 'deployment', workers: ctx.options.concurrentSyncs.deployment,
+      name: NAME,
+      queueName: 'deployment',
+      workers: ctx.options.concurrentSyncs.deployment,
       reconcile: async (key) => {
         const d = deployments.store.get(key);
         if (!d) return;
@@ -38,16 +40,19 @@ export const deploymentController: ControllerDefinition = {
       if (d) controller.enqueue(objectKey(d));
     };
     const deploymentOf = (rs: ReplicaSet, ref = controllerOf(rs)): Deployment | undefined =>
-      resolveControllerRef(ref, 'apps', 'Deployment', (name) => deployments.store.get(`${rs.metadata.namespace ?? ''}/${name}`));
+      resolveControllerRef(ref, 'apps', 'Deployment', (name) =>
+        deployments.store.get(`${rs.metadata.namespace ?? ''}/${name}`),
+      );
     /** Deployments in the ReplicaSet's namespace whose (non-empty) selector matches it: who may adopt an orphan. */
-    const matching = (rs: ReplicaSet): Deployment[] => deployments.store.byIndex(NAMESPACE_INDEX, rs.metadata.namespace ?? '').filter((d) => {
-      try {
-        const sel = labelSelectorFromObject(d.spec.selector);
-        return !sel.isEmpty() && sel.matches(rs.metadata.labels);
-      } catch {
-        return false;
-      }
-    });
+    const matching = (rs: ReplicaSet): Deployment[] =>
+      deployments.store.byIndex(NAMESPACE_INDEX, rs.metadata.namespace ?? '').filter((d) => {
+        try {
+          const sel = labelSelectorFromObject(d.spec.selector);
+          return !sel.isEmpty() && sel.matches(rs.metadata.labels);
+        } catch {
+          return false;
+        }
+      });
     const rsDeleted = (rs: ReplicaSet): void => enqueue(deploymentOf(rs));
 
     controller.watch(deployments);
@@ -68,7 +73,8 @@ export const deploymentController: ControllerDefinition = {
         const refChanged = !jsonEqual(curRef ?? null, oldRef ?? null);
         if (refChanged && oldRef) enqueue(deploymentOf(old, oldRef));
         if (curRef) return enqueue(deploymentOf(cur, curRef));
-        if (refChanged || !jsonEqual(old.metadata.labels ?? {}, cur.metadata.labels ?? {})) for (const d of matching(cur)) enqueue(d);
+        if (refChanged || !jsonEqual(old.metadata.labels ?? {}, cur.metadata.labels ?? {}))
+          for (const d of matching(cur)) enqueue(d);
       },
       onDelete: rsDeleted,
     });
@@ -76,10 +82,17 @@ export const deploymentController: ControllerDefinition = {
       // A Recreate rollout waits for the last old pod to go.
       onDelete: (pod) => {
         const ns = pod.metadata.namespace ?? '';
-        const rs = resolveControllerRef(controllerOf(pod), 'apps', 'ReplicaSet', (name) => replicaSets.store.get(`${ns}/${name}`));
+        const rs = resolveControllerRef(controllerOf(pod), 'apps', 'ReplicaSet', (name) =>
+          replicaSets.store.get(`${ns}/${name}`),
+        );
         const d = rs && deploymentOf(rs);
         if (!d || d.spec.strategy?.type !== 'Recreate') return;
-        const owned = new Set(replicaSets.store.byIndex(NAMESPACE_INDEX, ns).filter((r) => controllerOf(r)?.uid === d.metadata.uid).map((r) => r.metadata.uid));
+        const owned = new Set(
+          replicaSets.store
+            .byIndex(NAMESPACE_INDEX, ns)
+            .filter((r) => controllerOf(r)?.uid === d.metadata.uid)
+            .map((r) => r.metadata.uid),
+        );
         if (!pods.store.byIndex(NAMESPACE_INDEX, ns).some((p) => owned.has(controllerOf(p)?.uid))) enqueue(d);
       },
     });

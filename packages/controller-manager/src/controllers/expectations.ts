@@ -1,7 +1,12 @@
 /** How long unmet expectations hold a controller back before it syncs anyway (Kubernetes' ExpectationsTimeout). */
 export const EXPECTATIONS_TIMEOUT_MS = 5 * 60_000;
 
-interface Expectation { add: number; del: number; at: number; deleting: Set<string> }
+interface Expectation {
+  add: number;
+  del: number;
+  at: number;
+  deleting: Set<string>;
+}
 
 /**
  * Kubernetes' UIDTrackingControllerExpectations: the creations and deletions a controller has

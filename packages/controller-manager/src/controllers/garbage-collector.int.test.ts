@@ -9,10 +9,19 @@ import { R } from '../resources.js';
 
 const env = withControllerManager(['--controllers=garbagecollector']);
 
-const cm = (name: string, owners: OwnerReference[] = [], extra: Partial<ApiObject['metadata']> = {}): ApiObject =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ownerReferences: owners, ...extra }, data: { k: name } });
-const refTo = (o: ApiObject, blockOwnerDeletion?: boolean): OwnerReference =>
-  ({ apiVersion: o.apiVersion ?? '', kind: o.kind ?? '', name: o.metadata.name ?? '', uid: o.metadata.uid ?? '', ...(blockOwnerDeletion === undefined ? {} : { blockOwnerDeletion }) });
+const cm = (name: string, owners: OwnerReference[] = [], extra: Partial<ApiObject['metadata']> = {}): ApiObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ownerReferences: owners, ...extra },
+  data: { k: name },
+});
+const refTo = (o: ApiObject, blockOwnerDeletion?: boolean): OwnerReference => ({
+  apiVersion: o.apiVersion ?? '',
+  kind: o.kind ?? '',
+  name: o.metadata.name ?? '',
+  uid: o.metadata.uid ?? '',
+  ...(blockOwnerDeletion === undefined ? {} : { blockOwnerDeletion }),
+});
 
 describe('garbage-collector-controller', () => {
   const configMaps = (ns: string) => new ResourceClient(env.api, R.configMaps()).namespace(ns);
@@ -27,21 +36,28 @@ describe('garbage-collector-controller', () => {
   };
   async function namespace(): Promise<string> {
     const ns = uniqueName('gc');
-    await new ResourceClient(env.api, R.namespaces()).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    await new ResourceClient(env.api, R.namespaces()).create({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: ns },
+    });
     return ns;
   }
 
   it('deletes the dependents of a deleted ConfigMap or Secret in the background', async () => {
     const ns = await namespace();
     const owner = await configMaps(ns).create(cm('owner'));
-    const secret = await new ResourceClient(env.api, R.secrets()).namespace(ns).create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'owner-secret' }, data: {} });
+    const secret = await new ResourceClient(env.api, R.secrets())
+      .namespace(ns)
+      .create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'owner-secret' }, data: {} });
     await configMaps(ns).create(cm('dep-1', [refTo(owner)]));
     await configMaps(ns).create(cm('dep-2', [refTo(owner, true)]));
     await configMaps(ns).create(cm('dep-of-secret', [refTo(secret)]));
     await configMaps(ns).create(cm('bystander'));
     await configMaps(ns).delete('owner');
     await new ResourceClient(env.api, R.secrets()).namespace(ns).delete('owner-secret');
-    for (const n of ['dep-1', 'dep-2', 'dep-of-secret']) await waitFor(`${n} to be collected`, () => gone(configMaps(ns), n), 15_000);
+    for (const n of ['dep-1', 'dep-2', 'dep-of-secret'])
+      await waitFor(`${n} to be collected`, () => gone(configMaps(ns), n), 15_000);
     expect(await gone(configMaps(ns), 'bystander')).toBe(false);
   });
 
@@ -52,10 +68,14 @@ describe('garbage-collector-controller', () => {
     await configMaps(ns).create(cm('stale-dep', [stale]));
     await configMaps(ns).create(cm('mixed-dep', [stale, refTo(owner)]));
     await waitFor('the dependent of a replaced owner to be collected', () => gone(configMaps(ns), 'stale-dep'), 15_000);
-    const mixed = await waitFor('the stale reference to be removed', async () => {
-      const o = await configMaps(ns).get('mixed-dep');
-      return o.metadata.ownerReferences?.length === 1 ? o : undefined;
-    }, 15_000);
+    const mixed = await waitFor(
+      'the stale reference to be removed',
+      async () => {
+        const o = await configMaps(ns).get('mixed-dep');
+        return o.metadata.ownerReferences?.length === 1 ? o : undefined;
+      },
+      15_000,
+    );
     expect(mixed.metadata.ownerReferences).toEqual([refTo(owner)]);
     expect(await gone(configMaps(ns), 'owner')).toBe(false);
   });
@@ -66,11 +86,15 @@ describe('garbage-collector-controller', () => {
     // A finalizer of our own keeps the blocking dependent around, being deleted, until we remove it.
     await configMaps(ns).create(cm('blocker', [refTo(owner, true)], { finalizers: ['example.com/hold'] }));
     await configMaps(ns).create(cm('free', [refTo(owner, false)]));
-    const answer = await configMaps(ns).delete('owner', { propagationPolicy: 'Foreground' }) as ApiObject;
+    const answer = (await configMaps(ns).delete('owner', { propagationPolicy: 'Foreground' })) as ApiObject;
     expect(answer.metadata.finalizers).toEqual(['foregroundDeletion']);
     expect(answer.metadata.deletionTimestamp).toBeDefined();
 
-    await waitFor('the blocking dependent to be deleted', async () => (await configMaps(ns).get('blocker')).metadata.deletionTimestamp, 15_000);
+    await waitFor(
+      'the blocking dependent to be deleted',
+      async () => (await configMaps(ns).get('blocker')).metadata.deletionTimestamp,
+      15_000,
+    );
     await waitFor('the non-blocking dependent to be collected', () => gone(configMaps(ns), 'free'), 15_000);
     const waiting = await configMaps(ns).get('owner');
     expect(waiting.metadata.finalizers).toEqual(['foregroundDeletion']);
@@ -82,10 +106,15 @@ describe('garbage-collector-controller', () => {
   it('Foreground on an object with a generation bumps it when deletion starts (as Kubernetes)', async () => {
     const ns = await namespace();
     const leases = new ResourceClient(env.api, R.leases()).namespace(ns);
-    const lease = await leases.create({ apiVersion: `${R.leases().group}/v1`, kind: 'Lease', metadata: { name: 'owner' }, spec: {} });
+    const lease = await leases.create({
+      apiVersion: `${R.leases().group}/v1`,
+      kind: 'Lease',
+      metadata: { name: 'owner' },
+      spec: {},
+    });
     expect(lease.metadata.generation).toBe(1);
     await configMaps(ns).create(cm('dep', [refTo(lease, true)]));
-    const answer = await leases.delete('owner', { propagationPolicy: 'Foreground' }) as ApiObject;
+    const answer = (await leases.delete('owner', { propagationPolicy: 'Foreground' })) as ApiObject;
     expect(answer.metadata).toMatchObject({ generation: 2, finalizers: ['foregroundDeletion'] });
     await waitFor('the dependent to be collected', () => gone(configMaps(ns), 'dep'), 15_000);
     await waitFor('the owner to disappear', () => gone(leases, 'owner'), 15_000);
@@ -97,7 +126,7 @@ describe('garbage-collector-controller', () => {
     const other = await configMaps(ns).create(cm('other'));
     await configMaps(ns).create(cm('orphan-1', [refTo(owner, true)]));
     await configMaps(ns).create(cm('orphan-2', [refTo(owner), refTo(other)]));
-    const answer = await configMaps(ns).delete('owner', { propagationPolicy: 'Orphan' }) as ApiObject;
+    const answer = (await configMaps(ns).delete('owner', { propagationPolicy: 'Orphan' })) as ApiObject;
     expect(answer.metadata.finalizers).toEqual(['orphan']);
     await waitFor('the owner to disappear', () => gone(configMaps(ns), 'owner'), 15_000);
     expect((await configMaps(ns).get('orphan-1')).metadata.ownerReferences).toBeUndefined();
@@ -107,7 +136,12 @@ describe('garbage-collector-controller', () => {
   it('deletes namespaced dependents of a cluster-scoped owner, in every namespace', async () => {
     const [a, b] = [await namespace(), await namespace()];
     const roles = new ResourceClient(env.api, R.clusterRoles());
-    const role = await roles.create({ apiVersion: `${R.clusterRoles().group}/v1`, kind: 'ClusterRole', metadata: { name: uniqueName('gc-owner') }, rules: [] });
+    const role = await roles.create({
+      apiVersion: `${R.clusterRoles().group}/v1`,
+      kind: 'ClusterRole',
+      metadata: { name: uniqueName('gc-owner') },
+      rules: [],
+    });
     await configMaps(a).create(cm('dep', [refTo(role)]));
     await configMaps(b).create(cm('dep', [refTo(role)]));
     await roles.delete(role.metadata.name ?? '');
@@ -126,7 +160,9 @@ describe('garbage-collector-controller', () => {
       };
       const fg = await configMaps(ns).create(cm('fg-owner'));
       await configMaps(ns).create(cm('fg-dep', [refTo(fg, true)]));
-      expect(await run(['delete', 'configmap', 'fg-owner', '--cascade=foreground'])).toBe('configmap "fg-owner" deleted');
+      expect(await run(['delete', 'configmap', 'fg-owner', '--cascade=foreground'])).toBe(
+        'configmap "fg-owner" deleted',
+      );
       // kubectl waited for the owner to be gone, which the blocking dependent had to be first.
       expect(await gone(configMaps(ns), 'fg-dep')).toBe(true);
       expect(await gone(configMaps(ns), 'fg-owner')).toBe(true);

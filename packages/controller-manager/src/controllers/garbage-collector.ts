@@ -1,5 +1,13 @@
 import { group, isConflict, isNotFound, type ApiObject, type OwnerReference } from '@svc/api';
-import { Reflector, ResourceClient, listWatcherFor, objectKey, type Controller, type ReflectorSink, type RestClient } from '@svc/client';
+import {
+  Reflector,
+  ResourceClient,
+  listWatcherFor,
+  objectKey,
+  type Controller,
+  type ReflectorSink,
+  type RestClient,
+} from '@svc/client';
 import type { Logger } from '@svc/component-base';
 import { jsonEqual } from '@svc/machinery';
 import { newController, type ControllerContext, type ControllerDefinition } from '../controller-context.js';
@@ -17,7 +25,13 @@ const ABSENT_CACHE_SIZE = 500;
 const CONFLICT_RETRIES = 5;
 
 /** What the graph keeps of one owner reference. */
-interface Owner { apiVersion: string; kind: string; name: string; uid: string; block: boolean }
+interface Owner {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  block: boolean;
+}
 
 /** What the graph keeps of one object: identity, owners, and where its deletion stands. */
 interface GraphNode {
@@ -33,7 +47,8 @@ interface GraphNode {
   orphaning: boolean;
 }
 
-const apiVersionOf = (r: { group: string; version: string }): string => (r.group ? `${r.group}/${r.version}` : r.version);
+const apiVersionOf = (r: { group: string; version: string }): string =>
+  r.group ? `${r.group}/${r.version}` : r.version;
 
 function nodeOf(resource: DiscoveredResource, obj: ApiObject): GraphNode | undefined {
   const m = obj.metadata;
@@ -41,8 +56,17 @@ function nodeOf(resource: DiscoveredResource, obj: ApiObject): GraphNode | undef
   const deleting = !!m.deletionTimestamp;
   const finalizers = m.finalizers ?? [];
   return {
-    uid: m.uid, resource, namespace: m.namespace || undefined, name: m.name ?? '',
-    owners: (m.ownerReferences ?? []).map((o) => ({ apiVersion: o.apiVersion, kind: o.kind, name: o.name, uid: o.uid, block: o.blockOwnerDeletion === true })),
+    uid: m.uid,
+    resource,
+    namespace: m.namespace || undefined,
+    name: m.name ?? '',
+    owners: (m.ownerReferences ?? []).map((o) => ({
+      apiVersion: o.apiVersion,
+      kind: o.kind,
+      name: o.name,
+      uid: o.uid,
+      block: o.blockOwnerDeletion === true,
+    })),
     foreground: deleting && finalizers.includes(FOREGROUND),
     orphaning: deleting && finalizers.includes(ORPHAN),
   };
@@ -69,7 +93,9 @@ class DependencyGraph {
   constructor(private readonly sinks: GraphSinks) {}
 
   dependentsOf(uid: string): GraphNode[] {
-    return [...(this.dependents.get(uid) ?? [])].map((d) => this.nodes.get(d)).filter((n): n is GraphNode => n !== undefined);
+    return [...(this.dependents.get(uid) ?? [])]
+      .map((d) => this.nodes.get(d))
+      .filter((n): n is GraphNode => n !== undefined);
   }
 
   upsert(resource: DiscoveredResource, obj: ApiObject): void {
@@ -110,7 +136,7 @@ class DependencyGraph {
     }
     const deps = this.dependents.get(uid);
     if (deps && deps.size > 0) {
-      this.sinks.ownerGone(n.resource.namespaced ? n.namespace ?? '' : '', uid);
+      this.sinks.ownerGone(n.resource.namespaced ? (n.namespace ?? '') : '', uid);
       for (const d of deps) this.sinks.attemptToDelete(d);
     }
   }
@@ -118,8 +144,14 @@ class DependencyGraph {
   /** The owner is observed, matches the reference's coordinates, may own `dependent`, and is not deleting its dependents. */
   private vouchesFor(o: Owner, dependent: GraphNode): boolean {
     const owner = this.nodes.get(o.uid);
-    return !!owner && !owner.foreground && owner.name === o.name && owner.resource.kind === o.kind && apiVersionOf(owner.resource) === o.apiVersion
-      && (!owner.resource.namespaced || owner.namespace === dependent.namespace);
+    return (
+      !!owner &&
+      !owner.foreground &&
+      owner.name === o.name &&
+      owner.resource.kind === o.kind &&
+      apiVersionOf(owner.resource) === o.apiVersion &&
+      (!owner.resource.namespaced || owner.namespace === dependent.namespace)
+    );
   }
 
   private wakeForegroundOwner(uid: string): void {
@@ -140,8 +172,13 @@ class Monitor implements ReflectorSink<ApiObject> {
   readonly synced: Promise<void>;
   private markSynced: () => void = () => undefined;
 
-  constructor(readonly resource: DiscoveredResource, private readonly graph: DependencyGraph) {
-    this.synced = new Promise((resolve) => { this.markSynced = resolve; });
+  constructor(
+    readonly resource: DiscoveredResource,
+    private readonly graph: DependencyGraph,
+  ) {
+    this.synced = new Promise((resolve) => {
+      this.markSynced = resolve;
+    });
   }
 
   replace(items: ApiObject[]): void {
@@ -190,7 +227,6 @@ class AbsentOwnerCache {
 
 type OwnerState = 'solid' | 'dangling' | 'waiting' | 'invalid';
 
-
 /**
  * Kubernetes' garbage collector: monitors every deletable resource found by discovery into a
  * uid graph, and runs two queues over uids with `--concurrent-gc-syncs` workers each.
@@ -221,8 +257,18 @@ class GarbageCollector {
     // As Kubernetes, events are never garbage collected by owner.
     this.ignored = new Set(['/events', `${group('events')}/events`]);
     const workers = ctx.options.concurrentSyncs.gc ?? 20;
-    this.deleter = newController(ctx, { name: NAME, queueName: 'garbage_collector_attempt_to_delete', workers, reconcile: (uid, signal) => this.attemptToDelete(uid, signal) });
-    this.orphaner = newController(ctx, { name: NAME, queueName: 'garbage_collector_attempt_to_orphan', workers, reconcile: (uid, signal) => this.attemptToOrphan(uid, signal) });
+    this.deleter = newController(ctx, {
+      name: NAME,
+      queueName: 'garbage_collector_attempt_to_delete',
+      workers,
+      reconcile: (uid, signal) => this.attemptToDelete(uid, signal),
+    });
+    this.orphaner = newController(ctx, {
+      name: NAME,
+      queueName: 'garbage_collector_attempt_to_orphan',
+      workers,
+      reconcile: (uid, signal) => this.attemptToOrphan(uid, signal),
+    });
     this.graph = new DependencyGraph({
       attemptToDelete: (uid) => this.deleter.enqueue(uid),
       attemptToOrphan: (uid) => this.orphaner.enqueue(uid),
@@ -232,10 +278,16 @@ class GarbageCollector {
 
   async run(signal: AbortSignal): Promise<void> {
     // One listener stops every monitor, including those started later (sync checks `aborted`).
-    const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => {
-      for (const m of this.monitors.values()) m.stop.abort();
-      resolve();
-    }, { once: true }));
+    const aborted = new Promise<void>((resolve) =>
+      signal.addEventListener(
+        'abort',
+        () => {
+          for (const m of this.monitors.values()) m.stop.abort();
+          resolve();
+        },
+        { once: true },
+      ),
+    );
     for (let delay = 1000; !signal.aborted; delay = Math.min(delay * 2, RESYNC_MS)) {
       try {
         await this.sync(signal);
@@ -246,7 +298,10 @@ class GarbageCollector {
       }
     }
     await Promise.race([Promise.all([...this.monitors.values()].map((m) => m.synced)), aborted]);
-    if (!signal.aborted) this.logger.info('all resource monitors have synced; proceeding to collect garbage', { resources: this.monitors.size });
+    if (!signal.aborted)
+      this.logger.info('all resource monitors have synced; proceeding to collect garbage', {
+        resources: this.monitors.size,
+      });
     await Promise.all([this.deleter.run(signal), this.orphaner.run(signal), this.resyncLoop(signal)]);
     await Promise.all(this.reflectors);
   }
@@ -267,9 +322,15 @@ class GarbageCollector {
   private async sync(signal: AbortSignal): Promise<void> {
     const all = await discoverResources(this.client, { allVersions: true, signal });
     const mapping = new Map<string, DiscoveredResource>();
-    for (const r of all) if (!mapping.has(`${apiVersionOf(r)}/${r.kind}`)) mapping.set(`${apiVersionOf(r)}/${r.kind}`, r);
+    for (const r of all)
+      if (!mapping.has(`${apiVersionOf(r)}/${r.kind}`)) mapping.set(`${apiVersionOf(r)}/${r.kind}`, r);
     this.mapping = mapping;
-    const wanted = all.filter((r) => r.preferred && ['list', 'watch', 'delete'].every((v) => r.verbs.includes(v)) && !this.ignored.has(`${r.group}/${r.resource}`));
+    const wanted = all.filter(
+      (r) =>
+        r.preferred &&
+        ['list', 'watch', 'delete'].every((v) => r.verbs.includes(v)) &&
+        !this.ignored.has(`${r.group}/${r.resource}`),
+    );
     const keys = new Set(wanted.map((r) => `${r.group}/${r.resource}`));
     for (const [key, m] of this.monitors) {
       if (keys.has(key)) continue;
@@ -282,7 +343,9 @@ class GarbageCollector {
       const m = new Monitor(r, this.graph);
       this.monitors.set(key, m);
       if (signal.aborted) m.stop.abort();
-      this.reflectors.push(new Reflector(listWatcherFor(this.client, r), m, { logger: this.logger }).run(m.stop.signal));
+      this.reflectors.push(
+        new Reflector(listWatcherFor(this.client, r), m, { logger: this.logger }).run(m.stop.signal),
+      );
     }
   }
 
@@ -317,7 +380,9 @@ class GarbageCollector {
     if (by.solid.length > 0) {
       if (by.dangling.length === 0 && by.waiting.length === 0) return;
       const drop = new Set([...by.dangling, ...by.waiting].map((r) => r.uid));
-      this.logger.v(2).info('removing references to gone or foreground-deleting owners', { uid, name: n.name, owners: [...drop] });
+      this.logger
+        .v(2)
+        .info('removing references to gone or foreground-deleting owners', { uid, name: n.name, owners: [...drop] });
       await this.editOwnerReferences(n, (rs) => rs.filter((r) => !drop.has(r.uid)), signal);
       return;
     }
@@ -325,11 +390,19 @@ class GarbageCollector {
       // Its owner waits for it and it has dependents: delete it in the foreground too. A
       // dependent already doing the same could wait on it in a cycle, so stop blocking first.
       if (this.graph.dependentsOf(uid).some((d) => d.foreground)) {
-        await this.editOwnerReferences(n, (rs) => rs.map((r) => (r.blockOwnerDeletion ? { ...r, blockOwnerDeletion: false } : r)), signal);
+        await this.editOwnerReferences(
+          n,
+          (rs) => rs.map((r) => (r.blockOwnerDeletion ? { ...r, blockOwnerDeletion: false } : r)),
+          signal,
+        );
       }
       return this.deleteObject(n, latest, 'Foreground', signal);
     }
-    const policy = finalizers.includes(ORPHAN) ? 'Orphan' : finalizers.includes(FOREGROUND) ? 'Foreground' : 'Background';
+    const policy = finalizers.includes(ORPHAN)
+      ? 'Orphan'
+      : finalizers.includes(FOREGROUND)
+        ? 'Foreground'
+        : 'Background';
     return this.deleteObject(n, latest, policy, signal);
   }
 
@@ -353,18 +426,37 @@ class GarbageCollector {
       this.absent.add(cacheKey);
       return 'dangling';
     }
-    return owner.metadata.deletionTimestamp && (owner.metadata.finalizers ?? []).includes(FOREGROUND) ? 'waiting' : 'solid';
+    return owner.metadata.deletionTimestamp && (owner.metadata.finalizers ?? []).includes(FOREGROUND)
+      ? 'waiting'
+      : 'solid';
   }
 
   /**
    * Deletes `n` as it was judged (`latest`): the resourceVersion is a precondition; when it
    * changed but its owners did not, the delete is repeated with only the uid as precondition.
    */
-  private async deleteObject(n: GraphNode, latest: ApiObject, policy: 'Background' | 'Foreground' | 'Orphan', signal: AbortSignal): Promise<void> {
-    this.logger.v(2).info('deleting object whose owners are gone', { uid: n.uid, resource: n.resource.resource, namespace: n.namespace, name: n.name, propagationPolicy: policy });
+  private async deleteObject(
+    n: GraphNode,
+    latest: ApiObject,
+    policy: 'Background' | 'Foreground' | 'Orphan',
+    signal: AbortSignal,
+  ): Promise<void> {
+    this.logger
+      .v(2)
+      .info('deleting object whose owners are gone', {
+        uid: n.uid,
+        resource: n.resource.resource,
+        namespace: n.namespace,
+        name: n.name,
+        propagationPolicy: policy,
+      });
     const del = async (resourceVersion?: string): Promise<void> => {
       try {
-        await this.api(n).delete(n.name, { propagationPolicy: policy, preconditions: { uid: n.uid, resourceVersion }, signal });
+        await this.api(n).delete(n.name, {
+          propagationPolicy: policy,
+          preconditions: { uid: n.uid, resourceVersion },
+          signal,
+        });
       } catch (e) {
         if (!isNotFound(e)) throw e;
       }
@@ -375,7 +467,8 @@ class GarbageCollector {
       if (!isConflict(e)) throw e;
       const live = await this.latest(n, signal);
       if (!live) return;
-      if (!jsonEqual(live.metadata.ownerReferences ?? [], latest.metadata.ownerReferences ?? [])) throw new Error(`owners of ${n.name} changed; judging it again`);
+      if (!jsonEqual(live.metadata.ownerReferences ?? [], latest.metadata.ownerReferences ?? []))
+        throw new Error(`owners of ${n.name} changed; judging it again`);
       await del();
     }
   }
@@ -392,40 +485,65 @@ class GarbageCollector {
     if (!n) return;
     const latest = await this.latest(n, signal);
     if (!latest?.metadata.deletionTimestamp || !(latest.metadata.finalizers ?? []).includes(ORPHAN)) return;
-    await Promise.all(this.graph.dependentsOf(uid).map((d) => this.editOwnerReferences(d, (rs) => rs.filter((r) => r.uid !== uid), signal)));
+    await Promise.all(
+      this.graph
+        .dependentsOf(uid)
+        .map((d) => this.editOwnerReferences(d, (rs) => rs.filter((r) => r.uid !== uid), signal)),
+    );
     await this.removeFinalizer(n, ORPHAN, signal);
   }
 
-  private editOwnerReferences(n: GraphNode, edit: (refs: OwnerReference[]) => OwnerReference[], signal: AbortSignal): Promise<void> {
-    return this.patchMetadata(n, (m) => {
-      const refs = m.ownerReferences ?? [];
-      const next = edit(refs);
-      return jsonEqual(next, refs) ? undefined : { ownerReferences: next.length > 0 ? next : null };
-    }, signal);
+  private editOwnerReferences(
+    n: GraphNode,
+    edit: (refs: OwnerReference[]) => OwnerReference[],
+    signal: AbortSignal,
+  ): Promise<void> {
+    return this.patchMetadata(
+      n,
+      (m) => {
+        const refs = m.ownerReferences ?? [];
+        const next = edit(refs);
+        return jsonEqual(next, refs) ? undefined : { ownerReferences: next.length > 0 ? next : null };
+      },
+      signal,
+    );
   }
 
   private removeFinalizer(n: GraphNode, finalizer: string, signal: AbortSignal): Promise<void> {
     this.logger.v(2).info('removing finalizer', { uid: n.uid, name: n.name, finalizer });
-    return this.patchMetadata(n, (m) => {
-      const finalizers = m.finalizers ?? [];
-      if (!finalizers.includes(finalizer)) return undefined;
-      const next = finalizers.filter((f) => f !== finalizer);
-      return { finalizers: next.length > 0 ? next : null };
-    }, signal);
+    return this.patchMetadata(
+      n,
+      (m) => {
+        const finalizers = m.finalizers ?? [];
+        if (!finalizers.includes(finalizer)) return undefined;
+        const next = finalizers.filter((f) => f !== finalizer);
+        return { finalizers: next.length > 0 ? next : null };
+      },
+      signal,
+    );
   }
 
   /**
    * Reads `n` and merge-patches the metadata `change` computes from it (nothing when it answers
    * undefined), with the read resourceVersion as precondition; retried on conflict.
    */
-  private async patchMetadata(n: GraphNode, change: (m: ApiObject['metadata']) => Record<string, unknown> | undefined, signal: AbortSignal): Promise<void> {
+  private async patchMetadata(
+    n: GraphNode,
+    change: (m: ApiObject['metadata']) => Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
     for (let i = 0; ; i++) {
       const latest = await this.latest(n, signal);
       if (!latest) return;
       const patch = change(latest.metadata);
       if (!patch) return;
       try {
-        await this.api(n).patch(n.name, 'merge', { metadata: { ...patch, resourceVersion: latest.metadata.resourceVersion } }, { signal });
+        await this.api(n).patch(
+          n.name,
+          'merge',
+          { metadata: { ...patch, resourceVersion: latest.metadata.resourceVersion } },
+          { signal },
+        );
         return;
       } catch (e) {
         if (isNotFound(e)) return;

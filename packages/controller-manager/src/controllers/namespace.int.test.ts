@@ -6,7 +6,10 @@ import { R } from '../resources.js';
 
 const env = withControllerManager(['--controllers=namespace']);
 
-interface NsStatus { phase?: string; conditions?: Array<{ type: string; status: string; reason: string; message: string }> }
+interface NsStatus {
+  phase?: string;
+  conditions?: Array<{ type: string; status: string; reason: string; message: string }>;
+}
 
 describe('namespace-controller', () => {
   const namespaces = () => new ResourceClient(env.api, R.namespaces());
@@ -16,9 +19,19 @@ describe('namespace-controller', () => {
     const ns = uniqueName('nsc');
     await namespaces().create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     const cms = new ResourceClient(env.api, R.configMaps()).namespace(ns);
-    for (let i = 0; i < 3; i++) await cms.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` }, data: { i: String(i) } } as ApiObject);
-    await new ResourceClient(env.api, R.secrets()).namespace(ns).create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: {} } as ApiObject);
-    await new ResourceClient(env.api, R.leases()).namespace(ns).create({ apiVersion: 'coordination.svc.io/v1', kind: 'Lease', metadata: { name: 'l' }, spec: {} } as ApiObject);
+    for (let i = 0; i < 3; i++)
+      await cms.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `cm-${i}` },
+        data: { i: String(i) },
+      } as ApiObject);
+    await new ResourceClient(env.api, R.secrets())
+      .namespace(ns)
+      .create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: {} } as ApiObject);
+    await new ResourceClient(env.api, R.leases())
+      .namespace(ns)
+      .create({ apiVersion: 'coordination.svc.io/v1', kind: 'Lease', metadata: { name: 'l' }, spec: {} } as ApiObject);
     return ns;
   }
 
@@ -28,13 +41,21 @@ describe('namespace-controller', () => {
     await waitFor('the namespace to disappear', async () => gone(`/api/v1/namespaces/${ns}`), 15_000);
     const leftovers = await env.api.request('GET', `/api/v1/namespaces/${ns}/configmaps`);
     expect(leftovers.json<{ items: unknown[] }>().items).toEqual([]);
-    expect((await env.api.request('GET', `/apis/coordination.svc.io/v1/namespaces/${ns}/leases`)).json<{ items: unknown[] }>().items).toEqual([]);
+    expect(
+      (await env.api.request('GET', `/apis/coordination.svc.io/v1/namespaces/${ns}/leases`)).json<{
+        items: unknown[];
+      }>().items,
+    ).toEqual([]);
   });
 
   it('reports remaining content with a finalizer in the status conditions and waits for it', async () => {
     const ns = await namespaceWithContent();
     const cms = new ResourceClient(env.api, R.configMaps()).namespace(ns);
-    await cms.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'held', finalizers: ['example.com/hold'] } } as ApiObject);
+    await cms.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'held', finalizers: ['example.com/hold'] },
+    } as ApiObject);
     await namespaces().delete(ns);
     const status = await waitFor('the remaining-content conditions', async () => {
       const s = (await namespaces().get(ns)).status as NsStatus;
@@ -42,9 +63,17 @@ describe('namespace-controller', () => {
       return remaining?.status === 'True' ? s : undefined;
     });
     expect(status.phase).toBe('Terminating');
-    expect(status.conditions?.find((c) => c.type === 'NamespaceContentRemaining')?.message).toMatch(/configmaps has 1 resource instances/);
-    expect(status.conditions?.find((c) => c.type === 'NamespaceFinalizersRemaining')).toMatchObject({ status: 'True', reason: 'SomeFinalizersRemain' });
-    expect(status.conditions?.find((c) => c.type === 'NamespaceDeletionDiscoveryFailure')).toMatchObject({ status: 'False', reason: 'ResourcesDiscovered' });
+    expect(status.conditions?.find((c) => c.type === 'NamespaceContentRemaining')?.message).toMatch(
+      /configmaps has 1 resource instances/,
+    );
+    expect(status.conditions?.find((c) => c.type === 'NamespaceFinalizersRemaining')).toMatchObject({
+      status: 'True',
+      reason: 'SomeFinalizersRemain',
+    });
+    expect(status.conditions?.find((c) => c.type === 'NamespaceDeletionDiscoveryFailure')).toMatchObject({
+      status: 'False',
+      reason: 'ResourcesDiscovered',
+    });
     // The held object is the only thing left; releasing it lets the namespace go.
     expect((await cms.list()).items.map((c) => c.metadata.name)).toEqual(['held']);
     const held = await cms.get('held');

@@ -14,11 +14,28 @@ async function getJson<T>(client: RestClient, path: string): Promise<T> {
   return r.json<T>();
 }
 
-interface Condition { type: string; status: 'True' | 'False'; reason: string; message: string; lastTransitionTime?: string }
+interface Condition {
+  type: string;
+  status: 'True' | 'False';
+  reason: string;
+  message: string;
+  lastTransitionTime?: string;
+}
 
-function condition(type: string, failed: string[], okReason: string, badReason: string, message: (items: string[]) => string): Condition {
+function condition(
+  type: string,
+  failed: string[],
+  okReason: string,
+  badReason: string,
+  message: (items: string[]) => string,
+): Condition {
   return failed.length === 0
-    ? { type, status: 'False', reason: okReason, message: 'All content successfully deleted, may be waiting on finalization' }
+    ? {
+        type,
+        status: 'False',
+        reason: okReason,
+        message: 'All content successfully deleted, may be waiting on finalization',
+      }
     : { type, status: 'True', reason: badReason, message: message(failed) };
 }
 
@@ -53,12 +70,29 @@ export const namespaceController: ControllerDefinition = {
         let resources: Awaited<ReturnType<typeof deletableNamespacedResources>>;
         try {
           resources = await deletableNamespacedResources(ctx.client);
-          conditions.push({ type: 'NamespaceDeletionDiscoveryFailure', status: 'False', reason: 'ResourcesDiscovered', message: 'All resources successfully discovered' });
+          conditions.push({
+            type: 'NamespaceDeletionDiscoveryFailure',
+            status: 'False',
+            reason: 'ResourcesDiscovered',
+            message: 'All resources successfully discovered',
+          });
         } catch (e) {
-          await setConditions(ns, [{ type: 'NamespaceDeletionDiscoveryFailure', status: 'True', reason: 'DiscoveryFailed', message: `Discovery failed: ${String(e)}` }]);
+          await setConditions(ns, [
+            {
+              type: 'NamespaceDeletionDiscoveryFailure',
+              status: 'True',
+              reason: 'DiscoveryFailed',
+              message: `Discovery failed: ${String(e)}`,
+            },
+          ]);
           throw e;
         }
-        conditions.push({ type: 'NamespaceDeletionGroupVersionParsingFailure', status: 'False', reason: 'ParsedGroupVersions', message: 'All legacy kube types successfully parsed' });
+        conditions.push({
+          type: 'NamespaceDeletionGroupVersionParsingFailure',
+          status: 'False',
+          reason: 'ParsedGroupVersions',
+          message: 'All legacy kube types successfully parsed',
+        });
         const failures: string[] = [];
         const remaining = new Map<string, number>();
         const remainingFinalizers = new Map<string, number>();
@@ -74,22 +108,52 @@ export const namespaceController: ControllerDefinition = {
             if (!r.deleteCollection) {
               for (const item of items) {
                 if (item.metadata.deletionTimestamp) continue;
-                const d = await ctx.client.request('DELETE', `${path}/${encodeURIComponent(item.metadata.name ?? '')}`, { signal });
+                const d = await ctx.client.request(
+                  'DELETE',
+                  `${path}/${encodeURIComponent(item.metadata.name ?? '')}`,
+                  { signal },
+                );
                 if (d.status >= 300 && d.status !== 404) throw responseError(d.status, d.body);
               }
             }
             const label = r.group ? `${r.resource}.${r.group}` : r.resource;
             if (items.length > 0) remaining.set(label, items.length);
-            for (const item of items) for (const f of item.metadata.finalizers ?? []) remainingFinalizers.set(f, (remainingFinalizers.get(f) ?? 0) + 1);
+            for (const item of items)
+              for (const f of item.metadata.finalizers ?? [])
+                remainingFinalizers.set(f, (remainingFinalizers.get(f) ?? 0) + 1);
           } catch (e) {
             failures.push(`${r.resource}: ${String(e)}`);
           }
         }
-        conditions.push(condition('NamespaceDeletionContentFailure', failures, 'ContentDeleted', 'ContentDeletionFailed', (f) => `Failed to delete all resource types, ${f.length} remaining: ${f.join(', ')}`));
-        conditions.push(condition('NamespaceContentRemaining', [...remaining.keys()], 'ContentRemoved', 'SomeResourcesRemain',
-          () => `Some resources are remaining: ${[...remaining].map(([k, n]) => `${k} has ${n} resource instances`).join(', ')}`));
-        conditions.push(condition('NamespaceFinalizersRemaining', [...remainingFinalizers.keys()], 'ContentHasNoFinalizers', 'SomeFinalizersRemain',
-          () => `Some content in the namespace has finalizers remaining: ${[...remainingFinalizers].map(([k, n]) => `${k} in ${n} resource instances`).join(', ')}`));
+        conditions.push(
+          condition(
+            'NamespaceDeletionContentFailure',
+            failures,
+            'ContentDeleted',
+            'ContentDeletionFailed',
+            (f) => `Failed to delete all resource types, ${f.length} remaining: ${f.join(', ')}`,
+          ),
+        );
+        conditions.push(
+          condition(
+            'NamespaceContentRemaining',
+            [...remaining.keys()],
+            'ContentRemoved',
+            'SomeResourcesRemain',
+            () =>
+              `Some resources are remaining: ${[...remaining].map(([k, n]) => `${k} has ${n} resource instances`).join(', ')}`,
+          ),
+        );
+        conditions.push(
+          condition(
+            'NamespaceFinalizersRemaining',
+            [...remainingFinalizers.keys()],
+            'ContentHasNoFinalizers',
+            'SomeFinalizersRemain',
+            () =>
+              `Some content in the namespace has finalizers remaining: ${[...remainingFinalizers].map(([k, n]) => `${k} in ${n} resource instances`).join(', ')}`,
+          ),
+        );
         ns = await setConditions(ns, conditions);
         if (failures.length > 0) throw new Error(`namespace ${name}: ${failures.join('; ')}`);
         if (remaining.size > 0) return { requeueAfter: CONTENT_RECHECK_MS };
@@ -116,7 +180,10 @@ export const namespaceController: ControllerDefinition = {
           continue;
         }
         changed = true;
-        merged.push({ ...c, lastTransitionTime: before && before.status === c.status ? before.lastTransitionTime : now });
+        merged.push({
+          ...c,
+          lastTransitionTime: before && before.status === c.status ? before.lastTransitionTime : now,
+        });
       }
       if (!changed) return ns;
       return nsApi.update({ ...ns, status: { ...status, conditions: merged } }, { subresource: 'status' });

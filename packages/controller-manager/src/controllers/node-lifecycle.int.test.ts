@@ -8,8 +8,11 @@ import type { Node, NodeCondition, Pod, Taint, Toleration } from './node-taints.
 const GRACE_MS = 2000;
 const STARTUP_GRACE_MS = 3000;
 const env = withControllerManager([
-  '--controllers=nodelifecycle,taint-eviction-controller', '--node-monitor-grace-period=2s', '--node-monitor-period=200ms',
-  '--node-startup-grace-period=3s', '--node-eviction-rate=1',
+  '--controllers=nodelifecycle,taint-eviction-controller',
+  '--node-monitor-grace-period=2s',
+  '--node-monitor-period=200ms',
+  '--node-startup-grace-period=3s',
+  '--node-eviction-rate=1',
 ]);
 
 const UNREACHABLE = 'node.svc.io/unreachable';
@@ -23,20 +26,44 @@ const pods = () => new ResourceClient<Pod>(env.api, R.pods()).namespace('default
 
 function agentConditions(ready: 'True' | 'False'): NodeCondition[] {
   const hb = now();
-  const c = (type: string, status: string, reason: string): NodeCondition => ({ type, status, reason, message: reason, lastHeartbeatTime: hb, lastTransitionTime: hb });
-  return [c('Ready', ready, ready === 'True' ? 'SvcletReady' : 'SvcletNotReady'), c('MemoryPressure', 'False', 'SvcletHasSufficientMemory'),
-    c('DiskPressure', 'False', 'SvcletHasNoDiskPressure'), c('PIDPressure', 'False', 'SvcletHasSufficientPID')];
+  const c = (type: string, status: string, reason: string): NodeCondition => ({
+    type,
+    status,
+    reason,
+    message: reason,
+    lastHeartbeatTime: hb,
+    lastTransitionTime: hb,
+  });
+  return [
+    c('Ready', ready, ready === 'True' ? 'SvcletReady' : 'SvcletNotReady'),
+    c('MemoryPressure', 'False', 'SvcletHasSufficientMemory'),
+    c('DiskPressure', 'False', 'SvcletHasNoDiskPressure'),
+    c('PIDPressure', 'False', 'SvcletHasSufficientPID'),
+  ];
 }
 
 /** A Node (with the agent's conditions unless `ready` is undefined) and, with `lease`, its fresh Lease. */
 async function createNode(name: string, o: { ready?: 'True' | 'False'; lease?: boolean }): Promise<void> {
-  await nodes().create({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: {}, ...(o.ready ? { status: { conditions: agentConditions(o.ready) } } : {}) });
+  await nodes().create({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name },
+    spec: {},
+    ...(o.ready ? { status: { conditions: agentConditions(o.ready) } } : {}),
+  });
   if (o.lease) {
-    await leases().create({ apiVersion: 'coordination.svc.io/v1', kind: 'Lease', metadata: { name }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: micro() } } as ApiObject);
+    await leases().create({
+      apiVersion: 'coordination.svc.io/v1',
+      kind: 'Lease',
+      metadata: { name },
+      spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: micro() },
+    } as ApiObject);
   }
 }
 
-const renewLease = async (name: string): Promise<void> => { await leases().patch(name, 'merge', { spec: { renewTime: micro() } }); };
+const renewLease = async (name: string): Promise<void> => {
+  await leases().patch(name, 'merge', { spec: { renewTime: micro() } });
+};
 const postStatus = async (name: string, ready: 'True' | 'False' = 'True'): Promise<void> => {
   await nodes().patch(name, 'merge', { status: { conditions: agentConditions(ready) } }, { subresource: 'status' });
 };
@@ -52,25 +79,50 @@ function agent(beat: () => Promise<void>, everyMs = 300): { stop(): Promise<numb
       await new Promise((r) => setTimeout(r, everyMs));
     }
   })();
-  return { stop: async () => { stopped = true; await loop; return lastSent; } };
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      return lastSent;
+    },
+  };
 }
 
 async function deleteNodes(...names: string[]): Promise<void> {
   for (const n of names) {
-    await nodes().delete(n).catch(() => undefined);
-    await leases().delete(n).catch(() => undefined);
+    await nodes()
+      .delete(n)
+      .catch(() => undefined);
+    await leases()
+      .delete(n)
+      .catch(() => undefined);
   }
 }
 
 const getNode = (name: string): Promise<Node> => nodes().get(name);
-const condition = (n: Node, type: string): NodeCondition | undefined => n.status?.conditions?.find((c) => c.type === type);
-const taint = (n: Node, key: string, effect: string): Taint | undefined => n.spec?.taints?.find((t) => t.key === key && t.effect === effect);
-const exists = async (name: string): Promise<boolean> => (await env.api.request('GET', `/api/v1/namespaces/default/pods/${name}`)).status === 200;
+const condition = (n: Node, type: string): NodeCondition | undefined =>
+  n.status?.conditions?.find((c) => c.type === type);
+const taint = (n: Node, key: string, effect: string): Taint | undefined =>
+  n.spec?.taints?.find((t) => t.key === key && t.effect === effect);
+const exists = async (name: string): Promise<boolean> =>
+  (await env.api.request('GET', `/api/v1/namespaces/default/pods/${name}`)).status === 200;
 
-async function createPod(name: string, node: string, tolerations?: Toleration[], extra: Partial<ApiObject['metadata']> = {}): Promise<Pod> {
+async function createPod(
+  name: string,
+  node: string,
+  tolerations?: Toleration[],
+  extra: Partial<ApiObject['metadata']> = {},
+): Promise<Pod> {
   return pods().create({
-    apiVersion: 'v1', kind: 'Pod', metadata: { name, ...extra },
-    spec: { nodeName: node, terminationGracePeriodSeconds: 0, containers: [{ name: 'c', image: 'example/app:1' }], ...(tolerations ? { tolerations } : {}) },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, ...extra },
+    spec: {
+      nodeName: node,
+      terminationGracePeriodSeconds: 0,
+      containers: [{ name: 'c', image: 'example/app:1' }],
+      ...(tolerations ? { tolerations } : {}),
+    },
   } as Pod);
 }
 
@@ -92,7 +144,10 @@ describe('DefaultTolerationSeconds admission', () => {
       { key: UNREACHABLE, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
     ]);
     const own = await createPod('dts-own', 'nowhere', [{ key: UNREACHABLE, operator: 'Exists' }]);
-    expect(own.spec?.tolerations).toEqual([{ key: UNREACHABLE, operator: 'Exists' }, { key: NOT_READY, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }]);
+    expect(own.spec?.tolerations).toEqual([
+      { key: UNREACHABLE, operator: 'Exists' },
+      { key: NOT_READY, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+    ]);
     const all = await createPod('dts-all', 'nowhere', [{ operator: 'Exists' }]);
     expect(all.spec?.tolerations).toEqual([{ operator: 'Exists' }]);
     for (const p of ['dts-plain', 'dts-own', 'dts-all']) await pods().delete(p);
@@ -110,15 +165,23 @@ describe('node-lifecycle-controller', () => {
       expect(condition(await getNode('nl-lease'), 'Ready')?.status).toBe('True');
       const lastRenewal = await beat.stop();
 
-      const dead = await waitFor('Ready to become Unknown', async () => {
-        const n = await getNode('nl-lease');
-        return condition(n, 'Ready')?.status === 'Unknown' ? n : undefined;
-      }, 10_000);
+      const dead = await waitFor(
+        'Ready to become Unknown',
+        async () => {
+          const n = await getNode('nl-lease');
+          return condition(n, 'Ready')?.status === 'Unknown' ? n : undefined;
+        },
+        10_000,
+      );
       const elapsed = Date.now() - lastRenewal;
       expect(elapsed).toBeGreaterThanOrEqual(GRACE_MS);
       expect(elapsed).toBeLessThan(GRACE_MS + 1500);
       for (const type of ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure']) {
-        expect(condition(dead, type)).toMatchObject({ status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Svclet stopped posting node status.' });
+        expect(condition(dead, type)).toMatchObject({
+          status: 'Unknown',
+          reason: 'NodeStatusUnknown',
+          message: 'Svclet stopped posting node status.',
+        });
       }
 
       const tainted = await waitFor('the unreachable taints', async () => {
@@ -129,7 +192,10 @@ describe('node-lifecycle-controller', () => {
       expect(taint(tainted, NOT_READY, 'NoExecute')).toBeUndefined();
 
       // The agent is back: Lease renewed and status posted.
-      const back = agent(async () => { await renewLease('nl-lease'); await postStatus('nl-lease'); });
+      const back = agent(async () => {
+        await renewLease('nl-lease');
+        await postStatus('nl-lease');
+      });
       try {
         await waitFor('the taints to be removed', async () => {
           const n = await getNode('nl-lease');
@@ -147,22 +213,44 @@ describe('node-lifecycle-controller', () => {
     await createNode('nl-evict', { ready: 'True', lease: true });
     try {
       const seconds = 2;
-      await createPod('ev-short', 'nl-evict', [{ key: UNREACHABLE, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: seconds }]);
+      await createPod('ev-short', 'nl-evict', [
+        { key: UNREACHABLE, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: seconds },
+      ]);
       await createPod('ev-forever', 'nl-evict', [{ key: UNREACHABLE, operator: 'Exists', effect: 'NoExecute' }]);
       // Counts as tolerating for DefaultTolerationSeconds (which adds nothing) but does not match the taint's empty value.
-      await createPod('ev-none', 'nl-evict', [{ key: UNREACHABLE, operator: 'Equal', value: 'elsewhere', effect: 'NoExecute' }], { finalizers: ['test.svc.io/hold'] });
+      await createPod(
+        'ev-none',
+        'nl-evict',
+        [{ key: UNREACHABLE, operator: 'Equal', value: 'elsewhere', effect: 'NoExecute' }],
+        { finalizers: ['test.svc.io/hold'] },
+      );
       await createPod('ev-default', 'nl-evict');
-      await pods().patch('ev-forever', 'merge', { status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now() }] } }, { subresource: 'status' });
+      await pods().patch(
+        'ev-forever',
+        'merge',
+        { status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now() }] } },
+        { subresource: 'status' },
+      );
 
-      await waitFor('the NoExecute taint', async () => taint(await getNode('nl-evict'), UNREACHABLE, 'NoExecute'), 10_000);
+      await waitFor(
+        'the NoExecute taint',
+        async () => taint(await getNode('nl-evict'), UNREACHABLE, 'NoExecute'),
+        10_000,
+      );
       const taintedAt = Date.now();
-      const none = await waitFor('the pod without a matching toleration to be deleted', async () => {
-        const p = await pods().get('ev-none');
-        return p.metadata.deletionTimestamp ? p : undefined;
-      }, 1000);
+      const none = await waitFor(
+        'the pod without a matching toleration to be deleted',
+        async () => {
+          const p = await pods().get('ev-none');
+          return p.metadata.deletionTimestamp ? p : undefined;
+        },
+        1000,
+      );
       expect(Date.now() - taintedAt).toBeLessThan(1000);
       expect(none.status?.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({
-        status: 'True', reason: 'DeletionByTaintManager', message: 'Taint manager: deleting due to NoExecute taint',
+        status: 'True',
+        reason: 'DeletionByTaintManager',
+        message: 'Taint manager: deleting due to NoExecute taint',
       });
       expect(await exists('ev-short')).toBe(true);
       await pods().patch('ev-none', 'merge', { metadata: { finalizers: null } });
@@ -172,9 +260,14 @@ describe('node-lifecycle-controller', () => {
       expect(Date.now() - taintedAt).toBeGreaterThanOrEqual(seconds * 1000 - 50);
       expect(await exists('ev-forever')).toBe(true);
       expect(await exists('ev-default')).toBe(true);
-      expect((await pods().get('ev-forever')).status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('False');
+      expect((await pods().get('ev-forever')).status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe(
+        'False',
+      );
     } finally {
-      for (const p of ['ev-short', 'ev-forever', 'ev-none', 'ev-default']) await pods().delete(p).catch(() => undefined);
+      for (const p of ['ev-short', 'ev-forever', 'ev-none', 'ev-default'])
+        await pods()
+          .delete(p)
+          .catch(() => undefined);
       await deleteNodes('nl-evict');
     }
   });
@@ -188,7 +281,11 @@ describe('node-lifecycle-controller', () => {
       await waitFor('heartbeats past the grace period', () => Date.now() > until, 10_000, 50);
       expect(condition(await getNode('nl-nolease'), 'Ready')?.status).toBe('True');
       const last = await beat.stop();
-      await waitFor('Ready to become Unknown', async () => condition(await getNode('nl-nolease'), 'Ready')?.status === 'Unknown', 10_000);
+      await waitFor(
+        'Ready to become Unknown',
+        async () => condition(await getNode('nl-nolease'), 'Ready')?.status === 'Unknown',
+        10_000,
+      );
       expect(Date.now() - last).toBeGreaterThanOrEqual(GRACE_MS);
     } finally {
       await deleteNodes('nl-nolease');
@@ -199,14 +296,22 @@ describe('node-lifecycle-controller', () => {
     const created = Date.now();
     await createNode('nl-silent', {});
     try {
-      const n = await waitFor('the never-updated conditions', async () => {
-        const x = await getNode('nl-silent');
-        return condition(x, 'Ready') ? x : undefined;
-      }, 10_000);
+      const n = await waitFor(
+        'the never-updated conditions',
+        async () => {
+          const x = await getNode('nl-silent');
+          return condition(x, 'Ready') ? x : undefined;
+        },
+        10_000,
+      );
       // The creation timestamp has whole seconds: the grace may end up to 1 s before `created` + grace.
       expect(Date.now() - created).toBeGreaterThanOrEqual(STARTUP_GRACE_MS - 1000);
       for (const type of ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure']) {
-        expect(condition(n, type)).toMatchObject({ status: 'Unknown', reason: 'NodeStatusNeverUpdated', message: 'Svclet never posted node status.' });
+        expect(condition(n, type)).toMatchObject({
+          status: 'Unknown',
+          reason: 'NodeStatusNeverUpdated',
+          message: 'Svclet never posted node status.',
+        });
       }
       await waitFor('the unreachable taint', async () => taint(await getNode('nl-silent'), UNREACHABLE, 'NoExecute'));
     } finally {
@@ -247,13 +352,18 @@ describe('node-lifecycle-controller', () => {
       }
       for (const d of dead) await createNode(d, { ready: 'True', lease: true });
       const seen = new Map<string, number>();
-      await waitFor('all three dead nodes to be tainted', async () => {
-        for (const n of (await nodes().list()).items) {
-          const name = n.metadata.name ?? '';
-          if (dead.includes(name) && !seen.has(name) && taint(n, UNREACHABLE, 'NoExecute')) seen.set(name, Date.now());
-        }
-        return seen.size === dead.length;
-      }, 15_000);
+      await waitFor(
+        'all three dead nodes to be tainted',
+        async () => {
+          for (const n of (await nodes().list()).items) {
+            const name = n.metadata.name ?? '';
+            if (dead.includes(name) && !seen.has(name) && taint(n, UNREACHABLE, 'NoExecute'))
+              seen.set(name, Date.now());
+          }
+          return seen.size === dead.length;
+        },
+        15_000,
+      );
       const times = [...seen.values()].sort((a, b) => a - b);
       // 1 node per second, burst 1: the first at once, the others 1 s apart.
       expect((times[2] ?? 0) - (times[0] ?? 0)).toBeGreaterThanOrEqual(1800);
@@ -265,22 +375,39 @@ describe('node-lifecycle-controller', () => {
       await deleteNodes(...healthy);
       // Now 3 of 4 nodes are not ready: partial disruption, at or below the large-cluster threshold: rate 0.
       await createNode('nl-d4', { ready: 'True', lease: true });
-      await waitFor('the new dead node to be seen unreachable', async () => taint(await getNode('nl-d4'), UNREACHABLE, 'NoSchedule'), 10_000);
+      await waitFor(
+        'the new dead node to be seen unreachable',
+        async () => taint(await getNode('nl-d4'), UNREACHABLE, 'NoSchedule'),
+        10_000,
+      );
       const unknownAt = Date.now();
-      const outcome = await waitFor('1.5 s to pass, or the NoExecute taint', async () => {
-        if (taint(await getNode('nl-d4'), UNREACHABLE, 'NoExecute')) return 'tainted';
-        return Date.now() - unknownAt > 1500 ? 'not tainted' : undefined;
-      }, 5000, 100);
+      const outcome = await waitFor(
+        '1.5 s to pass, or the NoExecute taint',
+        async () => {
+          if (taint(await getNode('nl-d4'), UNREACHABLE, 'NoExecute')) return 'tainted';
+          return Date.now() - unknownAt > 1500 ? 'not tainted' : undefined;
+        },
+        5000,
+        100,
+      );
       expect(outcome).toBe('not tainted');
       // 1 of 2 not ready: normal again.
       await deleteNodes(...dead);
-      await waitFor('the NoExecute taint after recovery', async () => taint(await getNode('nl-d4'), UNREACHABLE, 'NoExecute'), 5000);
+      await waitFor(
+        'the NoExecute taint after recovery',
+        async () => taint(await getNode('nl-d4'), UNREACHABLE, 'NoExecute'),
+        5000,
+      );
     });
 
     it('takes the NoExecute taints off when no node is ready', async () => {
       await anchor.stop();
       await nodes().delete('anchor');
-      await waitFor('the NoExecute taint to be removed', async () => !taint(await getNode('nl-d4'), UNREACHABLE, 'NoExecute'), 5000);
+      await waitFor(
+        'the NoExecute taint to be removed',
+        async () => !taint(await getNode('nl-d4'), UNREACHABLE, 'NoExecute'),
+        5000,
+      );
       expect(taint(await getNode('nl-d4'), UNREACHABLE, 'NoSchedule')).toBeDefined();
     });
   });

@@ -1,10 +1,26 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { isNotFound, naming, nodeTaintKey, type NodeTaintName } from '@svc/api';
 import { ResourceClient, objectKey, type Lease } from '@svc/client';
-import { informer, newController, runAll, type ControllerDefinition, type RunnableController } from '../controller-context.js';
+import {
+  informer,
+  newController,
+  runAll,
+  type ControllerDefinition,
+  type RunnableController,
+} from '../controller-context.js';
 import { R } from '../resources.js';
 import { RateLimitedTimedQueue } from './rate-limited-timed-queue.js';
-import { nodeCondition, nowTime, podsOnNode, sameTaint, swapNodeTaints, type Node, type NodeCondition, type Pod, type Taint } from './node-taints.js';
+import {
+  nodeCondition,
+  nowTime,
+  podsOnNode,
+  sameTaint,
+  swapNodeTaints,
+  type Node,
+  type NodeCondition,
+  type Pod,
+  type Taint,
+} from './node-taints.js';
 
 const NAME = 'node-lifecycle-controller';
 
@@ -29,7 +45,15 @@ const CONDITION_TAINTS: Record<string, Record<string, NodeTaintName>> = {
   NetworkUnavailable: { True: 'network-unavailable' },
   PIDPressure: { True: 'pid-pressure' },
 };
-const NO_SCHEDULE_KEYS: readonly NodeTaintName[] = ['not-ready', 'unreachable', 'memory-pressure', 'disk-pressure', 'network-unavailable', 'pid-pressure', 'unschedulable'];
+const NO_SCHEDULE_KEYS: readonly NodeTaintName[] = [
+  'not-ready',
+  'unreachable',
+  'memory-pressure',
+  'disk-pressure',
+  'network-unavailable',
+  'pid-pressure',
+  'unschedulable',
+];
 
 type ZoneState = 'Initial' | 'Normal' | 'PartialDisruption' | 'FullDisruption';
 
@@ -53,9 +77,11 @@ function zoneStateOf(ready: ReadonlyArray<NodeCondition | undefined>): ZoneState
 /** Runs `fn` over `items` with at most `limit` at once. */
 async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++] as T);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++] as T);
+    }),
+  );
 }
 
 /**
@@ -101,7 +127,8 @@ export const nodeLifecycleController: ControllerDefinition = {
 
     /** Takes both NoExecute taints off and forgets the node in the tainting queue; true when it was queued. */
     async function markNodeAsReachable(node: Node): Promise<boolean> {
-      if (hasTaint(node, unreachable) || hasTaint(node, notReady)) await swapNodeTaints(nodeApi, node, [], [unreachable, notReady]);
+      if (hasTaint(node, unreachable) || hasTaint(node, notReady))
+        await swapNodeTaints(nodeApi, node, [], [unreachable, notReady]);
       return tainter.remove(node.metadata.name ?? '');
     }
 
@@ -150,7 +177,9 @@ export const nodeLifecycleController: ControllerDefinition = {
         observed = { type: 'Ready', status: 'Unknown', lastHeartbeatTime: created, lastTransitionTime: created };
         grace = o.nodeStartupGracePeriodMs;
         const since = Date.parse(created ?? '') || Date.now();
-        h = h ? { ...h, status: node.status } : { status: node.status, probeTimestamp: since, readyTransitionTimestamp: since };
+        h = h
+          ? { ...h, status: node.status }
+          : { status: node.status, probeTimestamp: since, readyTransitionTimestamp: since };
       } else {
         observed = { ...ready };
         grace = o.nodeMonitorGracePeriodMs;
@@ -160,13 +189,19 @@ export const nodeLifecycleController: ControllerDefinition = {
       if (!h || (!saved && ready) || (saved && !ready)) {
         h = { status: node.status, probeTimestamp: now, readyTransitionTimestamp: now };
       } else if (saved && ready && saved.lastHeartbeatTime !== ready.lastHeartbeatTime) {
-        h = { status: node.status, probeTimestamp: now, readyTransitionTimestamp: saved.lastTransitionTime !== ready.lastTransitionTime ? now : h.readyTransitionTimestamp };
+        h = {
+          status: node.status,
+          probeTimestamp: now,
+          readyTransitionTimestamp:
+            saved.lastTransitionTime !== ready.lastTransitionTime ? now : h.readyTransitionTimestamp,
+        };
       }
       // A renewed Lease is a sign of life even when the status is never posted (Kubernetes).
       const lease = leases.store.get(`${leaseNamespace}/${name}`);
       const renewed = (prev: string | undefined, next: string | undefined): boolean =>
         prev !== undefined && next !== undefined && Date.parse(next) > Date.parse(prev);
-      if (lease && (!h.lease || renewed(h.lease.spec?.renewTime, lease.spec?.renewTime))) h = { ...h, lease, probeTimestamp: now };
+      if (lease && (!h.lease || renewed(h.lease.spec?.renewTime, lease.spec?.renewTime)))
+        h = { ...h, lease, probeTimestamp: now };
       health.set(name, h);
       if (Date.now() <= h.probeTimestamp + grace) return { observed, current: ready };
 
@@ -176,17 +211,37 @@ export const nodeLifecycleController: ControllerDefinition = {
       for (const type of AGENT_CONDITIONS) {
         const c = conditions.find((x) => x.type === type);
         if (!c) {
-          conditions.push({ type, status: 'Unknown', reason: 'NodeStatusNeverUpdated', message: `${agent} never posted node status.`, lastHeartbeatTime: created, lastTransitionTime: stamp });
+          conditions.push({
+            type,
+            status: 'Unknown',
+            reason: 'NodeStatusNeverUpdated',
+            message: `${agent} never posted node status.`,
+            lastHeartbeatTime: created,
+            lastTransitionTime: stamp,
+          });
         } else if (c.status !== 'Unknown') {
-          Object.assign(c, { status: 'Unknown', reason: 'NodeStatusUnknown', message: `${agent} stopped posting node status.`, lastTransitionTime: stamp });
+          Object.assign(c, {
+            status: 'Unknown',
+            reason: 'NodeStatusUnknown',
+            message: `${agent} stopped posting node status.`,
+            lastTransitionTime: stamp,
+          });
         }
       }
       const current = conditions.find((c) => c.type === 'Ready');
       // Written only when Ready changed (Kubernetes compares Ready alone).
       if (ready?.status === 'Unknown') return { observed, current };
       await nodeApi.update(next, { subresource: 'status' });
-      log.info('node stopped reporting; its conditions are now Unknown', { node: name, sinceMs: Date.now() - h.probeTimestamp });
-      health.set(name, { status: next.status, probeTimestamp: h.probeTimestamp, readyTransitionTimestamp: Date.now(), lease: h.lease });
+      log.info('node stopped reporting; its conditions are now Unknown', {
+        node: name,
+        sinceMs: Date.now() - h.probeTimestamp,
+      });
+      health.set(name, {
+        status: next.status,
+        probeTimestamp: h.probeTimestamp,
+        readyTransitionTimestamp: Date.now(),
+        lease: h.lease,
+      });
       return { observed, current };
     }
 
@@ -196,19 +251,24 @@ export const nodeLifecycleController: ControllerDefinition = {
         const [want, opposite] = observed === 'False' ? [notReady, unreachable] : [unreachable, notReady];
         // A node already tainted the other way is switched at once, outside the rate limit.
         if (hasTaint(node, opposite)) await swapNodeTaints(nodeApi, node, [want], [opposite]);
-        else if (markNodeForTainting(node, observed)) log.v(2).info('node queued for the NoExecute taint', { node: node.metadata.name, ready: observed });
-      } else if (observed === 'True' && await markNodeAsReachable(node)) {
+        else if (markNodeForTainting(node, observed))
+          log.v(2).info('node queued for the NoExecute taint', { node: node.metadata.name, ready: observed });
+      } else if (observed === 'True' && (await markNodeAsReachable(node))) {
         log.v(2).info('node is healthy again; NoExecute taints removed', { node: node.metadata.name });
       }
     }
 
     function setLimiter(zoneSize: number, state: ZoneState): void {
-      if (state === 'PartialDisruption') tainter.swapLimiter(zoneSize > o.largeClusterSizeThreshold ? o.secondaryNodeEvictionRate : 0);
+      if (state === 'PartialDisruption')
+        tainter.swapLimiter(zoneSize > o.largeClusterSizeThreshold ? o.secondaryNodeEvictionRate : 0);
       else tainter.swapLimiter(o.nodeEvictionRate);
     }
 
     /** Kubernetes' handleDisruption for one zone holding every node. */
-    async function handleDisruption(ready: ReadonlyArray<NodeCondition | undefined>, all: readonly Node[]): Promise<void> {
+    async function handleDisruption(
+      ready: ReadonlyArray<NodeCondition | undefined>,
+      all: readonly Node[],
+    ): Promise<void> {
       if (ready.length === 0) {
         zoneState = undefined;
         return;
@@ -218,7 +278,10 @@ export const nodeLifecycleController: ControllerDefinition = {
       if (state === 'FullDisruption' && was === 'FullDisruption') return;
       if (state === 'FullDisruption') {
         log.info('no node is ready: entering master disruption mode, NoExecute tainting stops');
-        for (const n of all) await markNodeAsReachable(n).catch((e: unknown) => log.warn('failed to remove taints', { node: n.metadata.name, error: String(e) }));
+        for (const n of all)
+          await markNodeAsReachable(n).catch((e: unknown) =>
+            log.warn('failed to remove taints', { node: n.metadata.name, error: String(e) }),
+          );
         tainter.swapLimiter(0);
         zoneState = state;
         return;
@@ -243,7 +306,9 @@ export const nodeLifecycleController: ControllerDefinition = {
         const name = n.metadata.name ?? '';
         if (known.has(name)) continue;
         known.add(name);
-        await markNodeAsReachable(n).catch((e: unknown) => log.warn('failed to remove taints', { node: name, error: String(e) }));
+        await markNodeAsReachable(n).catch((e: unknown) =>
+          log.warn('failed to remove taints', { node: name, error: String(e) }),
+        );
       }
       for (const name of known) {
         if (nodes.store.get(name)) continue;
@@ -304,7 +369,8 @@ export const nodeLifecycleController: ControllerDefinition = {
         if (ready.status !== 'False' && ready.status !== 'Unknown') return { done: true };
         const [want, opposite] = ready.status === 'False' ? [notReady, unreachable] : [unreachable, notReady];
         try {
-          if (await swapNodeTaints(nodeApi, node, [want], [opposite])) log.info('node tainted', { node: name, taint: want.key, effect: want.effect });
+          if (await swapNodeTaints(nodeApi, node, [want], [opposite]))
+            log.info('node tainted', { node: name, taint: want.key, effect: want.effect });
           return { done: true };
         } catch (e) {
           log.warn('failed to taint node', { node: name, error: String(e) });
@@ -353,14 +419,20 @@ export const nodeLifecycleController: ControllerDefinition = {
     // Watched only so `run` waits for the cache; keys come from the handler below.
     podsBound.watch(pods, () => []);
     pods.addEventHandler({
-      onAdd: (p) => { if (p.spec?.nodeName) podsBound.enqueue(objectKey(p)); },
-      onUpdate: (old, p) => { if (p.spec?.nodeName && p.spec.nodeName !== old.spec?.nodeName) podsBound.enqueue(objectKey(p)); },
+      onAdd: (p) => {
+        if (p.spec?.nodeName) podsBound.enqueue(objectKey(p));
+      },
+      onUpdate: (old, p) => {
+        if (p.spec?.nodeName && p.spec.nodeName !== old.spec?.nodeName) podsBound.enqueue(objectKey(p));
+      },
     });
 
     const monitor: RunnableController = {
       run: async (signal) => {
         try {
-          await Promise.all([nodes, leases, pods].map((i) => i.waitForSync({ signal, timeoutMs: Number.MAX_SAFE_INTEGER })));
+          await Promise.all(
+            [nodes, leases, pods].map((i) => i.waitForSync({ signal, timeoutMs: Number.MAX_SAFE_INTEGER })),
+          );
         } catch {
           return;
         }

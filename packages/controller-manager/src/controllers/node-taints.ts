@@ -1,16 +1,39 @@
 import { isConflict, isNotFound, type ApiObject } from '@svc/api';
 import type { Informer, ResourceClient } from '@svc/client';
 
-export interface Taint { key: string; value?: string; effect: string; timeAdded?: string }
-export interface Toleration { key?: string; operator?: string; value?: string; effect?: string; tolerationSeconds?: number }
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: string;
+  timeAdded?: string;
+}
+export interface Toleration {
+  key?: string;
+  operator?: string;
+  value?: string;
+  effect?: string;
+  tolerationSeconds?: number;
+}
 export interface NodeCondition {
-  type: string; status: string; reason?: string; message?: string; lastHeartbeatTime?: string; lastTransitionTime?: string;
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastHeartbeatTime?: string;
+  lastTransitionTime?: string;
 }
 export interface Node extends ApiObject {
   spec?: { unschedulable?: boolean; taints?: Taint[] };
   status?: { conditions?: NodeCondition[] };
 }
-export interface PodCondition { type: string; status: string; reason?: string; message?: string; lastProbeTime?: string | null; lastTransitionTime?: string }
+export interface PodCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastProbeTime?: string | null;
+  lastTransitionTime?: string;
+}
 export interface Pod extends ApiObject {
   spec?: { nodeName?: string; tolerations?: Toleration[] };
   status?: { conditions?: PodCondition[] };
@@ -35,9 +58,13 @@ export function toleratesTaint(t: Toleration, taint: Taint): boolean {
   if (t.effect && t.effect !== taint.effect) return false;
   if (t.key && t.key !== taint.key) return false;
   switch (t.operator ?? '') {
-    case '': case 'Equal': return (t.value ?? '') === (taint.value ?? '');
-    case 'Exists': return true;
-    default: return false;
+    case '':
+    case 'Equal':
+      return (t.value ?? '') === (taint.value ?? '');
+    case 'Exists':
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -62,13 +89,19 @@ const CONFLICT_RETRIES = 5;
  * is kept as is. The first try writes over `node` (a cached copy), later tries over a fresh
  * read; resolves false when the node is gone or nothing needed changing.
  */
-export async function swapNodeTaints(api: ResourceClient<Node>, node: Node, add: Taint[], remove: Taint[]): Promise<boolean> {
+export async function swapNodeTaints(
+  api: ResourceClient<Node>,
+  node: Node,
+  add: Taint[],
+  remove: Taint[],
+): Promise<boolean> {
   let current = node;
   for (let attempt = 0; ; attempt++) {
     const old = current.spec?.taints ?? [];
     const kept = old.filter((t) => !remove.some((r) => sameTaint(r, t)));
     const stamp = nowTime();
-    const added = add.filter((a) => !kept.some((t) => sameTaint(a, t) && (t.value ?? '') === (a.value ?? '')))
+    const added = add
+      .filter((a) => !kept.some((t) => sameTaint(a, t) && (t.value ?? '') === (a.value ?? '')))
       .map((a) => ({ ...a, timeAdded: stamp }));
     const taints = [...kept.filter((t) => !added.some((a) => sameTaint(a, t))), ...added];
     if (kept.length === old.length && added.length === 0) return false;

@@ -61,7 +61,8 @@ function laterFirst(a: number, b: number, uidA: string, uidB: string, nowMs: num
  */
 export function sortPodsForDeletion(pods: readonly Pod[], related: readonly Pod[], nowMs = Date.now()): Pod[] {
   const onNode = new Map<string, number>();
-  for (const p of related) if (isPodActive(p)) onNode.set(p.spec?.nodeName ?? '', (onNode.get(p.spec?.nodeName ?? '') ?? 0) + 1);
+  for (const p of related)
+    if (isPodActive(p)) onNode.set(p.spec?.nodeName ?? '', (onNode.get(p.spec?.nodeName ?? '') ?? 0) + 1);
   const rank = (p: Pod): number => onNode.get(p.spec?.nodeName ?? '') ?? 0;
   const created = (p: Pod): number => Date.parse(p.metadata.creationTimestamp ?? '') || 0;
   return [...pods].sort((a, b) => {
@@ -76,7 +77,8 @@ export function sortPodsForDeletion(pods: readonly Pod[], related: readonly Pod[
     if (rank(a) !== rank(b)) return rank(b) - rank(a);
     const uidA = a.metadata.uid ?? '';
     const uidB = b.metadata.uid ?? '';
-    if (isPodReady(a) && isPodReady(b) && readySince(a) !== readySince(b)) return laterFirst(readySince(a), readySince(b), uidA, uidB, nowMs);
+    if (isPodReady(a) && isPodReady(b) && readySince(a) !== readySince(b))
+      return laterFirst(readySince(a), readySince(b), uidA, uidB, nowMs);
     if (maxRestarts(a) !== maxRestarts(b)) return maxRestarts(b) - maxRestarts(a);
     if (created(a) !== created(b)) return laterFirst(created(a), created(b), uidA, uidB, nowMs);
     return 0;

@@ -6,7 +6,11 @@ function fakeClock(): { now(): number; t: number } {
 }
 
 /** One `try`; each callback takes 1 ms of `clock`. */
-async function drain(q: RateLimitedTimedQueue, clock: { t: number }, answer: (v: string) => boolean = () => true): Promise<string[]> {
+async function drain(
+  q: RateLimitedTimedQueue,
+  clock: { t: number },
+  answer: (v: string) => boolean = () => true,
+): Promise<string[]> {
   const out: string[] = [];
   await q.try(async (v) => {
     clock.t += 1;

@@ -6,7 +6,11 @@ export class TryTokenBucket {
   private tokens: number;
   private last: number;
 
-  constructor(readonly qps: number, private readonly burst: number, private readonly now: () => number = () => performance.now()) {
+  constructor(
+    readonly qps: number,
+    private readonly burst: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
     this.tokens = burst;
     this.last = now();
   }
@@ -25,7 +29,11 @@ export class TryTokenBucket {
 /** What a `try` callback answers: done (leave the queue), or try again after `retryAfterMs`. */
 export type TryResult = { done: true } | { done: false; retryAfterMs: number };
 
-interface Item { value: string; uid: string; processAt: number }
+interface Item {
+  value: string;
+  uid: string;
+  processAt: number;
+}
 
 /** Kubernetes' EvictionRateLimiterBurst. */
 const BURST = 1;
@@ -41,7 +49,10 @@ export class RateLimitedTimedQueue {
   private pending: Item[] = [];
   private limiter: TryTokenBucket;
 
-  constructor(qps: number, private readonly clock: { now(): number } = { now: () => performance.now() }) {
+  constructor(
+    qps: number,
+    private readonly clock: { now(): number } = { now: () => performance.now() },
+  ) {
     this.limiter = new TryTokenBucket(qps, BURST, () => this.clock.now());
   }
 

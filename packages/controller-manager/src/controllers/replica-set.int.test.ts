@@ -6,14 +6,25 @@ import { waitFor } from '@svc/testing';
 import { withControllerManager } from '../cm-testing.js';
 import { controllerOf } from './controller-ref.js';
 import { isPodActive } from './pod-util.js';
-import { createNamespace, eventsAbout, kubectlIn, pods, replicaSets, setPodReady, template, watchPods } from './workload-testing.js';
+import {
+  createNamespace,
+  eventsAbout,
+  kubectlIn,
+  pods,
+  replicaSets,
+  setPodReady,
+  template,
+  watchPods,
+} from './workload-testing.js';
 import type { Pod, ReplicaSet } from './workload-types.js';
 
 const env = withControllerManager(['--controllers=replicaset']);
 
 function replicaSet(name: string, replicas: number, extra: Partial<ReplicaSet['spec']> = {}): ReplicaSet {
   return {
-    apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name },
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: { name },
     spec: { replicas, selector: { matchLabels: { app: name } }, template: template({ app: name }), ...extra },
   };
 }
@@ -36,7 +47,9 @@ async function waitForStatus(ns: string, name: string, expect: Record<string, nu
   return waitFor(`status ${JSON.stringify(expect)}`, async () => {
     const rs = await replicaSets(env.api, ns).get(name);
     const st = (rs.status ?? {}) as Record<string, number | undefined>;
-    const ok = rs.status?.observedGeneration === rs.metadata.generation && Object.entries(expect).every(([k, v]) => (st[k] ?? 0) === v);
+    const ok =
+      rs.status?.observedGeneration === rs.metadata.generation &&
+      Object.entries(expect).every(([k, v]) => (st[k] ?? 0) === v);
     return ok ? rs : undefined;
   });
 }
@@ -44,16 +57,37 @@ async function waitForStatus(ns: string, name: string, expect: Record<string, nu
 describe('replicaset-controller', () => {
   it('creates spec.replicas pods from the template, owned by the ReplicaSet, and reports them in status', async () => {
     const ns = await createNamespace(env.api, 'rs');
-    const rs = await replicaSets(env.api, ns).create(replicaSet('web', 3, { template: { metadata: { labels: { app: 'web' }, annotations: { note: 'x' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } }));
+    const rs = await replicaSets(env.api, ns).create(
+      replicaSet('web', 3, {
+        template: {
+          metadata: { labels: { app: 'web' }, annotations: { note: 'x' } },
+          spec: { containers: [{ name: 'c', image: 'busybox' }] },
+        },
+      }),
+    );
     const owned = await waitForOwned(ns, rs, 3);
     for (const p of owned) {
       expect(p.metadata.name).toMatch(/^web-[a-z0-9]{5}$/);
       expect(p.metadata.labels).toEqual({ app: 'web' });
       expect(p.metadata.annotations).toEqual({ note: 'x' });
-      expect(p.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: rs.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+      expect(p.metadata.ownerReferences).toEqual([
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: 'web',
+          uid: rs.metadata.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ]);
       expect((p.spec as { containers: unknown[] }).containers).toHaveLength(1);
     }
-    const st = await waitForStatus(ns, 'web', { replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 0, availableReplicas: 0 });
+    const st = await waitForStatus(ns, 'web', {
+      replicas: 3,
+      fullyLabeledReplicas: 3,
+      readyReplicas: 0,
+      availableReplicas: 0,
+    });
     expect(st.status).toEqual({ replicas: 3, fullyLabeledReplicas: 3, observedGeneration: 1 });
 
     for (const p of owned) await setPodReady(env.api, p);
@@ -92,11 +126,16 @@ describe('replicaset-controller', () => {
     // Kubernetes' events on the ReplicaSet: one per pod created and deleted.
     const events = await waitFor('5 SuccessfulCreate and 5 SuccessfulDelete events', async () => {
       const all = await eventsAbout(env.api, ns, 'ReplicaSet', 'web');
-      return all.filter((e) => e.startsWith('SuccessfulCreate')).length === 5 && all.filter((e) => e.startsWith('SuccessfulDelete')).length === 5 ? all : undefined;
+      return all.filter((e) => e.startsWith('SuccessfulCreate')).length === 5 &&
+        all.filter((e) => e.startsWith('SuccessfulDelete')).length === 5
+        ? all
+        : undefined;
     });
     const created = five.map((p) => `SuccessfulCreate: Created pod: ${p.metadata.name ?? ''}`);
     expect(events.filter((e) => e.startsWith('SuccessfulCreate')).sort()).toEqual(created.sort());
-    expect(events.filter((e) => e.startsWith('SuccessfulDelete')).sort()).toEqual(five.map((p) => `SuccessfulDelete: Deleted pod: ${p.metadata.name ?? ''}`).sort());
+    expect(events.filter((e) => e.startsWith('SuccessfulDelete')).sort()).toEqual(
+      five.map((p) => `SuccessfulDelete: Deleted pod: ${p.metadata.name ?? ''}`).sort(),
+    );
   });
 
   it('scales with `kubectl scale` (the scale subresource)', async () => {
@@ -121,26 +160,53 @@ describe('replicaset-controller', () => {
 
   it('adopts a matching orphan, then deletes a surplus pod; fullyLabeledReplicas counts template labels', async () => {
     const ns = await createNamespace(env.api, 'rs');
-    const rs = await replicaSets(env.api, ns).create(replicaSet('web', 2, { template: template({ app: 'web', tier: 'front' }) }));
+    const rs = await replicaSets(env.api, ns).create(
+      replicaSet('web', 2, { template: template({ app: 'web', tier: 'front' }) }),
+    );
     const own = await waitForOwned(ns, rs, 2);
     await waitForStatus(ns, 'web', { replicas: 2, fullyLabeledReplicas: 2 });
     // A running, ready orphan that matches the selector but lacks the template's `tier` label.
-    const orphan = await pods(env.api, ns).create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'orphan', labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+    const orphan = await pods(env.api, ns).create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'orphan', labels: { app: 'web' } },
+      spec: { containers: [{ name: 'c', image: 'busybox' }] },
+    });
     await setPodReady(env.api, orphan);
     const after = await waitFor('the orphan adopted and one pending pod deleted', async () => {
       const owned = await ownedPods(ns, rs);
       return owned.length === 2 && owned.some((p) => p.metadata.name === 'orphan') ? owned : undefined;
     });
     const adopted = after.find((p) => p.metadata.name === 'orphan');
-    expect(adopted?.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: rs.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+    expect(adopted?.metadata.ownerReferences).toEqual([
+      {
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        name: 'web',
+        uid: rs.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
     expect(after.filter((p) => own.some((o) => o.metadata.uid === p.metadata.uid))).toHaveLength(1);
     await waitForStatus(ns, 'web', { replicas: 2, fullyLabeledReplicas: 1, readyReplicas: 1, availableReplicas: 1 });
   });
 
   it('leaves pods controlled by someone else alone', async () => {
     const ns = await createNamespace(env.api, 'rs');
-    const ref = { apiVersion: 'example.test/v1', kind: 'Thing', name: 'thing', uid: 'f0f0f0f0-0000-4000-8000-000000000000', controller: true };
-    await pods(env.api, ns).create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'taken', labels: { app: 'web' }, ownerReferences: [ref] }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+    const ref = {
+      apiVersion: 'example.test/v1',
+      kind: 'Thing',
+      name: 'thing',
+      uid: 'f0f0f0f0-0000-4000-8000-000000000000',
+      controller: true,
+    };
+    await pods(env.api, ns).create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'taken', labels: { app: 'web' }, ownerReferences: [ref] },
+      spec: { containers: [{ name: 'c', image: 'busybox' }] },
+    });
     const rs = await replicaSets(env.api, ns).create(replicaSet('web', 1));
     const [mine] = await waitForOwned(ns, rs, 1);
     expect(mine?.metadata.name).not.toBe('taken');
@@ -177,7 +243,14 @@ describe('replicaset-controller', () => {
 
   it('does not count a pod being deleted, and creates its replacement at once', async () => {
     const ns = await createNamespace(env.api, 'rs');
-    const rs = await replicaSets(env.api, ns).create(replicaSet('web', 1, { template: { metadata: { labels: { app: 'web' }, finalizers: ['test.example/hold'] }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } }));
+    const rs = await replicaSets(env.api, ns).create(
+      replicaSet('web', 1, {
+        template: {
+          metadata: { labels: { app: 'web' }, finalizers: ['test.example/hold'] },
+          spec: { containers: [{ name: 'c', image: 'busybox' }] },
+        },
+      }),
+    );
     const [held] = await waitForOwned(ns, rs, 1);
     await pods(env.api, ns).delete(held?.metadata.name ?? '');
     const owned = await waitForOwned(ns, rs, 1, 'a replacement while the first pod is held by its finalizer');
@@ -185,13 +258,18 @@ describe('replicaset-controller', () => {
     const still = await pods(env.api, ns).get(held?.metadata.name ?? '');
     expect(still.metadata.deletionTimestamp).toBeDefined();
     await waitForStatus(ns, 'web', { replicas: 1 });
-    for (const p of (await pods(env.api, ns).list()).items) await pods(env.api, ns).patch(p.metadata.name ?? '', 'merge', { metadata: { finalizers: null } });
+    for (const p of (await pods(env.api, ns).list()).items)
+      await pods(env.api, ns).patch(p.metadata.name ?? '', 'merge', { metadata: { finalizers: null } });
   });
 
   it('creates exactly spec.replicas pods in a burst, and none later', async () => {
     const ns = await createNamespace(env.api, 'rs');
     const created = new Set<string>();
-    const w = await watchPods(env.api, ns, { onChange: (pw) => { for (const p of pw.informer.store.list()) created.add(p.metadata.uid ?? ''); } });
+    const w = await watchPods(env.api, ns, {
+      onChange: (pw) => {
+        for (const p of pw.informer.store.list()) created.add(p.metadata.uid ?? '');
+      },
+    });
     try {
       const start = Date.now();
       const rs = await replicaSets(env.api, ns).create(replicaSet('burst', 30));
@@ -200,7 +278,10 @@ describe('replicaset-controller', () => {
       await waitForStatus(ns, 'burst', { replicas: 30 });
       // Ask again after the status write: nothing more appears.
       await replicaSets(env.api, ns).patch('burst', 'merge', { metadata: { labels: { touched: 'yes' } } });
-      await waitFor('the label to be seen', async () => (await replicaSets(env.api, ns).get('burst')).metadata.labels?.touched === 'yes');
+      await waitFor(
+        'the label to be seen',
+        async () => (await replicaSets(env.api, ns).get('burst')).metadata.labels?.touched === 'yes',
+      );
       await waitForStatus(ns, 'burst', { replicas: 30 });
       expect(created.size).toBe(30);
       expect((await pods(env.api, ns).list()).items).toHaveLength(30);

@@ -24,17 +24,36 @@ describe('slowStartBatch', () => {
 
 const rs: ReplicaSet = {
   metadata: { name: 'web', namespace: 'ns', uid: 'rs-uid', generation: 2 },
-  spec: { replicas: 3, template: { metadata: { labels: { app: 'web', tier: 'a' }, annotations: { x: 'y' }, finalizers: ['f.example/x'] }, spec: { containers: [{ name: 'c' }] } } },
+  spec: {
+    replicas: 3,
+    template: {
+      metadata: { labels: { app: 'web', tier: 'a' }, annotations: { x: 'y' }, finalizers: ['f.example/x'] },
+      spec: { containers: [{ name: 'c' }] },
+    },
+  },
   status: { observedGeneration: 1 },
 };
 
 describe('podFromTemplate', () => {
   it('copies the template labels, annotations, finalizers and spec, named <rs>- and controlled by the ReplicaSet', () => {
     expect(podFromTemplate(rs)).toEqual({
-      apiVersion: 'v1', kind: 'Pod',
+      apiVersion: 'v1',
+      kind: 'Pod',
       metadata: {
-        generateName: 'web-', labels: { app: 'web', tier: 'a' }, annotations: { x: 'y' }, finalizers: ['f.example/x'],
-        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: 'rs-uid', controller: true, blockOwnerDeletion: true }],
+        generateName: 'web-',
+        labels: { app: 'web', tier: 'a' },
+        annotations: { x: 'y' },
+        finalizers: ['f.example/x'],
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'ReplicaSet',
+            name: 'web',
+            uid: 'rs-uid',
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
       },
       spec: { containers: [{ name: 'c' }] },
     });
@@ -43,19 +62,41 @@ describe('podFromTemplate', () => {
 
 describe('calculateReplicaSetStatus', () => {
   const pod = (labels: Record<string, string>, ready?: string): Pod => ({
-    metadata: { labels }, status: { conditions: ready ? [{ type: 'Ready', status: 'True', lastTransitionTime: ready }] : [] },
+    metadata: { labels },
+    status: { conditions: ready ? [{ type: 'Ready', status: 'True', lastTransitionTime: ready }] : [] },
   });
   it('counts fully labelled, ready and available pods; keeps zeros out but replicas', () => {
     const now = Date.parse('2026-01-01T00:01:00Z');
-    const st = calculateReplicaSetStatus({ ...rs, spec: { ...rs.spec, minReadySeconds: 10 } },
-      [pod({ app: 'web', tier: 'a' }, '2026-01-01T00:00:00Z'), pod({ app: 'web' }, '2026-01-01T00:00:55Z'), pod({ app: 'web', tier: 'a' })], undefined, now);
-    expect(st).toEqual({ replicas: 3, fullyLabeledReplicas: 2, readyReplicas: 2, availableReplicas: 1, observedGeneration: 1 });
+    const st = calculateReplicaSetStatus(
+      { ...rs, spec: { ...rs.spec, minReadySeconds: 10 } },
+      [
+        pod({ app: 'web', tier: 'a' }, '2026-01-01T00:00:00Z'),
+        pod({ app: 'web' }, '2026-01-01T00:00:55Z'),
+        pod({ app: 'web', tier: 'a' }),
+      ],
+      undefined,
+      now,
+    );
+    expect(st).toEqual({
+      replicas: 3,
+      fullyLabeledReplicas: 2,
+      readyReplicas: 2,
+      availableReplicas: 1,
+      observedGeneration: 1,
+    });
     expect(calculateReplicaSetStatus(rs, [], undefined, now)).toEqual({ replicas: 0, observedGeneration: 1 });
   });
 
   it('adds ReplicaFailure while creating or deleting fails, and drops it once a sync succeeds', () => {
     const failed = calculateReplicaSetStatus(rs, [], new Error('pods "web-" is forbidden'));
-    expect(failed.conditions).toEqual([expect.objectContaining({ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'pods "web-" is forbidden' })]);
+    expect(failed.conditions).toEqual([
+      expect.objectContaining({
+        type: 'ReplicaFailure',
+        status: 'True',
+        reason: 'FailedCreate',
+        message: 'pods "web-" is forbidden',
+      }),
+    ]);
     expect(calculateReplicaSetStatus({ ...rs, status: failed }, [], undefined).conditions).toBeUndefined();
   });
 });

@@ -6,7 +6,14 @@ import { R } from '../resources.js';
 import { claimObjects, controllerOf, newControllerRef, recheckOwner, resolveControllerRef } from './controller-ref.js';
 import { ControllerExpectations } from './expectations.js';
 import { isPodActive, isPodAvailable, isPodReady, sortPodsForDeletion } from './pod-util.js';
-import { nowTime, replicasOf, type Pod, type ReplicaSet, type ReplicaSetStatus, type WorkloadCondition } from './workload-types.js';
+import {
+  nowTime,
+  replicasOf,
+  type Pod,
+  type ReplicaSet,
+  type ReplicaSetStatus,
+  type WorkloadCondition,
+} from './workload-types.js';
 
 const NAME = 'replicaset-controller';
 /** Most pods created or deleted in one sync (Kubernetes' BurstReplicas). */
@@ -15,7 +22,11 @@ const BURST_REPLICAS = 500;
 const STATUS_UPDATE_RETRIES = 1;
 
 /** Calls `fn` `count` times in batches of 1, 2, 4, ... (concurrently within a batch); stops after the first batch with a failure. Answers the successes and that failure. */
-export async function slowStartBatch(count: number, initialBatch: number, fn: () => Promise<void>): Promise<{ successes: number; error?: unknown }> {
+export async function slowStartBatch(
+  count: number,
+  initialBatch: number,
+  fn: () => Promise<void>,
+): Promise<{ successes: number; error?: unknown }> {
   let remaining = count;
   let successes = 0;
   for (let batch = Math.min(remaining, initialBatch); batch > 0; batch = Math.min(2 * batch, remaining)) {
@@ -33,7 +44,10 @@ export function podFromTemplate(rs: ReplicaSet): Pod {
   const t = rs.spec.template ?? {};
   const name = rs.metadata.name ?? '';
   const prefix = nameIsDnsSubdomain(`${name}-`, true) ? `${name}-` : name;
-  const metadata: Pod['metadata'] = { generateName: prefix, ownerReferences: [newControllerRef(rs, 'apps/v1', 'ReplicaSet')] };
+  const metadata: Pod['metadata'] = {
+    generateName: prefix,
+    ownerReferences: [newControllerRef(rs, 'apps/v1', 'ReplicaSet')],
+  };
   if (t.metadata?.labels) metadata.labels = { ...t.metadata.labels };
   if (t.metadata?.annotations) metadata.annotations = { ...t.metadata.annotations };
   if (t.metadata?.finalizers) metadata.finalizers = [...t.metadata.finalizers];
@@ -54,7 +68,12 @@ export function omitZero<T extends object>(status: T, keep: readonly string[] = 
  * The status a sync writes (Kubernetes' calculateStatus): counts over the claimed active pods,
  * and a `ReplicaFailure` condition while creating or deleting pods fails.
  */
-export function calculateReplicaSetStatus(rs: ReplicaSet, pods: readonly Pod[], manageError: unknown, nowMs = Date.now()): ReplicaSetStatus {
+export function calculateReplicaSetStatus(
+  rs: ReplicaSet,
+  pods: readonly Pod[],
+  manageError: unknown,
+  nowMs = Date.now(),
+): ReplicaSetStatus {
   const templateLabels = rs.spec.template?.metadata?.labels ?? {};
   const minReady = rs.spec.minReadySeconds ?? 0;
   let fullyLabeled = 0;
@@ -73,15 +92,28 @@ export function calculateReplicaSetStatus(rs: ReplicaSet, pods: readonly Pod[], 
   if (manageError !== undefined && !failure) {
     const reason = pods.length < replicasOf(rs) ? 'FailedCreate' : 'FailedDelete';
     const message = manageError instanceof Error ? manageError.message : String(manageError);
-    const c: WorkloadCondition = { type: 'ReplicaFailure', status: 'True', lastTransitionTime: nowTime(nowMs), reason, message };
+    const c: WorkloadCondition = {
+      type: 'ReplicaFailure',
+      status: 'True',
+      lastTransitionTime: nowTime(nowMs),
+      reason,
+      message,
+    };
     conditions.push(c);
   } else if (manageError === undefined && failure) {
     conditions = conditions.filter((c) => c.type !== 'ReplicaFailure');
   }
-  return omitZero({
-    replicas: pods.length, fullyLabeledReplicas: fullyLabeled, readyReplicas: ready, availableReplicas: available,
-    observedGeneration: rs.status?.observedGeneration, conditions,
-  }, ['replicas']);
+  return omitZero(
+    {
+      replicas: pods.length,
+      fullyLabeledReplicas: fullyLabeled,
+      readyReplicas: ready,
+      availableReplicas: available,
+      observedGeneration: rs.status?.observedGeneration,
+      conditions,
+    },
+    ['replicas'],
+  );
 }
 
 const hasNamespaceTerminatingCause = (e: unknown): boolean =>
@@ -108,15 +140,24 @@ export const replicaSetController: ControllerDefinition = {
     const log = ctx.logger.with({ controller: NAME });
     const events = new EventRecorder(ctx.client, { component: NAME, logger: log });
     /** Kubernetes' pod-control events, recorded on the ReplicaSet. */
-    const record = (rs: ReplicaSet, type: 'Normal' | 'Warning', reason: string, action: string, message: string): void => {
+    const record = (
+      rs: ReplicaSet,
+      type: 'Normal' | 'Warning',
+      reason: string,
+      action: string,
+      message: string,
+    ): void => {
       events.event({ ...rs, apiVersion: 'apps/v1', kind: 'ReplicaSet' }, type, reason, action, message);
     };
 
-    const rsApi = (ns: string): ResourceClient<ReplicaSet> => new ResourceClient<ReplicaSet>(ctx.client, R.replicaSets()).namespace(ns);
+    const rsApi = (ns: string): ResourceClient<ReplicaSet> =>
+      new ResourceClient<ReplicaSet>(ctx.client, R.replicaSets()).namespace(ns);
     const podApi = (ns: string): ResourceClient<Pod> => new ResourceClient<Pod>(ctx.client, R.pods()).namespace(ns);
 
     const controller = newController(ctx, {
-      name: NAME, queueName: 'replicaset', workers: ctx.options.concurrentSyncs.replicaset,
+      name: NAME,
+      queueName: 'replicaset',
+      workers: ctx.options.concurrentSyncs.replicaset,
       reconcile: async (key) => {
         const rs = rss.store.get(key);
         if (!rs) {
@@ -134,7 +175,11 @@ export const replicaSetController: ControllerDefinition = {
         }
         const active = pods.store.byIndex(NAMESPACE_INDEX, ns).filter(isPodActive);
         const claimed = await claimObjects<Pod>({
-          owner: rs, ownerRef: newControllerRef(rs, 'apps/v1', 'ReplicaSet'), selector, objects: active, client: podApi(ns),
+          owner: rs,
+          ownerRef: newControllerRef(rs, 'apps/v1', 'ReplicaSet'),
+          selector,
+          objects: active,
+          client: podApi(ns),
           canAdopt: recheckOwner(rs, () => rsApi(ns).get(rs.metadata.name ?? '')),
         });
         let manageError: unknown;
@@ -150,7 +195,11 @@ export const replicaSetController: ControllerDefinition = {
         const minReady = updated.spec.minReadySeconds ?? 0;
         const st = updated.status ?? {};
         // Resync after minReadySeconds as a last line of defense against clock skew (as Kubernetes).
-        if (minReady > 0 && (st.readyReplicas ?? 0) === replicasOf(updated) && (st.availableReplicas ?? 0) !== replicasOf(updated)) {
+        if (
+          minReady > 0 &&
+          (st.readyReplicas ?? 0) === replicasOf(updated) &&
+          (st.availableReplicas ?? 0) !== replicasOf(updated)
+        ) {
           return { requeueAfter: minReady * 1000 };
         }
       },
@@ -186,20 +235,23 @@ export const replicaSetController: ControllerDefinition = {
       if (diff === 0) return;
       diff = Math.min(diff, BURST_REPLICAS);
       log.v(2).info('too many replicas', { key, need: replicasOf(rs), deleting: diff });
-      const victims = diff < claimed.length ? sortPodsForDeletion(claimed, relatedPods(rs)).slice(0, diff) : [...claimed];
+      const victims =
+        diff < claimed.length ? sortPodsForDeletion(claimed, relatedPods(rs)).slice(0, diff) : [...claimed];
       expectations.expectDeletions(key, victims.map(objectKey));
-      const results = await Promise.allSettled(victims.map(async (p) => {
-        try {
-          await podApi(ns).delete(p.metadata.name ?? '');
-          record(rs, 'Normal', 'SuccessfulDelete', 'Delete', `Deleted pod: ${p.metadata.name ?? ''}`);
-        } catch (e) {
-          // The informer will not see this deletion.
-          expectations.deletionObserved(key, objectKey(p));
-          if (isNotFound(e)) return;
-          record(rs, 'Warning', 'FailedDelete', 'Delete', `Error deleting: ${errorText(e)}`);
-          throw e;
-        }
-      }));
+      const results = await Promise.allSettled(
+        victims.map(async (p) => {
+          try {
+            await podApi(ns).delete(p.metadata.name ?? '');
+            record(rs, 'Normal', 'SuccessfulDelete', 'Delete', `Deleted pod: ${p.metadata.name ?? ''}`);
+          } catch (e) {
+            // The informer will not see this deletion.
+            expectations.deletionObserved(key, objectKey(p));
+            if (isNotFound(e)) return;
+            record(rs, 'Warning', 'FailedDelete', 'Delete', `Error deleting: ${errorText(e)}`);
+            throw e;
+          }
+        }),
+      );
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
     }
@@ -208,7 +260,9 @@ export const replicaSetController: ControllerDefinition = {
     function relatedPods(rs: ReplicaSet): Pod[] {
       const ns = rs.metadata.namespace ?? '';
       const owner = controllerOf(rs);
-      const siblings = owner ? rss.store.byIndex(NAMESPACE_INDEX, ns).filter((o) => controllerOf(o)?.uid === owner.uid) : [rs];
+      const siblings = owner
+        ? rss.store.byIndex(NAMESPACE_INDEX, ns).filter((o) => controllerOf(o)?.uid === owner.uid)
+        : [rs];
       const seen = new Set<string>();
       const out: Pod[] = [];
       const inNs = pods.store.byIndex(NAMESPACE_INDEX, ns);
@@ -232,14 +286,21 @@ export const replicaSetController: ControllerDefinition = {
     async function updateStatus(cached: ReplicaSet, status: ReplicaSetStatus): Promise<ReplicaSet> {
       const old = cached.status ?? {};
       const generation = cached.metadata.generation;
-      const same = (['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'] as const).every((k) => (old[k] ?? 0) === (status[k] ?? 0))
-        && old.observedGeneration === generation && jsonEqual(old.conditions ?? [], status.conditions ?? []);
+      const same =
+        (['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'] as const).every(
+          (k) => (old[k] ?? 0) === (status[k] ?? 0),
+        ) &&
+        old.observedGeneration === generation &&
+        jsonEqual(old.conditions ?? [], status.conditions ?? []);
       if (same) return cached;
       const api = rsApi(cached.metadata.namespace ?? '');
       let rs: ReplicaSet = cached;
       for (let i = 0; ; i++) {
         try {
-          return await api.update({ ...structuredClone(rs), status: { ...status, observedGeneration: generation } }, { subresource: 'status' });
+          return await api.update(
+            { ...structuredClone(rs), status: { ...status, observedGeneration: generation } },
+            { subresource: 'status' },
+          );
         } catch (e) {
           if (i >= STATUS_UPDATE_RETRIES) throw e;
           rs = await api.get(cached.metadata.name ?? '');
@@ -249,15 +310,18 @@ export const replicaSetController: ControllerDefinition = {
 
     const enqueue = (rs: ReplicaSet): void => controller.enqueue(objectKey(rs));
     const rsOf = (pod: Pod, ref = controllerOf(pod)): ReplicaSet | undefined =>
-      resolveControllerRef(ref, 'apps', 'ReplicaSet', (name) => rss.store.get(`${pod.metadata.namespace ?? ''}/${name}`));
+      resolveControllerRef(ref, 'apps', 'ReplicaSet', (name) =>
+        rss.store.get(`${pod.metadata.namespace ?? ''}/${name}`),
+      );
     /** ReplicaSets in the pod's namespace whose selector matches it (candidates to adopt an orphan). */
-    const matchingReplicaSets = (pod: Pod): ReplicaSet[] => rss.store.byIndex(NAMESPACE_INDEX, pod.metadata.namespace ?? '').filter((rs) => {
-      try {
-        return labelSelectorFromObject(rs.spec.selector).matches(pod.metadata.labels);
-      } catch {
-        return false;
-      }
-    });
+    const matchingReplicaSets = (pod: Pod): ReplicaSet[] =>
+      rss.store.byIndex(NAMESPACE_INDEX, pod.metadata.namespace ?? '').filter((rs) => {
+        try {
+          return labelSelectorFromObject(rs.spec.selector).matches(pod.metadata.labels);
+        } catch {
+          return false;
+        }
+      });
 
     const podDeleted = (pod: Pod): void => {
       const rs = rsOf(pod);
@@ -269,7 +333,9 @@ export const replicaSetController: ControllerDefinition = {
     controller.watch(rss);
     // A deleted ReplicaSet (or one replaced under the same name) starts afresh.
     rss.addEventHandler({
-      onUpdate: (old, cur) => { if (old.metadata.uid !== cur.metadata.uid) expectations.delete(objectKey(old)); },
+      onUpdate: (old, cur) => {
+        if (old.metadata.uid !== cur.metadata.uid) expectations.delete(objectKey(old));
+      },
       onDelete: (rs) => expectations.delete(objectKey(rs)),
     });
     // Registered so `run` waits for the pod cache; the handlers below do the work.
@@ -309,7 +375,8 @@ export const replicaSetController: ControllerDefinition = {
           enqueue(rs);
           const minReady = rs.spec.minReadySeconds ?? 0;
           // Becoming available is no event of its own: look again once minReadySeconds (+1 s for skew) passed.
-          if (!isPodReady(old) && isPodReady(cur) && minReady > 0) controller.queue.addAfter(objectKey(rs), minReady * 1000 + 1000);
+          if (!isPodReady(old) && isPodReady(cur) && minReady > 0)
+            controller.queue.addAfter(objectKey(rs), minReady * 1000 + 1000);
           return;
         }
         if (labelsChanged || refChanged) for (const rs of matchingReplicaSets(cur)) enqueue(rs);

@@ -23,7 +23,10 @@ export const rootCaCertPublisher: ControllerDefinition = {
     const namespaces = informer<ApiObject>(ctx, R.namespaces());
     const configMaps = informer<ApiObject>(ctx, R.configMaps());
     const api = new ResourceClient(ctx.client, R.configMaps());
-    const annotations = { [`${naming().labelPrefix}/description`]: 'Contains a CA bundle that can be used to verify the API server\'s certificate. Its content changes when the CA is rotated.' };
+    const annotations = {
+      [`${naming().labelPrefix}/description`]:
+        "Contains a CA bundle that can be used to verify the API server's certificate. Its content changes when the CA is rotated.",
+    };
     const controller = newController(ctx, {
       name: 'root-ca-certificate-publisher-controller',
       queueName: 'root_ca_cert_publisher',
@@ -33,9 +36,25 @@ export const rootCaCertPublisher: ControllerDefinition = {
         const cm = configMaps.store.get(`${ns}/${name}`);
         try {
           if (!cm) {
-            await api.namespace(ns).create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, annotations }, data: { 'ca.crt': ca } });
-          } else if ((cm.data as Record<string, string> | undefined)?.['ca.crt'] !== ca || Object.keys(cm.data ?? {}).length !== 1) {
-            await api.namespace(ns).update({ ...cm, metadata: { ...cm.metadata, annotations: { ...cm.metadata.annotations, ...annotations } }, data: { 'ca.crt': ca } });
+            await api
+              .namespace(ns)
+              .create({
+                apiVersion: 'v1',
+                kind: 'ConfigMap',
+                metadata: { name, namespace: ns, annotations },
+                data: { 'ca.crt': ca },
+              });
+          } else if (
+            (cm.data as Record<string, string> | undefined)?.['ca.crt'] !== ca ||
+            Object.keys(cm.data ?? {}).length !== 1
+          ) {
+            await api
+              .namespace(ns)
+              .update({
+                ...cm,
+                metadata: { ...cm.metadata, annotations: { ...cm.metadata.annotations, ...annotations } },
+                data: { 'ca.crt': ca },
+              });
           }
         } catch (e) {
           if (isAlreadyExists(e) || isConflict(e)) return { requeueAfter: 0 };

@@ -11,8 +11,14 @@ describe('serviceaccount-controller and root-ca-certificate-publisher-controller
 
   it('gives every existing namespace a default ServiceAccount and the root CA ConfigMap', async () => {
     for (const ns of ['default', 'svc-system', 'svc-public']) {
-      await waitFor(`the default ServiceAccount in ${ns}`, async () => (await status(`/api/v1/namespaces/${ns}/serviceaccounts/default`)) === 200);
-      await waitFor(`the root CA ConfigMap in ${ns}`, async () => (await status(`/api/v1/namespaces/${ns}/configmaps/svc-root-ca.crt`)) === 200);
+      await waitFor(
+        `the default ServiceAccount in ${ns}`,
+        async () => (await status(`/api/v1/namespaces/${ns}/serviceaccounts/default`)) === 200,
+      );
+      await waitFor(
+        `the root CA ConfigMap in ${ns}`,
+        async () => (await status(`/api/v1/namespaces/${ns}/configmaps/svc-root-ca.crt`)) === 200,
+      );
     }
   });
 
@@ -25,8 +31,14 @@ describe('serviceaccount-controller and root-ca-certificate-publisher-controller
   it('does both for a new namespace', async () => {
     const ns = uniqueName('sa');
     await namespaces().create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    await waitFor('the default ServiceAccount', async () => (await status(`/api/v1/namespaces/${ns}/serviceaccounts/default`)) === 200);
-    await waitFor('the root CA ConfigMap', async () => (await status(`/api/v1/namespaces/${ns}/configmaps/svc-root-ca.crt`)) === 200);
+    await waitFor(
+      'the default ServiceAccount',
+      async () => (await status(`/api/v1/namespaces/${ns}/serviceaccounts/default`)) === 200,
+    );
+    await waitFor(
+      'the root CA ConfigMap',
+      async () => (await status(`/api/v1/namespaces/${ns}/configmaps/svc-root-ca.crt`)) === 200,
+    );
   });
 
   it('puts back a deleted default ServiceAccount and a deleted or edited CA ConfigMap', async () => {
@@ -34,7 +46,9 @@ describe('serviceaccount-controller and root-ca-certificate-publisher-controller
     await namespaces().create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     const accounts = new ResourceClient(env.api, R.serviceAccounts()).namespace(ns);
     const configMaps = new ResourceClient(env.api, R.configMaps()).namespace(ns);
-    const first = await waitFor('the default ServiceAccount', async () => accounts.get('default').catch(() => undefined));
+    const first = await waitFor('the default ServiceAccount', async () =>
+      accounts.get('default').catch(() => undefined),
+    );
     await accounts.delete('default');
     await waitFor('a new default ServiceAccount', async () => {
       const sa = await accounts.get('default').catch(() => undefined);
@@ -47,6 +61,9 @@ describe('serviceaccount-controller and root-ca-certificate-publisher-controller
       return JSON.stringify(now.data) === JSON.stringify({ 'ca.crt': env.server.server.caPem });
     });
     await configMaps.delete('svc-root-ca.crt');
-    await waitFor('the CA ConfigMap made again', async () => (await status(`/api/v1/namespaces/${ns}/configmaps/svc-root-ca.crt`)) === 200);
+    await waitFor(
+      'the CA ConfigMap made again',
+      async () => (await status(`/api/v1/namespaces/${ns}/configmaps/svc-root-ca.crt`)) === 200,
+    );
   });
 });

@@ -20,10 +20,17 @@ export const serviceAccountController: ControllerDefinition = {
       queueName: 'serviceaccount',
       reconcile: async (ns) => {
         const namespace = namespaces.store.get(ns);
-        if (!namespace || namespace.metadata.deletionTimestamp || (namespace.status as { phase?: string } | undefined)?.phase === 'Terminating') return;
+        if (
+          !namespace ||
+          namespace.metadata.deletionTimestamp ||
+          (namespace.status as { phase?: string } | undefined)?.phase === 'Terminating'
+        )
+          return;
         if (accounts.store.get(`${ns}/${DEFAULT_ACCOUNT}`)) return;
         try {
-          await api.namespace(ns).create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: DEFAULT_ACCOUNT, namespace: ns } });
+          await api
+            .namespace(ns)
+            .create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: DEFAULT_ACCOUNT, namespace: ns } });
         } catch (e) {
           // Already there (the cache is behind), or the namespace went away meanwhile.
           if (!isAlreadyExists(e) && !isNotFound(e)) throw e;

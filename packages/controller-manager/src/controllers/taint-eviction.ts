@@ -2,13 +2,22 @@ import { isNotFound } from '@svc/api';
 import { ResourceClient, objectKey, splitKey } from '@svc/client';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
-import { nowTime, podsOnNode, toleratesTaint, type Node, type Pod, type Taint, type Toleration } from './node-taints.js';
+import {
+  nowTime,
+  podsOnNode,
+  toleratesTaint,
+  type Node,
+  type Pod,
+  type Taint,
+  type Toleration,
+} from './node-taints.js';
 
 const NAME = 'taint-eviction-controller';
 /** Kubernetes' UpdateWorkerSize. */
 const WORKERS = 8;
 
-const noExecuteTaints = (node: Node | undefined): Taint[] => (node?.spec?.taints ?? []).filter((t) => t.effect === 'NoExecute');
+const noExecuteTaints = (node: Node | undefined): Taint[] =>
+  (node?.spec?.taints ?? []).filter((t) => t.effect === 'NoExecute');
 
 /**
  * How long `tolerations` let a pod stay on a node with `taints` (Kubernetes' GetMatchingTolerations
@@ -64,8 +73,17 @@ export const taintEvictionController: ControllerDefinition = {
       const old = conditions.find((c) => c.type === 'DisruptionTarget');
       const reason = 'DeletionByTaintManager';
       if (old?.status !== 'True' || old.reason !== reason) {
-        const condition = { type: 'DisruptionTarget', status: 'True', reason, message: 'Taint manager: deleting due to NoExecute taint', lastTransitionTime: old?.status === 'True' ? old.lastTransitionTime : nowTime() };
-        await api.update({ ...pod, status: { ...pod.status, conditions: [...conditions.filter((c) => c !== old), condition] } }, { subresource: 'status' });
+        const condition = {
+          type: 'DisruptionTarget',
+          status: 'True',
+          reason,
+          message: 'Taint manager: deleting due to NoExecute taint',
+          lastTransitionTime: old?.status === 'True' ? old.lastTransitionTime : nowTime(),
+        };
+        await api.update(
+          { ...pod, status: { ...pod.status, conditions: [...conditions.filter((c) => c !== old), condition] } },
+          { subresource: 'status' },
+        );
       }
       log.info('deleting pod', { pod: key, node: pod.spec?.nodeName });
       try {
@@ -83,7 +101,10 @@ export const taintEvictionController: ControllerDefinition = {
         const pod = pods.store.get(key);
         const nodeName = pod?.spec?.nodeName;
         const taints = nodeName ? noExecuteTaints(nodes.store.get(nodeName)) : [];
-        const wait = pod && !pod.metadata.deletionTimestamp && taints.length > 0 ? tolerationMs(pod.spec?.tolerations ?? [], taints) : undefined;
+        const wait =
+          pod && !pod.metadata.deletionTimestamp && taints.length > 0
+            ? tolerationMs(pod.spec?.tolerations ?? [], taints)
+            : undefined;
         if (!pod || wait === undefined) {
           since.delete(key);
           return;
@@ -99,10 +120,14 @@ export const taintEvictionController: ControllerDefinition = {
     controller.watch(pods);
     // Nodes are watched only so `run` waits for their cache; a change of NoExecute taints enqueues the node's pods.
     controller.watch(nodes, () => []);
-    const enqueuePods = (node: Node): void => { for (const p of podsOn(node.metadata.name ?? '')) controller.enqueue(objectKey(p)); };
+    const enqueuePods = (node: Node): void => {
+      for (const p of podsOn(node.metadata.name ?? '')) controller.enqueue(objectKey(p));
+    };
     nodes.addEventHandler({
       onAdd: enqueuePods,
-      onUpdate: (old, node) => { if (JSON.stringify(noExecuteTaints(old)) !== JSON.stringify(noExecuteTaints(node))) enqueuePods(node); },
+      onUpdate: (old, node) => {
+        if (JSON.stringify(noExecuteTaints(old)) !== JSON.stringify(noExecuteTaints(node))) enqueuePods(node);
+      },
       onDelete: enqueuePods,
     });
     return controller;

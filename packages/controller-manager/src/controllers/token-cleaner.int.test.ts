@@ -7,14 +7,25 @@ const env = withControllerManager(['--controllers=tokencleaner']);
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
 function tokenSecret(id: string, expiration?: string, type = 'bootstrap.svc.io/token') {
-  const data: Record<string, string> = { 'token-id': b64(id), 'token-secret': b64('0123456789abcdef'), 'usage-bootstrap-authentication': b64('true') };
+  const data: Record<string, string> = {
+    'token-id': b64(id),
+    'token-secret': b64('0123456789abcdef'),
+    'usage-bootstrap-authentication': b64('true'),
+  };
   if (expiration !== undefined) data.expiration = b64(expiration);
-  return { apiVersion: 'v1', kind: 'Secret', metadata: { name: `bootstrap-token-${id}`, namespace: 'svc-system' }, type, data };
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `bootstrap-token-${id}`, namespace: 'svc-system' },
+    type,
+    data,
+  };
 }
 
 describe('token-cleaner-controller', () => {
   const secrets = () => new ResourceClient(env.api, R.secrets()).namespace('svc-system');
-  const exists = async (name: string) => (await env.api.request('GET', `/api/v1/namespaces/svc-system/secrets/${name}`)).status === 200;
+  const exists = async (name: string) =>
+    (await env.api.request('GET', `/api/v1/namespaces/svc-system/secrets/${name}`)).status === 200;
 
   it('deletes a bootstrap token whose expiration has passed', async () => {
     await secrets().create(tokenSecret('aaaaaa', new Date(Date.now() - 60_000).toISOString().replace(/\.\d+Z$/, 'Z')));
@@ -24,7 +35,11 @@ describe('token-cleaner-controller', () => {
   it('deletes a token when it expires, not before', async () => {
     const at = Date.now() + 3000;
     await secrets().create(tokenSecret('bbbbbb', new Date(at).toISOString()));
-    await waitFor('the token to be deleted once it expired', async () => !(await exists('bootstrap-token-bbbbbb')), 15_000);
+    await waitFor(
+      'the token to be deleted once it expired',
+      async () => !(await exists('bootstrap-token-bbbbbb')),
+      15_000,
+    );
     expect(Date.now()).toBeGreaterThanOrEqual(at);
   });
 

@@ -10,13 +10,18 @@ import { R } from '../resources.js';
 import { isPodActive, isPodReady } from './pod-util.js';
 import { nowTime, type Deployment, type Pod, type ReplicaSet } from './workload-types.js';
 
-export const pods = (api: RestClient, ns: string): ResourceClient<Pod> => new ResourceClient<Pod>(api, R.pods()).namespace(ns);
-export const replicaSets = (api: RestClient, ns: string): ResourceClient<ReplicaSet> => new ResourceClient<ReplicaSet>(api, R.replicaSets()).namespace(ns);
-export const deployments = (api: RestClient, ns: string): ResourceClient<Deployment> => new ResourceClient<Deployment>(api, R.deployments()).namespace(ns);
+export const pods = (api: RestClient, ns: string): ResourceClient<Pod> =>
+  new ResourceClient<Pod>(api, R.pods()).namespace(ns);
+export const replicaSets = (api: RestClient, ns: string): ResourceClient<ReplicaSet> =>
+  new ResourceClient<ReplicaSet>(api, R.replicaSets()).namespace(ns);
+export const deployments = (api: RestClient, ns: string): ResourceClient<Deployment> =>
+  new ResourceClient<Deployment>(api, R.deployments()).namespace(ns);
 
 /** The core/v1 Events in `ns` about the object named `name` of `kind`, as "reason: message", oldest first. */
 export async function eventsAbout(api: RestClient, ns: string, kind: string, name: string): Promise<string[]> {
-  const list = await new ResourceClient(api, R.events()).namespace(ns).list({ fieldSelector: `involvedObject.kind=${kind},involvedObject.name=${name}` });
+  const list = await new ResourceClient(api, R.events())
+    .namespace(ns)
+    .list({ fieldSelector: `involvedObject.kind=${kind},involvedObject.name=${name}` });
   return (list.items as Array<{ reason?: string; message?: string; metadata: { creationTimestamp?: string } }>)
     .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''))
     .map((e) => `${e.reason ?? ''}: ${e.message ?? ''}`);
@@ -29,16 +34,27 @@ export async function createNamespace(api: RestClient, prefix: string): Promise<
 }
 
 /** A pod template labelled `labels`, one container. */
-export function template(labels: Record<string, string>, image = 'busybox'): NonNullable<ReplicaSet['spec']['template']> {
+export function template(
+  labels: Record<string, string>,
+  image = 'busybox',
+): NonNullable<ReplicaSet['spec']['template']> {
   return { metadata: { labels }, spec: { containers: [{ name: 'c', image }] } };
 }
 
 /** Writes the status a node agent would for a running pod, Ready=`ready` (through `/status`). Resolves false when the pod is gone. */
 export async function setPodReady(api: RestClient, pod: Pod, ready = true): Promise<boolean> {
   try {
-    await pods(api, pod.metadata.namespace ?? '').patch(pod.metadata.name ?? '', 'merge', {
-      status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: nowTime() }] },
-    }, { subresource: 'status' });
+    await pods(api, pod.metadata.namespace ?? '').patch(
+      pod.metadata.name ?? '',
+      'merge',
+      {
+        status: {
+          phase: 'Running',
+          conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: nowTime() }],
+        },
+      },
+      { subresource: 'status' },
+    );
     return true;
   } catch (e) {
     if (isNotFound(e)) return false;
@@ -59,7 +75,11 @@ export interface PodWatch {
  * it then is: the sequence of states is the server's (one watch), so invariants checked
  * there held in the server's history.
  */
-export async function watchPods(api: RestClient, ns: string, o: { kubelet?: boolean | ((p: Pod) => boolean); onChange?: (w: PodWatch) => void } = {}): Promise<PodWatch> {
+export async function watchPods(
+  api: RestClient,
+  ns: string,
+  o: { kubelet?: boolean | ((p: Pod) => boolean); onChange?: (w: PodWatch) => void } = {},
+): Promise<PodWatch> {
   const informer = new Informer<Pod>(listWatcherFor<Pod>(api, R.pods(), { namespace: ns }));
   const stop = new AbortController();
   const pending = new Set<Promise<unknown>>();
@@ -74,12 +94,20 @@ export async function watchPods(api: RestClient, ns: string, o: { kubelet?: bool
   };
   const ready = (p: Pod): void => {
     if (!o.kubelet || (typeof o.kubelet === 'function' && !o.kubelet(p)) || isPodReady(p) || !isPodActive(p)) return;
-    const done = setPodReady(api, p).catch(() => undefined).finally(() => pending.delete(done));
+    const done = setPodReady(api, p)
+      .catch(() => undefined)
+      .finally(() => pending.delete(done));
     pending.add(done);
   };
   informer.addEventHandler({
-    onAdd: (p) => { ready(p); o.onChange?.(w); },
-    onUpdate: (_old, p) => { ready(p); o.onChange?.(w); },
+    onAdd: (p) => {
+      ready(p);
+      o.onChange?.(w);
+    },
+    onUpdate: (_old, p) => {
+      ready(p);
+      o.onChange?.(w);
+    },
     onDelete: () => o.onChange?.(w),
   });
   const run = informer.run(stop.signal);
@@ -88,14 +116,21 @@ export async function watchPods(api: RestClient, ns: string, o: { kubelet?: bool
 }
 
 /** Stock kubectl against `svcconfigPath` with a private HOME (its discovery cache). */
-export async function kubectlIn(svcconfigPath: string): Promise<{ run(args: string[]): Promise<KubectlResult>; ok(args: string[]): Promise<KubectlResult>; stop(): Promise<void> }> {
+export async function kubectlIn(
+  svcconfigPath: string,
+): Promise<{
+  run(args: string[]): Promise<KubectlResult>;
+  ok(args: string[]): Promise<KubectlResult>;
+  stop(): Promise<void>;
+}> {
   const home = await mkdtemp(join(tmpdir(), 'svc-kubectl-home-'));
   const run = (args: string[]): Promise<KubectlResult> => kubectl(svcconfigPath, args, { home, timeoutMs: 60_000 });
   return {
     run,
     ok: async (args) => {
       const r = await run(args);
-      if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+      if (r.code !== 0)
+        throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
       return r;
     },
     stop: () => rm(home, { recursive: true, force: true }),
@@ -105,9 +140,16 @@ export async function kubectlIn(svcconfigPath: string): Promise<{ run(args: stri
 const revision = (rs: ReplicaSet): number => Number(rs.metadata.annotations?.[deploymentAnnotation('revision')] ?? 0);
 
 /** A Deployment of `replicas` pods labelled `app: <name>`, image `image`. */
-export function deploymentOf(name: string, replicas: number, extra: Partial<Deployment['spec']> = {}, image = 'busybox'): Deployment {
+export function deploymentOf(
+  name: string,
+  replicas: number,
+  extra: Partial<Deployment['spec']> = {},
+  image = 'busybox',
+): Deployment {
   return {
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
     spec: { replicas, selector: { matchLabels: { app: name } }, template: template({ app: name }, image), ...extra },
   };
 }
@@ -115,7 +157,8 @@ export function deploymentOf(name: string, replicas: number, extra: Partial<Depl
 /** ReplicaSets in `ns` controlled by the Deployment `d`, lowest revision first. */
 export async function replicaSetsOf(api: RestClient, ns: string, d: Deployment): Promise<ReplicaSet[]> {
   const list = await replicaSets(api, ns).list();
-  return list.items.filter((rs) => rs.metadata.ownerReferences?.some((r) => r.controller && r.uid === d.metadata.uid))
+  return list.items
+    .filter((rs) => rs.metadata.ownerReferences?.some((r) => r.controller && r.uid === d.metadata.uid))
     .sort((a, b) => revision(a) - revision(b));
 }
 
@@ -123,14 +166,26 @@ export async function replicaSetsOf(api: RestClient, ns: string, d: Deployment):
  * Waits until the Deployment (at `generation` or later) is rolled out as `kubectl rollout status`
  * judges it, with every replica updated and available.
  */
-export async function waitForRollout(api: RestClient, ns: string, name: string, o: { generation?: number; timeoutMs?: number } = {}): Promise<Deployment> {
-  return waitFor(`deployment ${name} to be rolled out`, async () => {
-    const d = await deployments(api, ns).get(name);
-    if ((d.metadata.generation ?? 0) < (o.generation ?? 0)) return undefined;
-    const st = d.status ?? {};
-    const n = d.spec.replicas ?? 1;
-    const done = (st.observedGeneration ?? 0) >= (d.metadata.generation ?? 0) && (st.updatedReplicas ?? 0) === n
-      && (st.replicas ?? 0) === n && (st.availableReplicas ?? 0) === n;
-    return done ? d : undefined;
-  }, o.timeoutMs ?? 20_000);
+export async function waitForRollout(
+  api: RestClient,
+  ns: string,
+  name: string,
+  o: { generation?: number; timeoutMs?: number } = {},
+): Promise<Deployment> {
+  return waitFor(
+    `deployment ${name} to be rolled out`,
+    async () => {
+      const d = await deployments(api, ns).get(name);
+      if ((d.metadata.generation ?? 0) < (o.generation ?? 0)) return undefined;
+      const st = d.status ?? {};
+      const n = d.spec.replicas ?? 1;
+      const done =
+        (st.observedGeneration ?? 0) >= (d.metadata.generation ?? 0) &&
+        (st.updatedReplicas ?? 0) === n &&
+        (st.replicas ?? 0) === n &&
+        (st.availableReplicas ?? 0) === n;
+      return done ? d : undefined;
+    },
+    o.timeoutMs ?? 20_000,
+  );
 }

@@ -3,7 +3,13 @@ import type { LabelSelectorObject } from '@svc/machinery';
 
 /** The parts of core/v1 and apps/v1 workload objects the replica-set and deployment controllers read (wire JSON). */
 
-export interface PodCondition { type: string; status: string; lastTransitionTime?: string; reason?: string; message?: string }
+export interface PodCondition {
+  type: string;
+  status: string;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
 
 export interface Pod extends ApiObject {
   spec?: { nodeName?: string; [field: string]: unknown };
@@ -11,7 +17,12 @@ export interface Pod extends ApiObject {
 }
 
 export interface PodTemplate {
-  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string>; finalizers?: string[]; [field: string]: unknown };
+  metadata?: {
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    finalizers?: string[];
+    [field: string]: unknown;
+  };
   spec?: Record<string, unknown>;
 }
 

@@ -12,7 +12,11 @@ import { alive, killContainersUnder } from '../runtime-testing.js';
 
 const BIN = resolve(__dirname, '../../dist/bin/svc-runtime.js');
 
-interface Run { child: ChildProcess; out: { stdout: string; stderr: string }; exited: Promise<number | null> }
+interface Run {
+  child: ChildProcess;
+  out: { stdout: string; stderr: string };
+  exited: Promise<number | null>;
+}
 
 describe('svc-runtime binary', () => {
   let dir: string;
@@ -34,8 +38,12 @@ describe('svc-runtime binary', () => {
   function start(args: string[]): Run {
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     const out = { stdout: '', stderr: '' };
-    child.stdout?.on('data', (d: Buffer) => { out.stdout += d.toString(); });
-    child.stderr?.on('data', (d: Buffer) => { out.stderr += d.toString(); });
+    child.stdout?.on('data', (d: Buffer) => {
+      out.stdout += d.toString();
+    });
+    child.stderr?.on('data', (d: Buffer) => {
+      out.stderr += d.toString();
+    });
     const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
     const run = { child, out, exited };
     runs.push(run);
@@ -61,26 +69,45 @@ describe('svc-runtime binary', () => {
 
   it('serves the CRI, and leaves containers running across SIGTERM, SIGKILL and a restart over the stale socket', async () => {
     const socket = join(dir, 'run', 'cri.sock');
-    const args = ['--socket', socket, '--root-dir', join(dir, 'root'), '--pod-ip', '10.1.2.3', '--logging-format', 'json'];
+    const args = [
+      '--socket',
+      socket,
+      '--root-dir',
+      join(dir, 'root'),
+      '--pod-ip',
+      '10.1.2.3',
+      '--logging-format',
+      'json',
+    ];
     const connect = (): CriClient => {
       const c = connectCri(`unix://${socket}`);
       clients.push(c);
       return c;
     };
-    const serving = (r: Run, c: CriClient) => waitFor('svc-runtime to serve', async () => {
-      if (r.child.exitCode !== null) throw new Error(`svc-runtime exited: ${r.out.stderr}`);
-      return c.runtime.version({}).then((v) => v, () => undefined);
-    });
+    const serving = (r: Run, c: CriClient) =>
+      waitFor('svc-runtime to serve', async () => {
+        if (r.child.exitCode !== null) throw new Error(`svc-runtime exited: ${r.out.stderr}`);
+        return c.runtime.version({}).then(
+          (v) => v,
+          () => undefined,
+        );
+      });
 
     const first = start(args);
     const cri = connect();
     expect((await serving(first, cri)).runtimeName).toBe('svc-runtime');
     await cri.image.pullImage({ image: { image: 'busybox' } });
-    const { podSandboxId } = await cri.runtime.runPodSandbox({ config: { metadata: { name: 'p', namespace: 'default', uid: 'u' }, logDirectory: join(dir, 'pods') } });
+    const { podSandboxId } = await cri.runtime.runPodSandbox({
+      config: { metadata: { name: 'p', namespace: 'default', uid: 'u' }, logDirectory: join(dir, 'pods') },
+    });
     expect((await cri.runtime.podSandboxStatus({ podSandboxId })).status?.network?.ip).toBe('10.1.2.3');
-    const { containerId } = await cri.runtime.createContainer({ podSandboxId, config: { metadata: { name: 'sleeper' }, image: { image: 'busybox' }, command: ['sleep', '60'] } });
+    const { containerId } = await cri.runtime.createContainer({
+      podSandboxId,
+      config: { metadata: { name: 'sleeper' }, image: { image: 'busybox' }, command: ['sleep', '60'] },
+    });
     await cri.runtime.startContainer({ containerId });
-    const pidOf = async (c: CriClient) => (JSON.parse((await c.runtime.containerStatus({ containerId, verbose: true })).info.info!) as { pid: number }).pid;
+    const pidOf = async (c: CriClient) =>
+      (JSON.parse((await c.runtime.containerStatus({ containerId, verbose: true })).info.info!) as { pid: number }).pid;
     const pid = await pidOf(cri);
 
     first.child.kill('SIGTERM');

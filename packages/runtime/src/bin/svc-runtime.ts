@@ -19,7 +19,10 @@ async function main(): Promise<void> {
     signals++;
     if (signals > 1) process.exit(1);
     logger.info('shutting down; containers keep running', { signal: sig });
-    server.close().then(() => process.exit(0), () => process.exit(1));
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));

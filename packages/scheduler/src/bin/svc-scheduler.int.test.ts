@@ -3,7 +3,16 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePorts, HttpsClient, spawnProcess, startTestApiServer, waitFor, type TestProcess, type Json, type TestApiServer } from '@svc/testing';
+import {
+  freePorts,
+  HttpsClient,
+  spawnProcess,
+  startTestApiServer,
+  waitFor,
+  type TestProcess,
+  type Json,
+  type TestApiServer,
+} from '@svc/testing';
 import { nodeObject, podObject } from '../scheduler-testing.js';
 
 const BIN = resolve(__dirname, '../../dist/bin/svc-scheduler.js');
@@ -22,7 +31,8 @@ describe('svc-scheduler processes', () => {
   beforeAll(async () => {
     server = await startTestApiServer();
     dir = await mkdtemp(join(tmpdir(), 'svc-sched-bin-'));
-    for (const n of ['bin-node-a', 'bin-node-b']) await server.client.request('POST', '/api/v1/nodes', { body: nodeObject(n) });
+    for (const n of ['bin-node-a', 'bin-node-b'])
+      await server.client.request('POST', '/api/v1/nodes', { body: nodeObject(n) });
   });
   afterAll(async () => {
     for (const c of running) c.child.kill('SIGKILL');
@@ -32,10 +42,25 @@ describe('svc-scheduler processes', () => {
   });
 
   function start(port: number, extra: string[] = []): Candidate {
-    const p = spawnProcess(`candidate ${port}`, 'node', [BIN,
-      '--svcconfig', server.svcconfigPath, '--bind-address', '127.0.0.1', '--secure-port', String(port), '--cert-dir', join(dir, String(port)),
-      '--authorization-always-allow-paths=/healthz,/metrics', '--v=2',
-      '--leader-elect-lease-duration', `${LEASE_MS}ms`, '--leader-elect-renew-deadline', '2s', '--leader-elect-retry-period', `${RETRY_MS}ms`, ...extra,
+    const p = spawnProcess(`candidate ${port}`, 'node', [
+      BIN,
+      '--svcconfig',
+      server.svcconfigPath,
+      '--bind-address',
+      '127.0.0.1',
+      '--secure-port',
+      String(port),
+      '--cert-dir',
+      join(dir, String(port)),
+      '--authorization-always-allow-paths=/healthz,/metrics',
+      '--v=2',
+      '--leader-elect-lease-duration',
+      `${LEASE_MS}ms`,
+      '--leader-elect-renew-deadline',
+      '2s',
+      '--leader-elect-retry-period',
+      `${RETRY_MS}ms`,
+      ...extra,
     ]);
     const c = { ...p, port };
     running.push(c);
@@ -58,57 +83,79 @@ describe('svc-scheduler processes', () => {
   }
 
   async function scheduledCount(c: Candidate): Promise<number> {
-    const m = /^scheduler_schedule_attempts_total\{result="scheduled",profile="default-scheduler"\} (\d+)$/m.exec((await metrics(c)) ?? '');
+    const m = /^scheduler_schedule_attempts_total\{result="scheduled",profile="default-scheduler"\} (\d+)$/m.exec(
+      (await metrics(c)) ?? '',
+    );
     return Number(m?.[1] ?? 0);
   }
 
   async function createPods(prefix: string, n: number): Promise<string[]> {
     const names = Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
-    for (const name of names) await server.client.request('POST', '/api/v1/namespaces/default/pods', { body: podObject(name, { cpu: '10m' }) });
+    for (const name of names)
+      await server.client.request('POST', '/api/v1/namespaces/default/pods', { body: podObject(name, { cpu: '10m' }) });
     return names;
   }
 
   async function allBound(names: string[]): Promise<void> {
-    await waitFor(`${names.length} pods bound`, async () => {
-      const list = (await server.client.request('GET', '/api/v1/namespaces/default/pods')).json<{ items: Json[] }>().items;
-      return names.every((n) => list.find((p) => p.metadata.name === n)?.spec?.nodeName);
-    }, 20_000, 50);
+    await waitFor(
+      `${names.length} pods bound`,
+      async () => {
+        const list = (await server.client.request('GET', '/api/v1/namespaces/default/pods')).json<{ items: Json[] }>()
+          .items;
+        return names.every((n) => list.find((p) => p.metadata.name === n)?.spec?.nodeName);
+      },
+      20_000,
+      50,
+    );
   }
 
   /** Waits until each pod has a Scheduled event, then requires exactly one each. */
   async function oneScheduledEventEach(names: string[]): Promise<void> {
     const scheduled = (e: Json, name: string): boolean => e.involvedObject.name === name && e.reason === 'Scheduled';
     const events = await waitFor('a Scheduled event for each pod', async () => {
-      const items = (await server.client.request('GET', '/api/v1/namespaces/default/events')).json<{ items: Json[] }>().items;
+      const items = (await server.client.request('GET', '/api/v1/namespaces/default/events')).json<{ items: Json[] }>()
+        .items;
       return names.every((n) => items.some((e) => scheduled(e, n))) ? items : undefined;
     });
     for (const name of names) expect(events.filter((e) => scheduled(e, name))).toHaveLength(1);
   }
 
-  it('flags: --help exits 0 and lists the scheduler\'s flags; a bad flag exits 2 with one line', async () => {
+  it("flags: --help exits 0 and lists the scheduler's flags; a bad flag exits 2 with one line", async () => {
     const help = spawn(process.execPath, [BIN, '--help'], { stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
-    help.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
+    help.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
     expect(await new Promise((r) => help.on('exit', r))).toBe(0);
     expect(out).toMatch(/--secure-port <port>.*\(default: 10259\)/);
     expect(out).toMatch(/--leader-elect-resource-name <value>.*\(default: "svc-scheduler"\)/);
-    const bad = spawn(process.execPath, [BIN, '--leader-elect-renew-deadline=20s'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const bad = spawn(process.execPath, [BIN, '--leader-elect-renew-deadline=20s'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
-    bad.stderr?.on('data', (d: Buffer) => { err += d.toString(); });
+    bad.stderr?.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     expect(await new Promise((r) => bad.on('exit', r))).toBe(2);
-    expect(err.trim().split('\n')).toEqual(['Error: --leader-elect-renew-deadline (20s) must be less than --leader-elect-lease-duration (15s)']);
+    expect(err.trim().split('\n')).toEqual([
+      'Error: --leader-elect-renew-deadline (20s) must be less than --leader-elect-lease-duration (15s)',
+    ]);
   });
 
   it('one of two candidates schedules; killing it hands over, and no pod is bound twice', async () => {
     const [pa, pb] = await freePorts(2);
     const a = start(pa ?? 0);
     const b = start(pb ?? 0);
-    const leader = await waitFor('a leader and a standby', async () => {
-      const [la, lb] = await Promise.all([leading(a), leading(b)]);
-      expect(la === 1 && lb === 1).toBe(false);
-      if (la === undefined || lb === undefined) return undefined;
-      return la === 1 ? a : lb === 1 ? b : undefined;
-    }, 15_000);
+    const leader = await waitFor(
+      'a leader and a standby',
+      async () => {
+        const [la, lb] = await Promise.all([leading(a), leading(b)]);
+        expect(la === 1 && lb === 1).toBe(false);
+        if (la === undefined || lb === undefined) return undefined;
+        return la === 1 ? a : lb === 1 ? b : undefined;
+      },
+      15_000,
+    );
     const standby = leader === a ? b : a;
     const before = await createPods('before', 10);
     await allBound(before);
@@ -130,9 +177,14 @@ describe('svc-scheduler processes', () => {
     // Exactly one binding per pod: one Scheduled event each, and no binding was refused.
     await oneScheduledEventEach([...before, ...during]);
     expect(standby.log.text).not.toMatch(/bound or deleted meanwhile/);
-    const lease = await server.client.request('GET', '/apis/coordination.svc.io/v1/namespaces/svc-system/leases/svc-scheduler');
+    const lease = await server.client.request(
+      'GET',
+      '/apis/coordination.svc.io/v1/namespaces/svc-system/leases/svc-scheduler',
+    );
     expect(lease.json<{ spec: { leaseTransitions: number } }>().spec.leaseTransitions).toBeGreaterThanOrEqual(1);
-    console.log(`scheduler leader handover after SIGKILL: ${handover} ms, 10 pods created meanwhile all bound after ${boundAt} ms (lease ${LEASE_MS} ms, retry ${RETRY_MS} ms)`);
+    console.log(
+      `scheduler leader handover after SIGKILL: ${handover} ms, 10 pods created meanwhile all bound after ${boundAt} ms (lease ${LEASE_MS} ms, retry ${RETRY_MS} ms)`,
+    );
 
     standby.child.kill('SIGTERM');
     expect(await standby.exited).toBe(0);
@@ -145,7 +197,12 @@ describe('svc-scheduler processes', () => {
     const path = '/apis/coordination.svc.io/v1/namespaces/svc-system/leases/stolen';
     const lease = (await server.client.request('GET', path)).json<{ spec: Record<string, unknown> }>();
     const now = new Date().toISOString().replace('Z', '000Z');
-    const put = await server.client.request('PUT', path, { body: { ...lease, spec: { ...lease.spec, holderIdentity: 'someone-else', renewTime: now, leaseDurationSeconds: 60 } } });
+    const put = await server.client.request('PUT', path, {
+      body: {
+        ...lease,
+        spec: { ...lease.spec, holderIdentity: 'someone-else', renewTime: now, leaseDurationSeconds: 60 },
+      },
+    });
     expect(put.status).toBe(200);
     expect(await c.exited).toBe(1);
     expect(c.log.text).toMatch(/leaderelection lost/);

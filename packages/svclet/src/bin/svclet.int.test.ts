@@ -25,19 +25,41 @@ describe('the svclet binary', () => {
     await writeFile(file, svcletConfigYaml({ port: 1, nope: true }));
     const bad = spawnSync(process.execPath, [BIN, '--config', file], { encoding: 'utf8' });
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toBe(`Error: failed to load svclet config file ${file}: strict decoding error: unknown field "nope"\n`);
+    expect(bad.stderr).toBe(
+      `Error: failed to load svclet config file ${file}: strict decoding error: unknown field "nope"\n`,
+    );
   });
 
   it('runs standalone, answers /healthz, and exits 0 on SIGTERM', async () => {
     const [port, healthz] = await freePorts(2);
     const file = join(dir, 'c.yaml');
-    await writeFile(file, svcletConfigYaml({ address: '127.0.0.1', port, healthzPort: healthz, podLogsDir: join(dir, 'logs'), containerRuntimeEndpoint: join(dir, 'no-runtime.sock') }));
-    const child = spawn(process.execPath, [BIN, '--config', file, '--root-dir', join(dir, 'root'), '--cert-dir', join(dir, 'pki')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    await writeFile(
+      file,
+      svcletConfigYaml({
+        address: '127.0.0.1',
+        port,
+        healthzPort: healthz,
+        podLogsDir: join(dir, 'logs'),
+        containerRuntimeEndpoint: join(dir, 'no-runtime.sock'),
+      }),
+    );
+    const child = spawn(
+      process.execPath,
+      [BIN, '--config', file, '--root-dir', join(dir, 'root'), '--cert-dir', join(dir, 'pki')],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     let log = '';
-    child.stderr?.on('data', (c: Buffer) => { log += c.toString(); });
+    child.stderr?.on('data', (c: Buffer) => {
+      log += c.toString();
+    });
     try {
-      await waitFor('/healthz', async () => (await fetch(`http://127.0.0.1:${healthz}/healthz`)).status === 200, 10_000, 100);
+      await waitFor(
+        '/healthz',
+        async () => (await fetch(`http://127.0.0.1:${healthz}/healthz`)).status === 200,
+        10_000,
+        100,
+      );
       expect(log).toMatch(/standalone mode/);
     } finally {
       child.kill('SIGTERM');

@@ -16,7 +16,10 @@ async function main(): Promise<void> {
     return;
   }
   const c = opts.config;
-  const logger = createLogger({ format: c.logging.format as LogFormat, verbosity: c.logging.verbosity }, { component: 'svclet' });
+  const logger = createLogger(
+    { format: c.logging.format as LogFormat, verbosity: c.logging.verbosity },
+    { component: 'svclet' },
+  );
   let signals = 0;
   let shutdown: (() => Promise<void>) | undefined;
   const onSignal = (sig: string): void => {
@@ -25,7 +28,10 @@ async function main(): Promise<void> {
     if (signals > 1) process.exit(1);
     if (!shutdown) process.exit(0);
     logger.info('shutting down', { signal: sig });
-    shutdown().then(() => process.exit(0), () => process.exit(1));
+    shutdown().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
@@ -33,7 +39,10 @@ async function main(): Promise<void> {
   const cri = connectCri(c.containerRuntimeEndpoint);
   const svclet = await startSvclet(opts, {
     logger,
-    runtime: { version: (req) => cri.runtime.version(req, { timeoutMs: 2000 }), status: (req) => cri.runtime.status(req, { timeoutMs: 2000 }) },
+    runtime: {
+      version: (req) => cri.runtime.version(req, { timeoutMs: 2000 }),
+      status: (req) => cri.runtime.status(req, { timeoutMs: 2000 }),
+    },
     startPods: startPodSide,
   });
   shutdown = async () => {

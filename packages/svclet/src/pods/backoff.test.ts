@@ -33,5 +33,12 @@ describe('BackOff', () => {
 });
 
 it('goDuration prints durations as Go does', () => {
-  expect([500, 1000, 10_000, 80_000, 300_000, 1500].map(goDuration)).toEqual(['500ms', '1s', '10s', '1m20s', '5m0s', '1.5s']);
+  expect([500, 1000, 10_000, 80_000, 300_000, 1500].map(goDuration)).toEqual([
+    '500ms',
+    '1s',
+    '10s',
+    '1m20s',
+    '5m0s',
+    '1.5s',
+  ]);
 });

@@ -6,7 +6,11 @@
 export class BackOff {
   private readonly entries = new Map<string, { backoffMs: number; lastUpdate: number }>();
 
-  constructor(readonly initialMs: number, readonly maxMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    readonly initialMs: number,
+    readonly maxMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The current period of `key` (0 when it has none). */
   get(key: string): number {

@@ -6,13 +6,30 @@
  * client with these RPCs fits.
  */
 
-export interface KeyValue { key: string; value: string }
+export interface KeyValue {
+  key: string;
+  value: string;
+}
 
-export interface ImageSpec { image: string; annotations?: Record<string, string>; userSpecifiedImage?: string }
+export interface ImageSpec {
+  image: string;
+  annotations?: Record<string, string>;
+  userSpecifiedImage?: string;
+}
 
-export interface PodSandboxMetadata { name: string; uid: string; namespace: string; attempt: number }
+export interface PodSandboxMetadata {
+  name: string;
+  uid: string;
+  namespace: string;
+  attempt: number;
+}
 
-export interface PortMapping { protocol?: 'TCP' | 'UDP' | 'SCTP'; containerPort?: number; hostPort?: number; hostIp?: string }
+export interface PortMapping {
+  protocol?: 'TCP' | 'UDP' | 'SCTP';
+  containerPort?: number;
+  hostPort?: number;
+  hostIp?: string;
+}
 
 export interface PodSandboxConfig {
   metadata: PodSandboxMetadata;
@@ -91,15 +108,27 @@ export interface CriRuntimeService {
   stopPodSandbox(req: { podSandboxId: string }): Promise<unknown>;
   removePodSandbox(req: { podSandboxId: string }): Promise<unknown>;
   podSandboxStatus(req: { podSandboxId: string; verbose?: boolean }): Promise<{ status?: PodSandboxStatus | null }>;
-  listPodSandbox(req: { filter?: { id?: string; labelSelector?: Record<string, string> } | null }): Promise<{ items?: PodSandbox[] }>;
-  createContainer(req: { podSandboxId: string; config: ContainerConfig; sandboxConfig: PodSandboxConfig }): Promise<{ containerId: string }>;
+  listPodSandbox(req: {
+    filter?: { id?: string; labelSelector?: Record<string, string> } | null;
+  }): Promise<{ items?: PodSandbox[] }>;
+  createContainer(req: {
+    podSandboxId: string;
+    config: ContainerConfig;
+    sandboxConfig: PodSandboxConfig;
+  }): Promise<{ containerId: string }>;
   startContainer(req: { containerId: string }): Promise<unknown>;
   /** Stops with `timeout` seconds of grace (TERM, then KILL at the deadline). */
   stopContainer(req: { containerId: string; timeout: number }): Promise<unknown>;
   removeContainer(req: { containerId: string }): Promise<unknown>;
-  listContainers(req: { filter?: { id?: string; podSandboxId?: string; labelSelector?: Record<string, string> } | null }): Promise<{ containers?: CriContainer[] }>;
+  listContainers(req: {
+    filter?: { id?: string; podSandboxId?: string; labelSelector?: Record<string, string> } | null;
+  }): Promise<{ containers?: CriContainer[] }>;
   containerStatus(req: { containerId: string; verbose?: boolean }): Promise<{ status?: CriContainerStatus | null }>;
-  execSync(req: { containerId: string; cmd: string[]; timeout: number }): Promise<{ stdout?: Uint8Array | string; stderr?: Uint8Array | string; exitCode?: number }>;
+  execSync(req: {
+    containerId: string;
+    cmd: string[];
+    timeout: number;
+  }): Promise<{ stdout?: Uint8Array | string; stderr?: Uint8Array | string; exitCode?: number }>;
 }
 
 /** ImageService: the RPCs the pod side calls. */

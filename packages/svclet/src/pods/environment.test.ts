@@ -1,7 +1,7 @@
 import { ContainerConfigError, expandVars, resourceFieldValue } from './environment.js';
 import type { Container } from './types.js';
 
-describe('resourceFieldRef values (Kubernetes\' downward API)', () => {
+describe("resourceFieldRef values (Kubernetes' downward API)", () => {
   const c: Container = { name: 'c', resources: { limits: { cpu: '250m', memory: '64Mi' }, requests: { cpu: '100m' } } };
   const node = { cpu: '2', memory: '8Gi', 'ephemeral-storage': '100Gi' };
 
@@ -14,7 +14,7 @@ describe('resourceFieldRef values (Kubernetes\' downward API)', () => {
     expect(resourceFieldValue(c, { resource: 'limits.memory', divisor: '1G' }, node)).toBe('1');
   });
 
-  it('a limit the container does not set is the node\'s allocatable; a request it does not set is 0', () => {
+  it("a limit the container does not set is the node's allocatable; a request it does not set is 0", () => {
     expect(resourceFieldValue(c, { resource: 'limits.ephemeral-storage', divisor: '1Gi' }, node)).toBe('100');
     expect(resourceFieldValue({ name: 'x' }, { resource: 'limits.cpu' }, node)).toBe('2');
     expect(resourceFieldValue(c, { resource: 'requests.memory' }, node)).toBe('0');

@@ -3,14 +3,20 @@ import { parseQuantity } from '../quantity.js';
 import type { Container, ResourceFieldSelector } from './types.js';
 
 /** Reads a ConfigMap or Secret of the pod's namespace; undefined when it does not exist. */
-export type ObjectReader = (resource: 'configmaps' | 'secrets', namespace: string, name: string) => Promise<ApiObject | undefined>;
+export type ObjectReader = (
+  resource: 'configmaps' | 'secrets',
+  namespace: string,
+  name: string,
+) => Promise<ApiObject | undefined>;
 
 /** A container's environment cannot be made: the container waits with `CreateContainerConfigError`. */
 export class ContainerConfigError extends Error {}
 
 /** Kubernetes' `$(VAR)` expansion of env values, command and args: `$$` is `$`, unknown references stay. */
 export function expandVars(s: string, env: ReadonlyMap<string, string>): string {
-  return s.replace(/\$\$|\$\(([^)]*)\)/g, (m, name: string | undefined) => (m === '$$' ? '$' : env.get(name ?? '') ?? m));
+  return s.replace(/\$\$|\$\(([^)]*)\)/g, (m, name: string | undefined) =>
+    m === '$$' ? '$' : (env.get(name ?? '') ?? m),
+  );
 }
 
 type Source = { resource: 'configmaps' | 'secrets'; name: string };
@@ -21,12 +27,16 @@ type Source = { resource: 'configmaps' | 'secrets'; name: string };
  * `requests.*` cpu, memory or ephemeral-storage, divided by `divisor` (unset or 0: 1) and
  * rounded up; CPU in whole millicores first.
  */
-export function resourceFieldValue(c: Container, ref: ResourceFieldSelector, allocatable: Readonly<Record<string, string>>): string {
+export function resourceFieldValue(
+  c: Container,
+  ref: ResourceFieldSelector,
+  allocatable: Readonly<Record<string, string>>,
+): string {
   const m = /^(limits|requests)\.(cpu|memory|ephemeral-storage)$/.exec(ref.resource);
   if (!m) throw new ContainerConfigError(`unsupported container resource: ${ref.resource}`);
   const [, kind, name] = m as unknown as [string, 'limits' | 'requests', string];
   const set = c.resources?.[kind]?.[name];
-  const value = parseQuantity(set ?? (kind === 'limits' ? allocatable[name] ?? '0' : '0'));
+  const value = parseQuantity(set ?? (kind === 'limits' ? (allocatable[name] ?? '0') : '0'));
   // Kubernetes' clients send an unset divisor as "0", which means 1.
   const divisor = parseQuantity(ref.divisor ?? '1') || 1;
   if (divisor < 0) throw new ContainerConfigError(`invalid divisor for ${ref.resource}: ${ref.divisor ?? ''}`);
@@ -49,19 +59,23 @@ function valuesOf(resource: Source['resource'], obj: ApiObject): Record<string, 
  * skipped when optional, else a `ContainerConfigError` with Kubernetes' message.
  * `resourceFieldRef` values come from `resourceRef` (see `resourceFieldValue`).
  */
-export async function containerEnvironment(c: Container, from: {
-  namespace: string;
-  /** Downward-API `fieldRef` values. */
-  fieldRef: (path: string) => string;
-  /** `resourceFieldRef` values (of `containerName`, else of `c`). */
-  resourceRef: (ref: ResourceFieldSelector) => string;
-  read?: ObjectReader;
-}): Promise<Map<string, string>> {
+export async function containerEnvironment(
+  c: Container,
+  from: {
+    namespace: string;
+    /** Downward-API `fieldRef` values. */
+    fieldRef: (path: string) => string;
+    /** `resourceFieldRef` values (of `containerName`, else of `c`). */
+    resourceRef: (ref: ResourceFieldSelector) => string;
+    read?: ObjectReader;
+  },
+): Promise<Map<string, string>> {
   const { namespace, fieldRef, read } = from;
   const cache = new Map<string, Promise<ApiObject | undefined>>();
   /** The object's values; undefined when it is missing and `optional`, else missing is an error. */
   const fetch = async (src: Source, optional: boolean | undefined): Promise<Record<string, string> | undefined> => {
-    if (!read) throw new ContainerConfigError(`cannot read ${src.resource} "${src.name}": no API server (standalone mode)`);
+    if (!read)
+      throw new ContainerConfigError(`cannot read ${src.resource} "${src.name}": no API server (standalone mode)`);
     const key = `${src.resource}/${src.name}`;
     if (!cache.has(key)) cache.set(key, read(src.resource, namespace, src.name));
     let obj: ApiObject | undefined;
@@ -80,7 +94,10 @@ export async function containerEnvironment(c: Container, from: {
   for (const source of c.envFrom ?? []) {
     const ref = source.configMapRef ?? source.secretRef;
     if (!ref) continue;
-    const values = await fetch({ resource: source.configMapRef ? 'configmaps' : 'secrets', name: ref.name ?? '' }, ref.optional);
+    const values = await fetch(
+      { resource: source.configMapRef ? 'configmaps' : 'secrets', name: ref.name ?? '' },
+      ref.optional,
+    );
     if (!values) continue;
     for (const [k, v] of Object.entries(values)) {
       const name = `${source.prefix ?? ''}${k}`;
@@ -101,7 +118,9 @@ export async function containerEnvironment(c: Container, from: {
       const value = values[keyRef.key];
       if (value === undefined) {
         if (keyRef.optional) continue;
-        throw new ContainerConfigError(`couldn't find key ${keyRef.key} in ${kindName(resource)} ${namespace}/${keyRef.name ?? ''}`);
+        throw new ContainerConfigError(
+          `couldn't find key ${keyRef.key} in ${kindName(resource)} ${namespace}/${keyRef.name ?? ''}`,
+        );
       }
       env.set(e.name, value);
     } else if (!vf) {

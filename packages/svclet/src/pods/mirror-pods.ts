@@ -29,10 +29,22 @@ export class MirrorPods {
   private registeredUid?: string;
 
   /** `nodeUid`: resolves with the registered Node's uid (until it does, the Node is read from the API). */
-  constructor(private readonly o: { client: RestClient; nodeName: string; logger: ClientLogger; nodeUid?: Promise<string | undefined> }) {
+  constructor(
+    private readonly o: {
+      client: RestClient;
+      nodeName: string;
+      logger: ClientLogger;
+      nodeUid?: Promise<string | undefined>;
+    },
+  ) {
     this.pods = new ResourceClient<Pod>(o.client, PODS);
     this.nodes = new ResourceClient(o.client, NODES);
-    o.nodeUid?.then((uid) => { this.registeredUid = uid; }, () => undefined);
+    o.nodeUid?.then(
+      (uid) => {
+        this.registeredUid = uid;
+      },
+      () => undefined,
+    );
   }
 
   /** One pass over `statics` (the static pods now) and `mirrors` (the mirror pods the cache holds). */
@@ -41,7 +53,10 @@ export class MirrorPods {
     const have = new Map<string, Pod>();
     for (const m of mirrors) {
       const s = wanted.get(podKey(m));
-      const current = s && m.metadata.annotations?.[podConfigAnnotation('mirror')] === staticPodHash(s) && !m.metadata.deletionTimestamp;
+      const current =
+        s &&
+        m.metadata.annotations?.[podConfigAnnotation('mirror')] === staticPodHash(s) &&
+        !m.metadata.deletionTimestamp;
       if (current) have.set(podKey(m), m);
       else await this.delete(m, s ? 'stale' : 'orphaned');
     }
@@ -70,11 +85,14 @@ export class MirrorPods {
     delete m.metadata.uid;
     delete m.metadata.resourceVersion;
     m.metadata.annotations = { ...m.metadata.annotations, [podConfigAnnotation('mirror')]: staticPodHash(s) };
-    m.metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'Node', name: this.o.nodeName, uid: nodeUid, controller: true }];
+    m.metadata.ownerReferences = [
+      { apiVersion: 'v1', kind: 'Node', name: this.o.nodeName, uid: nodeUid, controller: true },
+    ];
     try {
       // JSON whatever the client's content type: the copy keeps every field of the static pod.
       const r = await this.o.client.request('POST', collectionPath(PODS, m.metadata.namespace ?? 'default'), {
-        body: JSON.stringify({ ...m, apiVersion: 'v1', kind: 'Pod' }), contentType: 'application/json',
+        body: JSON.stringify({ ...m, apiVersion: 'v1', kind: 'Pod' }),
+        contentType: 'application/json',
       });
       if (r.status !== 201 && r.status !== 200) throw responseError(r.status, r.body);
       this.o.logger.info('mirror pod created', { pod: podKey(m) });
@@ -85,10 +103,13 @@ export class MirrorPods {
 
   private async delete(m: Pod, why: string): Promise<void> {
     try {
-      await this.pods.namespace(m.metadata.namespace ?? '').delete(m.metadata.name ?? '', { gracePeriodSeconds: 0, preconditions: { uid: m.metadata.uid } });
+      await this.pods
+        .namespace(m.metadata.namespace ?? '')
+        .delete(m.metadata.name ?? '', { gracePeriodSeconds: 0, preconditions: { uid: m.metadata.uid } });
       this.o.logger.info('mirror pod deleted', { pod: podKey(m), why });
     } catch (e) {
-      if (!isNotFound(e) && !isConflict(e)) this.o.logger.error('cannot delete mirror pod', { pod: podKey(m), error: String(e) });
+      if (!isNotFound(e) && !isConflict(e))
+        this.o.logger.error('cannot delete mirror pod', { pod: podKey(m), error: String(e) });
     }
   }
 }

@@ -1,6 +1,13 @@
 import { setMaxListeners } from 'node:events';
 import { criLabel, naming, podConfigAnnotation, type ApiObject } from '@svc/api';
-import { EventRecorder, Informer, ResourceClient, listWatcherFor, type ClientLogger, type RestClient } from '@svc/client';
+import {
+  EventRecorder,
+  Informer,
+  ResourceClient,
+  listWatcherFor,
+  type ClientLogger,
+  type RestClient,
+} from '@svc/client';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { BackOff } from './backoff.js';
 import { criErrorMessage, type CriClient } from './cri.js';
@@ -66,9 +73,23 @@ class PodMetrics {
   constructor(registry: Registry) {
     const prefix = naming().nodeAgentName;
     const registers = [registry];
-    this.started = new Counter({ name: `${prefix}_started_containers_total`, help: 'Cumulative number of containers started', labelNames: ['container_type'], registers });
-    this.startErrors = new Counter({ name: `${prefix}_started_containers_errors_total`, help: 'Cumulative number of errors when starting containers', labelNames: ['container_type', 'code'], registers });
-    this.runningPods = new Gauge({ name: `${prefix}_running_pods`, help: 'Number of pods that have a running pod sandbox', registers });
+    this.started = new Counter({
+      name: `${prefix}_started_containers_total`,
+      help: 'Cumulative number of containers started',
+      labelNames: ['container_type'],
+      registers,
+    });
+    this.startErrors = new Counter({
+      name: `${prefix}_started_containers_errors_total`,
+      help: 'Cumulative number of errors when starting containers',
+      labelNames: ['container_type', 'code'],
+      registers,
+    });
+    this.runningPods = new Gauge({
+      name: `${prefix}_running_pods`,
+      help: 'Number of pods that have a running pod sandbox',
+      registers,
+    });
   }
 
   containerStarted(kind: string, error?: string): void {
@@ -108,21 +129,42 @@ export class PodManager {
   constructor(private readonly o: PodManagerOptions) {
     this.backoff = new BackOff(o.backOffInitialMs ?? 10_000, o.backOffMaxMs ?? 300_000);
     this.pullBackoff = new BackOff(o.backOffInitialMs ?? 10_000, o.backOffMaxMs ?? 300_000);
-    if (o.client) this.events = new EventRecorder(o.client, { component: naming().nodeAgentName, host: o.nodeName, logger: o.logger });
+    if (o.client)
+      this.events = new EventRecorder(o.client, {
+        component: naming().nodeAgentName,
+        host: o.nodeName,
+        logger: o.logger,
+      });
     this.prober = new ProbeManager({
-      cri: o.cri, logger: o.logger, onChange: (uid) => this.workers.get(uid)?.kick(),
+      cri: o.cri,
+      logger: o.logger,
+      onChange: (uid) => this.workers.get(uid)?.kick(),
       onFailure: (t, type, output) => {
         const pod = this.workers.get(t.podUid)?.podWithStatus();
         if (!pod) return;
         const kind = `${type.charAt(0).toUpperCase()}${type.slice(1)}`;
-        this.recordEvent(pod, 'Warning', 'Unhealthy', `${kind} probe failed: ${output}`, `spec.containers{${t.container.name}}`);
+        this.recordEvent(
+          pod,
+          'Warning',
+          'Unhealthy',
+          `${kind} probe failed: ${output}`,
+          `spec.containers{${t.container.name}}`,
+        );
       },
     });
     if (o.metrics) this.metrics = new PodMetrics(o.metrics);
     if (o.client) {
-      this.informer = new Informer<Pod>(listWatcherFor<Pod>(o.client, PODS, { fieldSelector: `spec.nodeName=${o.nodeName}` }), { logger: o.logger });
+      this.informer = new Informer<Pod>(
+        listWatcherFor<Pod>(o.client, PODS, { fieldSelector: `spec.nodeName=${o.nodeName}` }),
+        { logger: o.logger },
+      );
       this.statuses = new StatusManager({ client: o.client, logger: o.logger, mirrorOf: (p) => this.mirrorOf(p) });
-      this.mirrors = new MirrorPods({ client: o.client, nodeName: o.nodeName, logger: o.logger, nodeUid: o.registeredNode?.then((n) => n.metadata.uid) });
+      this.mirrors = new MirrorPods({
+        client: o.client,
+        nodeName: o.nodeName,
+        logger: o.logger,
+        nodeUid: o.registeredNode?.then((n) => n.metadata.uid),
+      });
     }
   }
 
@@ -142,7 +184,8 @@ export class PodManager {
       this.informer.addEventHandler({
         onAdd: (p) => this.apiPod(p),
         onUpdate: (_old, p) => this.apiPod(p),
-        onDelete: (p) => (isMirrorPod(p) ? this.kickHousekeeping?.() : this.setDesired(p.metadata.uid ?? '', undefined)),
+        onDelete: (p) =>
+          isMirrorPod(p) ? this.kickHousekeeping?.() : this.setDesired(p.metadata.uid ?? '', undefined),
       });
       loops.push(this.informer.run(signal));
     }
@@ -153,7 +196,11 @@ export class PodManager {
     }
     if (o.manifestUrl) {
       const url = o.manifestUrl;
-      loops.push(this.poll('http', o.httpCheckFrequencyMs, signal, () => fetchManifestUrl(url, o.manifestUrlHeaders ?? {}, o.nodeName, signal)));
+      loops.push(
+        this.poll('http', o.httpCheckFrequencyMs, signal, () =>
+          fetchManifestUrl(url, o.manifestUrlHeaders ?? {}, o.nodeName, signal),
+        ),
+      );
     }
     await Promise.all(loops);
     await Promise.all([...this.workers.values()].map((w) => w.done));
@@ -167,10 +214,13 @@ export class PodManager {
 
   /** The log files of `container` of pod `namespace/name`; undefined when there is no such pod or container. */
   containerLogFiles(namespace: string, name: string, container: string): ContainerLogFiles | undefined {
-    const w = [...this.workers.values()].find((x) => !x.isRemoved && podKey(x.podWithStatus()) === `${namespace}/${name}`);
+    const w = [...this.workers.values()].find(
+      (x) => !x.isRemoved && podKey(x.podWithStatus()) === `${namespace}/${name}`,
+    );
     if (!w) return undefined;
     const pod = w.podWithStatus();
-    if (![...(pod.spec.initContainers ?? []), ...pod.spec.containers].some((c) => c.name === container)) return undefined;
+    if (![...(pod.spec.initContainers ?? []), ...pod.spec.containers].some((c) => c.name === container))
+      return undefined;
     return w.logPaths(container) ?? {};
   }
 
@@ -199,7 +249,8 @@ export class PodManager {
   private apiPod(p: Pod): void {
     if (isMirrorPod(p)) {
       this.kickHousekeeping?.();
-      for (const w of this.workers.values()) if (w.source !== 'api' && podKey(w.podWithStatus()) === podKey(p)) w.kick();
+      for (const w of this.workers.values())
+        if (w.source !== 'api' && podKey(w.podWithStatus()) === podKey(p)) w.kick();
       return;
     }
     this.setDesired(p.metadata.uid ?? '', { pod: p, source: 'api' });
@@ -231,16 +282,30 @@ export class PodManager {
       return;
     }
     if (!d || !this.signal || this.signal.aborted) return;
-    const worker = new PodWorker(d.pod, d.source, {
-      cri: this.o.cri, runtimeName: this.runtimeName, nodeIp: this.o.nodeIp, podLogsDir: this.o.podLogsDir, logger: this.o.logger,
-      backoff: this.backoff, pullBackoff: this.pullBackoff, prober: this.prober, relistPeriodMs: this.o.relistPeriodMs ?? 1000,
-      writeStatus: this.statuses ? (pod, source, status) => this.statuses?.update(pod, source, status) ?? Promise.resolve() : undefined,
-      finalDelete: this.statuses ? (pod) => this.statuses?.finalDelete(pod) ?? Promise.resolve(true) : undefined,
-      onContainerStarted: (kind, error) => this.metrics?.containerStarted(kind, error),
-      readObject: this.o.client ? readerOf(this.o.client) : undefined,
-      recordEvent: (pod, type, reason, message, fieldPath) => this.recordEvent(pod, type, reason, message, fieldPath),
-      nodeAllocatable: this.o.nodeAllocatable,
-    }, this.signal);
+    const worker = new PodWorker(
+      d.pod,
+      d.source,
+      {
+        cri: this.o.cri,
+        runtimeName: this.runtimeName,
+        nodeIp: this.o.nodeIp,
+        podLogsDir: this.o.podLogsDir,
+        logger: this.o.logger,
+        backoff: this.backoff,
+        pullBackoff: this.pullBackoff,
+        prober: this.prober,
+        relistPeriodMs: this.o.relistPeriodMs ?? 1000,
+        writeStatus: this.statuses
+          ? (pod, source, status) => this.statuses?.update(pod, source, status) ?? Promise.resolve()
+          : undefined,
+        finalDelete: this.statuses ? (pod) => this.statuses?.finalDelete(pod) ?? Promise.resolve(true) : undefined,
+        onContainerStarted: (kind, error) => this.metrics?.containerStarted(kind, error),
+        readObject: this.o.client ? readerOf(this.o.client) : undefined,
+        recordEvent: (pod, type, reason, message, fieldPath) => this.recordEvent(pod, type, reason, message, fieldPath),
+        nodeAllocatable: this.o.nodeAllocatable,
+      },
+      this.signal,
+    );
     this.workers.set(uid, worker);
     void worker.done.finally(() => {
       if (this.workers.get(uid) !== worker) return;
@@ -252,11 +317,22 @@ export class PodManager {
   private mirrorOf(staticPod: Pod): Pod | undefined {
     const key = podKey(staticPod);
     const hash = staticPodHash(staticPod);
-    return this.informer?.store.list().find((p) => podKey(p) === key && !p.metadata.deletionTimestamp
-      && p.metadata.annotations?.[podConfigAnnotation('mirror')] === hash);
+    return this.informer?.store
+      .list()
+      .find(
+        (p) =>
+          podKey(p) === key &&
+          !p.metadata.deletionTimestamp &&
+          p.metadata.annotations?.[podConfigAnnotation('mirror')] === hash,
+      );
   }
 
-  private async poll(source: 'file' | 'http', periodMs: number, signal: AbortSignal, read: () => Promise<Pod[]>): Promise<void> {
+  private async poll(
+    source: 'file' | 'http',
+    periodMs: number,
+    signal: AbortSignal,
+    read: () => Promise<Pod[]>,
+  ): Promise<void> {
     while (!signal.aborted) {
       try {
         this.setStatic(source, await read());
@@ -269,9 +345,11 @@ export class PodManager {
 
   /** True once every source delivered its pods once (only then are unknown sandboxes orphans). */
   private sourcesReady(): boolean {
-    return (!this.informer || this.informer.hasSynced())
-      && (!this.o.staticPodPath || this.sourcesRead.has('file'))
-      && (!this.o.manifestUrl || this.sourcesRead.has('http'));
+    return (
+      (!this.informer || this.informer.hasSynced()) &&
+      (!this.o.staticPodPath || this.sourcesRead.has('file')) &&
+      (!this.o.manifestUrl || this.sourcesRead.has('http'))
+    );
   }
 
   private async housekeeping(signal: AbortSignal): Promise<void> {
@@ -289,7 +367,9 @@ export class PodManager {
       } catch (e) {
         this.o.logger.error('housekeeping failed', { error: criErrorMessage(e) });
       }
-      await sleep(period, signal, (wake) => { this.kickHousekeeping = wake; });
+      await sleep(period, signal, (wake) => {
+        this.kickHousekeeping = wake;
+      });
     }
   }
 
@@ -302,7 +382,9 @@ export class PodManager {
       const uid = s.labels?.[uidLabel];
       if (!uid || this.workers.has(uid) || this.desired.has(uid)) continue;
       this.o.logger.info('removing orphaned pod sandbox', { podSandboxId: s.id, uid });
-      const { containers = [] } = await rt.listContainers({ filter: { podSandboxId: s.id, labelSelector: { [uidLabel]: uid } } });
+      const { containers = [] } = await rt.listContainers({
+        filter: { podSandboxId: s.id, labelSelector: { [uidLabel]: uid } },
+      });
       await Promise.all(containers.map((c) => rt.stopContainer({ containerId: c.id, timeout: 2 })));
       for (const c of containers) await rt.removeContainer({ containerId: c.id });
       await rt.stopPodSandbox({ podSandboxId: s.id });
@@ -313,5 +395,6 @@ export class PodManager {
 
 /** Reads ConfigMaps and Secrets through the API (the Node authorizer lets a node read those its pods name). */
 function readerOf(client: RestClient): ObjectReader {
-  return (resource, namespace, name) => new ResourceClient(client, { group: '', version: 'v1', resource }, namespace).find(name);
+  return (resource, namespace, name) =>
+    new ResourceClient(client, { group: '', version: 'v1', resource }, namespace).find(name);
 }

@@ -1,7 +1,15 @@
 import type { ContainerStateName } from './cri.js';
 import {
-  timeString, type Container, type ContainerState, type ContainerStateTerminated, type ContainerStateWaiting, type ContainerStatus,
-  type Pod, type PodCondition, type PodPhase, type PodStatus,
+  timeString,
+  type Container,
+  type ContainerState,
+  type ContainerStateTerminated,
+  type ContainerStateWaiting,
+  type ContainerStatus,
+  type Pod,
+  type PodCondition,
+  type PodPhase,
+  type PodStatus,
 } from './types.js';
 
 /** One CRI container the svclet created for a spec container (from its labels, annotations and status). */
@@ -51,14 +59,26 @@ function terminated(c: ContainerInstance, runtimeName: string): ContainerStateTe
  * A running container is `started` once its start-up probe passed and `ready` once its
  * readiness probe passes as well.
  */
-export function containerStatus(spec: Container, v: ContainerView, runtimeName: string, initWaitingReason = 'ContainerCreating'): ContainerStatus {
+export function containerStatus(
+  spec: Container,
+  v: ContainerView,
+  runtimeName: string,
+  initWaitingReason = 'ContainerCreating',
+): ContainerStatus {
   const [latest, prev] = v.instances;
   const s: ContainerStatus = {
-    name: spec.name, state: {}, lastState: {}, ready: false,
-    restartCount: latest?.restartCount ?? 0, image: spec.image ?? '', imageID: latest?.imageRef ?? '', started: false,
+    name: spec.name,
+    state: {},
+    lastState: {},
+    ready: false,
+    restartCount: latest?.restartCount ?? 0,
+    image: spec.image ?? '',
+    imageID: latest?.imageRef ?? '',
+    started: false,
   };
   if (latest) s.containerID = `${runtimeName}://${latest.id}`;
-  const last = (c: ContainerInstance | undefined): ContainerState => (c && c.state === 'CONTAINER_EXITED' ? { terminated: terminated(c, runtimeName) } : {});
+  const last = (c: ContainerInstance | undefined): ContainerState =>
+    c && c.state === 'CONTAINER_EXITED' ? { terminated: terminated(c, runtimeName) } : {};
   if (!latest) {
     s.state = { waiting: v.waiting ?? { reason: initWaitingReason } };
   } else if (latest.state === 'CONTAINER_RUNNING') {
@@ -85,25 +105,40 @@ export function containerStatus(spec: Container, v: ContainerView, runtimeName: 
  * Kubernetes' getPhase; `terminal`: the pod is stopped for good (being deleted), so no container
  * restarts whatever the restart policy (Kubernetes does not apply it to static pods).
  */
-export function podPhase(pod: Pod, init: readonly ContainerStatus[], regular: readonly ContainerStatus[], terminal: boolean): PodPhase {
+export function podPhase(
+  pod: Pod,
+  init: readonly ContainerStatus[],
+  regular: readonly ContainerStatus[],
+  terminal: boolean,
+): PodPhase {
   const policy = pod.spec.restartPolicy ?? 'Always';
   let pendingInit = 0;
   let failedInit = 0;
   for (const c of pod.spec.initContainers ?? []) {
     const st = init.find((s) => s.name === c.name);
     if (!st || st.state.running) pendingInit++;
-    else if (st.state.terminated) { if (st.state.terminated.exitCode !== 0) failedInit++; }
-    else if (st.state.waiting && st.lastState.terminated) { if (st.lastState.terminated.exitCode !== 0) failedInit++; }
-    else pendingInit++;
+    else if (st.state.terminated) {
+      if (st.state.terminated.exitCode !== 0) failedInit++;
+    } else if (st.state.waiting && st.lastState.terminated) {
+      if (st.lastState.terminated.exitCode !== 0) failedInit++;
+    } else pendingInit++;
   }
-  let unknown = 0, running = 0, waiting = 0, stopped = 0, succeeded = 0;
+  let unknown = 0,
+    running = 0,
+    waiting = 0,
+    stopped = 0,
+    succeeded = 0;
   for (const c of pod.spec.containers) {
     const st = regular.find((s) => s.name === c.name);
     if (!st) unknown++;
     else if (st.state.running) running++;
-    else if (st.state.terminated) { stopped++; if (st.state.terminated.exitCode === 0) succeeded++; }
-    else if (st.state.waiting) { if (st.lastState.terminated) stopped++; else waiting++; }
-    else unknown++;
+    else if (st.state.terminated) {
+      stopped++;
+      if (st.state.terminated.exitCode === 0) succeeded++;
+    } else if (st.state.waiting) {
+      if (st.lastState.terminated) stopped++;
+      else waiting++;
+    } else unknown++;
   }
   const regularStarted = regular.some((s) => s.state.running || s.state.terminated || s.lastState.terminated);
   if (failedInit > 0 && policy === 'Never') return 'Failed';
@@ -131,34 +166,64 @@ function condition(type: string, ok: boolean, reason?: string, message?: string)
  * while a condition's status does not change.
  */
 export function podConditions(o: {
-  pod: Pod; phase: PodPhase; sandboxReady: boolean; init: readonly ContainerStatus[]; regular: readonly ContainerStatus[];
-  old?: readonly PodCondition[]; nowMs: number;
+  pod: Pod;
+  phase: PodPhase;
+  sandboxReady: boolean;
+  init: readonly ContainerStatus[];
+  regular: readonly ContainerStatus[];
+  old?: readonly PodCondition[];
+  nowMs: number;
 }): PodCondition[] {
   const incompleteInit = (o.pod.spec.initContainers ?? [])
-    .filter((c) => !o.init.some((s) => s.name === c.name && s.state.terminated?.exitCode === 0)).map((c) => c.name);
+    .filter((c) => !o.init.some((s) => s.name === c.name && s.state.terminated?.exitCode === 0))
+    .map((c) => c.name);
   const regularStarted = o.regular.some((s) => s.state.running || s.state.terminated || s.lastState.terminated);
   const initialized = incompleteInit.length === 0 || regularStarted || o.phase === 'Succeeded';
-  const unready = o.pod.spec.containers.filter((c) => !o.regular.some((s) => s.name === c.name && s.ready)).map((c) => c.name);
+  const unready = o.pod.spec.containers
+    .filter((c) => !o.regular.some((s) => s.name === c.name && s.ready))
+    .map((c) => c.name);
   const completed = o.phase === 'Succeeded';
   const readyReason = completed ? 'PodCompleted' : 'ContainersNotReady';
   const readyMessage = completed ? undefined : `containers with unready status: [${unready.join(' ')}]`;
   const conds = [
     condition('PodReadyToStartContainers', o.sandboxReady),
-    condition('Initialized', initialized, 'ContainersNotInitialized', `containers with incomplete status: [${incompleteInit.join(' ')}]`),
+    condition(
+      'Initialized',
+      initialized,
+      'ContainersNotInitialized',
+      `containers with incomplete status: [${incompleteInit.join(' ')}]`,
+    ),
     condition('Ready', unready.length === 0 && !completed, readyReason, readyMessage),
     condition('ContainersReady', unready.length === 0 && !completed, readyReason, readyMessage),
     condition('PodScheduled', true),
   ];
   for (const c of conds) {
     const before = o.old?.find((x) => x.type === c.type);
-    c.lastTransitionTime = before && before.status === c.status && before.lastTransitionTime ? before.lastTransitionTime : timeString(o.nowMs);
+    c.lastTransitionTime =
+      before && before.status === c.status && before.lastTransitionTime
+        ? before.lastTransitionTime
+        : timeString(o.nowMs);
   }
   return conds;
 }
 
 const SUFFIX: Record<string, number> = {
-  n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
-  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
 };
 
 /** A resource quantity (`100m`, `64Mi`, `1e3`) as a number; NaN when unreadable. */

@@ -4,12 +4,40 @@ import { join } from 'node:path';
 import { criLabel } from '@svc/api';
 import type { ClientLogger } from '@svc/client';
 import { goDuration, type BackOff } from './backoff.js';
-import { criErrorMessage, nsToMs, type ContainerConfig, type CriClient, type CriContainerStatus, type PodSandbox, type PodSandboxConfig } from './cri.js';
-import { containerStatus, podConditions, podPhase, qosClass, type ContainerInstance, type ContainerView } from './pod-status.js';
+import {
+  criErrorMessage,
+  nsToMs,
+  type ContainerConfig,
+  type CriClient,
+  type CriContainerStatus,
+  type PodSandbox,
+  type PodSandboxConfig,
+} from './cri.js';
+import {
+  containerStatus,
+  podConditions,
+  podPhase,
+  qosClass,
+  type ContainerInstance,
+  type ContainerView,
+} from './pod-status.js';
 import type { ProbeManager } from './prober.js';
 import { sleep } from './sleep.js';
-import { ContainerConfigError, containerEnvironment, expandVars, resourceFieldValue, type ObjectReader } from './environment.js';
-import { timeString, type Container, type ContainerStateWaiting, type Pod, type PodSource, type PodStatus } from './types.js';
+import {
+  ContainerConfigError,
+  containerEnvironment,
+  expandVars,
+  resourceFieldValue,
+  type ObjectReader,
+} from './environment.js';
+import {
+  timeString,
+  type Container,
+  type ContainerStateWaiting,
+  type Pod,
+  type PodSource,
+  type PodStatus,
+} from './types.js';
 
 /** Kubernetes' minimumGracePeriodInSeconds: a container always gets this long between TERM and KILL. */
 const MIN_GRACE_SECONDS = 2;
@@ -118,7 +146,12 @@ export class PodWorker {
   private wake?: () => void;
   readonly done: Promise<void>;
 
-  constructor(private pod: Pod, readonly source: PodSource, private readonly ctx: WorkerContext, signal: AbortSignal) {
+  constructor(
+    private pod: Pod,
+    readonly source: PodSource,
+    private readonly ctx: WorkerContext,
+    signal: AbortSignal,
+  ) {
     const start = pod.status?.startTime ? Date.parse(pod.status.startTime) : NaN;
     if (source === 'api' && Number.isFinite(start)) this.startTimeMs = start;
     if (source === 'api' && (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed')) this.finished = true;
@@ -160,7 +193,10 @@ export class PodWorker {
     const [latest, prev] = this.lastSeen?.byName.get(container) ?? [];
     if (!latest) return undefined;
     const dir = join(podLogDir(this.ctx.podLogsDir, this.pod), container);
-    const paths: { current: string; previous?: string; running: boolean } = { current: join(dir, `${latest.restartCount}.log`), running: latest.state === 'CONTAINER_RUNNING' };
+    const paths: { current: string; previous?: string; running: boolean } = {
+      current: join(dir, `${latest.restartCount}.log`),
+      running: latest.state === 'CONTAINER_RUNNING',
+    };
     if (prev) paths.previous = join(dir, `${prev.restartCount}.log`);
     return paths;
   }
@@ -169,7 +205,11 @@ export class PodWorker {
     const m = this.pod.metadata;
     const pod = `${m.namespace}/${m.name}`;
     const l = this.ctx.logger;
-    return { info: (msg, f) => l.info(msg, { pod, ...f }), warn: (msg, f) => l.warn(msg, { pod, ...f }), error: (msg, f) => l.error(msg, { pod, ...f }) };
+    return {
+      info: (msg, f) => l.info(msg, { pod, ...f }),
+      warn: (msg, f) => l.warn(msg, { pod, ...f }),
+      error: (msg, f) => l.error(msg, { pod, ...f }),
+    };
   }
 
   private async loop(signal: AbortSignal): Promise<void> {
@@ -192,7 +232,9 @@ export class PodWorker {
 
   private async pause(signal: AbortSignal): Promise<void> {
     if (this.kicked || signal.aborted) return;
-    await sleep(Math.min(this.ctx.relistPeriodMs, this.wakeAtMs - Date.now()), signal, (wake) => { this.wake = wake; });
+    await sleep(Math.min(this.ctx.relistPeriodMs, this.wakeAtMs - Date.now()), signal, (wake) => {
+      this.wake = wake;
+    });
   }
 
   private wakeAfter(ms: number): void {
@@ -201,14 +243,18 @@ export class PodWorker {
 
   private grace(c?: Container): number {
     const probeGrace = c?.livenessProbe?.terminationGracePeriodSeconds;
-    const g = probeGrace ?? this.pod.metadata.deletionGracePeriodSeconds ?? this.pod.spec.terminationGracePeriodSeconds ?? 30;
+    const g =
+      probeGrace ?? this.pod.metadata.deletionGracePeriodSeconds ?? this.pod.spec.terminationGracePeriodSeconds ?? 30;
     return Math.max(MIN_GRACE_SECONDS, g);
   }
 
   private async observe(): Promise<Observed> {
     const rt = this.ctx.cri.runtime;
     const selector = { labelSelector: { [criLabel('pod.uid')]: this.uid } };
-    const [sbs, cs] = await Promise.all([rt.listPodSandbox({ filter: selector }), rt.listContainers({ filter: selector })]);
+    const [sbs, cs] = await Promise.all([
+      rt.listPodSandbox({ filter: selector }),
+      rt.listContainers({ filter: selector }),
+    ]);
     const sandboxes = [...(sbs.items ?? [])].sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
     const ready = sandboxes.find((s) => s.state === 'SANDBOX_READY');
     let ip: string | undefined;
@@ -216,7 +262,14 @@ export class PodWorker {
       const st = await rt.podSandboxStatus({ podSandboxId: ready.id }).catch(() => undefined);
       ip = st?.status?.network?.ip || undefined;
     }
-    const statuses = await Promise.all((cs.containers ?? []).map((c) => rt.containerStatus({ containerId: c.id }).then((r) => r.status ?? undefined, () => undefined)));
+    const statuses = await Promise.all(
+      (cs.containers ?? []).map((c) =>
+        rt.containerStatus({ containerId: c.id }).then(
+          (r) => r.status ?? undefined,
+          () => undefined,
+        ),
+      ),
+    );
     const byName = new Map<string, ContainerInstance[]>();
     for (const s of statuses) {
       if (!s) continue;
@@ -225,7 +278,8 @@ export class PodWorker {
       list.push(i);
       byName.set(i.name, list);
     }
-    for (const list of byName.values()) list.sort((a, b) => b.restartCount - a.restartCount || b.createdAtMs - a.createdAtMs);
+    for (const list of byName.values())
+      list.sort((a, b) => b.restartCount - a.restartCount || b.createdAtMs - a.createdAtMs);
     this.lastSeen = { sandboxes, ready, ip, byName };
     return this.lastSeen;
   }
@@ -278,19 +332,34 @@ export class PodWorker {
       if (!latest) {
         changed = (await this.start(c, 0, sandbox.id, sandboxConfig, 'container')) || changed;
       } else if (latest.state === 'CONTAINER_RUNNING') {
-        const why = this.ctx.prober.failed(latest.id, c) ?? (latest.hash && latest.hash !== containerHash(c) ? 'definition changed' : undefined);
+        const why =
+          this.ctx.prober.failed(latest.id, c) ??
+          (latest.hash && latest.hash !== containerHash(c) ? 'definition changed' : undefined);
         if (why) {
           this.log.info(`container ${why}, will be restarted`, { container: c.name });
-          this.event(c, 'container', 'Normal', 'Killing', `Container ${c.name} ${why}${policy === 'Never' ? '' : ', will be restarted'}`);
+          this.event(
+            c,
+            'container',
+            'Normal',
+            'Killing',
+            `Container ${c.name} ${why}${policy === 'Never' ? '' : ', will be restarted'}`,
+          );
           await this.ctx.cri.runtime.stopContainer({ containerId: latest.id, timeout: this.grace(c) });
           this.kick();
           changed = true;
         } else {
           live.add(latest.id);
-          this.ctx.prober.ensure({ podUid: this.uid, podIp: ip, container: c, containerId: latest.id, startedAtMs: latest.startedAtMs || Date.now() });
+          this.ctx.prober.ensure({
+            podUid: this.uid,
+            podIp: ip,
+            container: c,
+            containerId: latest.id,
+            startedAtMs: latest.startedAtMs || Date.now(),
+          });
         }
       } else if (latest.state === 'CONTAINER_EXITED') {
-        if (shouldRestart(policy, latest.exitCode)) changed = (await this.restart(c, latest, sandbox.id, sandboxConfig, 'container')) || changed;
+        if (shouldRestart(policy, latest.exitCode))
+          changed = (await this.restart(c, latest, sandbox.id, sandboxConfig, 'container')) || changed;
         else this.waiting.delete(c.name);
       }
     }
@@ -309,7 +378,13 @@ export class PodWorker {
   }
 
   /** Restarts an exited container unless it is in back-off (then waits as CrashLoopBackOff). */
-  private async restart(c: Container, latest: ContainerInstance, sandboxId: string, sandboxConfig: PodSandboxConfig, kind: ContainerKind): Promise<boolean> {
+  private async restart(
+    c: Container,
+    latest: ContainerInstance,
+    sandboxId: string,
+    sandboxConfig: PodSandboxConfig,
+    kind: ContainerKind,
+  ): Promise<boolean> {
     const key = `${this.uid}/${c.name}`;
     const { backoff } = this.ctx;
     const remaining = backoff.remainingMs(key, latest.finishedAtMs);
@@ -318,7 +393,11 @@ export class PodWorker {
       const message = `back-off ${goDuration(backoff.get(key))} restarting failed container=${c.name} pod=${m.name}_${m.namespace}(${m.uid})`;
       // One event per back-off period (its message names the period), not one per sync while it lasts.
       this.failed(c, kind, { reason: 'CrashLoopBackOff', message }, [
-        ['Warning', 'BackOff', `Back-off restarting failed container ${c.name} in pod ${m.name ?? ''}_${m.namespace ?? ''}(${m.uid ?? ''})`],
+        [
+          'Warning',
+          'BackOff',
+          `Back-off restarting failed container ${c.name} in pod ${m.name ?? ''}_${m.namespace ?? ''}(${m.uid ?? ''})`,
+        ],
       ]);
       this.wakeAfter(remaining);
       return false;
@@ -328,7 +407,13 @@ export class PodWorker {
   }
 
   /** Pulls the image, creates and starts one container; a failure is kept as the container's waiting reason. */
-  private async start(c: Container, restartCount: number, sandboxId: string, sandboxConfig: PodSandboxConfig, kind: ContainerKind): Promise<boolean> {
+  private async start(
+    c: Container,
+    restartCount: number,
+    sandboxId: string,
+    sandboxConfig: PodSandboxConfig,
+    kind: ContainerKind,
+  ): Promise<boolean> {
     const imageRef = await this.ensureImage(c, kind, sandboxConfig);
     if (imageRef === undefined) return false;
     const rt = this.ctx.cri.runtime;
@@ -336,25 +421,39 @@ export class PodWorker {
     let env: Map<string, string>;
     try {
       env = await containerEnvironment(c, {
-        namespace: this.pod.metadata.namespace ?? '', fieldRef: (path) => this.fieldRef(path), read: this.ctx.readObject,
+        namespace: this.pod.metadata.namespace ?? '',
+        fieldRef: (path) => this.fieldRef(path),
+        read: this.ctx.readObject,
         resourceRef: (ref) => {
-          const named = ref.containerName ? [...(this.pod.spec.initContainers ?? []), ...this.pod.spec.containers].find((x) => x.name === ref.containerName) : c;
+          const named = ref.containerName
+            ? [...(this.pod.spec.initContainers ?? []), ...this.pod.spec.containers].find(
+                (x) => x.name === ref.containerName,
+              )
+            : c;
           if (!named) throw new ContainerConfigError(`container ${ref.containerName ?? ''} not found in the pod`);
           return resourceFieldValue(named, ref, this.ctx.nodeAllocatable ?? {});
         },
       });
     } catch (e) {
       if (!(e instanceof ContainerConfigError)) throw e;
-      this.failed(c, kind, { reason: 'CreateContainerConfigError', message: e.message }, [['Warning', 'Failed', `Error: ${e.message}`]]);
+      this.failed(c, kind, { reason: 'CreateContainerConfigError', message: e.message }, [
+        ['Warning', 'Failed', `Error: ${e.message}`],
+      ]);
       this.ctx.onContainerStarted?.(kind, 'CreateContainerConfigError');
       this.log.warn('cannot make the container config', { container: c.name, error: e.message });
       return false;
     }
     let containerId: string;
     try {
-      ({ containerId } = await rt.createContainer({ podSandboxId: sandboxId, config: this.containerConfig(c, restartCount, imageRef, env), sandboxConfig }));
+      ({ containerId } = await rt.createContainer({
+        podSandboxId: sandboxId,
+        config: this.containerConfig(c, restartCount, imageRef, env),
+        sandboxConfig,
+      }));
     } catch (e) {
-      this.failed(c, kind, { reason: 'CreateContainerError', message: criErrorMessage(e) }, [['Warning', 'Failed', `Error: ${criErrorMessage(e)}`]]);
+      this.failed(c, kind, { reason: 'CreateContainerError', message: criErrorMessage(e) }, [
+        ['Warning', 'Failed', `Error: ${criErrorMessage(e)}`],
+      ]);
       this.ctx.onContainerStarted?.(kind, 'CreateContainerError');
       this.log.warn('cannot create container', { container: c.name, error: criErrorMessage(e) });
       return false;
@@ -363,7 +462,9 @@ export class PodWorker {
     try {
       await rt.startContainer({ containerId });
     } catch (e) {
-      this.failed(c, kind, { reason: 'RunContainerError', message: criErrorMessage(e) }, [['Warning', 'Failed', `Error: ${criErrorMessage(e)}`]]);
+      this.failed(c, kind, { reason: 'RunContainerError', message: criErrorMessage(e) }, [
+        ['Warning', 'Failed', `Error: ${criErrorMessage(e)}`],
+      ]);
       this.ctx.onContainerStarted?.(kind, 'RunContainerError');
       this.log.warn('cannot start container', { container: c.name, error: criErrorMessage(e) });
       return true;
@@ -376,7 +477,11 @@ export class PodWorker {
   }
 
   /** The image reference to create `c` from, pulled per `imagePullPolicy`; undefined (and a waiting reason) when unavailable. */
-  private async ensureImage(c: Container, kind: ContainerKind, sandboxConfig: PodSandboxConfig): Promise<string | undefined> {
+  private async ensureImage(
+    c: Container,
+    kind: ContainerKind,
+    sandboxConfig: PodSandboxConfig,
+  ): Promise<string | undefined> {
     const img = this.ctx.cri.image;
     const image = c.image ?? '';
     const policy = c.imagePullPolicy ?? 'IfNotPresent';
@@ -390,14 +495,18 @@ export class PodWorker {
       }
       if (policy === 'Never') {
         const message = `Container image "${image}" is not present with pull policy of Never`;
-        this.failed(c, kind, { reason: 'ErrImageNeverPull', message }, [['Warning', 'ErrImageNeverPull', message], ['Warning', 'Failed', 'Error: ErrImageNeverPull']]);
+        this.failed(c, kind, { reason: 'ErrImageNeverPull', message }, [
+          ['Warning', 'ErrImageNeverPull', message],
+          ['Warning', 'Failed', 'Error: ErrImageNeverPull'],
+        ]);
         return undefined;
       }
     }
     const key = `${this.uid}/${image}`;
     if (this.ctx.pullBackoff.isInBackOffSinceUpdate(key)) {
       this.failed(c, kind, { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` }, [
-        ['Normal', 'BackOff', `Back-off pulling image "${image}"`], ['Warning', 'Failed', 'Error: ImagePullBackOff'],
+        ['Normal', 'BackOff', `Back-off pulling image "${image}"`],
+        ['Warning', 'Failed', 'Error: ImagePullBackOff'],
       ]);
       return undefined;
     }
@@ -406,13 +515,26 @@ export class PodWorker {
     try {
       const { imageRef } = await img.pullImage({ image: { image }, sandboxConfig });
       const took = goDuration(Math.round(performance.now() - started));
-      if (!quiet) this.event(c, kind, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${took} (${took} including waiting)`);
+      if (!quiet)
+        this.event(
+          c,
+          kind,
+          'Normal',
+          'Pulled',
+          `Successfully pulled image "${image}" in ${took} (${took} including waiting)`,
+        );
       return imageRef;
     } catch (e) {
       this.ctx.pullBackoff.next(key, Date.now());
-      this.failed(c, kind, { reason: 'ErrImagePull', message: `failed to pull image "${image}": ${criErrorMessage(e)}` }, [
-        ['Warning', 'Failed', `Failed to pull image "${image}": ${criErrorMessage(e)}`], ['Warning', 'Failed', 'Error: ErrImagePull'],
-      ]);
+      this.failed(
+        c,
+        kind,
+        { reason: 'ErrImagePull', message: `failed to pull image "${image}": ${criErrorMessage(e)}` },
+        [
+          ['Warning', 'Failed', `Failed to pull image "${image}": ${criErrorMessage(e)}`],
+          ['Warning', 'Failed', 'Error: ErrImagePull'],
+        ],
+      );
       return undefined;
     }
   }
@@ -421,7 +543,12 @@ export class PodWorker {
    * Keeps `waiting` as the container's reason for not running and records `events`, once:
    * a retry that fails the same way (every relist) records nothing new.
    */
-  private failed(c: Container, kind: ContainerKind, waiting: ContainerStateWaiting, events: Array<['Normal' | 'Warning', string, string]>): void {
+  private failed(
+    c: Container,
+    kind: ContainerKind,
+    waiting: ContainerStateWaiting,
+    events: Array<['Normal' | 'Warning', string, string]>,
+  ): void {
     const before = this.waiting.get(c.name);
     this.waiting.set(c.name, waiting);
     if (before?.reason === waiting.reason && before?.message === waiting.message) return;
@@ -429,20 +556,44 @@ export class PodWorker {
   }
 
   /** A kubelet event about container `c` of this pod. */
-  private event(c: Pick<Container, 'name'>, kind: ContainerKind, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    this.ctx.recordEvent?.(this.pod, type, reason, message, `spec.${kind === 'init_container' ? 'initContainers' : 'containers'}{${c.name}}`);
+  private event(
+    c: Pick<Container, 'name'>,
+    kind: ContainerKind,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+  ): void {
+    this.ctx.recordEvent?.(
+      this.pod,
+      type,
+      reason,
+      message,
+      `spec.${kind === 'init_container' ? 'initContainers' : 'containers'}{${c.name}}`,
+    );
   }
 
   private sandboxConfig(attempt: number): PodSandboxConfig {
     const m = this.pod.metadata;
     const name = m.name ?? '';
-    const ports = [...(this.pod.spec.initContainers ?? []), ...this.pod.spec.containers].flatMap((c) => c.ports ?? []).filter((p) => p.hostPort);
+    const ports = [...(this.pod.spec.initContainers ?? []), ...this.pod.spec.containers]
+      .flatMap((c) => c.ports ?? [])
+      .filter((p) => p.hostPort);
     return {
       metadata: { name, uid: this.uid, namespace: m.namespace ?? '', attempt },
       hostname: (this.pod.spec.hostname || name).slice(0, 63),
       logDirectory: podLogDir(this.ctx.podLogsDir, this.pod),
-      portMappings: ports.map((p) => ({ protocol: (p.protocol ?? 'TCP') as 'TCP' | 'UDP' | 'SCTP', containerPort: p.containerPort, hostPort: p.hostPort, hostIp: p.hostIP ?? '' })),
-      labels: { ...m.labels, [criLabel('pod.name')]: name, [criLabel('pod.namespace')]: m.namespace ?? '', [criLabel('pod.uid')]: this.uid },
+      portMappings: ports.map((p) => ({
+        protocol: (p.protocol ?? 'TCP') as 'TCP' | 'UDP' | 'SCTP',
+        containerPort: p.containerPort,
+        hostPort: p.hostPort,
+        hostIp: p.hostIP ?? '',
+      })),
+      labels: {
+        ...m.labels,
+        [criLabel('pod.name')]: name,
+        [criLabel('pod.namespace')]: m.namespace ?? '',
+        [criLabel('pod.uid')]: this.uid,
+      },
       annotations: { ...m.annotations },
     };
   }
@@ -453,14 +604,23 @@ export class PodWorker {
     const sub = /^metadata\.(labels|annotations)\['(.*)'\]$/.exec(path);
     if (sub) return (sub[1] === 'labels' ? m.labels : m.annotations)?.[sub[2] ?? ''] ?? '';
     const values: Record<string, string | undefined> = {
-      'metadata.name': m.name, 'metadata.namespace': m.namespace, 'metadata.uid': m.uid,
-      'spec.nodeName': this.pod.spec.nodeName, 'spec.serviceAccountName': this.pod.spec.serviceAccountName as string | undefined,
-      'status.hostIP': this.ctx.nodeIp, 'status.podIP': this.lastSeen?.ip ?? this.ctx.nodeIp,
+      'metadata.name': m.name,
+      'metadata.namespace': m.namespace,
+      'metadata.uid': m.uid,
+      'spec.nodeName': this.pod.spec.nodeName,
+      'spec.serviceAccountName': this.pod.spec.serviceAccountName as string | undefined,
+      'status.hostIP': this.ctx.nodeIp,
+      'status.podIP': this.lastSeen?.ip ?? this.ctx.nodeIp,
     };
     return values[path] ?? '';
   }
 
-  private containerConfig(c: Container, restartCount: number, imageRef: string, env: ReadonlyMap<string, string>): ContainerConfig {
+  private containerConfig(
+    c: Container,
+    restartCount: number,
+    imageRef: string,
+    env: ReadonlyMap<string, string>,
+  ): ContainerConfig {
     const m = this.pod.metadata;
     return {
       metadata: { name: c.name, attempt: restartCount },
@@ -470,7 +630,9 @@ export class PodWorker {
       workingDir: c.workingDir ?? '',
       envs: [...env].map(([key, value]) => ({ key, value })),
       labels: {
-        [criLabel('pod.name')]: m.name ?? '', [criLabel('pod.namespace')]: m.namespace ?? '', [criLabel('pod.uid')]: this.uid,
+        [criLabel('pod.name')]: m.name ?? '',
+        [criLabel('pod.namespace')]: m.namespace ?? '',
+        [criLabel('pod.uid')]: this.uid,
         [criLabel('container.name')]: c.name,
       },
       annotations: {
@@ -490,7 +652,9 @@ export class PodWorker {
   private async stopAll(seen: Observed, graceSeconds: number): Promise<void> {
     this.ctx.prober.prune(this.uid);
     const rt = this.ctx.cri.runtime;
-    const running = [...seen.byName.values()].flat().filter((i) => i.state === 'CONTAINER_RUNNING' || i.state === 'CONTAINER_CREATED');
+    const running = [...seen.byName.values()]
+      .flat()
+      .filter((i) => i.state === 'CONTAINER_RUNNING' || i.state === 'CONTAINER_CREATED');
     for (const [name, list] of seen.byName) {
       if (!list.some((i) => i.state === 'CONTAINER_RUNNING')) continue;
       const init = (this.pod.spec.initContainers ?? []).some((x) => x.name === name);
@@ -546,13 +710,23 @@ export class PodWorker {
       return s;
     });
     const initPending = init.some((s) => s.state.terminated?.exitCode !== 0);
-    const regular = pod.spec.containers.map((c) => containerStatus(c, view(c), rt, initPending ? 'PodInitializing' : 'ContainerCreating'));
+    const regular = pod.spec.containers.map((c) =>
+      containerStatus(c, view(c), rt, initPending ? 'PodInitializing' : 'ContainerCreating'),
+    );
     const phase = podPhase(pod, init, regular, terminal && this.source === 'api');
     const previous = this.status ?? pod.status;
     const ip = seen.ip ?? (seen.ready ? this.ctx.nodeIp : previous?.podIP);
     const status: PodStatus = {
       phase,
-      conditions: podConditions({ pod, phase, sandboxReady: !!seen.ready, init, regular, old: previous?.conditions, nowMs: Date.now() }),
+      conditions: podConditions({
+        pod,
+        phase,
+        sandboxReady: !!seen.ready,
+        init,
+        regular,
+        old: previous?.conditions,
+        nowMs: Date.now(),
+      }),
       hostIP: this.ctx.nodeIp,
       hostIPs: [{ ip: this.ctx.nodeIp }],
     };

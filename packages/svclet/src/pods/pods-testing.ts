@@ -15,7 +15,11 @@ export const NODES = { group: '', version: 'v1', resource: 'nodes' };
 
 /** Logs to stderr when SVC_TEST_LOG is set. */
 export const testLogger: ClientLogger = process.env.SVC_TEST_LOG
-  ? { info: (m, f) => console.error('INFO', m, JSON.stringify(f ?? {})), warn: (m, f) => console.error('WARN', m, JSON.stringify(f ?? {})), error: (m, f) => console.error('ERROR', m, JSON.stringify(f ?? {})) }
+  ? {
+      info: (m, f) => console.error('INFO', m, JSON.stringify(f ?? {})),
+      warn: (m, f) => console.error('WARN', m, JSON.stringify(f ?? {})),
+      error: (m, f) => console.error('ERROR', m, JSON.stringify(f ?? {})),
+    }
   : { info() {}, warn() {}, error() {} };
 
 export interface PodEnv {
@@ -53,19 +57,38 @@ export function withPodEnv(o: { api?: boolean } = {}): PodEnv {
       // The manager's client speaks Protobuf (the svclet's default --svc-api-content-type); the tests' own JSON.
       env.api = new RestClient(loadSvcconfig(env.server.svcconfigPath), { contentType: naming().protobufMediaType });
       env.testApi = new RestClient(loadSvcconfig(env.server.svcconfigPath));
-      await new ResourceClient(env.testApi, NODES).create({ apiVersion: 'v1', kind: 'Node', metadata: { name: env.nodeName } });
+      await new ResourceClient(env.testApi, NODES).create({
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: env.nodeName },
+      });
     }
     env.pods = (ns = 'default') => new ResourceClient<Pod>(env.testApi, PODS).namespace(ns);
     env.startManager = async (m = {}) => {
       const manager = new PodManager({
-        client: env.api, cri: env.cri, nodeName: env.nodeName, nodeIp: '127.0.0.1', rootDir: join(env.dir, 'root'), podLogsDir: env.podLogsDir,
-        fileCheckFrequencyMs: 200, httpCheckFrequencyMs: 200, logger: testLogger,
-        relistPeriodMs: 100, housekeepingPeriodMs: 300, backOffInitialMs: 500, backOffMaxMs: 4000, ...m,
+        client: env.api,
+        cri: env.cri,
+        nodeName: env.nodeName,
+        nodeIp: '127.0.0.1',
+        rootDir: join(env.dir, 'root'),
+        podLogsDir: env.podLogsDir,
+        fileCheckFrequencyMs: 200,
+        httpCheckFrequencyMs: 200,
+        logger: testLogger,
+        relistPeriodMs: 100,
+        housekeepingPeriodMs: 300,
+        backOffInitialMs: 500,
+        backOffMaxMs: 4000,
+        ...m,
       });
       const stop = new AbortController();
       const run = manager.run(stop.signal);
       let stopped: Promise<void> | undefined;
-      const stopFn = (): Promise<void> => (stopped ??= (async () => { stop.abort(); await run; })());
+      const stopFn = (): Promise<void> =>
+        (stopped ??= (async () => {
+          stop.abort();
+          await run;
+        })());
       stops.push(stopFn);
       return { manager, stop: stopFn };
     };
@@ -74,7 +97,9 @@ export function withPodEnv(o: { api?: boolean } = {}): PodEnv {
     for (const s of stops) await s();
     if (env.cri) {
       const { containers } = await env.cri.runtime.listContainers({});
-      await Promise.all(containers.map((c) => env.cri.runtime.stopContainer({ containerId: c.id, timeout: 0 }).catch(() => undefined)));
+      await Promise.all(
+        containers.map((c) => env.cri.runtime.stopContainer({ containerId: c.id, timeout: 0 }).catch(() => undefined)),
+      );
       env.cri.close();
     }
     await env.runtime?.close();
@@ -87,10 +112,22 @@ export function withPodEnv(o: { api?: boolean } = {}): PodEnv {
 }
 
 /** A pod for `nodeName` with one container `c` running `sh -c script`. */
-export function shPod(name: string, nodeName: string, script: string, spec: Partial<Pod['spec']> = {}, container: Partial<Pod['spec']['containers'][number]> = {}): Pod {
+export function shPod(
+  name: string,
+  nodeName: string,
+  script: string,
+  spec: Partial<Pod['spec']> = {},
+  container: Partial<Pod['spec']['containers'][number]> = {},
+): Pod {
   return {
-    apiVersion: 'v1', kind: 'Pod', metadata: { name },
-    spec: { nodeName, containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', script], ...container }], ...spec },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    spec: {
+      nodeName,
+      containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', script], ...container }],
+      ...spec,
+    },
   };
 }
 
@@ -99,9 +136,21 @@ export function containerOf(p: Pod, name = 'c'): ContainerStatus | undefined {
 }
 
 /** Polls the API pod until `cond` holds (default deadline 20 s). */
-export function waitForPod(env: PodEnv, name: string, what: string, cond: (p: Pod) => boolean, timeoutMs = 20_000, ns = 'default'): Promise<Pod> {
-  return waitFor(`${name}: ${what}`, async () => {
-    const p = await env.pods(ns).get(name);
-    return cond(p) ? p : undefined;
-  }, timeoutMs, 50);
+export function waitForPod(
+  env: PodEnv,
+  name: string,
+  what: string,
+  cond: (p: Pod) => boolean,
+  timeoutMs = 20_000,
+  ns = 'default',
+): Promise<Pod> {
+  return waitFor(
+    `${name}: ${what}`,
+    async () => {
+      const p = await env.pods(ns).get(name);
+      return cond(p) ? p : undefined;
+    },
+    timeoutMs,
+    50,
+  );
 }

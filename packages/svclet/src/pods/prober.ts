@@ -19,7 +19,9 @@ export interface ProbeTarget {
 }
 
 const PROBES: ReadonlyArray<[ProbeType, 'livenessProbe' | 'readinessProbe' | 'startupProbe']> = [
-  ['liveness', 'livenessProbe'], ['readiness', 'readinessProbe'], ['startup', 'startupProbe'],
+  ['liveness', 'livenessProbe'],
+  ['readiness', 'readinessProbe'],
+  ['startup', 'startupProbe'],
 ];
 
 /** Kubernetes' results before the first probe: a container is live until proven otherwise, neither ready nor started. */
@@ -39,16 +41,26 @@ function httpProbe(p: NonNullable<Probe['httpGet']>, t: ProbeTarget, timeoutMs: 
     const headers: Record<string, string> = {};
     for (const h of p.httpHeaders ?? []) headers[h.name] = h.value;
     const path = p.path ? (p.path.startsWith('/') ? p.path : `/${p.path}`) : '/';
-    const req = (https ? httpsRequest : httpRequest)({
-      host: p.host || t.podIp, port: resolvePort(p.port, t.container), path, method: 'GET', headers, timeout: timeoutMs,
-      rejectUnauthorized: false,
-    }, (res) => {
-      res.resume();
-      const code = res.statusCode ?? 0;
-      resolve(code >= 200 && code < 400 ? undefined : `HTTP probe failed with statuscode: ${code}`);
-    });
+    const req = (https ? httpsRequest : httpRequest)(
+      {
+        host: p.host || t.podIp,
+        port: resolvePort(p.port, t.container),
+        path,
+        method: 'GET',
+        headers,
+        timeout: timeoutMs,
+        rejectUnauthorized: false,
+      },
+      (res) => {
+        res.resume();
+        const code = res.statusCode ?? 0;
+        resolve(code >= 200 && code < 400 ? undefined : `HTTP probe failed with statuscode: ${code}`);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('context deadline exceeded')));
-    req.on('error', (e) => resolve(`Get ${https ? 'https' : 'http'}://${p.host || t.podIp}:${String(p.port)}${path}: ${e.message}`));
+    req.on('error', (e) =>
+      resolve(`Get ${https ? 'https' : 'http'}://${p.host || t.podIp}:${String(p.port)}${path}: ${e.message}`),
+    );
     req.end();
   });
 }
@@ -56,8 +68,14 @@ function httpProbe(p: NonNullable<Probe['httpGet']>, t: ProbeTarget, timeoutMs: 
 function tcpProbe(p: NonNullable<Probe['tcpSocket']>, t: ProbeTarget, timeoutMs: number): Promise<string | undefined> {
   return new Promise((resolve) => {
     const sock = connect({ host: p.host || t.podIp, port: resolvePort(p.port, t.container), timeout: timeoutMs });
-    sock.on('connect', () => { sock.destroy(); resolve(undefined); });
-    sock.on('timeout', () => { sock.destroy(); resolve('dial tcp: i/o timeout'); });
+    sock.on('connect', () => {
+      sock.destroy();
+      resolve(undefined);
+    });
+    sock.on('timeout', () => {
+      sock.destroy();
+      resolve('dial tcp: i/o timeout');
+    });
     sock.on('error', (e) => resolve(`dial tcp: ${e.message}`));
   });
 }
@@ -76,13 +94,15 @@ export class ProbeManager {
   private readonly results = new Map<string, ProbeResult>();
   private stopped = false;
 
-  constructor(private readonly o: {
-    cri: CriClient;
-    logger: ClientLogger;
-    onChange: (podUid: string) => void;
-    /** Every failed probe, with what failed (Kubernetes records an `Unhealthy` event each time). */
-    onFailure?: (t: ProbeTarget, type: ProbeType, output: string) => void;
-  }) {}
+  constructor(
+    private readonly o: {
+      cri: CriClient;
+      logger: ClientLogger;
+      onChange: (podUid: string) => void;
+      /** Every failed probe, with what failed (Kubernetes records an `Unhealthy` event each time). */
+      onFailure?: (t: ProbeTarget, type: ProbeType, output: string) => void;
+    },
+  ) {}
 
   /** Starts the workers of `t`'s probes unless running already (idempotent per container id); nothing after `stopAll`. */
   ensure(t: ProbeTarget): void {
@@ -94,7 +114,12 @@ export class ProbeManager {
       this.results.set(key, INITIAL[type]);
       const stop = new AbortController();
       const done = this.work(type, probe, t, key, stop.signal).catch((e: unknown) => {
-        this.o.logger.error('probe worker failed', { pod: t.podUid, container: t.container.name, probe: type, error: String(e) });
+        this.o.logger.error('probe worker failed', {
+          pod: t.podUid,
+          container: t.container.name,
+          probe: type,
+          error: String(e),
+        });
       });
       this.workers.set(key, { podUid: t.podUid, stop, done });
     }
@@ -149,17 +174,27 @@ export class ProbeManager {
     let last: ProbeResult | undefined;
     let run = 0;
     while (!signal.aborted) {
-      const gated = type === 'startup' ? this.started(t.containerId, t.container) : !this.started(t.containerId, t.container);
+      const gated =
+        type === 'startup' ? this.started(t.containerId, t.container) : !this.started(t.containerId, t.container);
       if (!gated) {
         const failure = await this.probeOnce(probe, t, timeoutMs);
         if (signal.aborted) return;
         const outcome: ProbeResult = failure === undefined ? 'success' : 'failure';
         if (failure !== undefined) this.o.onFailure?.(t, type, failure);
         if (outcome === last) run++;
-        else { last = outcome; run = 1; }
+        else {
+          last = outcome;
+          run = 1;
+        }
         if (run >= (outcome === 'success' ? successThreshold : failureThreshold) && this.results.get(key) !== outcome) {
           this.results.set(key, outcome);
-          this.o.logger.info('probe result changed', { pod: t.podUid, container: t.container.name, probe: type, result: outcome, output: failure });
+          this.o.logger.info('probe result changed', {
+            pod: t.podUid,
+            container: t.container.name,
+            probe: type,
+            result: outcome,
+            output: failure,
+          });
           this.o.onChange(t.podUid);
         }
         if (outcome === 'failure' && type !== 'readiness' && this.results.get(key) === 'failure') return;
@@ -172,10 +207,23 @@ export class ProbeManager {
   private async probeOnce(p: Probe, t: ProbeTarget, timeoutMs: number): Promise<string | undefined> {
     try {
       if (p.exec) {
-        const deadline = new Promise<{ exitCode?: number; stdout?: Uint8Array | string }>((resolve) => setTimeout(() => resolve({ exitCode: -1, stdout: 'command timed out' }), timeoutMs + 1000).unref());
-        const r = await Promise.race([this.o.cri.runtime.execSync({ containerId: t.containerId, cmd: p.exec.command ?? [], timeout: timeoutMs / 1000 }), deadline]);
+        const deadline = new Promise<{ exitCode?: number; stdout?: Uint8Array | string }>((resolve) =>
+          setTimeout(() => resolve({ exitCode: -1, stdout: 'command timed out' }), timeoutMs + 1000).unref(),
+        );
+        const r = await Promise.race([
+          this.o.cri.runtime.execSync({
+            containerId: t.containerId,
+            cmd: p.exec.command ?? [],
+            timeout: timeoutMs / 1000,
+          }),
+          deadline,
+        ]);
         // As Kubernetes, what failed is the command's output (nothing, for `false`).
-        return r.exitCode === 0 ? undefined : Buffer.from(r.stdout ?? '').toString('utf8').slice(0, 200);
+        return r.exitCode === 0
+          ? undefined
+          : Buffer.from(r.stdout ?? '')
+              .toString('utf8')
+              .slice(0, 200);
       }
       if (p.httpGet) return await httpProbe(p.httpGet, t, timeoutMs);
       if (p.tcpSocket) return await tcpProbe(p.tcpSocket, t, timeoutMs);

@@ -25,7 +25,10 @@ afterAll(async () => {
 
 const fast = (p: Probe): Probe => ({ periodSeconds: 1, failureThreshold: 1, ...p });
 
-function probed(name: string, probes: Partial<Pick<Pod['spec']['containers'][number], 'livenessProbe' | 'readinessProbe' | 'startupProbe'>>): Pod {
+function probed(
+  name: string,
+  probes: Partial<Pick<Pod['spec']['containers'][number], 'livenessProbe' | 'readinessProbe' | 'startupProbe'>>,
+): Pod {
   return shPod(name, env.nodeName, 'exec sleep 60', {}, probes);
 }
 
@@ -46,20 +49,41 @@ describe('liveness probes restart the container when they fail', () => {
     const p = await waitForPod(env, 'live-exec', 'a restart', (x) => (containerOf(x)?.restartCount ?? 0) >= 1);
     expect(containerOf(p)?.lastState.terminated).toMatchObject({ exitCode: 143, reason: 'Error' });
     // Kubernetes' events: Unhealthy for the failed probe, Killing for the restart it causes.
-    const events = new ResourceClient(env.testApi, { group: '', version: 'v1', resource: 'events' }).namespace('default');
+    const events = new ResourceClient(env.testApi, { group: '', version: 'v1', resource: 'events' }).namespace(
+      'default',
+    );
     const seen = await waitFor('Unhealthy and Killing events', async () => {
-      const items = (await events.list({ fieldSelector: 'involvedObject.name=live-exec' })).items as Array<{ reason?: string; message?: string; type?: string }>;
+      const items = (await events.list({ fieldSelector: 'involvedObject.name=live-exec' })).items as Array<{
+        reason?: string;
+        message?: string;
+        type?: string;
+      }>;
       const by = (r: string) => items.find((e) => e.reason === r);
       return by('Unhealthy') && by('Killing') ? { unhealthy: by('Unhealthy'), killing: by('Killing') } : undefined;
     });
     expect(seen.unhealthy).toMatchObject({ type: 'Warning', message: 'Liveness probe failed: ' }); // `false` prints nothing
-    expect(seen.killing).toMatchObject({ type: 'Normal', message: 'Container c failed liveness probe, will be restarted' });
+    expect(seen.killing).toMatchObject({
+      type: 'Normal',
+      message: 'Container c failed liveness probe, will be restarted',
+    });
   });
 
   it('httpGet to a closed port; an answering server keeps it running', async () => {
     const closed = await freePort();
-    await env.pods().create(probed('live-http', { livenessProbe: fast({ httpGet: { port: closed, path: '/healthz' } }) }));
-    await env.pods().create(probed('live-http-ok', { livenessProbe: fast({ httpGet: { port: openPort, path: '/healthz' }, failureThreshold: 3, timeoutSeconds: 2 }) }));
+    await env
+      .pods()
+      .create(probed('live-http', { livenessProbe: fast({ httpGet: { port: closed, path: '/healthz' } }) }));
+    await env
+      .pods()
+      .create(
+        probed('live-http-ok', {
+          livenessProbe: fast({
+            httpGet: { port: openPort, path: '/healthz' },
+            failureThreshold: 3,
+            timeoutSeconds: 2,
+          }),
+        }),
+      );
     await waitForPod(env, 'live-http', 'a restart', (x) => (containerOf(x)?.restartCount ?? 0) >= 1);
     expect(await restartsDuring('live-http-ok', 2500)).toBe(0);
   });
@@ -67,7 +91,13 @@ describe('liveness probes restart the container when they fail', () => {
   it('tcpSocket to a closed port; an open port keeps it running', async () => {
     const closed = await freePort();
     await env.pods().create(probed('live-tcp', { livenessProbe: fast({ tcpSocket: { port: closed } }) }));
-    await env.pods().create(probed('live-tcp-ok', { livenessProbe: fast({ tcpSocket: { port: openPort }, failureThreshold: 3, timeoutSeconds: 2 }) }));
+    await env
+      .pods()
+      .create(
+        probed('live-tcp-ok', {
+          livenessProbe: fast({ tcpSocket: { port: openPort }, failureThreshold: 3, timeoutSeconds: 2 }),
+        }),
+      );
     await waitForPod(env, 'live-tcp', 'a restart', (x) => (containerOf(x)?.restartCount ?? 0) >= 1);
     expect(await restartsDuring('live-tcp-ok', 2500)).toBe(0);
   });
@@ -77,9 +107,17 @@ it('readiness flips the container ready and the pod Ready condition', async () =
   const flag = join(env.dir, 'ready-flag');
   await env.pods().create(probed('ready', { readinessProbe: fast({ exec: { command: ['test', '-f', flag] } }) }));
   const ready = (p: Pod): string | undefined => p.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-  const notReady = await waitForPod(env, 'ready', 'Running, not ready', (p) => p.status?.phase === 'Running' && ready(p) === 'False');
+  const notReady = await waitForPod(
+    env,
+    'ready',
+    'Running, not ready',
+    (p) => p.status?.phase === 'Running' && ready(p) === 'False',
+  );
   expect(containerOf(notReady)).toMatchObject({ ready: false, started: true });
-  expect(notReady.status?.conditions?.find((c) => c.type === 'ContainersReady')).toMatchObject({ status: 'False', message: 'containers with unready status: [c]' });
+  expect(notReady.status?.conditions?.find((c) => c.type === 'ContainersReady')).toMatchObject({
+    status: 'False',
+    message: 'containers with unready status: [c]',
+  });
   await writeFile(flag, '');
   const p = await waitForPod(env, 'ready', 'Ready', (x) => ready(x) === 'True');
   expect(containerOf(p)?.ready).toBe(true);
@@ -90,16 +128,23 @@ it('readiness flips the container ready and the pod Ready condition', async () =
 
 it('a start-up probe holds back liveness and readiness until it passes', async () => {
   const flag = join(env.dir, 'started-flag');
-  await env.pods().create(probed('startup', {
-    startupProbe: { exec: { command: ['test', '-f', flag] }, periodSeconds: 1, failureThreshold: 30 },
-    readinessProbe: fast({ exec: { command: ['true'] } }),
-    livenessProbe: fast({ exec: { command: ['false'] } }),
-  }));
+  await env.pods().create(
+    probed('startup', {
+      startupProbe: { exec: { command: ['test', '-f', flag] }, periodSeconds: 1, failureThreshold: 30 },
+      readinessProbe: fast({ exec: { command: ['true'] } }),
+      livenessProbe: fast({ exec: { command: ['false'] } }),
+    }),
+  );
   await waitForPod(env, 'startup', 'Running', (p) => p.status?.phase === 'Running');
   expect(await restartsDuring('startup', 2500)).toBe(0);
   expect(containerOf(await env.pods().get('startup'))).toMatchObject({ started: false, ready: false });
   await writeFile(flag, '');
-  await waitForPod(env, 'startup', 'started', (p) => containerOf(p)?.started === true || (containerOf(p)?.restartCount ?? 0) >= 1);
+  await waitForPod(
+    env,
+    'startup',
+    'started',
+    (p) => containerOf(p)?.started === true || (containerOf(p)?.restartCount ?? 0) >= 1,
+  );
   // Now liveness runs, and fails.
   await waitForPod(env, 'startup', 'a liveness restart', (p) => (containerOf(p)?.restartCount ?? 0) >= 1);
 });

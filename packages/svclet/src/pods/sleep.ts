@@ -5,7 +5,11 @@ import { sleep as machinerySleep } from '@svc/machinery';
  * `onWake` is called (it is handed `undefined` again once the sleep is over). Never rejects.
  * The timing is machinery's `sleep` (long waits included).
  */
-export async function sleep(ms: number, signal: AbortSignal, onWake?: (wake: (() => void) | undefined) => void): Promise<void> {
+export async function sleep(
+  ms: number,
+  signal: AbortSignal,
+  onWake?: (wake: (() => void) | undefined) => void,
+): Promise<void> {
   if (signal.aborted) return;
   if (!onWake) return machinerySleep(ms, signal);
   const woken = new AbortController();

@@ -14,8 +14,15 @@ const env = withPodEnv();
 
 function manifest(name: string, script = 'exec sleep 60'): string {
   return [
-    'apiVersion: v1', 'kind: Pod', `metadata: {name: ${name}, labels: {app: ${name}}}`,
-    'spec:', '  containers:', '  - name: c', '    image: busybox', `    command: [sh, -c, ${JSON.stringify(script)}]`, '',
+    'apiVersion: v1',
+    'kind: Pod',
+    `metadata: {name: ${name}, labels: {app: ${name}}}`,
+    'spec:',
+    '  containers:',
+    '  - name: c',
+    '    image: busybox',
+    `    command: [sh, -c, ${JSON.stringify(script)}]`,
+    '',
   ].join('\n');
 }
 
@@ -29,7 +36,8 @@ async function mirrorPod(name: string): Promise<Pod | undefined> {
 }
 
 async function containersOf(uid: string): Promise<number> {
-  return (await env.cri.runtime.listContainers({ filter: { labelSelector: { [criLabel('pod.uid')]: uid } } })).containers.length;
+  return (await env.cri.runtime.listContainers({ filter: { labelSelector: { [criLabel('pod.uid')]: uid } } }))
+    .containers.length;
 }
 
 it('runs a static pod from the manifest directory with a mirror pod; a deleted mirror comes back; a deleted file stops the pod', async () => {
@@ -40,16 +48,26 @@ it('runs a static pod from the manifest directory with a mirror pod; a deleted m
   const { manager, stop } = await env.startManager({ staticPodPath: dir });
   try {
     const node = await new ResourceClient(env.testApi, NODES).get(env.nodeName);
-    const mirror = await waitFor('a running mirror pod', async () => {
-      const m = await mirrorPod('web');
-      return m?.status?.phase === 'Running' && containerOf(m)?.ready ? m : undefined;
-    }, 20_000);
+    const mirror = await waitFor(
+      'a running mirror pod',
+      async () => {
+        const m = await mirrorPod('web');
+        return m?.status?.phase === 'Running' && containerOf(m)?.ready ? m : undefined;
+      },
+      20_000,
+    );
     const ann = mirror.metadata.annotations ?? {};
     const staticPod = manager.pods().find((p) => p.metadata.name === `web-${env.nodeName}`);
     expect(staticPod?.metadata.uid).toMatch(/^[0-9a-f]{32}$/);
-    expect(ann).toMatchObject({ [podConfigAnnotation('source')]: 'file', [podConfigAnnotation('hash')]: staticPod?.metadata.uid, [podConfigAnnotation('mirror')]: staticPod?.metadata.uid });
+    expect(ann).toMatchObject({
+      [podConfigAnnotation('source')]: 'file',
+      [podConfigAnnotation('hash')]: staticPod?.metadata.uid,
+      [podConfigAnnotation('mirror')]: staticPod?.metadata.uid,
+    });
     expect(mirror.metadata.uid).not.toBe(staticPod?.metadata.uid);
-    expect(mirror.metadata.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Node', name: env.nodeName, uid: node.metadata.uid, controller: true }]);
+    expect(mirror.metadata.ownerReferences).toEqual([
+      { apiVersion: 'v1', kind: 'Node', name: env.nodeName, uid: node.metadata.uid, controller: true },
+    ]);
     expect(mirror.metadata).toMatchObject({ namespace: 'default', labels: { app: 'web' } });
     expect(mirror.spec.nodeName).toBe(env.nodeName);
     expect(await mirrorPod('hidden')).toBeUndefined();
@@ -57,15 +75,28 @@ it('runs a static pod from the manifest directory with a mirror pod; a deleted m
 
     // Deleting the mirror pod (gracefully, as kubectl does) does not touch the static pod; the mirror comes back.
     await env.pods().delete(mirror.metadata.name ?? '');
-    const again = await waitFor('a new mirror pod', async () => {
-      const m = await mirrorPod('web');
-      return m && m.metadata.uid !== mirror.metadata.uid && !m.metadata.deletionTimestamp && containerOf(m)?.containerID ? m : undefined;
-    }, 20_000);
+    const again = await waitFor(
+      'a new mirror pod',
+      async () => {
+        const m = await mirrorPod('web');
+        return m &&
+          m.metadata.uid !== mirror.metadata.uid &&
+          !m.metadata.deletionTimestamp &&
+          containerOf(m)?.containerID
+          ? m
+          : undefined;
+      },
+      20_000,
+    );
     expect(containerOf(again)).toMatchObject({ containerID: containerId, restartCount: 0 });
 
     await rm(join(dir, 'web.yaml'));
     await waitFor('the mirror pod gone', async () => (await mirrorPod('web')) === undefined, 20_000);
-    await waitFor('the static pod\'s containers removed', async () => (await containersOf(staticPod?.metadata.uid ?? '')) === 0, 20_000);
+    await waitFor(
+      "the static pod's containers removed",
+      async () => (await containersOf(staticPod?.metadata.uid ?? '')) === 0,
+      20_000,
+    );
     expect(manager.pods().find((p) => p.metadata.name === `web-${env.nodeName}`)).toBeUndefined();
   } finally {
     await stop();
@@ -88,17 +119,25 @@ it('runs static pods from --manifest-url, sent with --manifest-url-header', asyn
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/pods.yaml`;
   const { manager, stop } = await env.startManager({ manifestUrl: url, manifestUrlHeaders: { 'X-Token': ['a', 'b'] } });
   try {
-    const mirror = await waitFor('a running mirror pod', async () => {
-      const m = await mirrorPod('remote');
-      return m?.status?.phase === 'Running' ? m : undefined;
-    }, 20_000);
+    const mirror = await waitFor(
+      'a running mirror pod',
+      async () => {
+        const m = await mirrorPod('remote');
+        return m?.status?.phase === 'Running' ? m : undefined;
+      },
+      20_000,
+    );
     expect(mirror.metadata.annotations?.[podConfigAnnotation('source')]).toBe('http');
     expect(seen[0]?.['x-token']).toBe('a, b');
     const uid = manager.pods().find((p) => p.metadata.name === `remote-${env.nodeName}`)?.metadata.uid ?? '';
     expect(await containersOf(uid)).toBe(1);
 
     body = '';
-    await waitFor('the pod gone', async () => (await mirrorPod('remote')) === undefined && (await containersOf(uid)) === 0, 20_000);
+    await waitFor(
+      'the pod gone',
+      async () => (await mirrorPod('remote')) === undefined && (await containersOf(uid)) === 0,
+      20_000,
+    );
   } finally {
     await stop();
     await new Promise((r) => server.close(r));
@@ -108,13 +147,25 @@ it('runs static pods from --manifest-url, sent with --manifest-url-header', asyn
 it('standalone mode (no API): runs static pods, makes no mirror pods', async () => {
   const dir = join(env.dir, 'standalone');
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'solo.json'), JSON.stringify({
-    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'solo', namespace: 'kube' },
-    spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'echo solo; exit 0'] }] },
-  }));
+  await writeFile(
+    join(dir, 'solo.json'),
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'solo', namespace: 'kube' },
+      spec: {
+        restartPolicy: 'Never',
+        containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'echo solo; exit 0'] }],
+      },
+    }),
+  );
   const { manager, stop } = await env.startManager({ client: undefined, staticPodPath: dir });
   try {
-    const p = await waitFor('the static pod Succeeded', () => manager.pods().find((x) => x.metadata.name === `solo-${env.nodeName}` && x.status?.phase === 'Succeeded'), 20_000);
+    const p = await waitFor(
+      'the static pod Succeeded',
+      () => manager.pods().find((x) => x.metadata.name === `solo-${env.nodeName}` && x.status?.phase === 'Succeeded'),
+      20_000,
+    );
     expect(p.metadata.namespace).toBe('kube');
     expect(containerOf(p)?.state.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
     const files = manager.containerLogFiles('kube', `solo-${env.nodeName}`, 'c');

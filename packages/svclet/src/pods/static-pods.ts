@@ -22,7 +22,8 @@ function invalidPod(o: Record<string, unknown>): string | undefined {
   const meta = o.metadata;
   if (!isObject(meta) || typeof meta.name !== 'string' || !meta.name) return 'metadata.name is required';
   const spec = o.spec;
-  if (!isObject(spec) || !Array.isArray(spec.containers) || spec.containers.length === 0) return 'spec.containers is required';
+  if (!isObject(spec) || !Array.isArray(spec.containers) || spec.containers.length === 0)
+    return 'spec.containers is required';
   for (const c of [...spec.containers, ...(Array.isArray(spec.initContainers) ? spec.initContainers : [])]) {
     if (!isObject(c) || typeof c.name !== 'string' || !c.name) return 'every container needs a name';
     if (typeof c.image !== 'string' || !c.image.trim()) return `container ${c.name}: image is required`;
@@ -63,13 +64,20 @@ export function staticPod(raw: Pod, o: { source: 'file' | 'http'; origin: string
   pod.apiVersion ??= 'v1';
   pod.metadata ??= {};
   defaultPod(pod);
-  const h = createHash('md5').update(JSON.stringify(pod)).update(`host:${o.nodeName}`).update(`${o.source}:${o.origin}`);
+  const h = createHash('md5')
+    .update(JSON.stringify(pod))
+    .update(`host:${o.nodeName}`)
+    .update(`${o.source}:${o.origin}`);
   const uid = pod.metadata.uid || h.digest('hex');
   pod.metadata.uid = uid;
   pod.metadata.name = `${pod.metadata.name ?? ''}-${o.nodeName.toLowerCase()}`;
   pod.metadata.namespace ||= 'default';
   delete pod.metadata.resourceVersion;
-  pod.metadata.annotations = { ...pod.metadata.annotations, [podConfigAnnotation('hash')]: uid, [podConfigAnnotation('source')]: o.source };
+  pod.metadata.annotations = {
+    ...pod.metadata.annotations,
+    [podConfigAnnotation('hash')]: uid,
+    [podConfigAnnotation('source')]: o.source,
+  };
   pod.spec.nodeName = o.nodeName;
   pod.spec.tolerations = [...(pod.spec.tolerations ?? []), { operator: 'Exists', effect: 'NoExecute' }];
   delete pod.status;
@@ -85,7 +93,10 @@ export async function readManifestPath(path: string, nodeName: string, logger: C
   let files: string[];
   try {
     files = (await stat(path)).isDirectory()
-      ? (await readdir(path)).filter((f) => !f.startsWith('.')).sort().map((f) => join(path, f))
+      ? (await readdir(path))
+          .filter((f) => !f.startsWith('.'))
+          .sort()
+          .map((f) => join(path, f))
       : [path];
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
@@ -95,7 +106,8 @@ export async function readManifestPath(path: string, nodeName: string, logger: C
   for (const file of files) {
     try {
       if (!(await stat(file)).isFile() || basename(file).startsWith('.')) continue;
-      for (const p of decodeManifests(await readFile(file, 'utf8'))) pods.push(staticPod(p, { source: 'file', origin: file, nodeName }));
+      for (const p of decodeManifests(await readFile(file, 'utf8')))
+        pods.push(staticPod(p, { source: 'file', origin: file, nodeName }));
     } catch (e) {
       logger.error('could not process manifest file', { path: file, error: (e as Error).message });
     }
@@ -108,7 +120,12 @@ export async function readManifestPath(path: string, nodeName: string, logger: C
  * when the answer is not 200 or does not decode (Kubernetes keeps the last good set then);
  * an empty body means no pods.
  */
-export async function fetchManifestUrl(url: string, headers: Record<string, string[]>, nodeName: string, signal?: AbortSignal): Promise<Pod[]> {
+export async function fetchManifestUrl(
+  url: string,
+  headers: Record<string, string[]>,
+  nodeName: string,
+  signal?: AbortSignal,
+): Promise<Pod[]> {
   const h = new Headers();
   for (const [k, vs] of Object.entries(headers)) for (const v of vs) h.append(k, v);
   const timeout = AbortSignal.timeout(30_000);

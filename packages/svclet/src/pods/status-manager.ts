@@ -24,7 +24,9 @@ export class StatusManager {
   private readonly pods: ResourceClient<Pod>;
   private readonly written = new Map<string, { json: string; at: number }>();
 
-  constructor(private readonly o: { client: RestClient; logger: ClientLogger; mirrorOf: (staticPod: Pod) => Pod | undefined }) {
+  constructor(
+    private readonly o: { client: RestClient; logger: ClientLogger; mirrorOf: (staticPod: Pod) => Pod | undefined },
+  ) {
     this.pods = new ResourceClient<Pod>(o.client, PODS);
   }
 
@@ -42,7 +44,9 @@ export class StatusManager {
       }
     }
     try {
-      await this.pods.namespace(target.metadata.namespace ?? '').patch(target.metadata.name ?? '', 'merge', { metadata: { uid }, status }, { subresource: 'status' });
+      await this.pods
+        .namespace(target.metadata.namespace ?? '')
+        .patch(target.metadata.name ?? '', 'merge', { metadata: { uid }, status }, { subresource: 'status' });
       this.written.set(uid, { json, at: Date.now() });
     } catch (e) {
       if (isNotFound(e)) return;
@@ -53,7 +57,9 @@ export class StatusManager {
   /** The final delete of a terminated pod (grace 0, uid precondition); true when the pod is gone. */
   async finalDelete(pod: Pod): Promise<boolean> {
     try {
-      await this.pods.namespace(pod.metadata.namespace ?? '').delete(pod.metadata.name ?? '', { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } });
+      await this.pods
+        .namespace(pod.metadata.namespace ?? '')
+        .delete(pod.metadata.name ?? '', { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } });
       this.o.logger.info('pod deleted', { pod: podKey(pod) });
       return true;
     } catch (e) {

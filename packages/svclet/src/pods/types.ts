@@ -2,7 +2,10 @@ import type { ApiObject } from '@svc/api';
 
 /** The parts of core/v1 Pod the svclet reads and writes (wire JSON). */
 
-export interface HttpHeader { name: string; value: string }
+export interface HttpHeader {
+  name: string;
+  value: string;
+}
 
 export interface Probe {
   exec?: { command?: string[] };
@@ -17,14 +20,27 @@ export interface Probe {
   terminationGracePeriodSeconds?: number;
 }
 
-export interface KeySelector { name?: string; key: string; optional?: boolean }
+export interface KeySelector {
+  name?: string;
+  key: string;
+  optional?: boolean;
+}
 
-export interface ResourceFieldSelector { containerName?: string; resource: string; divisor?: string }
+export interface ResourceFieldSelector {
+  containerName?: string;
+  resource: string;
+  divisor?: string;
+}
 
 export interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { fieldRef?: { fieldPath: string }; resourceFieldRef?: ResourceFieldSelector; configMapKeyRef?: KeySelector; secretKeyRef?: KeySelector };
+  valueFrom?: {
+    fieldRef?: { fieldPath: string };
+    resourceFieldRef?: ResourceFieldSelector;
+    configMapKeyRef?: KeySelector;
+    secretKeyRef?: KeySelector;
+  };
 }
 
 export interface EnvFromSource {
@@ -33,7 +49,13 @@ export interface EnvFromSource {
   secretRef?: { name?: string; optional?: boolean };
 }
 
-export interface ContainerPort { name?: string; containerPort: number; hostPort?: number; protocol?: string; hostIP?: string }
+export interface ContainerPort {
+  name?: string;
+  containerPort: number;
+  hostPort?: number;
+  protocol?: string;
+  hostIP?: string;
+}
 
 export interface Container {
   name: string;
@@ -70,8 +92,13 @@ export interface PodSpec {
   [field: string]: unknown;
 }
 
-export interface ContainerStateWaiting { reason?: string; message?: string }
-export interface ContainerStateRunning { startedAt?: string }
+export interface ContainerStateWaiting {
+  reason?: string;
+  message?: string;
+}
+export interface ContainerStateRunning {
+  startedAt?: string;
+}
 export interface ContainerStateTerminated {
   exitCode: number;
   signal?: number;

@@ -14,18 +14,26 @@ import { parseLoadBalancerArgs } from '@svc/svcadm';
 const ROOT = resolve(__dirname, '../../../..');
 
 interface Service {
-  image?: string; command?: string[]; hostname?: string; restart?: string; profiles?: string[];
-  depends_on?: Record<string, { condition: string }>; environment?: Record<string, string>;
+  image?: string;
+  command?: string[];
+  hostname?: string;
+  restart?: string;
+  profiles?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  environment?: Record<string, string>;
   healthcheck?: { test: string[] };
 }
-const compose = parse(readFileSync(resolve(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
+const compose = parse(readFileSync(resolve(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+};
 const services = compose.services;
 const byBinary = (bin: string): string[] => Object.keys(services).filter((n) => services[n]?.command?.[0] === bin);
 const args = (name: string): string[] => services[name]?.command?.slice(1) ?? [];
-const flagNames = (argv: string[]): string[] => [...new Set(argv.filter((a) => a.startsWith('--')).map((a) => a.replace(/=.*$/, '')))].sort();
+const flagNames = (argv: string[]): string[] =>
+  [...new Set(argv.filter((a) => a.startsWith('--')).map((a) => a.replace(/=.*$/, '')))].sort();
 
 describe('docker-compose.yml', () => {
-  it('has the issue\'s topology: 3 etcd, 2 API servers, 2 controller managers, 2 schedulers, 2 nodes, a load balancer and the one-shots', () => {
+  it("has the issue's topology: 3 etcd, 2 API servers, 2 controller managers, 2 schedulers, 2 nodes, a load balancer and the one-shots", () => {
     expect(byBinary('etcd')).toEqual(['etcd-1', 'etcd-2', 'etcd-3']);
     expect(byBinary('svc-apiserver')).toEqual(['apiserver-1', 'apiserver-2']);
     expect(byBinary('svc-controller-manager')).toEqual(['controller-manager-1', 'controller-manager-2']);
@@ -51,17 +59,31 @@ describe('docker-compose.yml', () => {
       const env = services[m]?.environment ?? {};
       const members = (env.ETCD_INITIAL_CLUSTER ?? '').split(',').map((x) => x.split('=')[0]);
       expect(members).toEqual(byBinary('etcd'));
-      expect(args(m)).toEqual(expect.arrayContaining([`--name=${m}`, `--advertise-client-urls=http://${m}:2379`, `--initial-advertise-peer-urls=http://${m}:2380`]));
+      expect(args(m)).toEqual(
+        expect.arrayContaining([
+          `--name=${m}`,
+          `--advertise-client-urls=http://${m}:2379`,
+          `--initial-advertise-peer-urls=http://${m}:2380`,
+        ]),
+      );
     }
   });
 
-  it('each API server parses with svc-apiserver\'s flags: every etcd member, Node,RBAC, bootstrap tokens, service-account keys, client CA', () => {
+  it("each API server parses with svc-apiserver's flags: every etcd member, Node,RBAC, bootstrap tokens, service-account keys, client CA", () => {
     for (const name of byBinary('svc-apiserver')) {
       const o = parseApiServerOptions(args(name), { quiet: true }) as unknown as Record<string, unknown>;
-      expect(String(o.storeServers)).toBe(byBinary('etcd').map((m) => `http://${m}:2379`).join(','));
+      expect(String(o.storeServers)).toBe(
+        byBinary('etcd')
+          .map((m) => `http://${m}:2379`)
+          .join(','),
+      );
       expect(o.authorizationMode).toEqual(['Node', 'RBAC']);
       expect(o.enableBootstrapTokenAuth).toBe(true);
-      expect(o).toMatchObject({ clientCaFile: '/cluster/pki/ca.crt', serviceAccountSigningKeyFile: '/cluster/pki/sa.key', securePort: 6443 });
+      expect(o).toMatchObject({
+        clientCaFile: '/cluster/pki/ca.crt',
+        serviceAccountSigningKeyFile: '/cluster/pki/sa.key',
+        securePort: 6443,
+      });
     }
   });
 
@@ -76,7 +98,9 @@ describe('docker-compose.yml', () => {
       expect(o.leaderElect).toBe(true);
       expect(o.securePort).toBe(10259);
     }
-    expect(readFileSync(resolve(ROOT, 'deploy/compose-init.sh'), 'utf8')).toContain('svcconfig "$C/admin.svcconfig" https://lb:6443');
+    expect(readFileSync(resolve(ROOT, 'deploy/compose-init.sh'), 'utf8')).toContain(
+      'svcconfig "$C/admin.svcconfig" https://lb:6443',
+    );
   });
 
   it('the load balancer fronts exactly the API servers', () => {
@@ -89,9 +113,14 @@ describe('docker-compose.yml', () => {
 
 describe('deploy/prometheus.yml', () => {
   it('scrapes every long-running component once, on the port it serves', () => {
-    const config = parse(readFileSync(resolve(ROOT, 'deploy/prometheus.yml'), 'utf8')) as { scrape_configs: { static_configs: { targets: string[] }[] }[] };
+    const config = parse(readFileSync(resolve(ROOT, 'deploy/prometheus.yml'), 'utf8')) as {
+      scrape_configs: { static_configs: { targets: string[] }[] }[];
+    };
     const targets = config.scrape_configs.flatMap((j) => j.static_configs.flatMap((s) => s.targets)).sort();
-    const port = (name: string, flag: string, fallback: string): string => args(name).find((a) => a.startsWith(`${flag}=`))?.split('=')[1] ?? fallback;
+    const port = (name: string, flag: string, fallback: string): string =>
+      args(name)
+        .find((a) => a.startsWith(`${flag}=`))
+        ?.split('=')[1] ?? fallback;
     const expected = [
       ...byBinary('etcd').map((n) => `${n}:2379`),
       ...byBinary('svc-apiserver').map((n) => `${n}:${port(n, '--secure-port', '')}`),
@@ -115,7 +144,7 @@ describe('scripts/cluster.sh', () => {
     ['start_apiserver', 'svc-apiserver'],
     ['start_controller_manager', 'svc-controller-manager'],
     ['start_scheduler', 'svc-scheduler'],
-  ])('%s passes the same flags as the compose file\'s %s', (fn, bin) => {
+  ])("%s passes the same flags as the compose file's %s", (fn, bin) => {
     const composeFlags = flagNames(args(byBinary(bin)[0] ?? ''));
     expect(composeFlags.length).toBeGreaterThan(5);
     expect(functionFlags(fn)).toEqual(composeFlags);

@@ -19,11 +19,21 @@ const ROOT = resolve(__dirname, '../../../..');
 const LEASE_S = 4;
 const RETRY_S = 0.5;
 
-interface Lease { spec?: { holderIdentity?: string } }
-interface Pod { spec?: { nodeName?: string }; status?: { phase?: string } }
+interface Lease {
+  spec?: { holderIdentity?: string };
+}
+interface Pod {
+  spec?: { nodeName?: string };
+  status?: { phase?: string };
+}
 
 /** A command's exit code and its stdout and stderr together. */
-async function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; out: string }> {
+async function run(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ code: number | null; out: string }> {
   const r = await runCommand(cmd, args, { env, cwd: ROOT, timeoutMs });
   return { code: r.code, out: r.stdout + r.stderr };
 }
@@ -31,11 +41,22 @@ async function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutM
 /** POST to etcd's JSON gateway of one member. */
 function etcdStatus(port: number): Promise<{ header?: { member_id?: string }; leader?: string }> {
   return new Promise((ok, fail) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path: '/v3/maintenance/status', method: 'POST', timeout: 1000 }, (res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => { body += d.toString(); });
-      res.on('end', () => { try { ok(JSON.parse(body) as { leader?: string }); } catch (e) { fail(e as Error); } });
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path: '/v3/maintenance/status', method: 'POST', timeout: 1000 },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => {
+          body += d.toString();
+        });
+        res.on('end', () => {
+          try {
+            ok(JSON.parse(body) as { leader?: string });
+          } catch (e) {
+            fail(e as Error);
+          }
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', fail);
     req.end('{}');
@@ -45,10 +66,14 @@ function etcdStatus(port: number): Promise<{ header?: { member_id?: string }; le
 /** One request on a fresh connection (no pooled socket to a dead backend). */
 function freshGet(url: string, ca: string, token: string): Promise<number> {
   return new Promise((ok, fail) => {
-    const req = httpsRequest(url, { ca, agent: false, headers: { authorization: `Bearer ${token}` }, timeout: 5000 }, (res) => {
-      res.resume();
-      res.on('end', () => ok(res.statusCode ?? 0));
-    });
+    const req = httpsRequest(
+      url,
+      { ca, agent: false, headers: { authorization: `Bearer ${token}` }, timeout: 5000 },
+      (res) => {
+        res.resume();
+        res.on('end', () => ok(res.statusCode ?? 0));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', fail);
     req.end();
@@ -63,7 +88,9 @@ function killPidFile(file: string): Promise<number> {
   });
 }
 
-const log = (s: string): void => { process.stderr.write(`[ha] ${s}\n`); };
+const log = (s: string): void => {
+  process.stderr.write(`[ha] ${s}\n`);
+};
 
 describe('cluster.sh up --ha', () => {
   let dir: string;
@@ -81,14 +108,24 @@ describe('cluster.sh up --ha', () => {
     const at = (i: number): string => String(p[i]);
     etcdPorts = [p[0] ?? 0, p[2] ?? 0, p[4] ?? 0];
     env = {
-      ...process.env, SVC_CLUSTER_DIR: dir,
-      SVC_ETCD_PORT: at(0), SVC_ETCD_PEER_PORT: at(1), SVC_ETCD_2_PORT: at(2), SVC_ETCD_2_PEER_PORT: at(3),
-      SVC_ETCD_3_PORT: at(4), SVC_ETCD_3_PEER_PORT: at(5),
-      SVC_APISERVER_PORT: at(6), SVC_APISERVER_1_PORT: at(7), SVC_APISERVER_2_PORT: at(8),
-      SVC_CONTROLLER_MANAGER_PORT: at(9), SVC_CONTROLLER_MANAGER_2_PORT: at(10),
-      SVC_SCHEDULER_PORT: at(11), SVC_SCHEDULER_2_PORT: at(12),
+      ...process.env,
+      SVC_CLUSTER_DIR: dir,
+      SVC_ETCD_PORT: at(0),
+      SVC_ETCD_PEER_PORT: at(1),
+      SVC_ETCD_2_PORT: at(2),
+      SVC_ETCD_2_PEER_PORT: at(3),
+      SVC_ETCD_3_PORT: at(4),
+      SVC_ETCD_3_PEER_PORT: at(5),
+      SVC_APISERVER_PORT: at(6),
+      SVC_APISERVER_1_PORT: at(7),
+      SVC_APISERVER_2_PORT: at(8),
+      SVC_CONTROLLER_MANAGER_PORT: at(9),
+      SVC_CONTROLLER_MANAGER_2_PORT: at(10),
+      SVC_SCHEDULER_PORT: at(11),
+      SVC_SCHEDULER_2_PORT: at(12),
       // Node i serves on base+i and base+100*i.
-      SVC_NODE_PORT_BASE: String((p[13] ?? 1) - 1), SVC_NODE_HEALTHZ_PORT_BASE: String((p[14] ?? 100) - 100),
+      SVC_NODE_PORT_BASE: String((p[13] ?? 1) - 1),
+      SVC_NODE_HEALTHZ_PORT_BASE: String((p[14] ?? 100) - 100),
       SVC_CONTROLLER_MANAGER_ARGS: `--leader-elect-lease-duration ${LEASE_S}s --leader-elect-renew-deadline 3s --leader-elect-retry-period ${RETRY_S * 1000}ms`,
       SVC_SCHEDULER_ARGS: `--leader-elect-lease-duration ${LEASE_S}s --leader-elect-renew-deadline 3s --leader-elect-retry-period ${RETRY_S * 1000}ms`,
     };
@@ -117,9 +154,30 @@ describe('cluster.sh up --ha', () => {
   it('status shows every component running and healthy', async () => {
     expect(upOk).toBe(true);
     const st = await run('bash', ['scripts/cluster.sh', 'status'], env, 60_000);
-    for (const c of ['etcd-1', 'etcd-2', 'etcd-3', 'apiserver-1', 'apiserver-2', 'lb', 'controller-manager-1', 'controller-manager-2',
-      'scheduler-1', 'scheduler-2', 'node-1', 'node-1-runtime']) expect(st.out).toMatch(new RegExp(`^${c}: running`, 'm'));
-    for (const c of ['etcd-1 health', 'etcd-3 health', 'apiserver-1 readyz', 'apiserver-2 readyz', 'lb readyz', 'controller-manager-2 healthz', 'scheduler-2 healthz']) {
+    for (const c of [
+      'etcd-1',
+      'etcd-2',
+      'etcd-3',
+      'apiserver-1',
+      'apiserver-2',
+      'lb',
+      'controller-manager-1',
+      'controller-manager-2',
+      'scheduler-1',
+      'scheduler-2',
+      'node-1',
+      'node-1-runtime',
+    ])
+      expect(st.out).toMatch(new RegExp(`^${c}: running`, 'm'));
+    for (const c of [
+      'etcd-1 health',
+      'etcd-3 health',
+      'apiserver-1 readyz',
+      'apiserver-2 readyz',
+      'lb readyz',
+      'controller-manager-2 healthz',
+      'scheduler-2 healthz',
+    ]) {
       expect(st.out).toContain(`${c}: ok`);
     }
     expect(st.out).toMatch(/node-1\s+Ready/);
@@ -129,11 +187,16 @@ describe('cluster.sh up --ha', () => {
   }, 90_000);
 
   it('keeps every acknowledged write when the etcd leader is killed during writes', async () => {
-    const leader = await waitFor('an etcd leader', async () => {
-      const st = await Promise.all(etcdPorts.map((port) => etcdStatus(port).catch(() => undefined)));
-      const i = st.findIndex((s) => s?.leader && s.leader !== '0' && s.leader === s.header?.member_id);
-      return i >= 0 ? i + 1 : undefined;
-    }, 20_000, 200);
+    const leader = await waitFor(
+      'an etcd leader',
+      async () => {
+        const st = await Promise.all(etcdPorts.map((port) => etcdStatus(port).catch(() => undefined)));
+        const i = st.findIndex((s) => s?.leader && s.leader !== '0' && s.leader === s.header?.member_id);
+        return i >= 0 ? i + 1 : undefined;
+      },
+      20_000,
+      200,
+    );
     const acked: string[] = [];
     let failures = 0;
     let killedAt = 0;
@@ -146,7 +209,13 @@ describe('cluster.sh up --ha', () => {
         log(`killed etcd-${leader} (the leader) after ${acked.length} writes`);
       }
       const name = `w-${i}`;
-      const r = await api.post('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { i: String(i) } })
+      const r = await api
+        .post('/api/v1/namespaces/default/configmaps', {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name },
+          data: { i: String(i) },
+        })
         .catch(() => undefined);
       if (r?.status === 201) {
         acked.push(name);
@@ -159,14 +228,18 @@ describe('cluster.sh up --ha', () => {
     }
     expect(killedAt).toBeGreaterThan(0);
     expect(recoveredAt).toBeGreaterThan(0);
-    log(`etcd leader kill: writes answered again after ${recoveredAt - killedAt} ms; ${failures} failed writes; ${acked.length} acknowledged`);
+    log(
+      `etcd leader kill: writes answered again after ${recoveredAt - killedAt} ms; ${failures} failed writes; ${acked.length} acknowledged`,
+    );
     expect(recoveredAt - killedAt).toBeLessThan(15_000);
     for (const name of acked) {
       const r = await api.get(`/api/v1/namespaces/default/configmaps/${name}`);
       expect(`${name} ${r.status}`).toBe(`${name} 200`);
     }
     const list = await api.get('/api/v1/namespaces/default/configmaps');
-    const names = new Set(list.json<{ items: Array<{ metadata: { name: string } }> }>().items.map((c) => c.metadata.name));
+    const names = new Set(
+      list.json<{ items: Array<{ metadata: { name: string } }> }>().items.map((c) => c.metadata.name),
+    );
     expect(acked.filter((n) => !names.has(n))).toEqual([]);
   }, 150_000);
 
@@ -181,27 +254,48 @@ describe('cluster.sh up --ha', () => {
       statuses.push(s);
       if (s === 200 && !firstOk) firstOk = Date.now();
     }
-    log(`LB failover: first answer ${firstOk - killedAt} ms after the kill; ${statuses.filter((s) => s !== 200).length} of 40 requests failed`);
+    log(
+      `LB failover: first answer ${firstOk - killedAt} ms after the kill; ${statuses.filter((s) => s !== 200).length} of 40 requests failed`,
+    );
     expect(statuses.every((s) => s === 200)).toBe(true);
     // kubectl too (its own connections), and the health checks mark the dead backend.
-    const k = await kubectl(join(dir, 'admin.svcconfig'), ['get', 'configmaps', 'w-0', '-o', 'name'], { timeoutMs: 30_000 });
+    const k = await kubectl(join(dir, 'admin.svcconfig'), ['get', 'configmaps', 'w-0', '-o', 'name'], {
+      timeoutMs: 30_000,
+    });
     expect(k.stdout.trim()).toBe('configmap/w-0');
-    await waitFor('the LB marking apiserver-1 unhealthy', async () => (await readFile(join(dir, 'lb.log'), 'utf8')).includes(`${env.SVC_APISERVER_1_PORT} unhealthy`), 10_000, 200);
+    await waitFor(
+      'the LB marking apiserver-1 unhealthy',
+      async () => (await readFile(join(dir, 'lb.log'), 'utf8')).includes(`${env.SVC_APISERVER_1_PORT} unhealthy`),
+      10_000,
+      200,
+    );
   }, 120_000);
 
   /** SIGKILLs the leader of `component` (found by its "became leader" log line); resolves once the standby holds the Lease. */
   async function killLeader(component: 'controller-manager' | 'scheduler'): Promise<void> {
     const leasePath = `/apis/coordination.svc.io/v1/namespaces/svc-system/leases/svc-${component}`;
-    const holder = await waitFor('a Lease holder', async () => (await api.get(leasePath)).json<Lease>().spec?.holderIdentity, 30_000, 200);
+    const holder = await waitFor(
+      'a Lease holder',
+      async () => (await api.get(leasePath)).json<Lease>().spec?.holderIdentity,
+      30_000,
+      200,
+    );
     const logs = await Promise.all([1, 2].map((i) => readFile(join(dir, `${component}-${i}.log`), 'utf8')));
-    const idx = logs.findIndex((l) => l.split('\n').some((line) => line.includes('became leader') && line.includes(holder)));
+    const idx = logs.findIndex((l) =>
+      l.split('\n').some((line) => line.includes('became leader') && line.includes(holder)),
+    );
     expect(idx).toBeGreaterThanOrEqual(0);
     await killPidFile(join(dir, `${component}-${idx + 1}.pid`));
     const killedAt = Date.now();
-    const next = await waitFor('a new Lease holder', async () => {
-      const h = (await api.get(leasePath)).json<Lease>().spec?.holderIdentity;
-      return h && h !== holder ? h : undefined;
-    }, 30_000, 100);
+    const next = await waitFor(
+      'a new Lease holder',
+      async () => {
+        const h = (await api.get(leasePath)).json<Lease>().spec?.holderIdentity;
+        return h && h !== holder ? h : undefined;
+      },
+      30_000,
+      100,
+    );
     const took = Date.now() - killedAt;
     log(`${component} takeover: ${holder} -> ${next} in ${took} ms (lease ${LEASE_S}s + retry ${RETRY_S}s)`);
     expect(took).toBeLessThan((LEASE_S + RETRY_S) * 1000 + 3000);
@@ -211,32 +305,50 @@ describe('cluster.sh up --ha', () => {
     await killLeader('scheduler');
     const createdAt = Date.now();
     const pod = await api.post('/api/v1/namespaces/default/pods', {
-      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'after-scheduler-takeover' },
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'after-scheduler-takeover' },
       spec: { containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'sleep 3600'] }] },
     });
     expect(pod.status).toBe(201);
-    const get = async (): Promise<Pod> => (await api.get('/api/v1/namespaces/default/pods/after-scheduler-takeover')).json<Pod>();
+    const get = async (): Promise<Pod> =>
+      (await api.get('/api/v1/namespaces/default/pods/after-scheduler-takeover')).json<Pod>();
     await waitFor('the pod bound', async () => (await get()).spec?.nodeName, 30_000, 100);
     const boundAt = Date.now();
     await waitFor('the pod Running', async () => (await get()).status?.phase === 'Running', 60_000, 300);
-    log(`pod after the scheduler takeover: bound in ${boundAt - createdAt} ms, Running ${Date.now() - boundAt} ms later`);
+    log(
+      `pod after the scheduler takeover: bound in ${boundAt - createdAt} ms, Running ${Date.now() - boundAt} ms later`,
+    );
   }, 120_000);
 
   it('hands the controller-manager Lease to the standby and keeps reconciling', async () => {
     await killLeader('controller-manager');
     const createdAt = Date.now();
     const dep = await api.post('/apis/apps/v1/namespaces/default/deployments', {
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'after-takeover' },
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'after-takeover' },
       spec: {
-        replicas: 2, selector: { matchLabels: { app: 'after-takeover' } },
-        template: { metadata: { labels: { app: 'after-takeover' } }, spec: { containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'sleep 3600'] }] } },
+        replicas: 2,
+        selector: { matchLabels: { app: 'after-takeover' } },
+        template: {
+          metadata: { labels: { app: 'after-takeover' } },
+          spec: { containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'sleep 3600'] }] },
+        },
       },
     });
     expect(dep.status).toBe(201);
-    await waitFor('2 Running pods', async () => {
-      const pods = (await api.get('/api/v1/namespaces/default/pods?labelSelector=app%3Dafter-takeover')).json<{ items: Pod[] }>().items;
-      return pods.filter((p) => p.status?.phase === 'Running').length >= 2;
-    }, 60_000, 300);
+    await waitFor(
+      '2 Running pods',
+      async () => {
+        const pods = (await api.get('/api/v1/namespaces/default/pods?labelSelector=app%3Dafter-takeover')).json<{
+          items: Pod[];
+        }>().items;
+        return pods.filter((p) => p.status?.phase === 'Running').length >= 2;
+      },
+      60_000,
+      300,
+    );
     log(`Deployment after takeover: 2 pods Running in ${Date.now() - createdAt} ms`);
   }, 120_000);
 });

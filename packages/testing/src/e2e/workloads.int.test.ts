@@ -30,11 +30,21 @@ interface Pod {
   spec: { nodeName?: string; containers: Array<{ command?: string[] }> };
   status?: { phase?: string };
 }
-interface Deployment { status?: { availableReplicas?: number; updatedReplicas?: number; replicas?: number; readyReplicas?: number } }
-interface Node { metadata: { name: string }; status?: { conditions?: Array<{ type: string; status: string }> } }
+interface Deployment {
+  status?: { availableReplicas?: number; updatedReplicas?: number; replicas?: number; readyReplicas?: number };
+}
+interface Node {
+  metadata: { name: string };
+  status?: { conditions?: Array<{ type: string; status: string }> };
+}
 
 /** A command's exit code and its stdout and stderr together. */
-async function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; out: string }> {
+async function run(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ code: number | null; out: string }> {
   const r = await runCommand(cmd, args, { env, cwd: ROOT, timeoutMs });
   return { code: r.code, out: r.stdout + r.stderr };
 }
@@ -57,7 +67,9 @@ async function freeBase(step: number): Promise<number> {
   throw new Error(`no free port pair ${step} apart`);
 }
 
-const log = (s: string): void => { process.stderr.write(`[workloads] ${s}\n`); };
+const log = (s: string): void => {
+  process.stderr.write(`[workloads] ${s}\n`);
+};
 
 /** Processes whose working directory is inside `dir`: containers, whose command lines do not name it. */
 function runningIn(dir: string): number[] {
@@ -67,7 +79,9 @@ function runningIn(dir: string): number[] {
     if (!/^\d+$/.test(e)) continue;
     try {
       if (readlinkSync(`/proc/${e}/cwd`).startsWith(`${real}/`)) pids.push(Number(e));
-    } catch { /* gone, or not ours to read */ }
+    } catch {
+      /* gone, or not ours to read */
+    }
   }
   return pids;
 }
@@ -84,21 +98,35 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
     if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: exit ${r.code}\n${r.stderr}${r.stdout}`);
     return r.stdout;
   };
-  const pods = async (): Promise<Pod[]> => (JSON.parse(await kOk('get', 'pods', '-l', `app=${DEP}`, '-o', 'json')) as { items: Pod[] }).items;
+  const pods = async (): Promise<Pod[]> =>
+    (JSON.parse(await kOk('get', 'pods', '-l', `app=${DEP}`, '-o', 'json')) as { items: Pod[] }).items;
   const live = (ps: Pod[]): Pod[] => ps.filter((p) => !p.metadata.deletionTimestamp);
   const running = (ps: Pod[]): Pod[] => live(ps).filter((p) => p.status?.phase === 'Running');
-  const deployment = async (): Promise<Deployment> => JSON.parse(await kOk('get', 'deployment', DEP, '-o', 'json')) as Deployment;
-  const ready = (n: Node | undefined): string | undefined => n?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-  const summary = (ps: Pod[]): string => ps.map((p) => `${p.metadata.name}@${p.spec.nodeName ?? '-'}:${p.status?.phase ?? '-'}${p.metadata.deletionTimestamp ? '(terminating)' : ''}`).join(', ');
+  const deployment = async (): Promise<Deployment> =>
+    JSON.parse(await kOk('get', 'deployment', DEP, '-o', 'json')) as Deployment;
+  const ready = (n: Node | undefined): string | undefined =>
+    n?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  const summary = (ps: Pod[]): string =>
+    ps
+      .map(
+        (p) =>
+          `${p.metadata.name}@${p.spec.nodeName ?? '-'}:${p.status?.phase ?? '-'}${p.metadata.deletionTimestamp ? '(terminating)' : ''}`,
+      )
+      .join(', ');
 
   /** Waits until exactly `n` pods exist (none terminating), all Running; returns them. */
   async function settle(n: number, timeoutMs: number): Promise<Pod[]> {
     let last: Pod[] = [];
     try {
-      return await waitFor(`exactly ${n} Running pods`, async () => {
-        last = await pods();
-        return last.length === n && running(last).length === n ? last : undefined;
-      }, timeoutMs, 500);
+      return await waitFor(
+        `exactly ${n} Running pods`,
+        async () => {
+          last = await pods();
+          return last.length === n && running(last).length === n ? last : undefined;
+        },
+        timeoutMs,
+        500,
+      );
     } catch (e) {
       throw new Error(`${(e as Error).message}; last seen: ${summary(last)}`);
     }
@@ -110,11 +138,16 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
     const p = await freePorts(5);
     const at = (i: number): string => String(p[i]);
     env = {
-      ...process.env, SVC_CLUSTER_DIR: dir,
-      SVC_ETCD_PORT: at(0), SVC_ETCD_PEER_PORT: at(1), SVC_APISERVER_PORT: at(2),
-      SVC_CONTROLLER_MANAGER_PORT: at(3), SVC_SCHEDULER_PORT: at(4),
+      ...process.env,
+      SVC_CLUSTER_DIR: dir,
+      SVC_ETCD_PORT: at(0),
+      SVC_ETCD_PEER_PORT: at(1),
+      SVC_APISERVER_PORT: at(2),
+      SVC_CONTROLLER_MANAGER_PORT: at(3),
+      SVC_SCHEDULER_PORT: at(4),
       // Node i serves on base+i and base+100*i.
-      SVC_NODE_PORT_BASE: String(await freeBase(1)), SVC_NODE_HEALTHZ_PORT_BASE: String(await freeBase(100)),
+      SVC_NODE_PORT_BASE: String(await freeBase(1)),
+      SVC_NODE_HEALTHZ_PORT_BASE: String(await freeBase(100)),
       SVC_APISERVER_ARGS: '--default-not-ready-toleration-seconds=3 --default-unreachable-toleration-seconds=3',
       SVC_CONTROLLER_MANAGER_ARGS: `--node-monitor-grace-period=${GRACE_S}s --node-monitor-period=500ms`,
     };
@@ -132,11 +165,23 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
     // Processes may take a moment to disappear from the process table after their kill.
     let left = '';
     try {
-      await waitFor('no process of the cluster left', () => {
-        left = [spawnSync('pgrep', ['-af', dir], { encoding: 'utf8' }).stdout.trim(), ...runningIn(dir).map((p) => `${p} (cwd in the cluster dir)`)].filter(Boolean).join('\n');
-        return left === '';
-      }, 10_000, 200);
-    } catch { /* reported below */ }
+      await waitFor(
+        'no process of the cluster left',
+        () => {
+          left = [
+            spawnSync('pgrep', ['-af', dir], { encoding: 'utf8' }).stdout.trim(),
+            ...runningIn(dir).map((p) => `${p} (cwd in the cluster dir)`),
+          ]
+            .filter(Boolean)
+            .join('\n');
+          return left === '';
+        },
+        10_000,
+        200,
+      );
+    } catch {
+      /* reported below */
+    }
     if (left) {
       log(`left behind after down:\n${left}`);
       spawnSync('pkill', ['-9', '-f', dir]);
@@ -156,32 +201,59 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
     log(`rollout of 3 replicas: ${Date.now() - t0} ms`);
     const ps = await settle(3, 30_000);
     log(`pods: ${summary(ps)}`);
-    await waitFor('3 available replicas', async () => (await deployment()).status?.availableReplicas === 3, 30_000, 500);
+    await waitFor(
+      '3 available replicas',
+      async () => (await deployment()).status?.availableReplicas === 3,
+      30_000,
+      500,
+    );
     const first = ps[0]?.metadata.name ?? '';
-    await waitFor(`"tick" in the logs of ${first}`, async () => (await kOk('logs', first)).includes('tick'), 20_000, 500);
+    await waitFor(
+      `"tick" in the logs of ${first}`,
+      async () => (await kOk('logs', first)).includes('tick'),
+      20_000,
+      500,
+    );
   }, 150_000);
 
   it('scales to 5 and back to 3', async () => {
     await kOk('scale', 'deployment', DEP, '--replicas=5');
     let t0 = Date.now();
     await settle(5, 60_000);
-    await waitFor('5 available replicas', async () => (await deployment()).status?.availableReplicas === 5, 30_000, 500);
+    await waitFor(
+      '5 available replicas',
+      async () => (await deployment()).status?.availableReplicas === 5,
+      30_000,
+      500,
+    );
     log(`scale 3 -> 5: ${Date.now() - t0} ms`);
     await kOk('scale', 'deployment', DEP, '--replicas=3');
     t0 = Date.now();
     await settle(3, 60_000);
-    await waitFor('3 replicas in the Deployment status', async () => {
-      const s = (await deployment()).status;
-      return s?.replicas === 3 && s.availableReplicas === 3;
-    }, 30_000, 500);
+    await waitFor(
+      '3 replicas in the Deployment status',
+      async () => {
+        const s = (await deployment()).status;
+        return s?.replicas === 3 && s.availableReplicas === 3;
+      },
+      30_000,
+      500,
+    );
     log(`scale 5 -> 3: ${Date.now() - t0} ms`);
   }, 150_000);
 
   it('rolls out a new command', async () => {
     const before = new Set((await pods()).map((p) => p.metadata.name));
     const t0 = Date.now();
-    await kOk('patch', 'deployment', DEP, '--type', 'json', '-p',
-      JSON.stringify([{ op: 'replace', path: '/spec/template/spec/containers/0/command', value: NEW_CMD }]));
+    await kOk(
+      'patch',
+      'deployment',
+      DEP,
+      '--type',
+      'json',
+      '-p',
+      JSON.stringify([{ op: 'replace', path: '/spec/template/spec/containers/0/command', value: NEW_CMD }]),
+    );
     await kOk('rollout', 'status', `deployment/${DEP}`, '--timeout=120s');
     const ps = await settle(3, 60_000);
     log(`rolling update: ${Date.now() - t0} ms; pods: ${summary(ps)}`);
@@ -189,20 +261,32 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
       expect(before.has(p.metadata.name)).toBe(false);
       expect(p.spec.containers[0]?.command).toEqual(NEW_CMD);
     }
-    await waitFor('3 updated and available replicas in the Deployment status', async () => {
-      const d = (await deployment()).status;
-      return d?.updatedReplicas === 3 && d.availableReplicas === 3 && d.replicas === 3;
-    }, 30_000, 500);
+    await waitFor(
+      '3 updated and available replicas in the Deployment status',
+      async () => {
+        const d = (await deployment()).status;
+        return d?.updatedReplicas === 3 && d.availableReplicas === 3 && d.replicas === 3;
+      },
+      30_000,
+      500,
+    );
     const one = ps[0]?.metadata.name ?? '';
-    const out = await waitFor(`"tock-v2" in the logs of ${one}`, async () => {
-      const o = await kOk('logs', one);
-      return o.includes('tock-v2') ? o : undefined;
-    }, 20_000, 500);
+    const out = await waitFor(
+      `"tock-v2" in the logs of ${one}`,
+      async () => {
+        const o = await kOk('logs', one);
+        return o.includes('tock-v2') ? o : undefined;
+      },
+      20_000,
+      500,
+    );
     expect(out).not.toContain('tick');
   }, 240_000);
 
   it('replaces the pods of a node whose svclet was killed, on node-1', async () => {
-    const onNode2 = live(await pods()).filter((p) => p.spec.nodeName === 'node-2').map((p) => p.metadata.name);
+    const onNode2 = live(await pods())
+      .filter((p) => p.spec.nodeName === 'node-2')
+      .map((p) => p.metadata.name);
     log(`pods on node-2 before the kill: ${onNode2.join(', ') || '(none)'}`);
     // The scheduler spreads the 3 replicas over both nodes (non-zero default requests), so node-2 has some to lose.
     expect(onNode2.length).toBeGreaterThan(0);
@@ -210,27 +294,43 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
     const nodes = (JSON.parse(await kOk('get', 'nodes', '-o', 'json')) as { items: Node[] }).items;
     expect(nodes.map((n) => `${n.metadata.name}=${ready(n)}`).sort()).toEqual(['node-1=True', 'node-2=True']);
     // svcadm join starts svclet as a child: kill the svclet itself (node, svclet.js), of this cluster only.
-    const lines = spawnSync('pgrep', ['-af', 'hostname-override node-2'], { encoding: 'utf8' }).stdout.split('\n')
+    const lines = spawnSync('pgrep', ['-af', 'hostname-override node-2'], { encoding: 'utf8' })
+      .stdout.split('\n')
       .filter((l) => l.includes(`${dir}/node-2`) && l.includes('svclet.js') && !l.includes('svcadm.js'));
     expect(lines).toHaveLength(1);
     const pid = Number(lines[0]?.split(' ')[0]);
     process.kill(pid, 'SIGKILL');
     const killedAt = Date.now();
     log(`killed node-2's svclet (pid ${pid})`);
-    await waitFor('node-2 NotReady/Unknown', async () => {
-      const n = JSON.parse(await kOk('get', 'node', 'node-2', '-o', 'json')) as Node;
-      return ready(n) !== 'True';
-    }, (GRACE_S + 30) * 1000, 250);
+    await waitFor(
+      'node-2 NotReady/Unknown',
+      async () => {
+        const n = JSON.parse(await kOk('get', 'node', 'node-2', '-o', 'json')) as Node;
+        return ready(n) !== 'True';
+      },
+      (GRACE_S + 30) * 1000,
+      250,
+    );
     log(`node-2 not Ready after ${Date.now() - killedAt} ms`);
     expect(Date.now() - killedAt).toBeGreaterThanOrEqual((GRACE_S - 10) * 1000);
     let last: Pod[] = [];
     try {
-      await waitFor('3 available replicas, all on node-1', async () => {
-        last = await pods();
-        const r = running(last);
-        const d = (await deployment()).status;
-        return r.length === 3 && live(last).length === 3 && r.every((p) => p.spec.nodeName === 'node-1') && d?.availableReplicas === 3;
-      }, 60_000, 500);
+      await waitFor(
+        '3 available replicas, all on node-1',
+        async () => {
+          last = await pods();
+          const r = running(last);
+          const d = (await deployment()).status;
+          return (
+            r.length === 3 &&
+            live(last).length === 3 &&
+            r.every((p) => p.spec.nodeName === 'node-1') &&
+            d?.availableReplicas === 3
+          );
+        },
+        60_000,
+        500,
+      );
     } catch (e) {
       throw new Error(`${(e as Error).message}; last seen: ${summary(last)}`);
     }
@@ -243,13 +343,18 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
   it('joins one more node with a fresh bootstrap token: cluster.sh join', async () => {
     const joined = await run('bash', ['scripts/cluster.sh', 'join'], env, 120_000);
     expect(joined.code).toBe(0);
-    const m = /^joining (node-\d+): svcadm join 127\.0\.0\.1:\d+ --token ([a-z0-9]{6})\.[a-z0-9]{16} --discovery-token-ca-cert-hash sha256:[0-9a-f]{64}/m.exec(joined.out);
+    const m =
+      /^joining (node-\d+): svcadm join 127\.0\.0\.1:\d+ --token ([a-z0-9]{6})\.[a-z0-9]{16} --discovery-token-ca-cert-hash sha256:[0-9a-f]{64}/m.exec(
+        joined.out,
+      );
     expect(m).not.toBeNull();
     const [, name, tokenId] = m ?? [];
     const n = JSON.parse(await kOk('get', 'node', name ?? '', '-o', 'json')) as Node;
     expect(ready(n)).toBe('True');
     // The token is one the command made for this join.
-    expect(await kOk('get', 'secrets', '-n', 'svc-system', `bootstrap-token-${tokenId}`, '-o', 'name')).toContain(`bootstrap-token-${tokenId}`);
+    expect(await kOk('get', 'secrets', '-n', 'svc-system', `bootstrap-token-${tokenId}`, '-o', 'name')).toContain(
+      `bootstrap-token-${tokenId}`,
+    );
     log(`cluster.sh join: ${name} Ready`);
   }, 150_000);
 });

@@ -29,7 +29,14 @@ export function serviceAccountGroups(namespace: string): string[] {
 function objectClaim(v: unknown, what: string, required: boolean): ObjectClaim | undefined {
   if (v === undefined && !required) return undefined;
   const o = v as Partial<ObjectClaim> | undefined;
-  if (typeof o !== 'object' || o === null || typeof o.name !== 'string' || o.name === '' || typeof o.uid !== 'string' || o.uid === '') {
+  if (
+    typeof o !== 'object' ||
+    o === null ||
+    typeof o.name !== 'string' ||
+    o.name === '' ||
+    typeof o.uid !== 'string' ||
+    o.uid === ''
+  ) {
     throw new Error(`service account token: claim ${serviceAccountClaimKey()}.${what} must have a name and a uid`);
   }
   return { name: o.name, uid: o.uid };
@@ -38,10 +45,15 @@ function objectClaim(v: unknown, what: string, required: boolean): ObjectClaim |
 /** Reads and checks the private claim of a verified token; `sub` must name the same account. */
 export function privateClaimsOf(payload: Record<string, unknown>): PrivateClaims {
   const raw = payload[serviceAccountClaimKey()];
-  if (typeof raw !== 'object' || raw === null) throw new Error(`service account token: claim ${serviceAccountClaimKey()} is missing`);
+  if (typeof raw !== 'object' || raw === null)
+    throw new Error(`service account token: claim ${serviceAccountClaimKey()} is missing`);
   const c = raw as Record<string, unknown>;
-  if (typeof c.namespace !== 'string' || c.namespace === '') throw new Error(`service account token: claim ${serviceAccountClaimKey()}.namespace is missing`);
-  const out: PrivateClaims = { namespace: c.namespace, serviceaccount: objectClaim(c.serviceaccount, 'serviceaccount', true) as ObjectClaim };
+  if (typeof c.namespace !== 'string' || c.namespace === '')
+    throw new Error(`service account token: claim ${serviceAccountClaimKey()}.namespace is missing`);
+  const out: PrivateClaims = {
+    namespace: c.namespace,
+    serviceaccount: objectClaim(c.serviceaccount, 'serviceaccount', true) as ObjectClaim,
+  };
   const pod = objectClaim(c.pod, 'pod', false);
   const secret = objectClaim(c.secret, 'secret', false);
   const node = objectClaim(c.node, 'node', false);
@@ -49,7 +61,8 @@ export function privateClaimsOf(payload: Record<string, unknown>): PrivateClaims
   if (secret) out.secret = secret;
   if (node) out.node = node;
   const sub = serviceAccountUsername(out.namespace, out.serviceaccount.name);
-  if (payload.sub !== sub) throw new Error(`service account token: sub ${JSON.stringify(payload.sub)} does not match ${sub}`);
+  if (payload.sub !== sub)
+    throw new Error(`service account token: sub ${JSON.stringify(payload.sub)} does not match ${sub}`);
   return out;
 }
 
@@ -66,7 +79,9 @@ export function serviceAccountUser(c: PrivateClaims, jti?: string): UserInfo {
   }
   if (jti) extra[authenticationExtraKey('credential-id')] = [`JTI=${jti}`];
   const user: UserInfo = {
-    name: serviceAccountUsername(c.namespace, c.serviceaccount.name), uid: c.serviceaccount.uid, groups: serviceAccountGroups(c.namespace),
+    name: serviceAccountUsername(c.namespace, c.serviceaccount.name),
+    uid: c.serviceaccount.uid,
+    groups: serviceAccountGroups(c.namespace),
   };
   if (Object.keys(extra).length > 0) user.extra = extra;
   return user;

@@ -1,4 +1,11 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPair, X509Certificate, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPair,
+  X509Certificate,
+  type KeyObject,
+} from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -33,7 +40,9 @@ export function algorithmOf(key: KeyObject): ServiceAccountAlg {
 
 /** Kubernetes' key id: base64url of the SHA-256 of the public key's DER (SubjectPublicKeyInfo). */
 export function keyId(publicKey: KeyObject): string {
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url');
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64url');
 }
 
 export function verificationKey(publicKey: KeyObject): VerificationKey {
@@ -41,7 +50,10 @@ export function verificationKey(publicKey: KeyObject): VerificationKey {
 }
 
 function pemBlocks(pem: string): Array<{ label: string; text: string }> {
-  return [...pem.matchAll(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g)].map((m) => ({ label: m[1] ?? '', text: m[0] }));
+  return [...pem.matchAll(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g)].map((m) => ({
+    label: m[1] ?? '',
+    text: m[0],
+  }));
 }
 
 const PRIVATE_LABELS = new Set(['PRIVATE KEY', 'RSA PRIVATE KEY', 'EC PRIVATE KEY']);
@@ -89,8 +101,10 @@ export async function ensureServiceAccountKey(certDir: string): Promise<string> 
   if (existsSync(file)) return file;
   const { privateKey } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048 });
   await mkdir(certDir, { recursive: true, mode: 0o700 });
-  await writeFile(file, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' }).catch(async (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EEXIST') throw e; // another server sharing the directory made it first
-  });
+  await writeFile(file, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' }).catch(
+    async (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EEXIST') throw e; // another server sharing the directory made it first
+    },
+  );
   return file;
 }

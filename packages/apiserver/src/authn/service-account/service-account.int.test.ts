@@ -22,7 +22,10 @@ let anon: HttpsClient;
 let ns: string;
 let seq = 0;
 
-const kid = (k: KeyObject): string => createHash('sha256').update(k.export({ type: 'spki', format: 'der' })).digest('base64url');
+const kid = (k: KeyObject): string =>
+  createHash('sha256')
+    .update(k.export({ type: 'spki', format: 'der' }))
+    .digest('base64url');
 const uniq = (p: string): string => `${p}-${++seq}`;
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -33,11 +36,20 @@ async function create(path: string, body: Json): Promise<Json> {
 }
 
 async function serviceAccount(name = uniq('sa')): Promise<Json> {
-  return create(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
+  return create(`/api/v1/namespaces/${ns}/serviceaccounts`, {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name },
+  });
 }
 
 function requestToken(sa: string, spec: Json = {}, body: Json = {}) {
-  return t.client.post(`/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`, { apiVersion: AUTHN, kind: 'TokenRequest', spec, ...body });
+  return t.client.post(`/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`, {
+    apiVersion: AUTHN,
+    kind: 'TokenRequest',
+    spec,
+    ...body,
+  });
 }
 
 async function tokenFor(sa: string, spec: Json = {}): Promise<string> {
@@ -55,13 +67,23 @@ async function whoami(token: string): Promise<{ status: number; user?: Json }> {
 function claimsFor(sa: Json, extra: Json = {}): Json {
   const n = now();
   return {
-    aud: [ISSUER], exp: n + 600, iat: n, nbf: n, iss: ISSUER, jti: 'forged',
+    aud: [ISSUER],
+    exp: n + 600,
+    iat: n,
+    nbf: n,
+    iss: ISSUER,
+    jti: 'forged',
     'svc.io': { namespace: ns, serviceaccount: { name: sa.metadata.name, uid: sa.metadata.uid } },
-    sub: `system:serviceaccount:${ns}:${sa.metadata.name as string}`, ...extra,
+    sub: `system:serviceaccount:${ns}:${sa.metadata.name as string}`,
+    ...extra,
   };
 }
 
-function sign(claims: Json, key: KeyObject = rsa.privateKey, header: Json = { alg: 'RS256', kid: kid(rsa.publicKey) }): Promise<string> {
+function sign(
+  claims: Json,
+  key: KeyObject = rsa.privateKey,
+  header: Json = { alg: 'RS256', kid: kid(rsa.publicKey) },
+): Promise<string> {
   return new SignJWT(claims).setProtectedHeader(header as { alg: string }).sign(key);
 }
 
@@ -73,8 +95,12 @@ beforeAll(async () => {
   await writeFile(join(dir, 'ec.pub'), ec.publicKey.export({ type: 'spki', format: 'pem' }));
   t = await startTestApiServer({
     args: [
-      '--service-account-signing-key-file', join(dir, 'sa.key'),
-      '--service-account-key-file', join(dir, 'sa.key'), '--service-account-key-file', join(dir, 'ec.pub'),
+      '--service-account-signing-key-file',
+      join(dir, 'sa.key'),
+      '--service-account-key-file',
+      join(dir, 'sa.key'),
+      '--service-account-key-file',
+      join(dir, 'ec.pub'),
     ],
   });
   anon = new HttpsClient(t.server.url, t.server.caPem);
@@ -88,21 +114,25 @@ afterAll(async () => {
 });
 
 describe('TokenRequest', () => {
-  it('issues a token with Kubernetes\' claims and the defaults filled in', async () => {
+  it("issues a token with Kubernetes' claims and the defaults filled in", async () => {
     const sa = await serviceAccount();
     const before = now();
     const r = await requestToken(sa.metadata.name);
     expect(r.status).toBe(201);
     const body = r.json<Json>();
     expect(body).toMatchObject({
-      apiVersion: AUTHN, kind: 'TokenRequest', metadata: { name: sa.metadata.name, namespace: ns },
+      apiVersion: AUTHN,
+      kind: 'TokenRequest',
+      metadata: { name: sa.metadata.name, namespace: ns },
       spec: { audiences: [ISSUER], expirationSeconds: 3600 },
     });
     const token = body.status.token as string;
     expect(decodeProtectedHeader(token)).toEqual({ alg: 'RS256', kid: kid(rsa.publicKey) });
     const c = decodeJwt(token);
     expect(c).toMatchObject({
-      iss: ISSUER, aud: [ISSUER], sub: `system:serviceaccount:${ns}:${sa.metadata.name as string}`,
+      iss: ISSUER,
+      aud: [ISSUER],
+      sub: `system:serviceaccount:${ns}:${sa.metadata.name as string}`,
       'svc.io': { namespace: ns, serviceaccount: { name: sa.metadata.name, uid: sa.metadata.uid } },
     });
     expect(c.iat).toBeGreaterThanOrEqual(before);
@@ -123,9 +153,24 @@ describe('TokenRequest', () => {
   });
 
   it.each([
-    ['a too short expiration', { expirationSeconds: 599 }, 'spec.expirationSeconds', 'may not specify a duration less than 10 minutes'],
-    ['a too long expiration', { expirationSeconds: 2 ** 32 + 1 }, 'spec.expirationSeconds', 'may not specify a duration larger than 2^32 seconds'],
-    ['a bound object without a name', { boundObjectRef: { kind: 'Secret' } }, 'spec.boundObjectRef.name', 'Required value'],
+    [
+      'a too short expiration',
+      { expirationSeconds: 599 },
+      'spec.expirationSeconds',
+      'may not specify a duration less than 10 minutes',
+    ],
+    [
+      'a too long expiration',
+      { expirationSeconds: 2 ** 32 + 1 },
+      'spec.expirationSeconds',
+      'may not specify a duration larger than 2^32 seconds',
+    ],
+    [
+      'a bound object without a name',
+      { boundObjectRef: { kind: 'Secret' } },
+      'spec.boundObjectRef.name',
+      'Required value',
+    ],
   ])('refuses %s with 422', async (_what, spec, field, message) => {
     const sa = await serviceAccount();
     const r = await requestToken(sa.metadata.name, spec);
@@ -146,10 +191,12 @@ describe('TokenRequest', () => {
     const sa = await serviceAccount();
     expect((await requestToken(sa.metadata.name, {}, { kind: 'TokenReview' })).status).toBe(400);
     expect((await requestToken(sa.metadata.name, {}, { apiVersion: 'authentication.svc.io/v2' })).status).toBe(400);
-    expect((await t.client.get(`/api/v1/namespaces/${ns}/serviceaccounts/${sa.metadata.name as string}/token`)).status).toBe(405);
+    expect(
+      (await t.client.get(`/api/v1/namespaces/${ns}/serviceaccounts/${sa.metadata.name as string}/token`)).status,
+    ).toBe(405);
   });
 
-  it('accepts the body in Kubernetes\' spelling (stock clients) and answers in it', async () => {
+  it("accepts the body in Kubernetes' spelling (stock clients) and answers in it", async () => {
     const sa = await serviceAccount();
     const r = await requestToken(sa.metadata.name, {}, { apiVersion: 'authentication.k8s.io/v1' });
     expect(r.status).toBe(201);
@@ -158,11 +205,21 @@ describe('TokenRequest', () => {
 
   it('binds a token to a Secret; deleting the Secret invalidates it', async () => {
     const sa = await serviceAccount();
-    const secret = await create(`/api/v1/namespaces/${ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: uniq('bound') } });
-    const token = await tokenFor(sa.metadata.name, { boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: secret.metadata.name } });
-    expect(decodeJwt(token)['svc.io']).toMatchObject({ secret: { name: secret.metadata.name, uid: secret.metadata.uid } });
+    const secret = await create(`/api/v1/namespaces/${ns}/secrets`, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: uniq('bound') },
+    });
+    const token = await tokenFor(sa.metadata.name, {
+      boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: secret.metadata.name },
+    });
+    expect(decodeJwt(token)['svc.io']).toMatchObject({
+      secret: { name: secret.metadata.name, uid: secret.metadata.uid },
+    });
     expect((await whoami(token)).status).toBe(201);
-    expect((await t.client.delete(`/api/v1/namespaces/${ns}/secrets/${secret.metadata.name as string}`)).status).toBe(200);
+    expect((await t.client.delete(`/api/v1/namespaces/${ns}/secrets/${secret.metadata.name as string}`)).status).toBe(
+      200,
+    );
     await waitFor('the token of a deleted secret to be refused', async () => (await whoami(token)).status === 401);
   });
 
@@ -170,15 +227,25 @@ describe('TokenRequest', () => {
     const sa = await serviceAccount();
     const node = await create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: uniq('node') } });
     const pod = await create(`/api/v1/namespaces/${ns}/pods`, {
-      apiVersion: 'v1', kind: 'Pod', metadata: { name: uniq('pod') },
-      spec: { serviceAccountName: sa.metadata.name, nodeName: node.metadata.name, containers: [{ name: 'c', image: 'busybox' }] },
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: uniq('pod') },
+      spec: {
+        serviceAccountName: sa.metadata.name,
+        nodeName: node.metadata.name,
+        containers: [{ name: 'c', image: 'busybox' }],
+      },
     });
-    const token = await tokenFor(sa.metadata.name, { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: pod.metadata.name, uid: pod.metadata.uid } });
+    const token = await tokenFor(sa.metadata.name, {
+      boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: pod.metadata.name, uid: pod.metadata.uid },
+    });
     const me = await whoami(token);
     expect(me.status).toBe(201);
     expect(me.user?.extra).toMatchObject({
-      'authentication.svc.io/pod-name': [pod.metadata.name], 'authentication.svc.io/pod-uid': [pod.metadata.uid],
-      'authentication.svc.io/node-name': [node.metadata.name], 'authentication.svc.io/node-uid': [node.metadata.uid],
+      'authentication.svc.io/pod-name': [pod.metadata.name],
+      'authentication.svc.io/pod-uid': [pod.metadata.uid],
+      'authentication.svc.io/node-name': [node.metadata.name],
+      'authentication.svc.io/node-uid': [node.metadata.uid],
     });
     expect(me.user?.extra?.['authentication.svc.io/credential-id']?.[0]).toMatch(/^JTI=/);
   });
@@ -187,19 +254,29 @@ describe('TokenRequest', () => {
     const sa = await serviceAccount();
     const other = await serviceAccount();
     const pod = await create(`/api/v1/namespaces/${ns}/pods`, {
-      apiVersion: 'v1', kind: 'Pod', metadata: { name: uniq('pod') }, spec: { serviceAccountName: other.metadata.name, containers: [{ name: 'c', image: 'busybox' }] },
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: uniq('pod') },
+      spec: { serviceAccountName: other.metadata.name, containers: [{ name: 'c', image: 'busybox' }] },
     });
     const ref = (o: Json) => ({ boundObjectRef: { apiVersion: 'v1', ...o } });
     expect((await requestToken(sa.metadata.name, ref({ kind: 'Pod', name: pod.metadata.name }))).status).toBe(400);
-    expect((await requestToken(other.metadata.name, ref({ kind: 'Pod', name: pod.metadata.name, uid: 'not-the-uid' }))).status).toBe(409);
-    expect((await requestToken(sa.metadata.name, ref({ kind: 'ConfigMap', name: 'x' }))).json<Json>().message).toBe('cannot bind token to object of type v1, Kind=ConfigMap');
+    expect(
+      (await requestToken(other.metadata.name, ref({ kind: 'Pod', name: pod.metadata.name, uid: 'not-the-uid' })))
+        .status,
+    ).toBe(409);
+    expect((await requestToken(sa.metadata.name, ref({ kind: 'ConfigMap', name: 'x' }))).json<Json>().message).toBe(
+      'cannot bind token to object of type v1, Kind=ConfigMap',
+    );
     expect((await requestToken(sa.metadata.name, ref({ kind: 'Secret', name: 'nope' }))).status).toBe(404);
   });
 
   it('binds a token to a Node; deleting the node invalidates it', async () => {
     const sa = await serviceAccount();
     const node = await create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: uniq('node') } });
-    const token = await tokenFor(sa.metadata.name, { boundObjectRef: { kind: 'Node', apiVersion: 'v1', name: node.metadata.name } });
+    const token = await tokenFor(sa.metadata.name, {
+      boundObjectRef: { kind: 'Node', apiVersion: 'v1', name: node.metadata.name },
+    });
     expect((await whoami(token)).user?.extra?.['authentication.svc.io/node-name']).toEqual([node.metadata.name]);
     await t.client.delete(`/api/v1/nodes/${node.metadata.name as string}`);
     await waitFor('the token of a deleted node to be refused', async () => (await whoami(token)).status === 401);
@@ -212,7 +289,8 @@ describe('authenticating with service-account tokens', () => {
     const me = await whoami(await tokenFor(sa.metadata.name));
     expect(me.status).toBe(201);
     expect(me.user).toMatchObject({
-      username: `system:serviceaccount:${ns}:${sa.metadata.name as string}`, uid: sa.metadata.uid,
+      username: `system:serviceaccount:${ns}:${sa.metadata.name as string}`,
+      uid: sa.metadata.uid,
       groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'],
     });
   });
@@ -221,7 +299,9 @@ describe('authenticating with service-account tokens', () => {
     const sa = await serviceAccount();
     const token = await tokenFor(sa.metadata.name);
     expect((await whoami(token)).status).toBe(201);
-    expect((await t.client.delete(`/api/v1/namespaces/${ns}/serviceaccounts/${sa.metadata.name as string}`)).status).toBe(200);
+    expect(
+      (await t.client.delete(`/api/v1/namespaces/${ns}/serviceaccounts/${sa.metadata.name as string}`)).status,
+    ).toBe(200);
     await waitFor('the token of a deleted account to be refused', async () => (await whoami(token)).status === 401);
     await serviceAccount(sa.metadata.name as string);
     expect((await whoami(token)).status).toBe(401);
@@ -242,27 +322,60 @@ describe('authenticating with service-account tokens', () => {
 
   describe('refuses with 401', () => {
     let sa: Json;
-    beforeAll(async () => { sa = await serviceAccount(); });
+    beforeAll(async () => {
+      sa = await serviceAccount();
+    });
 
     it.each<[string, () => Promise<string>]>([
       ['an expired token', () => sign(claimsFor(sa, { exp: now() - 120 }))],
       ['a token not valid yet', () => sign(claimsFor(sa, { nbf: now() + 600 }))],
       ['a token for another audience', () => sign(claimsFor(sa, { aud: ['vault'] }))],
       ['a token of another issuer', () => sign(claimsFor(sa, { iss: 'https://elsewhere.example' }))],
-      ['a wrong signature (another key, the server key\'s id)', () => sign(claimsFor(sa), generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey)],
-      ['an unknown key id', () => sign(claimsFor(sa), generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey, { alg: 'RS256', kid: 'unknown-kid' })],
-      ['a tampered payload', async () => {
-        const [h, , s] = (await sign(claimsFor(sa))).split('.');
-        const forged = Buffer.from(JSON.stringify(claimsFor(sa, { sub: 'system:serviceaccount:kube:admin' }))).toString('base64url');
-        return `${h}.${forged}.${s}`;
-      }],
+      [
+        "a wrong signature (another key, the server key's id)",
+        () => sign(claimsFor(sa), generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey),
+      ],
+      [
+        'an unknown key id',
+        () =>
+          sign(claimsFor(sa), generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey, {
+            alg: 'RS256',
+            kid: 'unknown-kid',
+          }),
+      ],
+      [
+        'a tampered payload',
+        async () => {
+          const [h, , s] = (await sign(claimsFor(sa))).split('.');
+          const forged = Buffer.from(
+            JSON.stringify(claimsFor(sa, { sub: 'system:serviceaccount:kube:admin' })),
+          ).toString('base64url');
+          return `${h}.${forged}.${s}`;
+        },
+      ],
       ['a token without exp', () => sign(claimsFor(sa, { exp: undefined }))],
       ['a token without the private claim', () => sign(claimsFor(sa, { 'svc.io': undefined }))],
-      ['a private claim without the account uid', () => sign(claimsFor(sa, { 'svc.io': { namespace: ns, serviceaccount: { name: sa.metadata.name } } }))],
+      [
+        'a private claim without the account uid',
+        () => sign(claimsFor(sa, { 'svc.io': { namespace: ns, serviceaccount: { name: sa.metadata.name } } })),
+      ],
       ['a sub that names another account', () => sign(claimsFor(sa, { sub: `system:serviceaccount:${ns}:other` }))],
-      ['an account uid that differs from the object', () => sign(claimsFor(sa, { 'svc.io': { namespace: ns, serviceaccount: { name: sa.metadata.name, uid: 'old-uid' } } }))],
-      ['an unsigned token (alg none)', async () => `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(claimsFor(sa))).toString('base64url')}.`],
-      ['an HMAC token', () => new SignJWT(claimsFor(sa)).setProtectedHeader({ alg: 'HS256' }).sign(Buffer.from('secret'))],
+      [
+        'an account uid that differs from the object',
+        () =>
+          sign(
+            claimsFor(sa, { 'svc.io': { namespace: ns, serviceaccount: { name: sa.metadata.name, uid: 'old-uid' } } }),
+          ),
+      ],
+      [
+        'an unsigned token (alg none)',
+        async () =>
+          `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(claimsFor(sa))).toString('base64url')}.`,
+      ],
+      [
+        'an HMAC token',
+        () => new SignJWT(claimsFor(sa)).setProtectedHeader({ alg: 'HS256' }).sign(Buffer.from('secret')),
+      ],
       ['a token that is not a JWT', async () => 'not-a-jwt'],
     ])('%s', async (_what, make) => {
       const r = await anon.withToken(await make()).post(SSR, { apiVersion: AUTHN, kind: 'SelfSubjectReview' });
@@ -275,20 +388,28 @@ describe('authenticating with service-account tokens', () => {
 describe('TokenReview', () => {
   const review = (spec: Json) => t.client.post(TOKEN_REVIEWS, { apiVersion: AUTHN, kind: 'TokenReview', spec });
 
-  it('authenticates a token for the server\'s audiences by default', async () => {
+  it("authenticates a token for the server's audiences by default", async () => {
     const sa = await serviceAccount();
     const r = await review({ token: await tokenFor(sa.metadata.name) });
     expect(r.status).toBe(201);
     expect(r.json<Json>().status).toMatchObject({
-      authenticated: true, audiences: [ISSUER],
-      user: { username: `system:serviceaccount:${ns}:${sa.metadata.name as string}`, uid: sa.metadata.uid, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'] },
+      authenticated: true,
+      audiences: [ISSUER],
+      user: {
+        username: `system:serviceaccount:${ns}:${sa.metadata.name as string}`,
+        uid: sa.metadata.uid,
+        groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'],
+      },
     });
   });
 
   it('checks the audiences the reviewer asks for', async () => {
     const sa = await serviceAccount();
     const token = await tokenFor(sa.metadata.name, { audiences: ['vault'] });
-    expect((await review({ token, audiences: ['vault', 'other'] })).json<Json>().status).toMatchObject({ authenticated: true, audiences: ['vault'] });
+    expect((await review({ token, audiences: ['vault', 'other'] })).json<Json>().status).toMatchObject({
+      authenticated: true,
+      audiences: ['vault'],
+    });
     const wrong = (await review({ token })).json<Json>().status;
     expect(wrong.authenticated).toBe(false);
     expect(wrong.error).toMatch(/aud/);
@@ -301,8 +422,12 @@ describe('TokenReview', () => {
     expect(r.json<Json>().status).toEqual({ authenticated: false, error: 'invalid bearer token' });
   });
 
-  it('authenticates static tokens too (for the server\'s audiences only)', async () => {
-    expect((await review({ token: t.adminToken })).json<Json>().status).toMatchObject({ authenticated: true, user: { username: 'admin' }, audiences: [ISSUER] });
+  it("authenticates static tokens too (for the server's audiences only)", async () => {
+    expect((await review({ token: t.adminToken })).json<Json>().status).toMatchObject({
+      authenticated: true,
+      user: { username: 'admin' },
+      audiences: [ISSUER],
+    });
     expect((await review({ token: t.adminToken, audiences: ['vault'] })).json<Json>().status.authenticated).toBe(false);
   });
 
@@ -318,19 +443,28 @@ describe('issuer discovery', () => {
     const conf = await anon.get('/.well-known/openid-configuration');
     expect(conf.status).toBe(200);
     expect(conf.json()).toEqual({
-      issuer: ISSUER, jwks_uri: `${t.server.url}/openid/v1/jwks`, response_types_supported: ['id_token'],
-      subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['ES256', 'RS256'],
+      issuer: ISSUER,
+      jwks_uri: `${t.server.url}/openid/v1/jwks`,
+      response_types_supported: ['id_token'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['ES256', 'RS256'],
     });
     const keys = await anon.get('/openid/v1/jwks');
     expect(keys.status).toBe(200);
     expect(keys.headers['content-type']).toMatch(/^application\/jwk-set\+json/);
     const set = keys.json<JSONWebKeySet>();
-    expect(set.keys.map((k) => [k.kid, k.alg, k.use])).toEqual(expect.arrayContaining([
-      [kid(rsa.publicKey), 'RS256', 'sig'], [kid(ec.publicKey), 'ES256', 'sig'],
-    ]));
+    expect(set.keys.map((k) => [k.kid, k.alg, k.use])).toEqual(
+      expect.arrayContaining([
+        [kid(rsa.publicKey), 'RS256', 'sig'],
+        [kid(ec.publicKey), 'ES256', 'sig'],
+      ]),
+    );
     expect(set.keys).toHaveLength(2);
     const sa = await serviceAccount();
-    const { payload } = await jwtVerify(await tokenFor(sa.metadata.name), createLocalJWKSet(set), { issuer: ISSUER, audience: ISSUER });
+    const { payload } = await jwtVerify(await tokenFor(sa.metadata.name), createLocalJWKSet(set), {
+      issuer: ISSUER,
+      audience: ISSUER,
+    });
     expect(payload.sub).toBe(`system:serviceaccount:${ns}:${sa.metadata.name as string}`);
   });
 });
@@ -342,8 +476,14 @@ describe('kubectl create token', () => {
     const r = await kubectl(t.svcconfigPath, ['create', 'token', sa.metadata.name, '-n', ns], { home });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect((await whoami(r.stdout.trim())).user?.username).toBe(`system:serviceaccount:${ns}:${sa.metadata.name as string}`);
-    const custom = await kubectl(t.svcconfigPath, ['create', 'token', sa.metadata.name, '-n', ns, '--audience', 'vault', '--duration', '20m'], { home });
+    expect((await whoami(r.stdout.trim())).user?.username).toBe(
+      `system:serviceaccount:${ns}:${sa.metadata.name as string}`,
+    );
+    const custom = await kubectl(
+      t.svcconfigPath,
+      ['create', 'token', sa.metadata.name, '-n', ns, '--audience', 'vault', '--duration', '20m'],
+      { home },
+    );
     expect(custom.code).toBe(0);
     const c = decodeJwt(custom.stdout.trim());
     expect(c.aud).toEqual(['vault']);
@@ -362,8 +502,17 @@ describe('--service-account-lookup=false', () => {
     });
     try {
       const c = loose.client;
-      await c.post('/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'gone' } });
-      const token = (await c.post('/api/v1/namespaces/default/serviceaccounts/gone/token', { apiVersion: AUTHN, kind: 'TokenRequest' })).json<Json>().status.token as string;
+      await c.post('/api/v1/namespaces/default/serviceaccounts', {
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: { name: 'gone' },
+      });
+      const token = (
+        await c.post('/api/v1/namespaces/default/serviceaccounts/gone/token', {
+          apiVersion: AUTHN,
+          kind: 'TokenRequest',
+        })
+      ).json<Json>().status.token as string;
       expect((await c.delete('/api/v1/namespaces/default/serviceaccounts/gone')).status).toBe(200);
       const me = await c.withToken(token).post(SSR, { apiVersion: AUTHN, kind: 'SelfSubjectReview' });
       expect(me.status).toBe(201);
@@ -376,8 +525,15 @@ describe('--service-account-lookup=false', () => {
 
 describe('key defaults', () => {
   const tokenOf = async (c: HttpsClient, name: string): Promise<string> => {
-    await c.post('/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
-    const r = await c.post(`/api/v1/namespaces/default/serviceaccounts/${name}/token`, { apiVersion: AUTHN, kind: 'TokenRequest' });
+    await c.post('/api/v1/namespaces/default/serviceaccounts', {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name },
+    });
+    const r = await c.post(`/api/v1/namespaces/default/serviceaccounts/${name}/token`, {
+      apiVersion: AUTHN,
+      kind: 'TokenRequest',
+    });
     expect(r.status).toBe(201);
     return r.json<Json>().status.token as string;
   };
@@ -386,12 +542,19 @@ describe('key defaults', () => {
     const serving = await generateServingCert(['127.0.0.1', 'localhost']);
     await writeFile(join(dir, 'tls.crt'), serving.certPem);
     await writeFile(join(dir, 'tls.key'), serving.keyPem);
-    const s = await startTestApiServer({ etcd: t.etcd, args: ['--tls-cert-file', join(dir, 'tls.crt'), '--tls-private-key-file', join(dir, 'tls.key')] });
+    const s = await startTestApiServer({
+      etcd: t.etcd,
+      args: ['--tls-cert-file', join(dir, 'tls.crt'), '--tls-private-key-file', join(dir, 'tls.key')],
+    });
     try {
       const token = await tokenOf(s.client, 'tls-signed');
       expect(decodeProtectedHeader(token)).toEqual({ alg: 'ES256', kid: kid(createPublicKey(serving.keyPem)) });
-      expect((await s.client.withToken(token).post(SSR, { apiVersion: AUTHN, kind: 'SelfSubjectReview' })).status).toBe(201);
-      expect((await s.client.get('/openid/v1/jwks')).json<JSONWebKeySet>().keys.map((k) => k.kid)).toEqual([kid(createPublicKey(serving.keyPem))]);
+      expect((await s.client.withToken(token).post(SSR, { apiVersion: AUTHN, kind: 'SelfSubjectReview' })).status).toBe(
+        201,
+      );
+      expect((await s.client.get('/openid/v1/jwks')).json<JSONWebKeySet>().keys.map((k) => k.kid)).toEqual([
+        kid(createPublicKey(serving.keyPem)),
+      ]);
     } finally {
       await s.stop();
     }

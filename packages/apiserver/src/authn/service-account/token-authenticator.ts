@@ -43,7 +43,8 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
       return null; // not a JWT
     }
     if (typeof unverified.iss !== 'string' || !this.o.issuers.includes(unverified.iss)) return null;
-    if (!ALGORITHMS.includes(header.alg as ServiceAccountAlg)) throw new Error(`service account token: signing algorithm ${JSON.stringify(header.alg)} is not allowed`);
+    if (!ALGORITHMS.includes(header.alg as ServiceAccountAlg))
+      throw new Error(`service account token: signing algorithm ${JSON.stringify(header.alg)} is not allowed`);
     const byKid = header.kid ? this.o.keys.filter((k) => k.kid === header.kid) : [];
     const candidates = (byKid.length > 0 ? byKid : this.o.keys).filter((k) => k.alg === header.alg);
     const nowSeconds = Math.floor((this.o.now?.() ?? Date.now()) / 1000);
@@ -51,8 +52,12 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     for (const k of candidates) {
       try {
         ({ payload } = await jwtVerify(token, k.key, {
-          issuer: [...this.o.issuers], audience: [...audiences], algorithms: [k.alg], clockTolerance: LEEWAY_SECONDS,
-          requiredClaims: ['exp', 'sub'], currentDate: new Date(nowSeconds * 1000),
+          issuer: [...this.o.issuers],
+          audience: [...audiences],
+          algorithms: [k.alg],
+          clockTolerance: LEEWAY_SECONDS,
+          requiredClaims: ['exp', 'sub'],
+          currentDate: new Date(nowSeconds * 1000),
         }));
         break;
       } catch (e) {
@@ -75,14 +80,23 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
       const what = `${resource.replace(/s$/, '')} ${namespace ? `${namespace}/` : ''}${claim.name}`;
       const obj = await this.o.getObject({ resource, namespace, name: claim.name });
       if (!obj) throw new Error(`service account token has been invalidated: ${what} no longer exists`);
-      if (obj.metadata.uid !== claim.uid) throw new Error(`service account token has been invalidated: the uid of ${what} (${obj.metadata.uid ?? ''}) does not match the claim (${claim.uid})`);
+      if (obj.metadata.uid !== claim.uid)
+        throw new Error(
+          `service account token has been invalidated: the uid of ${what} (${obj.metadata.uid ?? ''}) does not match the claim (${claim.uid})`,
+        );
       return obj;
     };
     const sa = await check('serviceaccounts', c.namespace, c.serviceaccount);
-    if (sa.metadata.deletionTimestamp) throw new Error(`service account token has been invalidated: serviceaccount ${c.namespace}/${c.serviceaccount.name} is being deleted`);
+    if (sa.metadata.deletionTimestamp)
+      throw new Error(
+        `service account token has been invalidated: serviceaccount ${c.namespace}/${c.serviceaccount.name} is being deleted`,
+      );
     if (c.secret) {
       const s = await check('secrets', c.namespace, c.secret);
-      if (s.metadata.deletionTimestamp) throw new Error(`service account token has been invalidated: secret ${c.namespace}/${c.secret.name} is being deleted`);
+      if (s.metadata.deletionTimestamp)
+        throw new Error(
+          `service account token has been invalidated: secret ${c.namespace}/${c.secret.name} is being deleted`,
+        );
     }
     if (c.pod) {
       const p = await check('pods', c.namespace, c.pod);
@@ -93,7 +107,8 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     } else if (c.node) {
       // A pod's node is information only; a token bound to the node itself needs the node.
       const n = await check('nodes', '', c.node);
-      if (n.metadata.deletionTimestamp) throw new Error(`service account token has been invalidated: node ${c.node.name} is being deleted`);
+      if (n.metadata.deletionTimestamp)
+        throw new Error(`service account token has been invalidated: node ${c.node.name} is being deleted`);
     }
   }
 }

@@ -19,15 +19,24 @@ export class ClusterRoleAggregator {
   private running: Promise<void> | undefined;
   private again = false;
 
-  constructor(private readonly informer: StoreInformer, private readonly store: GenericStore, private readonly onError: (e: unknown) => void) {}
+  constructor(
+    private readonly informer: StoreInformer,
+    private readonly store: GenericStore,
+    private readonly onError: (e: unknown) => void,
+  ) {}
 
   start(): void {
-    this.informer.onChange(() => { this.kick(); });
+    this.informer.onChange(() => {
+      this.kick();
+    });
   }
 
   /** Schedules a pass; a pass already running is followed by one more. */
   kick(): void {
-    if (this.running) { this.again = true; return; }
+    if (this.running) {
+      this.again = true;
+      return;
+    }
     this.running = (async () => {
       do {
         this.again = false;
@@ -47,10 +56,15 @@ export class ClusterRoleAggregator {
       const want = aggregatedRules(role, all);
       if (!want || policyRulesEqual(want, role.rules as PolicyRule[] | undefined)) continue;
       try {
-        await this.store.update('', role.metadata.name ?? '', (cur) => {
-          const wanted = aggregatedRules(cur, all) ?? [];
-          return { ...cur, rules: wanted };
-        }, {});
+        await this.store.update(
+          '',
+          role.metadata.name ?? '',
+          (cur) => {
+            const wanted = aggregatedRules(cur, all) ?? [];
+            return { ...cur, rules: wanted };
+          },
+          {},
+        );
       } catch (e) {
         if (!isNotFound(e) && !isConflict(e)) throw e;
         this.again = true;

@@ -15,10 +15,15 @@ const urls = (verbs: string[], nonResourceURLs: string[]): PolicyRule => ({ verb
 
 export const autoupdateAnnotation = (): string => `${group('rbac.authorization')}/autoupdate`;
 export const bootstrappingLabel = (): string => `${naming().labelPrefix}/bootstrapping`;
-export const aggregateLabel = (to: 'admin' | 'edit' | 'view'): string => `${group('rbac.authorization')}/aggregate-to-${to}`;
+export const aggregateLabel = (to: 'admin' | 'edit' | 'view'): string =>
+  `${group('rbac.authorization')}/aggregate-to-${to}`;
 
 function meta(name: string, labels: Record<string, string> = {}): ApiObject['metadata'] {
-  return { name, labels: { [bootstrappingLabel()]: 'rbac-defaults', ...labels }, annotations: { [autoupdateAnnotation()]: 'true' } };
+  return {
+    name,
+    labels: { [bootstrappingLabel()]: 'rbac-defaults', ...labels },
+    annotations: { [autoupdateAnnotation()]: 'true' },
+  };
 }
 
 function clusterRole(name: string, rules: PolicyRule[], labels: Record<string, string> = {}): ApiObject {
@@ -27,19 +32,29 @@ function clusterRole(name: string, rules: PolicyRule[], labels: Record<string, s
 
 function aggregated(name: string, to: 'admin' | 'edit' | 'view', labels: Record<string, string> = {}): ApiObject {
   return {
-    apiVersion: `${group('rbac.authorization')}/v1`, kind: 'ClusterRole', metadata: meta(name, labels), rules: [],
+    apiVersion: `${group('rbac.authorization')}/v1`,
+    kind: 'ClusterRole',
+    metadata: meta(name, labels),
+    rules: [],
     aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [aggregateLabel(to)]: 'true' } }] },
   };
 }
 
-type SubjectSpec = { kind: 'User' | 'Group'; name: string } | { kind: 'ServiceAccount'; name: string; namespace: string };
+type SubjectSpec =
+  { kind: 'User' | 'Group'; name: string } | { kind: 'ServiceAccount'; name: string; namespace: string };
 
 function binding(name: string, role: string, subjects: SubjectSpec[]): ApiObject {
   const rbac = group('rbac.authorization');
   return {
-    apiVersion: `${rbac}/v1`, kind: 'ClusterRoleBinding', metadata: meta(name),
+    apiVersion: `${rbac}/v1`,
+    kind: 'ClusterRoleBinding',
+    metadata: meta(name),
     roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: role },
-    subjects: subjects.map((s) => (s.kind === 'ServiceAccount' ? { kind: s.kind, name: s.name, namespace: s.namespace } : { kind: s.kind, apiGroup: rbac, name: s.name })),
+    subjects: subjects.map((s) =>
+      s.kind === 'ServiceAccount'
+        ? { kind: s.kind, name: s.name, namespace: s.namespace }
+        : { kind: s.kind, apiGroup: rbac, name: s.name },
+    ),
   };
 }
 
@@ -50,31 +65,150 @@ function controllerRoles(): Array<{ name: string; rules: PolicyRule[] }> {
   const certificates = group('certificates');
   const signers = naming().signerNames;
   return [
-    { name: 'namespace-controller', rules: [rule(['get', 'list', 'watch', 'delete'], [''], ['namespaces']), rule(['update'], [''], ['namespaces/finalize', 'namespaces/status']), rule(['get', 'list', 'delete', 'deletecollection'], ['*'], ['*'])] },
+    {
+      name: 'namespace-controller',
+      rules: [
+        rule(['get', 'list', 'watch', 'delete'], [''], ['namespaces']),
+        rule(['update'], [''], ['namespaces/finalize', 'namespaces/status']),
+        rule(['get', 'list', 'delete', 'deletecollection'], ['*'], ['*']),
+      ],
+    },
     { name: 'service-account-controller', rules: [rule(['create'], [''], ['serviceaccounts']), events] },
-    { name: 'serviceaccount-token-controller', rules: [rule(['get', 'list', 'watch', 'create', 'update', 'delete'], [''], ['secrets']), rule(READ, [''], ['serviceaccounts']), events] },
-    { name: 'replicaset-controller', rules: [rule(['get', 'list', 'watch', 'update'], [apps], ['replicasets']), rule(['update'], [apps], ['replicasets/status', 'replicasets/finalizers']), rule(['list', 'watch', 'patch', 'create', 'delete'], [''], ['pods']), events] },
-    { name: 'deployment-controller', rules: [rule(['get', 'list', 'watch', 'update'], [apps], ['deployments']), rule(['update'], [apps], ['deployments/status', 'deployments/finalizers']), rule([...READ, 'create', 'update', 'patch', 'delete'], [apps], ['replicasets']), rule(['get', 'list', 'watch', 'update'], [''], ['pods']), events] },
-    { name: 'statefulset-controller', rules: [rule(READ, [apps], ['statefulsets']), rule(['update'], [apps], ['statefulsets/status', 'statefulsets/finalizers']), rule(['get', 'create', 'delete', 'update', 'patch'], [''], ['pods']), events] },
-    { name: 'daemon-set-controller', rules: [rule(READ, [apps], ['daemonsets']), rule(['update'], [apps], ['daemonsets/status', 'daemonsets/finalizers']), rule(['list', 'watch'], [''], ['nodes']), rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']), rule(['create'], [''], ['pods/binding']), events] },
-    { name: 'job-controller', rules: [rule(['get', 'list', 'watch', 'update', 'patch'], ['batch'], ['jobs']), rule(['update', 'patch'], ['batch'], ['jobs/status', 'jobs/finalizers']), rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']), events] },
-    { name: 'cronjob-controller', rules: [rule(['get', 'list', 'watch', 'update'], ['batch'], ['cronjobs']), rule(RW, ['batch'], ['jobs']), rule(['update'], ['batch'], ['cronjobs/status', 'cronjobs/finalizers']), rule(['list', 'delete'], [''], ['pods']), events] },
-    { name: 'endpoint-controller', rules: [rule(READ, [''], ['services', 'pods']), rule(['get', 'list', 'create', 'update', 'delete'], [''], ['endpoints']), rule(['create'], [''], ['endpoints/restricted']), events] },
-    { name: 'endpointslice-controller', rules: [rule(READ, [''], ['services', 'pods', 'nodes']), rule(['update'], [''], ['services/finalizers']), rule(['get', 'list', 'create', 'update', 'delete'], [group('discovery')], ['endpointslices']), events] },
-    { name: 'generic-garbage-collector', rules: [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*'])] },
-    { name: 'resourcequota-controller', rules: [rule(['list', 'watch'], ['*'], ['*']), rule(['update'], [''], ['resourcequotas/status']), events] },
-    { name: 'node-controller', rules: [rule(['get', 'list', 'update', 'delete', 'patch'], [''], ['nodes']), rule(['patch', 'update'], [''], ['nodes/status']), rule(['list', 'delete'], [''], ['pods']), rule(['patch'], [''], ['pods/status']), events] },
-    { name: 'pod-garbage-collector', rules: [rule(['list', 'watch', 'delete'], [''], ['pods']), rule(['get', 'list'], [''], ['nodes']), rule(['patch'], [''], ['pods/status'])] },
-    { name: 'ttl-after-finished-controller', rules: [rule(['get', 'list', 'watch', 'delete'], ['batch'], ['jobs']), events] },
-    { name: 'bootstrap-signer', rules: [rule(READ, [''], ['secrets']), rule(['get', 'update'], [''], ['configmaps'], ['cluster-info']), events] },
+    {
+      name: 'serviceaccount-token-controller',
+      rules: [
+        rule(['get', 'list', 'watch', 'create', 'update', 'delete'], [''], ['secrets']),
+        rule(READ, [''], ['serviceaccounts']),
+        events,
+      ],
+    },
+    {
+      name: 'replicaset-controller',
+      rules: [
+        rule(['get', 'list', 'watch', 'update'], [apps], ['replicasets']),
+        rule(['update'], [apps], ['replicasets/status', 'replicasets/finalizers']),
+        rule(['list', 'watch', 'patch', 'create', 'delete'], [''], ['pods']),
+        events,
+      ],
+    },
+    {
+      name: 'deployment-controller',
+      rules: [
+        rule(['get', 'list', 'watch', 'update'], [apps], ['deployments']),
+        rule(['update'], [apps], ['deployments/status', 'deployments/finalizers']),
+        rule([...READ, 'create', 'update', 'patch', 'delete'], [apps], ['replicasets']),
+        rule(['get', 'list', 'watch', 'update'], [''], ['pods']),
+        events,
+      ],
+    },
+    {
+      name: 'statefulset-controller',
+      rules: [
+        rule(READ, [apps], ['statefulsets']),
+        rule(['update'], [apps], ['statefulsets/status', 'statefulsets/finalizers']),
+        rule(['get', 'create', 'delete', 'update', 'patch'], [''], ['pods']),
+        events,
+      ],
+    },
+    {
+      name: 'daemon-set-controller',
+      rules: [
+        rule(READ, [apps], ['daemonsets']),
+        rule(['update'], [apps], ['daemonsets/status', 'daemonsets/finalizers']),
+        rule(['list', 'watch'], [''], ['nodes']),
+        rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
+        rule(['create'], [''], ['pods/binding']),
+        events,
+      ],
+    },
+    {
+      name: 'job-controller',
+      rules: [
+        rule(['get', 'list', 'watch', 'update', 'patch'], ['batch'], ['jobs']),
+        rule(['update', 'patch'], ['batch'], ['jobs/status', 'jobs/finalizers']),
+        rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
+        events,
+      ],
+    },
+    {
+      name: 'cronjob-controller',
+      rules: [
+        rule(['get', 'list', 'watch', 'update'], ['batch'], ['cronjobs']),
+        rule(RW, ['batch'], ['jobs']),
+        rule(['update'], ['batch'], ['cronjobs/status', 'cronjobs/finalizers']),
+        rule(['list', 'delete'], [''], ['pods']),
+        events,
+      ],
+    },
+    {
+      name: 'endpoint-controller',
+      rules: [
+        rule(READ, [''], ['services', 'pods']),
+        rule(['get', 'list', 'create', 'update', 'delete'], [''], ['endpoints']),
+        rule(['create'], [''], ['endpoints/restricted']),
+        events,
+      ],
+    },
+    {
+      name: 'endpointslice-controller',
+      rules: [
+        rule(READ, [''], ['services', 'pods', 'nodes']),
+        rule(['update'], [''], ['services/finalizers']),
+        rule(['get', 'list', 'create', 'update', 'delete'], [group('discovery')], ['endpointslices']),
+        events,
+      ],
+    },
+    {
+      name: 'generic-garbage-collector',
+      rules: [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*'])],
+    },
+    {
+      name: 'resourcequota-controller',
+      rules: [rule(['list', 'watch'], ['*'], ['*']), rule(['update'], [''], ['resourcequotas/status']), events],
+    },
+    {
+      name: 'node-controller',
+      rules: [
+        rule(['get', 'list', 'update', 'delete', 'patch'], [''], ['nodes']),
+        rule(['patch', 'update'], [''], ['nodes/status']),
+        rule(['list', 'delete'], [''], ['pods']),
+        rule(['patch'], [''], ['pods/status']),
+        events,
+      ],
+    },
+    {
+      name: 'pod-garbage-collector',
+      rules: [
+        rule(['list', 'watch', 'delete'], [''], ['pods']),
+        rule(['get', 'list'], [''], ['nodes']),
+        rule(['patch'], [''], ['pods/status']),
+      ],
+    },
+    {
+      name: 'ttl-after-finished-controller',
+      rules: [rule(['get', 'list', 'watch', 'delete'], ['batch'], ['jobs']), events],
+    },
+    {
+      name: 'bootstrap-signer',
+      rules: [rule(READ, [''], ['secrets']), rule(['get', 'update'], [''], ['configmaps'], ['cluster-info']), events],
+    },
     { name: 'token-cleaner', rules: [rule(['delete', 'get', 'list', 'watch'], [''], ['secrets']), events] },
-    { name: 'certificate-controller', rules: [
-      rule(['get', 'list', 'watch', 'delete'], [certificates], ['certificatesigningrequests']),
-      rule(['update'], [certificates], ['certificatesigningrequests/status', 'certificatesigningrequests/approval']),
-      rule(['approve'], [certificates], ['signers'], [signers.apiserverClientNodeAgent]),
-      rule(['sign'], [certificates], ['signers'], [signers.legacyUnknown, signers.apiserverClient, signers.apiserverClientNodeAgent, signers.nodeAgentServing]),
-      rule(['create'], [group('authorization')], ['subjectaccessreviews']), events,
-    ] },
+    {
+      name: 'certificate-controller',
+      rules: [
+        rule(['get', 'list', 'watch', 'delete'], [certificates], ['certificatesigningrequests']),
+        rule(['update'], [certificates], ['certificatesigningrequests/status', 'certificatesigningrequests/approval']),
+        rule(['approve'], [certificates], ['signers'], [signers.apiserverClientNodeAgent]),
+        rule(
+          ['sign'],
+          [certificates],
+          ['signers'],
+          [signers.legacyUnknown, signers.apiserverClient, signers.apiserverClientNodeAgent, signers.nodeAgentServing],
+        ),
+        rule(['create'], [group('authorization')], ['subjectaccessreviews']),
+        events,
+      ],
+    },
   ];
 }
 
@@ -97,11 +231,57 @@ export function defaultClusterRoles(): ApiObject[] {
   const { controllerManagerName: cm, schedulerName: sched } = naming();
 
   const viewRules = [
-    rule(READ, [''], ['pods', 'replicationcontrollers', 'replicationcontrollers/scale', 'serviceaccounts', 'services', 'persistentvolumeclaims', 'configmaps', 'endpoints']),
-    rule(READ, [''], ['bindings', 'events', 'limitranges', 'namespaces/status', 'pods/log', 'pods/status', 'replicationcontrollers/status', 'resourcequotas', 'resourcequotas/status', 'services/status', 'persistentvolumeclaims/status']),
+    rule(
+      READ,
+      [''],
+      [
+        'pods',
+        'replicationcontrollers',
+        'replicationcontrollers/scale',
+        'serviceaccounts',
+        'services',
+        'persistentvolumeclaims',
+        'configmaps',
+        'endpoints',
+      ],
+    ),
+    rule(
+      READ,
+      [''],
+      [
+        'bindings',
+        'events',
+        'limitranges',
+        'namespaces/status',
+        'pods/log',
+        'pods/status',
+        'replicationcontrollers/status',
+        'resourcequotas',
+        'resourcequotas/status',
+        'services/status',
+        'persistentvolumeclaims/status',
+      ],
+    ),
     rule(READ, [''], ['namespaces']),
     rule(READ, [discovery], ['endpointslices']),
-    rule(READ, [apps], ['controllerrevisions', 'daemonsets', 'daemonsets/status', 'deployments', 'deployments/scale', 'deployments/status', 'replicasets', 'replicasets/scale', 'replicasets/status', 'statefulsets', 'statefulsets/scale', 'statefulsets/status']),
+    rule(
+      READ,
+      [apps],
+      [
+        'controllerrevisions',
+        'daemonsets',
+        'daemonsets/status',
+        'deployments',
+        'deployments/scale',
+        'deployments/status',
+        'replicasets',
+        'replicasets/scale',
+        'replicasets/status',
+        'statefulsets',
+        'statefulsets/scale',
+        'statefulsets/status',
+      ],
+    ),
     rule(READ, [autoscaling], ['horizontalpodautoscalers', 'horizontalpodautoscalers/status']),
     rule(READ, [batch], ['cronjobs', 'cronjobs/status', 'jobs', 'jobs/status']),
     rule(READ, [policy], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
@@ -112,9 +292,36 @@ export function defaultClusterRoles(): ApiObject[] {
     rule(['impersonate'], [''], ['serviceaccounts']),
     rule(WRITE, [''], ['pods', 'pods/attach', 'pods/proxy', 'pods/exec', 'pods/portforward']),
     rule(['create'], [''], ['pods/eviction']),
-    rule(WRITE, [''], ['replicationcontrollers', 'replicationcontrollers/scale', 'serviceaccounts', 'services', 'services/proxy', 'persistentvolumeclaims', 'configmaps', 'secrets', 'events']),
+    rule(
+      WRITE,
+      [''],
+      [
+        'replicationcontrollers',
+        'replicationcontrollers/scale',
+        'serviceaccounts',
+        'services',
+        'services/proxy',
+        'persistentvolumeclaims',
+        'configmaps',
+        'secrets',
+        'events',
+      ],
+    ),
     rule(['create'], [''], ['serviceaccounts/token']),
-    rule(WRITE, [apps], ['daemonsets', 'deployments', 'deployments/rollback', 'deployments/scale', 'replicasets', 'replicasets/scale', 'statefulsets', 'statefulsets/scale']),
+    rule(
+      WRITE,
+      [apps],
+      [
+        'daemonsets',
+        'deployments',
+        'deployments/rollback',
+        'deployments/scale',
+        'replicasets',
+        'replicasets/scale',
+        'statefulsets',
+        'statefulsets/scale',
+      ],
+    ),
     rule(WRITE, [autoscaling], ['horizontalpodautoscalers']),
     rule(WRITE, [batch], ['cronjobs', 'jobs']),
     rule(WRITE, [policy], ['poddisruptionbudgets']),
@@ -130,15 +337,46 @@ export function defaultClusterRoles(): ApiObject[] {
 
   return [
     clusterRole('cluster-admin', [rule(['*'], ['*'], ['*']), urls(['*'], ['*'])]),
-    clusterRole('system:discovery', [urls(['get'], ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'])]),
+    clusterRole('system:discovery', [
+      urls(
+        ['get'],
+        [
+          '/api',
+          '/api/*',
+          '/apis',
+          '/apis/*',
+          '/healthz',
+          '/livez',
+          '/openapi',
+          '/openapi/*',
+          '/readyz',
+          '/version',
+          '/version/',
+        ],
+      ),
+    ]),
     clusterRole('system:basic-user', [
       rule(['create'], [authz], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
       rule(['create'], [authn], ['selfsubjectreviews']),
     ]),
-    clusterRole('system:public-info-viewer', [urls(['get'], ['/healthz', '/livez', '/readyz', '/version', '/version/'])]),
-    clusterRole('system:monitoring', [urls(['get'], ['/healthz', '/healthz/*', '/livez', '/livez/*', '/readyz', '/readyz/*', '/metrics', '/metrics/slis'])]),
-    clusterRole('system:aggregate-to-view', viewRules, { [aggregateLabel('view')]: 'true', [aggregateLabel('edit')]: 'true', [aggregateLabel('admin')]: 'true' }),
-    clusterRole('system:aggregate-to-edit', editRules, { [aggregateLabel('edit')]: 'true', [aggregateLabel('admin')]: 'true' }),
+    clusterRole('system:public-info-viewer', [
+      urls(['get'], ['/healthz', '/livez', '/readyz', '/version', '/version/']),
+    ]),
+    clusterRole('system:monitoring', [
+      urls(
+        ['get'],
+        ['/healthz', '/healthz/*', '/livez', '/livez/*', '/readyz', '/readyz/*', '/metrics', '/metrics/slis'],
+      ),
+    ]),
+    clusterRole('system:aggregate-to-view', viewRules, {
+      [aggregateLabel('view')]: 'true',
+      [aggregateLabel('edit')]: 'true',
+      [aggregateLabel('admin')]: 'true',
+    }),
+    clusterRole('system:aggregate-to-edit', editRules, {
+      [aggregateLabel('edit')]: 'true',
+      [aggregateLabel('admin')]: 'true',
+    }),
     clusterRole('system:aggregate-to-admin', adminRules, { [aggregateLabel('admin')]: 'true' }),
     aggregated('view', 'view', { [aggregateLabel('edit')]: 'true' }),
     aggregated('edit', 'edit', { [aggregateLabel('admin')]: 'true' }),
@@ -150,19 +388,39 @@ export function defaultClusterRoles(): ApiObject[] {
       rule(['*'], [''], ['nodes/log', 'nodes/metrics', 'nodes/proxy', 'nodes/stats']),
     ]),
     clusterRole(`system:${cm}`, [
-      events, ...reviews,
-      rule(['create'], [coordination], ['leases']), rule(['get', 'update'], [coordination], ['leases'], [cm]),
-      rule(['create'], [''], ['secrets', 'serviceaccounts']), rule(['create'], [''], ['serviceaccounts/token']),
+      events,
+      ...reviews,
+      rule(['create'], [coordination], ['leases']),
+      rule(['get', 'update'], [coordination], ['leases'], [cm]),
+      rule(['create'], [''], ['secrets', 'serviceaccounts']),
+      rule(['create'], [''], ['serviceaccounts/token']),
       rule(['get'], [''], ['configmaps'], ['extension-apiserver-authentication']),
-      rule(['list', 'watch'], ['*'], ['*']), rule(['get'], [''], ['secrets', 'serviceaccounts']),
+      rule(['list', 'watch'], ['*'], ['*']),
+      rule(['get'], [''], ['secrets', 'serviceaccounts']),
     ]),
     clusterRole(`system:${sched}`, [
-      events, ...reviews,
-      rule(['create'], [coordination], ['leases']), rule(['get', 'update'], [coordination], ['leases'], [sched]),
-      rule(['delete', 'get', 'list', 'watch'], [''], ['pods']), rule(['create'], [''], ['bindings', 'pods/binding']),
+      events,
+      ...reviews,
+      rule(['create'], [coordination], ['leases']),
+      rule(['get', 'update'], [coordination], ['leases'], [sched]),
+      rule(['delete', 'get', 'list', 'watch'], [''], ['pods']),
+      rule(['create'], [''], ['bindings', 'pods/binding']),
       rule(['patch', 'update'], [''], ['pods/status']),
-      rule(READ, [''], ['nodes', 'namespaces', 'persistentvolumeclaims', 'persistentvolumes', 'replicationcontrollers', 'services', 'configmaps']),
-      rule(READ, [apps], ['replicasets', 'statefulsets']), rule(READ, [policy], ['poddisruptionbudgets']),
+      rule(
+        READ,
+        [''],
+        [
+          'nodes',
+          'namespaces',
+          'persistentvolumeclaims',
+          'persistentvolumes',
+          'replicationcontrollers',
+          'services',
+          'configmaps',
+        ],
+      ),
+      rule(READ, [apps], ['replicasets', 'statefulsets']),
+      rule(READ, [policy], ['poddisruptionbudgets']),
       rule(READ, [storage], ['csinodes', 'csidrivers', 'csistoragecapacities', 'storageclasses']),
     ]),
     clusterRole('system:volume-scheduler', [
@@ -172,8 +430,10 @@ export function defaultClusterRoles(): ApiObject[] {
     ]),
     clusterRole('system:node', [
       ...reviews,
-      rule(['create', 'get', 'list', 'watch', 'patch', 'update', 'delete'], [''], ['nodes']), rule(['patch', 'update'], [''], ['nodes/status']),
-      rule(['get', 'list', 'watch', 'create', 'delete'], [''], ['pods']), rule(['patch', 'update'], [''], ['pods/status']),
+      rule(['create', 'get', 'list', 'watch', 'patch', 'update', 'delete'], [''], ['nodes']),
+      rule(['patch', 'update'], [''], ['nodes/status']),
+      rule(['get', 'list', 'watch', 'create', 'delete'], [''], ['pods']),
+      rule(['patch', 'update'], [''], ['pods/status']),
       rule(['create'], [''], ['pods/eviction']),
       rule(['get', 'list', 'watch'], [''], ['services', 'endpoints']),
       rule(['get'], [''], ['secrets', 'configmaps', 'persistentvolumeclaims', 'persistentvolumes']),
@@ -183,18 +443,26 @@ export function defaultClusterRoles(): ApiObject[] {
       events,
     ]),
     clusterRole('system:node-proxier', [
-      rule(['list', 'watch'], [''], ['services', 'endpoints']), rule(['get', 'list', 'watch'], [''], ['nodes']),
-      rule(['list', 'watch'], [discovery], ['endpointslices']), events,
+      rule(['list', 'watch'], [''], ['services', 'endpoints']),
+      rule(['get', 'list', 'watch'], [''], ['nodes']),
+      rule(['list', 'watch'], [discovery], ['endpointslices']),
+      events,
     ]),
-    clusterRole('system:node-bootstrapper', [rule(['create', 'get', 'list', 'watch'], [certificates], ['certificatesigningrequests'])]),
+    clusterRole('system:node-bootstrapper', [
+      rule(['create', 'get', 'list', 'watch'], [certificates], ['certificatesigningrequests']),
+    ]),
     // Node agents' client certificates: the first (nodeclient) and renewals (selfnodeclient), as
     // the CSR approver checks them; then an `approve` role per built-in signer.
-    ...['nodeclient', 'selfnodeclient'].map((sub) => clusterRole(`system:${certificates}:certificatesigningrequests:${sub}`, [
-      rule(['create'], [certificates], [`certificatesigningrequests/${sub}`]),
-    ])),
-    ...Object.values(naming().signerNames).map((signer) => clusterRole(`system:${certificates}:${signer.split('/')[1] ?? ''}-approver`, [
-      rule(['approve'], [certificates], ['signers'], [signer]),
-    ])),
+    ...['nodeclient', 'selfnodeclient'].map((sub) =>
+      clusterRole(`system:${certificates}:certificatesigningrequests:${sub}`, [
+        rule(['create'], [certificates], [`certificatesigningrequests/${sub}`]),
+      ]),
+    ),
+    ...Object.values(naming().signerNames).map((signer) =>
+      clusterRole(`system:${certificates}:${signer.split('/')[1] ?? ''}-approver`, [
+        rule(['approve'], [certificates], ['signers'], [signer]),
+      ]),
+    ),
     ...controllerRoles().map((c) => clusterRole(`system:controller:${c.name}`, c.rules)),
   ];
 }
@@ -207,12 +475,19 @@ export function defaultClusterRoleBindings(): ApiObject[] {
     binding('cluster-admin', 'cluster-admin', [{ kind: 'Group', name: 'system:masters' }]),
     binding('system:discovery', 'system:discovery', [authenticated]),
     binding('system:basic-user', 'system:basic-user', [authenticated]),
-    binding('system:public-info-viewer', 'system:public-info-viewer', [authenticated, { kind: 'Group', name: 'system:unauthenticated' }]),
+    binding('system:public-info-viewer', 'system:public-info-viewer', [
+      authenticated,
+      { kind: 'Group', name: 'system:unauthenticated' },
+    ]),
     binding('system:monitoring', 'system:monitoring', [{ kind: 'Group', name: 'system:monitoring' }]),
     binding(`system:${cm}`, `system:${cm}`, [{ kind: 'User', name: `system:${cm}` }]),
     binding(`system:${sched}`, `system:${sched}`, [{ kind: 'User', name: `system:${sched}` }]),
     binding('system:volume-scheduler', 'system:volume-scheduler', [{ kind: 'User', name: `system:${sched}` }]),
     binding('system:node-proxier', 'system:node-proxier', [{ kind: 'User', name: 'system:kube-proxy' }]),
-    ...controllerRoles().map((c) => binding(`system:controller:${c.name}`, `system:controller:${c.name}`, [{ kind: 'ServiceAccount', name: c.name, namespace: systemNamespace }])),
+    ...controllerRoles().map((c) =>
+      binding(`system:controller:${c.name}`, `system:controller:${c.name}`, [
+        { kind: 'ServiceAccount', name: c.name, namespace: systemNamespace },
+      ]),
+    ),
   ];
 }

@@ -14,7 +14,8 @@ function reconciled(have: ApiObject, want: ApiObject): ApiObject {
     const wantAgg = want.aggregationRule as { clusterRoleSelectors: unknown[] } | undefined;
     if (wantAgg) {
       // Aggregated roles: their rules belong to the aggregation controller; only the selectors are ours.
-      const haveSel = (have.aggregationRule as { clusterRoleSelectors?: unknown[] } | undefined)?.clusterRoleSelectors ?? [];
+      const haveSel =
+        (have.aggregationRule as { clusterRoleSelectors?: unknown[] } | undefined)?.clusterRoleSelectors ?? [];
       const sel = [...haveSel];
       for (const s of wantAgg.clusterRoleSelectors) if (!sel.some((x) => jsonEqual(x, s))) sel.push(s);
       out.aggregationRule = { clusterRoleSelectors: sel };
@@ -26,7 +27,8 @@ function reconciled(have: ApiObject, want: ApiObject): ApiObject {
   } else {
     const subjects = [...((have.subjects as Subject[] | undefined) ?? [])];
     for (const s of (want.subjects as Subject[] | undefined) ?? []) {
-      if (!subjects.some((x) => x.kind === s.kind && x.name === s.name && (x.namespace ?? '') === (s.namespace ?? ''))) subjects.push(s);
+      if (!subjects.some((x) => x.kind === s.kind && x.name === s.name && (x.namespace ?? '') === (s.namespace ?? '')))
+        subjects.push(s);
     }
     out.subjects = subjects;
   }
@@ -38,7 +40,10 @@ function reconciled(have: ApiObject, want: ApiObject): ApiObject {
  * ClusterRoleBindings and, on every start, re-adds missing permissions and subjects to
  * existing ones, except those annotated `rbac.authorization.<suffix>/autoupdate: "false"`.
  */
-export async function reconcileBootstrapPolicy(stores: { clusterRoles: GenericStore; clusterRoleBindings: GenericStore }): Promise<void> {
+export async function reconcileBootstrapPolicy(stores: {
+  clusterRoles: GenericStore;
+  clusterRoleBindings: GenericStore;
+}): Promise<void> {
   const work: Array<[GenericStore, ApiObject]> = [
     ...defaultClusterRoles().map((o): [GenericStore, ApiObject] => [stores.clusterRoles, o]),
     ...defaultClusterRoleBindings().map((o): [GenericStore, ApiObject] => [stores.clusterRoleBindings, o]),

@@ -11,10 +11,15 @@ export class StoreInformer {
   private readonly objects = new Map<string, ApiObject>();
   private revision = 0;
   private syncedResolve!: () => void;
-  readonly synced: Promise<void> = new Promise((r) => { this.syncedResolve = r; });
+  readonly synced: Promise<void> = new Promise((r) => {
+    this.syncedResolve = r;
+  });
   private readonly listeners: Array<() => void> = [];
 
-  constructor(private readonly storeOf: () => GenericStore, private readonly onError: (e: unknown) => void = () => undefined) {}
+  constructor(
+    private readonly storeOf: () => GenericStore,
+    private readonly onError: (e: unknown) => void = () => undefined,
+  ) {}
 
   static key(namespace: string | undefined, name: string): string {
     return namespace ? `${namespace}/${name}` : name;

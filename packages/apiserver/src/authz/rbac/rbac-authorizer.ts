@@ -20,13 +20,16 @@ export interface ResolvedRules {
 
 function appliesTo(s: Subject, user: UserInfo, bindingNamespace: string): boolean {
   switch (s.kind) {
-    case 'User': return s.name === user.name;
-    case 'Group': return user.groups.includes(s.name);
+    case 'User':
+      return s.name === user.name;
+    case 'Group':
+      return user.groups.includes(s.name);
     case 'ServiceAccount': {
       const ns = s.namespace || bindingNamespace;
       return !!ns && user.name === `system:serviceaccount:${ns}:${s.name}`;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -44,7 +47,10 @@ export class RbacAuthorizer implements Authorizer {
       if (!((b.subjects as Subject[] | undefined) ?? []).some((s) => appliesTo(s, user, ''))) continue;
       const ref = b.roleRef as RoleRef;
       const role = ref.kind === 'ClusterRole' ? this.informers.clusterRoles.get('', ref.name) : undefined;
-      if (!role) { errors.push(`clusterrole.${rbac} "${ref.name}" not found`); continue; }
+      if (!role) {
+        errors.push(`clusterrole.${rbac} "${ref.name}" not found`);
+        continue;
+      }
       for (const r of (role.rules as PolicyRule[] | undefined) ?? []) if (visitor(r)) return true;
     }
     if (!namespace) return false;
@@ -52,9 +58,16 @@ export class RbacAuthorizer implements Authorizer {
       if (b.metadata.namespace !== namespace) continue;
       if (!((b.subjects as Subject[] | undefined) ?? []).some((s) => appliesTo(s, user, namespace))) continue;
       const ref = b.roleRef as RoleRef;
-      const role = ref.kind === 'ClusterRole' ? this.informers.clusterRoles.get('', ref.name)
-        : ref.kind === 'Role' ? this.informers.roles.get(namespace, ref.name) : undefined;
-      if (!role) { errors.push(`${ref.kind.toLowerCase()}.${rbac} "${ref.name}" not found`); continue; }
+      const role =
+        ref.kind === 'ClusterRole'
+          ? this.informers.clusterRoles.get('', ref.name)
+          : ref.kind === 'Role'
+            ? this.informers.roles.get(namespace, ref.name)
+            : undefined;
+      if (!role) {
+        errors.push(`${ref.kind.toLowerCase()}.${rbac} "${ref.name}" not found`);
+        continue;
+      }
       for (const r of (role.rules as PolicyRule[] | undefined) ?? []) if (visitor(r)) return true;
     }
     return false;
@@ -71,14 +84,26 @@ export class RbacAuthorizer implements Authorizer {
   rulesFor(user: UserInfo, namespace: string): ResolvedRules {
     const rules: PolicyRule[] = [];
     const errors: string[] = [];
-    this.visit(user, namespace, (r) => { rules.push(r); return false; }, errors);
+    this.visit(
+      user,
+      namespace,
+      (r) => {
+        rules.push(r);
+        return false;
+      },
+      errors,
+    );
     return { rules, errors };
   }
 
   /** The rules a binding's roleRef names, or undefined when the role does not exist. */
   roleRefRules(ref: RoleRef, namespace: string): PolicyRule[] | undefined {
-    const role = ref.kind === 'ClusterRole' ? this.informers.clusterRoles.get('', ref.name)
-      : ref.kind === 'Role' ? this.informers.roles.get(namespace, ref.name) : undefined;
+    const role =
+      ref.kind === 'ClusterRole'
+        ? this.informers.clusterRoles.get('', ref.name)
+        : ref.kind === 'Role'
+          ? this.informers.roles.get(namespace, ref.name)
+          : undefined;
     return role ? ((role.rules as PolicyRule[] | undefined) ?? []) : undefined;
   }
 }

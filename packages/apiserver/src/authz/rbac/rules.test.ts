@@ -1,7 +1,14 @@
 import { compactRuleString, nonResourceUrlMatches, ruleAllows, uncoveredRules } from './rules.js';
 
 const attrs = (o: Partial<Parameters<typeof ruleAllows>[0]>): Parameters<typeof ruleAllows>[0] => ({
-  isResourceRequest: true, verb: 'get', apiGroup: '', resource: 'pods', subresource: '', name: '', path: '', ...o,
+  isResourceRequest: true,
+  verb: 'get',
+  apiGroup: '',
+  resource: 'pods',
+  subresource: '',
+  name: '',
+  path: '',
+  ...o,
 });
 
 describe('ruleAllows', () => {
@@ -9,13 +16,25 @@ describe('ruleAllows', () => {
     expect(ruleAllows(attrs({}), { verbs: ['get'], apiGroups: [''], resources: ['pods'] })).toBe(true);
     expect(ruleAllows(attrs({ verb: 'list' }), { verbs: ['get'], apiGroups: [''], resources: ['pods'] })).toBe(false);
     expect(ruleAllows(attrs({ apiGroup: 'apps' }), { verbs: ['*'], apiGroups: [''], resources: ['*'] })).toBe(false);
-    expect(ruleAllows(attrs({ apiGroup: 'apps', resource: 'deployments' }), { verbs: ['*'], apiGroups: ['*'], resources: ['*'] })).toBe(true);
+    expect(
+      ruleAllows(attrs({ apiGroup: 'apps', resource: 'deployments' }), {
+        verbs: ['*'],
+        apiGroups: ['*'],
+        resources: ['*'],
+      }),
+    ).toBe(true);
   });
 
   it('subresources are <resource>/<subresource>; */<sub> matches any resource', () => {
-    expect(ruleAllows(attrs({ subresource: 'log' }), { verbs: ['get'], apiGroups: [''], resources: ['pods'] })).toBe(false);
-    expect(ruleAllows(attrs({ subresource: 'log' }), { verbs: ['get'], apiGroups: [''], resources: ['pods/log'] })).toBe(true);
-    expect(ruleAllows(attrs({ subresource: 'status' }), { verbs: ['get'], apiGroups: [''], resources: ['*/status'] })).toBe(true);
+    expect(ruleAllows(attrs({ subresource: 'log' }), { verbs: ['get'], apiGroups: [''], resources: ['pods'] })).toBe(
+      false,
+    );
+    expect(
+      ruleAllows(attrs({ subresource: 'log' }), { verbs: ['get'], apiGroups: [''], resources: ['pods/log'] }),
+    ).toBe(true);
+    expect(
+      ruleAllows(attrs({ subresource: 'status' }), { verbs: ['get'], apiGroups: [''], resources: ['*/status'] }),
+    ).toBe(true);
     expect(ruleAllows(attrs({}), { verbs: ['get'], apiGroups: [''], resources: ['pods/log'] })).toBe(false);
   });
 
@@ -31,8 +50,19 @@ describe('ruleAllows', () => {
     expect(nonResourceUrlMatches('/healthz', '/healthz/ping')).toBe(false);
     expect(nonResourceUrlMatches('/healthz/*', '/healthz/ping')).toBe(true);
     expect(nonResourceUrlMatches('*', '/anything')).toBe(true);
-    expect(ruleAllows(attrs({ isResourceRequest: false, path: '/metrics' }), { verbs: ['get'], nonResourceURLs: ['/metrics'] })).toBe(true);
-    expect(ruleAllows(attrs({ isResourceRequest: false, path: '/metrics' }), { verbs: ['get'], apiGroups: ['*'], resources: ['*'] })).toBe(false);
+    expect(
+      ruleAllows(attrs({ isResourceRequest: false, path: '/metrics' }), {
+        verbs: ['get'],
+        nonResourceURLs: ['/metrics'],
+      }),
+    ).toBe(true);
+    expect(
+      ruleAllows(attrs({ isResourceRequest: false, path: '/metrics' }), {
+        verbs: ['get'],
+        apiGroups: ['*'],
+        resources: ['*'],
+      }),
+    ).toBe(false);
   });
 });
 
@@ -40,7 +70,9 @@ describe('uncoveredRules (escalation)', () => {
   it('breaks servant rules down and reports what the owner lacks', () => {
     const owner = [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }];
     expect(uncoveredRules(owner, [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }])).toEqual([]);
-    expect(uncoveredRules(owner, [{ verbs: ['get', 'delete'], apiGroups: [''], resources: ['pods', 'secrets'] }])).toEqual([
+    expect(
+      uncoveredRules(owner, [{ verbs: ['get', 'delete'], apiGroups: [''], resources: ['pods', 'secrets'] }]),
+    ).toEqual([
       { verbs: ['get'], apiGroups: [''], resources: ['secrets'] },
       { verbs: ['delete'], apiGroups: [''], resources: ['pods'] },
       { verbs: ['delete'], apiGroups: [''], resources: ['secrets'] },
@@ -54,13 +86,27 @@ describe('uncoveredRules (escalation)', () => {
   });
 
   it('wildcards and non-resource URLs', () => {
-    const admin = [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }];
-    expect(uncoveredRules(admin, [{ verbs: ['escalate'], apiGroups: ['x'], resources: ['y/z'] }, { verbs: ['get'], nonResourceURLs: ['/a'] }])).toEqual([]);
-    expect(uncoveredRules([{ verbs: ['get'], nonResourceURLs: ['/logs/*'] }], [{ verbs: ['get'], nonResourceURLs: ['/logs/a', '/metrics'] }]))
-      .toEqual([{ verbs: ['get'], nonResourceURLs: ['/metrics'] }]);
+    const admin = [
+      { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+      { verbs: ['*'], nonResourceURLs: ['*'] },
+    ];
+    expect(
+      uncoveredRules(admin, [
+        { verbs: ['escalate'], apiGroups: ['x'], resources: ['y/z'] },
+        { verbs: ['get'], nonResourceURLs: ['/a'] },
+      ]),
+    ).toEqual([]);
+    expect(
+      uncoveredRules(
+        [{ verbs: ['get'], nonResourceURLs: ['/logs/*'] }],
+        [{ verbs: ['get'], nonResourceURLs: ['/logs/a', '/metrics'] }],
+      ),
+    ).toEqual([{ verbs: ['get'], nonResourceURLs: ['/metrics'] }]);
   });
 
   it('prints rules as Kubernetes does in escalation errors', () => {
-    expect(compactRuleString({ verbs: ['get'], apiGroups: [''], resources: ['secrets'] })).toBe('{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}');
+    expect(compactRuleString({ verbs: ['get'], apiGroups: [''], resources: ['secrets'] })).toBe(
+      '{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}',
+    );
   });
 });

@@ -3,7 +3,8 @@ import type { PolicyRule } from '../../registry/strategies/rbac.js';
 
 export type { PolicyRule };
 
-const has = (list: readonly string[] | undefined, v: string): boolean => !!list && (list.includes('*') || list.includes(v));
+const has = (list: readonly string[] | undefined, v: string): boolean =>
+  !!list && (list.includes('*') || list.includes(v));
 
 function resourceMatches(rule: PolicyRule, resource: string, subresource: string): boolean {
   const combined = subresource ? `${resource}/${subresource}` : resource;
@@ -21,7 +22,13 @@ export function nonResourceUrlMatches(pattern: string, path: string): boolean {
 }
 
 /** Kubernetes' RuleAllows: one rule against one request's attributes. */
-export function ruleAllows(a: Pick<AuthorizationAttributes, 'isResourceRequest' | 'verb' | 'apiGroup' | 'resource' | 'subresource' | 'name' | 'path'>, rule: PolicyRule): boolean {
+export function ruleAllows(
+  a: Pick<
+    AuthorizationAttributes,
+    'isResourceRequest' | 'verb' | 'apiGroup' | 'resource' | 'subresource' | 'name' | 'path'
+  >,
+  rule: PolicyRule,
+): boolean {
   if (!has(rule.verbs, a.verb)) return false;
   if (!a.isResourceRequest) return (rule.nonResourceURLs ?? []).some((u) => nonResourceUrlMatches(u, a.path));
   if (!has(rule.apiGroups, a.apiGroup)) return false;
@@ -82,9 +89,16 @@ export function uncoveredRules(owner: readonly PolicyRule[], servant: readonly P
   for (const rule of servant) {
     for (const a of breakdown(rule)) {
       if (owner.some((o) => atomCovered(o, a))) continue;
-      missing.push(a.url !== undefined
-        ? { verbs: [a.verb], nonResourceURLs: [a.url] }
-        : { verbs: [a.verb], apiGroups: [a.apiGroup ?? ''], resources: [a.resource ?? ''], ...(a.name !== undefined ? { resourceNames: [a.name] } : {}) });
+      missing.push(
+        a.url !== undefined
+          ? { verbs: [a.verb], nonResourceURLs: [a.url] }
+          : {
+              verbs: [a.verb],
+              apiGroups: [a.apiGroup ?? ''],
+              resources: [a.resource ?? ''],
+              ...(a.name !== undefined ? { resourceNames: [a.name] } : {}),
+            },
+      );
     }
   }
   return missing;

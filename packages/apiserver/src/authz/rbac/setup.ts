@@ -4,9 +4,21 @@ import type { GenericStore } from '../../registry/store.js';
 import { createOnlyKey, type CreateOnlyHandler } from '../../endpoints/create-only.js';
 import type { ObjectSchema } from '@svc/api';
 import {
-  localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview, type RuleResolver,
+  localSubjectAccessReview,
+  selfSubjectAccessReview,
+  selfSubjectRulesReview,
+  subjectAccessReview,
+  type RuleResolver,
 } from '../access-reviews.js';
-import { alwaysAllow, alwaysDeny, mastersAuthorizer, UnionAuthorizer, type Authorizer, counting, type DecisionRecorder } from '../authorizer.js';
+import {
+  alwaysAllow,
+  alwaysDeny,
+  mastersAuthorizer,
+  UnionAuthorizer,
+  type Authorizer,
+  counting,
+  type DecisionRecorder,
+} from '../authorizer.js';
 import { AbacAuthorizer } from '../abac.js';
 import { loadAuthorizationConfigFile, ReloadingAuthorizer } from '../config.js';
 import { NodeAuthorizer, NodeGraph } from '../node.js';
@@ -47,12 +59,20 @@ export interface Authorization {
   bootstrap(signal: AbortSignal): Promise<void>;
 }
 
-const EVERYTHING: PolicyRule[] = [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }];
+const EVERYTHING: PolicyRule[] = [
+  { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+  { verbs: ['*'], nonResourceURLs: ['*'] },
+];
 
 /** The authorizer of `--authorization-mode` (after `system:masters`), and RBAC's caches and controllers when it is listed. */
 export function buildAuthorization(
   flagModes: readonly string[],
-  deps: { lookup: Lookup; storeFor: (r: ResourceType) => GenericStore; logger: Logger; settings?: AuthorizationSettings },
+  deps: {
+    lookup: Lookup;
+    storeFor: (r: ResourceType) => GenericStore;
+    logger: Logger;
+    settings?: AuthorizationSettings;
+  },
 ): Authorization {
   const settings = deps.settings ?? {};
   const loaded = settings.configFile ? configOrExit(settings.configFile) : undefined;
@@ -63,14 +83,20 @@ export function buildAuthorization(
     if (!r) throw new Error(`${plural}.${rbacGroup}/v1 is not served`);
     return deps.storeFor(r);
   };
-  const warn = (what: string) => (e: unknown): void => deps.logger.warn(what, { error: (e as Error).message });
+  const warn =
+    (what: string) =>
+    (e: unknown): void =>
+      deps.logger.warn(what, { error: (e as Error).message });
   let rbac: RbacAuthorizer | undefined;
   if (modes.includes('RBAC')) {
     rbac = new RbacAuthorizer({
       roles: new StoreInformer(storeOf('roles'), warn('RBAC informer (roles) failed; relisting')),
       clusterRoles: new StoreInformer(storeOf('clusterroles'), warn('RBAC informer (clusterroles) failed; relisting')),
       roleBindings: new StoreInformer(storeOf('rolebindings'), warn('RBAC informer (rolebindings) failed; relisting')),
-      clusterRoleBindings: new StoreInformer(storeOf('clusterrolebindings'), warn('RBAC informer (clusterrolebindings) failed; relisting')),
+      clusterRoleBindings: new StoreInformer(
+        storeOf('clusterrolebindings'),
+        warn('RBAC informer (clusterrolebindings) failed; relisting'),
+      ),
     });
   }
   let node: NodeAuthorizer | undefined;
@@ -89,10 +115,17 @@ export function buildAuthorization(
     const file = settings.configFile;
     try {
       reloading = new ReloadingAuthorizer({
-        file, initial: loaded, builtin: { Node: node, RBAC: rbac }, record: settings.recordDecision,
+        file,
+        initial: loaded,
+        builtin: { Node: node, RBAC: rbac },
+        record: settings.recordDecision,
         onReload: (r) => {
           if (r.ok) deps.logger.info('reloaded authorization configuration', { file });
-          else deps.logger.error('reloading authorization configuration failed; keeping the previous one', { file, error: r.error });
+          else
+            deps.logger.error('reloading authorization configuration failed; keeping the previous one', {
+              file,
+              error: r.error,
+            });
         },
       });
     } catch (e) {
@@ -102,16 +135,25 @@ export function buildAuthorization(
   } else {
     const byMode = (m: string): Authorizer => {
       switch (m) {
-        case 'AlwaysDeny': return alwaysDeny;
-        case 'RBAC': return rbac ?? alwaysDeny;
-        case 'Node': return node ?? alwaysDeny;
-        case 'ABAC': return abacOrExit(settings.policyFile);
-        case 'Webhook': return webhookOrExit(settings.webhook);
-        default: return alwaysAllow;
+        case 'AlwaysDeny':
+          return alwaysDeny;
+        case 'RBAC':
+          return rbac ?? alwaysDeny;
+        case 'Node':
+          return node ?? alwaysDeny;
+        case 'ABAC':
+          return abacOrExit(settings.policyFile);
+        case 'Webhook':
+          return webhookOrExit(settings.webhook);
+        default:
+          return alwaysAllow;
       }
     };
     // Authorizers from --authorization-mode are named after their mode, in lower case.
-    authorizer = new UnionAuthorizer([mastersAuthorizer, ...modes.map((m) => counting(m, m.toLowerCase(), byMode(m), settings.recordDecision))]);
+    authorizer = new UnionAuthorizer([
+      mastersAuthorizer,
+      ...modes.map((m) => counting(m, m.toLowerCase(), byMode(m), settings.recordDecision)),
+    ]);
   }
   const rules: RuleResolver = {
     rulesFor: (user, namespace) => {
@@ -142,7 +184,11 @@ export function buildAuthorization(
     }
     if (pods) await pods.synced;
     if (rbac && !aggregator) {
-      aggregator = new ClusterRoleAggregator(rbac.informers.clusterRoles, crStore(), warn('ClusterRole aggregation failed'));
+      aggregator = new ClusterRoleAggregator(
+        rbac.informers.clusterRoles,
+        crStore(),
+        warn('ClusterRole aggregation failed'),
+      );
       aggregator.start();
       for (const i of Object.values(rbac.informers)) void i.run(signal);
     }
@@ -190,8 +236,13 @@ function webhookOrExit(w: AuthorizationSettings['webhook']): Authorizer {
   try {
     // As Kubernetes' legacy webhook flags: failures are no opinion; a 30 s call timeout.
     return new WebhookAuthorizer({
-      name: 'webhook', connection: loadWebhookKubeconfig(w.configFile), version: w.version,
-      authorizedTtlMs: w.authorizedTtlMs, unauthorizedTtlMs: w.unauthorizedTtlMs, timeoutMs: 30_000, failurePolicy: 'NoOpinion',
+      name: 'webhook',
+      connection: loadWebhookKubeconfig(w.configFile),
+      version: w.version,
+      authorizedTtlMs: w.authorizedTtlMs,
+      unauthorizedTtlMs: w.unauthorizedTtlMs,
+      timeoutMs: 30_000,
+      failurePolicy: 'NoOpinion',
     });
   } catch (e) {
     throw new ConfigurationError(`--authorization-webhook-config-file: ${(e as Error).message}`);
@@ -199,12 +250,20 @@ function webhookOrExit(w: AuthorizationSettings['webhook']): Authorizer {
 }
 
 /** The create-only handlers of `authorization/v1`'s four reviews. */
-export function accessReviewHandlers(lookup: Lookup, authz: Authorizer, rules: RuleResolver): Map<string, CreateOnlyHandler> {
+export function accessReviewHandlers(
+  lookup: Lookup,
+  authz: Authorizer,
+  rules: RuleResolver,
+): Map<string, CreateOnlyHandler> {
   const out = new Map<string, CreateOnlyHandler>();
   const g = group('authorization');
   const add = (plural: string, create: CreateOnlyHandler['create']): void => {
     const r = lookup(g, 'v1', plural);
-    if (r) out.set(createOnlyKey(r), { kind: { group: r.group, version: r.version, kind: r.kind, schema: r.schema as ObjectSchema }, create });
+    if (r)
+      out.set(createOnlyKey(r), {
+        kind: { group: r.group, version: r.version, kind: r.kind, schema: r.schema as ObjectSchema },
+        create,
+      });
   };
   add('subjectaccessreviews', (req) => subjectAccessReview(req.body, authz));
   add('localsubjectaccessreviews', (req) => localSubjectAccessReview(req.body, req.namespace, authz));

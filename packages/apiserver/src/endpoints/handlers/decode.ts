@@ -14,7 +14,10 @@ export function fieldValidationOf(query: URLSearchParams): FieldValidation {
 }
 
 /** Reads and decodes the request body as a JSON value (any shape); Protobuf bodies through the type's schema. */
-export async function readJsonValue(scope: HandlerScope, accepted?: Parameters<typeof bodyCodec>[1]): Promise<{ value: unknown; mediaType: string; duplicates: string[] }> {
+export async function readJsonValue(
+  scope: HandlerScope,
+  accepted?: Parameters<typeof bodyCodec>[1],
+): Promise<{ value: unknown; mediaType: string; duplicates: string[] }> {
   const { codec, mediaType } = bodyCodec(scope.req.headers['content-type'], accepted);
   const buf = await readBody(scope.req);
   if (codec === 'protobuf') {
@@ -33,12 +36,16 @@ export async function readJsonValue(scope: HandlerScope, accepted?: Parameters<t
 export function admitObjectShape(scope: HandlerScope, value: unknown, duplicates: readonly string[] = []): ApiObject {
   const r = bodyKind(scope);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw badRequest(`the body of the request must be a ${r.kind} object, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`);
+    throw badRequest(
+      `the body of the request must be a ${r.kind} object, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
+    );
   }
   const obj = value as Record<string, unknown>;
   const expectedApiVersion = apiVersionOf(r);
   if (obj.apiVersion !== undefined && obj.apiVersion !== expectedApiVersion) {
-    throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expectedApiVersion})`);
+    throw badRequest(
+      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expectedApiVersion})`,
+    );
   }
   if (obj.kind !== undefined && obj.kind !== r.kind) {
     throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${r.kind})`);
@@ -73,7 +80,9 @@ export function checkNamespace(scope: HandlerScope, obj: ApiObject): void {
 
 export function checkName(scope: HandlerScope, obj: ApiObject): void {
   if (obj.metadata.name !== undefined && obj.metadata.name !== '' && obj.metadata.name !== scope.info.name) {
-    throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${scope.info.name})`);
+    throw badRequest(
+      `the name of the object (${obj.metadata.name}) does not match the name on the URL (${scope.info.name})`,
+    );
   }
 }
 
@@ -81,7 +90,8 @@ export function dryRunOf(query: URLSearchParams): boolean {
   const values = query.getAll('dryRun');
   if (values.length === 0) return false;
   for (const v of values) {
-    if (v !== 'All' && v !== '') throw badRequest(`Invalid dry run value: ${JSON.stringify(v)}, supported values are: All`);
+    if (v !== 'All' && v !== '')
+      throw badRequest(`Invalid dry run value: ${JSON.stringify(v)}, supported values are: All`);
   }
   return values.includes('All');
 }

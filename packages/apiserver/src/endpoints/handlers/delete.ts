@@ -7,12 +7,15 @@ import { readListParams } from './list-params.js';
 /** DeleteOptions from the body (optional) and the query (gracePeriodSeconds, propagationPolicy, orphanDependents). */
 async function deleteOptions(s: HandlerScope): Promise<DeleteOptions> {
   let opts: DeleteOptions = {};
-  const hasBody = Number(s.req.headers['content-length'] ?? '0') > 0 || s.req.headers['transfer-encoding'] !== undefined;
+  const hasBody =
+    Number(s.req.headers['content-length'] ?? '0') > 0 || s.req.headers['transfer-encoding'] !== undefined;
   if (hasBody) {
     const { value } = await readJsonValue(s);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('the body of a delete request must be a DeleteOptions object');
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw badRequest('the body of a delete request must be a DeleteOptions object');
     const kind = (value as { kind?: unknown }).kind;
-    if (kind !== undefined && kind !== 'DeleteOptions') throw badRequest(`the kind in the data (${String(kind)}) does not match the expected kind (DeleteOptions)`);
+    if (kind !== undefined && kind !== 'DeleteOptions')
+      throw badRequest(`the kind in the data (${String(kind)}) does not match the expected kind (DeleteOptions)`);
     opts = value as DeleteOptions;
   }
   const grace = s.query.get('gracePeriodSeconds');
@@ -25,12 +28,15 @@ async function deleteOptions(s: HandlerScope): Promise<DeleteOptions> {
   const orphan = s.query.get('orphanDependents');
   if (orphan === 'true' || orphan === 'false') opts.orphanDependents = orphan === 'true';
   if (opts.propagationPolicy && !['Orphan', 'Background', 'Foreground'].includes(opts.propagationPolicy)) {
-    throw badRequest(`propagationPolicy: Unsupported value: ${JSON.stringify(opts.propagationPolicy)}: supported values: "Foreground", "Background", "Orphan"`);
+    throw badRequest(
+      `propagationPolicy: Unsupported value: ${JSON.stringify(opts.propagationPolicy)}: supported values: "Foreground", "Background", "Orphan"`,
+    );
   }
   if (opts.propagationPolicy && opts.orphanDependents !== undefined) {
     throw badRequest('orphanDependents: Invalid value: orphanDependents and propagationPolicy cannot both be set');
   }
-  if (opts.gracePeriodSeconds !== undefined && typeof opts.gracePeriodSeconds !== 'number') throw badRequest('gracePeriodSeconds must be an integer');
+  if (opts.gracePeriodSeconds !== undefined && typeof opts.gracePeriodSeconds !== 'number')
+    throw badRequest('gracePeriodSeconds must be an integer');
   // kubectl sends dry run in the body (DeleteOptions.dryRun); the query parameter is the other way.
   if (opts.dryRun !== undefined) {
     if (!Array.isArray(opts.dryRun) || opts.dryRun.some((v) => v !== 'All' && v !== '')) {
@@ -45,7 +51,15 @@ export async function handleDelete(s: HandlerScope): Promise<void> {
   const opts = await deleteOptions(s);
   const { object, deleted } = await s.store.delete(s.info.namespace, s.info.name, opts, s.ctx);
   const body = deleted && !s.store.returnsDeletedObject ? s.store.deletedStatus(object) : object;
-  sendObject(s.res, deleted || opts.orphanDependents !== false ? 200 : 202, body, s.format, [], false, objectSchemaOf(s));
+  sendObject(
+    s.res,
+    deleted || opts.orphanDependents !== false ? 200 : 202,
+    body,
+    s.format,
+    [],
+    false,
+    objectSchemaOf(s),
+  );
 }
 
 export async function handleDeleteCollection(s: HandlerScope): Promise<void> {

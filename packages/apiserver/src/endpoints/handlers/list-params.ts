@@ -1,11 +1,20 @@
-import { badRequest, fieldErrors, invalid, metaGroup, type ApiObject, type FieldError, type ResourceType } from '@svc/api';
+import {
+  badRequest,
+  fieldErrors,
+  invalid,
+  metaGroup,
+  type ApiObject,
+  type FieldError,
+  type ResourceType,
+} from '@svc/api';
 import { exactMetadataName, parseFieldSelector, parseLabelSelector } from '@svc/machinery';
 import type { ListParams, WatchParams } from '../../registry/store.js';
 
 function nonNegativeInt(query: URLSearchParams, name: string): number | undefined {
   const v = query.get(name);
   if (v === null || v === '') return undefined;
-  if (!/^\d+$/.test(v)) throw badRequest(`invalid value for ${name}: ${JSON.stringify(v)}: must be a non-negative integer`);
+  if (!/^\d+$/.test(v))
+    throw badRequest(`invalid value for ${name}: ${JSON.stringify(v)}: must be a non-negative integer`);
   return Number(v);
 }
 
@@ -30,7 +39,10 @@ function invalidOptions(errs: FieldError[]): void {
   if (errs.length > 0) throw invalid({ group: metaGroup(), kind: 'ListOptions' }, '', errs);
 }
 
-function selectors(query: URLSearchParams, r: ResourceType): Pick<ListParams, 'labelMatch' | 'fieldMatch' | 'filtered'> & { name?: string } {
+function selectors(
+  query: URLSearchParams,
+  r: ResourceType,
+): Pick<ListParams, 'labelMatch' | 'fieldMatch' | 'filtered'> & { name?: string } {
   const out: Pick<ListParams, 'labelMatch' | 'fieldMatch' | 'filtered'> & { name?: string } = {};
   const labelSel = query.get('labelSelector') ?? '';
   const fieldSel = query.get('fieldSelector') ?? '';
@@ -64,19 +76,37 @@ export function readListParams(query: URLSearchParams, r: ResourceType): ListPar
   const cont = query.get('continue') ?? '';
   const errs: FieldError[] = [];
   if (match !== '') {
-    if (!resourceVersion) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
-    if (cont) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
-    if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
-    if (match === 'Exact' && resourceVersion === '0') errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    if (!resourceVersion)
+      errs.push(
+        fieldErrors.forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden unless resourceVersion is provided',
+        ),
+      );
+    if (cont)
+      errs.push(
+        fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'),
+      );
+    if (match !== 'Exact' && match !== 'NotOlderThan')
+      errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+    if (match === 'Exact' && resourceVersion === '0')
+      errs.push(
+        fieldErrors.forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+        ),
+      );
   }
-  if (query.has('sendInitialEvents')) errs.push(fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  if (query.has('sendInitialEvents'))
+    errs.push(fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
   invalidOptions(errs);
   const p: ListParams = { resourceVersion, ...selectors(query, r) };
   if (match) p.resourceVersionMatch = match;
   p.limit = nonNegativeInt(query, 'limit') || undefined;
   if (cont !== '') {
     // "0" with a continue token is treated as the token's version (the spec's table).
-    if (resourceVersion && resourceVersion !== '0') throw badRequest('specifying resource version is not allowed when using continue');
+    if (resourceVersion && resourceVersion !== '0')
+      throw badRequest('specifying resource version is not allowed when using continue');
     p.continueToken = cont;
   }
   delete (p as { name?: string }).name;
@@ -84,24 +114,52 @@ export function readListParams(query: URLSearchParams, r: ResourceType): ListPar
 }
 
 /** Query parameters of a watch, with Kubernetes' validation of sendInitialEvents / resourceVersionMatch. */
-export function readWatchParams(query: URLSearchParams, r: ResourceType, watchListEnabled: boolean): WatchParams & { timeoutSeconds?: number } {
+export function readWatchParams(
+  query: URLSearchParams,
+  r: ResourceType,
+  watchListEnabled: boolean,
+): WatchParams & { timeoutSeconds?: number } {
   const resourceVersion = readResourceVersion(query);
   const match = query.get('resourceVersionMatch') ?? '';
   const sendInitialEvents = optionalBool(query, 'sendInitialEvents');
   const errs: FieldError[] = [];
   if (sendInitialEvents !== undefined) {
-    if (match !== 'NotOlderThan') errs.push(fieldErrors.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
-    if (!watchListEnabled) errs.push(fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
+    if (match !== 'NotOlderThan')
+      errs.push(
+        fieldErrors.forbidden(
+          'resourceVersionMatch',
+          'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+        ),
+      );
+    if (!watchListEnabled)
+      errs.push(
+        fieldErrors.forbidden(
+          'sendInitialEvents',
+          'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+        ),
+      );
   }
   if (match !== '') {
-    if (sendInitialEvents === undefined) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    if (sendInitialEvents === undefined)
+      errs.push(
+        fieldErrors.forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+        ),
+      );
     if (match !== 'NotOlderThan') errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['NotOlderThan']));
-    if (query.get('continue')) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (query.get('continue'))
+      errs.push(
+        fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'),
+      );
   }
   invalidOptions(errs);
   const sel = selectors(query, r);
   const p: WatchParams & { timeoutSeconds?: number } = {
-    resourceVersion, labelMatch: sel.labelMatch, fieldMatch: sel.fieldMatch, name: sel.name,
+    resourceVersion,
+    labelMatch: sel.labelMatch,
+    fieldMatch: sel.fieldMatch,
+    name: sel.name,
     allowBookmarks: optionalBool(query, 'allowWatchBookmarks') ?? false,
   };
   if (sendInitialEvents !== undefined) p.sendInitialEvents = sendInitialEvents;

@@ -8,8 +8,21 @@ export async function handleList(s: HandlerScope): Promise<void> {
   const params = readListParams(s.query, s.resource);
   const list = await s.store.list(s.info.namespace, params);
   if (include) {
-    sendObject(s.res, 200, toTable(s.resource, list.items, { group: s.format.group ?? '', include, listMeta: list.metadata }), s.format.codec, [], s.gzip);
+    sendObject(
+      s.res,
+      200,
+      toTable(s.resource, list.items, { group: s.format.group ?? '', include, listMeta: list.metadata }),
+      s.format.codec,
+      [],
+      s.gzip,
+    );
     return;
   }
-  await sendList(s.res, list as unknown as { items: object[] } & Record<string, unknown>, s.format, s.gzip, objectSchemaOf(s));
+  await sendList(
+    s.res,
+    list as unknown as { items: object[] } & Record<string, unknown>,
+    s.format,
+    s.gzip,
+    objectSchemaOf(s),
+  );
 }

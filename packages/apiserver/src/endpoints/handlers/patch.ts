@@ -1,5 +1,12 @@
 import {
-  badRequest, fieldErrors, invalid, isNotFound, metaGroup, naming, unsupportedMediaType, type ApiObject,
+  badRequest,
+  fieldErrors,
+  invalid,
+  isNotFound,
+  metaGroup,
+  naming,
+  unsupportedMediaType,
+  type ApiObject,
 } from '@svc/api';
 import { applyJsonPatch, applyMergePatch, applyPatch, applyStrategicMergePatch } from '@svc/machinery';
 import { apiVersionOf } from '../../registry/store.js';
@@ -14,7 +21,10 @@ const STRATEGIC_PATCH = 'application/strategic-merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
 
 const PATCH_TYPES: Record<string, BodyCodec> = {
-  [JSON_PATCH]: 'json', [MERGE_PATCH]: 'json', [STRATEGIC_PATCH]: 'json', [APPLY_PATCH]: 'yaml',
+  [JSON_PATCH]: 'json',
+  [MERGE_PATCH]: 'json',
+  [STRATEGIC_PATCH]: 'json',
+  [APPLY_PATCH]: 'yaml',
 };
 
 function patchOptionsInvalid(errs: ReturnType<typeof fieldErrors.required>[]): Error {
@@ -29,12 +39,15 @@ function patchOptionsInvalid(errs: ReturnType<typeof fieldErrors.required>[]): E
  */
 export async function handlePatch(s: HandlerScope): Promise<void> {
   // Apply to a view (`scale`) is not served: its field ownership would need mapping onto the parent's.
-  const supported = Object.keys(PATCH_TYPES).filter((t) => (t !== STRATEGIC_PATCH || s.resource.strategicMerge) && (t !== APPLY_PATCH || !s.view));
+  const supported = Object.keys(PATCH_TYPES).filter(
+    (t) => (t !== STRATEGIC_PATCH || s.resource.strategicMerge) && (t !== APPLY_PATCH || !s.view),
+  );
   let read: Awaited<ReturnType<typeof readJsonValue>>;
   try {
     read = await readJsonValue(s, Object.fromEntries(supported.map((t) => [t, PATCH_TYPES[t] as BodyCodec])));
   } catch (e) {
-    if ((e as { status?: { code?: number } }).status?.code === 415) throw unsupportedMediaType(s.req.headers['content-type'] ?? '', supported);
+    if ((e as { status?: { code?: number } }).status?.code === 415)
+      throw unsupportedMediaType(s.req.headers['content-type'] ?? '', supported);
     throw e;
   }
   const { value: patch, mediaType, duplicates } = read;
@@ -43,7 +56,8 @@ export async function handlePatch(s: HandlerScope): Promise<void> {
     await handleApply(s, patch, force === 'true', duplicates);
     return;
   }
-  if (force !== null) throw patchOptionsInvalid([fieldErrors.forbidden('force', 'may not be specified for non-apply patch')]);
+  if (force !== null)
+    throw patchOptionsInvalid([fieldErrors.forbidden('force', 'may not be specified for non-apply patch')]);
   if (mediaType !== JSON_PATCH && (typeof patch !== 'object' || patch === null || Array.isArray(patch))) {
     throw badRequest('the patch must be a JSON object');
   }
@@ -60,10 +74,16 @@ export async function handlePatch(s: HandlerScope): Promise<void> {
     checkName(s, obj);
     return s.view ? s.view.write(obj, current) : obj;
   };
-  const { object } = await s.store.update(s.info.namespace, s.info.name, (current) => {
-    s.warnings.length = 0;
-    return apply(current);
-  }, s.ctx, { subresource: s.info.subresource });
+  const { object } = await s.store.update(
+    s.info.namespace,
+    s.info.name,
+    (current) => {
+      s.warnings.length = 0;
+      return apply(current);
+    },
+    s.ctx,
+    { subresource: s.info.subresource },
+  );
   sendObject(s.res, 200, viewed(s, object), s.format, s.warnings, false, objectSchemaOf(s));
 }
 
@@ -77,15 +97,25 @@ async function handleApply(s: HandlerScope, body: unknown, force: boolean, dupli
   checkName(s, applied);
   const hasStatus = s.resource.subresources.includes('status');
   const sub = s.info.subresource;
-  const run = (live: ApiObject | undefined): ApiObject => applyPatch({
-    live, applied, manager, force, schema: s.resource.schema, apiVersion: apiVersionOf(s.resource),
-    now: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), subresource: sub || undefined,
-    ignoreStatus: hasStatus && sub === '', onlyStatus: sub === 'status',
-    lastAppliedAnnotation: naming().lastAppliedAnnotation,
-  }).object as ApiObject;
+  const run = (live: ApiObject | undefined): ApiObject =>
+    applyPatch({
+      live,
+      applied,
+      manager,
+      force,
+      schema: s.resource.schema,
+      apiVersion: apiVersionOf(s.resource),
+      now: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      subresource: sub || undefined,
+      ignoreStatus: hasStatus && sub === '',
+      onlyStatus: sub === 'status',
+      lastAppliedAnnotation: naming().lastAppliedAnnotation,
+    }).object as ApiObject;
   try {
-    const { object } = await s.store.update(s.info.namespace, s.info.name, (current) => run(current), s.ctx,
-      { subresource: sub, managedFieldsDone: true });
+    const { object } = await s.store.update(s.info.namespace, s.info.name, (current) => run(current), s.ctx, {
+      subresource: sub,
+      managedFieldsDone: true,
+    });
     sendObject(s.res, 200, object, s.format, s.warnings, false, objectSchemaOf(s));
   } catch (e) {
     if (!isNotFound(e) || sub !== '') throw e;

@@ -33,13 +33,20 @@ async function agentError(res: IncomingMessage, pod: string): Promise<StatusErro
     404: ['NotFound', 'the server could not find the requested resource'],
     503: ['ServiceUnavailable', 'the server is currently unable to handle the request'],
   };
-  const [reason, message] = known[code]
-    ?? (code >= 500 ? ['InternalError', `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding`]
+  const [reason, message] =
+    known[code] ??
+    (code >= 500
+      ? ['InternalError', `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding`]
       : [undefined, `the server responded with the status code ${code} but did not return more information`]);
   // The verb of Kubernetes' message is empty here, hence `( pods/log <name>)`.
   const status: Status = {
-    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code,
-    message: `${message} ( pods/log ${pod})`, details: { kind: 'pods/log', name: pod },
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    code,
+    message: `${message} ( pods/log ${pod})`,
+    details: { kind: 'pods/log', name: pod },
   };
   if (reason) status.reason = reason;
   return new StatusError(status);

@@ -3,7 +3,13 @@ import type { Writable } from 'node:stream';
 import { createGzip, gzipSync, type Gzip } from 'node:zlib';
 import { internalError, isStatusError, notAcceptable, type ObjectSchema, type Status } from '@svc/api';
 import { encodeProtobufList, encodeProtobufObject, encodeProtobufStatus, NotEncodable } from '@svc/machinery';
-import { advertisedMediaTypes, contentTypeOf, negotiate, type ResponseCodec, type ResponseFormat } from '../media-types.js';
+import {
+  advertisedMediaTypes,
+  contentTypeOf,
+  negotiate,
+  type ResponseCodec,
+  type ResponseFormat,
+} from '../media-types.js';
 import { encode } from '../codec.js';
 import { listJsonChunks } from '../serialization-cache.js';
 
@@ -37,7 +43,11 @@ export function protobufOf(value: unknown, schema: ObjectSchema | undefined): Bu
  * value without a Protobuf form is a 406. A bare `'protobuf'` (no negotiated format, e.g. a
  * caller without the type's schema) falls back to JSON.
  */
-function encodeFor(value: unknown, target: Target, schema?: ObjectSchema): { body: string | Buffer; format: ResponseFormat } {
+function encodeFor(
+  value: unknown,
+  target: Target,
+  schema?: ObjectSchema,
+): { body: string | Buffer; format: ResponseFormat } {
   const format: ResponseFormat = typeof target === 'string' ? { codec: target } : target;
   if (format.codec === 'protobuf') {
     const bytes = protobufOf(value, schema);
@@ -53,12 +63,27 @@ function encodeFor(value: unknown, target: Target, schema?: ObjectSchema): { bod
 export const GZIP_THRESHOLD_BYTES = 128 * 1024;
 
 /** Writes a value with the negotiated codec (one write of headers and body; no ETag or freshness work). */
-export function sendObject(res: Response, code: number, value: unknown, codec: Target = 'json', warnings: string[] = [], gzip = false, schema?: ObjectSchema): void {
+export function sendObject(
+  res: Response,
+  code: number,
+  value: unknown,
+  codec: Target = 'json',
+  warnings: string[] = [],
+  gzip = false,
+  schema?: ObjectSchema,
+): void {
   const { body: text, format } = encodeFor(value, codec, schema);
-  if (warnings.length > 0) res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+  if (warnings.length > 0)
+    res.setHeader(
+      'Warning',
+      warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+    );
   const compress = gzip && Buffer.byteLength(text) >= GZIP_THRESHOLD_BYTES;
   const body = compress ? gzipSync(text) : text;
-  const headers: Record<string, string | number> = { 'Content-Type': contentTypeOf(format.codec, format.mediaType), 'Content-Length': Buffer.byteLength(body) };
+  const headers: Record<string, string | number> = {
+    'Content-Type': contentTypeOf(format.codec, format.mediaType),
+    'Content-Length': Buffer.byteLength(body),
+  };
   if (compress) headers['Content-Encoding'] = 'gzip';
   if (gzip) headers.Vary = 'Accept-Encoding';
   res.writeHead(code, headers);
@@ -72,7 +97,13 @@ const STREAM_LIST_ITEMS = 500;
  * Writes a list; large JSON lists go out in pieces with backpressure (gzipped when allowed).
  * Protobuf lists (`schema` = the item type's) and their fallbacks are one body.
  */
-export async function sendList(res: Response, list: { items: object[] } & Record<string, unknown>, target: Target, gzip = false, schema?: ObjectSchema): Promise<void> {
+export async function sendList(
+  res: Response,
+  list: { items: object[] } & Record<string, unknown>,
+  target: Target,
+  gzip = false,
+  schema?: ObjectSchema,
+): Promise<void> {
   const codec = typeof target === 'string' ? target : target.codec;
   if (codec !== 'json' || list.items.length <= STREAM_LIST_ITEMS) {
     sendObject(res, 200, list, target, [], gzip, schema);
@@ -84,7 +115,11 @@ export async function sendList(res: Response, list: { items: object[] } & Record
   const out: Writable = gzip ? createGzip() : res;
   if (gzip) (out as Gzip).pipe(res);
   for (const piece of listJsonChunks(list)) {
-    if (!out.write(piece)) await new Promise<void>((resolve) => { out.once('drain', resolve); res.once('close', resolve); });
+    if (!out.write(piece))
+      await new Promise<void>((resolve) => {
+        out.once('drain', resolve);
+        res.once('close', resolve);
+      });
     if (res.destroyed) return;
   }
   out.end();
@@ -111,7 +146,10 @@ export function sendError(res: Response, err: unknown, codec?: Target): void {
 }
 
 /** The schema Protobuf answers of a handler's type (or its view's) are written through (objects and their lists). */
-export function objectSchemaOf(s: { resource: { schema: { type: string } }; view?: { kind: { schema: ObjectSchema } } }): ObjectSchema | undefined {
+export function objectSchemaOf(s: {
+  resource: { schema: { type: string } };
+  view?: { kind: { schema: ObjectSchema } };
+}): ObjectSchema | undefined {
   const schema = s.view?.kind.schema ?? s.resource.schema;
-  return schema.type === 'object' ? schema as ObjectSchema : undefined;
+  return schema.type === 'object' ? (schema as ObjectSchema) : undefined;
 }

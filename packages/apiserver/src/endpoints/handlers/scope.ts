@@ -24,7 +24,9 @@ export interface HandlerScope {
 }
 
 /** The kind a handler decodes and answers: the view's, else the resource's own. */
-export function bodyKind(s: Pick<HandlerScope, 'resource' | 'view'>): Pick<ResourceType, 'group' | 'version' | 'kind' | 'schema'> {
+export function bodyKind(
+  s: Pick<HandlerScope, 'resource' | 'view'>,
+): Pick<ResourceType, 'group' | 'version' | 'kind' | 'schema'> {
   return s.view?.kind ?? s.resource;
 }
 

@@ -9,9 +9,15 @@ export async function handleUpdate(s: HandlerScope): Promise<void> {
   checkNamespace(s, obj);
   checkName(s, obj);
   obj.metadata.name = s.info.name;
-  const { object, created } = await s.store.update(s.info.namespace, s.info.name, (current) => (s.view ? s.view.write(obj, current) : structuredClone(obj)), s.ctx, {
-    subresource: s.info.subresource,
-    createIfMissing: s.info.subresource === '' ? (ctx) => s.store.create(s.info.namespace, obj, ctx) : undefined,
-  });
+  const { object, created } = await s.store.update(
+    s.info.namespace,
+    s.info.name,
+    (current) => (s.view ? s.view.write(obj, current) : structuredClone(obj)),
+    s.ctx,
+    {
+      subresource: s.info.subresource,
+      createIfMissing: s.info.subresource === '' ? (ctx) => s.store.create(s.info.namespace, obj, ctx) : undefined,
+    },
+  );
   sendObject(s.res, created ? 201 : 200, viewed(s, object), s.format, s.warnings, false, objectSchemaOf(s));
 }

@@ -12,11 +12,16 @@ export function hasLooseFields(schema: Schema, seen = new Set<Schema>()): boolea
   if (seen.has(schema)) return false;
   seen.add(schema);
   switch (schema.type) {
-    case 'any': return schema.format !== 'json-bytes';
-    case 'object': return Object.values(schema.properties).some((p) => hasLooseFields(p, seen));
-    case 'map': return hasLooseFields(schema.values, seen);
-    case 'array': return schema.items.type === 'array' || schema.items.type === 'map' || hasLooseFields(schema.items, seen);
-    default: return false;
+    case 'any':
+      return schema.format !== 'json-bytes';
+    case 'object':
+      return Object.values(schema.properties).some((p) => hasLooseFields(p, seen));
+    case 'map':
+      return hasLooseFields(schema.values, seen);
+    case 'array':
+      return schema.items.type === 'array' || schema.items.type === 'map' || hasLooseFields(schema.items, seen);
+    default:
+      return false;
   }
 }
 
@@ -62,7 +67,12 @@ export async function handleWatch(s: HandlerScope, settings: WatchSettings): Pro
   s.res.on('close', stop);
   settings.stopping.addEventListener('abort', stop, { once: true });
   const events = s.store.watch(s.info.namespace, p, ac.signal);
-  s.res.status(200).setHeader('Content-Type', protobuf ? `${contentTypeOf('protobuf', s.format.mediaType)};stream=watch` : 'application/json');
+  s.res
+    .status(200)
+    .setHeader(
+      'Content-Type',
+      protobuf ? `${contentTypeOf('protobuf', s.format.mediaType)};stream=watch` : 'application/json',
+    );
   s.res.setHeader('Transfer-Encoding', 'chunked');
   s.res.setHeader('Cache-Control', 'no-cache, private');
   s.res.flushHeaders();
@@ -90,8 +100,11 @@ export async function handleWatch(s: HandlerScope, settings: WatchSettings): Pro
           const frame = protobufWatchFrame(type, object, envelope);
           if (frame) return frame;
           failed = true;
-          return protobufWatchFrame('ERROR',
-            internalError(`the ${s.resource.kind} object has no Protobuf form; watch in JSON`).status, envelope) as Buffer;
+          return protobufWatchFrame(
+            'ERROR',
+            internalError(`the ${s.resource.kind} object has no Protobuf form; watch in JSON`).status,
+            envelope,
+          ) as Buffer;
         }
         return watchFrame(type, object);
       });

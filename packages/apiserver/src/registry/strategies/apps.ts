@@ -1,6 +1,11 @@
 import { fieldErrors, type ApiObject, type FieldError } from '@svc/api';
 import {
-  LabelSelector, labelSelectorFromObject, regexError, validateAnnotations, validateLabels, validateLabelSelector,
+  LabelSelector,
+  labelSelectorFromObject,
+  regexError,
+  validateAnnotations,
+  validateLabels,
+  validateLabelSelector,
   type LabelSelectorObject,
 } from '@svc/machinery';
 import type { Strategy } from '../strategy.js';
@@ -9,10 +14,13 @@ import { defaultPodSpec, validatePodSpec, type PodSpec } from './pod.js';
 
 type IntOrPercent = number | string;
 interface WorkloadSpec {
-  replicas?: number; minReadySeconds?: number; selector?: LabelSelectorObject;
+  replicas?: number;
+  minReadySeconds?: number;
+  selector?: LabelSelectorObject;
   template?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: PodSpec };
   strategy?: { type?: string; rollingUpdate?: { maxUnavailable?: IntOrPercent; maxSurge?: IntOrPercent } };
-  revisionHistoryLimit?: number; progressDeadlineSeconds?: number;
+  revisionHistoryLimit?: number;
+  progressDeadlineSeconds?: number;
 }
 type Counts = Record<string, number | undefined>;
 
@@ -66,14 +74,25 @@ function validateWorkloadSpec(s: WorkloadSpec): FieldError[] {
   const t = s.template ?? {};
   const labels = t.metadata?.labels ?? {};
   if (!selector.isEmpty() && !selector.matches(labels)) {
-    errs.push(fieldErrors.invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
+    errs.push(
+      fieldErrors.invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'),
+    );
   }
-  errs.push(...validateLabels(labels, 'spec.template.metadata.labels'), ...validateAnnotations(t.metadata?.annotations ?? {}, 'spec.template.metadata.annotations'));
+  errs.push(
+    ...validateLabels(labels, 'spec.template.metadata.labels'),
+    ...validateAnnotations(t.metadata?.annotations ?? {}, 'spec.template.metadata.annotations'),
+  );
   const pod = t.spec ?? {};
   errs.push(...validatePodSpec(pod, 'spec.template.spec'));
-  if (pod.restartPolicy !== 'Always') errs.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', pod.restartPolicy ?? '', ['Always']));
+  if (pod.restartPolicy !== 'Always')
+    errs.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', pod.restartPolicy ?? '', ['Always']));
   if (pod.activeDeadlineSeconds !== undefined) {
-    errs.push(fieldErrors.forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in ReplicaSet is not Supported'));
+    errs.push(
+      fieldErrors.forbidden(
+        'spec.template.spec.activeDeadlineSeconds',
+        'activeDeadlineSeconds in ReplicaSet is not Supported',
+      ),
+    );
   }
   return errs;
 }
@@ -92,34 +111,52 @@ function intOrPercentValue(v: IntOrPercent | undefined): number {
 function validateIntOrPercent(v: IntOrPercent | undefined, path: string): FieldError[] {
   if (typeof v === 'number') return nonNegative(path, v);
   if (v === undefined || percentOf(v) !== undefined) return [];
-  return [fieldErrors.invalid(path, v, regexError("a valid percent string must be a numeric string followed by an ending '%'", '[0-9]+%', '1%', '93%'))];
+  return [
+    fieldErrors.invalid(
+      path,
+      v,
+      regexError("a valid percent string must be a numeric string followed by an ending '%'", '[0-9]+%', '1%', '93%'),
+    ),
+  ];
 }
 
 /** Kubernetes' ValidateDeploymentStrategy. */
 function validateDeploymentStrategy(strategy: WorkloadSpec['strategy'] = {}): FieldError[] {
   const path = 'spec.strategy';
   if (strategy.type === 'Recreate') {
-    return strategy.rollingUpdate ? [fieldErrors.forbidden(`${path}.rollingUpdate`, "may not be specified when strategy `type` is 'Recreate'")] : [];
+    return strategy.rollingUpdate
+      ? [fieldErrors.forbidden(`${path}.rollingUpdate`, "may not be specified when strategy `type` is 'Recreate'")]
+      : [];
   }
-  if (strategy.type !== 'RollingUpdate') return [fieldErrors.notSupported(path, strategy, ['Recreate', 'RollingUpdate'])];
+  if (strategy.type !== 'RollingUpdate')
+    return [fieldErrors.notSupported(path, strategy, ['Recreate', 'RollingUpdate'])];
   const ru = strategy.rollingUpdate;
   if (!ru) return [fieldErrors.required(`${path}.rollingUpdate`, 'this should be defaulted and never be nil')];
   const unavailablePath = `${path}.rollingUpdate.maxUnavailable`;
-  const errs = [...validateIntOrPercent(ru.maxUnavailable, unavailablePath), ...validateIntOrPercent(ru.maxSurge, `${path}.rollingUpdate.maxSurge`)];
+  const errs = [
+    ...validateIntOrPercent(ru.maxUnavailable, unavailablePath),
+    ...validateIntOrPercent(ru.maxSurge, `${path}.rollingUpdate.maxSurge`),
+  ];
   if (intOrPercentValue(ru.maxUnavailable) === 0 && intOrPercentValue(ru.maxSurge) === 0) {
     errs.push(fieldErrors.invalid(unavailablePath, ru.maxUnavailable ?? 0, 'may not be 0 when `maxSurge` is 0'));
   }
-  if ((percentOf(ru.maxUnavailable) ?? 0) > 100) errs.push(fieldErrors.invalid(unavailablePath, ru.maxUnavailable, 'must not be greater than 100%'));
+  if ((percentOf(ru.maxUnavailable) ?? 0) > 100)
+    errs.push(fieldErrors.invalid(unavailablePath, ru.maxUnavailable, 'must not be greater than 100%'));
   return errs;
 }
 
 /** Kubernetes' ValidateDeploymentSpec. */
 function validateDeploymentSpec(s: WorkloadSpec): FieldError[] {
-  const errs = [...validateWorkloadSpec(s), ...validateDeploymentStrategy(s.strategy), ...nonNegative('spec.revisionHistoryLimit', s.revisionHistoryLimit)];
+  const errs = [
+    ...validateWorkloadSpec(s),
+    ...validateDeploymentStrategy(s.strategy),
+    ...nonNegative('spec.revisionHistoryLimit', s.revisionHistoryLimit),
+  ];
   const deadline = s.progressDeadlineSeconds;
   if (deadline !== undefined) {
     errs.push(...nonNegative('spec.progressDeadlineSeconds', deadline));
-    if (deadline <= (s.minReadySeconds ?? 0)) errs.push(fieldErrors.invalid('spec.progressDeadlineSeconds', deadline, 'must be greater than minReadySeconds'));
+    if (deadline <= (s.minReadySeconds ?? 0))
+      errs.push(fieldErrors.invalid('spec.progressDeadlineSeconds', deadline, 'must be greater than minReadySeconds'));
   }
   return errs;
 }
@@ -128,10 +165,13 @@ function validateDeploymentSpec(s: WorkloadSpec): FieldError[] {
 function validateCounts(st: Counts, counts: readonly string[], atMostReplicas: readonly string[]): FieldError[] {
   const errs = counts.flatMap((c) => nonNegative(`status.${c}`, st[c]));
   for (const c of atMostReplicas) {
-    if ((st[c] ?? 0) > (st.replicas ?? 0)) errs.push(fieldErrors.invalid(`status.${c}`, st[c], 'cannot be greater than status.replicas'));
+    if ((st[c] ?? 0) > (st.replicas ?? 0))
+      errs.push(fieldErrors.invalid(`status.${c}`, st[c], 'cannot be greater than status.replicas'));
   }
   if ((st.availableReplicas ?? 0) > (st.readyReplicas ?? 0)) {
-    errs.push(fieldErrors.invalid('status.availableReplicas', st.availableReplicas, 'cannot be greater than readyReplicas'));
+    errs.push(
+      fieldErrors.invalid('status.availableReplicas', st.availableReplicas, 'cannot be greater than readyReplicas'),
+    );
   }
   return errs;
 }
@@ -159,7 +199,8 @@ function workloadStrategy(rules: WorkloadRules): Strategy {
     validate: (obj) => rules.validateSpec(spec(obj)),
     validateUpdate(obj, old) {
       const errs = [...rules.validateSpec(spec(obj)), ...rules.validateStatus(obj, old)];
-      if (!deepEqual(spec(obj).selector, spec(old).selector)) errs.push(fieldErrors.invalid('spec.selector', spec(obj).selector ?? null, 'field is immutable'));
+      if (!deepEqual(spec(obj).selector, spec(old).selector))
+        errs.push(fieldErrors.invalid('spec.selector', spec(obj).selector ?? null, 'field is immutable'));
       return errs;
     },
   };
@@ -170,10 +211,22 @@ export const deploymentStrategy = workloadStrategy({
   validateSpec: validateDeploymentSpec,
   validateStatus(obj, old) {
     const st = status(obj);
-    const errs = validateCounts(st, ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'collisionCount'],
-      ['updatedReplicas', 'readyReplicas', 'availableReplicas']);
+    const errs = validateCounts(
+      st,
+      [
+        'observedGeneration',
+        'replicas',
+        'updatedReplicas',
+        'readyReplicas',
+        'availableReplicas',
+        'unavailableReplicas',
+        'collisionCount',
+      ],
+      ['updatedReplicas', 'readyReplicas', 'availableReplicas'],
+    );
     const before = status(old).collisionCount;
-    if (before !== undefined && (st.collisionCount ?? -1) < before) errs.push(fieldErrors.invalid('status.collisionCount', st.collisionCount ?? 0, 'cannot be decremented'));
+    if (before !== undefined && (st.collisionCount ?? -1) < before)
+      errs.push(fieldErrors.invalid('status.collisionCount', st.collisionCount ?? 0, 'cannot be decremented'));
     return errs;
   },
 });
@@ -181,6 +234,10 @@ export const deploymentStrategy = workloadStrategy({
 export const replicaSetStrategy = workloadStrategy({
   defaults: defaultWorkload,
   validateSpec: validateWorkloadSpec,
-  validateStatus: (obj) => validateCounts(status(obj), ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'],
-    ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']),
+  validateStatus: (obj) =>
+    validateCounts(
+      status(obj),
+      ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'],
+      ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'],
+    ),
 });

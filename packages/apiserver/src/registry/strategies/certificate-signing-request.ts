@@ -1,16 +1,35 @@
 import { fieldErrors, naming, type ApiObject, type FieldError } from '@svc/api';
-import { DNS1123_LABEL_MAX_LENGTH, DNS1123_SUBDOMAIN_MAX_LENGTH, isDns1123Label, isDns1123Subdomain } from '@svc/machinery';
+import {
+  DNS1123_LABEL_MAX_LENGTH,
+  DNS1123_SUBDOMAIN_MAX_LENGTH,
+  isDns1123Label,
+  isDns1123Subdomain,
+} from '@svc/machinery';
 import { deepEqual } from '../object-utils.js';
 import { nowRfc3339 } from '../store.js';
 import type { Strategy, StrategyContext } from '../strategy.js';
 import { certificateBundleProblem, certificateRequestProblem } from './pem.js';
 
-interface Condition { type?: string; status?: string; lastUpdateTime?: string; lastTransitionTime?: string }
-interface CsrSpec {
-  request?: string; signerName?: string; expirationSeconds?: number; usages?: string[];
-  username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]>;
+interface Condition {
+  type?: string;
+  status?: string;
+  lastUpdateTime?: string;
+  lastTransitionTime?: string;
 }
-interface CsrStatus { conditions?: Condition[]; certificate?: string }
+interface CsrSpec {
+  request?: string;
+  signerName?: string;
+  expirationSeconds?: number;
+  usages?: string[];
+  username?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+interface CsrStatus {
+  conditions?: Condition[];
+  certificate?: string;
+}
 
 const specOf = (o: ApiObject): CsrSpec => (o.spec ?? {}) as CsrSpec;
 const statusOf = (o: ApiObject): CsrStatus => (o.status ?? {}) as CsrStatus;
@@ -21,9 +40,29 @@ const pemOf = (base64: string | undefined): string => Buffer.from(base64 ?? '', 
 
 /** Kubernetes' KeyUsage values, sorted as its error messages list them. */
 export const KEY_USAGES = [
-  'any', 'cert sign', 'client auth', 'code signing', 'content commitment', 'crl sign', 'data encipherment', 'decipher only',
-  'digital signature', 'email protection', 'encipher only', 'ipsec end system', 'ipsec tunnel', 'ipsec user', 'key agreement',
-  'key encipherment', 'microsoft sgc', 'netscape sgc', 'ocsp signing', 's/mime', 'server auth', 'signing', 'timestamping',
+  'any',
+  'cert sign',
+  'client auth',
+  'code signing',
+  'content commitment',
+  'crl sign',
+  'data encipherment',
+  'decipher only',
+  'digital signature',
+  'email protection',
+  'encipher only',
+  'ipsec end system',
+  'ipsec tunnel',
+  'ipsec user',
+  'key agreement',
+  'key encipherment',
+  'microsoft sgc',
+  'netscape sgc',
+  'ocsp signing',
+  's/mime',
+  'server auth',
+  'signing',
+  'timestamping',
 ];
 
 /** Condition types whose only status is True. */
@@ -37,20 +76,29 @@ export function validateSignerName(path: string, name: string | undefined): Fiel
   if (!name) return [fieldErrors.required(path)];
   const [domain = '', rest = '', ...more] = name.split('/');
   if (more.length > 0 || !name.includes('/')) {
-    return [fieldErrors.invalid(path, name, "must be a fully qualified domain and path of the form 'example.com/signer-name'")];
+    return [
+      fieldErrors.invalid(
+        path,
+        name,
+        "must be a fully qualified domain and path of the form 'example.com/signer-name'",
+      ),
+    ];
   }
   const errs: FieldError[] = [];
-  if (domain.length > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(fieldErrors.tooLong(path, domain, DNS1123_SUBDOMAIN_MAX_LENGTH));
+  if (domain.length > DNS1123_SUBDOMAIN_MAX_LENGTH)
+    errs.push(fieldErrors.tooLong(path, domain, DNS1123_SUBDOMAIN_MAX_LENGTH));
   const labelErrors = (segment: string, labels: string[], check: (l: string) => string[]): FieldError[] => {
     for (const l of labels) {
       const problems = check(l);
-      if (problems.length > 0) return problems.map((p) => fieldErrors.invalid(path, segment, `validating label ${JSON.stringify(l)}: ${p}`));
+      if (problems.length > 0)
+        return problems.map((p) => fieldErrors.invalid(path, segment, `validating label ${JSON.stringify(l)}: ${p}`));
     }
     return [];
   };
   const domainLabels = domain.split('.');
   errs.push(...labelErrors(domain, domainLabels, isDns1123Label));
-  if (domainLabels.length < 2) errs.push(fieldErrors.invalid(path, domain, 'should be a domain with at least two segments separated by dots'));
+  if (domainLabels.length < 2)
+    errs.push(fieldErrors.invalid(path, domain, 'should be a domain with at least two segments separated by dots'));
   errs.push(...labelErrors(rest, rest.split('.'), isDns1123Subdomain));
   if (name.length > MAX_SIGNER_NAME_LENGTH) errs.push(fieldErrors.tooLong(path, name, MAX_SIGNER_NAME_LENGTH));
   return errs;
@@ -92,16 +140,29 @@ async function validateCsr(obj: ApiObject, certificateUnchanged: boolean): Promi
     if (usages.indexOf(u) < i) errs.push(fieldErrors.duplicate(`spec.usages[${i}]`, u));
   });
   if (spec.signerName === naming().signerNames.legacyUnknown) {
-    errs.push(fieldErrors.invalid('spec.signerName', spec.signerName, 'the legacy signerName is not allowed via this API version'));
+    errs.push(
+      fieldErrors.invalid(
+        'spec.signerName',
+        spec.signerName,
+        'the legacy signerName is not allowed via this API version',
+      ),
+    );
   } else {
     errs.push(...validateSignerName('spec.signerName', spec.signerName));
   }
   if (spec.expirationSeconds !== undefined && spec.expirationSeconds < MIN_EXPIRATION_SECONDS) {
-    errs.push(fieldErrors.invalid('spec.expirationSeconds', spec.expirationSeconds, 'may not specify a duration less than 600 seconds (10 minutes)'));
+    errs.push(
+      fieldErrors.invalid(
+        'spec.expirationSeconds',
+        spec.expirationSeconds,
+        'may not specify a duration less than 600 seconds (10 minutes)',
+      ),
+    );
   }
   errs.push(...validateConditions(conditionsOf(obj)));
   const certificate = statusOf(obj).certificate;
-  const certificateProblem = certificate && !certificateUnchanged ? certificateBundleProblem(pemOf(certificate)) : undefined;
+  const certificateProblem =
+    certificate && !certificateUnchanged ? certificateBundleProblem(pemOf(certificate)) : undefined;
   if (certificateProblem) {
     errs.push(fieldErrors.invalid('status.certificate', '<certificate data>', certificateProblem));
   }
@@ -124,13 +185,30 @@ async function validateCsrUpdate(obj: ApiObject, old: ApiObject, ctx: StrategyCo
     if (now.length < before.length) change = 'remove';
     else if (guarded && now.length > before.length) change = 'add';
     else if (guarded && !deepEqual(now, before)) change = 'modify';
-    if (change) errs.push(fieldErrors.forbidden('status.conditions', `updates may not ${change} a condition of type ${JSON.stringify(type)}`));
+    if (change)
+      errs.push(
+        fieldErrors.forbidden(
+          'status.conditions',
+          `updates may not ${change} a condition of type ${JSON.stringify(type)}`,
+        ),
+      );
   }
   if (!certificateChanged) return errs;
-  if (ctx.subresource !== 'status') errs.push(fieldErrors.forbidden('status.certificate', 'updates may not set certificate content'));
-  else if (certificateOf(old)) errs.push(fieldErrors.forbidden('status.certificate', 'updates may not modify existing certificate content'));
-  else if (ofType(obj, 'Approved').length === 0 || ofType(obj, 'Denied').length > 0 || ofType(obj, 'Failed').length > 0) {
-    errs.push(fieldErrors.forbidden('status.certificate', 'may only be set on a request that is Approved and neither Denied nor Failed'));
+  if (ctx.subresource !== 'status')
+    errs.push(fieldErrors.forbidden('status.certificate', 'updates may not set certificate content'));
+  else if (certificateOf(old))
+    errs.push(fieldErrors.forbidden('status.certificate', 'updates may not modify existing certificate content'));
+  else if (
+    ofType(obj, 'Approved').length === 0 ||
+    ofType(obj, 'Denied').length > 0 ||
+    ofType(obj, 'Failed').length > 0
+  ) {
+    errs.push(
+      fieldErrors.forbidden(
+        'status.certificate',
+        'may only be set on a request that is Approved and neither Denied nor Failed',
+      ),
+    );
   }
   return errs;
 }
@@ -140,7 +218,8 @@ function populateConditionTimestamps(conditions: Condition[], old: Condition[]):
   const now = nowRfc3339();
   for (const c of conditions) {
     c.lastUpdateTime ||= now;
-    c.lastTransitionTime ||= old.find((o) => o.type === c.type && o.status === c.status && o.lastTransitionTime)?.lastTransitionTime ?? now;
+    c.lastTransitionTime ||=
+      old.find((o) => o.type === c.type && o.status === c.status && o.lastTransitionTime)?.lastTransitionTime ?? now;
   }
 }
 

@@ -5,7 +5,10 @@ import type { Strategy } from '../strategy.js';
 const MAX_TOTAL = 1024 * 1024;
 
 /** Keys valid, no key in both maps, and the ConfigMap/Secret total-size limit (1 MiB). */
-export function validateDataKeys(maps: Array<[string, Record<string, string> | undefined]>, sizeOf: (v: string) => number): FieldError[] {
+export function validateDataKeys(
+  maps: Array<[string, Record<string, string> | undefined]>,
+  sizeOf: (v: string) => number,
+): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Set<string>();
   let total = 0;
@@ -25,17 +28,23 @@ export function validateDataKeys(maps: Array<[string, Record<string, string> | u
 export function validateImmutable(obj: ApiObject, old: ApiObject, fields: string[]): FieldError[] {
   if (old.immutable !== true) return [];
   const errs: FieldError[] = [];
-  if (obj.immutable !== true) errs.push(fieldErrors.forbidden('immutable', 'field is immutable when `immutable` is set'));
+  if (obj.immutable !== true)
+    errs.push(fieldErrors.forbidden('immutable', 'field is immutable when `immutable` is set'));
   for (const f of fields) {
-    if (JSON.stringify(obj[f] ?? {}) !== JSON.stringify(old[f] ?? {})) errs.push(fieldErrors.forbidden(f, 'field is immutable when `immutable` is set'));
+    if (JSON.stringify(obj[f] ?? {}) !== JSON.stringify(old[f] ?? {}))
+      errs.push(fieldErrors.forbidden(f, 'field is immutable when `immutable` is set'));
   }
   return errs;
 }
 
-const validate = (obj: ApiObject): FieldError[] => validateDataKeys([
-  ['data', obj.data as Record<string, string> | undefined],
-  ['binaryData', obj.binaryData as Record<string, string> | undefined],
-], (v) => v.length);
+const validate = (obj: ApiObject): FieldError[] =>
+  validateDataKeys(
+    [
+      ['data', obj.data as Record<string, string> | undefined],
+      ['binaryData', obj.binaryData as Record<string, string> | undefined],
+    ],
+    (v) => v.length,
+  );
 
 export const configMapStrategy: Strategy = {
   validate,

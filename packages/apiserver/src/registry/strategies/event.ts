@@ -25,7 +25,8 @@ function legacyValidate(e: ApiObject, controllerPath: 'reportingComponent' | 're
   const errs: FieldError[] = [];
   const ns = e.metadata.namespace ?? '';
   const involvedNs = (e.involvedObject as Ref | undefined)?.namespace ?? '';
-  const mismatch = (): FieldError => fieldErrors.invalid('involvedObject.namespace', involvedNs, 'does not match event.namespace');
+  const mismatch = (): FieldError =>
+    fieldErrors.invalid('involvedObject.namespace', involvedNs, 'does not match event.namespace');
   if (!e.eventTime) {
     if (involvedNs === '' ? ns !== '' && ns !== 'default' : ns !== involvedNs) errs.push(mismatch());
     return errs;
@@ -61,8 +62,10 @@ function validateSeries(e: ApiObject): FieldError[] {
 function strictValidateCreate(e: ApiObject): FieldError[] {
   const errs = validateSeries(e);
   if (!e.eventTime) errs.push(fieldErrors.required('eventTime'));
-  if (e.type !== 'Normal' && e.type !== 'Warning') errs.push(fieldErrors.invalid('type', '', `has invalid value: ${str(e.type)}`));
-  for (const f of ['firstTimestamp', 'lastTimestamp']) if (e[f]) errs.push(fieldErrors.invalid(f, '', 'needs to be unset'));
+  if (e.type !== 'Normal' && e.type !== 'Warning')
+    errs.push(fieldErrors.invalid('type', '', `has invalid value: ${str(e.type)}`));
+  for (const f of ['firstTimestamp', 'lastTimestamp'])
+    if (e[f]) errs.push(fieldErrors.invalid(f, '', 'needs to be unset'));
   if (e.count) errs.push(fieldErrors.invalid('count', '', 'needs to be unset'));
   const source = e.source as { component?: string; host?: string } | undefined;
   if (source?.component || source?.host) errs.push(fieldErrors.invalid('source', '', 'needs to be unset'));
@@ -71,8 +74,19 @@ function strictValidateCreate(e: ApiObject): FieldError[] {
 
 /** Fields an update through events/v1 may not change (core/v1 names, as Kubernetes reports them). */
 const IMMUTABLE = [
-  'involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'type', 'eventTime',
-  'action', 'related', 'reportingComponent', 'reportingInstance',
+  'involvedObject',
+  'reason',
+  'message',
+  'source',
+  'firstTimestamp',
+  'lastTimestamp',
+  'count',
+  'type',
+  'eventTime',
+  'action',
+  'related',
+  'reportingComponent',
+  'reportingInstance',
 ] as const;
 /** Kubernetes' paths for the fields whose core/v1 JSON name differs from its internal one. */
 const PATH: Partial<Record<string, string>> = { reportingComponent: 'reportingController' };

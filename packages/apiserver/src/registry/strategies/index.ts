@@ -22,13 +22,17 @@ const BY_KIND: Record<string, Strategy> = {
 };
 
 const RBAC_BY_KIND: Record<string, Strategy> = {
-  Role: roleStrategy, ClusterRole: clusterRoleStrategy, RoleBinding: roleBindingStrategy, ClusterRoleBinding: clusterRoleBindingStrategy,
+  Role: roleStrategy,
+  ClusterRole: clusterRoleStrategy,
+  RoleBinding: roleBindingStrategy,
+  ClusterRoleBinding: clusterRoleBindingStrategy,
 };
 
 /** The strategy of a type; types with no special behaviour get the default one. */
 export function strategyFor(r: ResourceType): Strategy | undefined {
   if (r.group === group('rbac.authorization')) return RBAC_BY_KIND[r.kind];
-  if (r.group === group('certificates') && r.kind === 'CertificateSigningRequest') return certificateSigningRequestStrategy;
+  if (r.group === group('certificates') && r.kind === 'CertificateSigningRequest')
+    return certificateSigningRequestStrategy;
   if (r.group === group('events') && r.kind === 'Event') return eventsV1EventStrategy;
   return BY_KIND[`${r.group}/${r.kind}`];
 }

@@ -1,7 +1,9 @@
 import { naming, type ApiObject } from '@svc/api';
 import type { Strategy } from '../strategy.js';
 
-interface NamespaceSpec { finalizers?: string[] }
+interface NamespaceSpec {
+  finalizers?: string[];
+}
 
 /**
  * Namespaces start Active with the product's finalizer in `spec.finalizers`; deleting one
@@ -34,7 +36,10 @@ export const namespaceStrategy: Strategy = {
   },
   prepareForFinalize(obj, old) {
     const next = structuredClone(old);
-    next.spec = { ...(old.spec as object | undefined), finalizers: ((obj.spec ?? {}) as NamespaceSpec).finalizers ?? [] };
+    next.spec = {
+      ...(old.spec as object | undefined),
+      finalizers: ((obj.spec ?? {}) as NamespaceSpec).finalizers ?? [],
+    };
     next.metadata.resourceVersion = obj.metadata.resourceVersion;
     return next;
   },

@@ -41,7 +41,7 @@ export async function certificateRequestProblem(pem: string): Promise<string | u
     return 'x509: malformed certificate request';
   }
   try {
-    return await csr.verify() ? undefined : 'x509: signature verification failure';
+    return (await csr.verify()) ? undefined : 'x509: signature verification failure';
   } catch {
     return 'x509: cannot verify signature: algorithm unimplemented';
   }

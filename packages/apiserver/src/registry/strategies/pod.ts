@@ -3,20 +3,38 @@ import { defaultPodSpec, validateDnsLabel } from '@svc/machinery';
 import type { Strategy } from '../strategy.js';
 
 interface Container {
-  name?: string; image?: string; imagePullPolicy?: string; terminationMessagePath?: string;
-  terminationMessagePolicy?: string; ports?: Array<{ containerPort?: number; protocol?: string }>; resources?: object;
+  name?: string;
+  image?: string;
+  imagePullPolicy?: string;
+  terminationMessagePath?: string;
+  terminationMessagePolicy?: string;
+  ports?: Array<{ containerPort?: number; protocol?: string }>;
+  resources?: object;
 }
 export interface PodSpec {
-  containers?: Container[]; initContainers?: Container[]; restartPolicy?: string; terminationGracePeriodSeconds?: number;
-  dnsPolicy?: string; schedulerName?: string; securityContext?: object; enableServiceLinks?: boolean; nodeName?: string;
-  activeDeadlineSeconds?: number; tolerations?: unknown[];
+  containers?: Container[];
+  initContainers?: Container[];
+  restartPolicy?: string;
+  terminationGracePeriodSeconds?: number;
+  dnsPolicy?: string;
+  schedulerName?: string;
+  securityContext?: object;
+  enableServiceLinks?: boolean;
+  nodeName?: string;
+  activeDeadlineSeconds?: number;
+  tolerations?: unknown[];
 }
 
 const spec = (o: ApiObject): PodSpec => (o.spec ?? {}) as PodSpec;
 
 export { defaultPodSpec };
 
-function validateContainers(list: Container[] | undefined, path: string, required: boolean, names: Set<string>): FieldError[] {
+function validateContainers(
+  list: Container[] | undefined,
+  path: string,
+  required: boolean,
+  names: Set<string>,
+): FieldError[] {
   const errs: FieldError[] = [];
   if (required && (!list || list.length === 0)) errs.push(fieldErrors.required(path, ''));
   (list ?? []).forEach((c, i) => {
@@ -31,7 +49,9 @@ function validateContainers(list: Container[] | undefined, path: string, require
     (c.ports ?? []).forEach((port, j) => {
       const n = port.containerPort;
       if (typeof n !== 'number' || n < 1 || n > 65535) {
-        errs.push(fieldErrors.invalid(`${p}.ports[${j}].containerPort`, n ?? 0, 'must be between 1 and 65535, inclusive'));
+        errs.push(
+          fieldErrors.invalid(`${p}.ports[${j}].containerPort`, n ?? 0, 'must be between 1 and 65535, inclusive'),
+        );
       }
     });
   });
@@ -46,10 +66,22 @@ export function validatePodSpec(s: PodSpec, path: string): FieldError[] {
     ...validateContainers(s.initContainers, `${path}.initContainers`, false, names),
   ];
   if (s.terminationGracePeriodSeconds !== undefined && s.terminationGracePeriodSeconds < 0) {
-    errs.push(fieldErrors.invalid(`${path}.terminationGracePeriodSeconds`, s.terminationGracePeriodSeconds, 'must be greater than or equal to 0'));
+    errs.push(
+      fieldErrors.invalid(
+        `${path}.terminationGracePeriodSeconds`,
+        s.terminationGracePeriodSeconds,
+        'must be greater than or equal to 0',
+      ),
+    );
   }
   if (s.activeDeadlineSeconds !== undefined && s.activeDeadlineSeconds <= 0) {
-    errs.push(fieldErrors.invalid(`${path}.activeDeadlineSeconds`, s.activeDeadlineSeconds, 'must be between 1 and 2147483647, inclusive'));
+    errs.push(
+      fieldErrors.invalid(
+        `${path}.activeDeadlineSeconds`,
+        s.activeDeadlineSeconds,
+        'must be between 1 and 2147483647, inclusive',
+      ),
+    );
   }
   return errs;
 }
@@ -82,7 +114,12 @@ export const podStrategy: Strategy = {
     const errs = validatePod(obj);
     if (ctx.subresource === 'binding') return errs;
     if (JSON.stringify(mutableFieldsCleared(spec(obj))) !== JSON.stringify(mutableFieldsCleared(spec(old)))) {
-      errs.push(fieldErrors.forbidden('spec', 'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)'));
+      errs.push(
+        fieldErrors.forbidden(
+          'spec',
+          'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
+        ),
+      );
     }
     return errs;
   },

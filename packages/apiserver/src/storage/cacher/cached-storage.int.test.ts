@@ -20,7 +20,9 @@ async function cluster(): Promise<{ etcd: EtcdHandle; raw: Etcd3 }> {
 async function newCached(opts: { historyWindowMs?: number } = {}): Promise<CachedStorage> {
   const { etcd } = await cluster();
   const storage = new CachedStorage(new Etcd3Storage({ endpoints: etcd.endpoints }), {
-    storePrefix: '/registry', consistentListFromCache: true, cacher: { historyWindowMs: opts.historyWindowMs },
+    storePrefix: '/registry',
+    consistentListFromCache: true,
+    cacher: { historyWindowMs: opts.historyWindowMs },
   });
   closers.push(() => storage.close());
   return storage;
@@ -38,7 +40,9 @@ runStorageSuite('CachedStorage', async () => {
   return {
     storage,
     cleanup: () => storage.close(),
-    compact: async (revision) => { await raw.kv.compact({ revision, physical: true }); },
+    compact: async (revision) => {
+      await raw.kv.compact({ revision, physical: true });
+    },
   };
 });
 
@@ -113,7 +117,11 @@ describe('CachedStorage specifics', () => {
     await s.create(`${p}c`, cm('c'));
     const ac = new AbortController();
     const names: string[] = [];
-    for await (const e of s.watch(p, { fromRevision: Number(first.metadata.resourceVersion) - 1, recursive: true, signal: ac.signal })) {
+    for await (const e of s.watch(p, {
+      fromRevision: Number(first.metadata.resourceVersion) - 1,
+      recursive: true,
+      signal: ac.signal,
+    })) {
       names.push(String(e.object.metadata.name));
       if (names.length === 3) break;
     }
@@ -152,11 +160,15 @@ describe('CachedStorage specifics', () => {
     const inner = new Etcd3Storage({ endpoints: etcd.endpoints });
     const p = prefix();
     const cacher = new Cacher(inner, p, { maxEvents: 5 });
-    closers.push(async () => { cacher.stop(); await inner.close(); });
+    closers.push(async () => {
+      cacher.stop();
+      await inner.close();
+    });
     await cacher.waitReady();
     const revs: number[] = [];
     // Enough events that the window is trimmed many times and its array compacted several.
-    for (let i = 0; i < 23; i++) revs.push(Number((await inner.create(`${p}o${i}`, cm(`o${i}`))).metadata.resourceVersion));
+    for (let i = 0; i < 23; i++)
+      revs.push(Number((await inner.create(`${p}o${i}`, cm(`o${i}`))).metadata.resourceVersion));
     await cacher.waitFresh(revs[revs.length - 1] as number);
     const replay = async (from: number): Promise<string[]> => {
       const ac = new AbortController();

@@ -1,7 +1,16 @@
 import type { ApiObject } from '@svc/api';
 import {
-  StorageError, type DeleteOptions, type GetOptions, type ListOptions, type ListResult, type Storage,
-  type StorageEvent, type UpdateFunc, type UpdateOptions, type WatchOptions, type WriteOptions,
+  StorageError,
+  type DeleteOptions,
+  type GetOptions,
+  type ListOptions,
+  type ListResult,
+  type Storage,
+  type StorageEvent,
+  type UpdateFunc,
+  type UpdateOptions,
+  type WatchOptions,
+  type WriteOptions,
 } from '../interface.js';
 import { Cacher, type CacherOptions } from './cacher.js';
 import { watchBatchesOf } from '../watch-batches.js';
@@ -26,7 +35,10 @@ export interface CachedStorageOptions {
 export class CachedStorage implements Storage {
   private readonly cachers = new Map<string, Cacher>();
 
-  constructor(private readonly inner: Storage, private readonly opts: CachedStorageOptions) {}
+  constructor(
+    private readonly inner: Storage,
+    private readonly opts: CachedStorageOptions,
+  ) {}
 
   /** Starts the caches of these resource prefixes now (else each starts on first use). */
   start(prefixes: string[]): void {
@@ -54,7 +66,8 @@ export class CachedStorage implements Storage {
 
   async get(key: string, opts: GetOptions = {}): Promise<ApiObject> {
     const c = this.cacherFor(key);
-    if (!c || !c.ready || opts.revision || (!opts.allowStale && opts.minRevision === undefined)) return this.inner.get(key, opts);
+    if (!c || !c.ready || opts.revision || (!opts.allowStale && opts.minRevision === undefined))
+      return this.inner.get(key, opts);
     if (opts.minRevision !== undefined) await c.waitFresh(opts.minRevision);
     const obj = c.get(key);
     if (!obj) throw new StorageError('KeyNotFound', key);
@@ -123,4 +136,3 @@ export class CachedStorage implements Storage {
     await this.inner.close();
   }
 }
-

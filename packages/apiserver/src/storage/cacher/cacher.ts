@@ -34,7 +34,10 @@ class CacheWatcher {
   private wake: (() => void) | undefined;
   ended: StorageError | 'closed' | undefined;
 
-  constructor(readonly keyPrefix: string, readonly exactKey: boolean) {}
+  constructor(
+    readonly keyPrefix: string,
+    readonly exactKey: boolean,
+  ) {}
 
   matches(key: string): boolean {
     return this.exactKey ? key === this.keyPrefix : key.startsWith(this.keyPrefix);
@@ -58,7 +61,9 @@ class CacheWatcher {
 
   waitForWork(): Promise<void> {
     if (this.queue.length > 0 || this.ended) return Promise.resolve();
-    return new Promise((resolve) => { this.wake = resolve; });
+    return new Promise((resolve) => {
+      this.wake = resolve;
+    });
   }
 }
 
@@ -89,7 +94,11 @@ export class Cacher {
   private readonly stopped = new AbortController();
   private readonly opts: CacherOptions;
 
-  constructor(private readonly inner: Storage, readonly prefix: string, opts: Partial<CacherOptions> = {}) {
+  constructor(
+    private readonly inner: Storage,
+    readonly prefix: string,
+    opts: Partial<CacherOptions> = {},
+  ) {
     this.opts = { ...DEFAULT_CACHER_OPTIONS, ...opts };
     void this.run();
   }
@@ -127,7 +136,13 @@ export class Cacher {
   async waitFresh(rev: number): Promise<void> {
     if (this.rev >= rev) return;
     await new Promise<void>((resolve, reject) => {
-      const waiter = { rev, resolve: () => { clearTimeout(timer); resolve(); } };
+      const waiter = {
+        rev,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
       const timer = setTimeout(() => {
         this.freshnessWaiters = this.freshnessWaiters.filter((w) => w !== waiter);
         reject(new StorageError('FutureRevision', this.prefix, `${rev}, current: ${this.rev}`, this.rev));
@@ -160,7 +175,10 @@ export class Cacher {
   }
 
   /** Objects under `prefix` from `startKey` on, in key order; `limit` counts matching items. */
-  list(prefix: string, opts: { startKey?: string; limit?: number; predicate?: (o: ApiObject) => boolean }): { items: ApiObject[]; nextKey?: string; remainingItemCount?: number; revision: number } {
+  list(
+    prefix: string,
+    opts: { startKey?: string; limit?: number; predicate?: (o: ApiObject) => boolean },
+  ): { items: ApiObject[]; nextKey?: string; remainingItemCount?: number; revision: number } {
     const keys = this.sortedKeys();
     const from = opts.startKey && opts.startKey > prefix ? opts.startKey : prefix;
     let i = lowerBound(keys, from);
@@ -175,7 +193,12 @@ export class Cacher {
       if (items.length === limit) {
         const next = keys[i + 1];
         if (next === undefined || !next.startsWith(prefix)) break;
-        const result = { items, nextKey: `${key}\0`, revision: this.rev } as { items: ApiObject[]; nextKey?: string; remainingItemCount?: number; revision: number };
+        const result = { items, nextKey: `${key}\0`, revision: this.rev } as {
+          items: ApiObject[];
+          nextKey?: string;
+          remainingItemCount?: number;
+          revision: number;
+        };
         if (!opts.predicate) result.remainingItemCount = lowerBound(keys, prefixEnd(prefix)) - (i + 1);
         return result;
       }
@@ -193,18 +216,29 @@ export class Cacher {
    * now), from the window and then live; bookmarks every `bookmarkEveryMs` when asked.
    * Throws `ResourceVersionCompacted` when `fromRevision` is older than the window.
    */
-  async *watch(key: string, opts: { fromRevision: number; recursive: boolean; signal: AbortSignal; bookmarkEveryMs?: number }): AsyncGenerator<StorageEvent> {
+  async *watch(
+    key: string,
+    opts: { fromRevision: number; recursive: boolean; signal: AbortSignal; bookmarkEveryMs?: number },
+  ): AsyncGenerator<StorageEvent> {
     for await (const batch of this.watchBatches(key, opts)) yield* batch;
   }
 
   /** `watch` in batches: everything queued for the watcher since its last turn. */
-  async *watchBatches(key: string, opts: { fromRevision: number; recursive: boolean; signal: AbortSignal; bookmarkEveryMs?: number }): AsyncGenerator<StorageEvent[]> {
+  async *watchBatches(
+    key: string,
+    opts: { fromRevision: number; recursive: boolean; signal: AbortSignal; bookmarkEveryMs?: number },
+  ): AsyncGenerator<StorageEvent[]> {
     if (opts.signal.aborted) return;
     await this.waitReady(opts.signal);
     if (opts.fromRevision === 0) opts = { ...opts, fromRevision: this.rev };
     if (opts.fromRevision > this.rev) await this.waitFresh(opts.fromRevision);
     if (opts.fromRevision < this.oldestWatchable) {
-      throw new StorageError('ResourceVersionCompacted', key, `${opts.fromRevision} (${this.oldestWatchable})`, this.oldestWatchable);
+      throw new StorageError(
+        'ResourceVersionCompacted',
+        key,
+        `${opts.fromRevision} (${this.oldestWatchable})`,
+        this.oldestWatchable,
+      );
     }
     const w = new CacheWatcher(key, !opts.recursive);
     // Replay and registration happen in one synchronous step, so no event is missed or doubled.
@@ -215,7 +249,9 @@ export class Cacher {
     this.watchers.add(w);
     const onAbort = (): void => w.end('closed');
     opts.signal.addEventListener('abort', onAbort, { once: true });
-    const timer = opts.bookmarkEveryMs ? setInterval(() => w.push({ type: 'BOOKMARK', revision: this.rev }), opts.bookmarkEveryMs) : undefined;
+    const timer = opts.bookmarkEveryMs
+      ? setInterval(() => w.push({ type: 'BOOKMARK', revision: this.rev }), opts.bookmarkEveryMs)
+      : undefined;
     let delivered = opts.fromRevision;
     try {
       for (;;) {
@@ -288,7 +324,12 @@ export class Cacher {
    */
   private trimWindow(now: number): void {
     let start = this.windowStart;
-    while (start < this.window.length && (now - (this.window[start] as WindowEvent).time > this.opts.historyWindowMs || this.window.length - start > this.opts.maxEvents)) start++;
+    while (
+      start < this.window.length &&
+      (now - (this.window[start] as WindowEvent).time > this.opts.historyWindowMs ||
+        this.window.length - start > this.opts.maxEvents)
+    )
+      start++;
     if (start === this.windowStart) return;
     this.oldestWatchable = (this.window[start - 1] as WindowEvent).revision;
     if (start * 2 >= this.window.length) {
@@ -308,7 +349,8 @@ export class Cacher {
         res.items.forEach((o, i) => objects.set(res.keys?.[i] ?? keyOf(this.prefix, o), o));
         if (this.isReady) {
           // History was lost: watchers cannot be continued consistently.
-          for (const w of this.watchers) w.end(new StorageError('ResourceVersionCompacted', this.prefix, 'watch cache was re-initialized'));
+          for (const w of this.watchers)
+            w.end(new StorageError('ResourceVersionCompacted', this.prefix, 'watch cache was re-initialized'));
           this.watchers.clear();
         }
         this.objects = objects;
@@ -321,7 +363,11 @@ export class Cacher {
         this.isReady = true;
         for (const r of this.readyWaiters.splice(0)) r();
         backoff = 50;
-        for await (const e of this.inner.watch(this.prefix, { fromRevision: res.revision, recursive: true, signal: this.stopped.signal })) {
+        for await (const e of this.inner.watch(this.prefix, {
+          fromRevision: res.revision,
+          recursive: true,
+          signal: this.stopped.signal,
+        })) {
           this.apply(e, keyFromEvent(this.prefix, e));
         }
       } catch (err) {
@@ -353,7 +399,8 @@ function lowerBound(keys: string[], target: string): number {
   let hi = keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((keys[mid] as string) < target) lo = mid + 1; else hi = mid;
+    if ((keys[mid] as string) < target) lo = mid + 1;
+    else hi = mid;
   }
   return lo;
 }
@@ -368,8 +415,8 @@ function firstAfter(window: WindowEvent[], start: number, rev: number): number {
   let hi = window.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((window[mid] as WindowEvent).revision <= rev) lo = mid + 1; else hi = mid;
+    if ((window[mid] as WindowEvent).revision <= rev) lo = mid + 1;
+    else hi = mid;
   }
   return lo;
 }
-

@@ -34,7 +34,9 @@ runStorageSuite('Etcd3Storage', async () => {
   return {
     storage,
     cleanup: () => storage.close(),
-    compact: async (revision) => { await raw.kv.compact({ revision, physical: true }); },
+    compact: async (revision) => {
+      await raw.kv.compact({ revision, physical: true });
+    },
   };
 });
 
@@ -42,7 +44,9 @@ describe('Etcd3Storage specifics', () => {
   let storage: Etcd3Storage;
   let seq = 0;
   const prefix = (): string => `/registry/etcd3-specific/${++seq}-${Date.now()}/`;
-  beforeAll(async () => { storage = await newStorage(); });
+  beforeAll(async () => {
+    storage = await newStorage();
+  });
 
   it('never persists resourceVersion in etcd', async () => {
     const { raw } = await cluster();
@@ -88,7 +92,7 @@ describe('Etcd3Storage specifics', () => {
     }
   });
 
-  it('lists and watches more than gRPC\'s default 4 MiB message limit', async () => {
+  it("lists and watches more than gRPC's default 4 MiB message limit", async () => {
     const p = prefix();
     const from = await storage.currentRevision();
     const big = 'x'.repeat(1024 * 1024);
@@ -112,11 +116,15 @@ describe('Etcd3Storage specifics', () => {
   it('ends its watches on close()', async () => {
     const s = await newStorage();
     const ac = new AbortController();
-    const it = s.watch(prefix(), { fromRevision: await s.currentRevision(), recursive: true, signal: ac.signal })[Symbol.asyncIterator]();
+    const it = s
+      .watch(prefix(), { fromRevision: await s.currentRevision(), recursive: true, signal: ac.signal })
+      [Symbol.asyncIterator]();
     const pending = it.next();
     // Make sure the watch is established (an event arrives) before closing.
     const p = prefix();
-    const it2 = s.watch(p, { fromRevision: await s.currentRevision(), recursive: true, signal: ac.signal })[Symbol.asyncIterator]();
+    const it2 = s
+      .watch(p, { fromRevision: await s.currentRevision(), recursive: true, signal: ac.signal })
+      [Symbol.asyncIterator]();
     const first = it2.next();
     await s.create(`${p}a`, cm('a'));
     expect((await first).done).toBe(false);
@@ -144,9 +152,14 @@ describe('Etcd3Storage specifics', () => {
     const until = async (n: number): Promise<void> => {
       while (seen.length < n) {
         if (ac.signal.aborted) {
-          throw new Error(`only ${seen.length} of ${n} events before the deadline: ${JSON.stringify(seen.map((e) => [e.type, e.object.metadata.name]))}`);
+          throw new Error(
+            `only ${seen.length} of ${n} events before the deadline: ${JSON.stringify(seen.map((e) => [e.type, e.object.metadata.name]))}`,
+          );
         }
-        await new Promise<void>((resolve) => { wake = resolve; setTimeout(resolve, 100); });
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 100);
+        });
       }
     };
     try {
@@ -167,7 +180,11 @@ describe('Etcd3Storage specifics', () => {
       }
       await storage.create(`${p}c`, cm('c'));
       await until(3);
-      expect(seen.map((e) => [e.type, e.object.metadata.name])).toEqual([['ADDED', 'a'], ['ADDED', 'b'], ['ADDED', 'c']]);
+      expect(seen.map((e) => [e.type, e.object.metadata.name])).toEqual([
+        ['ADDED', 'a'],
+        ['ADDED', 'b'],
+        ['ADDED', 'c'],
+      ]);
     } finally {
       clearTimeout(deadline);
       ac.abort();

@@ -1,15 +1,32 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import {
-  ClientClosedError, Etcd3, GRPCCancelledError, GRPCDeadlineExceededError, GRPCUnavailableError,
-  Range, type IEvent, type IKeyValue, type IOptions, type IRangeResponse, type IWatchResponse,
+  ClientClosedError,
+  Etcd3,
+  GRPCCancelledError,
+  GRPCDeadlineExceededError,
+  GRPCUnavailableError,
+  Range,
+  type IEvent,
+  type IKeyValue,
+  type IOptions,
+  type IRangeResponse,
+  type IWatchResponse,
   type Watcher,
 } from 'etcd3';
 import { isApiObject, type ApiObject } from '@svc/api';
 import { jsonEqual } from '@svc/machinery';
 import {
-  StorageError, type DeleteOptions, type GetOptions, type ListOptions, type ListResult,
-  type Storage, type StorageEvent, type UpdateFunc, type UpdateOptions, type WatchOptions,
+  StorageError,
+  type DeleteOptions,
+  type GetOptions,
+  type ListOptions,
+  type ListResult,
+  type Storage,
+  type StorageEvent,
+  type UpdateFunc,
+  type UpdateOptions,
+  type WatchOptions,
   type WriteOptions,
 } from '../interface.js';
 import { LeaseManager } from './lease-manager.js';
@@ -233,8 +250,13 @@ export class Etcd3Storage implements Storage {
         }
       }
       const expected = cur.rev;
-      const res = await this.call(key, () => this.client.if(key, 'Mod', '==', expected)
-        .then(this.client.delete().key(key)).else(this.client.get(key)).commit());
+      const res = await this.call(key, () =>
+        this.client
+          .if(key, 'Mod', '==', expected)
+          .then(this.client.delete().key(key))
+          .else(this.client.get(key))
+          .commit(),
+      );
       if (res.succeeded) return obj;
       cur = currentFromElse(key, res.responses[0]?.response_range);
       fromCache = false;
@@ -264,11 +286,20 @@ export class Etcd3Storage implements Storage {
     return { [Symbol.asyncIterator]: () => this.runWatch(prefix, opts) };
   }
 
-  async probeChanges(prefix: string, sinceRevision: number): Promise<{ revision: number; changed: boolean; count: number }> {
+  async probeChanges(
+    prefix: string,
+    sinceRevision: number,
+  ): Promise<{ revision: number; changed: boolean; count: number }> {
     const range = Range.prefix(prefix);
-    const res = await this.call(prefix, () => this.client.kv.range({
-      key: range.start, range_end: range.end, keys_only: true, serializable: false, min_mod_revision: String(sinceRevision + 1),
-    }));
+    const res = await this.call(prefix, () =>
+      this.client.kv.range({
+        key: range.start,
+        range_end: range.end,
+        keys_only: true,
+        serializable: false,
+        min_mod_revision: String(sinceRevision + 1),
+      }),
+    );
     return { revision: Number(res.header.revision), changed: res.kvs.length > 0, count: Number(res.count) };
   }
 
@@ -279,11 +310,18 @@ export class Etcd3Storage implements Storage {
    * interval is kept); the others learn the current version. Several API servers thus
    * compact once per interval between them.
    */
-  async compactRound(key: string, knownVersion: number, previousRevision: number): Promise<{ version: number; revision: number; compacted: boolean }> {
-    const res = await this.call(key, () => this.client.if(key, 'Version', '==', knownVersion)
-      .then(this.client.put(key).value(String(previousRevision)))
-      .else(this.client.get(key))
-      .commit());
+  async compactRound(
+    key: string,
+    knownVersion: number,
+    previousRevision: number,
+  ): Promise<{ version: number; revision: number; compacted: boolean }> {
+    const res = await this.call(key, () =>
+      this.client
+        .if(key, 'Version', '==', knownVersion)
+        .then(this.client.put(key).value(String(previousRevision)))
+        .else(this.client.get(key))
+        .commit(),
+    );
     const revision = Number(res.header.revision);
     if (!res.succeeded) {
       const kv = res.responses[0]?.response_range?.kvs[0];
@@ -305,13 +343,21 @@ export class Etcd3Storage implements Storage {
   async healthCheck(timeoutMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StorageError('Unreachable', PROBE_KEY,
-        `etcd did not answer a quorum read within ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            new StorageError('Unreachable', PROBE_KEY, `etcd did not answer a quorum read within ${timeoutMs} ms`),
+          ),
+        timeoutMs,
+      );
     });
     try {
       await Promise.race([
-        this.client.get(PROBE_KEY).serializable(false)
-          .options({ deadline: Date.now() + timeoutMs }).exec(),
+        this.client
+          .get(PROBE_KEY)
+          .serializable(false)
+          .options({ deadline: Date.now() + timeoutMs })
+          .exec(),
         timeout,
       ]);
     } catch (err) {
@@ -381,13 +427,23 @@ export class Etcd3Storage implements Storage {
     const onError = (err: Error): void => {
       cancelledByServer = true;
       const message = messageOf(err);
-      failure = /^Watcher canceled: ?$/.test(message.trim()) || /compact/i.test(message)
-        ? new StorageError('ResourceVersionCompacted', key,
-          `watch from revision ${opts.fromRevision}: the revision has been compacted`)
-        : toStorageError(err, key);
+      failure =
+        /^Watcher canceled: ?$/.test(message.trim()) || /compact/i.test(message)
+          ? new StorageError(
+              'ResourceVersionCompacted',
+              key,
+              `watch from revision ${opts.fromRevision}: the revision has been compacted`,
+            )
+          : toStorageError(err, key);
       notify();
     };
-    const active: ActiveWatch = { watcher, end: () => { ended = true; notify(); } };
+    const active: ActiveWatch = {
+      watcher,
+      end: () => {
+        ended = true;
+        notify();
+      },
+    };
     const onAbort = (): void => notify();
     watcher.on('connected', onConnected);
     watcher.on('data', onData);
@@ -409,7 +465,9 @@ export class Etcd3Storage implements Storage {
           continue;
         }
         if (failure !== undefined) throw failure;
-        await new Promise<void>((resolve) => { wake = resolve; });
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
@@ -420,7 +478,9 @@ export class Etcd3Storage implements Storage {
       watcher.off('data', onData);
       watcher.off('disconnected', onDisconnected);
       watcher.off('error', onError);
-      watcher.on('error', () => { /* late errors of a finished watch are irrelevant */ });
+      watcher.on('error', () => {
+        /* late errors of a finished watch are irrelevant */
+      });
     }
   }
 
@@ -431,7 +491,9 @@ export class Etcd3Storage implements Storage {
       let timer: NodeJS.Timeout | undefined;
       p = Promise.race([
         w.cancel().catch(() => undefined),
-        new Promise<void>((resolve) => { timer = setTimeout(resolve, WATCH_CANCEL_TIMEOUT_MS); }),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, WATCH_CANCEL_TIMEOUT_MS);
+        }),
       ]).finally(() => {
         clearTimeout(timer);
         this.cancellations.delete(w);
@@ -510,10 +572,14 @@ function toEvent(ev: IEvent): StorageEvent {
   const prev = ev.prev_kv ? decodeKv(ev.prev_kv) : undefined;
   if (ev.type === 'Delete') {
     if (!ev.prev_kv) {
-      throw new StorageError('InvalidObject', kv.key.toString('utf8'),
-        'etcd delete event without the previous value');
+      throw new StorageError('InvalidObject', kv.key.toString('utf8'), 'etcd delete event without the previous value');
     }
-    const result: StorageEvent = { type: 'DELETED', key: kv.key.toString('utf8'), object: decodeKv(ev.prev_kv, rev), revision: rev };
+    const result: StorageEvent = {
+      type: 'DELETED',
+      key: kv.key.toString('utf8'),
+      object: decodeKv(ev.prev_kv, rev),
+      revision: rev,
+    };
     if (prev) result.prevObject = prev;
     return result;
   }
@@ -530,8 +596,13 @@ function messageOf(err: unknown): string {
 }
 
 const UNREACHABLE_MESSAGES = [
-  'no leader', 'request timed out', 'leader changed', 'ECONNREFUSED', 'No connection established',
-  'Deadline exceeded', 'too many requests',
+  'no leader',
+  'request timed out',
+  'leader changed',
+  'ECONNREFUSED',
+  'No connection established',
+  'Deadline exceeded',
+  'too many requests',
 ];
 
 /** Maps etcd client failures onto `StorageError` codes; other errors pass through unchanged. */
@@ -542,10 +613,14 @@ function toStorageError(err: unknown, key: string): unknown {
     return new StorageError('ResourceVersionCompacted', key, message);
   }
   if (message.includes('is a future revision')) return new StorageError('FutureRevision', key, message);
-  if (err instanceof GRPCUnavailableError || err instanceof GRPCDeadlineExceededError ||
-    err instanceof GRPCCancelledError || err instanceof ClientClosedError ||
+  if (
+    err instanceof GRPCUnavailableError ||
+    err instanceof GRPCDeadlineExceededError ||
+    err instanceof GRPCCancelledError ||
+    err instanceof ClientClosedError ||
     (typeof err === 'object' && err !== null && 'isBrokenCircuitError' in err) ||
-    UNREACHABLE_MESSAGES.some((m) => message.includes(m))) {
+    UNREACHABLE_MESSAGES.some((m) => message.includes(m))
+  ) {
     return new StorageError('Unreachable', key, `etcd unreachable: ${message}`);
   }
   return err;

@@ -18,13 +18,19 @@ afterAll(async () => {
 });
 
 /** A manager granting real etcd leases, on a clock the test moves; records each grant's TTL. */
-function manager(reuseDurationSeconds: number, maxObjects?: number): { m: LeaseManager; grants: number[]; clock: { t: number } } {
+function manager(
+  reuseDurationSeconds: number,
+  maxObjects?: number,
+): { m: LeaseManager; grants: number[]; clock: { t: number } } {
   const grants: number[] = [];
   const clock = { t: 1_000_000 };
-  const m = new LeaseManager(async (ttl) => {
-    grants.push(ttl);
-    return (await (raw as Etcd3).leaseClient.leaseGrant({ TTL: ttl })).ID;
-  }, { reuseDurationSeconds, maxObjects, now: () => clock.t });
+  const m = new LeaseManager(
+    async (ttl) => {
+      grants.push(ttl);
+      return (await (raw as Etcd3).leaseClient.leaseGrant({ TTL: ttl })).ID;
+    },
+    { reuseDurationSeconds, maxObjects, now: () => clock.t },
+  );
   return { m, grants, clock };
 }
 
@@ -62,7 +68,13 @@ describe('LeaseManager', () => {
 
   it('does not reuse a lease that would expire before a longer TTL, or one already holding maxObjects keys', async () => {
     const { m, grants } = manager(60, 3);
-    const ids = [await m.lease(3600), await m.lease(7200), await m.lease(7200), await m.lease(7200), await m.lease(7200)];
+    const ids = [
+      await m.lease(3600),
+      await m.lease(7200),
+      await m.lease(7200),
+      await m.lease(7200),
+      await m.lease(7200),
+    ];
     expect(grants).toEqual([3660, 7260, 7260]);
     expect(new Set(ids).size).toBe(3);
     expect(ids[1]).toBe(ids[2]);
@@ -78,10 +90,13 @@ describe('LeaseManager', () => {
 
   it('passes a failed grant on and grants afresh for the next write', async () => {
     let fail = true;
-    const m = new LeaseManager(async (ttl) => {
-      if (fail) throw new Error('etcd unavailable');
-      return (await (raw as Etcd3).leaseClient.leaseGrant({ TTL: ttl })).ID;
-    }, { reuseDurationSeconds: 60 });
+    const m = new LeaseManager(
+      async (ttl) => {
+        if (fail) throw new Error('etcd unavailable');
+        return (await (raw as Etcd3).leaseClient.leaseGrant({ TTL: ttl })).ID;
+      },
+      { reuseDurationSeconds: 60 },
+    );
     await expect(m.lease(3600)).rejects.toThrow('etcd unavailable');
     fail = false;
     await expect(m.lease(3600)).resolves.toMatch(/^\d+$/);

@@ -35,7 +35,10 @@ export class LeaseManager {
   private readonly maxObjects: number;
   private readonly now: () => number;
 
-  constructor(private readonly grant: (ttlSeconds: number) => Promise<string>, private readonly opts: LeaseManagerOptions) {
+  constructor(
+    private readonly grant: (ttlSeconds: number) => Promise<string>,
+    private readonly opts: LeaseManagerOptions,
+  ) {
     this.maxObjects = opts.maxObjects ?? 1000;
     this.now = opts.now ?? Date.now;
   }
@@ -51,7 +54,12 @@ export class LeaseManager {
     const now = this.now();
     const reuse = Math.min(Math.floor(REUSE_SHARE * ttl), this.opts.reuseDurationSeconds);
     const h = this.held;
-    if (h && h.attached < this.maxObjects && h.expiresAt > now + ttl * 1000 && h.expiresAt <= now + (ttl + reuse) * 1000) {
+    if (
+      h &&
+      h.attached < this.maxObjects &&
+      h.expiresAt > now + ttl * 1000 &&
+      h.expiresAt <= now + (ttl + reuse) * 1000
+    ) {
       h.attached++;
       return h.id;
     }

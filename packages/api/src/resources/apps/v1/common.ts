@@ -3,7 +3,11 @@ import { column } from '../../../table-columns.js';
 import { NONE } from '../../../table-format.js';
 import type { ApiObject } from '../../../types.js';
 
-interface SelectorRequirement { key: string; operator: string; values?: string[] }
+interface SelectorRequirement {
+  key: string;
+  operator: string;
+  values?: string[];
+}
 interface WorkloadSpec {
   selector?: { matchLabels?: Record<string, string>; matchExpressions?: SelectorRequirement[] };
   template?: { spec?: { containers?: Array<{ name?: string; image?: string }> } };
@@ -14,10 +18,14 @@ const spec = (o: ApiObject): WorkloadSpec => (o.spec ?? {}) as WorkloadSpec;
 function requirementText(r: SelectorRequirement): string {
   const values = `(${[...(r.values ?? [])].sort().join(',')})`;
   switch (r.operator) {
-    case 'In': return `${r.key} in ${values}`;
-    case 'NotIn': return `${r.key} notin ${values}`;
-    case 'Exists': return r.key;
-    default: return `!${r.key}`;
+    case 'In':
+      return `${r.key} in ${values}`;
+    case 'NotIn':
+      return `${r.key} notin ${values}`;
+    case 'Exists':
+      return r.key;
+    default:
+      return `!${r.key}`;
   }
 }
 
@@ -28,17 +36,44 @@ function labelSelectorText(o: ApiObject): string {
     ...Object.entries(sel.matchLabels ?? {}).map(([k, v]): [string, string] => [k, `${k}=${v}`]),
     ...(sel.matchExpressions ?? []).map((r): [string, string] => [r.key, requirementText(r)]),
   ];
-  return reqs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, text]) => text).join(',') || NONE;
+  return (
+    reqs
+      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+      .map(([, text]) => text)
+      .join(',') || NONE
+  );
 }
 
 const containers = (o: ApiObject): Array<{ name?: string; image?: string }> => spec(o).template?.spec?.containers ?? [];
 
 /** The `-o wide` columns of pod-template workloads: Containers, Images, Selector. */
 export const templateColumns: readonly TableColumn[] = [
-  column('Containers', 'string', (o) => containers(o).map((c) => c.name ?? '').join(','), 1, 'Names of each container in the template.'),
-  column('Images', 'string', (o) => containers(o).map((c) => c.image ?? '').join(','), 1, 'Images referenced by each container in the template.'),
+  column(
+    'Containers',
+    'string',
+    (o) =>
+      containers(o)
+        .map((c) => c.name ?? '')
+        .join(','),
+    1,
+    'Names of each container in the template.',
+  ),
+  column(
+    'Images',
+    'string',
+    (o) =>
+      containers(o)
+        .map((c) => c.image ?? '')
+        .join(','),
+    1,
+    'Images referenced by each container in the template.',
+  ),
   column('Selector', 'string', labelSelectorText, 1, 'Label selector for pods.'),
 ];
 
 /** `spec.replicas`, `status.replicas` and `spec.selector`: the `scale` subresource of apps workloads. */
-export const workloadScale: ScalePaths = { specReplicasPath: 'spec.replicas', statusReplicasPath: 'status.replicas', labelSelectorPath: 'spec.selector' };
+export const workloadScale: ScalePaths = {
+  specReplicasPath: 'spec.replicas',
+  statusReplicasPath: 'status.replicas',
+  labelSelectorPath: 'spec.selector',
+};

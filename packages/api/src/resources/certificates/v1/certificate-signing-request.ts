@@ -22,34 +22,60 @@ export function csrConditionCell(o: ApiObject): string {
 }
 
 const condition = s.obj({
-  type: s.str({ tag: 1 }), status: s.str({ tag: 6 }), reason: s.str({ tag: 2 }), message: s.str({ tag: 3 }),
-  lastUpdateTime: s.time({ tag: 4 }), lastTransitionTime: s.time({ tag: 5 }),
+  type: s.str({ tag: 1 }),
+  status: s.str({ tag: 6 }),
+  reason: s.str({ tag: 2 }),
+  message: s.str({ tag: 3 }),
+  lastUpdateTime: s.time({ tag: 4 }),
+  lastTransitionTime: s.time({ tag: 5 }),
 });
 
 /**
  * certificates/v1 CertificateSigningRequest (cluster-scoped). `approval` is its own
  * subresource: only the Approved/Denied conditions change through it.
  */
-export const certificateSigningRequest = (): ResourceType => defineResource({
-  group: group('certificates'), version: 'v1', kind: 'CertificateSigningRequest', plural: 'certificatesigningrequests',
-  singular: 'certificatesigningrequest', shortNames: ['csr'], namespaced: false, subresources: ['status', 'approval'],
-  nameRule: 'path-segment',
-  tableColumns: [
-    nameColumn, ageColumn,
-    column('SignerName', 'string', (o) => (o as CsrView).spec?.signerName || NONE),
-    column('Requestor', 'string', (o) => (o as CsrView).spec?.username ?? ''),
-    column('RequestedDuration', 'string', (o) => {
-      const seconds = (o as CsrView).spec?.expirationSeconds;
-      return seconds === undefined ? NONE : humanDuration(seconds * 1000);
-    }),
-    column('Condition', 'string', csrConditionCell),
-  ],
-  schema: objectSchema({
-    spec: s.obj({
-      request: s.bytes({ tag: 1 }), signerName: s.str({ tag: 7 }), expirationSeconds: s.int32({ tag: 8 }),
-      usages: s.atomic(s.str(), { tag: 5 }), username: s.str({ tag: 2 }), uid: s.str({ tag: 3 }),
-      groups: s.atomic(s.str(), { tag: 4 }), extra: s.map(s.atomic(s.str()), { tag: 6 }),
-    }, { tag: 2, required: ['request', 'signerName'] }),
-    status: s.obj({ conditions: s.keyed(condition, ['type'], { tag: 1 }), certificate: s.bytes({ tag: 2 }) }, { tag: 3 }),
-  }, { required: ['spec'] }),
-});
+export const certificateSigningRequest = (): ResourceType =>
+  defineResource({
+    group: group('certificates'),
+    version: 'v1',
+    kind: 'CertificateSigningRequest',
+    plural: 'certificatesigningrequests',
+    singular: 'certificatesigningrequest',
+    shortNames: ['csr'],
+    namespaced: false,
+    subresources: ['status', 'approval'],
+    nameRule: 'path-segment',
+    tableColumns: [
+      nameColumn,
+      ageColumn,
+      column('SignerName', 'string', (o) => (o as CsrView).spec?.signerName || NONE),
+      column('Requestor', 'string', (o) => (o as CsrView).spec?.username ?? ''),
+      column('RequestedDuration', 'string', (o) => {
+        const seconds = (o as CsrView).spec?.expirationSeconds;
+        return seconds === undefined ? NONE : humanDuration(seconds * 1000);
+      }),
+      column('Condition', 'string', csrConditionCell),
+    ],
+    schema: objectSchema(
+      {
+        spec: s.obj(
+          {
+            request: s.bytes({ tag: 1 }),
+            signerName: s.str({ tag: 7 }),
+            expirationSeconds: s.int32({ tag: 8 }),
+            usages: s.atomic(s.str(), { tag: 5 }),
+            username: s.str({ tag: 2 }),
+            uid: s.str({ tag: 3 }),
+            groups: s.atomic(s.str(), { tag: 4 }),
+            extra: s.map(s.atomic(s.str()), { tag: 6 }),
+          },
+          { tag: 2, required: ['request', 'signerName'] },
+        ),
+        status: s.obj(
+          { conditions: s.keyed(condition, ['type'], { tag: 1 }), certificate: s.bytes({ tag: 2 }) },
+          { tag: 3 },
+        ),
+      },
+      { required: ['spec'] },
+    ),
+  });

@@ -10,11 +10,25 @@ const bindingSchema = () => objectSchema({ target: { ...objectReference, tag: 2 
  * the pod in `metadata.name`, `pods/<name>/binding` in the URL; either sets the pod's
  * `spec.nodeName` (the scheduler's write).
  */
-export const binding = (): ResourceType => defineResource({
-  group: '', version: 'v1', kind: 'Binding', plural: 'bindings', singular: 'binding',
-  namespaced: true, hasSpec: false, strategicMerge: false, verbs: ['create'], virtual: true,
-  schema: bindingSchema(),
-});
+export const binding = (): ResourceType =>
+  defineResource({
+    group: '',
+    version: 'v1',
+    kind: 'Binding',
+    plural: 'bindings',
+    singular: 'binding',
+    namespaced: true,
+    hasSpec: false,
+    strategicMerge: false,
+    verbs: ['create'],
+    virtual: true,
+    schema: bindingSchema(),
+  });
 
 /** The body of `pods/<name>/binding`. */
-export const bindingKind = (): SubresourceKind => ({ group: '', version: 'v1', kind: 'Binding', schema: bindingSchema() });
+export const bindingKind = (): SubresourceKind => ({
+  group: '',
+  version: 'v1',
+  kind: 'Binding',
+  schema: bindingSchema(),
+});

@@ -3,7 +3,11 @@ import { age } from '../../../table-format.js';
 
 export function eventLastSeen(o: ApiObject, now: number): string {
   const series = (o.series as { lastObservedTime?: string } | undefined)?.lastObservedTime;
-  const t = series ?? (o.lastTimestamp as string | undefined) ?? (o.eventTime as string | undefined) ?? o.metadata.creationTimestamp;
+  const t =
+    series ??
+    (o.lastTimestamp as string | undefined) ??
+    (o.eventTime as string | undefined) ??
+    o.metadata.creationTimestamp;
   return age(t, now);
 }
 

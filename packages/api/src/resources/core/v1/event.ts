@@ -7,7 +7,15 @@ import { eventLastSeen, eventObject, eventSourceText } from './event-printer.js'
 import type { ApiObject } from '../../../types.js';
 import { objectReference } from './common.js';
 
-type Ref = { kind?: string; namespace?: string; name?: string; uid?: string; apiVersion?: string; resourceVersion?: string; fieldPath?: string };
+type Ref = {
+  kind?: string;
+  namespace?: string;
+  name?: string;
+  uid?: string;
+  apiVersion?: string;
+  resourceVersion?: string;
+  fieldPath?: string;
+};
 
 /** Field selectors on an Event's object reference `field` (`involvedObject`, `regarding`). */
 export function referenceSelectors(field: string): Record<string, (o: ApiObject) => string> {
@@ -17,40 +25,67 @@ export function referenceSelectors(field: string): Record<string, (o: ApiObject)
 }
 
 /** EventSeries (MicroTime lastObservedTime) at `tag`. */
-export const eventSeries = (tag: number) => s.obj({ count: s.int32({ tag: 1 }), lastObservedTime: s.microTime({ tag: 2 }) }, { tag });
+export const eventSeries = (tag: number) =>
+  s.obj({ count: s.int32({ tag: 1 }), lastObservedTime: s.microTime({ tag: 2 }) }, { tag });
 /** EventSource at `tag`. */
 export const eventSource = (tag: number) => s.obj({ component: s.str({ tag: 1 }), host: s.str({ tag: 2 }) }, { tag });
 
-export const event = (): ResourceType => defineResource({
-  group: '', version: 'v1', kind: 'Event', plural: 'events', singular: 'event', shortNames: ['ev'],
-  namespaced: true, hasSpec: false,
-  tableColumns: [
-    column('Last Seen', 'string', eventLastSeen),
-    column('Type', 'string', (o) => String(o.type ?? '')),
-    column('Reason', 'string', (o) => String(o.reason ?? '')),
-    column('Object', 'string', eventObject),
-    column('Subobject', 'string', (o) => String((o.involvedObject as { fieldPath?: string } | undefined)?.fieldPath ?? ''), 1),
-    column('Source', 'string', eventSourceText, 1),
-    column('Message', 'string', (o) => String(o.message ?? '')),
-    column('First Seen', 'string', (o, now) => age(String(o.firstTimestamp ?? o.eventTime ?? '') || undefined, now), 1),
-    column('Count', 'integer', (o) => Number(o.count ?? 1), 1),
-    { ...nameColumn, priority: 1 },
-  ],
-  schema: objectSchema({
-    involvedObject: { ...objectReference, tag: 2 },
-    reason: s.str({ tag: 3 }), message: s.str({ tag: 4 }),
-    source: eventSource(5),
-    firstTimestamp: s.time({ tag: 6 }), lastTimestamp: s.time({ tag: 7 }), count: s.int32({ tag: 8 }),
-    type: s.str({ tag: 9 }), eventTime: s.microTime({ tag: 10 }),
-    series: eventSeries(11),
-    action: s.str({ tag: 12 }), related: { ...objectReference, tag: 13 },
-    reportingComponent: s.str({ tag: 14 }), reportingInstance: s.str({ tag: 15 }),
-  }, { required: ['involvedObject'] }),
-  fieldSelectors: {
-    ...referenceSelectors('involvedObject'),
-    reason: (o) => String(o.reason ?? ''),
-    reportingComponent: (o) => String(o.reportingComponent ?? ''),
-    source: (o) => String((o.source as { component?: string } | undefined)?.component ?? ''),
-    type: (o) => String(o.type ?? ''),
-  },
-});
+export const event = (): ResourceType =>
+  defineResource({
+    group: '',
+    version: 'v1',
+    kind: 'Event',
+    plural: 'events',
+    singular: 'event',
+    shortNames: ['ev'],
+    namespaced: true,
+    hasSpec: false,
+    tableColumns: [
+      column('Last Seen', 'string', eventLastSeen),
+      column('Type', 'string', (o) => String(o.type ?? '')),
+      column('Reason', 'string', (o) => String(o.reason ?? '')),
+      column('Object', 'string', eventObject),
+      column(
+        'Subobject',
+        'string',
+        (o) => String((o.involvedObject as { fieldPath?: string } | undefined)?.fieldPath ?? ''),
+        1,
+      ),
+      column('Source', 'string', eventSourceText, 1),
+      column('Message', 'string', (o) => String(o.message ?? '')),
+      column(
+        'First Seen',
+        'string',
+        (o, now) => age(String(o.firstTimestamp ?? o.eventTime ?? '') || undefined, now),
+        1,
+      ),
+      column('Count', 'integer', (o) => Number(o.count ?? 1), 1),
+      { ...nameColumn, priority: 1 },
+    ],
+    schema: objectSchema(
+      {
+        involvedObject: { ...objectReference, tag: 2 },
+        reason: s.str({ tag: 3 }),
+        message: s.str({ tag: 4 }),
+        source: eventSource(5),
+        firstTimestamp: s.time({ tag: 6 }),
+        lastTimestamp: s.time({ tag: 7 }),
+        count: s.int32({ tag: 8 }),
+        type: s.str({ tag: 9 }),
+        eventTime: s.microTime({ tag: 10 }),
+        series: eventSeries(11),
+        action: s.str({ tag: 12 }),
+        related: { ...objectReference, tag: 13 },
+        reportingComponent: s.str({ tag: 14 }),
+        reportingInstance: s.str({ tag: 15 }),
+      },
+      { required: ['involvedObject'] },
+    ),
+    fieldSelectors: {
+      ...referenceSelectors('involvedObject'),
+      reason: (o) => String(o.reason ?? ''),
+      reportingComponent: (o) => String(o.reportingComponent ?? ''),
+      source: (o) => String((o.source as { component?: string } | undefined)?.component ?? ''),
+      type: (o) => String(o.type ?? ''),
+    },
+  });

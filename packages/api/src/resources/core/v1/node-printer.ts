@@ -3,7 +3,8 @@ import { naming } from '../../../names.js';
 import { NONE } from '../../../table-format.js';
 
 export function nodeStatus(o: ApiObject): string {
-  const conditions = (o.status as { conditions?: Array<{ type?: string; status?: string }> } | undefined)?.conditions ?? [];
+  const conditions =
+    (o.status as { conditions?: Array<{ type?: string; status?: string }> } | undefined)?.conditions ?? [];
   const ready = conditions.find((c) => c.type === 'Ready');
   const parts = [ready?.status === 'True' ? 'Ready' : ready?.status === 'False' ? 'NotReady' : 'Unknown'];
   if ((o.spec as { unschedulable?: boolean } | undefined)?.unschedulable) parts.push('SchedulingDisabled');

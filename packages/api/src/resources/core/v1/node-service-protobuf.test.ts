@@ -1,5 +1,12 @@
 import { builtinCatalog, s, type ObjectSchema } from '@svc/api';
-import { checkSchema, decodeEnvelope, decodeMessage, decodeProtobufObject, encodeMessage, encodeProtobufObject } from '@svc/machinery';
+import {
+  checkSchema,
+  decodeEnvelope,
+  decodeMessage,
+  decodeProtobufObject,
+  encodeMessage,
+  encodeProtobufObject,
+} from '@svc/machinery';
 
 const catalog = builtinCatalog();
 const schemaOf = (plural: string): ObjectSchema => catalog.lookup('', 'v1', plural)?.schema as ObjectSchema;
@@ -11,7 +18,12 @@ function roundTrip(obj: Record<string, unknown>, schema: ObjectSchema): Record<s
 const heartbeat = '2026-11-21T22:13:20Z';
 const transition = '2026-11-21T20:00:00Z';
 const cond = (type: string, status: string, reason: string, message: string) => ({
-  type, status, lastHeartbeatTime: heartbeat, lastTransitionTime: transition, reason, message,
+  type,
+  status,
+  lastHeartbeatTime: heartbeat,
+  lastTransitionTime: transition,
+  reason,
+  message,
 });
 
 /** The status svclet's NodeStatusManager writes (node-status.ts computeStatus). */
@@ -24,23 +36,43 @@ const svcletStatus = {
     cond('PIDPressure', 'False', 'AgentHasSufficientPID', 'agent has sufficient PID available'),
     cond('Ready', 'True', 'AgentReady', 'agent is posting ready status'),
   ],
-  addresses: [{ type: 'InternalIP', address: '10.0.0.5' }, { type: 'Hostname', address: 'worker-1' }],
+  addresses: [
+    { type: 'InternalIP', address: '10.0.0.5' },
+    { type: 'Hostname', address: 'worker-1' },
+  ],
   daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
   nodeInfo: {
-    machineID: 'f0e1d2c3b4a5968778695a4b3c2d1e0f', systemUUID: 'ec2a6d5e-0c8c-4a52-9f1e-6b2d3c4e5f60',
-    bootID: '5d1c8f4a-2b3e-4c6d-8e9f-0a1b2c3d4e5f', kernelVersion: '6.8.0-45-generic', osImage: 'Ubuntu 24.04.1 LTS',
-    containerRuntimeVersion: 'containerd://1.7.22', kubeletVersion: 'v1.31.0', kubeProxyVersion: 'v1.31.0',
-    operatingSystem: 'linux', architecture: 'amd64',
+    machineID: 'f0e1d2c3b4a5968778695a4b3c2d1e0f',
+    systemUUID: 'ec2a6d5e-0c8c-4a52-9f1e-6b2d3c4e5f60',
+    bootID: '5d1c8f4a-2b3e-4c6d-8e9f-0a1b2c3d4e5f',
+    kernelVersion: '6.8.0-45-generic',
+    osImage: 'Ubuntu 24.04.1 LTS',
+    containerRuntimeVersion: 'containerd://1.7.22',
+    kubeletVersion: 'v1.31.0',
+    kubeProxyVersion: 'v1.31.0',
+    operatingSystem: 'linux',
+    architecture: 'amd64',
   },
 };
 
 const node = {
-  apiVersion: 'v1', kind: 'Node',
-  metadata: { name: 'worker-1', uid: '8d1f0c3e-5b7a-4f1e-9a2b-3c4d5e6f7a8b', resourceVersion: '812', labels: { 'example.com/role': 'worker' } },
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: {
+    name: 'worker-1',
+    uid: '8d1f0c3e-5b7a-4f1e-9a2b-3c4d5e6f7a8b',
+    resourceVersion: '812',
+    labels: { 'example.com/role': 'worker' },
+  },
   spec: {
-    podCIDR: '10.244.1.0/24', podCIDRs: ['10.244.1.0/24', 'fd00:10:244:1::/64'], providerID: 'example://worker-1',
+    podCIDR: '10.244.1.0/24',
+    podCIDRs: ['10.244.1.0/24', 'fd00:10:244:1::/64'],
+    providerID: 'example://worker-1',
     unschedulable: true,
-    taints: [{ key: 'example.com/not-ready', effect: 'NoSchedule' }, { key: 'dedicated', value: 'gpu', effect: 'NoExecute', timeAdded: transition }],
+    taints: [
+      { key: 'example.com/not-ready', effect: 'NoSchedule' },
+      { key: 'dedicated', value: 'gpu', effect: 'NoExecute', timeAdded: transition },
+    ],
     configSource: { configMap: { namespace: 'kube-config', name: 'node-config', kubeletConfigKey: 'kubelet' } },
   },
   status: {
@@ -48,15 +80,42 @@ const node = {
     phase: 'Running',
     nodeInfo: { ...svcletStatus.nodeInfo, swap: { capacity: 4294967296 } },
     images: [
-      { names: ['registry.example/app@sha256:0123456789abcdef', 'registry.example/app:1.2.3'], sizeBytes: 123456789012 },
+      {
+        names: ['registry.example/app@sha256:0123456789abcdef', 'registry.example/app:1.2.3'],
+        sizeBytes: 123456789012,
+      },
       { names: ['registry.example/pause:3.10'], sizeBytes: 320368 },
     ],
     volumesInUse: ['example.com/csi^vol-1'],
     volumesAttached: [{ name: 'example.com/csi^vol-1', devicePath: '/dev/xvdba' }],
     config: {
-      assigned: { configMap: { namespace: 'kube-config', name: 'node-config', uid: 'c1', resourceVersion: '17', kubeletConfigKey: 'kubelet' } },
-      active: { configMap: { namespace: 'kube-config', name: 'node-config', uid: 'c1', resourceVersion: '16', kubeletConfigKey: 'kubelet' } },
-      lastKnownGood: { configMap: { namespace: 'kube-config', name: 'node-config', uid: 'c1', resourceVersion: '15', kubeletConfigKey: 'kubelet' } },
+      assigned: {
+        configMap: {
+          namespace: 'kube-config',
+          name: 'node-config',
+          uid: 'c1',
+          resourceVersion: '17',
+          kubeletConfigKey: 'kubelet',
+        },
+      },
+      active: {
+        configMap: {
+          namespace: 'kube-config',
+          name: 'node-config',
+          uid: 'c1',
+          resourceVersion: '16',
+          kubeletConfigKey: 'kubelet',
+        },
+      },
+      lastKnownGood: {
+        configMap: {
+          namespace: 'kube-config',
+          name: 'node-config',
+          uid: 'c1',
+          resourceVersion: '15',
+          kubeletConfigKey: 'kubelet',
+        },
+      },
       error: 'failed to load the assigned config',
     },
     runtimeHandlers: [
@@ -69,23 +128,51 @@ const node = {
 };
 
 const service = {
-  apiVersion: 'v1', kind: 'Service',
+  apiVersion: 'v1',
+  kind: 'Service',
   metadata: { name: 'web', namespace: 'default', uid: '2f3e4d5c-6b7a-4988-a7b6-c5d4e3f2a1b0', resourceVersion: '99' },
   spec: {
-    ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 8080, nodePort: 30080 }, { name: 'dns', protocol: 'UDP', port: 53, targetPort: 'dns', nodePort: 30053 }],
-    selector: { app: 'web' }, clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10'], type: 'LoadBalancer',
-    sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 10800 } },
-    externalTrafficPolicy: 'Local', healthCheckNodePort: 31000, ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack',
-    allocateLoadBalancerNodePorts: true, internalTrafficPolicy: 'Cluster',
+    ports: [
+      { name: 'http', protocol: 'TCP', port: 80, targetPort: 8080, nodePort: 30080 },
+      { name: 'dns', protocol: 'UDP', port: 53, targetPort: 'dns', nodePort: 30053 },
+    ],
+    selector: { app: 'web' },
+    clusterIP: '10.96.0.10',
+    clusterIPs: ['10.96.0.10'],
+    type: 'LoadBalancer',
+    sessionAffinity: 'ClientIP',
+    sessionAffinityConfig: { clientIP: { timeoutSeconds: 10800 } },
+    externalTrafficPolicy: 'Local',
+    healthCheckNodePort: 31000,
+    ipFamilies: ['IPv4'],
+    ipFamilyPolicy: 'SingleStack',
+    allocateLoadBalancerNodePorts: true,
+    internalTrafficPolicy: 'Cluster',
   },
   status: {
     loadBalancer: {
       ingress: [
-        { ip: '203.0.113.10', ipMode: 'VIP', ports: [{ port: 80, protocol: 'TCP' }, { port: 53, protocol: 'UDP', error: 'example.com/PortUnavailable' }] },
+        {
+          ip: '203.0.113.10',
+          ipMode: 'VIP',
+          ports: [
+            { port: 80, protocol: 'TCP' },
+            { port: 53, protocol: 'UDP', error: 'example.com/PortUnavailable' },
+          ],
+        },
         { hostname: 'lb.example.net', ipMode: 'Proxy' },
       ],
     },
-    conditions: [{ type: 'LoadBalancerReady', status: 'True', observedGeneration: 3, lastTransitionTime: transition, reason: 'Provisioned', message: '' }],
+    conditions: [
+      {
+        type: 'LoadBalancerReady',
+        status: 'True',
+        observedGeneration: 3,
+        lastTransitionTime: transition,
+        reason: 'Provisioned',
+        message: '',
+      },
+    ],
   },
 };
 
@@ -95,24 +182,43 @@ describe('Node and Service have a Protobuf form', () => {
   });
 
   it('a Node status exactly as svclet writes it round-trips (empty strings come back absent)', () => {
-    const written = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'worker-1' }, status: { ...svcletStatus, nodeInfo: { ...svcletStatus.nodeInfo, kubeProxyVersion: '' } } };
+    const written = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'worker-1' },
+      status: { ...svcletStatus, nodeInfo: { ...svcletStatus.nodeInfo, kubeProxyVersion: '' } },
+    };
     const { kubeProxyVersion: _empty, ...nodeInfo } = written.status.nodeInfo;
     expect(roundTrip(written, schemaOf('nodes'))).toEqual({ ...written, status: { ...written.status, nodeInfo } });
   });
 
   it('a Service with sessionAffinityConfig and a load balancer status round-trips', () => {
     const { message: _empty, ...condition } = service.status.conditions[0] ?? {};
-    expect(roundTrip(service, schemaOf('services'))).toEqual({ ...service, status: { ...service.status, conditions: [condition] } });
+    expect(roundTrip(service, schemaOf('services'))).toEqual({
+      ...service,
+      status: { ...service.status, conditions: [condition] },
+    });
   });
 
   it('values Kubernetes allows to be empty still validate after Protobuf drops the empty strings', () => {
-    const n = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' }, status: { volumesAttached: [{ name: 'example.com/csi^vol-2', devicePath: '' }] } };
+    const n = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'n' },
+      status: { volumesAttached: [{ name: 'example.com/csi^vol-2', devicePath: '' }] },
+    };
     expect(checkSchema(roundTrip(n, schemaOf('nodes')), schemaOf('nodes')).errors).toEqual([]);
     expect(checkSchema(roundTrip(service, schemaOf('services')), schemaOf('services')).errors).toEqual([]);
   });
 
   it('the load balancer status the Service strategy sets on create ({}) is encodable', () => {
-    const created = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'a', namespace: 'default' }, spec: { ports: [{ port: 80 }] }, status: { loadBalancer: {} } };
+    const created = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'a', namespace: 'default' },
+      spec: { ports: [{ port: 80 }] },
+      status: { loadBalancer: {} },
+    };
     expect(roundTrip(created, schemaOf('services'))).toEqual(created);
   });
 });
@@ -125,16 +231,24 @@ describe('Node and Service have a Protobuf form', () => {
 describe('Node and Service field numbers on the wire', () => {
   const probeNode = s.obj({
     spec: s.obj({ cfg: s.obj({ cm: s.obj({ key: s.str({ tag: 5 }) }, { tag: 2 }) }, { tag: 6 }) }, { tag: 2 }),
-    status: s.obj({
-      conds: s.arr(s.obj({ heartbeat: s.time({ tag: 3 }) }), { tag: 4 }),
-      daemons: s.obj({ kubelet: s.obj({ port: s.int32({ tag: 1 }) }, { tag: 1 }) }, { tag: 6 }),
-      info: s.obj({ swap: s.obj({ capacity: s.int64({ tag: 1 }) }, { tag: 11 }) }, { tag: 7 }),
-      imgs: s.arr(s.obj({ names: s.arr(s.str(), { tag: 1 }), size: s.int64({ tag: 2 }) }), { tag: 8 }),
-      attached: s.arr(s.obj({ device: s.str({ tag: 2 }) }), { tag: 10 }),
-      cfg: s.obj({ good: s.obj({ cm: s.obj({ rv: s.str({ tag: 4 }) }, { tag: 2 }) }, { tag: 3 }), err: s.str({ tag: 4 }) }, { tag: 11 }),
-      handlers: s.arr(s.obj({ name: s.str({ tag: 1 }), f: s.obj({ userns: s.bool({ tag: 2 }) }, { tag: 2 }) }), { tag: 12 }),
-      feats: s.obj({ sgp: s.bool({ tag: 1 }) }, { tag: 13 }),
-    }, { tag: 3 }),
+    status: s.obj(
+      {
+        conds: s.arr(s.obj({ heartbeat: s.time({ tag: 3 }) }), { tag: 4 }),
+        daemons: s.obj({ kubelet: s.obj({ port: s.int32({ tag: 1 }) }, { tag: 1 }) }, { tag: 6 }),
+        info: s.obj({ swap: s.obj({ capacity: s.int64({ tag: 1 }) }, { tag: 11 }) }, { tag: 7 }),
+        imgs: s.arr(s.obj({ names: s.arr(s.str(), { tag: 1 }), size: s.int64({ tag: 2 }) }), { tag: 8 }),
+        attached: s.arr(s.obj({ device: s.str({ tag: 2 }) }), { tag: 10 }),
+        cfg: s.obj(
+          { good: s.obj({ cm: s.obj({ rv: s.str({ tag: 4 }) }, { tag: 2 }) }, { tag: 3 }), err: s.str({ tag: 4 }) },
+          { tag: 11 },
+        ),
+        handlers: s.arr(s.obj({ name: s.str({ tag: 1 }), f: s.obj({ userns: s.bool({ tag: 2 }) }, { tag: 2 }) }), {
+          tag: 12,
+        }),
+        feats: s.obj({ sgp: s.bool({ tag: 1 }) }, { tag: 13 }),
+      },
+      { tag: 3 },
+    ),
   });
 
   it('Node', () => {
@@ -167,24 +281,50 @@ describe('Node and Service field numbers on the wire', () => {
 
   it('Service', () => {
     const probe = s.obj({
-      spec: s.obj({ affinity: s.obj({ clientIP: s.obj({ timeout: s.int32({ tag: 1 }) }, { tag: 1 }) }, { tag: 14 }) }, { tag: 2 }),
-      status: s.obj({
-        lb: s.obj({
-          ingress: s.arr(s.obj({
-            ip: s.str({ tag: 1 }), host: s.str({ tag: 2 }), mode: s.str({ tag: 3 }),
-            ports: s.arr(s.obj({ port: s.int32({ tag: 1 }), proto: s.str({ tag: 2 }), err: s.str({ tag: 3 }) }), { tag: 4 }),
-          }), { tag: 1 }),
-        }, { tag: 1 }),
-        conds: s.arr(s.obj({ gen: s.int64({ tag: 3 }), at: s.time({ tag: 4 }) }), { tag: 2 }),
-      }, { tag: 3 }),
+      spec: s.obj(
+        { affinity: s.obj({ clientIP: s.obj({ timeout: s.int32({ tag: 1 }) }, { tag: 1 }) }, { tag: 14 }) },
+        { tag: 2 },
+      ),
+      status: s.obj(
+        {
+          lb: s.obj(
+            {
+              ingress: s.arr(
+                s.obj({
+                  ip: s.str({ tag: 1 }),
+                  host: s.str({ tag: 2 }),
+                  mode: s.str({ tag: 3 }),
+                  ports: s.arr(s.obj({ port: s.int32({ tag: 1 }), proto: s.str({ tag: 2 }), err: s.str({ tag: 3 }) }), {
+                    tag: 4,
+                  }),
+                }),
+                { tag: 1 },
+              ),
+            },
+            { tag: 1 },
+          ),
+          conds: s.arr(s.obj({ gen: s.int64({ tag: 3 }), at: s.time({ tag: 4 }) }), { tag: 2 }),
+        },
+        { tag: 3 },
+      ),
     });
-    const wire = decodeMessage(decodeEnvelope(encodeProtobufObject(service, schemaOf('services'), 'v1', 'Service')).raw, probe);
+    const wire = decodeMessage(
+      decodeEnvelope(encodeProtobufObject(service, schemaOf('services'), 'v1', 'Service')).raw,
+      probe,
+    );
     expect(wire).toEqual({
       spec: { affinity: { clientIP: { timeout: 10800 } } },
       status: {
         lb: {
           ingress: [
-            { ip: '203.0.113.10', mode: 'VIP', ports: [{ port: 80, proto: 'TCP' }, { port: 53, proto: 'UDP', err: 'example.com/PortUnavailable' }] },
+            {
+              ip: '203.0.113.10',
+              mode: 'VIP',
+              ports: [
+                { port: 80, proto: 'TCP' },
+                { port: 53, proto: 'UDP', err: 'example.com/PortUnavailable' },
+              ],
+            },
             { host: 'lb.example.net', mode: 'Proxy' },
           ],
         },

@@ -1,9 +1,24 @@
 import type { ApiObject } from '../../../types.js';
 import { age } from '../../../table-format.js';
 
-interface ContainerState { waiting?: { reason?: string }; running?: object; terminated?: { reason?: string; exitCode?: number; signal?: number } }
-interface ContainerStatus { ready?: boolean; restartCount?: number; state?: ContainerState; lastState?: { terminated?: { finishedAt?: string } } }
-interface PodStatus { phase?: string; reason?: string; containerStatuses?: ContainerStatus[]; initContainerStatuses?: ContainerStatus[]; conditions?: Array<{ type?: string; status?: string }> }
+interface ContainerState {
+  waiting?: { reason?: string };
+  running?: object;
+  terminated?: { reason?: string; exitCode?: number; signal?: number };
+}
+interface ContainerStatus {
+  ready?: boolean;
+  restartCount?: number;
+  state?: ContainerState;
+  lastState?: { terminated?: { finishedAt?: string } };
+}
+interface PodStatus {
+  phase?: string;
+  reason?: string;
+  containerStatuses?: ContainerStatus[];
+  initContainerStatuses?: ContainerStatus[];
+  conditions?: Array<{ type?: string; status?: string }>;
+}
 
 const status = (o: ApiObject): PodStatus => (o.status ?? {}) as PodStatus;
 
@@ -21,7 +36,8 @@ export function podStatusReason(o: ApiObject): string {
     const t = c.state?.terminated;
     if (t && t.exitCode === 0) return;
     if (t) reason = t.reason ? `Init:${t.reason}` : `Init:ExitCode:${t.exitCode ?? 0}`;
-    else if (c.state?.waiting?.reason && c.state.waiting.reason !== 'PodInitializing') reason = `Init:${c.state.waiting.reason}`;
+    else if (c.state?.waiting?.reason && c.state.waiting.reason !== 'PodInitializing')
+      reason = `Init:${c.state.waiting.reason}`;
     else reason = `Init:${i}/${all.length}`;
   });
   let running = false;
@@ -29,7 +45,8 @@ export function podStatusReason(o: ApiObject): string {
     const s = c.state ?? {};
     if (s.waiting?.reason) reason = s.waiting.reason;
     else if (s.terminated?.reason) reason = s.terminated.reason;
-    else if (s.terminated) reason = s.terminated.signal ? `Signal:${s.terminated.signal}` : `ExitCode:${s.terminated.exitCode ?? 0}`;
+    else if (s.terminated)
+      reason = s.terminated.signal ? `Signal:${s.terminated.signal}` : `ExitCode:${s.terminated.exitCode ?? 0}`;
     else if (c.ready && s.running) running = true;
   }
   if (reason === 'Completed' && running) {
@@ -48,5 +65,7 @@ export function podRestarts(o: ApiObject, now: number): string {
     const finished = c.lastState?.terminated?.finishedAt;
     if (finished) last = Math.max(last ?? 0, Date.parse(finished));
   }
-  return last !== undefined && restarts > 0 ? `${restarts} (${age(new Date(last).toISOString(), now)} ago)` : String(restarts);
+  return last !== undefined && restarts > 0
+    ? `${restarts} (${age(new Date(last).toISOString(), now)} ago)`
+    : String(restarts);
 }

@@ -48,19 +48,33 @@ export function eventFromCore(obj: ApiObject): ApiObject {
 export const eventsEvent = (): ResourceType => {
   const core = coreEvent();
   return defineResource({
-    group: group('events'), version: 'v1', kind: 'Event', plural: 'events', singular: 'event', shortNames: ['ev'],
-    namespaced: true, hasSpec: false,
+    group: group('events'),
+    version: 'v1',
+    kind: 'Event',
+    plural: 'events',
+    singular: 'event',
+    shortNames: ['ev'],
+    namespaced: true,
+    hasSpec: false,
     // The same printer as core Events (Kubernetes prints both from one internal type).
-    tableColumns: core.tableColumns?.map((c) => ({ ...c, cell: (o: ApiObject, now: number) => c.cell(eventToCore(o), now) })),
+    tableColumns: core.tableColumns?.map((c) => ({
+      ...c,
+      cell: (o: ApiObject, now: number) => c.cell(eventToCore(o), now),
+    })),
     schema: objectSchema({
       eventTime: s.microTime({ tag: 2 }),
       series: eventSeries(3),
-      reportingController: s.str({ tag: 4 }), reportingInstance: s.str({ tag: 5 }),
-      action: s.str({ tag: 6 }), reason: s.str({ tag: 7 }),
-      regarding: { ...objectReference, tag: 8 }, related: { ...objectReference, tag: 9 },
-      note: s.str({ tag: 10 }), type: s.str({ tag: 11 }),
+      reportingController: s.str({ tag: 4 }),
+      reportingInstance: s.str({ tag: 5 }),
+      action: s.str({ tag: 6 }),
+      reason: s.str({ tag: 7 }),
+      regarding: { ...objectReference, tag: 8 },
+      related: { ...objectReference, tag: 9 },
+      note: s.str({ tag: 10 }),
+      type: s.str({ tag: 11 }),
       deprecatedSource: eventSource(12),
-      deprecatedFirstTimestamp: s.time({ tag: 13 }), deprecatedLastTimestamp: s.time({ tag: 14 }),
+      deprecatedFirstTimestamp: s.time({ tag: 13 }),
+      deprecatedLastTimestamp: s.time({ tag: 14 }),
       deprecatedCount: s.int32({ tag: 15 }),
     }),
     // Kubernetes' field label conversions for events/v1.

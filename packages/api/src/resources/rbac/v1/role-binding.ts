@@ -9,16 +9,30 @@ const roleColumn = column('Role', 'string', (o) => {
   return r ? `${r.kind ?? ''}/${r.name ?? ''}` : '';
 });
 
-export const roleBinding = (): ResourceType => defineResource({
-  group: group('rbac.authorization'), version: 'v1', kind: 'RoleBinding', plural: 'rolebindings', singular: 'rolebinding',
-  namespaced: true, nameRule: 'path-segment', hasSpec: false,
-  tableColumns: [nameColumn, roleColumn, ageColumn],
-  schema: objectSchema({ subjects, roleRef }, { required: ['roleRef'] }),
-});
+export const roleBinding = (): ResourceType =>
+  defineResource({
+    group: group('rbac.authorization'),
+    version: 'v1',
+    kind: 'RoleBinding',
+    plural: 'rolebindings',
+    singular: 'rolebinding',
+    namespaced: true,
+    nameRule: 'path-segment',
+    hasSpec: false,
+    tableColumns: [nameColumn, roleColumn, ageColumn],
+    schema: objectSchema({ subjects, roleRef }, { required: ['roleRef'] }),
+  });
 
-export const clusterRoleBinding = (): ResourceType => defineResource({
-  group: group('rbac.authorization'), version: 'v1', kind: 'ClusterRoleBinding', plural: 'clusterrolebindings', singular: 'clusterrolebinding',
-  namespaced: false, nameRule: 'path-segment', hasSpec: false,
-  tableColumns: [nameColumn, roleColumn, ageColumn],
-  schema: objectSchema({ subjects, roleRef }, { required: ['roleRef'] }),
-});
+export const clusterRoleBinding = (): ResourceType =>
+  defineResource({
+    group: group('rbac.authorization'),
+    version: 'v1',
+    kind: 'ClusterRoleBinding',
+    plural: 'clusterrolebindings',
+    singular: 'clusterrolebinding',
+    namespaced: false,
+    nameRule: 'path-segment',
+    hasSpec: false,
+    tableColumns: [nameColumn, roleColumn, ageColumn],
+    schema: objectSchema({ subjects, roleRef }, { required: ['roleRef'] }),
+  });
