@@ -1,6 +1,6 @@
 // svc-runtime served in-process on a real unix socket, driven through connectCri, running
 // real processes. Every container started here is killed in afterAll (killContainersUnder).
-import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@svc/component-base';
@@ -378,8 +378,11 @@ describe('svc-runtime CRI server', () => {
     const linesAtStop = readCriLog(before.logPath).length;
     process.kill(orphanShim, 'SIGKILL');
     process.kill(-orphanPid, 'SIGKILL');
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(readCriLog(before.logPath).length).toBeGreaterThan(linesAtStop);
+    await waitFor('the ticker to log on', () => readCriLog(before.logPath).length > linesAtStop);
+    // What the restarted server reads: the quitter's shim has recorded its exit (containers/<id>/exit.json)
+    // and the orphan's shim is gone.
+    await waitFor('the quitter to exit', () => existsSync(join(rootDir, 'containers', quitter, 'exit.json')));
+    await waitFor("the orphan's shim to be gone", () => !alive(orphanShim));
 
     server = await startRuntimeServer({ socket, rootDir, logger: silentLogger });
     cri = connectCri(socket);

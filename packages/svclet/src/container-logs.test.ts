@@ -105,7 +105,12 @@ describe('CRI log files', () => {
     const done = (async () => {
       for await (const c of readCriLog(f, { follow: true, signal: stop.signal, pollMs: 10 })) out.push(c.toString());
     })();
-    await new Promise((r) => setTimeout(r, 50));
+    // Following: the whole file was read, the reader now waits for more.
+    const deadline = Date.now() + 5000;
+    while (out.length === 0) {
+      if (Date.now() > deadline) throw new Error('timed out waiting for the first line');
+      await new Promise((r) => setTimeout(r, 10));
+    }
     stop.abort();
     await done;
     expect(out).toEqual(['one\n']);

@@ -102,12 +102,13 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const webhook = (o: { version?: 'v1' | 'v1beta1'; cacheTtlMs?: number } = {}) =>
+const webhook = (o: { version?: 'v1' | 'v1beta1'; cacheTtlMs?: number; now?: () => number } = {}) =>
   new TokenWebhookAuthenticator({
     target: loadWebhookKubeconfig(kubeconfig),
     version: o.version ?? 'v1beta1',
     cacheTtlMs: o.cacheTtlMs ?? 0,
     apiAudiences: [AUDIENCE],
+    ...(o.now ? { now: o.now } : {}),
   });
 
 describe('TokenWebhookAuthenticator', () => {
@@ -145,15 +146,19 @@ describe('TokenWebhookAuthenticator', () => {
   });
 
   it('caches answers (authenticated or not) for the TTL, failures not at all', async () => {
-    const w = webhook({ cacheTtlMs: 300 });
+    let clock = 1_000_000;
+    const w = webhook({ cacheTtlMs: 300, now: () => clock });
     const before = reviews.length;
     for (let i = 0; i < 3; i++) {
       expect((await w.authenticateToken('good-cached', [AUDIENCE]))?.user.name).toBe('cached');
       expect(await w.authenticateToken('nobody', [AUDIENCE])).toBeNull();
     }
     expect(reviews.length).toBe(before + 2);
-    await new Promise((r) => setTimeout(r, 350));
-    await w.authenticateToken('good-cached', [AUDIENCE]);
+    clock += 299;
+    expect((await w.authenticateToken('good-cached', [AUDIENCE]))?.user.name).toBe('cached');
+    expect(reviews.length).toBe(before + 2);
+    clock += 1;
+    expect((await w.authenticateToken('good-cached', [AUDIENCE]))?.user.name).toBe('cached');
     expect(reviews.length).toBe(before + 3);
     for (let i = 0; i < 2; i++) await expect(w.authenticateToken('fail', [AUDIENCE])).rejects.toThrow();
     expect(reviews.length).toBe(before + 5);
@@ -164,12 +169,10 @@ describe('API server with --authentication-token-webhook-config-file', () => {
   let t: TestApiServer;
   let anon: HttpsClient;
   const ssr = (token: string) =>
-    anon
-      .withToken(token)
-      .post('/apis/authentication.svc.io/v1/selfsubjectreviews', {
-        apiVersion: 'authentication.svc.io/v1',
-        kind: 'SelfSubjectReview',
-      });
+    anon.withToken(token).post('/apis/authentication.svc.io/v1/selfsubjectreviews', {
+      apiVersion: 'authentication.svc.io/v1',
+      kind: 'SelfSubjectReview',
+    });
 
   beforeAll(async () => {
     t = await startTestApiServer({

@@ -16,6 +16,7 @@ export interface TokenWebhookOptions {
   /** The server's own audiences: a reply without `status.audiences` means these. */
   apiAudiences: readonly string[];
   timeoutMs?: number;
+  /** The clock (ms since the epoch) that dates cached answers and ages them against the TTL; `Date.now` by default. */
   now?: () => number;
 }
 

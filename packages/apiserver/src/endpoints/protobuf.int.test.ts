@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { request as httpsRequest } from 'node:https';
 import { builtinCatalog, type ObjectSchema } from '@svc/api';
 import {
   decodeEnvelope,
@@ -15,6 +16,7 @@ import {
   type HttpsClient,
   type KubectlEnv,
   type TestApiServer,
+  waitFor,
 } from '@svc/testing';
 
 // Protobuf answers (the spec's envelope, Kubernetes' field numbers), Accept fallbacks and
@@ -26,6 +28,36 @@ const NS = '/api/v1/namespaces/default/configmaps';
 const schemaOf = (plural: string): ObjectSchema => builtinCatalog().lookup('', 'v1', plural)?.schema as ObjectSchema;
 
 type Obj = Record<string, unknown> & { metadata: Record<string, unknown> };
+
+/** A watch read as it arrives (HttpsClient answers only once the body ended, WatchStream reads JSON lines). */
+function streamWatch(
+  t: TestApiServer,
+  path: string,
+  accept: string,
+): {
+  /** Resolves once a whole frame arrived; throws when none did within 10 s. */
+  firstFrame(): Promise<void>;
+  /** The answer once the server ended the stream. */
+  ended: Promise<{ status: number; contentType: string | undefined; body: Buffer }>;
+} {
+  const chunks: Buffer[] = [];
+  const ended = new Promise<{ status: number; contentType: string | undefined; body: Buffer }>((resolve, reject) => {
+    const headers = { accept, authorization: `Bearer ${t.adminToken}` };
+    const req = httpsRequest(new URL(path, t.server.url), { headers, ca: t.server.caPem }, (res) => {
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'], body: Buffer.concat(chunks) }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  const firstFrame = async (): Promise<void> => {
+    await waitFor('a first watch frame', () => decodeWatchFrames(Buffer.concat(chunks)).events.length > 0);
+  };
+  return { firstFrame, ended };
+}
 
 describe('Protobuf answers under the default naming', () => {
   let t: TestApiServer;
@@ -76,7 +108,7 @@ describe('Protobuf answers under the default naming', () => {
   });
 
   it('create with a Protobuf body and a Protobuf answer; JSON body with Protobuf answer; Protobuf body with JSON answer', async () => {
-    const body = encodeProtobufObject(cm(name), schemaOf('configmaps'), 'v1', 'ConfigMap');
+    const body = encodeProtobufObject(cm(name), schemaOf('configmaps'), { apiVersion: 'v1', kind: 'ConfigMap' });
     const created = await c.post(NS, body, { contentType: PB, headers: { accept: PB } });
     expect(created.status).toBe(201);
     const decoded = decodeProtobufObject(created.body, schemaOf('configmaps')) as Obj;
@@ -87,10 +119,14 @@ describe('Protobuf answers under the default naming', () => {
     expect(second.status).toBe(201);
     expect(decodeProtobufObject(second.body, schemaOf('configmaps')).metadata).toMatchObject({ name: `${name}-2` });
 
-    const third = await c.post(NS, encodeProtobufObject(cm(`${name}-3`), schemaOf('configmaps'), 'v1', 'ConfigMap'), {
-      contentType: K8S_PB,
-      headers: { accept: 'application/json' },
-    });
+    const third = await c.post(
+      NS,
+      encodeProtobufObject(cm(`${name}-3`), schemaOf('configmaps'), { apiVersion: 'v1', kind: 'ConfigMap' }),
+      {
+        contentType: K8S_PB,
+        headers: { accept: 'application/json' },
+      },
+    );
     expect(third.status).toBe(201);
     expect(third.json<Obj>().metadata.name).toBe(`${name}-3`);
   });
@@ -203,18 +239,26 @@ describe('Protobuf answers under the default naming', () => {
   it('Protobuf watch: length-prefixed WatchEvent frames holding envelope-encoded objects', async () => {
     const list = await c.get(`${NS}?labelSelector=w=${name}`);
     const rv = list.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
-    const watching = c.get(`${NS}?watch=1&resourceVersion=${rv}&labelSelector=w=${name}&timeoutSeconds=2`, {
-      headers: { accept: `${K8S_PB};stream=watch` },
-    });
-    await new Promise((r) => setTimeout(r, 200));
+    // Under a 3 s timeout the server sends a BOOKMARK every second: the first one shows the
+    // watch is open before the writes, which must all fall inside its 3 s.
+    const watching = streamWatch(
+      t,
+      `${NS}?watch=1&resourceVersion=${rv}&labelSelector=w=${name}&allowWatchBookmarks=true&timeoutSeconds=3`,
+      `${K8S_PB};stream=watch`,
+    );
+    await watching.firstFrame();
     expect((await c.post(NS, { ...cm(name), metadata: { name, labels: { w: name } } })).status).toBe(201);
     expect((await c.patch(`${NS}/${name}`, { data: { n: '1' } }, 'application/merge-patch+json')).status).toBe(200);
     expect((await c.delete(`${NS}/${name}`)).status).toBe(200);
-    const r = await watching;
+    const r = await watching.ended;
     expect(r.status).toBe(200);
-    expect(r.headers['content-type']).toBe(`${K8S_PB};stream=watch`);
-    const { events, used } = decodeWatchFrames(r.body);
+    expect(r.contentType).toBe(`${K8S_PB};stream=watch`);
+    const { events: frames, used } = decodeWatchFrames(r.body);
     expect(used).toBe(r.body.length);
+    expect(frames[0]?.type).toBe('BOOKMARK');
+    const bookmark = decodeProtobufObject(frames[0]?.object ?? new Uint8Array(), schemaOf('configmaps')) as Obj;
+    expect(Number(bookmark.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(rv));
+    const events = frames.filter((e) => e.type !== 'BOOKMARK');
     expect(events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
     const objs = events.map((e) => decodeProtobufObject(e.object, schemaOf('configmaps')) as Obj);
     expect(objs.map((o) => [o.kind, o.metadata.name])).toEqual([
@@ -230,12 +274,10 @@ describe('Protobuf answers under the default naming', () => {
     ['truncated bytes', Buffer.from([0x6b, 0x38, 0x73, 0x00, 0x12, 0x7f, 0x0a])],
     [
       'a truncated object message',
-      encodeProtobufObject(
-        { metadata: { name: 'x' }, data: { a: 'b' } },
-        schemaOf('configmaps'),
-        'v1',
-        'ConfigMap',
-      ).subarray(0, 20),
+      encodeProtobufObject({ metadata: { name: 'x' }, data: { a: 'b' } }, schemaOf('configmaps'), {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+      }).subarray(0, 20),
     ],
   ])('a Protobuf body with %s is a 400 and the stored object is unchanged', async (_what, body) => {
     expect((await c.post(NS, cm(name))).status).toBe(201);

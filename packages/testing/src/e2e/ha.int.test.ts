@@ -144,8 +144,21 @@ describe('cluster.sh up --ha', () => {
     if (!dir) return;
     const down = await run('bash', ['scripts/cluster.sh', 'down'], env, 120_000);
     if (down.code !== 0) log(`down failed:\n${down.out}`);
-    await new Promise((r) => setTimeout(r, 500));
-    const left = spawnSync('pgrep', ['-af', dir], { encoding: 'utf8' }).stdout.trim();
+    // Processes may take a moment to disappear from the process table after their kill.
+    let left = '';
+    try {
+      await waitFor(
+        'no process of the cluster left',
+        () => {
+          left = spawnSync('pgrep', ['-af', dir], { encoding: 'utf8' }).stdout.trim();
+          return left === '';
+        },
+        10_000,
+        200,
+      );
+    } catch {
+      /* reported below */
+    }
     if (left) spawnSync('pkill', ['-9', '-f', dir]);
     await rm(dir, { recursive: true, force: true });
     expect(left).toBe('');
