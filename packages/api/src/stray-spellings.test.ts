@@ -4,8 +4,19 @@ import { join, relative, resolve } from 'node:path';
 // DESIGN.md "Names: one module": product identifiers are spelled only in names.ts, so
 // --naming=kubernetes switches all of them. Tests, test helpers and documentation URLs are exempt.
 const ROOT = resolve(__dirname, '../../..');
-const SPELLINGS =
-  /svc\.io|k8s\.io|kubernetes\.io|\b(svc|kube)-(system|public|node-lease)\b|vnd\.(svc|kubernetes)\.protobuf/;
+// A '.' or '-' as code spells it: plain, escaped in a regular expression (`svc\.io`, also
+// inside a string for `new RegExp`: 'svc\\.io'), or in a character class (`svc[.]io`).
+const DOT = String.raw`(?:\\*\.|\[\\*\.\])`;
+const DASH = String.raw`(?:\\*-|\[\\*-\])`;
+const SPELLINGS = new RegExp(
+  [
+    `svc${DOT}io`,
+    `k8s${DOT}io`,
+    `kubernetes${DOT}io`,
+    String.raw`\b(svc|kube)${DASH}(system|public|node${DASH}lease)\b`,
+    `vnd${DOT}(svc|kubernetes)${DOT}protobuf`,
+  ].join('|'),
+);
 const EXEMPT_FILE = /\.test\.ts$|-testing\.ts$|-suite\.ts$|\/names\.ts$/;
 
 function sources(dir: string, out: string[] = []): string[] {
@@ -47,4 +58,15 @@ it('the check sees a spelling in code and ignores comments and URLs', () => {
   expect(
     SPELLINGS.test(code('// the svc-system namespace\n/* k8s.io */ const u = "https://kubernetes.io/docs";')),
   ).toBe(false);
+});
+
+it.each([
+  String.raw`const discovery = /^apidiscovery\.(svc\.io|k8s\.io)$/;`,
+  String.raw`const g = new RegExp('^rbac\\.authorization\\.kubernetes\\.io$');`,
+  String.raw`const ns = /^kube\-system$/;`,
+  String.raw`const lease = /svc-node\-lease/;`,
+  String.raw`const pb = /vnd\.kubernetes\.protobuf/;`,
+  'const g = /svc[.]io/;',
+])('the check sees a spelling escaped in a regular expression: %s', (line) => {
+  expect(SPELLINGS.test(code(line))).toBe(true);
 });
