@@ -54,7 +54,10 @@ export class ClientCodec {
     if (schema && obj.apiVersion && obj.kind) {
       try {
         return {
-          body: encodeProtobufObject(obj as unknown as Record<string, unknown>, schema, obj.apiVersion, obj.kind),
+          body: encodeProtobufObject(obj as unknown as Record<string, unknown>, schema, {
+            apiVersion: obj.apiVersion,
+            kind: obj.kind,
+          }),
           contentType: naming().protobufMediaType,
         };
       } catch (e) {

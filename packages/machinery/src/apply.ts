@@ -92,7 +92,8 @@ export function applyPatch(opts: ApplyOptions): ApplyResult {
 
   if (live !== undefined && sets.size === 0) sets = creditExistingFields(live, opts, tracking);
 
-  let outcome = applyOnce(live, config, sets, opts, tracking, opts.force === true);
+  const attempt = { live, config, sets, tracking };
+  let outcome = applyOnce(opts, { ...attempt, force: opts.force === true });
   if (
     outcome.kind === 'conflict' &&
     opts.lastAppliedAnnotation &&
@@ -109,7 +110,7 @@ export function applyPatch(opts: ApplyOptions): ApplyResult {
       const remaining = outcome.conflicts.filter((c) => !allowed.has(c.path));
       outcome =
         remaining.length === 0
-          ? applyOnce(live, config, sets, opts, tracking, true)
+          ? applyOnce(opts, { ...attempt, force: true })
           : { kind: 'conflict', conflicts: remaining };
     }
   }
@@ -178,14 +179,18 @@ function trackedComparison(c: Comparison, tracking: TrackingOptions): Comparison
   };
 }
 
-function applyOnce(
-  live: unknown,
-  config: unknown,
-  sets: ManagedSets,
-  opts: ApplyOptions,
-  tracking: TrackingOptions,
-  force: boolean,
-): Outcome {
+/** One merge of the applied configuration into the live object; both without managed fields. */
+interface ApplyAttempt {
+  live: unknown;
+  config: unknown;
+  /** The live managed field sets, normalized. */
+  sets: ManagedSets;
+  tracking: TrackingOptions;
+  /** Whether conflicts are overridden instead of reported. */
+  force: boolean;
+}
+
+function applyOnce(opts: ApplyOptions, { live, config, sets, tracking, force }: ApplyAttempt): Outcome {
   const { schema } = opts;
   const merged = mergeApplied(live ?? {}, config, schema);
   const key = managerKey({
@@ -209,7 +214,8 @@ function applyOnce(
 
   // Nothing to prune when the manager still applies every path it applied last time.
   const omitted = last ? last.fields.difference(mine.fields) : undefined;
-  const object = omitted && !omitted.isEmpty() ? prune(merged, last?.fields, next, schema, tracking) : merged;
+  const object =
+    omitted && !omitted.isEmpty() ? prune(merged, { last: last?.fields, sets: next, schema, tracking }) : merged;
   const cmp = trackedComparison(compareValues(live, object, schema), tracking);
   const changedOrAdded = cmp.modified.union(cmp.added);
 
@@ -239,18 +245,21 @@ function applyOnce(
   return { kind: 'ok', object, sets: next };
 }
 
+interface PruneOptions {
+  /** What the manager applied last time. */
+  last: FieldSet | undefined;
+  /** Every manager's fields after this apply. */
+  sets: ManagedSets;
+  schema: Schema;
+  tracking: TrackingOptions;
+}
+
 /**
  * Removes from `merged` what the manager applied last time (`last`) and nobody owns now, as
  * structured-merge-diff's prune: named struct fields above an owned path count as owned, and
  * fields no manager can own (identity metadata, untracked status) are never removed.
  */
-function prune(
-  merged: unknown,
-  last: FieldSet | undefined,
-  sets: ManagedSets,
-  schema: Schema,
-  tracking: TrackingOptions,
-): unknown {
+function prune(merged: unknown, { last, sets, schema, tracking }: PruneOptions): unknown {
   if (!last || last.isEmpty()) return merged;
   const ensure = (s: FieldSet): FieldSet => ensureNamedFieldsAreMembers(s, schema);
   const mergedRaw = rawFieldSetOf(merged, schema);

@@ -23,44 +23,43 @@ export interface TrackingOptions {
  */
 export function rawFieldSetOf(value: unknown, schema: Schema): FieldSet {
   const out = new FieldSet();
-  walk(value, schema, [], out);
-  return out;
-}
-
-function walk(v: unknown, schema: Schema, path: PathElement[], out: FieldSet): void {
-  const node = mergeNode(schema, v);
-  switch (node.kind) {
-    case 'scalar':
-    case 'atomic':
-      out.insert(path);
-      return;
-    case 'struct':
-    case 'map': {
-      const obj = v as Record<string, unknown>;
-      const keys = Object.keys(obj);
-      if (keys.length === 0) out.insert(path);
-      for (const k of keys) {
-        const cp = [...path, fieldElement(k)];
-        const child = obj[k];
-        if (child === null) {
-          out.insert(cp);
-          continue;
+  function walk(v: unknown, schema: Schema, path: PathElement[]): void {
+    const node = mergeNode(schema, v);
+    switch (node.kind) {
+      case 'scalar':
+      case 'atomic':
+        out.insert(path);
+        return;
+      case 'struct':
+      case 'map': {
+        const obj = v as Record<string, unknown>;
+        const keys = Object.keys(obj);
+        if (keys.length === 0) out.insert(path);
+        for (const k of keys) {
+          const cp = [...path, fieldElement(k)];
+          const child = obj[k];
+          if (child === null) {
+            out.insert(cp);
+            continue;
+          }
+          walk(child, childOf(node, k), cp);
+          if (!isNamedField(node, k)) out.insert(cp);
         }
-        walk(child, childOf(node, k), cp, out);
-        if (!isNamedField(node, k)) out.insert(cp);
+        return;
       }
-      return;
-    }
-    case 'list-map':
-    case 'list-set': {
-      const items = v as unknown[];
-      items.forEach((item, i) => {
-        const cp = [...path, listItemElement(node, item, i)];
-        if (node.kind === 'list-map' && isJsonObject(item)) walk(item, node.items, cp, out);
-        out.insert(cp);
-      });
+      case 'list-map':
+      case 'list-set': {
+        const items = v as unknown[];
+        items.forEach((item, i) => {
+          const cp = [...path, listItemElement(node, item, i)];
+          if (node.kind === 'list-map' && isJsonObject(item)) walk(item, node.items, cp);
+          out.insert(cp);
+        });
+      }
     }
   }
+  walk(value, schema, []);
+  return out;
 }
 
 /** Paths no manager ever owns (Kubernetes strips them from every managed set). */
@@ -117,18 +116,17 @@ function schemaChild(schema: Schema, pe: PathElement): Schema {
  */
 export function ensureNamedFieldsAreMembers(set: FieldSet, schema: Schema): FieldSet {
   const out = new FieldSet();
-  ensureInto(set, schema, [], out);
-  return out;
-}
-
-function ensureInto(set: FieldSet, schema: Schema, prefix: PathElement[], out: FieldSet): void {
-  for (const pe of set.unorderedElements()) {
-    const path = [...prefix, pe];
-    const child = set.child(pe);
-    const named = schema.type === 'object' && pe.startsWith('f:') && Object.hasOwn(schema.properties, pe.slice(2));
-    if (set.hasMember(pe) || (named && child && !child.isEmpty())) out.insert(path);
-    if (child) ensureInto(child, schemaChild(schema, pe), path, out);
+  function ensureInto(set: FieldSet, schema: Schema, prefix: PathElement[]): void {
+    for (const pe of set.unorderedElements()) {
+      const path = [...prefix, pe];
+      const child = set.child(pe);
+      const named = schema.type === 'object' && pe.startsWith('f:') && Object.hasOwn(schema.properties, pe.slice(2));
+      if (set.hasMember(pe) || (named && child && !child.isEmpty())) out.insert(path);
+      if (child) ensureInto(child, schemaChild(schema, pe), path);
+    }
   }
+  ensureInto(set, schema, []);
+  return out;
 }
 
 function isAtomicSchema(s: Schema): boolean {
@@ -146,22 +144,21 @@ function isAtomicSchema(s: Schema): boolean {
  */
 export function reconcileWithSchema(set: FieldSet, schema: Schema): FieldSet {
   const out = new FieldSet();
-  reconcileInto(set, schema, [], out);
-  return out;
-}
-
-function reconcileInto(set: FieldSet, schema: Schema, prefix: PathElement[], out: FieldSet): void {
-  for (const pe of set.unorderedElements()) {
-    const path: FieldPath = [...prefix, pe];
-    const cs = schemaChild(schema, pe);
-    const child = set.child(pe);
-    const hasChildren = child !== undefined && !child.isEmpty();
-    if (hasChildren && isAtomicSchema(cs)) {
-      out.insert(path);
-      continue;
+  function reconcileInto(set: FieldSet, schema: Schema, prefix: PathElement[]): void {
+    for (const pe of set.unorderedElements()) {
+      const path: FieldPath = [...prefix, pe];
+      const cs = schemaChild(schema, pe);
+      const child = set.child(pe);
+      const hasChildren = child !== undefined && !child.isEmpty();
+      if (hasChildren && isAtomicSchema(cs)) {
+        out.insert(path);
+        continue;
+      }
+      if (set.hasMember(pe)) out.insert(path);
+      if (child && cs.type !== 'any') reconcileInto(child, cs, [...path]);
+      else if (child) for (const p of child.paths()) out.insert([...path, ...p]);
     }
-    if (set.hasMember(pe)) out.insert(path);
-    if (child && cs.type !== 'any') reconcileInto(child, cs, [...path], out);
-    else if (child) for (const p of child.paths()) out.insert([...path, ...p]);
   }
+  reconcileInto(set, schema, []);
+  return out;
 }

@@ -75,6 +75,7 @@ export {
   isEnabled,
   groupVersionKey,
   resourceKey,
+  type EnablementQuery,
   type RuntimeConfig,
   type StabilitySelector,
 } from './runtime-config.js';
@@ -154,6 +155,7 @@ export {
   encodeWatchEventFrame,
   listSchemaOf,
   NotEncodable,
+  type EnvelopeType,
   statusSchema,
 } from './protobuf-encode.js';
 export { duplicateJsonFields } from './duplicate-fields.js';

@@ -24,7 +24,10 @@ const looseSchema = (): ObjectSchema => ({
 });
 
 function roundTrip(obj: Record<string, unknown>, schema: ObjectSchema): Record<string, unknown> {
-  return decodeProtobufObject(encodeProtobufObject(obj, schema, String(obj.apiVersion), String(obj.kind)), schema);
+  return decodeProtobufObject(
+    encodeProtobufObject(obj, schema, { apiVersion: String(obj.apiVersion), kind: String(obj.kind) }),
+    schema,
+  );
 }
 
 const meta = {
@@ -134,7 +137,7 @@ describe('Protobuf answers: encoding is the inverse of decoding', () => {
       metadata: { resourceVersion: '99', continue: 'abc', remainingItemCount: 3 },
       items: [{ metadata: { name: 'a' }, data: { k: 'v' } }, { metadata: { name: 'b' } }],
     };
-    const env = decodeEnvelope(encodeProtobufList(list, schema, 'v1', 'ConfigMapList'));
+    const env = decodeEnvelope(encodeProtobufList(list, schema, { apiVersion: 'v1', kind: 'ConfigMapList' }));
     expect([env.apiVersion, env.kind]).toEqual(['v1', 'ConfigMapList']);
     expect(decodeMessage(env.raw, listSchemaOf(schema))).toEqual({ metadata: list.metadata, items: list.items });
   });
@@ -142,7 +145,10 @@ describe('Protobuf answers: encoding is the inverse of decoding', () => {
   it('an empty list decodes back to no items', () => {
     const schema = schemaOf('', 'secrets');
     const env = decodeEnvelope(
-      encodeProtobufList({ metadata: { resourceVersion: '5' }, items: [] }, schema, 'v1', 'SecretList'),
+      encodeProtobufList({ metadata: { resourceVersion: '5' }, items: [] }, schema, {
+        apiVersion: 'v1',
+        kind: 'SecretList',
+      }),
     );
     expect(decodeMessage(env.raw, listSchemaOf(schema))).toEqual({ metadata: { resourceVersion: '5' } });
   });
@@ -170,7 +176,10 @@ describe('Protobuf answers: encoding is the inverse of decoding', () => {
   });
 
   it('starts with the magic number', () => {
-    const bytes = encodeProtobufObject({ metadata: { name: 'x' } }, schemaOf('', 'configmaps'), 'v1', 'ConfigMap');
+    const bytes = encodeProtobufObject({ metadata: { name: 'x' } }, schemaOf('', 'configmaps'), {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+    });
     expect(bytes.subarray(0, 4).equals(PROTOBUF_MAGIC)).toBe(true);
   });
 
@@ -199,7 +208,10 @@ describe('Protobuf answers: encoding is the inverse of decoding', () => {
 
   it('watch events: length-prefixed WatchEvent frames, partial frames left over', () => {
     const schema = schemaOf('', 'configmaps');
-    const obj = encodeProtobufObject({ metadata: { name: 'a', resourceVersion: '7' } }, schema, 'v1', 'ConfigMap');
+    const obj = encodeProtobufObject({ metadata: { name: 'a', resourceVersion: '7' } }, schema, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+    });
     const first = encodeWatchEventFrame('ADDED', obj);
     const frames = Buffer.concat([first, encodeWatchEventFrame('DELETED', obj)]);
     expect(frames.readUInt32BE(0)).toBe(first.length - 4);
@@ -225,9 +237,15 @@ describe('Protobuf never drops a value', () => {
       metadata: { name: 'x' },
       spec: { typed: 't', ...spec },
     });
-    expect(() => encodeProtobufObject(obj({ unnumbered: 'u' }), loose, 'v1', 'X')).toThrow(NotEncodable);
-    expect(() => encodeProtobufObject(obj({ unnumbered: 'u' }), loose, 'v1', 'X')).toThrow(/spec\.unnumbered/);
-    expect(() => encodeProtobufObject(obj({ blob: { a: 1 } }), loose, 'v1', 'X')).toThrow(/spec\.blob/);
+    expect(() => encodeProtobufObject(obj({ unnumbered: 'u' }), loose, { apiVersion: 'v1', kind: 'X' })).toThrow(
+      NotEncodable,
+    );
+    expect(() => encodeProtobufObject(obj({ unnumbered: 'u' }), loose, { apiVersion: 'v1', kind: 'X' })).toThrow(
+      /spec\.unnumbered/,
+    );
+    expect(() => encodeProtobufObject(obj({ blob: { a: 1 } }), loose, { apiVersion: 'v1', kind: 'X' })).toThrow(
+      /spec\.blob/,
+    );
     expect(roundTrip(obj({}), loose)).toEqual(obj({}));
   });
 
@@ -307,7 +325,9 @@ describe('Protobuf never drops a value', () => {
 
   it("a field the schema does not know is NotEncodable too; apiVersion and kind are the envelope's", () => {
     const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { a: 'b' }, surprise: 1 };
-    expect(() => encodeProtobufObject(cm, schemaOf('', 'configmaps'), 'v1', 'ConfigMap')).toThrow(/surprise/);
+    expect(() => encodeProtobufObject(cm, schemaOf('', 'configmaps'), { apiVersion: 'v1', kind: 'ConfigMap' })).toThrow(
+      /surprise/,
+    );
     const { surprise: _unused, ...known } = cm;
     expect(roundTrip(known, schemaOf('', 'configmaps'))).toEqual(known);
   });

@@ -35,8 +35,15 @@ function sub(w: WriterT, field: number, build: (inner: WriterT) => void): void {
   key(w, field, LEN).bytes(inner.finish());
 }
 
+/** Where a value goes: field number `tag` of a message, typed `schema`; `path` names it in errors. */
+interface FieldSlot {
+  tag: number;
+  schema: Schema;
+  path: string;
+}
+
 /** `2023-11-14T22:13:20.123456Z` → {seconds, nanos} (Time/MicroTime). */
-function writeTime(w: WriterT, field: number, v: unknown, path: string): void {
+function writeTime(w: WriterT, { tag: field, path }: FieldSlot, v: unknown): void {
   if (typeof v !== 'string') throw new NotEncodable(path, 'a timestamp must be a string');
   const m = /^(.*?)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(v);
   const ms = Date.parse(m ? `${m[1] ?? ''}${m[3] ?? ''}` : v);
@@ -49,11 +56,12 @@ function writeTime(w: WriterT, field: number, v: unknown, path: string): void {
   });
 }
 
-function writeScalarOrMessage(w: WriterT, field: number, schema: Schema, v: unknown, path: string): void {
+function writeScalarOrMessage(w: WriterT, slot: FieldSlot, v: unknown): void {
+  const { tag: field, schema, path } = slot;
   switch (schema.type) {
     case 'string':
       if (schema.format === 'date-time') {
-        writeTime(w, field, v, path);
+        writeTime(w, slot, v);
         return;
       }
       if (typeof v !== 'string') throw new NotEncodable(path, 'expected a string');
@@ -135,7 +143,8 @@ export function encodeMessage(obj: Record<string, unknown>, schema: ObjectSchema
       for (const [k, val] of entries) {
         sub(w, tag, (e) => {
           key(e, 1, LEN).string(k);
-          if (val !== undefined && val !== null) writeScalarOrMessage(e, 2, fs.values, val, `${p}[${k}]`);
+          if (val !== undefined && val !== null)
+            writeScalarOrMessage(e, { tag: 2, schema: fs.values, path: `${p}[${k}]` }, val);
         });
       }
     } else if (fs.type === 'array') {
@@ -143,10 +152,10 @@ export function encodeMessage(obj: Record<string, unknown>, schema: ObjectSchema
       v.forEach((item, i) => {
         if (item === null || item === undefined)
           throw new NotEncodable(`${p}[${i}]`, 'null list items have no Protobuf form');
-        writeScalarOrMessage(w, tag, fs.items, item, `${p}[${i}]`);
+        writeScalarOrMessage(w, { tag, schema: fs.items, path: `${p}[${i}]` }, item);
       });
     } else {
-      writeScalarOrMessage(w, tag, fs, v, p);
+      writeScalarOrMessage(w, { tag, schema: fs, path: p }, v);
     }
   }
   return w.finish();
@@ -163,14 +172,15 @@ export function encodeEnvelope(apiVersion: string, kind: string, raw: Uint8Array
   return Buffer.concat([PROTOBUF_MAGIC, w.finish()]);
 }
 
+/** The type an envelope names. */
+export interface EnvelopeType {
+  apiVersion: string;
+  kind: string;
+}
+
 /** An object of `schema`'s type in the envelope. */
-export function encodeProtobufObject(
-  obj: Record<string, unknown>,
-  schema: ObjectSchema,
-  apiVersion: string,
-  kind: string,
-): Buffer {
-  return encodeEnvelope(apiVersion, kind, encodeMessage(obj, schema));
+export function encodeProtobufObject(obj: Record<string, unknown>, schema: ObjectSchema, type: EnvelopeType): Buffer {
+  return encodeEnvelope(type.apiVersion, type.kind, encodeMessage(obj, schema));
 }
 
 /** `<Kind>List`: {metadata=1 ListMeta, items=2 repeated object}. */
@@ -181,10 +191,9 @@ export function listSchemaOf(itemSchema: ObjectSchema): ObjectSchema {
 export function encodeProtobufList(
   list: Record<string, unknown>,
   itemSchema: ObjectSchema,
-  apiVersion: string,
-  kind: string,
+  type: EnvelopeType,
 ): Buffer {
-  return encodeProtobufObject(list, listSchemaOf(itemSchema), apiVersion, kind);
+  return encodeProtobufObject(list, listSchemaOf(itemSchema), type);
 }
 
 /** meta/v1 Status with Kubernetes' field numbers (StatusCause's `reason` is proto field 1, `type`). */
@@ -212,7 +221,7 @@ export const statusSchema: ObjectSchema = s.obj({
 });
 
 export function encodeProtobufStatus(status: Record<string, unknown>): Buffer {
-  return encodeProtobufObject(status, statusSchema, 'v1', 'Status');
+  return encodeProtobufObject(status, statusSchema, { apiVersion: 'v1', kind: 'Status' });
 }
 
 /**

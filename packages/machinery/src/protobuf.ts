@@ -177,8 +177,14 @@ export function protobufFields(schema: ObjectSchema): ProtobufField[] {
   return fields;
 }
 
+/** What a value read is: its type, and its path for errors. */
+interface ValueSlot {
+  schema: Schema;
+  path: string;
+}
+
 /** One scalar or message value of `schema` at the reader's position (wire type `wire`). */
-function readValue(r: ReaderT, wire: number, schema: Schema, path: string): unknown {
+function readValue(r: ReaderT, wire: number, { schema, path }: ValueSlot): unknown {
   switch (schema.type) {
     case 'string':
       if (schema.format === 'date-time') return timeOf(r.bytes(), schema.micro === true);
@@ -239,7 +245,7 @@ export function decodeMessage(bytes: Uint8Array, schema: ObjectSchema, path = ''
         while (entry.pos < entry.len) {
           const t = entry.uint32();
           if (t >>> 3 === 1) key = entry.string();
-          else if (t >>> 3 === 2) value = readValue(entry, t & 7, s.values, `${p}[${key}]`);
+          else if (t >>> 3 === 2) value = readValue(entry, t & 7, { schema: s.values, path: `${p}[${key}]` });
           else entry.skipType(t & 7);
         }
         const m = (out[name] ??= {}) as Record<string, unknown>;
@@ -250,12 +256,12 @@ export function decodeMessage(bytes: Uint8Array, schema: ObjectSchema, path = ''
         const packable = item.type === 'integer' || item.type === 'boolean' || item.type === 'number';
         if (packable && wire === 2) {
           const packed = Reader.create(r.bytes());
-          while (packed.pos < packed.len) list.push(readValue(packed, 0, item, p));
+          while (packed.pos < packed.len) list.push(readValue(packed, 0, { schema: item, path: p }));
         } else {
-          list.push(readValue(r, wire, item, `${p}[${list.length}]`));
+          list.push(readValue(r, wire, { schema: item, path: `${p}[${list.length}]` }));
         }
       } else {
-        const v = readValue(r, wire, s, p);
+        const v = readValue(r, wire, { schema: s, path: p });
         if (v === undefined) continue;
         // Go's encoder writes empty strings of non-pointer fields, which JSON (omitempty) leaves
         // out; a required field has no omitempty, so its empty string stays.

@@ -1,4 +1,4 @@
-import { isEnabled, parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
+import { isEnabled, parseRuntimeConfig, type EnablementQuery, type RuntimeConfig } from './runtime-config.js';
 
 function shape(rc: RuntimeConfig): Record<string, Record<string, boolean>> {
   return {
@@ -52,32 +52,37 @@ describe('parseRuntimeConfig', () => {
 });
 
 describe('isEnabled', () => {
-  const q = (group: string, version: string, defaultEnabled: boolean, resource?: string) =>
-    [group, version, resource, defaultEnabled] as const;
-
-  test.each<[string, ReturnType<typeof q>, boolean]>([
-    ['', q('batch', 'v1', true), true],
-    ['', q('batch', 'v1beta1', false), false],
-    ['batch/v1=false', q('batch', 'v1', true), false],
-    ['batch/v1=false', q('batch', 'v1', true, 'jobs'), false],
-    ['batch/v1=false,batch/v1/jobs=true', q('batch', 'v1', true, 'jobs'), true],
-    ['batch/v1=false,batch/v1/jobs=true', q('batch', 'v1', true, 'cronjobs'), false],
-    ['batch/v1/jobs=false', q('batch', 'v1', true), true],
-    ['batch/v1/jobs=false', q('batch', 'v1', true, 'jobs'), false],
-    ['v1=false', q('', 'v1', true, 'pods'), false],
-    ['v1/pods=false', q('', 'v1', true, 'pods'), false],
-    ['v1/pods=false', q('', 'v1', true, 'services'), true],
-    ['api/all=false', q('apps', 'v1', true), false],
-    ['api/all=false,api/ga=true', q('apps', 'v1', true), true],
-    ['api/all=false,api/ga=true', q('x', 'v1beta1', true), false],
-    ['api/all=true', q('x', 'v1alpha1', false), true],
-    ['api/alpha=true', q('x', 'v1alpha1', false, 'things'), true],
-    ['api/alpha=true', q('x', 'v1beta1', false), false],
-    ['api/beta=false', q('x', 'v2beta3', true), false],
-    ['api/beta=false,x/v2beta3=true', q('x', 'v2beta3', false), true],
-    ['api/all=false,x/v1/things=true', q('x', 'v1', true, 'things'), true],
-    ['x/v1beta1=true', q('x', 'v1beta1', false, 'offbydefault'), true],
+  test.each<[string, EnablementQuery, boolean]>([
+    ['', { group: 'batch', version: 'v1', defaultEnabled: true }, true],
+    ['', { group: 'batch', version: 'v1beta1', defaultEnabled: false }, false],
+    ['batch/v1=false', { group: 'batch', version: 'v1', defaultEnabled: true }, false],
+    ['batch/v1=false', { group: 'batch', version: 'v1', resource: 'jobs', defaultEnabled: true }, false],
+    [
+      'batch/v1=false,batch/v1/jobs=true',
+      { group: 'batch', version: 'v1', resource: 'jobs', defaultEnabled: true },
+      true,
+    ],
+    [
+      'batch/v1=false,batch/v1/jobs=true',
+      { group: 'batch', version: 'v1', resource: 'cronjobs', defaultEnabled: true },
+      false,
+    ],
+    ['batch/v1/jobs=false', { group: 'batch', version: 'v1', defaultEnabled: true }, true],
+    ['batch/v1/jobs=false', { group: 'batch', version: 'v1', resource: 'jobs', defaultEnabled: true }, false],
+    ['v1=false', { group: '', version: 'v1', resource: 'pods', defaultEnabled: true }, false],
+    ['v1/pods=false', { group: '', version: 'v1', resource: 'pods', defaultEnabled: true }, false],
+    ['v1/pods=false', { group: '', version: 'v1', resource: 'services', defaultEnabled: true }, true],
+    ['api/all=false', { group: 'apps', version: 'v1', defaultEnabled: true }, false],
+    ['api/all=false,api/ga=true', { group: 'apps', version: 'v1', defaultEnabled: true }, true],
+    ['api/all=false,api/ga=true', { group: 'x', version: 'v1beta1', defaultEnabled: true }, false],
+    ['api/all=true', { group: 'x', version: 'v1alpha1', defaultEnabled: false }, true],
+    ['api/alpha=true', { group: 'x', version: 'v1alpha1', resource: 'things', defaultEnabled: false }, true],
+    ['api/alpha=true', { group: 'x', version: 'v1beta1', defaultEnabled: false }, false],
+    ['api/beta=false', { group: 'x', version: 'v2beta3', defaultEnabled: true }, false],
+    ['api/beta=false,x/v2beta3=true', { group: 'x', version: 'v2beta3', defaultEnabled: false }, true],
+    ['api/all=false,x/v1/things=true', { group: 'x', version: 'v1', resource: 'things', defaultEnabled: true }, true],
+    ['x/v1beta1=true', { group: 'x', version: 'v1beta1', resource: 'offbydefault', defaultEnabled: false }, true],
   ])('%p: %j → %p', (flag, query, want) => {
-    expect(isEnabled(parseRuntimeConfig(flag), ...query)).toBe(want);
+    expect(isEnabled(parseRuntimeConfig(flag), query)).toBe(want);
   });
 });

@@ -55,7 +55,7 @@ export function parseRuntimeConfig(flagValues: string | readonly string[]): Runt
         try {
           enabled = parseGoBool(text);
         } catch (e) {
-          throw new Error(`invalid value of ${key}: ${text}, err: ${(e as Error).message}`);
+          throw new Error(`invalid value of ${key}: ${text}, err: ${(e as Error).message}`, { cause: e });
         }
       }
       const stage = Object.hasOwn(STAGE_KEYS, key) ? STAGE_KEYS[key] : undefined;
@@ -95,19 +95,24 @@ function stageOf(version: string): 'ga' | 'beta' | 'alpha' | undefined {
   return undefined;
 }
 
+/** A group-version, or one resource of it, whose serving `isEnabled` decides. */
+export interface EnablementQuery {
+  group: string;
+  version: string;
+  /** Absent: the group-version as a whole. */
+  resource?: string | undefined;
+  /** The built-in default for this resource or group-version. */
+  defaultEnabled: boolean;
+}
+
 /**
  * Whether `group/version` (or one `resource` of it) is served. Most specific wins, as
  * Kubernetes' MergeAPIResourceConfigs: a resource entry, then the group-version entry, then
  * the stage selectors (`api/all`, overridden by `api/ga|beta|alpha` for versions of that
  * stage), then `defaultEnabled`, the built-in default for this resource or group-version.
  */
-export function isEnabled(
-  rc: RuntimeConfig,
-  group: string,
-  version: string,
-  resource: string | undefined,
-  defaultEnabled: boolean,
-): boolean {
+export function isEnabled(rc: RuntimeConfig, query: EnablementQuery): boolean {
+  const { group, version, resource, defaultEnabled } = query;
   if (resource !== undefined) {
     const r = rc.resources.get(resourceKey(group, version, resource));
     if (r !== undefined) return r;

@@ -4,7 +4,7 @@
  * decoding style: `spec.containers[0].image`, map entries as `metadata.labels.app`.
  * `null` stands for an absent field: it is never a type error, but does not satisfy `required`.
  */
-import { fieldErrors, type FieldError, type Schema } from '@svc/api';
+import { fieldErrors, type FieldError, type Schema, type StringSchema } from '@svc/api';
 import { cloneJson, isJsonObject, setOwn, type JsonObject } from './merge-patch.js';
 
 export interface SchemaCheckResult {
@@ -84,7 +84,7 @@ class Checker {
       case 'any':
         return;
       case 'string':
-        return this.string(value, schema.enum, schema.format, path);
+        return this.string(value, schema, path);
       case 'boolean':
         if (typeof value !== 'boolean') this.errors.push(typeError(path, value, 'boolean'));
         return;
@@ -131,12 +131,7 @@ class Checker {
     }
   }
 
-  private string(
-    value: unknown,
-    allowed: readonly string[] | undefined,
-    format: string | undefined,
-    path: string,
-  ): void {
+  private string(value: unknown, { enum: allowed, format }: StringSchema, path: string): void {
     if (typeof value !== 'string') {
       this.errors.push(typeError(path, value, 'string'));
     } else if (allowed && !allowed.includes(value)) {
@@ -169,30 +164,29 @@ export function checkSchema(value: unknown, schema: Schema, path = ''): SchemaCh
   return { errors: c.errors, unknownFields: c.unknownFields, value: pruneUnknownFields(value, schema, path).value };
 }
 
-function prune(value: unknown, schema: Schema, path: string, pruned: string[]): unknown {
-  if (schema.type === 'array' && Array.isArray(value)) {
-    return value.map((item: unknown, i) => prune(item, schema.items, indexPath(path, i), pruned));
-  }
-  if (schema.type === 'map' && isJsonObject(value)) {
-    const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) setOwn(out, k, prune(v, schema.values, childPath(path, k), pruned));
-    return out;
-  }
-  if (schema.type === 'object' && isJsonObject(value)) {
-    const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) {
-      const child = Object.hasOwn(schema.properties, k) ? schema.properties[k] : undefined;
-      if (child) setOwn(out, k, prune(v, child, childPath(path, k), pruned));
-      else if (schema.preserveUnknownFields) setOwn(out, k, cloneJson(v));
-      else pruned.push(childPath(path, k));
-    }
-    return out;
-  }
-  return cloneJson(value);
-}
-
 /** A copy of `value` without the fields `schema` does not describe. Mistyped values are kept as they are. */
 export function pruneUnknownFields(value: unknown, schema: Schema, path = ''): PruneResult {
   const pruned: string[] = [];
-  return { value: prune(value, schema, path, pruned), pruned };
+  function prune(value: unknown, schema: Schema, path: string): unknown {
+    if (schema.type === 'array' && Array.isArray(value)) {
+      return value.map((item: unknown, i) => prune(item, schema.items, indexPath(path, i)));
+    }
+    if (schema.type === 'map' && isJsonObject(value)) {
+      const out: JsonObject = {};
+      for (const [k, v] of Object.entries(value)) setOwn(out, k, prune(v, schema.values, childPath(path, k)));
+      return out;
+    }
+    if (schema.type === 'object' && isJsonObject(value)) {
+      const out: JsonObject = {};
+      for (const [k, v] of Object.entries(value)) {
+        const child = Object.hasOwn(schema.properties, k) ? schema.properties[k] : undefined;
+        if (child) setOwn(out, k, prune(v, child, childPath(path, k)));
+        else if (schema.preserveUnknownFields) setOwn(out, k, cloneJson(v));
+        else pruned.push(childPath(path, k));
+      }
+      return out;
+    }
+    return cloneJson(value);
+  }
+  return { value: prune(value, schema, path), pruned };
 }

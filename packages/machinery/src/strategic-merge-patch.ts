@@ -84,7 +84,7 @@ function mergeMap(original: JsonObject | undefined, patch: JsonObject, schema: S
     if (!k.startsWith(SET_ELEMENT_ORDER)) continue;
     const field = k.slice(SET_ELEMENT_ORDER.length);
     if (field === '') throw badRequest('invalid patch format of setElementOrder list');
-    if (setElementOrder(out, patch, field, patch[k], childSchema(schema, field))) ordered.add(field);
+    if (setElementOrder(out, patch, { field, order: patch[k], schema: childSchema(schema, field) })) ordered.add(field);
   }
 
   const deletions: [string, unknown][] = [];
@@ -203,7 +203,7 @@ function mergeList(orig: unknown[] | undefined, patch: unknown[], schema: ArrayS
   if (kind !== 'map') {
     const merged: unknown[] = [];
     for (const v of [...original, ...patch]) if (!merged.some((x) => jsonEqual(x, v))) merged.push(cloneJson(v));
-    return orderByPatch(merged, patch, original, undefined);
+    return orderByPatch(merged, { order: patch, serverOrder: original, mergeKey: undefined });
   }
   const mergeKey = schema.patchMergeKey;
   if (!mergeKey) throw badRequest('cannot merge lists without merge key for type map');
@@ -240,7 +240,16 @@ function mergeList(orig: unknown[] | undefined, patch: unknown[], schema: ArrayS
       merged[i] = mergeMap(isJsonObject(prev) && !isAtomicMap(itemSchema) ? prev : undefined, item, itemSchema);
     else merged.push(mergeMap(undefined, item, itemSchema));
   }
-  return orderByPatch(merged, plain, original, mergeKey);
+  return orderByPatch(merged, { order: plain, serverOrder: original, mergeKey });
+}
+
+interface ListOrder {
+  /** The patch's list (or its `$setElementOrder`). */
+  order: readonly unknown[];
+  /** The original list. */
+  serverOrder: readonly unknown[];
+  /** Items are compared by this key; absent: by value. */
+  mergeKey: string | undefined;
 }
 
 /**
@@ -248,12 +257,7 @@ function mergeList(orig: unknown[] | undefined, patch: unknown[], schema: ArrayS
  * in their `serverOrder`, then interleaved so a server-only item goes first only when it came
  * before the next listed item in `serverOrder`.
  */
-function orderByPatch(
-  merged: unknown[],
-  order: readonly unknown[],
-  serverOrder: readonly unknown[],
-  mergeKey: string | undefined,
-): unknown[] {
+function orderByPatch(merged: unknown[], { order, serverOrder, mergeKey }: ListOrder): unknown[] {
   const listed: unknown[] = [];
   const serverOnly: unknown[] = [];
   for (const v of merged) (indexIn(order, v, mergeKey) >= 0 ? listed : serverOnly).push(v);
@@ -279,11 +283,18 @@ function orderByPatch(
   return out;
 }
 
+/** A `$setElementOrder/<field>` directive: its field, its order list, and the field's schema. */
+interface ElementOrderDirective {
+  field: string;
+  order: unknown;
+  schema: Schema;
+}
+
 /**
- * `$setElementOrder/<field>`: merges the field's patch list (if any) and orders the result.
- * Returns whether the field's patch list was consumed.
+ * `$setElementOrder/<field>`: merges the field's patch list (if any) into `out` and orders the
+ * result. Returns whether the field's patch list was consumed.
  */
-function setElementOrder(out: JsonObject, patch: JsonObject, field: string, order: unknown, schema: Schema): boolean {
+function setElementOrder(out: JsonObject, patch: JsonObject, { field, order, schema }: ElementOrderDirective): boolean {
   if (!Array.isArray(order)) throw badRequest('invalid patch format of setElementOrder list');
   const hasOrig = Object.hasOwn(out, field);
   const hasPatch = Object.hasOwn(patch, field) && patch[field] !== null;
@@ -304,7 +315,8 @@ function setElementOrder(out: JsonObject, patch: JsonObject, field: string, orde
   validateOrder(patchItems, order, keyed);
   if (!hasOrig && !hasPatch) return false;
   const merged = hasPatch ? mergeValue(hasOrig ? original : undefined, patchItems, schema) : cloneJson(original);
-  if (Array.isArray(merged)) setOwn(out, field, orderByPatch(merged, order, original, keyed));
+  if (Array.isArray(merged))
+    setOwn(out, field, orderByPatch(merged, { order, serverOrder: original, mergeKey: keyed }));
   return hasPatch;
 }
 

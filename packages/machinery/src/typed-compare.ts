@@ -20,43 +20,57 @@ export interface Comparison {
 /** Compares `lhs` (before; `undefined` when absent) with `rhs` (after). */
 export function compareValues(lhs: unknown, rhs: unknown, schema: Schema): Comparison {
   const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  if (lhs !== undefined || rhs !== undefined) compareAt(lhs, rhs, schema, [], c);
+
+  function compareAt(sides: Sides, schema: Schema, path: PathElement[]): void {
+    const [l, r] = sides;
+    const node = sharedNode(schema, l, r);
+    const containerLeaf = node.kind !== 'scalar' && node.kind !== 'atomic' && isEmpty(l) && isEmpty(r);
+    if (node.kind === 'scalar' || node.kind === 'atomic' || containerLeaf) {
+      if (path.length === 0) return;
+      if (l === undefined) c.added.insert(path);
+      else if (r === undefined) c.removed.insert(path);
+      else if (!jsonEqual(l, r)) c.modified.insert(path);
+      return;
+    }
+    if (node.kind === 'struct' || node.kind === 'map') compareFields(node, sides, path);
+    else compareItems(node, sides, path);
+    if (path.length === 0) return;
+    if (l === undefined) c.added.insert(path);
+    else if (r === undefined) c.removed.insert(path);
+  }
+
+  function compareFields(node: MergeNode, [l, r]: Sides, path: PathElement[]): void {
+    const lo = isJsonObject(l) ? l : {};
+    const ro = isJsonObject(r) ? r : {};
+    const keys = new Set([...Object.keys(lo), ...Object.keys(ro)]);
+    for (const k of keys) {
+      const lv = Object.hasOwn(lo, k) ? lo[k] : undefined;
+      const rv = Object.hasOwn(ro, k) ? ro[k] : undefined;
+      if (lv === undefined && rv === undefined) continue;
+      compareAt([lv, rv], childOf(node, k), [...path, fieldElement(k)]);
+    }
+  }
+
+  function compareItems(node: MergeNode, [l, r]: Sides, path: PathElement[]): void {
+    const li = indexItems(node, l);
+    const ri = indexItems(node, r);
+    const items = node.kind === 'list-map' || node.kind === 'list-set' ? node.items : undefined;
+    for (const pe of new Set([...li.keys(), ...ri.keys()])) {
+      compareAt([li.get(pe), ri.get(pe)], items ?? { type: 'any' }, [...path, pe]);
+    }
+  }
+
+  if (lhs !== undefined || rhs !== undefined) compareAt([lhs, rhs], schema, []);
   return c;
 }
+
+/** The value before and the value after, either `undefined` when absent. */
+type Sides = readonly [before: unknown, after: unknown];
 
 function isEmpty(v: unknown): boolean {
   if (v === undefined || v === null) return true;
   if (Array.isArray(v)) return v.length === 0;
   return isJsonObject(v) && Object.keys(v).length === 0;
-}
-
-function compareAt(l: unknown, r: unknown, schema: Schema, path: PathElement[], c: Comparison): void {
-  const node = sharedNode(schema, l, r);
-  const containerLeaf = node.kind !== 'scalar' && node.kind !== 'atomic' && isEmpty(l) && isEmpty(r);
-  if (node.kind === 'scalar' || node.kind === 'atomic' || containerLeaf) {
-    if (path.length === 0) return;
-    if (l === undefined) c.added.insert(path);
-    else if (r === undefined) c.removed.insert(path);
-    else if (!jsonEqual(l, r)) c.modified.insert(path);
-    return;
-  }
-  if (node.kind === 'struct' || node.kind === 'map') compareFields(node, l, r, path, c);
-  else compareItems(node, l, r, path, c);
-  if (path.length === 0) return;
-  if (l === undefined) c.added.insert(path);
-  else if (r === undefined) c.removed.insert(path);
-}
-
-function compareFields(node: MergeNode, l: unknown, r: unknown, path: PathElement[], c: Comparison): void {
-  const lo = isJsonObject(l) ? l : {};
-  const ro = isJsonObject(r) ? r : {};
-  const keys = new Set([...Object.keys(lo), ...Object.keys(ro)]);
-  for (const k of keys) {
-    const lv = Object.hasOwn(lo, k) ? lo[k] : undefined;
-    const rv = Object.hasOwn(ro, k) ? ro[k] : undefined;
-    if (lv === undefined && rv === undefined) continue;
-    compareAt(lv, rv, childOf(node, k), [...path, fieldElement(k)], c);
-  }
 }
 
 /** Items of a granular list by element; a repeated element keeps its first occurrence. */
@@ -68,13 +82,4 @@ export function indexItems(node: MergeNode, list: unknown): Map<PathElement, unk
     if (!out.has(pe)) out.set(pe, item);
   });
   return out;
-}
-
-function compareItems(node: MergeNode, l: unknown, r: unknown, path: PathElement[], c: Comparison): void {
-  const li = indexItems(node, l);
-  const ri = indexItems(node, r);
-  const items = node.kind === 'list-map' || node.kind === 'list-set' ? node.items : undefined;
-  for (const pe of new Set([...li.keys(), ...ri.keys()])) {
-    compareAt(li.get(pe), ri.get(pe), items ?? { type: 'any' }, [...path, pe], c);
-  }
 }

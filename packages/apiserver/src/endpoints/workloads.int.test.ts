@@ -314,12 +314,10 @@ describe('scale subresource', () => {
       metadata: { name },
       spec: { replicas: 2 },
     });
-    const body = encodeProtobufObject(
-      { ...scale, spec: { replicas: 6 } },
-      scaleKind().schema,
-      'autoscaling/v1',
-      'Scale',
-    );
+    const body = encodeProtobufObject({ ...scale, spec: { replicas: 6 } }, scaleKind().schema, {
+      apiVersion: 'autoscaling/v1',
+      kind: 'Scale',
+    });
     const put = await t.client.put(path('deployments', name, 'scale'), body, { contentType: pb });
     expect(expectCode(put, 200).spec).toEqual({ replicas: 6 });
   });

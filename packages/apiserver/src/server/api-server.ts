@@ -109,7 +109,8 @@ function route(f: (req: Request, res: Response) => Promise<void> | void) {
 function servedCatalog(opts: ApiServerOptions): Catalog {
   const c = new Catalog();
   for (const r of builtinResources()) {
-    if (isEnabled(opts.runtimeConfig, r.group, r.version, r.plural, true)) c.add(r);
+    if (isEnabled(opts.runtimeConfig, { group: r.group, version: r.version, resource: r.plural, defaultEnabled: true }))
+      c.add(r);
   }
   return c;
 }

@@ -29,8 +29,8 @@ export function protobufOf(value: unknown, schema: ObjectSchema | undefined): Bu
   try {
     if (kind === 'Status' && apiVersion === 'v1') return encodeProtobufStatus(obj);
     if (!schema) return undefined;
-    if (Array.isArray(obj.items) && kind.endsWith('List')) return encodeProtobufList(obj, schema, apiVersion, kind);
-    return encodeProtobufObject(obj, schema, apiVersion, kind);
+    if (Array.isArray(obj.items) && kind.endsWith('List')) return encodeProtobufList(obj, schema, { apiVersion, kind });
+    return encodeProtobufObject(obj, schema, { apiVersion, kind });
   } catch (e) {
     if (e instanceof NotEncodable) return undefined;
     throw e;

@@ -12,12 +12,15 @@ const catalog = builtinCatalog();
 const schemaOf = (plural: string): ObjectSchema => catalog.lookup('', 'v1', plural)?.schema as ObjectSchema;
 
 function roundTrip(obj: Record<string, unknown>, schema: ObjectSchema): Record<string, unknown> {
-  return decodeProtobufObject(encodeProtobufObject(obj, schema, String(obj.apiVersion), String(obj.kind)), schema);
+  return decodeProtobufObject(
+    encodeProtobufObject(obj, schema, { apiVersion: String(obj.apiVersion), kind: String(obj.kind) }),
+    schema,
+  );
 }
 
 const heartbeat = '2026-11-21T22:13:20Z';
 const transition = '2026-11-21T20:00:00Z';
-const cond = (type: string, status: string, reason: string, message: string) => ({
+const cond = (type: string, status: string, { reason, message }: { reason: string; message: string }) => ({
   type,
   status,
   lastHeartbeatTime: heartbeat,
@@ -31,10 +34,13 @@ const svcletStatus = {
   capacity: { cpu: '2', memory: '8048236Ki', pods: '110', 'ephemeral-storage': '102687672Ki', 'hugepages-1Gi': '0' },
   allocatable: { cpu: '2', memory: '7945836Ki', pods: '110', 'ephemeral-storage': '94636958145', 'hugepages-1Gi': '0' },
   conditions: [
-    cond('MemoryPressure', 'False', 'AgentHasSufficientMemory', 'agent has sufficient memory available'),
-    cond('DiskPressure', 'False', 'AgentHasNoDiskPressure', 'agent has no disk pressure'),
-    cond('PIDPressure', 'False', 'AgentHasSufficientPID', 'agent has sufficient PID available'),
-    cond('Ready', 'True', 'AgentReady', 'agent is posting ready status'),
+    cond('MemoryPressure', 'False', {
+      reason: 'AgentHasSufficientMemory',
+      message: 'agent has sufficient memory available',
+    }),
+    cond('DiskPressure', 'False', { reason: 'AgentHasNoDiskPressure', message: 'agent has no disk pressure' }),
+    cond('PIDPressure', 'False', { reason: 'AgentHasSufficientPID', message: 'agent has sufficient PID available' }),
+    cond('Ready', 'True', { reason: 'AgentReady', message: 'agent is posting ready status' }),
   ],
   addresses: [
     { type: 'InternalIP', address: '10.0.0.5' },
@@ -252,7 +258,7 @@ describe('Node and Service field numbers on the wire', () => {
   });
 
   it('Node', () => {
-    const env = decodeEnvelope(encodeProtobufObject(node, schemaOf('nodes'), 'v1', 'Node'));
+    const env = decodeEnvelope(encodeProtobufObject(node, schemaOf('nodes'), { apiVersion: 'v1', kind: 'Node' }));
     expect([env.apiVersion, env.kind]).toEqual(['v1', 'Node']);
     const wire = decodeMessage(env.raw, probeNode) as { spec: unknown; status: Record<string, unknown> };
     expect(wire.spec).toEqual({ cfg: { cm: { key: 'kubelet' } } });
@@ -309,7 +315,7 @@ describe('Node and Service field numbers on the wire', () => {
       ),
     });
     const wire = decodeMessage(
-      decodeEnvelope(encodeProtobufObject(service, schemaOf('services'), 'v1', 'Service')).raw,
+      decodeEnvelope(encodeProtobufObject(service, schemaOf('services'), { apiVersion: 'v1', kind: 'Service' })).raw,
       probe,
     );
     expect(wire).toEqual({
