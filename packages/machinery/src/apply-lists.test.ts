@@ -16,6 +16,13 @@ import type { JsonObject } from './merge-patch.js';
 const podSchema = (builtinCatalog().lookup('', 'v1', 'pods') as { schema: Schema }).schema;
 const NOW = '2024-05-01T10:00:00Z';
 
+/** Who applies: the manager, and whether it forces through conflicts. */
+interface Applier {
+  manager: string;
+  force?: boolean;
+}
+const applier = (by: string | Applier): Applier => (typeof by === 'string' ? { manager: by } : by);
+
 type Obj = JsonObject & { metadata: JsonObject & { managedFields?: ManagedFieldsEntry[] }; spec?: JsonObject };
 
 function owners(obj: Obj): Record<string, string[]> {
@@ -42,8 +49,8 @@ describe('pods: containers, ports and env are keyed lists', () => {
     metadata: { name: 'p', namespace: 'default' },
     spec,
   });
-  const apply = (live: unknown, applied: unknown, manager: string, force = false): Obj =>
-    applyPatch({ live, applied, manager, schema: podSchema, apiVersion: 'v1', now: NOW, force, ignoreStatus: true })
+  const apply = (live: unknown, applied: unknown, by: string | Applier): Obj =>
+    applyPatch({ live, applied, ...applier(by), schema: podSchema, apiVersion: 'v1', now: NOW, ignoreStatus: true })
       .object as Obj;
 
   const c = {
@@ -146,7 +153,7 @@ describe('pods: containers, ports and env are keyed lists', () => {
     expect(conflictMessage(() => apply(a, pod({ tolerations: [t1, { key: 'b', operator: 'Exists' }] }), 'B'))).toBe(
       'Apply failed with 1 conflict: conflict with "A": .spec.tolerations',
     );
-    const forced = apply(a, pod({ tolerations: [{ key: 'b', operator: 'Exists' }] }), 'B', true);
+    const forced = apply(a, pod({ tolerations: [{ key: 'b', operator: 'Exists' }] }), { manager: 'B', force: true });
     expect(forced.spec?.tolerations).toEqual([{ key: 'b', operator: 'Exists' }]);
     expect(owners(forced)['A/Apply']).not.toContain('.spec.tolerations');
     expect(owners(forced)['B/Apply']).toEqual(['.spec.tolerations']);
@@ -178,8 +185,8 @@ describe('merge markers', () => {
     }),
   });
   const obj = (spec: JsonObject): Obj => ({ apiVersion: 'x/v1', kind: 'T', metadata: { name: 't' }, spec });
-  const apply = (live: unknown, spec: JsonObject, manager: string, force = false): Obj =>
-    applyPatch({ live, applied: obj(spec), manager, schema, apiVersion: 'x/v1', now: NOW, force }).object as Obj;
+  const apply = (live: unknown, spec: JsonObject, by: string | Applier): Obj =>
+    applyPatch({ live, applied: obj(spec), ...applier(by), schema, apiVersion: 'x/v1', now: NOW }).object as Obj;
 
   test.each<[string, JsonObject, JsonObject, JsonObject, string[], string[]]>([
     [
@@ -227,6 +234,7 @@ describe('merge markers', () => {
       ['.spec.struct.a'],
       ['.spec.struct.b'],
     ],
+    // eslint-disable-next-line max-params -- test.each spreads each table row into the callback's parameters
   ])('%s', (_name, first, second, merged, ownedByA, ownedByB) => {
     const a = apply(undefined, first, 'A');
     const out = apply(a, second, 'B');
@@ -243,12 +251,13 @@ describe('merge markers', () => {
     ],
     ['mapType=atomic', { atomicMap: { a: '1' } }, { atomicMap: { b: '2' } }, '.spec.atomicMap'],
     ['structType=atomic', { atomicStruct: { a: '1' } }, { atomicStruct: { b: '2' } }, '.spec.atomicStruct'],
+    // eslint-disable-next-line max-params -- test.each spreads each table row into the callback's parameters
   ])('%s: replaced whole, conflicts whole', (_name, first, second, path) => {
     const a = apply(undefined, first, 'A');
     expect(conflictMessage(() => apply(a, second, 'B'))).toBe(
       `Apply failed with 1 conflict: conflict with "A": ${path}`,
     );
-    const forced = apply(a, second, 'B', true);
+    const forced = apply(a, second, { manager: 'B', force: true });
     expect(forced.spec).toEqual(second);
     expect(owners(forced)).toEqual({ 'B/Apply': [path] });
   });
@@ -282,21 +291,25 @@ describe('rule 8: changing a type between atomic and granular', () => {
   const granular = objectSchema({ spec: s.obj({ list: s.keyed(item, ['name']), m: s.map(s.str()) }) });
   const atomic = objectSchema({ spec: s.obj({ list: s.atomic(item), m: s.map(s.str(), { mapType: 'atomic' }) }) });
   const obj = (spec: JsonObject): Obj => ({ apiVersion: 'x/v1', kind: 'T', metadata: { name: 't' }, spec });
-  const apply = (live: unknown, spec: JsonObject, manager: string, schema: Schema): Obj =>
-    applyPatch({ live, applied: obj(spec), manager, schema, apiVersion: 'x/v1', now: NOW }).object as Obj;
+  const applyUnder =
+    (schema: Schema) =>
+    (live: unknown, spec: JsonObject, manager: string): Obj =>
+      applyPatch({ live, applied: obj(spec), manager, schema, apiVersion: 'x/v1', now: NOW }).object as Obj;
+  const applyGranular = applyUnder(granular);
+  const applyAtomic = applyUnder(atomic);
 
   test('granular → atomic: whoever owned an element owns the whole value; changes conflict', () => {
-    let o = apply(undefined, { list: [{ name: 'a', value: '1' }], m: { k: 'v' } }, 'A', granular);
-    o = apply(o, { list: [{ name: 'b', value: '2' }] }, 'B', granular);
-    const msg = conflictMessage(() => apply(o, { list: [{ name: 'c' }] }, 'C', atomic));
+    let o = applyGranular(undefined, { list: [{ name: 'a', value: '1' }], m: { k: 'v' } }, 'A');
+    o = applyGranular(o, { list: [{ name: 'b', value: '2' }] }, 'B');
+    const msg = conflictMessage(() => applyAtomic(o, { list: [{ name: 'c' }] }, 'C'));
     expect(msg).toBe(
       'Apply failed with 2 conflicts: conflicts with "A":\n- .spec.list\nconflicts with "B":\n- .spec.list',
     );
-    expect(conflictMessage(() => apply(o, { m: { k: 'x' } }, 'C', atomic))).toBe(
+    expect(conflictMessage(() => applyAtomic(o, { m: { k: 'x' } }, 'C'))).toBe(
       'Apply failed with 1 conflict: conflict with "A": .spec.m',
     );
     // A re-applying under the new schema owns the whole list.
-    const again = apply(
+    const again = applyAtomic(
       o,
       {
         list: [
@@ -306,15 +319,14 @@ describe('rule 8: changing a type between atomic and granular', () => {
         m: { k: 'v' },
       },
       'A',
-      atomic,
     );
     expect(owners(again)['A/Apply']).toEqual(['.spec.list', '.spec.m']);
   });
 
   test('atomic → granular: inner ownership is not inferred, so no conflict arises', () => {
-    const o = apply(undefined, { list: [{ name: 'a', value: '1' }] }, 'A', atomic);
+    const o = applyAtomic(undefined, { list: [{ name: 'a', value: '1' }] }, 'A');
     expect(owners(o)).toEqual({ 'A/Apply': ['.spec.list'] });
-    const out = apply(o, { list: [{ name: 'a', value: '2' }] }, 'B', granular);
+    const out = applyGranular(o, { list: [{ name: 'a', value: '2' }] }, 'B');
     expect(out.spec?.list).toEqual([{ name: 'a', value: '2' }]);
     expect(owners(out)).toEqual({
       'A/Apply': ['.spec.list'],

@@ -26,13 +26,15 @@ function cm(data?: Record<string, string>, extra: JsonObject = {}): Obj {
   return o;
 }
 
-function apply(live: unknown, applied: unknown, manager: string, more: Partial<ApplyOptions> = {}): Obj {
-  return applyPatch({ live, applied, manager, schema: cmSchema, apiVersion: 'v1', now: NOW, ...more }).object as Obj;
+/** `by`: the manager, or the manager with more apply options. */
+function apply(live: unknown, applied: unknown, by: string | (Partial<ApplyOptions> & { manager: string })): Obj {
+  const more = typeof by === 'string' ? { manager: by } : by;
+  return applyPatch({ live, applied, schema: cmSchema, apiVersion: 'v1', now: NOW, ...more }).object as Obj;
 }
 
 /** A non-apply write: `updated` is the whole new object. */
-function update(live: Obj | undefined, updated: Obj, manager: string, schema: Schema = cmSchema): Obj {
-  const managedFields = updateManagedFields({ live, updated, manager, schema, apiVersion: 'v1', now: LATER });
+function update(live: Obj | undefined, updated: Obj, manager: string): Obj {
+  const managedFields = updateManagedFields({ live, updated, manager, schema: cmSchema, apiVersion: 'v1', now: LATER });
   const out = structuredClone(updated);
   if (managedFields.length > 0) out.metadata.managedFields = managedFields;
   else delete out.metadata.managedFields;
@@ -88,7 +90,7 @@ describe('field ownership state table', () => {
   });
 
   test('owned by A, apply by B with force: overwritten, B sole owner', () => {
-    const out = apply(ownedByA, cm({ key: 'b' }), 'B', { force: true });
+    const out = apply(ownedByA, cm({ key: 'b' }), { manager: 'B', force: true });
     expect(out.data).toEqual({ key: 'b' });
     expect(owners(out)).toEqual({ 'B/Apply': ['.data.key'] });
   });
@@ -181,7 +183,7 @@ describe('apply rules', () => {
 
   test('rule 4: force takes fields only where they conflict; the rest stays shared', () => {
     const a = apply(undefined, cm({ x: '1', y: '1' }), 'A');
-    const out = apply(a, cm({ x: '2', y: '1' }), 'B', { force: true });
+    const out = apply(a, cm({ x: '2', y: '1' }), { manager: 'B', force: true });
     expect(owners(out)).toEqual({ 'A/Apply': ['.data.y'], 'B/Apply': ['.data.x', '.data.y'] });
   });
 
@@ -233,9 +235,9 @@ describe('apply rules', () => {
 
   test('a no-op apply keeps the entry time; a changing apply stamps it', () => {
     const a = apply(undefined, cm({ x: '1' }), 'A');
-    const same = apply(a, cm({ x: '1' }), 'A', { now: LATER });
+    const same = apply(a, cm({ x: '1' }), { manager: 'A', now: LATER });
     expect(same.metadata.managedFields?.[0]?.time).toBe(NOW);
-    const changed = apply(a, cm({ x: '2' }), 'A', { now: LATER });
+    const changed = apply(a, cm({ x: '2' }), { manager: 'A', now: LATER });
     expect(changed.metadata.managedFields?.[0]?.time).toBe(LATER);
   });
 

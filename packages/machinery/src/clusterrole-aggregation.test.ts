@@ -1,13 +1,13 @@
 import type { ApiObject } from '@svc/api';
 import { aggregateClusterRoleRules, policyRulesEqual } from './clusterrole-aggregation.js';
 
-const role = (name: string, labels: Record<string, string>, rules: object[], aggregationRule?: object): ApiObject => ({
+const role = (name: string, labels: Record<string, string>, rules: object[]): ApiObject => ({
   apiVersion: 'rbac/v1',
   kind: 'ClusterRole',
   metadata: { name, labels },
   rules,
-  ...(aggregationRule ? { aggregationRule } : {}),
 });
+const aggregating = (target: ApiObject, aggregationRule: object): ApiObject => ({ ...target, aggregationRule });
 
 describe('aggregateClusterRoleRules', () => {
   const pods = { verbs: ['get'], apiGroups: [''], resources: ['pods'] };
@@ -15,7 +15,7 @@ describe('aggregateClusterRoleRules', () => {
   const nodes = { verbs: ['list'], apiGroups: [''], resources: ['nodes'] };
 
   it('orders by selector, then by name in byte order, drops duplicates and the target itself', () => {
-    const target = role('target', { a: 'x' }, [nodes], {
+    const target = aggregating(role('target', { a: 'x' }, [nodes]), {
       clusterRoleSelectors: [{ matchLabels: { a: 'x' } }, { matchLabels: { b: 'x' } }],
     });
     const all = [
@@ -30,9 +30,11 @@ describe('aggregateClusterRoleRules', () => {
 
   it('answers undefined without an aggregationRule and [] for one without selectors; {} matches every other role', () => {
     expect(aggregateClusterRoleRules(role('t', {}, []), [])).toBeUndefined();
-    expect(aggregateClusterRoleRules(role('t', {}, [], {}), [role('s', {}, [pods])])).toEqual([]);
+    expect(aggregateClusterRoleRules(aggregating(role('t', {}, []), {}), [role('s', {}, [pods])])).toEqual([]);
     expect(
-      aggregateClusterRoleRules(role('t', {}, [], { clusterRoleSelectors: [{}] }), [role('s', {}, [pods])]),
+      aggregateClusterRoleRules(aggregating(role('t', {}, []), { clusterRoleSelectors: [{}] }), [
+        role('s', {}, [pods]),
+      ]),
     ).toEqual([pods]);
   });
 

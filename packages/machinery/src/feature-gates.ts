@@ -66,7 +66,7 @@ export class FeatureGates {
         try {
           value = parseGoBool(raw);
         } catch (e) {
-          throw new Error(`invalid value of ${key}=${raw}, err: ${(e as Error).message}`);
+          throw new Error(`invalid value of ${key}=${raw}, err: ${(e as Error).message}`, { cause: e });
         }
         pending.set(key, value);
       }

@@ -180,6 +180,7 @@ describe('mergeApplied', () => {
       { spec: { set: ['c', 'a'] } },
       { spec: { set: ['c', 'a', 'b'] } },
     ],
+    // eslint-disable-next-line max-params -- test.each spreads each table row into the callback's parameters
   ])('%s', (_name, live, applied, want) => {
     expect(mergeApplied(live, applied, schema)).toEqual(want);
   });

@@ -40,6 +40,7 @@ export class FieldSet {
   /** Adds `path` (non-empty) as a member. Returns this set. */
   insert(path: FieldPath): this {
     if (path.length === 0) return this;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- a cursor walking down from this set, not a `self` for a closure
     let node: FieldSet = this;
     for (let i = 0; i < path.length - 1; i++) {
       const pe = path[i] as PathElement;
@@ -57,6 +58,7 @@ export class FieldSet {
   /** Whether `path` is a member (not merely a prefix of one). */
   has(path: FieldPath): boolean {
     if (path.length === 0) return false;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- a cursor walking down from this set, not a `self` for a closure
     let node: FieldSet | undefined = this;
     for (let i = 0; i < path.length - 1 && node; i++) node = node.children.get(path[i] as PathElement);
     return node !== undefined && node.members.has(path[path.length - 1] as PathElement);

@@ -106,6 +106,7 @@ describe('applyJsonPatch (RFC 6902 appendix A)', () => {
       ],
       { spec: { containers: [{ name: 'c' }] } },
     ],
+    // eslint-disable-next-line max-params -- test.each spreads each table row into the callback's parameters
   ])('%s', (_name, doc, ops, want) => {
     expect(applyJsonPatch(doc, ops)).toEqual(want);
   });
@@ -218,6 +219,7 @@ describe('operations that do not apply', () => {
       [{ op: 'remove', path: '' }],
       'JSON patch operation 0 (remove) failed: cannot remove the whole document',
     ],
+    // eslint-disable-next-line max-params -- test.each spreads each table row into the callback's parameters
   ])('%s', (_name, doc, ops, message) => {
     const err = failure(doc, ops);
     expect(err).not.toBeInstanceOf(JsonPatchTestFailed);

@@ -72,7 +72,7 @@ class Parser {
         const errs = requirementErrors(r, 'key');
         if (errs.length > 0) throw new Error(aggregate(errs));
       } catch (e) {
-        throw new Error(`unable to parse requirement: ${(e as Error).message}`);
+        throw new Error(`unable to parse requirement: ${(e as Error).message}`, { cause: e });
       }
       reqs.push(r);
       const sep = this.next();

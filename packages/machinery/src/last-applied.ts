@@ -4,7 +4,7 @@
  * the live value are forced, and a successful apply by that manager rewrites the annotation.
  */
 import { naming, type Schema } from '@svc/api';
-import { FieldSet } from './field-set.js';
+import type { FieldSet } from './field-set.js';
 import { fieldSetOf, type TrackingOptions } from './field-set-of.js';
 import { canonicalJson } from './json-compare.js';
 import { isJsonObject, setOwn, type JsonObject } from './merge-patch.js';

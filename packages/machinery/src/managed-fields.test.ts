@@ -31,14 +31,17 @@ const cm = (data: Record<string, string>, more: JsonObject = {}): Obj => ({
   data,
 });
 
-function write(
-  live: Obj | undefined,
-  updated: Obj,
-  manager: string,
-  now = T2,
-  extra: { subresource?: string } = {},
-): Obj {
-  const mf = updateManagedFields({ live, updated, manager, schema: cmSchema, apiVersion: 'v1', now, ...extra });
+/** Who writes: the manager, the time of the write (default `T2`), the subresource written to. */
+interface Writer {
+  manager: string;
+  now?: string;
+  subresource?: string;
+}
+
+/** `by`: the manager's name, or a `Writer`. */
+function write(live: Obj | undefined, updated: Obj, by: string | Writer): Obj {
+  const { now = T2, ...more }: Writer = typeof by === 'string' ? { manager: by } : by;
+  const mf = updateManagedFields({ live, updated, schema: cmSchema, apiVersion: 'v1', now, ...more });
   const out = structuredClone(updated);
   if (mf.length) out.metadata.managedFields = mf;
   else delete out.metadata.managedFields;
@@ -54,7 +57,7 @@ function owners(obj: Obj): Record<string, string[]> {
 
 describe('updateManagedFields', () => {
   test('create: the creator owns every field it set, not identity metadata', () => {
-    const out = write(undefined, cm({ a: '1' }, { labels: { app: 'x' } }), 'creator', T1);
+    const out = write(undefined, cm({ a: '1' }, { labels: { app: 'x' } }), { manager: 'creator', now: T1 });
     expect(out.metadata.managedFields).toEqual([
       {
         manager: 'creator',
@@ -68,28 +71,28 @@ describe('updateManagedFields', () => {
   });
 
   test('an update that changes nothing keeps entries and times', () => {
-    const a = write(undefined, cm({ a: '1' }), 'creator', T1);
-    const out = write(a, structuredClone(a), 'other', T2);
+    const a = write(undefined, cm({ a: '1' }), { manager: 'creator', now: T1 });
+    const out = write(a, structuredClone(a), { manager: 'other', now: T2 });
     expect(out.metadata.managedFields).toEqual(a.metadata.managedFields);
   });
 
   test('changed fields move to the writer and merge into its existing Update entry', () => {
-    let o = write(undefined, cm({ a: '1', b: '1' }), 'creator', T1);
-    o = write(o, { ...structuredClone(o), data: { a: '2', b: '1' } }, 'editor', T1);
-    o = write(o, { ...structuredClone(o), data: { a: '2', b: '2' } }, 'editor', T2);
+    let o = write(undefined, cm({ a: '1', b: '1' }), { manager: 'creator', now: T1 });
+    o = write(o, { ...structuredClone(o), data: { a: '2', b: '1' } }, { manager: 'editor', now: T1 });
+    o = write(o, { ...structuredClone(o), data: { a: '2', b: '2' } }, { manager: 'editor', now: T2 });
     expect(owners(o)).toEqual({ 'creator/Update': ['.data'], 'editor/Update': ['.data.a', '.data.b'] });
     expect(o.metadata.managedFields?.find((e) => e.manager === 'editor')?.time).toBe(T2);
   });
 
   test('removed fields leave every entry; empty entries disappear', () => {
-    let o = write(undefined, cm({ a: '1' }), 'creator', T1);
+    let o = write(undefined, cm({ a: '1' }), { manager: 'creator', now: T1 });
     o = write(o, { ...structuredClone(o), data: { a: '1', b: '1' } }, 'editor');
     o = write(o, { ...structuredClone(o), data: { a: '1' } }, 'third');
     expect(owners(o)).toEqual({ 'creator/Update': ['.data', '.data.a'] });
   });
 
   test('the same manager with another apiVersion gets its own Update entry', () => {
-    const o = write(undefined, cm({ a: '1' }), 'm', T1);
+    const o = write(undefined, cm({ a: '1' }), { manager: 'm', now: T1 });
     const mf = updateManagedFields({
       live: o,
       updated: { ...structuredClone(o), data: { a: '2' } },
@@ -102,10 +105,10 @@ describe('updateManagedFields', () => {
   });
 
   test('a subresource write is recorded with its subresource and ignores requested managedFields', () => {
-    const o = write(undefined, cm({ a: '1' }), 'm', T1);
+    const o = write(undefined, cm({ a: '1' }), { manager: 'm', now: T1 });
     const upd = { ...structuredClone(o), data: { a: '2' } };
     upd.metadata.managedFields = [{}];
-    const out = write(o, upd, 'ctl', T2, { subresource: 'status' });
+    const out = write(o, upd, { manager: 'ctl', now: T2, subresource: 'status' });
     expect(out.metadata.managedFields?.map((e) => [e.manager, e.subresource])).toEqual([
       ['m', undefined],
       ['ctl', 'status'],
@@ -127,7 +130,7 @@ describe('updateManagedFields', () => {
 });
 
 describe('rule 11: clearing managedFields', () => {
-  const base = write(undefined, cm({ a: '1' }), 'creator', T1);
+  const base = write(undefined, cm({ a: '1' }), { manager: 'creator', now: T1 });
 
   test('a list with one empty entry strips managedFields', () => {
     const upd = structuredClone(base);
@@ -290,10 +293,14 @@ describe('capUpdateManagers', () => {
   });
 
   test('the write paths cap too', () => {
-    let o = write(undefined, cm({ k0: '0' }), 'w0', '2024-05-01T10:00:00Z');
+    let o = write(undefined, cm({ k0: '0' }), { manager: 'w0', now: '2024-05-01T10:00:00Z' });
     for (let i = 1; i <= 11; i++) {
       const data = { ...(o.data as Record<string, string>), [`k${i}`]: `${i}` };
-      o = write(o, { ...structuredClone(o), data }, `w${i}`, `2024-05-01T10:${String(i).padStart(2, '0')}:00Z`);
+      o = write(
+        o,
+        { ...structuredClone(o), data },
+        { manager: `w${i}`, now: `2024-05-01T10:${String(i).padStart(2, '0')}:00Z` },
+      );
     }
     expect(o.metadata.managedFields).toHaveLength(10);
     expect(o.metadata.managedFields?.some((e) => e.manager === 'ancient-changes')).toBe(true);

@@ -17,7 +17,8 @@ const str = (w: protobuf.Writer, field: number, v: string): void => {
 const bytes = (w: protobuf.Writer, field: number, v: Uint8Array): void => {
   w.uint32((field << 3) | 2).bytes(v);
 };
-const entry = (w: protobuf.Writer, field: number, k: string, v: string | Uint8Array): void =>
+/** A map entry `[key, value]` of map field `field`. */
+const entry = (w: protobuf.Writer, field: number, [k, v]: [string, string | Uint8Array]): void =>
   bytes(
     w,
     field,
@@ -59,7 +60,7 @@ describe('Protobuf bodies', () => {
               t.uint32(8).int64(1_700_000_000);
             }),
           );
-          entry(m, 11, 'app', 'web');
+          entry(m, 11, ['app', 'web']);
           str(m, 14, 'example.com/keep');
           bytes(
             m,
@@ -78,9 +79,9 @@ describe('Protobuf bodies', () => {
           );
         }),
       );
-      entry(w, 2, 'a', 'b');
-      entry(w, 2, 'empty', '');
-      entry(w, 3, 'bin', Buffer.from([1, 2, 3]));
+      entry(w, 2, ['a', 'b']);
+      entry(w, 2, ['empty', '']);
+      entry(w, 3, ['bin', Buffer.from([1, 2, 3])]);
       w.uint32((4 << 3) | 0).bool(true);
     });
     const obj = decodeProtobufObject(envelope('v1', 'ConfigMap', raw), schemaOf('configmaps'));

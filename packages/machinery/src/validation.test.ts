@@ -168,6 +168,7 @@ describe('validate* wrap messages in FieldErrors', () => {
     ['validateQualifiedName', validateQualifiedName, 'a/b/c', 1],
     ['validateLabelValue', validateLabelValue, '', 0],
     ['validateConfigMapKey', validateConfigMapKey, '..', 1],
+    // eslint-disable-next-line max-params -- test.each spreads each table row into the callback's parameters
   ])('%s(%p)', (_name, fn, value, count) => expect(fn(value, 'p')).toHaveLength(count));
 
   test('path segment prefix allows "." and ".."', () => {
