@@ -1,5 +1,4 @@
 import type { TableColumn } from './catalog.js';
-import type { ApiObject } from './types.js';
 import { AGE_DESCRIPTION, NAME_DESCRIPTION, age } from './table-format.js';
 
 /** `Name`, the first column of every table. */
@@ -33,12 +32,12 @@ export const defaultColumns: readonly TableColumn[] = [
   },
 ];
 
-export function column(
-  name: string,
-  type: TableColumn['type'],
-  cell: (o: ApiObject, now: number) => unknown,
-  priority = 0,
-  description = '',
-): TableColumn {
-  return { name, type, priority, description, cell };
+/** A column of the default output (priority 0); add a `description` by spreading. */
+export function column(name: string, type: TableColumn['type'], cell: TableColumn['cell']): TableColumn {
+  return { name, type, priority: 0, description: '', cell };
+}
+
+/** A column only the wide output shows (priority 1, `kubectl get -o wide`). */
+export function wideColumn(name: string, type: TableColumn['type'], cell: TableColumn['cell']): TableColumn {
+  return { name, type, priority: 1, description: '', cell };
 }

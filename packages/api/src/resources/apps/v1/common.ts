@@ -1,5 +1,5 @@
 import type { ScalePaths, TableColumn } from '../../../catalog.js';
-import { column } from '../../../table-columns.js';
+import { wideColumn } from '../../../table-columns.js';
 import { NONE } from '../../../table-format.js';
 import type { ApiObject } from '../../../types.js';
 
@@ -48,27 +48,23 @@ const containers = (o: ApiObject): Array<{ name?: string; image?: string }> => s
 
 /** The `-o wide` columns of pod-template workloads: Containers, Images, Selector. */
 export const templateColumns: readonly TableColumn[] = [
-  column(
-    'Containers',
-    'string',
-    (o) =>
+  {
+    ...wideColumn('Containers', 'string', (o) =>
       containers(o)
         .map((c) => c.name ?? '')
         .join(','),
-    1,
-    'Names of each container in the template.',
-  ),
-  column(
-    'Images',
-    'string',
-    (o) =>
+    ),
+    description: 'Names of each container in the template.',
+  },
+  {
+    ...wideColumn('Images', 'string', (o) =>
       containers(o)
         .map((c) => c.image ?? '')
         .join(','),
-    1,
-    'Images referenced by each container in the template.',
-  ),
-  column('Selector', 'string', labelSelectorText, 1, 'Label selector for pods.'),
+    ),
+    description: 'Images referenced by each container in the template.',
+  },
+  { ...wideColumn('Selector', 'string', labelSelectorText), description: 'Label selector for pods.' },
 ];
 
 /** `spec.replicas`, `status.replicas` and `spec.selector`: the `scale` subresource of apps workloads. */

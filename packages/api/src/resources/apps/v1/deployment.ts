@@ -27,27 +27,19 @@ export const deployment = (): ResourceType =>
     scale: workloadScale,
     tableColumns: [
       nameColumn,
-      column(
-        'Ready',
-        'string',
-        (o) => `${counts(o).status?.readyReplicas ?? 0}/${counts(o).spec?.replicas ?? 0}`,
-        0,
-        'Number of the pod with ready state',
-      ),
-      column(
-        'Up-to-date',
-        'string',
-        (o) => counts(o).status?.updatedReplicas ?? 0,
-        0,
-        'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
-      ),
-      column(
-        'Available',
-        'string',
-        (o) => counts(o).status?.availableReplicas ?? 0,
-        0,
-        'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
-      ),
+      {
+        ...column('Ready', 'string', (o) => `${counts(o).status?.readyReplicas ?? 0}/${counts(o).spec?.replicas ?? 0}`),
+        description: 'Number of the pod with ready state',
+      },
+      {
+        ...column('Up-to-date', 'string', (o) => counts(o).status?.updatedReplicas ?? 0),
+        description:
+          'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
+      },
+      {
+        ...column('Available', 'string', (o) => counts(o).status?.availableReplicas ?? 0),
+        description: 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
+      },
       ageColumn,
       ...templateColumns,
     ],

@@ -27,27 +27,18 @@ export const replicaSet = (): ResourceType =>
     scale: workloadScale,
     tableColumns: [
       nameColumn,
-      column(
-        'Desired',
-        'integer',
-        (o) => counts(o).spec?.replicas ?? 0,
-        0,
-        'Replicas is the number of desired replicas.',
-      ),
-      column(
-        'Current',
-        'integer',
-        (o) => counts(o).status?.replicas ?? 0,
-        0,
-        'Replicas is the most recently observed number of replicas.',
-      ),
-      column(
-        'Ready',
-        'integer',
-        (o) => counts(o).status?.readyReplicas ?? 0,
-        0,
-        'The number of ready replicas for this replica set.',
-      ),
+      {
+        ...column('Desired', 'integer', (o) => counts(o).spec?.replicas ?? 0),
+        description: 'Replicas is the number of desired replicas.',
+      },
+      {
+        ...column('Current', 'integer', (o) => counts(o).status?.replicas ?? 0),
+        description: 'Replicas is the most recently observed number of replicas.',
+      },
+      {
+        ...column('Ready', 'integer', (o) => counts(o).status?.readyReplicas ?? 0),
+        description: 'The number of ready replicas for this replica set.',
+      },
       ageColumn,
       ...templateColumns,
     ],

@@ -1,7 +1,7 @@
 import { defineResource, type ResourceType } from '../../../catalog.js';
 import { objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
-import { column, nameColumn } from '../../../table-columns.js';
+import { column, nameColumn, wideColumn } from '../../../table-columns.js';
 import { age } from '../../../table-format.js';
 import { eventLastSeen, eventObject, eventSourceText } from './event-printer.js';
 import type { ApiObject } from '../../../types.js';
@@ -45,21 +45,15 @@ export const event = (): ResourceType =>
       column('Type', 'string', (o) => String(o.type ?? '')),
       column('Reason', 'string', (o) => String(o.reason ?? '')),
       column('Object', 'string', eventObject),
-      column(
-        'Subobject',
-        'string',
-        (o) => String((o.involvedObject as { fieldPath?: string } | undefined)?.fieldPath ?? ''),
-        1,
+      wideColumn('Subobject', 'string', (o) =>
+        String((o.involvedObject as { fieldPath?: string } | undefined)?.fieldPath ?? ''),
       ),
-      column('Source', 'string', eventSourceText, 1),
+      wideColumn('Source', 'string', eventSourceText),
       column('Message', 'string', (o) => String(o.message ?? '')),
-      column(
-        'First Seen',
-        'string',
-        (o, now) => age(String(o.firstTimestamp ?? o.eventTime ?? '') || undefined, now),
-        1,
+      wideColumn('First Seen', 'string', (o, now) =>
+        age(String(o.firstTimestamp ?? o.eventTime ?? '') || undefined, now),
       ),
-      column('Count', 'integer', (o) => Number(o.count ?? 1), 1),
+      wideColumn('Count', 'integer', (o) => Number(o.count ?? 1)),
       { ...nameColumn, priority: 1 },
     ],
     schema: objectSchema(

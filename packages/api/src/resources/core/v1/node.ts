@@ -1,7 +1,7 @@
 import { defineResource, type ResourceType } from '../../../catalog.js';
 import { objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
-import { ageColumn, column, nameColumn } from '../../../table-columns.js';
+import { ageColumn, column, nameColumn, wideColumn } from '../../../table-columns.js';
 import { nodeRoles, nodeStatus, nodeAddress } from './node-printer.js';
 import { quantityMap } from './common.js';
 
@@ -86,27 +86,24 @@ export const node = (): ResourceType =>
         'string',
         (o) => (o.status as { nodeInfo?: { kubeletVersion?: string } } | undefined)?.nodeInfo?.kubeletVersion ?? '',
       ),
-      column('Internal-IP', 'string', (o) => nodeAddress(o, 'InternalIP'), 1),
-      column('External-IP', 'string', (o) => nodeAddress(o, 'ExternalIP'), 1),
-      column(
+      wideColumn('Internal-IP', 'string', (o) => nodeAddress(o, 'InternalIP')),
+      wideColumn('External-IP', 'string', (o) => nodeAddress(o, 'ExternalIP')),
+      wideColumn(
         'OS-Image',
         'string',
         (o) => (o.status as { nodeInfo?: { osImage?: string } } | undefined)?.nodeInfo?.osImage ?? '',
-        1,
       ),
-      column(
+      wideColumn(
         'Kernel-Version',
         'string',
         (o) => (o.status as { nodeInfo?: { kernelVersion?: string } } | undefined)?.nodeInfo?.kernelVersion ?? '',
-        1,
       ),
-      column(
+      wideColumn(
         'Container-Runtime',
         'string',
         (o) =>
           (o.status as { nodeInfo?: { containerRuntimeVersion?: string } } | undefined)?.nodeInfo
             ?.containerRuntimeVersion ?? '',
-        1,
       ),
     ],
     schema: objectSchema({

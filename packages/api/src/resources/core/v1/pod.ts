@@ -1,7 +1,7 @@
 import { defineResource, type ResourceType } from '../../../catalog.js';
 import { labelSelector, objectMeta, objectSchema } from '../../../meta-schema.js';
 import { s, type Schema } from '../../../schema.js';
-import { ageColumn, column, nameColumn } from '../../../table-columns.js';
+import { ageColumn, column, nameColumn, wideColumn } from '../../../table-columns.js';
 import { NONE, countOf } from '../../../table-format.js';
 import { podReady, podRestarts, podStatusReason } from './pod-printer.js';
 import { localObjectReference, podCondition, quantityMap } from './common.js';
@@ -751,22 +751,17 @@ export const pod = (): ResourceType =>
       column('Status', 'string', podStatusReason),
       column('Restarts', 'string', podRestarts),
       ageColumn,
-      column('IP', 'string', (o) => (o.status as { podIP?: string } | undefined)?.podIP || NONE, 1),
-      column('Node', 'string', (o) => (o.spec as { nodeName?: string } | undefined)?.nodeName || NONE, 1),
-      column(
+      wideColumn('IP', 'string', (o) => (o.status as { podIP?: string } | undefined)?.podIP || NONE),
+      wideColumn('Node', 'string', (o) => (o.spec as { nodeName?: string } | undefined)?.nodeName || NONE),
+      wideColumn(
         'Nominated Node',
         'string',
         (o) => (o.status as { nominatedNodeName?: string } | undefined)?.nominatedNodeName || NONE,
-        1,
       ),
-      column(
-        'Readiness Gates',
-        'string',
-        (o) =>
-          countOf((o.spec as { readinessGates?: unknown } | undefined)?.readinessGates)
-            ? String(countOf((o.spec as { readinessGates?: unknown }).readinessGates))
-            : NONE,
-        1,
+      wideColumn('Readiness Gates', 'string', (o) =>
+        countOf((o.spec as { readinessGates?: unknown } | undefined)?.readinessGates)
+          ? String(countOf((o.spec as { readinessGates?: unknown }).readinessGates))
+          : NONE,
       ),
     ],
     schema: objectSchema({

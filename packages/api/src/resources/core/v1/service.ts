@@ -1,7 +1,7 @@
 import { defineResource, type ResourceType } from '../../../catalog.js';
 import { objectSchema } from '../../../meta-schema.js';
 import { s } from '../../../schema.js';
-import { ageColumn, column, nameColumn } from '../../../table-columns.js';
+import { ageColumn, column, nameColumn, wideColumn } from '../../../table-columns.js';
 import { NONE } from '../../../table-format.js';
 import { servicePorts, serviceExternalIp } from './service-printer.js';
 
@@ -75,14 +75,13 @@ export const service = (): ResourceType =>
       column('External-IP', 'string', serviceExternalIp),
       column('Port(s)', 'string', servicePorts),
       ageColumn,
-      column(
+      wideColumn(
         'Selector',
         'string',
         (o) =>
           Object.entries((o.spec as { selector?: Record<string, string> } | undefined)?.selector ?? {})
             .map(([k, v]) => `${k}=${v}`)
             .join(',') || NONE,
-        1,
       ),
     ],
     schema: objectSchema({
