@@ -147,8 +147,9 @@ export function gone(message: string): StatusError {
   return statusError('Gone', message);
 }
 
+/** 504 Timeout; the message reads `Timeout: <message>`, as Kubernetes' NewTimeoutError. */
 export function timeout(message: string, retryAfterSeconds?: number): StatusError {
-  return statusError('Timeout', message, retryAfterSeconds ? { retryAfterSeconds } : undefined);
+  return statusError('Timeout', `Timeout: ${message}`, retryAfterSeconds ? { retryAfterSeconds } : undefined);
 }
 
 export function forbidden(message: string): StatusError {

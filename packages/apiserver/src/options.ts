@@ -133,6 +133,8 @@ export interface ApiServerOptions {
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
   minRequestTimeoutSeconds: number;
+  /** `--request-timeout` (Kubernetes' generic server flag, 1m0s): requests that are not long-running get 504 after it. */
+  requestTimeoutMs: number;
   /** DefaultTolerationSeconds admission: seconds of the not-ready / unreachable tolerations pods get. */
   defaultNotReadyTolerationSeconds: number;
   defaultUnreachableTolerationSeconds: number;
@@ -542,6 +544,13 @@ export function apiServerCommand(): Command {
         .default(1800)
         .argParser(intArg),
     )
+    .addOption(
+      durationOption(
+        '--request-timeout',
+        'How long a request that is not a watch or stream may take before the server answers 504 Timeout (watches follow --min-request-timeout).',
+        60_000,
+      ),
+    )
     .addOption(new Option('--svclet-client-certificate <file>', 'Path to a client cert file for TLS to node agents.'))
     .addOption(new Option('--svclet-client-key <file>', 'Path to a client key file for TLS to node agents.'))
     .addOption(
@@ -639,6 +648,7 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     if ((o[k] as number) < 0) fail(`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} must not be negative`);
   }
   if ((o.eventTtl as number) <= 0) fail('--event-ttl must be greater than 0');
+  if ((o.requestTimeout as number) <= 0) fail('--request-timeout must be greater than 0');
   if ((o.leaseReuseDurationSeconds as number) < 1) fail('--lease-reuse-duration-seconds must be greater than 0');
   const namingScheme = String(o.naming);
   if (!isNamingScheme(namingScheme)) return fail(`--naming: unknown naming ${namingScheme}`);
@@ -727,6 +737,7 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     maxRequestsInflight: o.maxRequestsInflight as number,
     maxMutatingRequestsInflight: o.maxMutatingRequestsInflight as number,
     minRequestTimeoutSeconds: o.minRequestTimeout as number,
+    requestTimeoutMs: o.requestTimeout as number,
     defaultNotReadyTolerationSeconds: o.defaultNotReadyTolerationSeconds as number,
     defaultUnreachableTolerationSeconds: o.defaultUnreachableTolerationSeconds as number,
     svclet: {

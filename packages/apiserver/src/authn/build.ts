@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { group, tokenRequest, type ApiObject, type ObjectSchema, type ResourceType } from '@svc/api';
 import { ConfigurationError, type ApiServerOptions } from '../options.js';
 import type { Logger } from '@svc/component-base';
-import { createOnlyKey, type CreateOnlyHandler } from '../endpoints/create-only.js';
+import { endpointKey, type CreateOnlyHandler } from '../registry/create-only.js';
 import {
   audienceAgnostic,
   BearerTokenAuthenticator,
@@ -271,13 +271,13 @@ export async function buildAuthentication(
   const authnGroup = group('authentication');
   const ssr = lookup(authnGroup, 'v1', 'selfsubjectreviews');
   if (ssr)
-    createOnly.set(createOnlyKey(ssr), {
+    createOnly.set(endpointKey(ssr), {
       kind: kindOf(ssr),
       create: async (req) => selfSubjectReview(req.body, req.user),
     });
   const tr = lookup(authnGroup, 'v1', 'tokenreviews');
   if (tr)
-    createOnly.set(createOnlyKey(tr), {
+    createOnly.set(endpointKey(tr), {
       kind: kindOf(tr),
       create: (req) => tokenReview(req.body, tokens, apiAudiences),
     });
@@ -285,7 +285,7 @@ export async function buildAuthentication(
   const issuer = o.serviceAccountIssuers[0] ?? '';
   if (sa.signing && serviceAccounts) {
     const signer = new ServiceAccountTokenSigner(sa.signing, issuer);
-    createOnly.set(createOnlyKey(serviceAccounts, 'token'), {
+    createOnly.set(endpointKey(serviceAccounts, 'token'), {
       kind: tokenRequest(),
       create: (req): Promise<ApiObject> =>
         createServiceAccountToken({ signer, apiAudiences, getObject: deps.getObject }, req),

@@ -15,7 +15,14 @@ export interface RequestInfo {
   parts: string[];
   /** The query parameters, parsed once for the whole request. */
   query: URLSearchParams;
+  /**
+   * Watches and streams (Kubernetes' long-running check: the watch verb, and the attach, exec,
+   * log, portforward and proxy subresources): no request timeout, no in-flight seat.
+   */
+  longRunning: boolean;
 }
+
+const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'log', 'portforward', 'proxy']);
 
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
@@ -39,6 +46,7 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
     name: '',
     parts: [],
     query,
+    longRunning: false,
   };
   let parts = path
     .split('/')
@@ -95,5 +103,6 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
     default:
       info.verb = method.toLowerCase();
   }
+  info.longRunning = info.verb === 'watch' || LONG_RUNNING_SUBRESOURCES.has(info.subresource);
   return info;
 }

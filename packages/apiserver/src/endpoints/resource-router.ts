@@ -23,7 +23,9 @@ import { handleUpdate } from './handlers/update.js';
 import { handlePatch } from './handlers/patch.js';
 import { handleDelete, handleDeleteCollection } from './handlers/delete.js';
 import { dryRunOf } from './handlers/decode.js';
-import { createOnlyKey, serveCreateOnly, type CreateOnlyHandler } from './create-only.js';
+import { serveCreateOnly } from './create-only.js';
+import { endpointKey, type CreateOnlyHandler } from '../registry/create-only.js';
+import { handleWatch, type WatchSettings } from './handlers/watch.js';
 
 type Handler = (s: HandlerScope) => Promise<void>;
 
@@ -48,21 +50,34 @@ const SUBRESOURCE_VERBS: Record<string, readonly string[]> = {
 /** Verbs that need a name in the path, and the one that must not have one. */
 const NAMED_VERBS = new Set(['update', 'patch']);
 
-export interface ResourceRouterDeps {
-  catalog: Catalog;
-  storeFor: (r: ResourceType) => GenericStore;
-  /** Verbs served elsewhere (watch). */
-  extraHandlers?: Partial<Record<string, Handler>>;
-  /** APIResponseCompression: gzip get and list answers for clients that accept it. */
-  responseCompression?: boolean;
-  /** Create-only endpoints (virtual types, subresources of another kind) by `createOnlyKey`. */
-  createOnly?: ReadonlyMap<string, CreateOnlyHandler>;
-  /** GET-only subresources answered by a handler of their own (`pods/log`), by `createOnlyKey`. */
-  connect?: ReadonlyMap<string, ConnectHandler>;
+const MUTATING_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/** One request as the router sees it (the chain's request, minus what only the chain needs). */
+export interface ServedRequest {
+  req: Request;
+  res: Response;
+  info: RequestInfo;
+  ctx: RequestContext;
 }
 
 /** Serves a GET of a subresource that is not a stored object (Kubernetes' connecters and streamers). */
-export type ConnectHandler = (req: Request, res: Response, info: RequestInfo) => Promise<void>;
+export type ConnectHandler = (r: ServedRequest) => Promise<void>;
+
+/**
+ * An endpoint of its own at `<resource>[/<subresource>]` instead of a stored type's verbs: a
+ * create-only kind (reviews, `serviceaccounts/token`, `pods/binding`) or a connect GET (`pods/log`).
+ */
+export type OwnEndpoint = { create: CreateOnlyHandler } | { connect: ConnectHandler };
+
+export interface ResourceRouterDeps {
+  catalog: Catalog;
+  storeFor: (r: ResourceType) => GenericStore;
+  watch: WatchSettings;
+  /** APIResponseCompression: gzip get and list answers for clients that accept it. */
+  responseCompression?: boolean;
+  /** Endpoints of their own, by `endpointKey`. */
+  endpoints: ReadonlyMap<string, OwnEndpoint>;
+}
 
 /**
  * The writer's manager name: `fieldManager`, else inferred from the User-Agent (Kubernetes'
@@ -100,60 +115,44 @@ export function resolveResource(catalog: Catalog, info: RequestInfo): ResourceTy
 }
 
 /** Serves one resource request: picks the verb handler, checks it is allowed, negotiates the answer. */
-export async function serveResource(
-  deps: ResourceRouterDeps,
-  req: Request,
-  res: Response,
-  info: RequestInfo,
-  ctx: RequestContext,
-): Promise<void> {
-  const r = resolveResource(deps.catalog, info);
-  if (info.namespace && !r.namespaced && info.resource !== 'namespaces') {
+export async function serveResource(deps: ResourceRouterDeps, r: ServedRequest): Promise<void> {
+  const { req, res, info, ctx } = r;
+  const resource = resolveResource(deps.catalog, info);
+  if (info.namespace && !resource.namespaced && info.resource !== 'namespaces') {
     throw statusError('NotFound', 'the server could not find the requested resource');
   }
-  const createOnly = deps.createOnly?.get(createOnlyKey(r, info.subresource));
-  if (createOnly) {
-    await serveCreateOnly(createOnly, req, res, info, ctx);
+  const own = deps.endpoints.get(endpointKey(resource, info.subresource));
+  if (own && 'create' in own) {
+    await serveCreateOnly(own.create, r);
     return;
   }
-  if (r.virtual) throw statusError('NotFound', 'the server could not find the requested resource');
-  const connect = info.subresource ? deps.connect?.get(createOnlyKey(r, info.subresource)) : undefined;
-  if (connect && info.parts.length === 3) {
+  if (resource.virtual) throw statusError('NotFound', 'the server could not find the requested resource');
+  if (own && info.subresource && info.parts.length === 3) {
     if (info.verb !== 'get') throw methodNotAllowed();
-    await connect(req, res, info);
+    await own.connect(r);
     return;
   }
-  if (info.parts.length > 3 || (info.subresource && !r.subresources.includes(info.subresource))) {
+  if (info.parts.length > 3 || (info.subresource && !resource.subresources.includes(info.subresource))) {
     throw statusError('NotFound', 'the server could not find the requested resource');
   }
   const verb = info.verb;
   // POST to an object, PUT/PATCH to a collection: no such route (Kubernetes answers 405).
   if ((verb === 'create' && info.name) || (NAMED_VERBS.has(verb) && !info.name)) throw methodNotAllowed();
-  const allowed = info.subresource ? (SUBRESOURCE_VERBS[info.subresource] ?? []) : r.verbs;
+  const allowed = info.subresource ? (SUBRESOURCE_VERBS[info.subresource] ?? []) : resource.verbs;
   if (!allowed.includes(verb as Verb)) throw methodNotAllowed();
-  const handler = deps.extraHandlers?.[verb] ?? HANDLERS[verb];
+  const handler = verb === 'watch' ? (s: HandlerScope) => handleWatch(s, deps.watch) : HANDLERS[verb];
   if (!handler) throw methodNotAllowed();
   const readVerb = verb === 'get' || verb === 'list' || verb === 'watch';
   const format = negotiate(req.headers.accept, readVerb && !info.subresource ? ['Table'] : []);
   if (!format) throw notAcceptable(advertisedMediaTypes());
   const query = info.query;
-  if (['create', 'update', 'patch', 'delete', 'deletecollection'].includes(verb)) ctx.dryRun = dryRunOf(query);
-  if (['create', 'update', 'patch'].includes(verb)) ctx.fieldManager = fieldManagerOf(query, req.headers['user-agent']);
+  if (MUTATING_VERBS.has(verb)) ctx.dryRun = dryRunOf(query);
+  if (verb === 'create' || verb === 'update' || verb === 'patch') {
+    ctx.fieldManager = fieldManagerOf(query, req.headers['user-agent']);
+  }
   const gzip =
     !!deps.responseCompression && (verb === 'get' || verb === 'list') && acceptsGzip(req.headers['accept-encoding']);
-  const view = info.subresource === 'scale' ? scaleView(r) : undefined;
-  const scope: HandlerScope = {
-    req,
-    res,
-    info,
-    query,
-    resource: r,
-    store: deps.storeFor(r),
-    ctx,
-    format,
-    warnings: [],
-    gzip,
-    view,
-  };
-  await handler(scope);
+  const view = info.subresource === 'scale' ? scaleView(resource) : undefined;
+  const store = deps.storeFor(resource);
+  await handler({ req, res, info, query, resource, store, ctx, format, warnings: [], gzip, view });
 }

@@ -9,7 +9,7 @@ import {
   type FieldError,
   type ResourceType,
 } from '@svc/api';
-import { createOnlyKey, type CreateOnlyHandler, type CreateOnlyRequest } from '../endpoints/create-only.js';
+import { endpointKey, type CreateOnlyHandler, type CreateOnlyRequest } from './create-only.js';
 import { nowRfc3339, type GenericStore } from './store.js';
 
 interface Binding extends ApiObject {
@@ -96,7 +96,7 @@ async function bindPod(pods: GenericStore, req: CreateOnlyRequest, name: string)
 /**
  * The create-only endpoints that bind pods: `pods/<name>/binding` (the pod named by the URL;
  * a different `metadata.name` in the body is a 400) and the `bindings` collection (the pod
- * named by the body), keyed by `createOnlyKey`.
+ * named by the body), keyed by `endpointKey`.
  */
 export function podBindingHandlers(o: {
   pod: ResourceType;
@@ -106,7 +106,7 @@ export function podBindingHandlers(o: {
   const kind = bindingKind();
   const out: Array<[string, CreateOnlyHandler]> = [
     [
-      createOnlyKey(o.pod, 'binding'),
+      endpointKey(o.pod, 'binding'),
       {
         kind,
         create: (req) => {
@@ -119,7 +119,7 @@ export function podBindingHandlers(o: {
   ];
   if (o.binding) {
     out.push([
-      createOnlyKey(o.binding),
+      endpointKey(o.binding),
       {
         kind,
         create: (req) => {

@@ -9,11 +9,14 @@ export const COMPACT_REVISION_KEY = 'compact_rev_key';
  */
 export function runCompactor(
   storage: Etcd3Storage,
-  intervalMs: number,
-  signal: AbortSignal,
-  onError: (e: unknown) => void,
-  onCompact?: (rev: number, seconds: number) => void,
+  o: {
+    intervalMs: number;
+    signal: AbortSignal;
+    onError: (e: unknown) => void;
+    onCompact?: (rev: number, seconds: number) => void;
+  },
 ): void {
+  const { intervalMs, signal, onError, onCompact } = o;
   if (intervalMs <= 0) return;
   let version = 0;
   let revision = 0;

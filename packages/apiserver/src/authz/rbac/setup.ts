@@ -1,7 +1,7 @@
 import { group, type ResourceType } from '@svc/api';
 import type { Logger } from '@svc/component-base';
 import type { GenericStore } from '../../registry/store.js';
-import { createOnlyKey, type CreateOnlyHandler } from '../../endpoints/create-only.js';
+import { endpointKey, type CreateOnlyHandler } from '../../registry/create-only.js';
 import type { ObjectSchema } from '@svc/api';
 import {
   localSubjectAccessReview,
@@ -260,7 +260,7 @@ export function accessReviewHandlers(
   const add = (plural: string, create: CreateOnlyHandler['create']): void => {
     const r = lookup(g, 'v1', plural);
     if (r)
-      out.set(createOnlyKey(r), {
+      out.set(endpointKey(r), {
         kind: { group: r.group, version: r.version, kind: r.kind, schema: r.schema as ObjectSchema },
         create,
       });

@@ -1,6 +1,6 @@
 import { badRequest } from '@svc/api';
 import type { HandlerScope } from './scope.js';
-import { objectSchemaOf, sendObject } from './respond.js';
+import { answer } from './respond.js';
 import { admitObjectShape, checkNamespace, readJsonValue } from './decode.js';
 
 export async function handleCreate(s: HandlerScope): Promise<void> {
@@ -11,5 +11,5 @@ export async function handleCreate(s: HandlerScope): Promise<void> {
   const obj = admitObjectShape(s, value, duplicates);
   checkNamespace(s, obj);
   const created = await s.store.create(s.info.namespace, obj, s.ctx);
-  sendObject(s.res, 201, created, s.format, s.warnings, false, objectSchemaOf(s));
+  answer(s, 201, created);
 }

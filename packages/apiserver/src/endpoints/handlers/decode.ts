@@ -1,7 +1,16 @@
-import { badRequest, invalid, isApiObject, unsupportedMediaType, type ApiObject, type FieldError } from '@svc/api';
+import type { IncomingMessage } from 'node:http';
+import {
+  badRequest,
+  invalid,
+  isApiObject,
+  unsupportedMediaType,
+  type ApiObject,
+  type ResourceType,
+  type Schema,
+} from '@svc/api';
 import { checkSchema, decodeProtobufObject } from '@svc/machinery';
 import { apiVersionOf } from '../../registry/store.js';
-import { bodyCodec, decodeBody, readBody } from '../codec.js';
+import { bodyCodec, decodeBody, readBody, type BodyCodec } from '../codec.js';
 import { bodyKind, type HandlerScope } from './scope.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -13,61 +22,96 @@ export function fieldValidationOf(query: URLSearchParams): FieldValidation {
   throw badRequest(`fieldValidation parameter unsupported: ${JSON.stringify(v)}, must be one of: Ignore, Warn, Strict`);
 }
 
-/** Reads and decodes the request body as a JSON value (any shape); Protobuf bodies through the type's schema. */
-export async function readJsonValue(
-  scope: HandlerScope,
-  accepted?: Parameters<typeof bodyCodec>[1],
-): Promise<{ value: unknown; mediaType: string; duplicates: string[] }> {
-  const { codec, mediaType } = bodyCodec(scope.req.headers['content-type'], accepted);
-  const buf = await readBody(scope.req);
+/** A body as decoded: a JSON value, the media type it came in, and keys that occurred twice. */
+export interface ReadBody {
+  value: unknown;
+  mediaType: string;
+  duplicates: string[];
+}
+
+/**
+ * Reads and decodes a request body as a JSON value (any shape): JSON and YAML as they are,
+ * Protobuf through `schema` (415 when the kind has no Protobuf form). `accepted` maps media
+ * types to codecs (default: whole-object bodies).
+ */
+export async function readBodyValue(
+  req: IncomingMessage,
+  o: { schema: Schema; accepted?: Record<string, BodyCodec> },
+): Promise<ReadBody> {
+  const { codec, mediaType } = bodyCodec(req.headers['content-type'], o.accepted);
+  const buf = await readBody(req);
   if (codec === 'protobuf') {
-    const { schema } = bodyKind(scope);
-    if (schema.type !== 'object') throw unsupportedMediaType(mediaType, ['application/json', 'application/yaml']);
-    return { value: decodeProtobufObject(buf, schema), mediaType, duplicates: [] };
+    if (o.schema.type !== 'object') throw unsupportedMediaType(mediaType, ['application/json', 'application/yaml']);
+    return { value: decodeProtobufObject(buf, o.schema), mediaType, duplicates: [] };
   }
   return { ...decodeBody(buf, codec), mediaType };
 }
 
+/** Reads the body of a verb handler's request, in the handler's kind. */
+export function readJsonValue(scope: HandlerScope, accepted?: Record<string, BodyCodec>): Promise<ReadBody> {
+  return readBodyValue(scope.req, { schema: bodyKind(scope).schema, accepted });
+}
+
+/** What a decoded body must be, and where its field problems go. */
+export interface ObjectShape {
+  kind: Pick<ResourceType, 'group' | 'kind' | 'schema'>;
+  /** The apiVersion spellings the body may carry; the first is the one answers use. */
+  apiVersions: readonly string[];
+  level: FieldValidation;
+  /** Where `Warn` puts unknown and duplicate fields. */
+  warnings: string[];
+}
+
 /**
- * Checks a decoded object against the URL's type and the schema: wrong kind/apiVersion → 400;
+ * Checks a decoded value against its kind: not an object, or a wrong kind or apiVersion → 400;
  * type errors → 422; unknown and duplicate fields dropped (the last duplicate wins), warned
- * about or refused (400) per fieldValidation.
+ * about or refused (400) per fieldValidation. The result has `metadata`, `kind`, and the
+ * apiVersion the body gave (else the first accepted one).
  */
-export function admitObjectShape(scope: HandlerScope, value: unknown, duplicates: readonly string[] = []): ApiObject {
-  const r = bodyKind(scope);
+export function checkObjectShape(shape: ObjectShape, body: Pick<ReadBody, 'value' | 'duplicates'>): ApiObject {
+  const { kind, apiVersions } = shape;
+  const { value } = body;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw badRequest(
-      `the body of the request must be a ${r.kind} object, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
-    );
+    const what = Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value;
+    throw badRequest(`the body of the request must be a ${kind.kind} object, not ${what}`);
   }
   const obj = value as Record<string, unknown>;
-  const expectedApiVersion = apiVersionOf(r);
-  if (obj.apiVersion !== undefined && obj.apiVersion !== expectedApiVersion) {
+  if (obj.apiVersion !== undefined && !apiVersions.includes(String(obj.apiVersion))) {
     throw badRequest(
-      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expectedApiVersion})`,
+      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersions[0] ?? ''})`,
     );
   }
-  if (obj.kind !== undefined && obj.kind !== r.kind) {
-    throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${r.kind})`);
+  if (obj.kind !== undefined && obj.kind !== kind.kind) {
+    throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${kind.kind})`);
   }
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
-  const level = fieldValidationOf(scope.query);
-  const { errors, unknownFields, value: pruned } = checkSchema(obj, r.schema);
-  const typeErrors: FieldError[] = errors;
-  if (typeErrors.length > 0) {
+  const { errors, unknownFields, value: pruned } = checkSchema(obj, kind.schema);
+  if (errors.length > 0) {
     const meta = isApiObject(obj) ? obj.metadata : {};
-    throw invalid({ group: r.group, kind: r.kind }, String(meta.name ?? ''), typeErrors);
+    throw invalid({ group: kind.group, kind: kind.kind }, String(meta.name ?? ''), errors);
   }
   const problems = [
-    ...duplicates.map((f) => `duplicate field ${JSON.stringify(f)}`),
+    ...body.duplicates.map((f) => `duplicate field ${JSON.stringify(f)}`),
     ...unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`),
   ];
   if (problems.length > 0) {
-    if (level === 'Strict') throw badRequest(`strict decoding error: ${problems.join(', ')}`);
-    if (level === 'Warn') scope.warnings.push(...problems);
+    if (shape.level === 'Strict') throw badRequest(`strict decoding error: ${problems.join(', ')}`);
+    if (shape.level === 'Warn') shape.warnings.push(...problems);
   }
-  const { apiVersion: _a, kind: _k, ...rest } = pruned as ApiObject;
-  return { apiVersion: expectedApiVersion, kind: r.kind, ...rest } as ApiObject;
+  const { apiVersion, kind: _k, ...rest } = pruned as ApiObject;
+  return { apiVersion: apiVersion ?? apiVersions[0], kind: kind.kind, ...rest } as ApiObject;
+}
+
+/** A verb handler's body in the URL's kind (`apiVersion` exactly the URL's). */
+export function admitObjectShape(scope: HandlerScope, value: unknown, duplicates: readonly string[] = []): ApiObject {
+  const kind = bodyKind(scope);
+  const shape = {
+    kind,
+    apiVersions: [apiVersionOf(kind)],
+    level: fieldValidationOf(scope.query),
+    warnings: scope.warnings,
+  };
+  return checkObjectShape(shape, { value, duplicates: [...duplicates] });
 }
 
 /** The namespace of the body must agree with the URL's (or be empty). */

@@ -1,6 +1,6 @@
 import { badRequest, type DeleteOptions } from '@svc/api';
 import type { HandlerScope } from './scope.js';
-import { objectSchemaOf, sendObject } from './respond.js';
+import { answer } from './respond.js';
 import { readJsonValue } from './decode.js';
 import { readListParams } from './list-params.js';
 
@@ -51,20 +51,12 @@ export async function handleDelete(s: HandlerScope): Promise<void> {
   const opts = await deleteOptions(s);
   const { object, deleted } = await s.store.delete(s.info.namespace, s.info.name, opts, s.ctx);
   const body = deleted && !s.store.returnsDeletedObject ? s.store.deletedStatus(object) : object;
-  sendObject(
-    s.res,
-    deleted || opts.orphanDependents !== false ? 200 : 202,
-    body,
-    s.format,
-    [],
-    false,
-    objectSchemaOf(s),
-  );
+  answer(s, deleted || opts.orphanDependents !== false ? 200 : 202, body);
 }
 
 export async function handleDeleteCollection(s: HandlerScope): Promise<void> {
   const opts = await deleteOptions(s);
   const params = readListParams(s.query, s.resource);
   const list = await s.store.deleteCollection(s.info.namespace, params, opts, s.ctx);
-  sendObject(s.res, 200, list, s.format, [], false, objectSchemaOf(s));
+  answer(s, 200, list);
 }

@@ -1,5 +1,5 @@
 import type { HandlerScope } from './scope.js';
-import { objectSchemaOf, sendList, sendObject } from './respond.js';
+import { sendList, sendObject } from './respond.js';
 import { readListParams } from './list-params.js';
 import { includeObjectOf, toTable } from '../table.js';
 
@@ -8,21 +8,9 @@ export async function handleList(s: HandlerScope): Promise<void> {
   const params = readListParams(s.query, s.resource);
   const list = await s.store.list(s.info.namespace, params);
   if (include) {
-    sendObject(
-      s.res,
-      200,
-      toTable(s.resource, list.items, { group: s.format.group ?? '', include, listMeta: list.metadata }),
-      s.format.codec,
-      [],
-      s.gzip,
-    );
+    const table = toTable(s.resource, list.items, { group: s.format.group ?? '', include, listMeta: list.metadata });
+    sendObject(s.res, { code: 200, value: table, format: s.format.codec, gzip: s.gzip });
     return;
   }
-  await sendList(
-    s.res,
-    list as unknown as { items: object[] } & Record<string, unknown>,
-    s.format,
-    s.gzip,
-    objectSchemaOf(s),
-  );
+  await sendList(s, list as unknown as { items: object[] } & Record<string, unknown>);
 }

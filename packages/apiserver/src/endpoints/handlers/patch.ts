@@ -11,7 +11,7 @@ import {
 import { applyJsonPatch, applyMergePatch, applyPatch, applyStrategicMergePatch } from '@svc/machinery';
 import { apiVersionOf } from '../../registry/store.js';
 import { bodyKind, viewed, type HandlerScope } from './scope.js';
-import { objectSchemaOf, sendObject } from './respond.js';
+import { answer } from './respond.js';
 import { admitObjectShape, checkName, checkNamespace, readJsonValue } from './decode.js';
 import type { BodyCodec } from '../codec.js';
 
@@ -84,7 +84,7 @@ export async function handlePatch(s: HandlerScope): Promise<void> {
     s.ctx,
     { subresource: s.info.subresource },
   );
-  sendObject(s.res, 200, viewed(s, object), s.format, s.warnings, false, objectSchemaOf(s));
+  answer(s, 200, viewed(s, object));
 }
 
 /** Server-side apply: the body is the manager's whole intent for the fields it sets. */
@@ -116,11 +116,11 @@ async function handleApply(s: HandlerScope, body: unknown, force: boolean, dupli
       subresource: sub,
       managedFieldsDone: true,
     });
-    sendObject(s.res, 200, object, s.format, s.warnings, false, objectSchemaOf(s));
+    answer(s, 200, object);
   } catch (e) {
     if (!isNotFound(e) || sub !== '') throw e;
     // Apply to a missing object creates it (needs `create` permission once RBAC exists).
     const created = await s.store.create(s.info.namespace, run(undefined), s.ctx, { managedFieldsDone: true });
-    sendObject(s.res, 201, created, s.format, s.warnings, false, objectSchemaOf(s));
+    answer(s, 201, created);
   }
 }

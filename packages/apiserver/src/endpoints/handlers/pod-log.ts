@@ -1,11 +1,10 @@
-import type { Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { buffer as readAll } from 'node:stream/consumers';
 import { badRequest, internalError, StatusError, type Status } from '@svc/api';
 import type { GenericStore } from '../../registry/store.js';
 import { containerLogsQuery, logContainer, parsePodLogOptions } from '../../registry/pod-log.js';
 import { svcletEndpoint, type SvcletClient } from '../../server/svclet-client.js';
-import type { RequestInfo } from '../request-info.js';
+import type { ServedRequest } from '../resource-router.js';
 
 export interface PodLogDeps {
   pods: () => GenericStore;
@@ -59,7 +58,8 @@ async function agentError(res: IncomingMessage, pod: string): Promise<StatusErro
  * The upstream request ends when the client goes away, and the answer ends when the agent's
  * does (with `follow`, only then).
  */
-export async function servePodLog(deps: PodLogDeps, res: Response, info: RequestInfo): Promise<void> {
+export async function servePodLog(deps: PodLogDeps, r: Pick<ServedRequest, 'res' | 'info'>): Promise<void> {
+  const { res, info } = r;
   const opts = parsePodLogOptions(info.query, info.name);
   const pod = await deps.pods().get(info.namespace, info.name);
   const container = logContainer(pod, opts.container);

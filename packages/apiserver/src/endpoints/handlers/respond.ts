@@ -11,6 +11,7 @@ import {
   type ResponseFormat,
 } from '../media-types.js';
 import { encode } from '../codec.js';
+import type { HandlerScope } from './scope.js';
 import { listJsonChunks } from '../serialization-cache.js';
 
 /** A codec name, or the negotiated format (Protobuf with its spelling and JSON/YAML fallback). */
@@ -62,32 +63,44 @@ function encodeFor(
 /** Answers at least this large are gzipped for clients that accept it (Kubernetes' threshold). */
 export const GZIP_THRESHOLD_BYTES = 128 * 1024;
 
+/** One answer: status code, value, and how to write it. */
+export interface Answer {
+  code: number;
+  value: unknown;
+  /** The negotiated format or a codec name; JSON when unset. */
+  format?: Target;
+  /** Sent as `Warning: 299 - "..."` headers. */
+  warnings?: readonly string[];
+  /** Gzip when the body is large enough (the client accepts it and the verb allows it). */
+  gzip?: boolean;
+  /** The value's object schema, for a Protobuf answer. */
+  schema?: ObjectSchema;
+}
+
 /** Writes a value with the negotiated codec (one write of headers and body; no ETag or freshness work). */
-export function sendObject(
-  res: Response,
-  code: number,
-  value: unknown,
-  codec: Target = 'json',
-  warnings: string[] = [],
-  gzip = false,
-  schema?: ObjectSchema,
-): void {
-  const { body: text, format } = encodeFor(value, codec, schema);
+export function sendObject(res: Response, a: Answer): void {
+  const { body: text, format } = encodeFor(a.value, a.format ?? 'json', a.schema);
+  const warnings = a.warnings ?? [];
   if (warnings.length > 0)
     res.setHeader(
       'Warning',
       warnings.map((w) => `299 - ${JSON.stringify(w)}`),
     );
-  const compress = gzip && Buffer.byteLength(text) >= GZIP_THRESHOLD_BYTES;
+  const compress = !!a.gzip && Buffer.byteLength(text) >= GZIP_THRESHOLD_BYTES;
   const body = compress ? gzipSync(text) : text;
   const headers: Record<string, string | number> = {
     'Content-Type': contentTypeOf(format.codec, format.mediaType),
     'Content-Length': Buffer.byteLength(body),
   };
   if (compress) headers['Content-Encoding'] = 'gzip';
-  if (gzip) headers.Vary = 'Accept-Encoding';
-  res.writeHead(code, headers);
+  if (a.gzip) headers.Vary = 'Accept-Encoding';
+  res.writeHead(a.code, headers);
   res.end(body);
+}
+
+/** A verb handler's answer, in the scope's format, with its warnings, compression and schema. */
+export function answer(s: HandlerScope, code: number, value: unknown): void {
+  sendObject(s.res, { code, value, format: s.format, warnings: s.warnings, gzip: s.gzip, schema: objectSchemaOf(s) });
 }
 
 /** Lists longer than this are written in pieces (chunked transfer) instead of one body. */
@@ -97,18 +110,13 @@ const STREAM_LIST_ITEMS = 500;
  * Writes a list; large JSON lists go out in pieces with backpressure (gzipped when allowed).
  * Protobuf lists (`schema` = the item type's) and their fallbacks are one body.
  */
-export async function sendList(
-  res: Response,
-  list: { items: object[] } & Record<string, unknown>,
-  target: Target,
-  gzip = false,
-  schema?: ObjectSchema,
-): Promise<void> {
-  const codec = typeof target === 'string' ? target : target.codec;
-  if (codec !== 'json' || list.items.length <= STREAM_LIST_ITEMS) {
-    sendObject(res, 200, list, target, [], gzip, schema);
+export async function sendList(s: HandlerScope, list: { items: object[] } & Record<string, unknown>): Promise<void> {
+  const { res, gzip } = s;
+  if (s.format.codec !== 'json' || list.items.length <= STREAM_LIST_ITEMS) {
+    answer(s, 200, list);
     return;
   }
+  const codec = s.format.codec;
   const headers: Record<string, string> = { 'Content-Type': contentTypeOf(codec) };
   if (gzip) Object.assign(headers, { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
   res.writeHead(200, headers);
@@ -142,7 +150,7 @@ export function sendError(res: Response, err: unknown, codec?: Target): void {
     return;
   }
   if (status.details?.retryAfterSeconds) res.setHeader('Retry-After', String(status.details.retryAfterSeconds));
-  sendObject(res, status.code, status, codec ?? negotiate(res.req?.headers.accept) ?? 'json');
+  sendObject(res, { code: status.code, value: status, format: codec ?? negotiate(res.req?.headers.accept) ?? 'json' });
 }
 
 /** The schema Protobuf answers of a handler's type (or its view's) are written through (objects and their lists). */

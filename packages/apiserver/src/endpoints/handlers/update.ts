@@ -1,5 +1,5 @@
 import { viewed, type HandlerScope } from './scope.js';
-import { objectSchemaOf, sendObject } from './respond.js';
+import { answer } from './respond.js';
 import { admitObjectShape, checkName, checkNamespace, readJsonValue } from './decode.js';
 
 /** PUT: replace the object (or its status, or its scale), creating it when the type allows. */
@@ -19,5 +19,5 @@ export async function handleUpdate(s: HandlerScope): Promise<void> {
       createIfMissing: s.info.subresource === '' ? (ctx) => s.store.create(s.info.namespace, obj, ctx) : undefined,
     },
   );
-  sendObject(s.res, created ? 201 : 200, viewed(s, object), s.format, s.warnings, false, objectSchemaOf(s));
+  answer(s, created ? 201 : 200, viewed(s, object));
 }

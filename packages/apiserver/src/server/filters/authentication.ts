@@ -1,0 +1,34 @@
+import { unauthorized } from '@svc/api';
+import { AuthenticationFailed, type UserInfo } from '@svc/component-base';
+import type { IncomingMessage } from 'node:http';
+import type { ApiRequest, Filter } from './chain.js';
+
+/** Recognises the caller; `system:anonymous` when allowed and no credential is given. */
+export interface RequestAuthenticator {
+  authenticate(req: IncomingMessage): Promise<UserInfo>;
+}
+
+/**
+ * Who is calling (Kubernetes' WithAuthentication): the user the authenticators recognise
+ * becomes the request's user; an invalid credential is a 401 before anything else runs.
+ */
+export function withAuthentication(authenticator: RequestAuthenticator): Filter {
+  return (next) => async (r) => {
+    let user: UserInfo;
+    try {
+      user = await authenticator.authenticate(r.req);
+    } catch (e) {
+      if (e instanceof AuthenticationFailed) throw unauthorized();
+      throw e;
+    }
+    r.requester = user;
+    r.ctx.user = user;
+    return next(r);
+  };
+}
+
+/** The user a request acts as; only stages after authentication may ask. */
+export function requestUser(r: ApiRequest): UserInfo {
+  if (!r.ctx.user) throw new Error('the request has no user: the authentication stage did not run');
+  return r.ctx.user;
+}

@@ -1,0 +1,21 @@
+import type { Request, Response } from 'express';
+import { parseRequestInfo } from '../../endpoints/request-info.js';
+import { sendError } from '../../endpoints/handlers/respond.js';
+import type { Handler } from './chain.js';
+
+/**
+ * The chain's entry (Kubernetes' WithRequestInfo): what the request is about — verb, group,
+ * version, namespace, resource, name, subresource, and whether it is long-running — is parsed
+ * once here; every later stage reads it. The request's signal aborts when the answer is done
+ * or the client goes away.
+ */
+export function withRequestInfo(next: Handler): (req: Request, res: Response) => void {
+  return (req, res) => {
+    const query = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
+    const info = parseRequestInfo(req.method, req.originalUrl, query);
+    const done = new AbortController();
+    res.once('close', () => done.abort());
+    // Panic recovery answers everything below; this catch only guards the guard.
+    next({ req, res, info, ctx: {}, signal: done.signal }).catch((e: unknown) => sendError(res, e));
+  };
+}

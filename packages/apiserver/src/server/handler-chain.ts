@@ -1,0 +1,46 @@
+import type { Request, Response } from 'express';
+import type { Logger } from '@svc/component-base';
+import type { Authorizer } from '../authz/authorizer.js';
+import type { ApiServerMetrics } from '../metrics/metrics.js';
+import { withAudit } from './filters/audit.js';
+import { withAuthentication, type RequestAuthenticator } from './filters/authentication.js';
+import { withAuthorization } from './filters/authorization.js';
+import { chain, type Handler } from './filters/chain.js';
+import { withImpersonation } from './filters/impersonation.js';
+import { withMaxInFlight, type InFlightLimits } from './filters/max-in-flight.js';
+import { withPanicRecovery } from './filters/panic-recovery.js';
+import { withRequestInfo } from './filters/request-info.js';
+import { withRequestMetrics } from './filters/request-metrics.js';
+import { withRequestTimeout } from './filters/request-timeout.js';
+
+export interface HandlerChainConfig {
+  log: Logger;
+  metrics: ApiServerMetrics;
+  /** `--request-timeout` for requests that are not long-running; 0 = none. */
+  requestTimeoutMs: number;
+  authenticator: RequestAuthenticator;
+  authorizer: Authorizer;
+  inFlight: InFlightLimits;
+  /** What an authorized request reaches: the resource router, or the non-resource routes. */
+  handler: Handler;
+}
+
+/**
+ * The request path, top to bottom, as Kubernetes' DefaultBuildHandlerChain: every request
+ * passes each stage in this order before its handler. A new cross-cutting concern is one
+ * file under `filters/` and one line here.
+ */
+export function buildHandlerChain(c: HandlerChainConfig): (req: Request, res: Response) => void {
+  return withRequestInfo(
+    chain(c.handler, [
+      withPanicRecovery(c.log),
+      withRequestMetrics(c.metrics),
+      withRequestTimeout(c.requestTimeoutMs),
+      withAuthentication(c.authenticator),
+      withAudit(),
+      withImpersonation(c.authorizer),
+      withMaxInFlight(c.inFlight),
+      withAuthorization(c.authorizer),
+    ]),
+  );
+}

@@ -1,0 +1,47 @@
+import type { ResourceType } from '@svc/api';
+import type { Authentication } from '../authn/build.js';
+import { accessReviewHandlers, type Authorization } from '../authz/rbac/setup.js';
+import { servePodLog } from '../endpoints/handlers/pod-log.js';
+import type { OwnEndpoint, ResourceRouterDeps } from '../endpoints/resource-router.js';
+import { endpointKey } from '../registry/create-only.js';
+import { podBindingHandlers } from '../registry/pod-binding.js';
+import type { Startup } from './startup.js';
+import type { Stores } from './stores.js';
+import type { SvcletClient } from './svclet-client.js';
+
+/** The resource router: stored types' verbs, and the endpoints of their own (reviews, token, binding, log). */
+export function resourceRouter(
+  s: Startup,
+  d: { stores: Stores; authentication: Authentication; authorization: Authorization; svclet: SvcletClient },
+): ResourceRouterDeps {
+  const { opts, catalog } = s;
+  const lookup = (g: string, v: string, p: string): ResourceType | undefined => catalog.lookup(g, v, p);
+  const endpoints = new Map<string, OwnEndpoint>();
+  const creates = [
+    ...d.authentication.createOnly,
+    ...accessReviewHandlers(lookup, d.authorization.authorizer, d.authorization.rules),
+  ];
+  const pods = lookup('', 'v1', 'pods');
+  const nodes = lookup('', 'v1', 'nodes');
+  if (pods) {
+    creates.push(
+      ...podBindingHandlers({ pod: pods, binding: lookup('', 'v1', 'bindings'), pods: () => d.stores.storeFor(pods) }),
+    );
+    if (nodes) {
+      const logs = { pods: () => d.stores.storeFor(pods), nodes: () => d.stores.storeFor(nodes), svclet: d.svclet };
+      endpoints.set(endpointKey(pods, 'log'), { connect: (r) => servePodLog(logs, r) });
+    }
+  }
+  for (const [key, create] of creates) endpoints.set(key, { create });
+  return {
+    catalog,
+    storeFor: (r) => d.stores.storeFor(r),
+    watch: {
+      minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds,
+      watchListEnabled: opts.featureGates.enabled('WatchList'),
+      stopping: s.stopping.signal,
+    },
+    responseCompression: opts.featureGates.enabled('APIResponseCompression'),
+    endpoints,
+  };
+}

@@ -1,0 +1,84 @@
+import { isNotFound, type ApiObject, type ResourceType } from '@svc/api';
+import type { Admission } from '../admission/admission.js';
+import { resourcePrefix } from '../registry/keys.js';
+import { GenericStore } from '../registry/store.js';
+import { strategyFor } from '../registry/strategies/index.js';
+import { ConvertingStorage } from '../storage/converting-storage.js';
+import type { Storage } from '../storage/interface.js';
+
+export interface StoresConfig {
+  storage: Storage;
+  storePrefix: string;
+  /** `--event-ttl` in whole seconds; 0 keeps Events forever. */
+  eventTtlSeconds: number;
+}
+
+/**
+ * One generic store per served type, made on first use. Admission plugins read through these
+ * stores, so the admission chain is handed over after they exist (`admitWith`), before any
+ * store is used.
+ */
+export class Stores {
+  private readonly byType = new Map<ResourceType, GenericStore>();
+  private admission?: Admission;
+
+  constructor(private readonly c: StoresConfig) {}
+
+  /** The admission chain every write through these stores runs; set once. */
+  admitWith(admission: Admission): void {
+    if (this.admission) throw new Error('the stores already have an admission chain');
+    this.admission = admission;
+  }
+
+  storeFor(r: ResourceType): GenericStore {
+    let s = this.byType.get(r);
+    if (!s) {
+      s = this.make(r);
+      this.byType.set(r, s);
+    }
+    return s;
+  }
+
+  /**
+   * Like Kubernetes' listers: the cached object first (resourceVersion 0), a live read only
+   * when the cache does not have it (it may have just been created) or `fresh` is asked.
+   * Undefined when the type is not served or the object does not exist.
+   */
+  async readCachedFirst(
+    r: ResourceType | undefined,
+    ref: { namespace: string; name: string; fresh?: boolean },
+  ): Promise<ApiObject | undefined> {
+    if (!r) return undefined;
+    for (const rv of ref.fresh ? [undefined] : ['0', undefined]) {
+      try {
+        return await this.storeFor(r).get(ref.namespace, ref.name, rv);
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+    }
+    return undefined;
+  }
+
+  private make(r: ResourceType): GenericStore {
+    const { storage, storePrefix } = this.c;
+    if (!this.admission) throw new Error(`the store for ${r.plural} was asked for before admission was built`);
+    const stored = r.storedAs ?? r;
+    const isEvent = stored.group === '' && stored.plural === 'events';
+    return new GenericStore({
+      resource: r,
+      storePrefix,
+      strategy: strategyFor(r),
+      admission: this.admission,
+      storage: r.storedAs
+        ? new ConvertingStorage(storage, {
+            servedPrefix: resourcePrefix(storePrefix, r),
+            storedPrefix: resourcePrefix(storePrefix, r.storedAs),
+            toStored: r.storedAs.toStored,
+            fromStored: r.storedAs.fromStored,
+          })
+        : storage,
+      // As Kubernetes: Events (of either API) expire `--event-ttl` after their last write.
+      ttlSeconds: isEvent ? this.c.eventTtlSeconds || undefined : undefined,
+    });
+  }
+}
