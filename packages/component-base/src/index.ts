@@ -1,6 +1,6 @@
 export * from './user.js';
 export * from './authenticator.js';
-export { parseCertificateBundle, verifyClientChain, ClientCertAuthenticator } from './x509.js';
+export { parseCertificateBundle, verifyClientChain, ClientCertAuthenticator, type ChainVerifyOptions } from './x509.js';
 export {
   generateServingCert,
   ensureServingCert,

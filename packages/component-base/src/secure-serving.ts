@@ -52,7 +52,8 @@ const VERBS: Record<string, string> = {
   DELETE: 'delete',
 };
 
-function sendStatus(res: Response, code: number, reason: string, message: string): void {
+/** Sends a failure `Status` with this code, reason and message. */
+function sendStatus(res: Response, { code, reason, message }: { code: number; reason: string; message: string }): void {
   res.status(code).json({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
 }
 
@@ -80,22 +81,30 @@ export async function startSecureServer(o: SecureServingOptions): Promise<Secure
     try {
       user = await authn.authenticate(req);
     } catch (e) {
-      if (e instanceof AuthenticationFailed) return sendStatus(res, 401, 'Unauthorized', 'Unauthorized');
-      return sendStatus(res, 500, 'InternalError', `authentication failed: ${(e as Error).message}`);
+      if (e instanceof AuthenticationFailed)
+        return sendStatus(res, { code: 401, reason: 'Unauthorized', message: 'Unauthorized' });
+      return sendStatus(res, {
+        code: 500,
+        reason: 'InternalError',
+        message: `authentication failed: ${(e as Error).message}`,
+      });
     }
     const verb = VERBS[req.method] ?? req.method.toLowerCase();
     try {
       const d = await o.authorizer.authorize({ user, verb, path });
       if (!d.allowed) {
-        return sendStatus(
-          res,
-          403,
-          'Forbidden',
-          `forbidden: User ${JSON.stringify(user.name)} cannot ${verb} path ${JSON.stringify(path)}${d.reason ? `: ${d.reason}` : ''}`,
-        );
+        return sendStatus(res, {
+          code: 403,
+          reason: 'Forbidden',
+          message: `forbidden: User ${JSON.stringify(user.name)} cannot ${verb} path ${JSON.stringify(path)}${d.reason ? `: ${d.reason}` : ''}`,
+        });
       }
     } catch (e) {
-      return sendStatus(res, 500, 'InternalError', `authorization failed: ${(e as Error).message}`);
+      return sendStatus(res, {
+        code: 500,
+        reason: 'InternalError',
+        message: `authorization failed: ${(e as Error).message}`,
+      });
     }
     next();
   });
@@ -107,7 +116,7 @@ export async function startSecureServer(o: SecureServingOptions): Promise<Secure
   });
   o.routes?.(app);
   app.use((_req: Request, res: Response) =>
-    sendStatus(res, 404, 'NotFound', 'the server could not find the requested resource'),
+    sendStatus(res, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' }),
   );
 
   const server: Server = createServer(

@@ -1,5 +1,5 @@
 // Client-certificate chain verification against certificates made here (real ECDSA keys).
-import { X509Certificate } from 'node:crypto';
+import type { X509Certificate } from 'node:crypto';
 import { createTestCa, type TestCa } from '@svc/testing';
 import { parseCertificateBundle, verifyClientChain } from './x509.js';
 
@@ -17,12 +17,11 @@ beforeAll(async () => {
 const certs = (pem: string): X509Certificate[] => parseCertificateBundle(pem);
 const verify = (chainPem: string, roots: TestCa[], now = Date.now()): X509Certificate[] => {
   const [leaf, ...rest] = certs(chainPem);
-  return verifyClientChain(
-    leaf as X509Certificate,
-    rest,
-    roots.flatMap((r) => certs(r.certPem)),
+  return verifyClientChain(leaf as X509Certificate, {
+    intermediates: rest,
+    roots: roots.flatMap((r) => certs(r.certPem)),
     now,
-  );
+  });
 };
 
 describe('parseCertificateBundle', () => {

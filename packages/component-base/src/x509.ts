@@ -21,7 +21,7 @@ export function parseCertificateBundle(pem: string, file = 'CA bundle'): X509Cer
     try {
       certs.push(new X509Certificate(b));
     } catch (e) {
-      throw new Error(`${file}: ${(e as Error).message}`);
+      throw new Error(`${file}: ${(e as Error).message}`, { cause: e });
     }
   }
   if (certs.length === 0) throw new Error(`${file}: no certificates found`);
@@ -51,6 +51,15 @@ function signedBy(child: X509Certificate, parent: X509Certificate): boolean {
   }
 }
 
+/** What a client certificate chain is verified against (Go's `x509.VerifyOptions`). */
+export interface ChainVerifyOptions {
+  /** The certificates the client sent after its leaf. */
+  intermediates: readonly X509Certificate[];
+  roots: readonly X509Certificate[];
+  /** The time of verification (ms since the epoch). */
+  now: number;
+}
+
 /**
  * Verifies `leaf` for client authentication against `roots`, using `intermediates` (as the
  * client sent them) to build the chain; returns the chain leaf first, or throws why not.
@@ -59,9 +68,7 @@ function signedBy(child: X509Certificate, parent: X509Certificate): boolean {
  */
 export function verifyClientChain(
   leaf: X509Certificate,
-  intermediates: readonly X509Certificate[],
-  roots: readonly X509Certificate[],
-  now: number,
+  { intermediates, roots, now }: ChainVerifyOptions,
 ): X509Certificate[] {
   const expired = validAt(leaf, now);
   if (expired) throw new Error(expired);
@@ -146,12 +153,11 @@ export class ClientCertAuthenticator implements Authenticator {
     const [leafRaw, ...rest] = presentedChain(peer);
     if (!leafRaw) return null;
     const leaf = new X509Certificate(leafRaw);
-    const chain = verifyClientChain(
-      leaf,
-      rest.map((r) => new X509Certificate(r)),
-      this.roots,
+    const chain = verifyClientChain(leaf, {
+      intermediates: rest.map((r) => new X509Certificate(r)),
+      roots: this.roots,
       now,
-    );
+    });
     const user = userOf(leafRaw);
     this.verified.set(socket, { user, until: Math.min(...chain.map((c) => Date.parse(c.validTo))) });
     return user;

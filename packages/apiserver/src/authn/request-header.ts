@@ -47,7 +47,7 @@ export class RequestHeaderAuthenticator implements Authenticator {
     const [leaf, ...intermediates] = chain;
     if (!leaf) throw new Error('requestheader: no client certificate');
     try {
-      verifyClientChain(leaf, intermediates, this.o.roots, this.o.now?.() ?? Date.now());
+      verifyClientChain(leaf, { intermediates, roots: this.o.roots, now: this.o.now?.() ?? Date.now() });
     } catch (e) {
       throw new Error(`requestheader: ${(e as Error).message}`);
     }
