@@ -1,6 +1,6 @@
 import { uniqueName, waitFor } from '@svc/testing';
 import type { ApiObject } from '@svc/api';
-import { Controller, Informer, RestClient, listWatcherFor, splitKey } from './index.js';
+import { Controller, Informer, type RestClient, listWatcherFor, splitKey } from './index.js';
 import { withServerAndClient } from './server-testing.js';
 
 // A controller copying a ConfigMap's `app` label into its `copied-app` annotation, end to end.
@@ -58,6 +58,7 @@ it('reconciles ConfigMaps from an informer: copies a label, follows updates, ret
         const r = await c.request('PUT', cmPath(ns, name), { body: next, signal });
         if (r.status === 409) return { requeueAfter: 10 };
         if (r.status !== 200) throw new Error(`update: ${r.status}`);
+        return undefined;
       } finally {
         active.delete(key);
       }

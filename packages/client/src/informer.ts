@@ -55,7 +55,7 @@ export class Indexer<T extends ApiObject = ApiObject> {
       if (this.indexFuncs.has(name)) throw new Error(`index ${name} already exists`);
       this.indexFuncs.set(name, fn);
       this.indices.set(name, new Map());
-      for (const [k, o] of this.items) this.indexOne(name, fn, k, o);
+      for (const [k, o] of this.items) this.indexOne([name, fn], k, o);
     }
   }
 
@@ -89,7 +89,7 @@ export class Indexer<T extends ApiObject = ApiObject> {
     if (old) this.unindex(key, old);
     deepFreeze(obj);
     this.items.set(key, obj);
-    for (const [name, fn] of this.indexFuncs) this.indexOne(name, fn, key, obj);
+    for (const index of this.indexFuncs) this.indexOne(index, key, obj);
     return old;
   }
 
@@ -101,7 +101,7 @@ export class Indexer<T extends ApiObject = ApiObject> {
     return old;
   }
 
-  private indexOne(name: string, fn: IndexFunc<T>, key: string, obj: T): void {
+  private indexOne([name, fn]: [name: string, fn: IndexFunc<T>], key: string, obj: T): void {
     const idx = this.indices.get(name);
     if (!idx) return;
     for (const v of fn(obj)) {

@@ -38,10 +38,11 @@ export class SvcconfigError extends Error {}
 
 type Named<T> = { name?: string } & T;
 
-function named<T>(list: unknown, key: string, what: string, file: string): T {
+/** The `what` of the entry of `list` named `name` (`{name, <what>: {...}}`); `file` is for errors. */
+function named<T>(list: unknown, { what, name }: { what: string; name: string }, file: string): T {
   const items = Array.isArray(list) ? (list as Array<Named<Record<string, unknown>>>) : [];
-  const hit = items.find((i) => i.name === key);
-  if (!hit) throw new SvcconfigError(`${file}: no ${what} named ${JSON.stringify(key)}`);
+  const hit = items.find((i) => i.name === name);
+  if (!hit) throw new SvcconfigError(`${file}: no ${what} named ${JSON.stringify(name)}`);
   return (hit[what] ?? {}) as T;
 }
 
@@ -67,12 +68,15 @@ export function loadSvcconfig(path: string, opts: { context?: string } = {}): Cl
   if (!contextName) throw new SvcconfigError(`${path}: no current-context`);
   const ctx = named<{ cluster?: string; user?: string; namespace?: string }>(
     doc.contexts,
-    contextName,
-    'context',
+    { what: 'context', name: contextName },
     path,
   );
-  const cluster = named<Record<string, unknown>>(doc.clusters, String(ctx.cluster ?? ''), 'cluster', path);
-  const user = ctx.user ? named<Record<string, unknown>>(doc.users, ctx.user, 'user', path) : {};
+  const cluster = named<Record<string, unknown>>(
+    doc.clusters,
+    { what: 'cluster', name: String(ctx.cluster ?? '') },
+    path,
+  );
+  const user = ctx.user ? named<Record<string, unknown>>(doc.users, { what: 'user', name: ctx.user }, path) : {};
   if (typeof cluster.server !== 'string' || cluster.server === '')
     throw new SvcconfigError(`${path}: cluster ${ctx.cluster ?? ''} has no server`);
   const cfg: ClientConfig = {
