@@ -54,12 +54,14 @@ export function criTarget(endpoint: string): string {
   return `unix://${endpoint.startsWith('/') ? '' : `${process.cwd()}/`}${endpoint}`;
 }
 
+/* eslint-disable max-params -- the shape of @grpc/grpc-js's generated unary client methods */
 type UnaryMethod = (
   req: unknown,
   md: grpc.Metadata,
   opts: grpc.CallOptions,
   cb: (err: grpc.ServiceError | null, res?: unknown) => void,
 ) => void;
+/* eslint-enable max-params */
 
 function promisify<T>(def: grpc.ServiceDefinition, client: grpc.Client): T {
   const out: Record<string, (req: unknown, opts?: CriCallOptions) => Promise<unknown>> = {};

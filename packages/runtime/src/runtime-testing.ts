@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 /** SIGKILLs every container process group and shim recorded under `rootDir` (test cleanup). */
 export function killContainersUnder(rootDir: string): void {
-  let ids: string[] = [];
+  let ids: string[];
   try {
     ids = readdirSync(join(rootDir, 'containers'));
   } catch {
@@ -38,7 +38,7 @@ export interface CriLogLine {
 
 /** The entries of a CRI-format log file (none if it does not exist). */
 export function readCriLog(file: string): CriLogLine[] {
-  let text = '';
+  let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {

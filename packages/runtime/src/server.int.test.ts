@@ -67,17 +67,21 @@ describe('svc-runtime CRI server', () => {
     return podSandboxId;
   }
 
-  async function runContainer(
+  async function createContainer(
     podSandboxId: string,
     name: string,
     config: CriInput<ContainerConfig>,
-    start = true,
   ): Promise<string> {
     const { containerId } = await cri.runtime.createContainer({
       podSandboxId,
       config: { metadata: { name }, image: { image: IMAGE }, logPath: `${name}/0.log`, ...config },
     });
-    if (start) await cri.runtime.startContainer({ containerId });
+    return containerId;
+  }
+
+  async function runContainer(podSandboxId: string, name: string, config: CriInput<ContainerConfig>): Promise<string> {
+    const containerId = await createContainer(podSandboxId, name, config);
+    await cri.runtime.startContainer({ containerId });
     return containerId;
   }
 
@@ -136,7 +140,7 @@ describe('svc-runtime CRI server', () => {
     expect((await cri.runtime.podSandboxStatus({ podSandboxId: id })).status?.state).toBe('SANDBOX_NOTREADY');
     const notReady = await cri.runtime.listPodSandbox({ filter: { state: { state: 'SANDBOX_NOTREADY' } } });
     expect(notReady.items.map((s) => s.id)).toEqual([id]);
-    expect((await codeOf(runContainer(id, 'late', { command: ['true'] }, false))).code).toBe(
+    expect((await codeOf(createContainer(id, 'late', { command: ['true'] }))).code).toBe(
       GrpcStatus.FAILED_PRECONDITION,
     );
 
@@ -278,13 +282,13 @@ describe('svc-runtime CRI server', () => {
 
   it('answers bad requests with gRPC status codes, not crashes', async () => {
     const pod = await runPod();
-    const noCommand = await codeOf(runContainer(pod, 'web', {}, false));
+    const noCommand = await codeOf(createContainer(pod, 'web', {}));
     expect(noCommand.code).toBe(GrpcStatus.INVALID_ARGUMENT);
     expect(noCommand.message).toMatch(/^container web has no command/);
     expect(
-      (await codeOf(runContainer(pod, 'x', { command: ['true'], image: { image: 'never-pulled' } }, false))).code,
+      (await codeOf(createContainer(pod, 'x', { command: ['true'], image: { image: 'never-pulled' } }))).code,
     ).toBe(GrpcStatus.NOT_FOUND);
-    expect((await codeOf(runContainer('no-such-sandbox', 'x', { command: ['true'] }, false))).code).toBe(
+    expect((await codeOf(createContainer('no-such-sandbox', 'x', { command: ['true'] }))).code).toBe(
       GrpcStatus.NOT_FOUND,
     );
     expect(
@@ -294,7 +298,7 @@ describe('svc-runtime CRI server', () => {
         )
       ).code,
     ).toBe(GrpcStatus.INVALID_ARGUMENT);
-    const badDir = await codeOf(runContainer(pod, 'x', { command: ['true'], workingDir: join(dir, 'missing') }, false));
+    const badDir = await codeOf(createContainer(pod, 'x', { command: ['true'], workingDir: join(dir, 'missing') }));
     expect(badDir).toEqual({
       code: GrpcStatus.INVALID_ARGUMENT,
       message: expect.stringMatching(/working directory .* does not exist/),
@@ -320,7 +324,7 @@ describe('svc-runtime CRI server', () => {
     await cri.runtime.removeContainer({ containerId: once });
     expect((await codeOf(cri.runtime.containerStatus({ containerId: once }))).code).toBe(GrpcStatus.NOT_FOUND);
 
-    const notFound = await runContainer(pod, 'typo', { command: ['no-such-binary-xyz'] }, false);
+    const notFound = await createContainer(pod, 'typo', { command: ['no-such-binary-xyz'] });
     const start = await codeOf(cri.runtime.startContainer({ containerId: notFound }));
     expect(start.message).toMatch(/failed to start container typo .*ENOENT/);
     expect(await status(notFound)).toMatchObject({ state: 'CONTAINER_EXITED', exitCode: 128, reason: 'StartError' });

@@ -149,7 +149,7 @@ function tokenCommands(io: SvcadmIo, token: Command): void {
             await new ResourceClient(client, SECRETS).namespace(naming().systemNamespace).create(tokenSecret(t));
           } catch (e) {
             if ((e as { code?: number }).code === 409)
-              throw new Error(`a token with id ${JSON.stringify(t.id)} already exists`);
+              throw new Error(`a token with id ${JSON.stringify(t.id)} already exists`, { cause: e });
             throw e;
           }
           io.out(printed);
@@ -190,6 +190,7 @@ function tokenCommands(io: SvcadmIo, token: Command): void {
           } catch (e) {
             throw new Error(
               `failed to delete bootstrap token ${JSON.stringify(id)}: ${isNotFound(e) ? 'not found' : (e as Error).message}`,
+              { cause: e },
             );
           }
           io.out(`bootstrap token ${JSON.stringify(id)} deleted\n`);
