@@ -156,7 +156,7 @@ export class EventRecorder {
       try {
         await this.events
           .namespace(seen.namespace)
-          .patch(seen.name, 'merge', { count: seen.count, lastTimestamp: rfc3339(now) });
+          .patch(seen.name, { count: seen.count, lastTimestamp: rfc3339(now) }, { type: 'merge' });
         this.seen.set(key, seen);
         return;
       } catch {

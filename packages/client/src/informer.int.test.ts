@@ -28,12 +28,17 @@ async function namespace(client = c): Promise<string> {
   return ns;
 }
 
+/** A ConfigMap's data and labels, and the client that creates it (default `c`). */
+interface CmOptions {
+  data?: Record<string, string>;
+  labels?: Record<string, string>;
+  client?: RestClient;
+}
+
 async function createCm(
   ns: string,
   name: string,
-  data: Record<string, string> = {},
-  labels?: Record<string, string>,
-  client = c,
+  { data = {}, labels, client = c }: CmOptions = {},
 ): Promise<ApiObject> {
   const r = await client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
     body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data },
@@ -85,7 +90,7 @@ it('watch: a refused watch throws the server Status', async () => {
 
 it('informer: lists (paged) then sees add/update/delete in order; the store is indexed and frozen', async () => {
   const ns = await namespace();
-  for (let i = 0; i < 5; i++) await createCm(ns, `pre-${i}`, {}, { tier: i % 2 ? 'odd' : 'even' });
+  for (let i = 0; i < 5; i++) await createCm(ns, `pre-${i}`, { labels: { tier: i % 2 ? 'odd' : 'even' } });
   const pages: (string | undefined)[] = [];
   const base = listWatcherFor(c, CM, { namespace: ns });
   const lw: ListerWatcher = {
@@ -119,7 +124,7 @@ it('informer: lists (paged) then sees add/update/delete in order; the store is i
   expect(Object.isFrozen(obj?.metadata)).toBe(true);
   log.length = 0;
 
-  await createCm(ns, 'a', { v: '1' });
+  await createCm(ns, 'a', { data: { v: '1' } });
   await updateCm(ns, 'a', { v: '2' });
   await deleteCm(ns, 'a');
   await deleteCm(ns, 'pre-1');
@@ -170,8 +175,8 @@ it('relists after a 410 ERROR event (watch from a compacted resourceVersion), th
 /** The 410 scenario against a server whose cache starts after the compacted history. */
 async function relistScenario(fc: RestClient): Promise<void> {
   const ns = await namespace(fc);
-  await createCm(ns, 'before', {}, undefined, fc);
-  await createCm(ns, 'also-before', {}, undefined, fc);
+  await createCm(ns, 'before', { client: fc });
+  await createCm(ns, 'also-before', { client: fc });
   const { header } = await etcdCall('/v3/kv/range', { key: Buffer.from('/nothing').toString('base64') });
   await etcdCall('/v3/kv/compaction', { revision: header.revision, physical: true });
   const base = listWatcherFor(fc, CM, { namespace: ns });
@@ -193,7 +198,7 @@ async function relistScenario(fc: RestClient): Promise<void> {
   try {
     await waitFor('a relist', () => inf.reflector.listCount >= 2);
     expect(watches).toBeGreaterThanOrEqual(2);
-    await createCm(ns, 'after', {}, undefined, fc);
+    await createCm(ns, 'after', { client: fc });
     await waitFor('the object created after the relist', () => inf.store.get(`${ns}/after`));
     // The relist found nothing new: each object was reported once.
     expect(log.sort()).toEqual(['add after', 'add also-before', 'add before']);
@@ -217,7 +222,7 @@ it('resyncs: every stored object is handed to onUpdate(obj, obj) once per period
   const ac = new AbortController();
   const run = inf.run(ac.signal);
   try {
-    await waitFor('two resync rounds', () => resynced.length >= 4, 5000);
+    await waitFor('two resync rounds', () => resynced.length >= 4, { timeoutMs: 5000 });
     expect(resynced.slice(0, 4).sort()).toEqual(['one', 'one', 'two', 'two']);
   } finally {
     ac.abort();

@@ -3,7 +3,7 @@ import { group, naming } from '@svc/api';
 import {
   LeaderElectionConfigError,
   LeaderElector,
-  RestClient,
+  type RestClient,
   type Lease,
   type LeaderElectionConfig,
 } from './index.js';
@@ -130,7 +130,7 @@ it('when the leader dies without releasing, the other takes over after the lease
     await a.run;
     const killed = Date.now();
     expect((await lease(name)).spec?.holderIdentity).toBe('a');
-    await waitFor('b leads', () => b.leading, 10_000);
+    await waitFor('b leads', () => b.leading, { timeoutMs: 10_000 });
     // Not before the lease (1 s from a's last renewal) expired.
     expect(Date.now() - killed).toBeGreaterThanOrEqual(400);
     const l = await lease(name);
@@ -165,7 +165,7 @@ it('a leader that cannot renew within renewDeadline stops leading', async () => 
       },
     );
     expect(r.status).toBe(200);
-    await waitFor('a stops leading', () => a.stopped === 1 && !a.leading, 10_000);
+    await waitFor('a stops leading', () => a.stopped === 1 && !a.leading, { timeoutMs: 10_000 });
     expect(a.elector.isLeader()).toBe(false);
   } finally {
     a.stop.abort();

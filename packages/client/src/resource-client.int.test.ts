@@ -53,7 +53,7 @@ describe.each([['application/json'], [PROTOBUF]])('ResourceClient speaking %s', 
     expect(got.data).toEqual({ a: '1' });
     const updated = await cms.update({ ...got, data: { a: '2' } } as ApiObject);
     expect(updated.data).toEqual({ a: '2' });
-    const patched = await cms.patch(name, 'merge', { data: { b: '3' } });
+    const patched = await cms.patch(name, { data: { b: '3' } }, { type: 'merge' });
     expect(patched.data).toEqual({ a: '2', b: '3' });
     const applied = await cms.apply(
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { c: '4' } } as ApiObject,

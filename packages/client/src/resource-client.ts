@@ -25,6 +25,8 @@ export interface WriteOptions {
 }
 
 export interface PatchOptions extends WriteOptions {
+  /** How the server reads the patch (its media type). */
+  type: PatchType;
   /** Server-side apply only: take over conflicting fields. */
   force?: boolean;
   subresource?: string;
@@ -146,17 +148,18 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
     );
   }
 
-  patch(name: string, type: PatchType, patch: object | string, o: PatchOptions = {}): Promise<T> {
+  /** PATCH of `patch` (an object, or text sent as it is) read as `o.type`. */
+  patch(name: string, patch: object | string, o: PatchOptions): Promise<T> {
     return this.call<T>('PATCH', this.path(name, o.subresource, ResourceClient.writeQuery(o)), {
       body: typeof patch === 'string' ? patch : JSON.stringify(patch),
-      contentType: PATCH_MEDIA[type],
+      contentType: PATCH_MEDIA[o.type],
       signal: o.signal,
     });
   }
 
   /** Server-side apply of `obj` as `fieldManager`. */
   apply(obj: T, o: WriteOptions & { fieldManager: string; force?: boolean }): Promise<T> {
-    return this.patch(obj.metadata.name ?? '', 'apply', JSON.stringify(obj), o);
+    return this.patch(obj.metadata.name ?? '', JSON.stringify(obj), { ...o, type: 'apply' });
   }
 
   /** Deletes; resolves with the answer (the object while finalizers or graceful deletion hold it, else a Status). */

@@ -95,7 +95,7 @@ export function withScheduler(
       env.namespace,
     );
     env.scheduler = await startTestScheduler(env.server, args, o);
-    await waitFor('the scheduler to lead', () => env.scheduler.scheduler.isLeader(), 15_000);
+    await waitFor('the scheduler to lead', () => env.scheduler.scheduler.isLeader(), { timeoutMs: 15_000 });
   });
   afterAll(async () => {
     await env.scheduler?.stop();
@@ -178,7 +178,9 @@ export function podObject(name: string, o: PodSpecInput = {}): Pod {
 
 /** Waits until the pod is bound and returns its node. */
 export async function boundNode(pods: ResourceClient<Pod>, name: string, timeoutMs = 10_000): Promise<string> {
-  return waitFor(`pod ${name} to be bound`, async () => (await pods.get(name)).spec?.nodeName || undefined, timeoutMs);
+  return waitFor(`pod ${name} to be bound`, async () => (await pods.get(name)).spec?.nodeName || undefined, {
+    timeoutMs,
+  });
 }
 
 /**
@@ -199,7 +201,7 @@ export async function unschedulableCondition(
       (await pods.get(name)).status?.conditions?.find(
         (c) => c.type === 'PodScheduled' && c.status === 'False' && matches(c.message),
       ),
-    timeoutMs,
+    { timeoutMs },
   );
 }
 

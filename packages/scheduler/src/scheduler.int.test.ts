@@ -53,8 +53,7 @@ afterEach(async () => {
       const s = await cacheSizes(env.scheduler);
       return s.nodes === 0 && s.pods === 0 && s.assumed_pods === 0;
     },
-    10_000,
-    20,
+    { timeoutMs: 10_000, intervalMs: 20 },
   );
 });
 
@@ -129,8 +128,7 @@ describe('binding', () => {
           ? list.map((p) => p.spec?.nodeName ?? '')
           : undefined;
       },
-      60_000,
-      50,
+      { timeoutMs: 60_000, intervalMs: 50 },
     );
     const ms = Date.now() - started;
     expect(Object.keys(countBy(placed)).sort()).toEqual([...nodes].sort());
@@ -336,7 +334,7 @@ describe('the scheduling queue', () => {
       body: { kind: 'Binding', metadata: { name: parked }, target: { name: other } },
     });
     expect(r.status).toBe(201);
-    await env.nodes.patch(n, 'merge', { metadata: { labels: { role: 'nowhere' } } });
+    await env.nodes.patch(n, { metadata: { labels: { role: 'nowhere' } } }, { type: 'merge' });
     await new Promise((res) => setTimeout(res, 500));
     expect((await env.pods.get(parked)).spec?.nodeName).toBe(other);
     expect((await eventsFor(env.api, env.namespace, parked)).filter((e) => e.reason === 'Scheduled')).toEqual([]);
@@ -350,12 +348,10 @@ describe('the scheduling queue', () => {
     });
     try {
       // Both must be scheduling before the pods come (on CI the second was still syncing and never raced).
-      await waitFor(
-        'the second scheduler to see both nodes',
-        async () => (await cacheSizes(second)).nodes === 2,
-        10_000,
-        20,
-      );
+      await waitFor('the second scheduler to see both nodes', async () => (await cacheSizes(second)).nodes === 2, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      });
       const names = await Promise.all(Array.from({ length: 20 }, () => pod({}, 'race')));
       for (const name of names) {
         const at = await boundNode(env.pods, name);
@@ -401,8 +397,7 @@ describe('kubectl', () => {
         const r = await kubectl(env.server.svcconfigPath, ['get', 'events', '-n', env.namespace, '-o', 'wide']);
         return failed.test(r.stdout) && scheduled.test(r.stdout) ? r.stdout : undefined;
       },
-      20_000,
-      200,
+      { timeoutMs: 20_000, intervalMs: 200 },
     );
     expect(out.split('\n')[0]).toMatch(
       /^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+SUBOBJECT\s+SOURCE\s+MESSAGE\s+FIRST SEEN\s+COUNT\s+NAME/,

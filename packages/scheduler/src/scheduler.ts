@@ -312,11 +312,10 @@ export class Scheduler {
     try {
       await new ResourceClient<ApiObject>(this.d.client, PODS).namespace(pod.metadata.namespace ?? '').patch(
         pod.metadata.name ?? '',
-        'strategic',
         {
           status: { conditions: [{ ...c, lastProbeTime: null, lastTransitionTime }] },
         },
-        { subresource: 'status' },
+        { type: 'strategic', subresource: 'status' },
       );
     } catch (e) {
       if (!isNotFound(e)) throw e;

@@ -41,7 +41,7 @@ describe("the scheduler's secure port", () => {
     const s = sched.scheduler.server;
     if (!s) throw new Error('no secure server');
     client = new HttpsClient(s.url, s.caPem);
-    await waitFor('leadership', () => sched.scheduler.isLeader(), 15_000);
+    await waitFor('leadership', () => sched.scheduler.isLeader(), { timeoutMs: 15_000 });
   });
   afterAll(async () => {
     await sched?.stop();

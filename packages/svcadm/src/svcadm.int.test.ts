@@ -353,7 +353,7 @@ describe('svcadm', () => {
       const shortLived = r.out.trim();
       const id = shortLived.slice(0, 6);
       await waitFor('the signature', signedFor(id));
-      await waitFor("the expired token's signature to go", async () => !(await signedFor(id)()), 10_000);
+      await waitFor("the expired token's signature to go", async () => !(await signedFor(id)()), { timeoutMs: 10_000 });
       const j = await svcadm(
         ...joinArgs(
           shortLived,
@@ -369,7 +369,7 @@ describe('svcadm', () => {
       await waitFor(
         'the expired token to be deleted',
         async () => (await server.client.get(`${SECRETS}/bootstrap-token-${id}`)).status === 404,
-        10_000,
+        { timeoutMs: 10_000 },
       );
     });
 

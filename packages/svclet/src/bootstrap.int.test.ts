@@ -182,8 +182,7 @@ describe('svclet TLS bootstrap and client certificate rotation', () => {
         const c = svclet.clientCertificate();
         return c && c.serialNumber !== first.serialNumber ? c : undefined;
       },
-      20_000,
-      100,
+      { timeoutMs: 20_000, intervalMs: 100 },
     );
     const rotatedAt = Date.now();
     expect(Date.now()).toBeLessThan(Date.parse(first.validTo));
@@ -205,7 +204,7 @@ describe('svclet TLS bootstrap and client certificate rotation', () => {
         ).json<Json>();
         return Date.parse(lease.spec.renewTime) > rotatedAt + 500;
       },
-      5000,
+      { timeoutMs: 5000 },
     );
   }, 40_000);
 });

@@ -149,7 +149,7 @@ export class NodeStatusManager {
     const labels = existing.metadata.labels ?? {};
     const wanted = this.defaultLabels();
     if (Object.entries(wanted).every(([k, v]) => labels[k] === v)) return existing;
-    return this.api.patch(this.o.nodeName, 'merge', { metadata: { labels: wanted } }, { signal });
+    return this.api.patch(this.o.nodeName, { metadata: { labels: wanted } }, { type: 'merge', signal });
   }
 
   /** Runs the periodic status updates until `signal` fires. */
@@ -173,7 +173,7 @@ export class NodeStatusManager {
     const due = Date.now() - this.lastReport >= this.o.config.nodeStatusReportFrequency;
     if (!force && !due && !statusChanged(node.status ?? {}, status)) return;
     // Strategic merge: conditions merge by type, so conditions others own (NetworkUnavailable) stay.
-    await this.api.patch(this.o.nodeName, 'strategic', { status }, { subresource: 'status', signal });
+    await this.api.patch(this.o.nodeName, { status }, { type: 'strategic', subresource: 'status', signal });
     this.lastReport = Date.now();
   }
 

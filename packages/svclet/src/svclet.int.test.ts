@@ -250,7 +250,7 @@ describe('svclet registration and heartbeat', () => {
           const t = (await server.client.get(path)).json<Json>().spec.renewTime as string;
           return t !== last ? t : undefined;
         },
-        3000,
+        { timeoutMs: 3000 },
       );
     }
     expect(Date.parse(last)).toBeGreaterThan(Date.now() - 2000);
@@ -265,7 +265,7 @@ describe('svclet registration and heartbeat', () => {
         const c = condition(await getNode(), 'Ready');
         return c?.status === 'False' ? c : undefined;
       },
-      3000,
+      { timeoutMs: 3000 },
     );
     expect(notReady).toMatchObject({
       reason: 'SvcletNotReady',
@@ -279,11 +279,13 @@ describe('svclet registration and heartbeat', () => {
     await waitFor(
       'runtime down',
       async () => condition(await getNode(), 'Ready')?.message.startsWith('container runtime is down'),
-      3000,
+      { timeoutMs: 3000 },
     );
     runtime.down = false;
     runtime.networkReady = true;
-    await waitFor('Ready=True again', async () => condition(await getNode(), 'Ready')?.status === 'True', 3000);
+    await waitFor('Ready=True again', async () => condition(await getNode(), 'Ready')?.status === 'True', {
+      timeoutMs: 3000,
+    });
   });
 
   it('writes an unchanged status only every nodeStatusReportFrequency (1s here), not every update period (200ms)', async () => {
@@ -388,7 +390,7 @@ describe('svclet servers', () => {
     await waitFor('the new line', () => chunks.join('') === 'the app\nmore output\n');
     expect(ended).toBe(false);
     pods.logs.set('default/web/app', { current: logFile, previous: join(dir, 'app-0.log'), running: false });
-    await waitFor('the stream to end', () => ended, 5000);
+    await waitFor('the stream to end', () => ended, { timeoutMs: 5000 });
   });
 });
 

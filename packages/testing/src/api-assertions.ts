@@ -41,12 +41,18 @@ export function expectCode(res: Pick<HttpResponse, 'status' | 'text' | 'json'>, 
   return res.text ? res.json<Json>() : {};
 }
 
+/** The failure `Status` a response must carry: its code and reason, and its message when given. */
+export interface ExpectedFailure {
+  code: number;
+  reason: string;
+  /** The whole message, or a pattern it must match. */
+  message?: string | RegExp | undefined;
+}
+
 /** Requires a failure `Status` with `code` and `reason` (and the message, when given). */
 export function expectFailure(
   res: Pick<HttpResponse, 'status' | 'text' | 'json'>,
-  code: number,
-  reason: string,
-  message?: string | RegExp,
+  { code, reason, message }: ExpectedFailure,
 ): StatusBody {
   if (res.status !== code) throw new Error(`expected HTTP ${code} ${reason}, got ${res.status}: ${res.text}`);
   const s = res.json<StatusBody>();

@@ -63,7 +63,7 @@ export async function startTestApiServer(o: TestApiServerOptions = {}): Promise<
   await server.started;
   const svcconfigPath = join(dir, 'admin.svcconfig');
   await writeFile(svcconfigPath, svcconfigYaml({ server: server.url, caPem: server.caPem, token: adminToken }));
-  const client = new HttpsClient(server.url, server.caPem, adminToken);
+  const client = new HttpsClient(server.url, server.caPem, { token: adminToken });
   return {
     server,
     etcd,

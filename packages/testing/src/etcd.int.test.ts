@@ -3,8 +3,7 @@ import { startEtcd, type EtcdHandle } from './etcd.js';
 
 async function put(
   endpoint: string,
-  key: string,
-  value: string,
+  { key, value }: { key: string; value: string },
   timeoutMs = 5000,
 ): Promise<{ header: { revision: string } }> {
   const res = await fetch(`${endpoint}/v3/kv/put`, {
@@ -48,7 +47,7 @@ describe('startEtcd', () => {
     const started = Date.now() - t0;
     try {
       expect(etcd.endpoints).toHaveLength(1);
-      const r = await put(etcd.endpoints[0] ?? '', 'a', '1');
+      const r = await put(etcd.endpoints[0] ?? '', { key: 'a', value: '1' });
       expect(r.header.revision).toBe('2');
       expect(await get(etcd.endpoints[0] ?? '', 'a')).toBe('1');
       expect(isAlive(etcd.dataDir)).toBe(true);
@@ -66,7 +65,7 @@ describe('startEtcd', () => {
     const etcd = await startEtcd();
     try {
       const ep = etcd.endpoints[0] ?? '';
-      await put(ep, 'k', 'v');
+      await put(ep, { key: 'k', value: 'v' });
       await etcd.killMember(0);
       await expect(get(ep, 'k')).rejects.toThrow();
       await etcd.restartMember(0);
@@ -82,7 +81,7 @@ describe('startEtcd', () => {
     const started = Date.now() - t0;
     try {
       expect(etcd.endpoints).toHaveLength(3);
-      await put(etcd.endpoints[0] ?? '', 'x', '1');
+      await put(etcd.endpoints[0] ?? '', { key: 'x', value: '1' });
       for (const ep of etcd.endpoints) expect(await get(ep, 'x')).toBe('1');
       const leader = await etcd.leaderIndex();
       await etcd.killMember(leader);
@@ -93,7 +92,7 @@ describe('startEtcd', () => {
         // A proposal forwarded to the dead leader is lost and hangs until etcd's request
         // timeout (~5 s), so each attempt gets a short deadline.
         try {
-          await put(other, 'x', '2', 1000);
+          await put(other, { key: 'x', value: '2' }, 1000);
           break;
         } catch (err) {
           if (Date.now() > deadline) throw err;

@@ -25,28 +25,33 @@ export interface ClientCert {
   key: string;
 }
 
+/** How an `HttpsClient` authenticates: a bearer token sent by default, a client certificate. */
+export interface ClientCredentials {
+  token?: string | undefined;
+  clientCert?: ClientCert | undefined;
+}
+
 /** A small HTTPS client that trusts one CA and sends one bearer token by default (tests only). */
 export class HttpsClient {
   constructor(
     readonly baseUrl: string,
     private readonly caPem: string,
-    private readonly token?: string,
-    private readonly clientCert?: ClientCert,
+    private readonly credentials: ClientCredentials = {},
   ) {}
 
   withToken(token: string | undefined): HttpsClient {
-    return new HttpsClient(this.baseUrl, this.caPem, token, this.clientCert);
+    return new HttpsClient(this.baseUrl, this.caPem, { ...this.credentials, token });
   }
 
   /** The same client presenting a client certificate (on connections of its own). */
   withClientCert(cert: ClientCert | undefined): HttpsClient {
-    return new HttpsClient(this.baseUrl, this.caPem, this.token, cert);
+    return new HttpsClient(this.baseUrl, this.caPem, { ...this.credentials, clientCert: cert });
   }
 
   request(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
     const url = new URL(path, this.baseUrl);
     const headers: Record<string, string | string[]> = { ...opts.headers };
-    const token = opts.token === undefined ? this.token : opts.token;
+    const token = opts.token === undefined ? this.credentials.token : opts.token;
     if (token) headers.authorization = `Bearer ${token}`;
     let payload: Buffer | undefined;
     if (opts.body !== undefined) {
@@ -57,9 +62,8 @@ export class HttpsClient {
       headers['content-length'] = String(payload.length);
     }
     return new Promise((resolve, reject) => {
-      const tls = this.clientCert
-        ? { cert: this.clientCert.cert, key: this.clientCert.key, agent: false as const }
-        : {};
+      const cert = this.credentials.clientCert;
+      const tls = cert ? { cert: cert.cert, key: cert.key, agent: false as const } : {};
       const req = httpsRequest(url, { method, headers, ca: this.caPem, ...tls }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -86,7 +90,7 @@ export class HttpsClient {
   }
   /** Opens a watch stream; `path` should carry `watch=1`. */
   watch(path: string, headers?: Record<string, string>): Promise<WatchStream> {
-    return openWatch(this.baseUrl, this.caPem, this.token, path, headers);
+    return openWatch({ baseUrl: this.baseUrl, caPem: this.caPem, token: this.credentials.token }, path, headers);
   }
   post(path: string, body: RequestOptions['body'], opts?: RequestOptions): Promise<HttpResponse> {
     return this.request('POST', path, { ...opts, body });
@@ -94,8 +98,9 @@ export class HttpsClient {
   put(path: string, body: RequestOptions['body'], opts?: RequestOptions): Promise<HttpResponse> {
     return this.request('PUT', path, { ...opts, body });
   }
-  patch(path: string, body: RequestOptions['body'], contentType: string, opts?: RequestOptions): Promise<HttpResponse> {
-    return this.request('PATCH', path, { ...opts, body, contentType });
+  /** A PATCH of `body` as `contentType`; `request` sends one with more options. */
+  patch(path: string, body: RequestOptions['body'], contentType: string): Promise<HttpResponse> {
+    return this.request('PATCH', path, { body, contentType });
   }
   delete(path: string, opts?: RequestOptions): Promise<HttpResponse> {
     return this.request('DELETE', path, opts);

@@ -1,14 +1,28 @@
 export { startEtcd, type EtcdHandle, type StartEtcdOptions } from './etcd.js';
 export { freePort, freePorts } from './free-port.js';
 export { startTestApiServer, type TestApiServer, type TestApiServerOptions } from './api-server.js';
-export { HttpsClient, type ClientCert, type HttpResponse, type RequestOptions } from './https-client.js';
+export {
+  HttpsClient,
+  type ClientCert,
+  type ClientCredentials,
+  type HttpResponse,
+  type RequestOptions,
+} from './https-client.js';
 export { createTestCa, createTestCsr, type IssueOptions, type IssuedCert, type TestCa, type TestCsr } from './pki.js';
 export { startOidcIssuer, type OidcAlg, type OidcIssuer, type OidcKey } from './oidc-issuer.js';
 export { svcconfigYaml, type SvcconfigInput } from './svcconfig.js';
 export { kubectl, type KubectlResult } from './kubectl.js';
-export { waitFor } from './wait.js';
-export { WatchStream, openWatch, type WatchEventJson } from './watch-stream.js';
+export { waitFor, type WaitOptions } from './wait.js';
+export { WatchStream, openWatch, type WatchEventJson, type WatchServer } from './watch-stream.js';
 export { startKubectlEnv, type KubectlEnv, type KubectlRunOptions } from './kubectl-env.js';
-export { uniqueName, expectCode, expectFailure, MEDIA, type Json, type StatusBody } from './api-assertions.js';
+export {
+  uniqueName,
+  expectCode,
+  expectFailure,
+  MEDIA,
+  type ExpectedFailure,
+  type Json,
+  type StatusBody,
+} from './api-assertions.js';
 export { runCommand, type CommandResult } from './run-command.js';
 export { spawnProcess, type TestProcess } from './test-process.js';

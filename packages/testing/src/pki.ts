@@ -66,7 +66,14 @@ function window(o: { notBefore?: Date; notAfter?: Date }): { notBefore: Date; no
   return { notBefore, notAfter: o.notAfter ?? new Date(notBefore.getTime() + DAY) };
 }
 
-function makeCa(name: string, cert: x509.X509Certificate, keys: CryptoKeyPair, parentsPem: string): TestCa {
+/** A CA's certificate and key pair. */
+interface CaIdentity {
+  cert: x509.X509Certificate;
+  keys: CryptoKeyPair;
+}
+
+/** The CA `name` signing with `identity`; `parentsPem` holds the CAs above it (empty for a root). */
+function makeCa(name: string, { cert, keys }: CaIdentity, parentsPem: string): TestCa {
   const certPem = cert.toString('pem') + '\n';
   return {
     name,
@@ -125,7 +132,7 @@ function makeCa(name: string, cert: x509.X509Certificate, keys: CryptoKeyPair, p
           await x509.AuthorityKeyIdentifierExtension.create(cert),
         ],
       });
-      return makeCa(childName, child, childKeys, child.toString('pem') + '\n' + parentsPem);
+      return makeCa(childName, { cert: child, keys: childKeys }, child.toString('pem') + '\n' + parentsPem);
     },
   };
 }
@@ -145,7 +152,7 @@ export async function createTestCa(name: string, o: { notBefore?: Date; notAfter
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  return makeCa(name, cert, keys, '');
+  return makeCa(name, { cert, keys }, '');
 }
 
 export interface TestCsr {

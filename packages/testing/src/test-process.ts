@@ -9,18 +9,13 @@ export interface TestProcess {
 }
 
 /**
- * Starts `cmd args` (`node` means this Node binary), collecting its output in `log.text`.
- * The caller kills it (tests do in afterAll).
+ * Starts `cmd args` (`node` means this Node binary) in this process's environment, collecting
+ * its output in `log.text`. The caller kills it (tests do in afterAll).
  */
-export function spawnProcess(
-  name: string,
-  cmd: string,
-  args: string[],
-  opts: { env?: NodeJS.ProcessEnv } = {},
-): TestProcess {
+export function spawnProcess(name: string, cmd: string, args: string[]): TestProcess {
   const child = spawn(cmd === 'node' ? process.execPath : cmd, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: opts.env ?? process.env,
+    env: process.env,
   });
   const log = { text: '' };
   child.stdout?.on('data', (d: Buffer) => {

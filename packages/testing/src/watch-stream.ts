@@ -104,11 +104,16 @@ export class WatchStream {
   }
 }
 
+/** An API server to watch: its URL, the CA its serving certificate chains to, a bearer token. */
+export interface WatchServer {
+  baseUrl: string;
+  caPem: string;
+  token?: string | undefined;
+}
+
 /** Opens a watch (GET with `watch=1` already in `path`) and resolves once the response headers arrived. */
 export function openWatch(
-  baseUrl: string,
-  caPem: string,
-  token: string | undefined,
+  { baseUrl, caPem, token }: WatchServer,
   path: string,
   headers: Record<string, string> = {},
 ): Promise<WatchStream> {

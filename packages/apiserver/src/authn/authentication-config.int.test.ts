@@ -277,8 +277,7 @@ describe('API server with --authentication-config', () => {
         const x = await whoami(token);
         return x?.username === 'second:jane' ? x : undefined;
       },
-      10_000,
-      100,
+      { timeoutMs: 10_000, intervalMs: 100 },
     );
     expect(u.groups).toEqual(['dev', 'system:authenticated']);
     const m = await reloads();
@@ -343,8 +342,7 @@ describe('API server with --authentication-config', () => {
         const n = Number(/automatic_reloads_total\{status="failure"[^}]*\} (\d+)/.exec(await reloads())?.[1] ?? 0);
         return n > failuresBefore;
       },
-      10_000,
-      100,
+      { timeoutMs: 10_000, intervalMs: 100 },
     );
     expect((await whoami(await issuer.token({ sub: 'jane', roles: [] })))?.username).toBe('second:jane');
   });
@@ -387,19 +385,15 @@ describe('the anonymous section', () => {
 
   it('follows the section on reload: disabled → no anonymous requests at all', async () => {
     await writeFile(file, JSON.stringify(doc([entry()], { anonymous: { enabled: false } })));
-    await waitFor(
-      'anonymous to be refused on /livez',
-      async () => (await anon.get('/livez')).status === 401,
-      10_000,
-      100,
-    );
+    await waitFor('anonymous to be refused on /livez', async () => (await anon.get('/livez')).status === 401, {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+    });
     await writeFile(file, JSON.stringify(doc([entry()])));
     // Without the section, --anonymous-auth (default true) decides again.
-    await waitFor(
-      'anonymous to be allowed everywhere',
-      async () => (await anon.get('/readyz')).status === 200,
-      10_000,
-      100,
-    );
+    await waitFor('anonymous to be allowed everywhere', async () => (await anon.get('/readyz')).status === 200, {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+    });
   });
 });

@@ -254,8 +254,7 @@ describe('serving', () => {
         const r = await get('/readyz');
         return r.status === 200 ? r : undefined;
       },
-      30_000,
-      50,
+      { timeoutMs: 30_000, intervalMs: 50 },
     );
     expect(ready.text).toBe('ok');
 

@@ -49,14 +49,16 @@ it('create role and rolebinding, then auth can-i for several users', async () =>
   const role = JSON.parse(await ok('admin', ['get', 'role', 'pod-reader', '-n', 'team', '-o', 'json']));
   expect(role.rules).toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] }]);
 
-  await waitFor('ann may list pods', async () => (await canI('ann', ['list', 'pods', '-n', 'team'])) === 'yes', 20_000);
+  await waitFor('ann may list pods', async () => (await canI('ann', ['list', 'pods', '-n', 'team'])) === 'yes', {
+    timeoutMs: 20_000,
+  });
   expect(await canI('ann', ['delete', 'pods', '-n', 'team'])).toBe('no');
   expect(await canI('ann', ['list', 'pods', '-n', 'default'])).toBe('no');
   expect(await canI('ann', ['create', 'selfsubjectaccessreviews.authorization.k8s.io'])).toBe('yes');
   await waitFor(
     'ben (qa) may create secrets',
     async () => (await canI('ben', ['create', 'secrets', '-n', 'team'])) === 'yes',
-    20_000,
+    { timeoutMs: 20_000 },
   );
   expect(await canI('ben', ['get', 'secrets', '-n', 'team'])).toBe('yes');
   expect(await canI('ben', ['create', 'roles.rbac.authorization.k8s.io', '-n', 'team'])).toBe('no');
@@ -72,14 +74,18 @@ it('create role and rolebinding, then auth can-i for several users', async () =>
 });
 
 it('auth can-i --list shows the rules of a namespace', async () => {
-  await waitFor('ann may list pods', async () => (await canI('ann', ['list', 'pods', '-n', 'team'])) === 'yes', 20_000);
+  await waitFor('ann may list pods', async () => (await canI('ann', ['list', 'pods', '-n', 'team'])) === 'yes', {
+    timeoutMs: 20_000,
+  });
   const out = await ok('ann', ['auth', 'can-i', '--list', '-n', 'team']);
   expect(out).toMatch(/^pods\s+\[\]\s+\[\]\s+\[get list watch\]$/m);
   expect(out).toMatch(/selfsubjectaccessreviews\.authorization\.k8s\.io/);
 });
 
 it('--as and --as-group: allowed for system:masters, forbidden without impersonate', async () => {
-  await waitFor('ann may list pods', async () => (await canI('ann', ['list', 'pods', '-n', 'team'])) === 'yes', 20_000);
+  await waitFor('ann may list pods', async () => (await canI('ann', ['list', 'pods', '-n', 'team'])) === 'yes', {
+    timeoutMs: 20_000,
+  });
   expect(await canI('admin', ['list', 'pods', '-n', 'team', '--as=ann'])).toBe('yes');
   expect(await canI('admin', ['delete', 'pods', '-n', 'team', '--as=ann'])).toBe('no');
   expect(await canI('admin', ['delete', 'pods', '-n', 'team', '--as=someone', '--as-group=qa'])).toBe('yes');
@@ -106,7 +112,7 @@ it('a non-admin cannot create a rolebinding granting more than it holds, or chan
   await waitFor(
     'cat may create rolebindings',
     async () => (await canI('cat', ['create', 'rolebindings.rbac.authorization.k8s.io', '-n', 'team'])) === 'yes',
-    20_000,
+    { timeoutMs: 20_000 },
   );
   const r = await as('cat', ['create', 'rolebinding', 'cat-edit', '-n', 'team', '--clusterrole=edit', '--user=cat']);
   expect(r.code).not.toBe(0);
@@ -158,6 +164,6 @@ subjects:
   await waitFor(
     'cat may list configmaps',
     async () => (await canI('cat', ['list', 'configmaps', '-n', 'team'])) === 'yes',
-    20_000,
+    { timeoutMs: 20_000 },
   );
 });

@@ -92,7 +92,7 @@ function expectConflict(
   conflicts: Array<{ manager: string; field: string }>,
   message?: string,
 ): void {
-  const s = expectFailure(res, 409, 'Conflict', message);
+  const s = expectFailure(res, { code: 409, reason: 'Conflict', message });
   expect(s.details?.causes).toEqual(
     conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${c.manager}`, field: c.field })),
   );
@@ -271,8 +271,10 @@ describe('field ownership (one test per row of the spec table)', () => {
     const name = uniqueName('patch');
     expectCode(await apply(name, cm(name, { x: '1', y: '1', z: '1' }), 'a'), 201);
     const merged = expectCode(
-      await t.client.patch(cmPath(name), { data: { x: '2' } }, MERGE, {
+      await t.client.request('PATCH', cmPath(name), {
         headers: { 'user-agent': 'my-editor/1.4 (linux/amd64) svc/abc' },
+        body: { data: { x: '2' } },
+        contentType: MERGE,
       }),
       200,
     );
@@ -345,19 +347,18 @@ describe('server-side apply rules', () => {
 
   it('apply without fieldManager is 422 (PatchOptions fieldManager required) and writes nothing', async () => {
     const name = uniqueName('nomanager');
-    const s = expectFailure(
-      await apply(name, cm(name, { x: '1' }), null),
-      422,
-      'Invalid',
-      /fieldManager: Required value: is required for apply patch/,
-    );
+    const s = expectFailure(await apply(name, cm(name, { x: '1' }), null), {
+      code: 422,
+      reason: 'Invalid',
+      message: /fieldManager: Required value: is required for apply patch/,
+    });
     expect(s.message).toMatch(/^PatchOptions\.meta\.k8s\.io "" is invalid: /);
     expect(s.details?.causes?.map((c) => c.field)).toEqual(['fieldManager']);
     expect(await stored('configmaps', name)).toBeUndefined();
 
     // Same for an existing object: unchanged.
     const created = expectCode(await apply(name, cm(name, { x: '1' }), 'a'), 201);
-    expectFailure(await apply(name, cm(name, { x: '2' }), null), 422, 'Invalid');
+    expectFailure(await apply(name, cm(name, { x: '2' }), null), { code: 422, reason: 'Invalid' });
     expect((await stored('configmaps', name))?.modRevision).toBe(created.metadata.resourceVersion);
   });
 
@@ -370,7 +371,11 @@ describe('server-side apply rules', () => {
       [[{ op: 'replace', path: '/data/x', value: '2' }], JSON_PATCH],
     ] as const) {
       const res = await t.client.patch(`${cmPath(name)}?force=true`, body, type);
-      const s = expectFailure(res, 422, 'Invalid', /force: Forbidden: may not be specified for non-apply patch/);
+      const s = expectFailure(res, {
+        code: 422,
+        reason: 'Invalid',
+        message: /force: Forbidden: may not be specified for non-apply patch/,
+      });
       expect(s.details?.causes?.map((c) => c.field)).toEqual(['force']);
     }
     const s = await stored('configmaps', name);
@@ -392,23 +397,29 @@ describe('server-side apply rules', () => {
         },
       },
     );
-    expectFailure(await apply(name, body, 'a'), 400, 'BadRequest', 'metadata.managedFields must be nil');
+    expectFailure(await apply(name, body, 'a'), {
+      code: 400,
+      reason: 'BadRequest',
+      message: 'metadata.managedFields must be nil',
+    });
     expect((await stored('configmaps', name))?.modRevision).toBe(created.metadata.resourceVersion);
     // Also when it would create.
     const absent = uniqueName('mfinbody-new');
-    expectFailure(
-      await apply(absent, cm(absent, { x: '1' }, { metadata: { managedFields: [] } }), 'a'),
-      400,
-      'BadRequest',
-      'metadata.managedFields must be nil',
-    );
+    expectFailure(await apply(absent, cm(absent, { x: '1' }, { metadata: { managedFields: [] } }), 'a'), {
+      code: 400,
+      reason: 'BadRequest',
+      message: 'metadata.managedFields must be nil',
+    });
     expect(await stored('configmaps', absent)).toBeUndefined();
   });
 
   it('an apply that would make an invalid object fails with 422 and the stored object is unchanged', async () => {
     const name = uniqueName('invalid');
     const created = expectCode(await apply(name, cm(name, { x: '1' }), 'a'), 201);
-    const s = expectFailure(await apply(name, cm(name, { x: '1', 'bad key!': 'v' }), 'a'), 422, 'Invalid');
+    const s = expectFailure(await apply(name, cm(name, { x: '1', 'bad key!': 'v' }), 'a'), {
+      code: 422,
+      reason: 'Invalid',
+    });
     expect(s.details?.causes?.map((c) => c.field)).toEqual(['data[bad key!]']);
     const after = await stored('configmaps', name);
     expect(after?.modRevision).toBe(created.metadata.resourceVersion);
@@ -423,7 +434,7 @@ describe('server-side apply rules', () => {
       'a',
       { resource: 'pods' },
     );
-    const ps = expectFailure(res, 422, 'Invalid');
+    const ps = expectFailure(res, { code: 422, reason: 'Invalid' });
     expect(ps.details?.causes?.map((c) => c.field)).toContain('spec.containers[0].image');
     expect(await stored('pods', pod)).toBeUndefined();
   });
@@ -433,26 +444,22 @@ describe('server-side apply rules', () => {
     const created = expectCode(await apply(name, cm(name, { x: '1' }), 'a'), 201);
     expectFailure(
       await apply(name, { apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData: { x: '2' } }, 'a'),
-      400,
-      'BadRequest',
-      /kind/,
+      { code: 400, reason: 'BadRequest', message: /kind/ },
     );
-    expectFailure(
-      await apply(name, cm('other-name', { x: '2' }), 'a'),
-      400,
-      'BadRequest',
-      `the name of the object (other-name) does not match the name on the URL (${name})`,
-    );
+    expectFailure(await apply(name, cm('other-name', { x: '2' }), 'a'), {
+      code: 400,
+      reason: 'BadRequest',
+      message: `the name of the object (other-name) does not match the name on the URL (${name})`,
+    });
     expect((await stored('configmaps', name))?.modRevision).toBe(created.metadata.resourceVersion);
     expect(await stored('configmaps', 'other-name')).toBeUndefined();
 
     const absent = uniqueName('mismatch-new');
-    expectFailure(
-      await apply(absent, { apiVersion: 'v1', kind: 'Secret', metadata: { name: absent } }, 'a'),
-      400,
-      'BadRequest',
-    );
-    expectFailure(await apply(absent, cm(`${absent}-x`, { x: '1' }), 'a'), 400, 'BadRequest');
+    expectFailure(await apply(absent, { apiVersion: 'v1', kind: 'Secret', metadata: { name: absent } }, 'a'), {
+      code: 400,
+      reason: 'BadRequest',
+    });
+    expectFailure(await apply(absent, cm(`${absent}-x`, { x: '1' }), 'a'), { code: 400, reason: 'BadRequest' });
     expect(await stored('configmaps', absent)).toBeUndefined();
     expect(await stored('configmaps', `${absent}-x`)).toBeUndefined();
   });

@@ -129,7 +129,7 @@ describe('dryRun=All', () => {
 
   it('POST still validates: an invalid object is 422 and nothing is stored', async () => {
     await untouched(async () => {
-      expectFailure(await t.client.post(`${cmPath()}?${DRY}`, cm('Bad_Name', {})), 422, 'Invalid');
+      expectFailure(await t.client.post(`${cmPath()}?${DRY}`, cm('Bad_Name', {})), { code: 422, reason: 'Invalid' });
     });
   });
 
@@ -137,12 +137,11 @@ describe('dryRun=All', () => {
     const name = uniqueName('exists');
     await createCm(name, { a: 'original' });
     await untouched(async () => {
-      expectFailure(
-        await t.client.post(`${cmPath()}?${DRY}`, cm(name, { a: 'dry' })),
-        409,
-        'AlreadyExists',
-        `configmaps "${name}" already exists`,
-      );
+      expectFailure(await t.client.post(`${cmPath()}?${DRY}`, cm(name, { a: 'dry' })), {
+        code: 409,
+        reason: 'AlreadyExists',
+        message: `configmaps "${name}" already exists`,
+      });
     });
     expect((await stored('configmaps', name))?.data).toEqual({ a: 'original' });
   });
@@ -161,11 +160,10 @@ describe('dryRun=All', () => {
 
     expectCode(await t.client.put(cmPath(name), { ...created, data: { a: 'real' } }), 200);
     await untouched(async () => {
-      expectFailure(
-        await t.client.put(`${cmPath(name)}?${DRY}`, { ...created, data: { a: 'stale' } }),
-        409,
-        'Conflict',
-      );
+      expectFailure(await t.client.put(`${cmPath(name)}?${DRY}`, { ...created, data: { a: 'stale' } }), {
+        code: 409,
+        reason: 'Conflict',
+      });
     });
   });
 
@@ -221,9 +219,7 @@ describe('dryRun=All', () => {
     await untouched(async () => {
       expectFailure(
         await t.client.patch(`${cmPath(name)}?${DRY}&fieldManager=b`, JSON.stringify(cm(name, { x: '2' })), APPLY),
-        409,
-        'Conflict',
-        'Apply failed with 1 conflict: conflict with "a": .data.x',
+        { code: 409, reason: 'Conflict', message: 'Apply failed with 1 conflict: conflict with "a": .data.x' },
       );
     });
   });
@@ -254,7 +250,10 @@ describe('dryRun=All', () => {
     expect(await stored('pods', pod)).toBeDefined();
 
     await untouched(async () => {
-      expectFailure(await t.client.delete(`${cmPath(uniqueName('missing'))}?${DRY}`), 404, 'NotFound');
+      expectFailure(await t.client.delete(`${cmPath(uniqueName('missing'))}?${DRY}`), {
+        code: 404,
+        reason: 'NotFound',
+      });
     });
   });
 
@@ -281,7 +280,7 @@ describe('dryRun=All', () => {
         body: { ...body, dryRun: ['Yes'] },
         contentType: 'application/json',
       });
-      expectFailure(bad, 400, 'BadRequest');
+      expectFailure(bad, { code: 400, reason: 'BadRequest' });
     });
   });
 
@@ -342,7 +341,7 @@ describe('dryRun values', () => {
         for (const [verb, call] of calls) {
           const res = await call;
           if (res.status !== 400) throw new Error(`${verb} with ${q}: expected 400, got ${res.status}: ${res.text}`);
-          const s = expectFailure(res, 400, 'BadRequest');
+          const s = expectFailure(res, { code: 400, reason: 'BadRequest' });
           expect(s.message).toContain(value);
         }
       });

@@ -59,9 +59,7 @@ describe('--event-ttl', () => {
     expect(await leaseOf('configmaps', cm)).toEqual({ lease: '0', grantedTTL: 0 });
 
     const watch = await openWatch(
-      server.server.url,
-      server.server.caPem,
-      server.adminToken,
+      { baseUrl: server.server.url, caPem: server.server.caPem, token: server.adminToken },
       `${events}?watch=1&resourceVersion=${created.metadata.resourceVersion as string}&fieldSelector=metadata.name=${name}`,
     );
     try {

@@ -112,9 +112,7 @@ describe('events.svc.io/v1 Event', () => {
     const target = uniqueName('target');
     const start = expectCode(await api.request('GET', v1()), 200).metadata.resourceVersion as string;
     const watch = await openWatch(
-      env.server.server.url,
-      env.server.server.caPem,
-      env.server.adminToken,
+      { baseUrl: env.server.server.url, caPem: env.server.server.caPem, token: env.server.adminToken },
       `${v1()}?watch=1&resourceVersion=${start}&fieldSelector=regarding.name=${target}`,
     );
     try {
@@ -148,12 +146,11 @@ describe('events.svc.io/v1 Event', () => {
       );
       expect((byController.items as Json[]).length).toBeGreaterThan(0);
       expect((byController.items as Json[]).every((i) => i.reportingController === 'svc.io/tester')).toBe(true);
-      expectFailure(
-        await api.request('GET', `${v1()}?fieldSelector=involvedObject.name=${target}`),
-        400,
-        'BadRequest',
-        /involvedObject\.name/,
-      );
+      expectFailure(await api.request('GET', `${v1()}?fieldSelector=involvedObject.name=${target}`), {
+        code: 400,
+        reason: 'BadRequest',
+        message: /involvedObject\.name/,
+      });
     } finally {
       watch.close();
     }
@@ -170,8 +167,7 @@ describe('events.svc.io/v1 Event', () => {
           series: { count: 1 },
         },
       }),
-      422,
-      'Invalid',
+      { code: 422, reason: 'Invalid' },
     );
     const causes = (s.details?.causes ?? []).map((c) => `${c.field}: ${c.message}`);
     expect(causes).toEqual(
@@ -189,8 +185,7 @@ describe('events.svc.io/v1 Event', () => {
       await api.request('POST', v1(), {
         body: newEvent(uniqueName('bad'), { reportingController: '', reportingInstance: 'x'.repeat(129), action: '' }),
       }),
-      422,
-      'Invalid',
+      { code: 422, reason: 'Invalid' },
     );
     expect((noReporter.details?.causes ?? []).map((c) => `${c.field}: ${c.message}`)).toEqual(
       expect.arrayContaining([
@@ -207,8 +202,7 @@ describe('events.svc.io/v1 Event', () => {
     const merge = { 'content-type': 'application/merge-patch+json' };
     const s = expectFailure(
       await api.request('PATCH', `${v1()}/${name}`, { body: { note: 'changed', action: 'Other' }, headers: merge }),
-      422,
-      'Invalid',
+      { code: 422, reason: 'Invalid' },
     );
     expect((s.details?.causes ?? []).map((c) => c.field).sort()).toEqual(['action', 'message']);
     expect(s.message).toContain('field is immutable');
@@ -246,8 +240,7 @@ describe('events.svc.io/v1 Event', () => {
     expect(put.series).toEqual({ count: 2, lastObservedTime: '2026-11-22T10:02:00.000000Z' });
     const moved = expectFailure(
       await api.request('PUT', `${v1()}/${name}`, { body: { ...put, eventTime: '2026-11-22T10:00:01Z' } }),
-      422,
-      'Invalid',
+      { code: 422, reason: 'Invalid' },
     );
     expect((moved.details?.causes ?? []).map((c) => c.field)).toEqual(['eventTime']);
   });
@@ -255,8 +248,7 @@ describe('events.svc.io/v1 Event', () => {
   it('counts the note limit in bytes (UTF-8), and names the reporting controller as each API does', async () => {
     const long = expectFailure(
       await api.request('POST', v1(), { body: newEvent(uniqueName('long'), { note: 'é'.repeat(600) }) }),
-      422,
-      'Invalid',
+      { code: 422, reason: 'Invalid' },
     );
     expect(long.message).toContain('message: Invalid value: "": can have at most 1024 characters');
     expectCode(await api.request('POST', v1(), { body: newEvent(uniqueName('fits'), { note: 'é'.repeat(512) }) }), 201);
@@ -271,8 +263,7 @@ describe('events.svc.io/v1 Event', () => {
           eventTime: '2026-11-22T10:00:00.000000Z',
         },
       }),
-      422,
-      'Invalid',
+      { code: 422, reason: 'Invalid' },
     );
     expect((coreMissing.details?.causes ?? []).map((c) => `${c.field}: ${c.message}`)).toContain(
       'reportingComponent: Required value',
@@ -288,8 +279,7 @@ describe('events.svc.io/v1 Event', () => {
           reason: 'R',
         },
       }),
-      422,
-      'Invalid',
+      { code: 422, reason: 'Invalid' },
     );
     expect(s.message).toContain('involvedObject.namespace: Invalid value: "elsewhere": does not match event.namespace');
   });
@@ -344,7 +334,7 @@ describe('events.svc.io/v1 Event', () => {
     const name = uniqueName('del');
     expectCode(await api.request('POST', v1(), { body: newEvent(name) }), 201);
     expectCode(await api.request('DELETE', `${core()}/${name}`), 200);
-    expectFailure(await api.request('GET', `${v1()}/${name}`), 404, 'NotFound');
+    expectFailure(await api.request('GET', `${v1()}/${name}`), { code: 404, reason: 'NotFound' });
   });
 
   it('kubectl lists and shows them as events.events.svc.io', async () => {

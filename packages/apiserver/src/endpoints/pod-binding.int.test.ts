@@ -81,42 +81,46 @@ describe('pods/binding', () => {
   it("409 when the pod is already bound (Kubernetes' message), the first binding stays", async () => {
     const name = (await createPod()).metadata.name as string;
     expectCode(await bind(name, 'node-a'), 201);
-    const s = expectFailure(
-      await bind(name, 'node-b'),
-      409,
-      'Conflict',
-      `Operation cannot be fulfilled on pods/binding "${name}": pod ${name} is already assigned to node "node-a"`,
-    );
+    const s = expectFailure(await bind(name, 'node-b'), {
+      code: 409,
+      reason: 'Conflict',
+      message: `Operation cannot be fulfilled on pods/binding "${name}": pod ${name} is already assigned to node "node-a"`,
+    });
     expect(s.details).toMatchObject({ name, kind: 'pods/binding' });
     expect(expectCode(await api.request('GET', `${pods}/${name}`), 200).spec.nodeName).toBe('node-a');
   });
 
   it('409 for a pod created with spec.nodeName, and for a uid precondition that does not hold', async () => {
     const bound = (await createPod({ nodeName: 'node-x' })).metadata.name as string;
-    expectFailure(await bind(bound, 'node-a'), 409, 'Conflict', /already assigned to node "node-x"/);
+    expectFailure(await bind(bound, 'node-a'), {
+      code: 409,
+      reason: 'Conflict',
+      message: /already assigned to node "node-x"/,
+    });
     const name = (await createPod()).metadata.name as string;
     expectFailure(
       await bind(name, 'n', {
         body: { kind: 'Binding', metadata: { name, uid: 'not-the-uid' }, target: { name: 'n' } },
       }),
-      409,
-      'Conflict',
-      /Precondition failed: UID in precondition: not-the-uid/,
+      { code: 409, reason: 'Conflict', message: /Precondition failed: UID in precondition: not-the-uid/ },
     );
   });
 
   it('404 for a missing pod', async () => {
-    expectFailure(await bind('no-such-pod', 'node-a'), 404, 'NotFound', 'pods "no-such-pod" not found');
+    expectFailure(await bind('no-such-pod', 'node-a'), {
+      code: 404,
+      reason: 'NotFound',
+      message: 'pods "no-such-pod" not found',
+    });
   });
 
   it('403 without RBAC rights on pods/binding; allowed with them', async () => {
     const name = (await createPod()).metadata.name as string;
-    expectFailure(
-      await bind(name, 'node-a', { token: NOBODY }),
-      403,
-      'Forbidden',
-      /User "nobody" cannot create resource "pods\/binding" in API group "" in the namespace "default"/,
-    );
+    expectFailure(await bind(name, 'node-a', { token: NOBODY }), {
+      code: 403,
+      reason: 'Forbidden',
+      message: /User "nobody" cannot create resource "pods\/binding" in API group "" in the namespace "default"/,
+    });
     expectCode(await bind(name, 'node-a', { token: BINDER }), 201);
   });
 
@@ -124,41 +128,34 @@ describe('pods/binding', () => {
     const name = (await createPod()).metadata.name as string;
     expectFailure(
       await api.request('POST', `${pods}/${name}/binding`, { body: '{not json', contentType: 'application/json' }),
-      400,
-      'BadRequest',
+      { code: 400, reason: 'BadRequest' },
     );
     expectFailure(
       await bind(name, 'x', { body: { kind: 'Binding', metadata: { name: 'other' }, target: { name: 'x' } } }),
-      400,
-      'BadRequest',
-      'name in URL does not match name in Binding object',
+      { code: 400, reason: 'BadRequest', message: 'name in URL does not match name in Binding object' },
     );
-    expectFailure(
-      await bind(name, 'x', { body: { kind: 'Pod', metadata: { name }, target: { name: 'x' } } }),
-      400,
-      'BadRequest',
-      /does not match the expected kind \(Binding\)/,
-    );
+    expectFailure(await bind(name, 'x', { body: { kind: 'Pod', metadata: { name }, target: { name: 'x' } } }), {
+      code: 400,
+      reason: 'BadRequest',
+      message: /does not match the expected kind \(Binding\)/,
+    });
     const noTarget = expectFailure(
       await bind(name, 'x', { body: { kind: 'Binding', metadata: { name }, target: { kind: 'Service' } } }),
-      422,
-      'Invalid',
+      { code: 422, reason: 'Invalid' },
     );
     expect(noTarget.message).toBe(
       `Binding "${name}" is invalid: [target.kind: Unsupported value: "Service": supported values: "Node", "<empty>", target.name: Required value]`,
     );
-    expectFailure(
-      await bind(name, 'x', { body: { kind: 'Binding', metadata: { name } } }),
-      422,
-      'Invalid',
-      /target: Required value/,
-    );
-    expectFailure(
-      await bind(name, 'x', { body: { kind: 'Binding', metadata: { name }, target: { name: 7 } } }),
-      422,
-      'Invalid',
-    );
-    expectFailure(await api.request('GET', `${pods}/${name}/binding`), 405, 'MethodNotAllowed');
+    expectFailure(await bind(name, 'x', { body: { kind: 'Binding', metadata: { name } } }), {
+      code: 422,
+      reason: 'Invalid',
+      message: /target: Required value/,
+    });
+    expectFailure(await bind(name, 'x', { body: { kind: 'Binding', metadata: { name }, target: { name: 7 } } }), {
+      code: 422,
+      reason: 'Invalid',
+    });
+    expectFailure(await api.request('GET', `${pods}/${name}/binding`), { code: 405, reason: 'MethodNotAllowed' });
     expect(expectCode(await api.request('GET', `${pods}/${name}`), 200).spec.nodeName).toBeUndefined();
   });
 
@@ -186,24 +183,20 @@ describe('pods/binding', () => {
     expect(expectCode(await api.request('GET', `${pods}/${name}`), 200).spec.nodeName).toBe('node-c');
     expectFailure(
       await api.request('POST', col, { body: { kind: 'Binding', metadata: { name }, target: { name: 'node-d' } } }),
-      409,
-      'Conflict',
+      { code: 409, reason: 'Conflict' },
     );
     expectFailure(
       await api.request('POST', col, { body: { kind: 'Binding', metadata: {}, target: { name: 'node-d' } } }),
-      422,
-      'Invalid',
-      /metadata.name: Required value/,
+      { code: 422, reason: 'Invalid', message: /metadata.name: Required value/ },
     );
     expectFailure(
       await api.request('POST', col, {
         token: NOBODY,
         body: { kind: 'Binding', metadata: { name }, target: { name: 'n' } },
       }),
-      403,
-      'Forbidden',
+      { code: 403, reason: 'Forbidden' },
     );
-    expectFailure(await api.request('GET', col), 405, 'MethodNotAllowed');
+    expectFailure(await api.request('GET', col), { code: 405, reason: 'MethodNotAllowed' });
   });
 
   it('discovery lists bindings and pods/binding (create)', async () => {

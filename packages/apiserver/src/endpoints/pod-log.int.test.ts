@@ -230,7 +230,7 @@ describe('pods/log', () => {
     });
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     try {
-      await waitFor('the existing lines', () => out.includes('line 3\n'), 30_000);
+      await waitFor('the existing lines', () => out.includes('line 3\n'), { timeoutMs: 30_000 });
       await waitFor('the follower', () => svclet.followerCount('default/one/app') === 1);
       expect(svclet.seen.at(-1)?.query.get('follow')).toBe('true');
       svclet.push('default/one/app', 'line 4');

@@ -137,8 +137,10 @@ describe('Protobuf answers under the default naming', () => {
     const put = await c.put(`${NS}/${name}`, { ...current, data: { x: 'y' } }, { headers: { accept: PB } });
     expect(put.status).toBe(200);
     expect(decodeProtobufObject(put.body, schemaOf('configmaps')).data).toEqual({ x: 'y' });
-    const patched = await c.patch(`${NS}/${name}`, { data: { z: '1' } }, 'application/merge-patch+json', {
+    const patched = await c.request('PATCH', `${NS}/${name}`, {
       headers: { accept: PB },
+      body: { data: { z: '1' } },
+      contentType: 'application/merge-patch+json',
     });
     expect(patched.status).toBe(200);
     expect(decodeProtobufObject(patched.body, schemaOf('configmaps')).data).toEqual({ x: 'y', z: '1' });

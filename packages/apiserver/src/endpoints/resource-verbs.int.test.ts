@@ -168,7 +168,11 @@ describe('configmaps (namespaced, core group)', () => {
 
   it('get of a missing object is 404 NotFound with the resource and name', async () => {
     const name = uniqueName('missing');
-    const s = expectFailure(await t.client.get(cmPath(ns, name)), 404, 'NotFound', `configmaps "${name}" not found`);
+    const s = expectFailure(await t.client.get(cmPath(ns, name)), {
+      code: 404,
+      reason: 'NotFound',
+      message: `configmaps "${name}" not found`,
+    });
     expect(s.details).toMatchObject({ name, kind: 'configmaps' });
     expect(s.details?.group).toBeUndefined();
   });
@@ -182,7 +186,11 @@ describe('configmaps (namespaced, core group)', () => {
       metadata: { name },
       data: { v: 'second' },
     });
-    const s = expectFailure(res, 409, 'AlreadyExists', `configmaps "${name}" already exists`);
+    const s = expectFailure(res, {
+      code: 409,
+      reason: 'AlreadyExists',
+      message: `configmaps "${name}" already exists`,
+    });
     expect(s.details).toMatchObject({ name, kind: 'configmaps' });
     const inEtcd = await stored(cmKey(ns, name));
     expect(inEtcd?.value.data).toEqual({ v: 'first' });
@@ -215,12 +223,11 @@ describe('configmaps (namespaced, core group)', () => {
       kind: 'ConfigMap',
       metadata: { name, namespace: ns2 },
     });
-    expectFailure(
-      res,
-      400,
-      'BadRequest',
-      'the namespace of the provided object does not match the namespace sent on the request',
-    );
+    expectFailure(res, {
+      code: 400,
+      reason: 'BadRequest',
+      message: 'the namespace of the provided object does not match the namespace sent on the request',
+    });
     expect(await stored(cmKey(ns, name))).toBeUndefined();
     expect(await stored(cmKey(ns2, name))).toBeUndefined();
   });
@@ -271,12 +278,11 @@ describe('configmaps (namespaced, core group)', () => {
     expect(afterPut?.modRevision).toBe(put.metadata.resourceVersion);
 
     const stale = await t.client.put(cmPath(ns, name), { ...created, data: { d: '4' } });
-    const s = expectFailure(
-      stale,
-      409,
-      'Conflict',
-      `Operation cannot be fulfilled on configmaps "${name}": ${MODIFIED}`,
-    );
+    const s = expectFailure(stale, {
+      code: 409,
+      reason: 'Conflict',
+      message: `Operation cannot be fulfilled on configmaps "${name}": ${MODIFIED}`,
+    });
     expect(s.details).toMatchObject({ name, kind: 'configmaps' });
     const afterStale = await stored(cmKey(ns, name));
     expect(afterStale?.value.data).toEqual({ c: '3' });
@@ -291,7 +297,7 @@ describe('configmaps (namespaced, core group)', () => {
       metadata: { name },
       data: { a: '1' },
     });
-    expectFailure(res, 404, 'NotFound', `configmaps "${name}" not found`);
+    expectFailure(res, { code: 404, reason: 'NotFound', message: `configmaps "${name}" not found` });
     expect(await stored(cmKey(ns, name))).toBeUndefined();
   });
 
@@ -329,7 +335,7 @@ describe('configmaps (namespaced, core group)', () => {
       ],
       JSON_PATCH,
     );
-    expectFailure(res, 422, 'Invalid');
+    expectFailure(res, { code: 422, reason: 'Invalid' });
     const inEtcd = await stored(cmKey(ns, name));
     expect(inEtcd?.value.data).toEqual({ a: '1' });
     expect(inEtcd?.modRevision).toBe(created.metadata.resourceVersion);
@@ -364,12 +370,11 @@ describe('configmaps (namespaced, core group)', () => {
 
   it('PATCH of a missing object is 404 NotFound', async () => {
     const name = uniqueName('patch-missing');
-    expectFailure(
-      await t.client.patch(cmPath(ns, name), { data: { a: '1' } }, MERGE),
-      404,
-      'NotFound',
-      `configmaps "${name}" not found`,
-    );
+    expectFailure(await t.client.patch(cmPath(ns, name), { data: { a: '1' } }, MERGE), {
+      code: 404,
+      reason: 'NotFound',
+      message: `configmaps "${name}" not found`,
+    });
     expect(await stored(cmKey(ns, name))).toBeUndefined();
   });
 
@@ -396,8 +401,16 @@ describe('configmaps (namespaced, core group)', () => {
       details: { name, kind: 'configmaps', uid: created.metadata.uid },
     });
     expect(await stored(cmKey(ns, name))).toBeUndefined();
-    expectFailure(await t.client.get(cmPath(ns, name)), 404, 'NotFound', `configmaps "${name}" not found`);
-    expectFailure(await t.client.delete(cmPath(ns, name)), 404, 'NotFound', `configmaps "${name}" not found`);
+    expectFailure(await t.client.get(cmPath(ns, name)), {
+      code: 404,
+      reason: 'NotFound',
+      message: `configmaps "${name}" not found`,
+    });
+    expectFailure(await t.client.delete(cmPath(ns, name)), {
+      code: 404,
+      reason: 'NotFound',
+      message: `configmaps "${name}" not found`,
+    });
   });
 
   it('deletecollection deletes exactly the objects its labelSelector matches', async () => {
@@ -431,7 +444,11 @@ describe('configmaps (namespaced, core group)', () => {
       kind: 'ConfigMap',
       metadata: { name, labels: { 'bad key!': 'ok', good: 'bad value!' }, annotations: { 'bad annotation!': 'x' } },
     });
-    const s = expectFailure(res, 422, 'Invalid', new RegExp(`^ConfigMap "${name}" is invalid: \\[`));
+    const s = expectFailure(res, {
+      code: 422,
+      reason: 'Invalid',
+      message: new RegExp(`^ConfigMap "${name}" is invalid: \\[`),
+    });
     expect(s.details).toMatchObject({ name, kind: 'ConfigMap' });
     const causes = s.details?.causes ?? [];
     expect(causes).toHaveLength(3);
@@ -454,7 +471,7 @@ describe('configmaps (namespaced, core group)', () => {
       kind: 'ConfigMap',
       metadata: { name, annotations: { big: 'x'.repeat(256 * 1024) } },
     });
-    const s = expectFailure(res, 422, 'Invalid');
+    const s = expectFailure(res, { code: 422, reason: 'Invalid' });
     expect(s.details?.causes).toEqual([
       expect.objectContaining({ reason: 'FieldValueTooLong', field: 'metadata.annotations' }),
     ]);
@@ -496,7 +513,7 @@ describe('configmaps (namespaced, core group)', () => {
     );
     expect(res).toMatchObject({ metadata: { name, namespace: ns }, data: { a: '1' } });
     expect(await stored(cmKey(ns, name))).toBeUndefined();
-    expectFailure(await t.client.get(cmPath(ns, name)), 404, 'NotFound');
+    expectFailure(await t.client.get(cmPath(ns, name)), { code: 404, reason: 'NotFound' });
   });
 });
 
@@ -537,15 +554,22 @@ describe('secrets and immutability', () => {
     const name = uniqueName('immutable-cm');
     const created = await createCm(ns, name, { immutable: true, data: { a: '1' } });
     const put = await t.client.put(cmPath(ns, name), { ...created, data: { a: '2' } });
-    const s = expectFailure(
-      put,
-      422,
-      'Invalid',
-      new RegExp(`^ConfigMap "${name}" is invalid: data: Forbidden: field is immutable when \`immutable\` is set`),
-    );
+    const s = expectFailure(put, {
+      code: 422,
+      reason: 'Invalid',
+      message: new RegExp(
+        `^ConfigMap "${name}" is invalid: data: Forbidden: field is immutable when \`immutable\` is set`,
+      ),
+    });
     expect(s.details?.causes).toEqual([expect.objectContaining({ reason: 'FieldValueForbidden', field: 'data' })]);
-    expectFailure(await t.client.patch(cmPath(ns, name), { data: { b: '2' } }, MERGE), 422, 'Invalid');
-    expectFailure(await t.client.patch(cmPath(ns, name), { immutable: false }, MERGE), 422, 'Invalid');
+    expectFailure(await t.client.patch(cmPath(ns, name), { data: { b: '2' } }, MERGE), {
+      code: 422,
+      reason: 'Invalid',
+    });
+    expectFailure(await t.client.patch(cmPath(ns, name), { immutable: false }, MERGE), {
+      code: 422,
+      reason: 'Invalid',
+    });
     const inEtcd = await stored(cmKey(ns, name));
     expect(inEtcd?.value.data).toEqual({ a: '1' });
     expect(inEtcd?.modRevision).toBe(created.metadata.resourceVersion);
@@ -570,11 +594,17 @@ describe('secrets and immutability', () => {
       }),
       201,
     );
-    const s = expectFailure(await t.client.patch(secretPath(name), { stringData: { a: '2' } }, MERGE), 422, 'Invalid');
+    const s = expectFailure(await t.client.patch(secretPath(name), { stringData: { a: '2' } }, MERGE), {
+      code: 422,
+      reason: 'Invalid',
+    });
     expect(s.details?.causes).toEqual(
       expect.arrayContaining([expect.objectContaining({ reason: 'FieldValueForbidden', field: 'data' })]),
     );
-    expectFailure(await t.client.put(secretPath(name), { ...created, data: { a: b64('3') } }), 422, 'Invalid');
+    expectFailure(await t.client.put(secretPath(name), { ...created, data: { a: b64('3') } }), {
+      code: 422,
+      reason: 'Invalid',
+    });
     const inEtcd = await stored(`${t.storePrefix}/core/secrets/${ns}/${name}`);
     expect(inEtcd?.value.data).toEqual({ a: b64('1') });
     expect(inEtcd?.modRevision).toBe(created.metadata.resourceVersion);
@@ -607,8 +637,7 @@ describe('deletion in two phases', () => {
         { metadata: { finalizers: ['example.com/hold-a', 'example.com/hold-b', 'example.com/new'] } },
         MERGE,
       ),
-      422,
-      'Invalid',
+      { code: 422, reason: 'Invalid' },
     );
 
     // Removing one finalizer keeps it; removing the last one removes it.
@@ -623,7 +652,7 @@ describe('deletion in two phases', () => {
       200,
     );
     expect(await stored(cmKey(ns, name))).toBeUndefined();
-    expectFailure(await t.client.get(cmPath(ns, name)), 404, 'NotFound');
+    expectFailure(await t.client.get(cmPath(ns, name)), { code: 404, reason: 'NotFound' });
   });
 
   it('a uid precondition that does not match is 409 Conflict and deletes nothing', async () => {
@@ -632,19 +661,22 @@ describe('deletion in two phases', () => {
     const wrong = await t.client.request('DELETE', cmPath(ns, name), {
       body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'not-the-uid' } },
     });
-    const s = expectFailure(
-      wrong,
-      409,
-      'Conflict',
-      `Operation cannot be fulfilled on configmaps "${name}": Precondition failed: UID in precondition: not-the-uid, UID in object meta: ${created.metadata.uid as string}`,
-    );
+    const s = expectFailure(wrong, {
+      code: 409,
+      reason: 'Conflict',
+      message: `Operation cannot be fulfilled on configmaps "${name}": Precondition failed: UID in precondition: not-the-uid, UID in object meta: ${created.metadata.uid as string}`,
+    });
     expect(s.details).toMatchObject({ name, kind: 'configmaps' });
     expect(await stored(cmKey(ns, name))).toBeDefined();
 
     const staleRv = await t.client.request('DELETE', cmPath(ns, name), {
       body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { resourceVersion: '1' } },
     });
-    expectFailure(staleRv, 409, 'Conflict', /Precondition failed: ResourceVersion in precondition: 1/);
+    expectFailure(staleRv, {
+      code: 409,
+      reason: 'Conflict',
+      message: /Precondition failed: ResourceVersion in precondition: 1/,
+    });
     expect(await stored(cmKey(ns, name))).toBeDefined();
 
     const right = await t.client.request('DELETE', cmPath(ns, name), {
@@ -716,12 +748,11 @@ describe('nodes (cluster-scoped)', () => {
     );
     expect(put.spec.unschedulable).toBe(true);
     expect(put.metadata.resourceVersion).not.toBe(created.metadata.resourceVersion);
-    expectFailure(
-      await t.client.put(nodePath(name), created),
-      409,
-      'Conflict',
-      `Operation cannot be fulfilled on nodes "${name}": ${MODIFIED}`,
-    );
+    expectFailure(await t.client.put(nodePath(name), created), {
+      code: 409,
+      reason: 'Conflict',
+      message: `Operation cannot be fulfilled on nodes "${name}": ${MODIFIED}`,
+    });
 
     const patched = expectCode(
       await t.client.patch(nodePath(name), { metadata: { labels: { role: 'patched' } } }, MERGE),
@@ -733,7 +764,11 @@ describe('nodes (cluster-scoped)', () => {
     const del = expectCode(await t.client.delete(nodePath(name)), 200);
     expect(del).toMatchObject({ kind: 'Status', status: 'Success', details: { name, kind: 'nodes' } });
     expect(await stored(nodeKey(name))).toBeUndefined();
-    expectFailure(await t.client.get(nodePath(name)), 404, 'NotFound', `nodes "${name}" not found`);
+    expectFailure(await t.client.get(nodePath(name)), {
+      code: 404,
+      reason: 'NotFound',
+      message: `nodes "${name}" not found`,
+    });
   });
 
   it('deletecollection with a labelSelector deletes only matching nodes', async () => {
@@ -765,12 +800,11 @@ describe('nodes (cluster-scoped)', () => {
   });
 
   it('a cluster-scoped type is not served under a namespace', async () => {
-    expectFailure(await t.client.get(`/api/v1/namespaces/${ns}/nodes`), 404, 'NotFound');
+    expectFailure(await t.client.get(`/api/v1/namespaces/${ns}/nodes`), { code: 404, reason: 'NotFound' });
     const name = uniqueName('node-ns');
     expectFailure(
       await t.client.post(`/api/v1/namespaces/${ns}/nodes`, { apiVersion: 'v1', kind: 'Node', metadata: { name } }),
-      404,
-      'NotFound',
+      { code: 404, reason: 'NotFound' },
     );
     expect(await stored(nodeKey(name))).toBeUndefined();
   });
@@ -884,12 +918,11 @@ describe('leases (named group coordination.svc.io/v1)', () => {
       200,
     );
     expect(put.spec.holderIdentity).toBe('b');
-    expectFailure(
-      await t.client.put(leasePath(ns, name), created),
-      409,
-      'Conflict',
-      `Operation cannot be fulfilled on leases.${LEASES} "${name}": ${MODIFIED}`,
-    );
+    expectFailure(await t.client.put(leasePath(ns, name), created), {
+      code: 409,
+      reason: 'Conflict',
+      message: `Operation cannot be fulfilled on leases.${LEASES} "${name}": ${MODIFIED}`,
+    });
 
     const jp = expectCode(
       await t.client.patch(
@@ -905,12 +938,11 @@ describe('leases (named group coordination.svc.io/v1)', () => {
     const del = expectCode(await t.client.delete(leasePath(ns, name)), 200);
     expect(del).toMatchObject({ kind: 'Status', status: 'Success', details: { name, group: LEASES, kind: 'leases' } });
     expect(await stored(leaseKey(ns, name))).toBeUndefined();
-    const s = expectFailure(
-      await t.client.get(leasePath(ns, name)),
-      404,
-      'NotFound',
-      `leases.${LEASES} "${name}" not found`,
-    );
+    const s = expectFailure(await t.client.get(leasePath(ns, name)), {
+      code: 404,
+      reason: 'NotFound',
+      message: `leases.${LEASES} "${name}" not found`,
+    });
     expect(s.details).toEqual({ name, group: LEASES, kind: 'leases' });
   });
 
@@ -988,12 +1020,11 @@ describe('namespaces and NamespaceLifecycle', () => {
 
   it('the system namespaces cannot be deleted (403 Forbidden)', async () => {
     for (const name of SYSTEM) {
-      const s = expectFailure(
-        await t.client.delete(`/api/v1/namespaces/${name}`),
-        403,
-        'Forbidden',
-        `namespaces "${name}" is forbidden: this namespace may not be deleted`,
-      );
+      const s = expectFailure(await t.client.delete(`/api/v1/namespaces/${name}`), {
+        code: 403,
+        reason: 'Forbidden',
+        message: `namespaces "${name}" is forbidden: this namespace may not be deleted`,
+      });
       expect(s.details).toMatchObject({ name, kind: 'namespaces' });
       const got = expectCode(await t.client.get(`/api/v1/namespaces/${name}`), 200);
       expect(got.status.phase).toBe('Active');
@@ -1006,9 +1037,7 @@ describe('namespaces and NamespaceLifecycle', () => {
     const name = uniqueName('cm');
     const s = expectFailure(
       await t.client.post(cmPath(missing), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }),
-      404,
-      'NotFound',
-      `namespaces "${missing}" not found`,
+      { code: 404, reason: 'NotFound', message: `namespaces "${missing}" not found` },
     );
     expect(s.details).toMatchObject({ name: missing, kind: 'namespaces' });
     expect(await stored(cmKey(missing, name))).toBeUndefined();
@@ -1039,9 +1068,11 @@ describe('namespaces and NamespaceLifecycle', () => {
     const name = uniqueName('late');
     const s = expectFailure(
       await t.client.post(cmPath(closing), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }),
-      403,
-      'Forbidden',
-      `configmaps "${name}" is forbidden: unable to create new content in namespace ${closing} because it is being terminated`,
+      {
+        code: 403,
+        reason: 'Forbidden',
+        message: `configmaps "${name}" is forbidden: unable to create new content in namespace ${closing} because it is being terminated`,
+      },
     );
     expect(s.details).toMatchObject({ name, kind: 'configmaps' });
     expect(s.details?.causes).toEqual([
@@ -1052,9 +1083,11 @@ describe('namespaces and NamespaceLifecycle', () => {
     const lease = uniqueName('late-lease');
     const sl = expectFailure(
       await t.client.post(leasePath(closing), { apiVersion: `${LEASES}/v1`, kind: 'Lease', metadata: { name: lease } }),
-      403,
-      'Forbidden',
-      `leases.${LEASES} "${lease}" is forbidden: unable to create new content in namespace ${closing} because it is being terminated`,
+      {
+        code: 403,
+        reason: 'Forbidden',
+        message: `leases.${LEASES} "${lease}" is forbidden: unable to create new content in namespace ${closing} because it is being terminated`,
+      },
     );
     expect(sl.details).toMatchObject({ name: lease, group: LEASES, kind: 'leases' });
     expect(await stored(leaseKey(closing, lease))).toBeUndefined();
@@ -1073,9 +1106,11 @@ describe('namespaces and NamespaceLifecycle', () => {
     const name = uniqueName('late');
     const s = expectFailure(
       await t.client.post(cmPath(doomed), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }),
-      403,
-      'Forbidden',
-      `configmaps "${name}" is forbidden: unable to create new content in namespace ${doomed} because it is being terminated`,
+      {
+        code: 403,
+        reason: 'Forbidden',
+        message: `configmaps "${name}" is forbidden: unable to create new content in namespace ${doomed} because it is being terminated`,
+      },
     );
     expect(s.details).toMatchObject({ name, kind: 'configmaps' });
     expect(s.details?.causes).toEqual([

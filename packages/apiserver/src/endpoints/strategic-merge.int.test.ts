@@ -224,12 +224,11 @@ describe('directives', () => {
     const name = uniqueName('merge-list');
     await createService(name, { ports: [{ name: 'http', port: 80 }] });
     const before = await raw('services', name);
-    expectFailure(
-      await smp('services', name, { spec: { ports: [{ name: 'x', port: 81 }, { $patch: 'merge' }] } }),
-      400,
-      'BadRequest',
-      /merging lists cannot yet be specified in the patch/,
-    );
+    expectFailure(await smp('services', name, { spec: { ports: [{ name: 'x', port: 81 }, { $patch: 'merge' }] } }), {
+      code: 400,
+      reason: 'BadRequest',
+      message: /merging lists cannot yet be specified in the patch/,
+    });
     expect(await raw('services', name)).toEqual(before);
   });
 
@@ -263,12 +262,11 @@ describe('directives', () => {
     const name = uniqueName('merge-map');
     await createCm(name, { data: { x: '1' } });
     const before = await raw('configmaps', name);
-    expectFailure(
-      await smp('configmaps', name, { data: { $patch: 'merge', y: '2' } }),
-      400,
-      'BadRequest',
-      /unknown patch type: merge/,
-    );
+    expectFailure(await smp('configmaps', name, { data: { $patch: 'merge', y: '2' } }), {
+      code: 400,
+      reason: 'BadRequest',
+      message: /unknown patch type: merge/,
+    });
     expect(await raw('configmaps', name)).toEqual(before);
   });
 
@@ -328,9 +326,7 @@ describe('directives', () => {
           ],
         },
       }),
-      400,
-      'BadRequest',
-      /doesn't match \$setElementOrder list/,
+      { code: 400, reason: 'BadRequest', message: /doesn't match \$setElementOrder list/ },
     );
     expect(await raw('pods', name)).toEqual(before);
   });
@@ -371,9 +367,7 @@ describe('directives', () => {
       await smp('pods', name, {
         spec: { volumes: [{ name: 'data', hostPath: { path: '/tmp' }, $retainKeys: ['name'] }] },
       }),
-      400,
-      'BadRequest',
-      /retainKeys/,
+      { code: 400, reason: 'BadRequest', message: /retainKeys/ },
     );
     expect(await raw('pods', name)).toEqual(before);
   });
@@ -524,7 +518,7 @@ describe('malformed patches: the right 4xx Status, the stored bytes unchanged', 
   it.each(cases)('$name → $code $reason', async (c) => {
     const url = `${path('configmaps', FIXTURE)}${c.contentType === APPLY ? '?fieldManager=m' : ''}`;
     const res = await t.client.patch(url, c.body, c.contentType);
-    expectFailure(res, c.code, c.reason, c.message);
+    expectFailure(res, { code: c.code, reason: c.reason, message: c.message });
     expect(await raw('configmaps', FIXTURE)).toEqual(fixture);
     expect(expectCode(await t.client.get(path('configmaps', FIXTURE)), 200).metadata.resourceVersion).toBe(
       fixture?.modRevision,

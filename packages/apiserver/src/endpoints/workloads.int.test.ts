@@ -41,7 +41,7 @@ async function create(plural: string, obj: Json): Promise<Json> {
 
 /** The causes of a 422 Invalid answer as `field reason`. */
 async function invalidFields(res: Promise<{ status: number; text: string; json: <T>() => T }>): Promise<string[]> {
-  const s = expectFailure(await res, 422, 'Invalid');
+  const s = expectFailure(await res, { code: 422, reason: 'Invalid' });
   return (s.details?.causes ?? []).map((c) => `${c.field ?? ''} ${c.reason ?? ''}`);
 }
 
@@ -156,15 +156,14 @@ describe('create', () => {
     const name = uniqueName('bad');
     const obj = plural === 'deployments' ? deployment(name, spec) : replicaSet(name, spec);
     expect(await invalidFields(t.client.post(path(plural), obj))).toEqual(fields);
-    expectFailure(await t.client.get(path(plural, name)), 404, 'NotFound');
+    expectFailure(await t.client.get(path(plural, name)), { code: 404, reason: 'NotFound' });
   });
 
   it("the 422 names the kind and group, and Kubernetes' message", async () => {
-    const s = expectFailure(
-      await t.client.post(path('deployments'), deployment('x', { replicas: -1 })),
-      422,
-      'Invalid',
-    );
+    const s = expectFailure(await t.client.post(path('deployments'), deployment('x', { replicas: -1 })), {
+      code: 422,
+      reason: 'Invalid',
+    });
     expect(s.details).toMatchObject({ name: 'x', group: 'apps', kind: 'Deployment' });
     expect(s.message).toBe(
       'Deployment.apps "x" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0',
@@ -348,11 +347,10 @@ describe('scale subresource', () => {
     expect(expectCode(await t.client.put(path('deployments', name, 'scale'), body, noType), 200).spec).toEqual({
       replicas: 2,
     });
-    expectFailure(
-      await t.client.request('PATCH', path('deployments', name, 'scale'), { body, ...noType }),
-      415,
-      'UnsupportedMediaType',
-    );
+    expectFailure(await t.client.request('PATCH', path('deployments', name, 'scale'), { body, ...noType }), {
+      code: 415,
+      reason: 'UnsupportedMediaType',
+    });
   });
 
   it('merge, JSON and strategic merge patches; ReplicaSets too', async () => {
@@ -374,7 +372,10 @@ describe('scale subresource', () => {
     const name = uniqueName('scbad');
     await create('deployments', deployment(name));
     const p = path('deployments', name, 'scale');
-    const s = expectFailure(await t.client.patch(p, { spec: { replicas: -1 } }, MEDIA.MERGE), 422, 'Invalid');
+    const s = expectFailure(await t.client.patch(p, { spec: { replicas: -1 } }, MEDIA.MERGE), {
+      code: 422,
+      reason: 'Invalid',
+    });
     expect(s.details).toMatchObject({
       group: 'autoscaling',
       kind: 'Scale',
@@ -387,15 +388,13 @@ describe('scale subresource', () => {
         metadata: { name, resourceVersion: '1' },
         spec: { replicas: 2 },
       }),
-      409,
-      'Conflict',
+      { code: 409, reason: 'Conflict' },
     );
-    expectFailure(await t.client.put(p, { ...deployment(name) }), 400, 'BadRequest');
-    expectFailure(
-      await t.client.patch(`${p}?fieldManager=x`, { spec: { replicas: 2 } }, MEDIA.APPLY),
-      415,
-      'UnsupportedMediaType',
-    );
+    expectFailure(await t.client.put(p, { ...deployment(name) }), { code: 400, reason: 'BadRequest' });
+    expectFailure(await t.client.patch(`${p}?fieldManager=x`, { spec: { replicas: 2 } }, MEDIA.APPLY), {
+      code: 415,
+      reason: 'UnsupportedMediaType',
+    });
     expectFailure(
       await t.client.put(p, {
         apiVersion: 'autoscaling/v1',
@@ -403,15 +402,18 @@ describe('scale subresource', () => {
         metadata: { name: 'other' },
         spec: { replicas: 2 },
       }),
-      400,
-      'BadRequest',
+      { code: 400, reason: 'BadRequest' },
     );
     expect(expectCode(await t.client.get(path('deployments', name)), 200).spec.replicas).toBe(1);
   });
 
   it('a missing object: 404 for get, put and patch', async () => {
     const p = path('deployments', 'missing', 'scale');
-    const s = expectFailure(await t.client.get(p), 404, 'NotFound', 'deployments.apps "missing" not found');
+    const s = expectFailure(await t.client.get(p), {
+      code: 404,
+      reason: 'NotFound',
+      message: 'deployments.apps "missing" not found',
+    });
     expect(s.details).toMatchObject({ name: 'missing', group: 'apps', kind: 'deployments' });
     expectFailure(
       await t.client.put(p, {
@@ -420,17 +422,16 @@ describe('scale subresource', () => {
         metadata: { name: 'missing' },
         spec: { replicas: 1 },
       }),
-      404,
-      'NotFound',
+      { code: 404, reason: 'NotFound' },
     );
-    expectFailure(await t.client.patch(p, { spec: { replicas: 1 } }, MEDIA.MERGE), 404, 'NotFound');
+    expectFailure(await t.client.patch(p, { spec: { replicas: 1 } }, MEDIA.MERGE), { code: 404, reason: 'NotFound' });
   });
 
   it('other verbs and types: 405 for POST/DELETE, 404 for pods/scale', async () => {
     const name = uniqueName('scverbs');
     await create('deployments', deployment(name));
     expect((await t.client.delete(path('deployments', name, 'scale'))).status).toBe(405);
-    expectFailure(await t.client.get(`/api/v1/namespaces/${ns}/pods/x/scale`), 404, 'NotFound');
+    expectFailure(await t.client.get(`/api/v1/namespaces/${ns}/pods/x/scale`), { code: 404, reason: 'NotFound' });
   });
 
   it('dry run changes nothing', async () => {

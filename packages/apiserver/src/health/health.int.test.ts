@@ -149,7 +149,7 @@ describe('with etcd stopped', () => {
         const res = await down.client.get('/readyz?verbose');
         return res.status === 500 ? res : undefined;
       },
-      15_000,
+      { timeoutMs: 15_000 },
     );
     const l = lines(readyz);
     expect(l).toContain('[-]store failed: reason withheld');

@@ -17,10 +17,12 @@ it('a restart of etcd loses and duplicates no events for open watches, and ready
     await waitFor(
       'a write after the restart',
       async () => (await c.post(NS, { metadata: { name: 'after' } })).status === 201,
-      20_000,
-      200,
+      { timeoutMs: 20_000, intervalMs: 200 },
     );
-    await waitFor('readyz after the restart', async () => (await c.get('/readyz')).status === 200, 20_000, 100);
+    await waitFor('readyz after the restart', async () => (await c.get('/readyz')).status === 200, {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+    });
     const events: WatchEventJson[] = await w.take(2, { timeoutMs: 20_000 });
     // Nothing more (no duplicate) arrives before a later, distinct write.
     expect((await c.post(NS, { metadata: { name: 'marker' } })).status).toBe(201);
@@ -53,8 +55,7 @@ it('two API servers compact once per interval between them', async () => {
     await waitFor(
       'several compaction rounds after the write',
       async () => (await version()) >= Math.max(6, afterWrite + 3),
-      20_000,
-      50,
+      { timeoutMs: 20_000, intervalMs: 50 },
     );
     await a.server.shutdown();
     await b.server.shutdown();

@@ -104,7 +104,7 @@ describe('svc-controller-manager processes', () => {
         if (la === undefined || lb === undefined) return undefined;
         return la === 1 ? a : lb === 1 ? b : undefined;
       },
-      15_000,
+      { timeoutMs: 15_000 },
     );
     const standby = leader === a ? b : a;
     // Both settle; the standby must stay standby while the leader lives.
@@ -118,7 +118,10 @@ describe('svc-controller-manager processes', () => {
     const killedAt = Date.now();
     leader.child.kill('SIGKILL');
     await leader.exited;
-    await waitFor('the standby to lead', async () => (await leading(standby)) === 1, 15_000, 50);
+    await waitFor('the standby to lead', async () => (await leading(standby)) === 1, {
+      timeoutMs: 15_000,
+      intervalMs: 50,
+    });
     const handover = Date.now() - killedAt;
     // The lease runs out LEASE_MS after the last renewal (≤ the kill), the next attempt comes within a
     // jittered retry period; 1.5 s more covers the request round trips and polling on a loaded 2-core machine.
@@ -140,7 +143,7 @@ describe('svc-controller-manager processes', () => {
   it('a leader whose lease is taken away stops its loops and exits 1', async () => {
     const [port] = await freePorts(1);
     const c = start(port ?? 0, ['--leader-elect-resource-name', 'stolen']);
-    await waitFor('leadership', async () => /starting controller/.test(c.log.text), 15_000);
+    await waitFor('leadership', async () => /starting controller/.test(c.log.text), { timeoutMs: 15_000 });
     const path = '/apis/coordination.svc.io/v1/namespaces/svc-system/leases/stolen';
     const lease = (await server.client.request('GET', path)).json<{ spec: Record<string, unknown> }>();
     const now = new Date().toISOString().replace('Z', '000Z');

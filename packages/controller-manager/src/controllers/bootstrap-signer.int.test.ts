@@ -106,11 +106,9 @@ describe('bootstrap-signer-controller', () => {
     await waitFor("the short-lived token's signature", async () =>
       Boolean((await clusterInfo())['jws-kubeconfig-soonxx']),
     );
-    await waitFor(
-      "the expired token's signature to go",
-      async () => !(await clusterInfo())['jws-kubeconfig-soonxx'],
-      10_000,
-    );
+    await waitFor("the expired token's signature to go", async () => !(await clusterInfo())['jws-kubeconfig-soonxx'], {
+      timeoutMs: 10_000,
+    });
     expect((await clusterInfo())['jws-kubeconfig-abcdef']).toBeDefined();
   });
 });

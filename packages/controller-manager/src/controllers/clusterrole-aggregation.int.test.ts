@@ -40,7 +40,7 @@ describe('clusterrole-aggregation-controller', () => {
     waitFor(
       `${name} to have rules ${JSON.stringify(want)}`,
       async () => JSON.stringify(await rulesOf(name, e)) === JSON.stringify(want),
-      15_000,
+      { timeoutMs: 15_000 },
     );
 
   it("sets the union of the matching roles' rules: deduplicated, by selector then by name, never itself", async () => {
@@ -76,13 +76,13 @@ describe('clusterrole-aggregation-controller', () => {
     await roles().create(clusterRole(target, { selectors: [{ matchLabels: { [key]: 'true' } }] }));
     await waitForRules(target, [rule('pods')]);
 
-    await roles().patch(two, 'merge', { metadata: { labels: { [key]: 'true' } } });
+    await roles().patch(two, { metadata: { labels: { [key]: 'true' } } }, { type: 'merge' });
     await waitForRules(target, [rule('pods'), rule('configmaps')]);
 
-    await roles().patch(one, 'merge', { metadata: { labels: { [key]: null } } });
+    await roles().patch(one, { metadata: { labels: { [key]: null } } }, { type: 'merge' });
     await waitForRules(target, [rule('configmaps')]);
 
-    await roles().patch(two, 'merge', { rules: [rule('configmaps', ['get', 'list']), rule('events')] });
+    await roles().patch(two, { rules: [rule('configmaps', ['get', 'list']), rule('events')] }, { type: 'merge' });
     await waitForRules(target, [rule('configmaps', ['get', 'list']), rule('events')]);
 
     await roles().delete(two);

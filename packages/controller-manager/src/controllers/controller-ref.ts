@@ -74,9 +74,13 @@ export async function claimObjects<T extends ApiObject>(o: ClaimOptions<T>): Pro
         if (ref.uid !== ownerUid) continue;
         if (matches) claimed.push(obj);
         else if (!ownerDeleting) {
-          await o.client.patch(name, 'strategic', {
-            metadata: { ownerReferences: [{ $patch: 'delete', uid: ownerUid }], uid },
-          });
+          await o.client.patch(
+            name,
+            {
+              metadata: { ownerReferences: [{ $patch: 'delete', uid: ownerUid }], uid },
+            },
+            { type: 'strategic' },
+          );
         }
         continue;
       }
@@ -89,7 +93,9 @@ export async function claimObjects<T extends ApiObject>(o: ClaimOptions<T>): Pro
         continue;
       adoptable ??= o.canAdopt();
       await adoptable;
-      claimed.push(await o.client.patch(name, 'strategic', { metadata: { ownerReferences: [o.ownerRef], uid } }));
+      claimed.push(
+        await o.client.patch(name, { metadata: { ownerReferences: [o.ownerRef], uid } }, { type: 'strategic' }),
+      );
     } catch (e) {
       // A dependent that is gone is neither claimed nor an error; one that cannot be released any more (Invalid) neither.
       if (isNotFound(e) || (ref && isInvalid(e))) continue;

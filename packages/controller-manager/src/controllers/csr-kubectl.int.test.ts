@@ -67,7 +67,10 @@ const conditionCell = async (name: string): Promise<string> => {
 const jsonpath = async (name: string, path: string): Promise<string> =>
   (await env.ok(['get', 'csr', name, '-o', `jsonpath=${path}`])).stdout;
 const untilCell = (name: string, cell: string): Promise<boolean> =>
-  waitFor(`${name} to be ${cell}`, async () => (await conditionCell(name)) === cell, 30_000, 200);
+  waitFor(`${name} to be ${cell}`, async () => (await conditionCell(name)) === cell, {
+    timeoutMs: 30_000,
+    intervalMs: 200,
+  });
 
 it('a node client request is auto-approved and issued by the configured CA', async () => {
   const name = await createCsr({ commonName: 'system:node:k-1' });

@@ -98,7 +98,7 @@ async function issued(name: string): Promise<{ csr: CsrJson; pem: string; cert: 
       const c = await getCsr(name);
       return c.status?.certificate ? c : undefined;
     },
-    20_000,
+    { timeoutMs: 20_000 },
   );
   const pem = Buffer.from(csr.status?.certificate ?? '', 'base64').toString();
   return { csr, pem, cert: new X509Certificate(pem) };

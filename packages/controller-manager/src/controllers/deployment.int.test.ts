@@ -33,9 +33,13 @@ const image = (p: Pod | ReplicaSet | Deployment): string | undefined => {
 };
 
 const setImage = (ns: string, name: string, img: string): Promise<Deployment> =>
-  deployments(env.api, ns).patch(name, 'strategic', {
-    spec: { template: { spec: { containers: [{ name: 'c', image: img }] } } },
-  });
+  deployments(env.api, ns).patch(
+    name,
+    {
+      spec: { template: { spec: { containers: [{ name: 'c', image: img }] } } },
+    },
+    { type: 'strategic' },
+  );
 
 const condition = (d: Deployment, type: string): { status?: string; reason?: string } | undefined =>
   d.status?.conditions?.find((c) => c.type === type);
@@ -53,7 +57,7 @@ async function waitForCondition(
       const d = await deployments(env.api, ns).get(name);
       return condition(d, type)?.reason === reason ? d : undefined;
     },
-    timeoutMs,
+    { timeoutMs },
   );
 }
 
@@ -219,9 +223,9 @@ describe('deployment-controller', () => {
         return all.length >= n ? all : undefined;
       });
     expect(await until(1)).toEqual([`ScalingReplicaSet: Scaled up replica set ${name} from 0 to 2`]);
-    await deployments(env.api, ns).patch('web', 'merge', { spec: { replicas: 4 } });
+    await deployments(env.api, ns).patch('web', { spec: { replicas: 4 } }, { type: 'merge' });
     await until(2);
-    await deployments(env.api, ns).patch('web', 'merge', { spec: { replicas: 1 } });
+    await deployments(env.api, ns).patch('web', { spec: { replicas: 1 } }, { type: 'merge' });
     expect(await until(3)).toEqual([
       `ScalingReplicaSet: Scaled up replica set ${name} from 0 to 2`,
       `ScalingReplicaSet: Scaled up replica set ${name} from 2 to 4`,
@@ -282,7 +286,7 @@ describe('deployment-controller', () => {
         'the stuck rollout in status',
         async () => (await deployments(env.api, ns).get('web')).status?.replicas === 13,
       );
-      await deployments(env.api, ns).patch('web', 'merge', { spec: { replicas: 20 } });
+      await deployments(env.api, ns).patch('web', { spec: { replicas: 20 } }, { type: 'merge' });
       // 23 (= 20 + 3) spread as 8 and 5 were of 13: 8 → round(8·23/13) = 14, 5 → 9.
       await waitFor('proportional sizes 14 + 9', async () => JSON.stringify(await sizes()) === '[14,9]');
       const rss = await replicaSetsOf(env.api, ns, d);
@@ -325,11 +329,11 @@ describe('deployment-controller', () => {
     const w = await watchPods(env.api, ns, { kubelet: true });
     try {
       await waitForRollout(env.api, ns, 'web');
-      await deployments(env.api, ns).patch('web', 'merge', { spec: { paused: true } });
+      await deployments(env.api, ns).patch('web', { spec: { paused: true } }, { type: 'merge' });
       const paused = await waitForCondition(ns, 'web', 'Progressing', 'DeploymentPaused');
       expect(condition(paused, 'Progressing')?.status).toBe('Unknown');
       await setImage(ns, 'web', 'v2');
-      await deployments(env.api, ns).patch('web', 'merge', { spec: { replicas: 3 } });
+      await deployments(env.api, ns).patch('web', { spec: { replicas: 3 } }, { type: 'merge' });
       await waitFor('the scale to be applied while paused', async () => {
         const rss = await replicaSetsOf(env.api, ns, d);
         return rss.length === 1 && rss[0]?.spec.replicas === 3 && image(rss[0]) === 'v1';
@@ -343,7 +347,7 @@ describe('deployment-controller', () => {
       expect(observed.metadata.annotations?.['deployment.svc.io/revision']).toBe('1');
       expect((await replicaSetsOf(env.api, ns, d)).map(image)).toEqual(['v1']);
 
-      await deployments(env.api, ns).patch('web', 'merge', { spec: { paused: false } });
+      await deployments(env.api, ns).patch('web', { spec: { paused: false } }, { type: 'merge' });
       await waitFor(
         'only v2 pods after resuming',
         async () => {
@@ -351,7 +355,7 @@ describe('deployment-controller', () => {
           const all = (await pods(env.api, ns).list()).items;
           return all.length === 3 && all.every((p) => image(p) === 'v2');
         },
-        20_000,
+        { timeoutMs: 20_000 },
       );
       await waitForCondition(ns, 'web', 'Progressing', 'NewReplicaSetAvailable');
     } finally {

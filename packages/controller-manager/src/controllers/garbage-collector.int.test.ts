@@ -57,7 +57,7 @@ describe('garbage-collector-controller', () => {
     await configMaps(ns).delete('owner');
     await new ResourceClient(env.api, R.secrets()).namespace(ns).delete('owner-secret');
     for (const n of ['dep-1', 'dep-2', 'dep-of-secret'])
-      await waitFor(`${n} to be collected`, () => gone(configMaps(ns), n), 15_000);
+      await waitFor(`${n} to be collected`, () => gone(configMaps(ns), n), { timeoutMs: 15_000 });
     expect(await gone(configMaps(ns), 'bystander')).toBe(false);
   });
 
@@ -67,14 +67,16 @@ describe('garbage-collector-controller', () => {
     const stale = { ...refTo(owner), uid: '00000000-0000-4000-8000-000000000000' };
     await configMaps(ns).create(cm('stale-dep', [stale]));
     await configMaps(ns).create(cm('mixed-dep', [stale, refTo(owner)]));
-    await waitFor('the dependent of a replaced owner to be collected', () => gone(configMaps(ns), 'stale-dep'), 15_000);
+    await waitFor('the dependent of a replaced owner to be collected', () => gone(configMaps(ns), 'stale-dep'), {
+      timeoutMs: 15_000,
+    });
     const mixed = await waitFor(
       'the stale reference to be removed',
       async () => {
         const o = await configMaps(ns).get('mixed-dep');
         return o.metadata.ownerReferences?.length === 1 ? o : undefined;
       },
-      15_000,
+      { timeoutMs: 15_000 },
     );
     expect(mixed.metadata.ownerReferences).toEqual([refTo(owner)]);
     expect(await gone(configMaps(ns), 'owner')).toBe(false);
@@ -93,14 +95,18 @@ describe('garbage-collector-controller', () => {
     await waitFor(
       'the blocking dependent to be deleted',
       async () => (await configMaps(ns).get('blocker')).metadata.deletionTimestamp,
-      15_000,
+      { timeoutMs: 15_000 },
     );
-    await waitFor('the non-blocking dependent to be collected', () => gone(configMaps(ns), 'free'), 15_000);
+    await waitFor('the non-blocking dependent to be collected', () => gone(configMaps(ns), 'free'), {
+      timeoutMs: 15_000,
+    });
     const waiting = await configMaps(ns).get('owner');
     expect(waiting.metadata.finalizers).toEqual(['foregroundDeletion']);
 
-    await configMaps(ns).patch('blocker', 'merge', { metadata: { finalizers: null } });
-    await waitFor('the owner to disappear once nothing blocks it', () => gone(configMaps(ns), 'owner'), 15_000);
+    await configMaps(ns).patch('blocker', { metadata: { finalizers: null } }, { type: 'merge' });
+    await waitFor('the owner to disappear once nothing blocks it', () => gone(configMaps(ns), 'owner'), {
+      timeoutMs: 15_000,
+    });
   });
 
   it('Foreground on an object with a generation bumps it when deletion starts (as Kubernetes)', async () => {
@@ -116,8 +122,8 @@ describe('garbage-collector-controller', () => {
     await configMaps(ns).create(cm('dep', [refTo(lease, true)]));
     const answer = (await leases.delete('owner', { propagationPolicy: 'Foreground' })) as ApiObject;
     expect(answer.metadata).toMatchObject({ generation: 2, finalizers: ['foregroundDeletion'] });
-    await waitFor('the dependent to be collected', () => gone(configMaps(ns), 'dep'), 15_000);
-    await waitFor('the owner to disappear', () => gone(leases, 'owner'), 15_000);
+    await waitFor('the dependent to be collected', () => gone(configMaps(ns), 'dep'), { timeoutMs: 15_000 });
+    await waitFor('the owner to disappear', () => gone(leases, 'owner'), { timeoutMs: 15_000 });
   });
 
   it('Orphan: the dependents stay and lose only the reference to the deleted owner', async () => {
@@ -128,7 +134,7 @@ describe('garbage-collector-controller', () => {
     await configMaps(ns).create(cm('orphan-2', [refTo(owner), refTo(other)]));
     const answer = (await configMaps(ns).delete('owner', { propagationPolicy: 'Orphan' })) as ApiObject;
     expect(answer.metadata.finalizers).toEqual(['orphan']);
-    await waitFor('the owner to disappear', () => gone(configMaps(ns), 'owner'), 15_000);
+    await waitFor('the owner to disappear', () => gone(configMaps(ns), 'owner'), { timeoutMs: 15_000 });
     expect((await configMaps(ns).get('orphan-1')).metadata.ownerReferences).toBeUndefined();
     expect((await configMaps(ns).get('orphan-2')).metadata.ownerReferences).toEqual([refTo(other)]);
   });
@@ -145,8 +151,12 @@ describe('garbage-collector-controller', () => {
     await configMaps(a).create(cm('dep', [refTo(role)]));
     await configMaps(b).create(cm('dep', [refTo(role)]));
     await roles.delete(role.metadata.name ?? '');
-    await waitFor('the dependent in the first namespace to be collected', () => gone(configMaps(a), 'dep'), 15_000);
-    await waitFor('the dependent in the second namespace to be collected', () => gone(configMaps(b), 'dep'), 15_000);
+    await waitFor('the dependent in the first namespace to be collected', () => gone(configMaps(a), 'dep'), {
+      timeoutMs: 15_000,
+    });
+    await waitFor('the dependent in the second namespace to be collected', () => gone(configMaps(b), 'dep'), {
+      timeoutMs: 15_000,
+    });
   });
 
   it('stock kubectl: delete --cascade=foreground waits for the dependents, --cascade=orphan keeps them', async () => {

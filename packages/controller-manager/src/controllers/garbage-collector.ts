@@ -540,9 +540,8 @@ class GarbageCollector {
       try {
         await this.api(n).patch(
           n.name,
-          'merge',
           { metadata: { ...patch, resourceVersion: latest.metadata.resourceVersion } },
-          { signal },
+          { type: 'merge', signal },
         );
         return;
       } catch (e) {

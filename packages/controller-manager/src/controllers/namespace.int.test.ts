@@ -38,7 +38,7 @@ describe('namespace-controller', () => {
   it('deletes everything in a terminating namespace, then the namespace itself', async () => {
     const ns = await namespaceWithContent();
     await namespaces().delete(ns);
-    await waitFor('the namespace to disappear', async () => gone(`/api/v1/namespaces/${ns}`), 15_000);
+    await waitFor('the namespace to disappear', async () => gone(`/api/v1/namespaces/${ns}`), { timeoutMs: 15_000 });
     const leftovers = await env.api.request('GET', `/api/v1/namespaces/${ns}/configmaps`);
     expect(leftovers.json<{ items: unknown[] }>().items).toEqual([]);
     expect(
@@ -78,14 +78,16 @@ describe('namespace-controller', () => {
     expect((await cms.list()).items.map((c) => c.metadata.name)).toEqual(['held']);
     const held = await cms.get('held');
     await cms.update({ ...held, metadata: { ...held.metadata, finalizers: [] } });
-    await waitFor('the namespace to disappear', async () => gone(`/api/v1/namespaces/${ns}`), 15_000);
+    await waitFor('the namespace to disappear', async () => gone(`/api/v1/namespaces/${ns}`), { timeoutMs: 15_000 });
   });
 
   it('leaves active namespaces and their content alone', async () => {
     const ns = await namespaceWithContent();
     const other = await namespaceWithContent();
     await namespaces().delete(other);
-    await waitFor('the other namespace to disappear', async () => gone(`/api/v1/namespaces/${other}`), 15_000);
+    await waitFor('the other namespace to disappear', async () => gone(`/api/v1/namespaces/${other}`), {
+      timeoutMs: 15_000,
+    });
     expect((await new ResourceClient(env.api, R.configMaps()).namespace(ns).list()).items).toHaveLength(3);
   });
 });

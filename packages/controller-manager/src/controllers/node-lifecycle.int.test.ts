@@ -62,10 +62,14 @@ async function createNode(name: string, o: { ready?: 'True' | 'False'; lease?: b
 }
 
 const renewLease = async (name: string): Promise<void> => {
-  await leases().patch(name, 'merge', { spec: { renewTime: micro() } });
+  await leases().patch(name, { spec: { renewTime: micro() } }, { type: 'merge' });
 };
 const postStatus = async (name: string, ready: 'True' | 'False' = 'True'): Promise<void> => {
-  await nodes().patch(name, 'merge', { status: { conditions: agentConditions(ready) } }, { subresource: 'status' });
+  await nodes().patch(
+    name,
+    { status: { conditions: agentConditions(ready) } },
+    { type: 'merge', subresource: 'status' },
+  );
 };
 
 /** A simulated node agent: `beat` every `everyMs` until stopped; `stop` answers when the last beat was sent. */
@@ -161,7 +165,10 @@ describe('node-lifecycle-controller', () => {
       // Renewing the Lease alone keeps the node Ready past the grace period (its status is never re-posted).
       const beat = agent(() => renewLease('nl-lease'));
       const renewUntil = Date.now() + GRACE_MS + 1000;
-      await waitFor('renewals past the grace period', () => Date.now() > renewUntil, 10_000, 50);
+      await waitFor('renewals past the grace period', () => Date.now() > renewUntil, {
+        timeoutMs: 10_000,
+        intervalMs: 50,
+      });
       expect(condition(await getNode('nl-lease'), 'Ready')?.status).toBe('True');
       const lastRenewal = await beat.stop();
 
@@ -171,7 +178,7 @@ describe('node-lifecycle-controller', () => {
           const n = await getNode('nl-lease');
           return condition(n, 'Ready')?.status === 'Unknown' ? n : undefined;
         },
-        10_000,
+        { timeoutMs: 10_000 },
       );
       const elapsed = Date.now() - lastRenewal;
       expect(elapsed).toBeGreaterThanOrEqual(GRACE_MS);
@@ -227,16 +234,13 @@ describe('node-lifecycle-controller', () => {
       await createPod('ev-default', 'nl-evict');
       await pods().patch(
         'ev-forever',
-        'merge',
         { status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now() }] } },
-        { subresource: 'status' },
+        { type: 'merge', subresource: 'status' },
       );
 
-      await waitFor(
-        'the NoExecute taint',
-        async () => taint(await getNode('nl-evict'), UNREACHABLE, 'NoExecute'),
-        10_000,
-      );
+      await waitFor('the NoExecute taint', async () => taint(await getNode('nl-evict'), UNREACHABLE, 'NoExecute'), {
+        timeoutMs: 10_000,
+      });
       const taintedAt = Date.now();
       const none = await waitFor(
         'the pod without a matching toleration to be deleted',
@@ -244,7 +248,7 @@ describe('node-lifecycle-controller', () => {
           const p = await pods().get('ev-none');
           return p.metadata.deletionTimestamp ? p : undefined;
         },
-        1000,
+        { timeoutMs: 1000 },
       );
       expect(Date.now() - taintedAt).toBeLessThan(1000);
       expect(none.status?.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({
@@ -253,9 +257,11 @@ describe('node-lifecycle-controller', () => {
         message: 'Taint manager: deleting due to NoExecute taint',
       });
       expect(await exists('ev-short')).toBe(true);
-      await pods().patch('ev-none', 'merge', { metadata: { finalizers: null } });
+      await pods().patch('ev-none', { metadata: { finalizers: null } }, { type: 'merge' });
 
-      await waitFor('the pod tolerating for a while to be deleted', async () => !(await exists('ev-short')), 10_000);
+      await waitFor('the pod tolerating for a while to be deleted', async () => !(await exists('ev-short')), {
+        timeoutMs: 10_000,
+      });
       // The eviction controller may see the taint up to one poll (20 ms) before this test does.
       expect(Date.now() - taintedAt).toBeGreaterThanOrEqual(seconds * 1000 - 50);
       expect(await exists('ev-forever')).toBe(true);
@@ -278,13 +284,16 @@ describe('node-lifecycle-controller', () => {
       // lastHeartbeatTime has whole seconds: beats closer than 1 s apart may not change it.
       const beat = agent(() => postStatus('nl-nolease'), 1100);
       const until = Date.now() + GRACE_MS + 1000;
-      await waitFor('heartbeats past the grace period', () => Date.now() > until, 10_000, 50);
+      await waitFor('heartbeats past the grace period', () => Date.now() > until, {
+        timeoutMs: 10_000,
+        intervalMs: 50,
+      });
       expect(condition(await getNode('nl-nolease'), 'Ready')?.status).toBe('True');
       const last = await beat.stop();
       await waitFor(
         'Ready to become Unknown',
         async () => condition(await getNode('nl-nolease'), 'Ready')?.status === 'Unknown',
-        10_000,
+        { timeoutMs: 10_000 },
       );
       expect(Date.now() - last).toBeGreaterThanOrEqual(GRACE_MS);
     } finally {
@@ -302,7 +311,7 @@ describe('node-lifecycle-controller', () => {
           const x = await getNode('nl-silent');
           return condition(x, 'Ready') ? x : undefined;
         },
-        10_000,
+        { timeoutMs: 10_000 },
       );
       // The creation timestamp has whole seconds: the grace may end up to 1 s before `created` + grace.
       expect(Date.now() - created).toBeGreaterThanOrEqual(STARTUP_GRACE_MS - 1000);
@@ -362,7 +371,7 @@ describe('node-lifecycle-controller', () => {
           }
           return seen.size === dead.length;
         },
-        15_000,
+        { timeoutMs: 15_000 },
       );
       const times = [...seen.values()].sort((a, b) => a - b);
       // 1 node per second, burst 1: the first at once, the others 1 s apart.
@@ -378,7 +387,7 @@ describe('node-lifecycle-controller', () => {
       await waitFor(
         'the new dead node to be seen unreachable',
         async () => taint(await getNode('nl-d4'), UNREACHABLE, 'NoSchedule'),
-        10_000,
+        { timeoutMs: 10_000 },
       );
       const unknownAt = Date.now();
       const outcome = await waitFor(
@@ -387,8 +396,7 @@ describe('node-lifecycle-controller', () => {
           if (taint(await getNode('nl-d4'), UNREACHABLE, 'NoExecute')) return 'tainted';
           return Date.now() - unknownAt > 1500 ? 'not tainted' : undefined;
         },
-        5000,
-        100,
+        { timeoutMs: 5000, intervalMs: 100 },
       );
       expect(outcome).toBe('not tainted');
       // 1 of 2 not ready: normal again.
@@ -396,7 +404,7 @@ describe('node-lifecycle-controller', () => {
       await waitFor(
         'the NoExecute taint after recovery',
         async () => taint(await getNode('nl-d4'), UNREACHABLE, 'NoExecute'),
-        5000,
+        { timeoutMs: 5000 },
       );
     });
 
@@ -406,7 +414,7 @@ describe('node-lifecycle-controller', () => {
       await waitFor(
         'the NoExecute taint to be removed',
         async () => !taint(await getNode('nl-d4'), UNREACHABLE, 'NoExecute'),
-        5000,
+        { timeoutMs: 5000 },
       );
       expect(taint(await getNode('nl-d4'), UNREACHABLE, 'NoSchedule')).toBeDefined();
     });

@@ -111,16 +111,16 @@ describe('replicaset-controller', () => {
     const api = replicaSets(env.api, ns);
     const rs = await api.create(replicaSet('web', 2));
     await waitForOwned(ns, rs, 2);
-    await api.patch('web', 'merge', { spec: { replicas: 5 } });
+    await api.patch('web', { spec: { replicas: 5 } }, { type: 'merge' });
     const five = await waitForOwned(ns, rs, 5, '5 pods after scaling up');
     const keep = five.slice(0, 2);
     for (const p of keep) await setPodReady(env.api, p);
     await waitForStatus(ns, 'web', { replicas: 5, readyReplicas: 2 });
-    await api.patch('web', 'merge', { spec: { replicas: 2 } });
+    await api.patch('web', { spec: { replicas: 2 } }, { type: 'merge' });
     const two = await waitForOwned(ns, rs, 2, '2 pods after scaling down');
     expect(two.map((p) => p.metadata.name).sort()).toEqual(keep.map((p) => p.metadata.name).sort());
     await waitForStatus(ns, 'web', { replicas: 2, readyReplicas: 2, availableReplicas: 2 });
-    await api.patch('web', 'merge', { spec: { replicas: 0 } });
+    await api.patch('web', { spec: { replicas: 0 } }, { type: 'merge' });
     await waitForOwned(ns, rs, 0, 'no pods after scaling to 0');
     await waitForStatus(ns, 'web', { replicas: 0 });
     // Kubernetes' events on the ReplicaSet: one per pod created and deleted.
@@ -219,7 +219,7 @@ describe('replicaset-controller', () => {
     const rs = await replicaSets(env.api, ns).create(replicaSet('web', 2));
     const [p] = await waitForOwned(ns, rs, 2);
     const name = p?.metadata.name ?? '';
-    await pods(env.api, ns).patch(name, 'merge', { metadata: { labels: { app: 'debug' } } });
+    await pods(env.api, ns).patch(name, { metadata: { labels: { app: 'debug' } } }, { type: 'merge' });
     const released = await waitFor('the pod released', async () => {
       const got = await pods(env.api, ns).get(name);
       return (got.metadata.ownerReferences ?? []).length === 0 ? got : undefined;
@@ -259,7 +259,7 @@ describe('replicaset-controller', () => {
     expect(still.metadata.deletionTimestamp).toBeDefined();
     await waitForStatus(ns, 'web', { replicas: 1 });
     for (const p of (await pods(env.api, ns).list()).items)
-      await pods(env.api, ns).patch(p.metadata.name ?? '', 'merge', { metadata: { finalizers: null } });
+      await pods(env.api, ns).patch(p.metadata.name ?? '', { metadata: { finalizers: null } }, { type: 'merge' });
   });
 
   it('creates exactly spec.replicas pods in a burst, and none later', async () => {
@@ -277,7 +277,7 @@ describe('replicaset-controller', () => {
       const ms = Date.now() - start;
       await waitForStatus(ns, 'burst', { replicas: 30 });
       // Ask again after the status write: nothing more appears.
-      await replicaSets(env.api, ns).patch('burst', 'merge', { metadata: { labels: { touched: 'yes' } } });
+      await replicaSets(env.api, ns).patch('burst', { metadata: { labels: { touched: 'yes' } } }, { type: 'merge' });
       await waitFor(
         'the label to be seen',
         async () => (await replicaSets(env.api, ns).get('burst')).metadata.labels?.touched === 'yes',

@@ -35,11 +35,9 @@ describe('token-cleaner-controller', () => {
   it('deletes a token when it expires, not before', async () => {
     const at = Date.now() + 3000;
     await secrets().create(tokenSecret('bbbbbb', new Date(at).toISOString()));
-    await waitFor(
-      'the token to be deleted once it expired',
-      async () => !(await exists('bootstrap-token-bbbbbb')),
-      15_000,
-    );
+    await waitFor('the token to be deleted once it expired', async () => !(await exists('bootstrap-token-bbbbbb')), {
+      timeoutMs: 15_000,
+    });
     expect(Date.now()).toBeGreaterThanOrEqual(at);
   });
 

@@ -46,14 +46,13 @@ export async function setPodReady(api: RestClient, pod: Pod, ready = true): Prom
   try {
     await pods(api, pod.metadata.namespace ?? '').patch(
       pod.metadata.name ?? '',
-      'merge',
       {
         status: {
           phase: 'Running',
           conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: nowTime() }],
         },
       },
-      { subresource: 'status' },
+      { type: 'merge', subresource: 'status' },
     );
     return true;
   } catch (e) {
@@ -186,6 +185,6 @@ export async function waitForRollout(
         (st.availableReplicas ?? 0) === n;
       return done ? d : undefined;
     },
-    o.timeoutMs ?? 20_000,
+    { timeoutMs: o.timeoutMs ?? 20_000 },
   );
 }

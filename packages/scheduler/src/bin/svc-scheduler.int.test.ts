@@ -104,8 +104,7 @@ describe('svc-scheduler processes', () => {
           .items;
         return names.every((n) => list.find((p) => p.metadata.name === n)?.spec?.nodeName);
       },
-      20_000,
-      50,
+      { timeoutMs: 20_000, intervalMs: 50 },
     );
   }
 
@@ -154,7 +153,7 @@ describe('svc-scheduler processes', () => {
         if (la === undefined || lb === undefined) return undefined;
         return la === 1 ? a : lb === 1 ? b : undefined;
       },
-      15_000,
+      { timeoutMs: 15_000 },
     );
     const standby = leader === a ? b : a;
     const before = await createPods('before', 10);
@@ -168,7 +167,10 @@ describe('svc-scheduler processes', () => {
     leader.child.kill('SIGKILL');
     await leader.exited;
     const during = await createPods('during', 10);
-    await waitFor('the standby to lead', async () => (await leading(standby)) === 1, 15_000, 50);
+    await waitFor('the standby to lead', async () => (await leading(standby)) === 1, {
+      timeoutMs: 15_000,
+      intervalMs: 50,
+    });
     const handover = Date.now() - killedAt;
     await allBound(during);
     const boundAt = Date.now() - killedAt;
@@ -193,7 +195,7 @@ describe('svc-scheduler processes', () => {
   it('a leader whose lease is taken away stops scheduling and exits 1', async () => {
     const [port] = await freePorts(1);
     const c = start(port ?? 0, ['--leader-elect-resource-name', 'stolen']);
-    await waitFor('leadership', async () => /starting scheduler/.test(c.log.text), 15_000);
+    await waitFor('leadership', async () => /starting scheduler/.test(c.log.text), { timeoutMs: 15_000 });
     const path = '/apis/coordination.svc.io/v1/namespaces/svc-system/leases/stolen';
     const lease = (await server.client.request('GET', path)).json<{ spec: Record<string, unknown> }>();
     const now = new Date().toISOString().replace('Z', '000Z');

@@ -54,12 +54,10 @@ describe('the svclet binary', () => {
       log += c.toString();
     });
     try {
-      await waitFor(
-        '/healthz',
-        async () => (await fetch(`http://127.0.0.1:${healthz}/healthz`)).status === 200,
-        10_000,
-        100,
-      );
+      await waitFor('/healthz', async () => (await fetch(`http://127.0.0.1:${healthz}/healthz`)).status === 200, {
+        timeoutMs: 10_000,
+        intervalMs: 100,
+      });
       expect(log).toMatch(/standalone mode/);
     } finally {
       child.kill('SIGTERM');

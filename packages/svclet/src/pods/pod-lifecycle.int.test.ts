@@ -285,7 +285,7 @@ describe('environment from ConfigMaps and Secrets', () => {
       (x) => containerOf(x)?.state.waiting?.message === "couldn't find key x in ConfigMap default/later",
     );
     expect(containerOf(p)?.state.waiting?.reason).toBe('CreateContainerConfigError');
-    await cms().patch('later', 'merge', { data: { x: 'now' } });
+    await cms().patch('later', { data: { x: 'now' } }, { type: 'merge' });
     await waitForPod(env, 'env-missing', 'Running', (x) => x.status?.phase === 'Running');
   });
 });
@@ -369,8 +369,7 @@ describe('graceful deletion', () => {
           return isNotFound(e);
         }
       },
-      15_000,
-      20,
+      { timeoutMs: 15_000, intervalMs: 20 },
     );
     return Date.now() - t0;
   }
@@ -420,7 +419,7 @@ describe('graceful deletion', () => {
         });
         return containers.length === 0;
       },
-      15_000,
+      { timeoutMs: 15_000 },
     );
   });
 });
@@ -451,7 +450,7 @@ describe('containers the svclet did not create', () => {
     await waitFor(
       'the orphan removed',
       async () => (await rt.listPodSandbox({ filter: { id: orphan } })).items.length === 0,
-      15_000,
+      { timeoutMs: 15_000 },
     );
     await new Promise((r) => setTimeout(r, 1000));
     expect((await rt.containerStatus({ containerId })).status?.state).toBe('CONTAINER_RUNNING');

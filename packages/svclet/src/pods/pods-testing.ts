@@ -150,7 +150,6 @@ export function waitForPod(
       const p = await env.pods(ns).get(name);
       return cond(p) ? p : undefined;
     },
-    timeoutMs,
-    50,
+    { timeoutMs, intervalMs: 50 },
   );
 }

@@ -54,7 +54,7 @@ it('runs a static pod from the manifest directory with a mirror pod; a deleted m
         const m = await mirrorPod('web');
         return m?.status?.phase === 'Running' && containerOf(m)?.ready ? m : undefined;
       },
-      20_000,
+      { timeoutMs: 20_000 },
     );
     const ann = mirror.metadata.annotations ?? {};
     const staticPod = manager.pods().find((p) => p.metadata.name === `web-${env.nodeName}`);
@@ -86,16 +86,16 @@ it('runs a static pod from the manifest directory with a mirror pod; a deleted m
           ? m
           : undefined;
       },
-      20_000,
+      { timeoutMs: 20_000 },
     );
     expect(containerOf(again)).toMatchObject({ containerID: containerId, restartCount: 0 });
 
     await rm(join(dir, 'web.yaml'));
-    await waitFor('the mirror pod gone', async () => (await mirrorPod('web')) === undefined, 20_000);
+    await waitFor('the mirror pod gone', async () => (await mirrorPod('web')) === undefined, { timeoutMs: 20_000 });
     await waitFor(
       "the static pod's containers removed",
       async () => (await containersOf(staticPod?.metadata.uid ?? '')) === 0,
-      20_000,
+      { timeoutMs: 20_000 },
     );
     expect(manager.pods().find((p) => p.metadata.name === `web-${env.nodeName}`)).toBeUndefined();
   } finally {
@@ -125,7 +125,7 @@ it('runs static pods from --manifest-url, sent with --manifest-url-header', asyn
         const m = await mirrorPod('remote');
         return m?.status?.phase === 'Running' ? m : undefined;
       },
-      20_000,
+      { timeoutMs: 20_000 },
     );
     expect(mirror.metadata.annotations?.[podConfigAnnotation('source')]).toBe('http');
     expect(seen[0]?.['x-token']).toBe('a, b');
@@ -136,7 +136,7 @@ it('runs static pods from --manifest-url, sent with --manifest-url-header', asyn
     await waitFor(
       'the pod gone',
       async () => (await mirrorPod('remote')) === undefined && (await containersOf(uid)) === 0,
-      20_000,
+      { timeoutMs: 20_000 },
     );
   } finally {
     await stop();
@@ -164,7 +164,7 @@ it('standalone mode (no API): runs static pods, makes no mirror pods', async () 
     const p = await waitFor(
       'the static pod Succeeded',
       () => manager.pods().find((x) => x.metadata.name === `solo-${env.nodeName}` && x.status?.phase === 'Succeeded'),
-      20_000,
+      { timeoutMs: 20_000 },
     );
     expect(p.metadata.namespace).toBe('kube');
     expect(containerOf(p)?.state.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });

@@ -46,7 +46,7 @@ export class StatusManager {
     try {
       await this.pods
         .namespace(target.metadata.namespace ?? '')
-        .patch(target.metadata.name ?? '', 'merge', { metadata: { uid }, status }, { subresource: 'status' });
+        .patch(target.metadata.name ?? '', { metadata: { uid }, status }, { type: 'merge', subresource: 'status' });
       this.written.set(uid, { json, at: Date.now() });
     } catch (e) {
       if (isNotFound(e)) return;

@@ -31,8 +31,7 @@ interface Pod {
 async function run(
   cmd: string,
   args: string[],
-  env: NodeJS.ProcessEnv,
-  timeoutMs: number,
+  { env, timeoutMs }: { env: NodeJS.ProcessEnv; timeoutMs: number },
 ): Promise<{ code: number | null; out: string }> {
   const r = await runCommand(cmd, args, { env, cwd: ROOT, timeoutMs });
   return { code: r.code, out: r.stdout + r.stderr };
@@ -131,18 +130,18 @@ describe('cluster.sh up --ha', () => {
     };
     lbUrl = `https://127.0.0.1:${at(6)}`;
     const started = Date.now();
-    const up = await run('bash', ['scripts/cluster.sh', 'up', '--ha', '--nodes', '1'], env, 240_000);
+    const up = await run('bash', ['scripts/cluster.sh', 'up', '--ha', '--nodes', '1'], { env, timeoutMs: 240_000 });
     log(`up: exit ${up.code} in ${Date.now() - started} ms`);
     if (up.code !== 0) throw new Error(`cluster.sh up --ha failed:\n${up.out}`);
     upOk = true;
     ca = await readFile(join(dir, 'pki', 'ca.crt'), 'utf8');
     token = (await readFile(join(dir, 'tokens.csv'), 'utf8')).split(',')[0] ?? '';
-    api = new HttpsClient(lbUrl, ca, token);
+    api = new HttpsClient(lbUrl, ca, { token });
   }, 300_000);
 
   afterAll(async () => {
     if (!dir) return;
-    const down = await run('bash', ['scripts/cluster.sh', 'down'], env, 120_000);
+    const down = await run('bash', ['scripts/cluster.sh', 'down'], { env, timeoutMs: 120_000 });
     if (down.code !== 0) log(`down failed:\n${down.out}`);
     // Processes may take a moment to disappear from the process table after their kill.
     let left = '';
@@ -153,8 +152,7 @@ describe('cluster.sh up --ha', () => {
           left = spawnSync('pgrep', ['-af', dir], { encoding: 'utf8' }).stdout.trim();
           return left === '';
         },
-        10_000,
-        200,
+        { timeoutMs: 10_000, intervalMs: 200 },
       );
     } catch {
       /* reported below */
@@ -166,7 +164,7 @@ describe('cluster.sh up --ha', () => {
 
   it('status shows every component running and healthy', async () => {
     expect(upOk).toBe(true);
-    const st = await run('bash', ['scripts/cluster.sh', 'status'], env, 60_000);
+    const st = await run('bash', ['scripts/cluster.sh', 'status'], { env, timeoutMs: 60_000 });
     for (const c of [
       'etcd-1',
       'etcd-2',
@@ -207,8 +205,7 @@ describe('cluster.sh up --ha', () => {
         const i = st.findIndex((s) => s?.leader && s.leader !== '0' && s.leader === s.header?.member_id);
         return i >= 0 ? i + 1 : undefined;
       },
-      20_000,
-      200,
+      { timeoutMs: 20_000, intervalMs: 200 },
     );
     const acked: string[] = [];
     let failures = 0;
@@ -279,8 +276,7 @@ describe('cluster.sh up --ha', () => {
     await waitFor(
       'the LB marking apiserver-1 unhealthy',
       async () => (await readFile(join(dir, 'lb.log'), 'utf8')).includes(`${env.SVC_APISERVER_1_PORT} unhealthy`),
-      10_000,
-      200,
+      { timeoutMs: 10_000, intervalMs: 200 },
     );
   }, 120_000);
 
@@ -290,8 +286,7 @@ describe('cluster.sh up --ha', () => {
     const holder = await waitFor(
       'a Lease holder',
       async () => (await api.get(leasePath)).json<Lease>().spec?.holderIdentity,
-      30_000,
-      200,
+      { timeoutMs: 30_000, intervalMs: 200 },
     );
     const logs = await Promise.all([1, 2].map((i) => readFile(join(dir, `${component}-${i}.log`), 'utf8')));
     const idx = logs.findIndex((l) =>
@@ -306,8 +301,7 @@ describe('cluster.sh up --ha', () => {
         const h = (await api.get(leasePath)).json<Lease>().spec?.holderIdentity;
         return h && h !== holder ? h : undefined;
       },
-      30_000,
-      100,
+      { timeoutMs: 30_000, intervalMs: 100 },
     );
     const took = Date.now() - killedAt;
     log(`${component} takeover: ${holder} -> ${next} in ${took} ms (lease ${LEASE_S}s + retry ${RETRY_S}s)`);
@@ -326,9 +320,12 @@ describe('cluster.sh up --ha', () => {
     expect(pod.status).toBe(201);
     const get = async (): Promise<Pod> =>
       (await api.get('/api/v1/namespaces/default/pods/after-scheduler-takeover')).json<Pod>();
-    await waitFor('the pod bound', async () => (await get()).spec?.nodeName, 30_000, 100);
+    await waitFor('the pod bound', async () => (await get()).spec?.nodeName, { timeoutMs: 30_000, intervalMs: 100 });
     const boundAt = Date.now();
-    await waitFor('the pod Running', async () => (await get()).status?.phase === 'Running', 60_000, 300);
+    await waitFor('the pod Running', async () => (await get()).status?.phase === 'Running', {
+      timeoutMs: 60_000,
+      intervalMs: 300,
+    });
     log(
       `pod after the scheduler takeover: bound in ${boundAt - createdAt} ms, Running ${Date.now() - boundAt} ms later`,
     );
@@ -359,8 +356,7 @@ describe('cluster.sh up --ha', () => {
         }>().items;
         return pods.filter((p) => p.status?.phase === 'Running').length >= 2;
       },
-      60_000,
-      300,
+      { timeoutMs: 60_000, intervalMs: 300 },
     );
     log(`Deployment after takeover: 2 pods Running in ${Date.now() - createdAt} ms`);
   }, 120_000);

@@ -92,7 +92,7 @@ describe('nodes joined with bootstrap tokens', () => {
     await waitFor(
       `${name} runtime socket`,
       async () => (await readFile(socket).catch((e: NodeJS.ErrnoException) => e.code)) !== 'ENOENT',
-      10_000,
+      { timeoutMs: 10_000 },
     );
     await writeFile(
       join(nodeDir, 'config.yaml'),
@@ -188,13 +188,14 @@ describe('nodes joined with bootstrap tokens', () => {
       String(TOLERATION_S),
     ]);
     const caFile = join(dir, 'apiserver', 'ca.crt');
-    const serverCa = await waitFor(
-      'the API server CA',
-      async () => readFile(caFile, 'utf8').catch(() => undefined),
-      30_000,
-    );
-    api = new HttpsClient(apiUrl, serverCa, adminToken);
-    await waitFor('the API server ready', async () => (await api.get('/readyz')).status === 200, 30_000, 100);
+    const serverCa = await waitFor('the API server CA', async () => readFile(caFile, 'utf8').catch(() => undefined), {
+      timeoutMs: 30_000,
+    });
+    api = new HttpsClient(apiUrl, serverCa, { token: adminToken });
+    await waitFor('the API server ready', async () => (await api.get('/readyz')).status === 200, {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
     admin = join(dir, 'admin.svcconfig');
     await writeFile(admin, svcconfigYaml({ server: apiUrl, caPem: serverCa, token: adminToken }));
     start('controller-manager', 'node', [
@@ -258,12 +259,10 @@ describe('nodes joined with bootstrap tokens', () => {
 
   it('both nodes join with the token and become Ready with client certificates from the CSR signer', async () => {
     for (const name of ['node-1', 'node-2']) {
-      await waitFor(
-        `${name} Ready`,
-        async () => ready(await getJson<Node>(`/api/v1/nodes/${name}`)) === 'True',
-        60_000,
-        200,
-      );
+      await waitFor(`${name} Ready`, async () => ready(await getJson<Node>(`/api/v1/nodes/${name}`)) === 'True', {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+      });
     }
     const csrs = await getJson<{ items: Array<{ spec: { username: string }; status?: { certificate?: string } }> }>(
       '/apis/certificates.svc.io/v1/certificatesigningrequests',
@@ -290,8 +289,7 @@ describe('nodes joined with bootstrap tokens', () => {
     await waitFor(
       'hello Running',
       async () => (await getJson<Pod>('/api/v1/namespaces/default/pods/hello'))?.status?.phase === 'Running',
-      30_000,
-      200,
+      { timeoutMs: 30_000, intervalMs: 200 },
     );
     const logs = await waitFor(
       'the log line',
@@ -300,8 +298,7 @@ describe('nodes joined with bootstrap tokens', () => {
         if (r.code !== 0) throw new Error(r.stderr.trim());
         return r.stdout.includes('hello-from-node-1') ? r : undefined;
       },
-      20_000,
-      300,
+      { timeoutMs: 20_000, intervalMs: 300 },
     );
     expect(logs.code).toBe(0);
   }, 60_000);
@@ -328,8 +325,7 @@ describe('nodes joined with bootstrap tokens', () => {
       async () =>
         ((await getJson<Pod>('/api/v1/namespaces/default/pods/unhealthy'))?.status?.containerStatuses?.[0]
           ?.restartCount ?? 0) >= 1,
-      45_000,
-      300,
+      { timeoutMs: 45_000, intervalMs: 300 },
     );
   }, 60_000);
 
@@ -349,16 +345,14 @@ describe('nodes joined with bootstrap tokens', () => {
     await waitFor(
       'stubborn Running',
       async () => (await getJson<Pod>('/api/v1/namespaces/default/pods/stubborn'))?.status?.phase === 'Running',
-      30_000,
-      200,
+      { timeoutMs: 30_000, intervalMs: 200 },
     );
     const started = Date.now();
     expect((await api.request('DELETE', '/api/v1/namespaces/default/pods/stubborn')).status).toBe(200);
     await waitFor(
       'stubborn gone',
       async () => (await api.get('/api/v1/namespaces/default/pods/stubborn')).status === 404,
-      20_000,
-      100,
+      { timeoutMs: 20_000, intervalMs: 100 },
     );
     const took = Date.now() - started;
     // SIGKILL comes at the 2 s deadline; the final delete follows the svclet's next status round.
@@ -381,16 +375,14 @@ describe('nodes joined with bootstrap tokens', () => {
     const mirror = await waitFor(
       'the mirror pod',
       async () => getJson<Pod>('/api/v1/namespaces/default/pods/static-web-node-1'),
-      30_000,
-      300,
+      { timeoutMs: 30_000, intervalMs: 300 },
     );
     expect(Object.keys(mirror.metadata.annotations ?? {}).some((a) => a.endsWith('/config.mirror'))).toBe(true);
     await waitFor(
       'the static pod Running',
       async () =>
         (await getJson<Pod>('/api/v1/namespaces/default/pods/static-web-node-1'))?.status?.phase === 'Running',
-      30_000,
-      300,
+      { timeoutMs: 30_000, intervalMs: 300 },
     );
   }, 60_000);
 
@@ -417,8 +409,14 @@ describe('nodes joined with bootstrap tokens', () => {
       );
       return cm === undefined ? undefined : `jws-kubeconfig-${id}` in cm.data;
     };
-    await waitFor("the new token's signature", async () => (await signed()) === true, 20_000, 100);
-    await waitFor("the expired token's signature gone", async () => (await signed()) === false, 20_000, 200);
+    await waitFor("the new token's signature", async () => (await signed()) === true, {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+    });
+    await waitFor("the expired token's signature gone", async () => (await signed()) === false, {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+    });
     const joined = await run([
       'join',
       apiUrl,
@@ -447,8 +445,7 @@ describe('nodes joined with bootstrap tokens', () => {
         );
         return cm?.data[`jws-kubeconfig-${token.split('.')[0]}`] ? cm : undefined;
       },
-      20_000,
-      200,
+      { timeoutMs: 20_000, intervalMs: 200 },
     );
     const tampered = {
       ...real,
@@ -494,8 +491,7 @@ describe('nodes joined with bootstrap tokens', () => {
     await waitFor(
       'on-node-2 Running',
       async () => (await getJson<Pod>('/api/v1/namespaces/default/pods/on-node-2'))?.status?.phase === 'Running',
-      30_000,
-      200,
+      { timeoutMs: 30_000, intervalMs: 200 },
     );
     const n = nodes.get('node-2');
     if (!n) throw new Error('no node-2');
@@ -504,12 +500,10 @@ describe('nodes joined with bootstrap tokens', () => {
     await n.svclet.exited;
     await pkill(`hostname-override node-2`);
     const killedAt = Date.now();
-    await waitFor(
-      'node-2 Unknown',
-      async () => ready(await getJson<Node>('/api/v1/nodes/node-2')) === 'Unknown',
-      30_000,
-      200,
-    );
+    await waitFor('node-2 Unknown', async () => ready(await getJson<Node>('/api/v1/nodes/node-2')) === 'Unknown', {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
     expect(Date.now() - killedAt).toBeGreaterThanOrEqual((GRACE_S - 2) * 1000);
     await waitFor(
       'on-node-2 evicted',
@@ -517,8 +511,7 @@ describe('nodes joined with bootstrap tokens', () => {
         const p = await getJson<Pod>('/api/v1/namespaces/default/pods/on-node-2');
         return p === undefined || p.metadata.deletionTimestamp !== undefined;
       },
-      30_000,
-      200,
+      { timeoutMs: 30_000, intervalMs: 200 },
     );
     expect(ready(await getJson<Node>('/api/v1/nodes/node-1'))).toBe('True');
   }, 90_000);

@@ -42,8 +42,7 @@ interface Node {
 async function run(
   cmd: string,
   args: string[],
-  env: NodeJS.ProcessEnv,
-  timeoutMs: number,
+  { env, timeoutMs }: { env: NodeJS.ProcessEnv; timeoutMs: number },
 ): Promise<{ code: number | null; out: string }> {
   const r = await runCommand(cmd, args, { env, cwd: ROOT, timeoutMs });
   return { code: r.code, out: r.stdout + r.stderr };
@@ -124,11 +123,10 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
           last = await pods();
           return last.length === n && running(last).length === n ? last : undefined;
         },
-        timeoutMs,
-        500,
+        { timeoutMs, intervalMs: 500 },
       );
     } catch (e) {
-      throw new Error(`${(e as Error).message}; last seen: ${summary(last)}`);
+      throw new Error(`${(e as Error).message}; last seen: ${summary(last)}`, { cause: e });
     }
   }
 
@@ -152,7 +150,7 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
       SVC_CONTROLLER_MANAGER_ARGS: `--node-monitor-grace-period=${GRACE_S}s --node-monitor-period=500ms`,
     };
     const started = Date.now();
-    const up = await run('bash', ['scripts/cluster.sh', 'up', '--nodes', '2'], env, 240_000);
+    const up = await run('bash', ['scripts/cluster.sh', 'up', '--nodes', '2'], { env, timeoutMs: 240_000 });
     log(`up: exit ${up.code} in ${Date.now() - started} ms`);
     if (up.code !== 0) throw new Error(`cluster.sh up --nodes 2 failed:\n${up.out}`);
     upOk = true;
@@ -160,7 +158,7 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
 
   afterAll(async () => {
     if (!dir) return;
-    const down = await run('bash', ['scripts/cluster.sh', 'down'], env, 120_000);
+    const down = await run('bash', ['scripts/cluster.sh', 'down'], { env, timeoutMs: 120_000 });
     if (down.code !== 0) log(`down failed:\n${down.out}`);
     // Processes may take a moment to disappear from the process table after their kill.
     let left = '';
@@ -176,8 +174,7 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
             .join('\n');
           return left === '';
         },
-        10_000,
-        200,
+        { timeoutMs: 10_000, intervalMs: 200 },
       );
     } catch {
       /* reported below */
@@ -201,31 +198,25 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
     log(`rollout of 3 replicas: ${Date.now() - t0} ms`);
     const ps = await settle(3, 30_000);
     log(`pods: ${summary(ps)}`);
-    await waitFor(
-      '3 available replicas',
-      async () => (await deployment()).status?.availableReplicas === 3,
-      30_000,
-      500,
-    );
+    await waitFor('3 available replicas', async () => (await deployment()).status?.availableReplicas === 3, {
+      timeoutMs: 30_000,
+      intervalMs: 500,
+    });
     const first = ps[0]?.metadata.name ?? '';
-    await waitFor(
-      `"tick" in the logs of ${first}`,
-      async () => (await kOk('logs', first)).includes('tick'),
-      20_000,
-      500,
-    );
+    await waitFor(`"tick" in the logs of ${first}`, async () => (await kOk('logs', first)).includes('tick'), {
+      timeoutMs: 20_000,
+      intervalMs: 500,
+    });
   }, 150_000);
 
   it('scales to 5 and back to 3', async () => {
     await kOk('scale', 'deployment', DEP, '--replicas=5');
     let t0 = Date.now();
     await settle(5, 60_000);
-    await waitFor(
-      '5 available replicas',
-      async () => (await deployment()).status?.availableReplicas === 5,
-      30_000,
-      500,
-    );
+    await waitFor('5 available replicas', async () => (await deployment()).status?.availableReplicas === 5, {
+      timeoutMs: 30_000,
+      intervalMs: 500,
+    });
     log(`scale 3 -> 5: ${Date.now() - t0} ms`);
     await kOk('scale', 'deployment', DEP, '--replicas=3');
     t0 = Date.now();
@@ -236,8 +227,7 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
         const s = (await deployment()).status;
         return s?.replicas === 3 && s.availableReplicas === 3;
       },
-      30_000,
-      500,
+      { timeoutMs: 30_000, intervalMs: 500 },
     );
     log(`scale 5 -> 3: ${Date.now() - t0} ms`);
   }, 150_000);
@@ -267,8 +257,7 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
         const d = (await deployment()).status;
         return d?.updatedReplicas === 3 && d.availableReplicas === 3 && d.replicas === 3;
       },
-      30_000,
-      500,
+      { timeoutMs: 30_000, intervalMs: 500 },
     );
     const one = ps[0]?.metadata.name ?? '';
     const out = await waitFor(
@@ -277,8 +266,7 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
         const o = await kOk('logs', one);
         return o.includes('tock-v2') ? o : undefined;
       },
-      20_000,
-      500,
+      { timeoutMs: 20_000, intervalMs: 500 },
     );
     expect(out).not.toContain('tick');
   }, 240_000);
@@ -308,8 +296,7 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
         const n = JSON.parse(await kOk('get', 'node', 'node-2', '-o', 'json')) as Node;
         return ready(n) !== 'True';
       },
-      (GRACE_S + 30) * 1000,
-      250,
+      { timeoutMs: (GRACE_S + 30) * 1000, intervalMs: 250 },
     );
     log(`node-2 not Ready after ${Date.now() - killedAt} ms`);
     expect(Date.now() - killedAt).toBeGreaterThanOrEqual((GRACE_S - 10) * 1000);
@@ -328,11 +315,10 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
             d?.availableReplicas === 3
           );
         },
-        60_000,
-        500,
+        { timeoutMs: 60_000, intervalMs: 500 },
       );
     } catch (e) {
-      throw new Error(`${(e as Error).message}; last seen: ${summary(last)}`);
+      throw new Error(`${(e as Error).message}; last seen: ${summary(last)}`, { cause: e });
     }
     log(`pods replaced after ${Date.now() - killedAt} ms: ${summary(last)}`);
     for (const name of onNode2) expect(live(last).map((p) => p.metadata.name)).not.toContain(name);
@@ -341,7 +327,7 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
   }, 200_000);
 
   it('joins one more node with a fresh bootstrap token: cluster.sh join', async () => {
-    const joined = await run('bash', ['scripts/cluster.sh', 'join'], env, 120_000);
+    const joined = await run('bash', ['scripts/cluster.sh', 'join'], { env, timeoutMs: 120_000 });
     expect(joined.code).toBe(0);
     const m =
       /^joining (node-\d+): svcadm join 127\.0\.0\.1:\d+ --token ([a-z0-9]{6})\.[a-z0-9]{16} --discovery-token-ca-cert-hash sha256:[0-9a-f]{64}/m.exec(

@@ -225,7 +225,7 @@ describe('create validation: 422 Invalid with the field and the reason', () => {
     ],
   ])('%s', async (_what, spec, field, message) => {
     const body = csr(uniqueName('invalid'), (spec as Json).request === '<cert>' ? { request: b64(certPem) } : spec);
-    const s = expectFailure(await admin.post(CSRS, body), 422, 'Invalid');
+    const s = expectFailure(await admin.post(CSRS, body), { code: 422, reason: 'Invalid' });
     expect(causes(s as Json)).toEqual(
       expect.arrayContaining([expect.objectContaining({ field, message: expect.stringContaining(message) })]),
     );
@@ -281,8 +281,7 @@ describe('conditions: 422 on /approval and /status', () => {
     const obj = await created();
     const s = expectFailure(
       await admin.put(`${CSRS}/${obj.metadata.name as string}/${sub}`, { ...obj, status: { conditions } }),
-      422,
-      'Invalid',
+      { code: 422, reason: 'Invalid' },
     );
     expect(causes(s as Json)).toEqual(
       expect.arrayContaining([expect.objectContaining({ field, message: expect.stringContaining(message) })]),
@@ -293,8 +292,7 @@ describe('conditions: 422 on /approval and /status', () => {
     const obj = await approve(await created());
     const s = expectFailure(
       await admin.put(`${CSRS}/${obj.metadata.name as string}/approval`, { ...obj, status: { conditions: [] } }),
-      422,
-      'Invalid',
+      { code: 422, reason: 'Invalid' },
     );
     expect(causes(s as Json)).toEqual([
       expect.objectContaining({
@@ -358,7 +356,7 @@ it('/status: the certificate needs sign on the signer, an approved request, vali
   const path = `${CSRS}/${name}/status`;
   const withCert = (o: Json, certificate: string): Json => ({ ...o, status: { ...o.status, certificate } });
 
-  const early = expectFailure(await admin.put(path, withCert(obj, b64(certPem))), 422, 'Invalid');
+  const early = expectFailure(await admin.put(path, withCert(obj, b64(certPem))), { code: 422, reason: 'Invalid' });
   expect(causes(early as Json)).toEqual([
     expect.objectContaining({
       field: 'status.certificate',
@@ -372,7 +370,10 @@ it('/status: the certificate needs sign on the signer, an approved request, vali
     /is forbidden: user not permitted to sign requests with signerName "svc\.io\/svc-apiserver-client"$/,
   );
 
-  const badPem = expectFailure(await admin.put(path, withCert(approved, b64(csrPem))), 422, 'Invalid');
+  const badPem = expectFailure(await admin.put(path, withCert(approved, b64(csrPem))), {
+    code: 422,
+    reason: 'Invalid',
+  });
   expect(causes(badPem as Json)).toEqual([
     expect.objectContaining({
       field: 'status.certificate',
@@ -380,7 +381,10 @@ it('/status: the certificate needs sign on the signer, an approved request, vali
         'Invalid value: "<certificate data>": only CERTIFICATE PEM blocks are allowed, found "CERTIFICATE REQUEST"',
     }),
   ]);
-  const noPem = expectFailure(await admin.put(path, withCert(approved, b64('nothing here'))), 422, 'Invalid');
+  const noPem = expectFailure(await admin.put(path, withCert(approved, b64('nothing here'))), {
+    code: 422,
+    reason: 'Invalid',
+  });
   expect(causes(noPem as Json)[0]?.message).toMatch(/must contain at least one CERTIFICATE PEM block$/);
 
   await grant('signer', [
@@ -391,7 +395,10 @@ it('/status: the certificate needs sign on the signer, an approved request, vali
   expect(issued.status.conditions).toEqual(approved.status.conditions);
 
   const other = (await (await createTestCa('csr-int-2')).issue()).certPem;
-  const immutable = expectFailure(await admin.put(path, withCert(issued, b64(other))), 422, 'Invalid');
+  const immutable = expectFailure(await admin.put(path, withCert(issued, b64(other))), {
+    code: 422,
+    reason: 'Invalid',
+  });
   expect(causes(immutable as Json)).toEqual([
     expect.objectContaining({
       field: 'status.certificate',
@@ -412,8 +419,7 @@ it('a denied request gets no certificate', async () => {
       ...denied,
       status: { ...denied.status, certificate: b64(certPem) },
     }),
-    422,
-    'Invalid',
+    { code: 422, reason: 'Invalid' },
   );
   expect(causes(s as Json)[0]?.field).toBe('status.certificate');
 });
