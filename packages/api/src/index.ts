@@ -1,5 +1,6 @@
 export * from './names.js';
 export * from './types.js';
+export * from './wire/index.js';
 export * from './errors.js';
 export * from './field-errors.js';
 export * from './schema.js';

@@ -1,4 +1,4 @@
-import { s, type ObjectSchema, type Schema } from './schema.js';
+import { s, type ObjectSchema, type Schema, type StringSchema } from './schema.js';
 
 /** Field numbers follow Kubernetes' ObjectMeta in generated.proto. */
 export const ownerReference = s.obj(
@@ -49,9 +49,19 @@ export const listMeta = s.obj({
 });
 
 /** A top-level object schema: apiVersion, kind, metadata, then the type's own fields. */
-export function objectSchema(fields: Record<string, Schema>, opts: { required?: string[] } = {}): ObjectSchema {
+export function objectSchema<F extends Record<string, Schema>>(
+  fields: F,
+  opts: { required?: string[] } = {},
+): ObjectSchema<TopLevelProperties & F> {
   return s.obj({ apiVersion: s.str(), kind: s.str(), metadata: { ...objectMeta, tag: 1 }, ...fields }, opts);
 }
+
+/** The properties every top-level object schema starts with (a type literal: it needs an implicit index signature). */
+export type TopLevelProperties = {
+  apiVersion: StringSchema;
+  kind: StringSchema;
+  metadata: typeof objectMeta;
+};
 
 export const labelSelector = s.obj(
   {

@@ -1,7 +1,9 @@
 /**
  * A small schema DSL. Each built-in type writes its schema once with these builders; field
  * validation, merge metadata (strategic merge / apply), OpenAPI and Protobuf numbering are
- * all derived from it. Property order is the wire order.
+ * all derived from it. Property order is the wire order. The builders keep the shape they
+ * were given in their types (property names, item and value schemas, enum values), so the
+ * wire types of `wire/` can be checked against a schema at compile time.
  */
 export type ListType = 'atomic' | 'set' | 'map';
 export type MapType = 'atomic' | 'granular';
@@ -19,10 +21,10 @@ interface Common {
   default?: unknown;
 }
 
-export interface StringSchema extends Common {
+export interface StringSchema<E extends readonly string[] = readonly string[]> extends Common {
   type: 'string';
   format?: 'date-time' | 'byte' | 'uuid';
-  enum?: readonly string[];
+  enum?: E;
   /** A `metav1.MicroTime` (date-time in microseconds): Protobuf answers always carry six digits of fraction. */
   micro?: boolean;
 }
@@ -51,9 +53,11 @@ export interface AnySchema extends Common {
   format?: 'json-bytes';
 }
 
-export interface ObjectSchema extends Common {
+export interface ObjectSchema<
+  P extends Readonly<Record<string, Schema>> = Readonly<Record<string, Schema>>,
+> extends Common {
   type: 'object';
-  properties: Readonly<Record<string, Schema>>;
+  properties: P;
   required?: readonly string[];
   /** `x-svc-map-type` for structs. */
   structType?: MapType;
@@ -61,15 +65,15 @@ export interface ObjectSchema extends Common {
   preserveUnknownFields?: boolean;
 }
 
-export interface MapSchema extends Common {
+export interface MapSchema<V extends Schema = Schema> extends Common {
   type: 'map';
-  values: Schema;
+  values: V;
   mapType?: MapType;
 }
 
-export interface ArraySchema extends Common {
+export interface ArraySchema<I extends Schema = Schema> extends Common {
   type: 'array';
-  items: Schema;
+  items: I;
   listType?: ListType;
   listMapKeys?: readonly string[];
   /** Strategic-merge-patch markers (read as listType=map / listMapKeys when listType is missing). */
@@ -89,9 +93,14 @@ export type Schema =
   | ArraySchema;
 
 type Opts<S> = Omit<S, 'type' | 'items' | 'values' | 'properties'>;
+type StringOpts = Omit<StringSchema, 'type' | 'enum'>;
 
 export const s = {
-  str: (o: Opts<StringSchema> = {}): StringSchema => ({ type: 'string', ...o }),
+  /** A string; `enum` keeps its values in the type (`'Always' | 'Never'`). */
+  str: <const E extends readonly string[] = readonly string[]>(o: StringOpts & { enum?: E } = {}): StringSchema<E> => ({
+    type: 'string',
+    ...o,
+  }),
   time: (o: Opts<StringSchema> = {}): StringSchema => ({ type: 'string', format: 'date-time', ...o }),
   microTime: (o: Opts<StringSchema> = {}): StringSchema => ({ type: 'string', format: 'date-time', micro: true, ...o }),
   bytes: (o: Opts<StringSchema> = {}): StringSchema => ({ type: 'string', format: 'byte', ...o }),
@@ -107,17 +116,22 @@ export const s = {
     ...o,
   }),
   any: (o: Opts<AnySchema> = {}): AnySchema => ({ type: 'any', ...o }),
-  obj: (properties: Record<string, Schema>, o: Opts<ObjectSchema> = {}): ObjectSchema => ({
+  obj: <P extends Record<string, Schema>>(properties: P, o: Opts<ObjectSchema> = {}): ObjectSchema<P> => ({
     type: 'object',
     properties,
     ...o,
   }),
-  map: (values: Schema, o: Opts<MapSchema> = {}): MapSchema => ({ type: 'map', values, ...o }),
-  arr: (items: Schema, o: Opts<ArraySchema> = {}): ArraySchema => ({ type: 'array', items, ...o }),
+  map: <V extends Schema>(values: V, o: Opts<MapSchema> = {}): MapSchema<V> => ({ type: 'map', values, ...o }),
+  arr: <I extends Schema>(items: I, o: Opts<ArraySchema> = {}): ArraySchema<I> => ({ type: 'array', items, ...o }),
   /** A list of scalars with set semantics. */
-  set: (items: Schema, o: Opts<ArraySchema> = {}): ArraySchema => ({ type: 'array', items, listType: 'set', ...o }),
+  set: <I extends Schema>(items: I, o: Opts<ArraySchema> = {}): ArraySchema<I> => ({
+    type: 'array',
+    items,
+    listType: 'set',
+    ...o,
+  }),
   /** A list of objects keyed by `keys` (strategic merge by the first key). */
-  keyed: (items: Schema, keys: readonly string[], o: Opts<ArraySchema> = {}): ArraySchema => ({
+  keyed: <I extends Schema>(items: I, keys: readonly string[], o: Opts<ArraySchema> = {}): ArraySchema<I> => ({
     type: 'array',
     items,
     listType: 'map',
@@ -127,7 +141,7 @@ export const s = {
     ...o,
   }),
   /** A list replaced as a whole. */
-  atomic: (items: Schema, o: Opts<ArraySchema> = {}): ArraySchema => ({
+  atomic: <I extends Schema>(items: I, o: Opts<ArraySchema> = {}): ArraySchema<I> => ({
     type: 'array',
     items,
     listType: 'atomic',

@@ -13,6 +13,58 @@ interface DeploymentCounts {
 
 const counts = (o: ApiObject): DeploymentCounts => o as DeploymentCounts;
 
+export const deploymentSchema = objectSchema({
+  spec: s.obj(
+    {
+      replicas: s.int32({ tag: 1 }),
+      selector: { ...labelSelector, tag: 2 },
+      template: { ...podTemplateSpec, tag: 3 },
+      strategy: s.obj(
+        {
+          type: s.str({ tag: 1 }),
+          rollingUpdate: s.obj(
+            { maxUnavailable: s.intOrString({ tag: 1 }), maxSurge: s.intOrString({ tag: 2 }) },
+            { tag: 2 },
+          ),
+        },
+        { tag: 4 },
+      ),
+      minReadySeconds: s.int32({ tag: 5 }),
+      revisionHistoryLimit: s.int32({ tag: 6 }),
+      paused: s.bool({ tag: 7 }),
+      progressDeadlineSeconds: s.int32({ tag: 9 }),
+    },
+    { tag: 2 },
+  ),
+  status: s.obj(
+    {
+      observedGeneration: s.int64({ tag: 1 }),
+      replicas: s.int32({ tag: 2 }),
+      updatedReplicas: s.int32({ tag: 3 }),
+      readyReplicas: s.int32({ tag: 7 }),
+      availableReplicas: s.int32({ tag: 4 }),
+      unavailableReplicas: s.int32({ tag: 5 }),
+      conditions: s.keyed(
+        s.obj(
+          {
+            type: s.str({ tag: 1 }),
+            status: s.str({ tag: 2 }),
+            lastUpdateTime: s.time({ tag: 6 }),
+            lastTransitionTime: s.time({ tag: 7 }),
+            reason: s.str({ tag: 4 }),
+            message: s.str({ tag: 5 }),
+          },
+          { required: ['type', 'status'] },
+        ),
+        ['type'],
+        { tag: 6 },
+      ),
+      collisionCount: s.int32({ tag: 8 }),
+    },
+    { tag: 3 },
+  ),
+});
+
 export const deployment = (): ResourceType =>
   defineResource({
     group: 'apps',
@@ -43,55 +95,5 @@ export const deployment = (): ResourceType =>
       ageColumn,
       ...templateColumns,
     ],
-    schema: objectSchema({
-      spec: s.obj(
-        {
-          replicas: s.int32({ tag: 1 }),
-          selector: { ...labelSelector, tag: 2 },
-          template: { ...podTemplateSpec, tag: 3 },
-          strategy: s.obj(
-            {
-              type: s.str({ tag: 1 }),
-              rollingUpdate: s.obj(
-                { maxUnavailable: s.intOrString({ tag: 1 }), maxSurge: s.intOrString({ tag: 2 }) },
-                { tag: 2 },
-              ),
-            },
-            { tag: 4 },
-          ),
-          minReadySeconds: s.int32({ tag: 5 }),
-          revisionHistoryLimit: s.int32({ tag: 6 }),
-          paused: s.bool({ tag: 7 }),
-          progressDeadlineSeconds: s.int32({ tag: 9 }),
-        },
-        { tag: 2 },
-      ),
-      status: s.obj(
-        {
-          observedGeneration: s.int64({ tag: 1 }),
-          replicas: s.int32({ tag: 2 }),
-          updatedReplicas: s.int32({ tag: 3 }),
-          readyReplicas: s.int32({ tag: 7 }),
-          availableReplicas: s.int32({ tag: 4 }),
-          unavailableReplicas: s.int32({ tag: 5 }),
-          conditions: s.keyed(
-            s.obj(
-              {
-                type: s.str({ tag: 1 }),
-                status: s.str({ tag: 2 }),
-                lastUpdateTime: s.time({ tag: 6 }),
-                lastTransitionTime: s.time({ tag: 7 }),
-                reason: s.str({ tag: 4 }),
-                message: s.str({ tag: 5 }),
-              },
-              { required: ['type', 'status'] },
-            ),
-            ['type'],
-            { tag: 6 },
-          ),
-          collisionCount: s.int32({ tag: 8 }),
-        },
-        { tag: 3 },
-      ),
-    }),
+    schema: deploymentSchema,
   });

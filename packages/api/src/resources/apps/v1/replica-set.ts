@@ -13,6 +13,42 @@ interface ReplicaSetCounts {
 
 const counts = (o: ApiObject): ReplicaSetCounts => o as ReplicaSetCounts;
 
+export const replicaSetSchema = objectSchema({
+  spec: s.obj(
+    {
+      replicas: s.int32({ tag: 1 }),
+      minReadySeconds: s.int32({ tag: 4 }),
+      selector: { ...labelSelector, tag: 2 },
+      template: { ...podTemplateSpec, tag: 3 },
+    },
+    { tag: 2 },
+  ),
+  status: s.obj(
+    {
+      replicas: s.int32({ tag: 1 }),
+      fullyLabeledReplicas: s.int32({ tag: 2 }),
+      readyReplicas: s.int32({ tag: 4 }),
+      availableReplicas: s.int32({ tag: 5 }),
+      observedGeneration: s.int64({ tag: 3 }),
+      conditions: s.keyed(
+        s.obj(
+          {
+            type: s.str({ tag: 1 }),
+            status: s.str({ tag: 2 }),
+            lastTransitionTime: s.time({ tag: 3 }),
+            reason: s.str({ tag: 4 }),
+            message: s.str({ tag: 5 }),
+          },
+          { required: ['type', 'status'] },
+        ),
+        ['type'],
+        { tag: 6 },
+      ),
+    },
+    { tag: 3 },
+  ),
+});
+
 export const replicaSet = (): ResourceType =>
   defineResource({
     group: 'apps',
@@ -42,39 +78,5 @@ export const replicaSet = (): ResourceType =>
       ageColumn,
       ...templateColumns,
     ],
-    schema: objectSchema({
-      spec: s.obj(
-        {
-          replicas: s.int32({ tag: 1 }),
-          minReadySeconds: s.int32({ tag: 4 }),
-          selector: { ...labelSelector, tag: 2 },
-          template: { ...podTemplateSpec, tag: 3 },
-        },
-        { tag: 2 },
-      ),
-      status: s.obj(
-        {
-          replicas: s.int32({ tag: 1 }),
-          fullyLabeledReplicas: s.int32({ tag: 2 }),
-          readyReplicas: s.int32({ tag: 4 }),
-          availableReplicas: s.int32({ tag: 5 }),
-          observedGeneration: s.int64({ tag: 3 }),
-          conditions: s.keyed(
-            s.obj(
-              {
-                type: s.str({ tag: 1 }),
-                status: s.str({ tag: 2 }),
-                lastTransitionTime: s.time({ tag: 3 }),
-                reason: s.str({ tag: 4 }),
-                message: s.str({ tag: 5 }),
-              },
-              { required: ['type', 'status'] },
-            ),
-            ['type'],
-            { tag: 6 },
-          ),
-        },
-        { tag: 3 },
-      ),
-    }),
+    schema: replicaSetSchema,
   });

@@ -42,6 +42,11 @@ const subjectAccessReviewSpec = s.obj(
   { tag: 2 },
 );
 
+export const subjectAccessReviewSchema = objectSchema(
+  { spec: subjectAccessReviewSpec, status: accessReviewStatus },
+  { required: ['spec'] },
+);
+
 const base = () => ({
   group: group('authorization'),
   version: 'v1',
@@ -58,7 +63,7 @@ export const subjectAccessReview = (): ResourceType =>
     plural: 'subjectaccessreviews',
     singular: 'subjectaccessreview',
     namespaced: false,
-    schema: objectSchema({ spec: subjectAccessReviewSpec, status: accessReviewStatus }, { required: ['spec'] }),
+    schema: subjectAccessReviewSchema,
   });
 
 /** Whether any user may do something in the URL's namespace. */
@@ -69,7 +74,7 @@ export const localSubjectAccessReview = (): ResourceType =>
     plural: 'localsubjectaccessreviews',
     singular: 'localsubjectaccessreview',
     namespaced: true,
-    schema: objectSchema({ spec: subjectAccessReviewSpec, status: accessReviewStatus }, { required: ['spec'] }),
+    schema: subjectAccessReviewSchema,
   });
 
 /** Whether the caller may do something. */

@@ -30,6 +30,29 @@ const condition = s.obj({
   lastTransitionTime: s.time({ tag: 5 }),
 });
 
+export const certificateSigningRequestSchema = objectSchema(
+  {
+    spec: s.obj(
+      {
+        request: s.bytes({ tag: 1 }),
+        signerName: s.str({ tag: 7 }),
+        expirationSeconds: s.int32({ tag: 8 }),
+        usages: s.atomic(s.str(), { tag: 5 }),
+        username: s.str({ tag: 2 }),
+        uid: s.str({ tag: 3 }),
+        groups: s.atomic(s.str(), { tag: 4 }),
+        extra: s.map(s.atomic(s.str()), { tag: 6 }),
+      },
+      { tag: 2, required: ['request', 'signerName'] },
+    ),
+    status: s.obj(
+      { conditions: s.keyed(condition, ['type'], { tag: 1 }), certificate: s.bytes({ tag: 2 }) },
+      { tag: 3 },
+    ),
+  },
+  { required: ['spec'] },
+);
+
 /**
  * certificates/v1 CertificateSigningRequest (cluster-scoped). `approval` is its own
  * subresource: only the Approved/Denied conditions change through it.
@@ -56,26 +79,5 @@ export const certificateSigningRequest = (): ResourceType =>
       }),
       column('Condition', 'string', csrConditionCell),
     ],
-    schema: objectSchema(
-      {
-        spec: s.obj(
-          {
-            request: s.bytes({ tag: 1 }),
-            signerName: s.str({ tag: 7 }),
-            expirationSeconds: s.int32({ tag: 8 }),
-            usages: s.atomic(s.str(), { tag: 5 }),
-            username: s.str({ tag: 2 }),
-            uid: s.str({ tag: 3 }),
-            groups: s.atomic(s.str(), { tag: 4 }),
-            extra: s.map(s.atomic(s.str()), { tag: 6 }),
-          },
-          { tag: 2, required: ['request', 'signerName'] },
-        ),
-        status: s.obj(
-          { conditions: s.keyed(condition, ['type'], { tag: 1 }), certificate: s.bytes({ tag: 2 }) },
-          { tag: 3 },
-        ),
-      },
-      { required: ['spec'] },
-    ),
+    schema: certificateSigningRequestSchema,
   });

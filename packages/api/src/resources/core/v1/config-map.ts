@@ -4,6 +4,12 @@ import { s } from '../../../schema.js';
 import { ageColumn, column, nameColumn } from '../../../table-columns.js';
 import { countOf } from '../../../table-format.js';
 
+export const configMapSchema = objectSchema({
+  immutable: s.bool({ tag: 4 }),
+  data: s.map(s.str(), { tag: 2 }),
+  binaryData: s.map(s.bytes(), { tag: 3 }),
+});
+
 export const configMap = (): ResourceType =>
   defineResource({
     group: '',
@@ -15,9 +21,5 @@ export const configMap = (): ResourceType =>
     namespaced: true,
     hasSpec: false,
     tableColumns: [nameColumn, column('Data', 'integer', (o) => countOf(o.data) + countOf(o.binaryData)), ageColumn],
-    schema: objectSchema({
-      immutable: s.bool({ tag: 4 }),
-      data: s.map(s.str(), { tag: 2 }),
-      binaryData: s.map(s.bytes(), { tag: 3 }),
-    }),
+    schema: configMapSchema,
   });

@@ -30,6 +30,26 @@ export const eventSeries = (tag: number) =>
 /** EventSource at `tag`. */
 export const eventSource = (tag: number) => s.obj({ component: s.str({ tag: 1 }), host: s.str({ tag: 2 }) }, { tag });
 
+export const eventSchema = objectSchema(
+  {
+    involvedObject: { ...objectReference, tag: 2 },
+    reason: s.str({ tag: 3 }),
+    message: s.str({ tag: 4 }),
+    source: eventSource(5),
+    firstTimestamp: s.time({ tag: 6 }),
+    lastTimestamp: s.time({ tag: 7 }),
+    count: s.int32({ tag: 8 }),
+    type: s.str({ tag: 9 }),
+    eventTime: s.microTime({ tag: 10 }),
+    series: eventSeries(11),
+    action: s.str({ tag: 12 }),
+    related: { ...objectReference, tag: 13 },
+    reportingComponent: s.str({ tag: 14 }),
+    reportingInstance: s.str({ tag: 15 }),
+  },
+  { required: ['involvedObject'] },
+);
+
 export const event = (): ResourceType =>
   defineResource({
     group: '',
@@ -56,25 +76,7 @@ export const event = (): ResourceType =>
       wideColumn('Count', 'integer', (o) => Number(o.count ?? 1)),
       { ...nameColumn, priority: 1 },
     ],
-    schema: objectSchema(
-      {
-        involvedObject: { ...objectReference, tag: 2 },
-        reason: s.str({ tag: 3 }),
-        message: s.str({ tag: 4 }),
-        source: eventSource(5),
-        firstTimestamp: s.time({ tag: 6 }),
-        lastTimestamp: s.time({ tag: 7 }),
-        count: s.int32({ tag: 8 }),
-        type: s.str({ tag: 9 }),
-        eventTime: s.microTime({ tag: 10 }),
-        series: eventSeries(11),
-        action: s.str({ tag: 12 }),
-        related: { ...objectReference, tag: 13 },
-        reportingComponent: s.str({ tag: 14 }),
-        reportingInstance: s.str({ tag: 15 }),
-      },
-      { required: ['involvedObject'] },
-    ),
+    schema: eventSchema,
     fieldSelectors: {
       ...referenceSelectors('involvedObject'),
       reason: (o) => String(o.reason ?? ''),

@@ -66,6 +66,58 @@ const nodeRuntimeHandler = s.obj({
 
 const nodeFeatures = s.obj({ supplementalGroupsPolicy: s.bool({ tag: 1 }) });
 
+export const nodeSchema = objectSchema({
+  spec: s.obj(
+    {
+      podCIDR: s.str({ tag: 1 }),
+      podCIDRs: s.set(s.str(), { tag: 7 }),
+      providerID: s.str({ tag: 3 }),
+      unschedulable: s.bool({ tag: 4 }),
+      taints: s.atomic(taint, { tag: 5 }),
+      configSource: { ...nodeConfigSource, tag: 6 },
+      externalID: s.str({ tag: 2 }),
+    },
+    { tag: 2 },
+  ),
+  status: s.obj(
+    {
+      capacity: { ...quantityMap, tag: 1 },
+      allocatable: { ...quantityMap, tag: 2 },
+      phase: s.str({ tag: 3 }),
+      conditions: s.keyed(nodeCondition, ['type'], { tag: 4 }),
+      addresses: s.keyed(
+        s.obj({ type: s.str({ tag: 1 }), address: s.str({ tag: 2 }) }, { required: ['type', 'address'] }),
+        ['type'],
+        { tag: 5, listType: 'atomic' },
+      ),
+      daemonEndpoints: { ...nodeDaemonEndpoints, tag: 6 },
+      nodeInfo: s.obj(
+        {
+          machineID: s.str({ tag: 1 }),
+          systemUUID: s.str({ tag: 2 }),
+          bootID: s.str({ tag: 3 }),
+          kernelVersion: s.str({ tag: 4 }),
+          osImage: s.str({ tag: 5 }),
+          containerRuntimeVersion: s.str({ tag: 6 }),
+          kubeletVersion: s.str({ tag: 7 }),
+          kubeProxyVersion: s.str({ tag: 8 }),
+          operatingSystem: s.str({ tag: 9 }),
+          architecture: s.str({ tag: 10 }),
+          swap: s.obj({ capacity: s.int64({ tag: 1 }) }, { tag: 11 }),
+        },
+        { tag: 7 },
+      ),
+      images: s.atomic(containerImage, { tag: 8 }),
+      volumesInUse: s.atomic(s.str(), { tag: 9 }),
+      volumesAttached: s.atomic(attachedVolume, { tag: 10 }),
+      config: { ...nodeConfigStatus, tag: 11 },
+      runtimeHandlers: s.atomic(nodeRuntimeHandler, { tag: 12 }),
+      features: { ...nodeFeatures, tag: 13 },
+    },
+    { tag: 3 },
+  ),
+});
+
 export const node = (): ResourceType =>
   defineResource({
     group: '',
@@ -106,57 +158,7 @@ export const node = (): ResourceType =>
             ?.containerRuntimeVersion ?? '',
       ),
     ],
-    schema: objectSchema({
-      spec: s.obj(
-        {
-          podCIDR: s.str({ tag: 1 }),
-          podCIDRs: s.set(s.str(), { tag: 7 }),
-          providerID: s.str({ tag: 3 }),
-          unschedulable: s.bool({ tag: 4 }),
-          taints: s.atomic(taint, { tag: 5 }),
-          configSource: { ...nodeConfigSource, tag: 6 },
-          externalID: s.str({ tag: 2 }),
-        },
-        { tag: 2 },
-      ),
-      status: s.obj(
-        {
-          capacity: { ...quantityMap, tag: 1 },
-          allocatable: { ...quantityMap, tag: 2 },
-          phase: s.str({ tag: 3 }),
-          conditions: s.keyed(nodeCondition, ['type'], { tag: 4 }),
-          addresses: s.keyed(
-            s.obj({ type: s.str({ tag: 1 }), address: s.str({ tag: 2 }) }, { required: ['type', 'address'] }),
-            ['type'],
-            { tag: 5, listType: 'atomic' },
-          ),
-          daemonEndpoints: { ...nodeDaemonEndpoints, tag: 6 },
-          nodeInfo: s.obj(
-            {
-              machineID: s.str({ tag: 1 }),
-              systemUUID: s.str({ tag: 2 }),
-              bootID: s.str({ tag: 3 }),
-              kernelVersion: s.str({ tag: 4 }),
-              osImage: s.str({ tag: 5 }),
-              containerRuntimeVersion: s.str({ tag: 6 }),
-              kubeletVersion: s.str({ tag: 7 }),
-              kubeProxyVersion: s.str({ tag: 8 }),
-              operatingSystem: s.str({ tag: 9 }),
-              architecture: s.str({ tag: 10 }),
-              swap: s.obj({ capacity: s.int64({ tag: 1 }) }, { tag: 11 }),
-            },
-            { tag: 7 },
-          ),
-          images: s.atomic(containerImage, { tag: 8 }),
-          volumesInUse: s.atomic(s.str(), { tag: 9 }),
-          volumesAttached: s.atomic(attachedVolume, { tag: 10 }),
-          config: { ...nodeConfigStatus, tag: 11 },
-          runtimeHandlers: s.atomic(nodeRuntimeHandler, { tag: 12 }),
-          features: { ...nodeFeatures, tag: 13 },
-        },
-        { tag: 3 },
-      ),
-    }),
+    schema: nodeSchema,
     fieldSelectors: {
       'spec.unschedulable': (o) => String((o.spec as { unschedulable?: boolean } | undefined)?.unschedulable ?? false),
     },

@@ -734,6 +734,35 @@ export const podSpec = s.obj(
 /** PodTemplateSpec: the pod a workload (Deployment, ReplicaSet) creates. */
 export const podTemplateSpec = s.obj({ metadata: { ...objectMeta, tag: 1 }, spec: { ...podSpec, tag: 2 } });
 
+export const podSchema = objectSchema({
+  spec: { ...podSpec, tag: 2 },
+  status: s.obj(
+    {
+      phase: s.str({ tag: 1, enum: ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] }),
+      conditions: s.keyed(podCondition, ['type'], { tag: 2 }),
+      message: s.str({ tag: 3 }),
+      reason: s.str({ tag: 4 }),
+      nominatedNodeName: s.str({ tag: 11 }),
+      hostIP: s.str({ tag: 5 }),
+      hostIPs: s.atomic(podIP, { tag: 16 }),
+      podIP: s.str({ tag: 6 }),
+      podIPs: s.keyed(podIP, ['ip'], { tag: 12 }),
+      startTime: s.time({ tag: 7 }),
+      initContainerStatuses: s.atomic(containerStatus, { tag: 10 }),
+      containerStatuses: s.atomic(containerStatus, { tag: 8 }),
+      qosClass: s.str({ tag: 9 }),
+      ephemeralContainerStatuses: s.atomic(containerStatus, { tag: 13 }),
+      resize: s.str({ tag: 14 }),
+      resourceClaimStatuses: s.keyed(
+        s.obj({ name: s.str({ tag: 1 }), resourceClaimName: s.str({ tag: 2 }) }, { required: ['name'] }),
+        ['name'],
+        { tag: 15 },
+      ),
+    },
+    { tag: 3 },
+  ),
+});
+
 export const pod = (): ResourceType =>
   defineResource({
     group: '',
@@ -764,34 +793,7 @@ export const pod = (): ResourceType =>
           : NONE,
       ),
     ],
-    schema: objectSchema({
-      spec: { ...podSpec, tag: 2 },
-      status: s.obj(
-        {
-          phase: s.str({ tag: 1, enum: ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] }),
-          conditions: s.keyed(podCondition, ['type'], { tag: 2 }),
-          message: s.str({ tag: 3 }),
-          reason: s.str({ tag: 4 }),
-          nominatedNodeName: s.str({ tag: 11 }),
-          hostIP: s.str({ tag: 5 }),
-          hostIPs: s.atomic(podIP, { tag: 16 }),
-          podIP: s.str({ tag: 6 }),
-          podIPs: s.keyed(podIP, ['ip'], { tag: 12 }),
-          startTime: s.time({ tag: 7 }),
-          initContainerStatuses: s.atomic(containerStatus, { tag: 10 }),
-          containerStatuses: s.atomic(containerStatus, { tag: 8 }),
-          qosClass: s.str({ tag: 9 }),
-          ephemeralContainerStatuses: s.atomic(containerStatus, { tag: 13 }),
-          resize: s.str({ tag: 14 }),
-          resourceClaimStatuses: s.keyed(
-            s.obj({ name: s.str({ tag: 1 }), resourceClaimName: s.str({ tag: 2 }) }, { required: ['name'] }),
-            ['name'],
-            { tag: 15 },
-          ),
-        },
-        { tag: 3 },
-      ),
-    }),
+    schema: podSchema,
     fieldSelectors: {
       'spec.nodeName': (o) => String((o.spec as { nodeName?: string } | undefined)?.nodeName ?? ''),
       'spec.restartPolicy': (o) => String((o.spec as { restartPolicy?: string } | undefined)?.restartPolicy ?? ''),

@@ -4,6 +4,13 @@ import { s } from '../../../schema.js';
 import { ageColumn, column, nameColumn } from '../../../table-columns.js';
 import { countOf } from '../../../table-format.js';
 
+export const secretSchema = objectSchema({
+  immutable: s.bool({ tag: 5 }),
+  data: s.map(s.bytes(), { tag: 2 }),
+  stringData: s.map(s.str(), { tag: 4 }),
+  type: s.str({ tag: 3 }),
+});
+
 export const secret = (): ResourceType =>
   defineResource({
     group: '',
@@ -19,11 +26,6 @@ export const secret = (): ResourceType =>
       column('Data', 'integer', (o) => countOf(o.data)),
       ageColumn,
     ],
-    schema: objectSchema({
-      immutable: s.bool({ tag: 5 }),
-      data: s.map(s.bytes(), { tag: 2 }),
-      stringData: s.map(s.str(), { tag: 4 }),
-      type: s.str({ tag: 3 }),
-    }),
+    schema: secretSchema,
     fieldSelectors: { type: (o) => String(o.type ?? '') },
   });

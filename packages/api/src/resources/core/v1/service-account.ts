@@ -5,6 +5,12 @@ import { ageColumn, column, nameColumn } from '../../../table-columns.js';
 import { countOf } from '../../../table-format.js';
 import { objectReference, localObjectReference } from './common.js';
 
+export const serviceAccountSchema = objectSchema({
+  secrets: s.keyed(objectReference, ['name'], { tag: 2, listType: 'atomic' }),
+  imagePullSecrets: s.atomic(localObjectReference, { tag: 3 }),
+  automountServiceAccountToken: s.bool({ tag: 4 }),
+});
+
 export const serviceAccount = (): ResourceType =>
   defineResource({
     group: '',
@@ -16,9 +22,5 @@ export const serviceAccount = (): ResourceType =>
     namespaced: true,
     hasSpec: false,
     tableColumns: [nameColumn, column('Secrets', 'integer', (o) => countOf(o.secrets)), ageColumn],
-    schema: objectSchema({
-      secrets: s.keyed(objectReference, ['name'], { tag: 2, listType: 'atomic' }),
-      imagePullSecrets: s.atomic(localObjectReference, { tag: 3 }),
-      automountServiceAccountToken: s.bool({ tag: 4 }),
-    }),
+    schema: serviceAccountSchema,
   });

@@ -1,0 +1,78 @@
+import type { ApiObject } from '../types.js';
+import type { ConditionStatus, IntOrString, LabelSelectorObject } from './meta.js';
+import type { PodTemplateSpec } from './pod.js';
+
+/** apps/v1 ReplicaSet and Deployment. The server defaults and validates `spec.template`. */
+
+export interface ReplicaSetCondition {
+  /** `ReplicaFailure`. */
+  type: string;
+  status: ConditionStatus;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface ReplicaSetSpec {
+  /** 1 when unset (the apps/v1 default). */
+  replicas?: number;
+  minReadySeconds?: number;
+  selector?: LabelSelectorObject;
+  template: PodTemplateSpec;
+}
+
+export interface ReplicaSetStatus {
+  replicas?: number;
+  fullyLabeledReplicas?: number;
+  readyReplicas?: number;
+  availableReplicas?: number;
+  observedGeneration?: number;
+  conditions?: ReplicaSetCondition[];
+}
+
+export interface ReplicaSet extends ApiObject {
+  spec: ReplicaSetSpec;
+  status?: ReplicaSetStatus;
+}
+
+export interface DeploymentStrategy {
+  type?: 'Recreate' | 'RollingUpdate';
+  rollingUpdate?: { maxUnavailable?: IntOrString; maxSurge?: IntOrString };
+}
+
+export interface DeploymentSpec {
+  replicas?: number;
+  selector?: LabelSelectorObject;
+  template: PodTemplateSpec;
+  strategy?: DeploymentStrategy;
+  minReadySeconds?: number;
+  revisionHistoryLimit?: number;
+  paused?: boolean;
+  progressDeadlineSeconds?: number;
+}
+
+/** `Available`, `Progressing`, `ReplicaFailure`; unlike ReplicaSets' it has `lastUpdateTime`. */
+export interface DeploymentCondition {
+  type: string;
+  status: ConditionStatus;
+  lastUpdateTime?: string;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface DeploymentStatus {
+  observedGeneration?: number;
+  replicas?: number;
+  updatedReplicas?: number;
+  readyReplicas?: number;
+  availableReplicas?: number;
+  unavailableReplicas?: number;
+  conditions?: DeploymentCondition[];
+  collisionCount?: number;
+}
+
+export interface Deployment extends ApiObject {
+  spec: DeploymentSpec;
+  status?: DeploymentStatus;
+}

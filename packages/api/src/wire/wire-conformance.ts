@@ -1,0 +1,67 @@
+import type { objectMeta } from '../meta-schema.js';
+import type { deploymentSchema } from '../resources/apps/v1/deployment.js';
+import type { replicaSetSchema } from '../resources/apps/v1/replica-set.js';
+import type { subjectAccessReviewSchema } from '../resources/authorization/v1/access-review.js';
+import type { certificateSigningRequestSchema } from '../resources/certificates/v1/certificate-signing-request.js';
+import type { leaseSchema } from '../resources/coordination/v1/lease.js';
+import type { configMapSchema } from '../resources/core/v1/config-map.js';
+import type { eventSchema } from '../resources/core/v1/event.js';
+import type { namespaceSchema } from '../resources/core/v1/namespace.js';
+import type { nodeSchema } from '../resources/core/v1/node.js';
+import type { podSchema } from '../resources/core/v1/pod.js';
+import type { secretSchema } from '../resources/core/v1/secret.js';
+import type { serviceAccountSchema } from '../resources/core/v1/service-account.js';
+import type { ObjectMeta } from '../types.js';
+import type { Conforms, Mismatches } from './conformance.js';
+import type {
+  CertificateSigningRequest,
+  ConfigMap,
+  Deployment,
+  Event,
+  Lease,
+  Namespace,
+  Node,
+  Pod,
+  ReplicaSet,
+  Secret,
+  ServiceAccount,
+  SubjectAccessReview,
+} from './index.js';
+
+/**
+ * Each wire type against its kind's schema (see conformance.ts). Nested types (PodSpec,
+ * Container, Taint, ...) are checked through the objects that hold them. A failure reads
+ * e.g. `Type '"Pod.spec.containers[].imag: not in the schema"' does not satisfy the
+ * constraint 'never'`.
+ */
+export type WireConformance = [
+  Conforms<Mismatches<ObjectMeta, typeof objectMeta, 'ObjectMeta'>>,
+  Conforms<Mismatches<Pod, typeof podSchema, 'Pod'>>,
+  Conforms<Mismatches<Node, typeof nodeSchema, 'Node'>>,
+  Conforms<Mismatches<ReplicaSet, typeof replicaSetSchema, 'ReplicaSet'>>,
+  Conforms<Mismatches<Deployment, typeof deploymentSchema, 'Deployment'>>,
+  Conforms<Mismatches<Lease, typeof leaseSchema, 'Lease'>>,
+  Conforms<Mismatches<Event, typeof eventSchema, 'Event'>>,
+  Conforms<Mismatches<Namespace, typeof namespaceSchema, 'Namespace'>>,
+  Conforms<Mismatches<ServiceAccount, typeof serviceAccountSchema, 'ServiceAccount'>>,
+  Conforms<Mismatches<Secret, typeof secretSchema, 'Secret'>>,
+  Conforms<Mismatches<ConfigMap, typeof configMapSchema, 'ConfigMap'>>,
+  Conforms<Mismatches<CertificateSigningRequest, typeof certificateSigningRequestSchema, 'CertificateSigningRequest'>>,
+  Conforms<Mismatches<SubjectAccessReview, typeof subjectAccessReviewSchema, 'SubjectAccessReview'>>,
+];
+
+/** The check itself is checked: each kind of drift is caught (an unused `@ts-expect-error` fails the build). */
+export type WireConformanceSelfTest = [
+  // @ts-expect-error a field the schema does not have
+  Conforms<Mismatches<{ spec: { containers: Array<{ name: string; imag: string }> } }, typeof podSchema, 'Pod'>>,
+  // @ts-expect-error a number where the schema has a string
+  Conforms<Mismatches<{ spec: { nodeName: number } }, typeof podSchema, 'Pod'>>,
+  // @ts-expect-error an enum value the schema does not allow
+  Conforms<Mismatches<{ status: { phase: 'Sleeping' } }, typeof podSchema, 'Pod'>>,
+  // @ts-expect-error an object where the schema has a list
+  Conforms<Mismatches<{ spec: { tolerations: { key: string } } }, typeof podSchema, 'Pod'>>,
+  // @ts-expect-error a wrong map value
+  Conforms<Mismatches<{ metadata: { labels: Record<string, number> } }, typeof podSchema, 'Pod'>>,
+  // @ts-expect-error a nested object field the schema does not have
+  Conforms<Mismatches<{ spec: { taints: Array<{ key: string; efect: string }> } }, typeof nodeSchema, 'Node'>>,
+];
