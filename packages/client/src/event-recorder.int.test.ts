@@ -1,4 +1,4 @@
-import type { ApiObject } from '@svc/api';
+import type { ApiObject, Event } from '@svc/api';
 import { EventRecorder } from './event-recorder.js';
 import { ResourceClient } from './resource-client.js';
 import { withServerAndClient } from './server-testing.js';
@@ -15,31 +15,32 @@ describe('EventRecorder', () => {
       spec: { containers: [{ name: 'c', image: 'busybox' }] },
     } as ApiObject);
     const rec = new EventRecorder(env.client, { component: 'default-scheduler', instance: 'default-scheduler-host' });
-    rec.event(
-      { ...pod, apiVersion: 'v1', kind: 'Pod' },
-      'Warning',
-      'FailedScheduling',
-      'Scheduling',
-      'no nodes available to schedule pods',
-    );
-    rec.event(
-      { ...pod, apiVersion: 'v1', kind: 'Pod' },
-      'Warning',
-      'FailedScheduling',
-      'Scheduling',
-      'no nodes available to schedule pods',
-    );
-    rec.event(
-      { ...pod, apiVersion: 'v1', kind: 'Pod' },
-      'Normal',
-      'Scheduled',
-      'Binding',
-      'Successfully assigned default/ev to n',
-    );
+    const failed = {
+      object: pod,
+      apiVersion: 'v1',
+      kind: 'Pod',
+      type: 'Warning',
+      reason: 'FailedScheduling',
+      action: 'Scheduling',
+      message: 'no nodes available to schedule pods',
+    } as const;
+    rec.event(failed);
+    rec.event(failed);
+    rec.event({
+      object: pod,
+      apiVersion: 'v1',
+      kind: 'Pod',
+      type: 'Normal',
+      reason: 'Scheduled',
+      action: 'Binding',
+      message: 'Successfully assigned default/ev to n',
+    });
     await rec.flush();
     const events = (
-      await new ResourceClient(env.client, { group: '', version: 'v1', resource: 'events' }).namespace('default').list()
-    ).items as Array<ApiObject & Record<string, unknown>>;
+      await new ResourceClient<Event>(env.client, { group: '', version: 'v1', resource: 'events' })
+        .namespace('default')
+        .list()
+    ).items;
     const byReason = (r: string) => events.filter((e) => e.reason === r);
     expect(byReason('FailedScheduling')).toHaveLength(1);
     expect(byReason('FailedScheduling')[0]).toMatchObject({
@@ -59,16 +60,22 @@ describe('EventRecorder', () => {
 
   it('without an instance writes the older kind of core/v1 Event (no eventTime, no action), which the server accepts', async () => {
     const rec = new EventRecorder(env.client, { component: 'replicaset-controller' });
-    const rs = {
+    const rs = { metadata: { name: 'web-1', namespace: 'default', uid: 'u-1' } };
+    rec.event({
+      object: rs,
       apiVersion: 'apps/v1',
       kind: 'ReplicaSet',
-      metadata: { name: 'web-1', namespace: 'default', uid: 'u-1' },
-    };
-    rec.event(rs, 'Normal', 'SuccessfulCreate', 'Create', 'Created pod: web-1-abcde');
+      type: 'Normal',
+      reason: 'SuccessfulCreate',
+      action: 'Create',
+      message: 'Created pod: web-1-abcde',
+    });
     await rec.flush();
     const events = (
-      await new ResourceClient(env.client, { group: '', version: 'v1', resource: 'events' }).namespace('default').list()
-    ).items as Array<ApiObject & Record<string, unknown>>;
+      await new ResourceClient<Event>(env.client, { group: '', version: 'v1', resource: 'events' })
+        .namespace('default')
+        .list()
+    ).items;
     const e = events.find((x) => x.reason === 'SuccessfulCreate');
     expect(e).toMatchObject({
       type: 'Normal',
@@ -85,23 +92,27 @@ describe('EventRecorder', () => {
   it("drops events beyond 25 per object, then lets one through per 5 minutes (client-go's spam filter)", async () => {
     const clock = { t: 1_000_000 };
     const rec = new EventRecorder(env.client, { component: 'spammer', now: () => clock.t });
-    const about = (name: string): ApiObject => ({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name, namespace: 'default', uid: `uid-${name}` },
-    });
-    for (let i = 0; i < 30; i++) rec.event(about('noisy'), 'Warning', 'Spam', '', `message ${i}`);
-    rec.event(about('quiet'), 'Normal', 'Spam', '', 'another object has its own bucket');
+    const spam = (name: string, type: 'Normal' | 'Warning', message: string): void =>
+      rec.event({
+        object: { metadata: { name, namespace: 'default', uid: `uid-${name}` } },
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        type,
+        reason: 'Spam',
+        message,
+      });
+    for (let i = 0; i < 30; i++) spam('noisy', 'Warning', `message ${i}`);
+    spam('quiet', 'Normal', 'another object has its own bucket');
     clock.t += 299_000;
-    rec.event(about('noisy'), 'Warning', 'Spam', '', 'still too early');
+    spam('noisy', 'Warning', 'still too early');
     clock.t += 2_000;
-    rec.event(about('noisy'), 'Warning', 'Spam', '', 'after five minutes');
+    spam('noisy', 'Warning', 'after five minutes');
     await rec.flush();
     const list = (
-      await new ResourceClient(env.client, { group: '', version: 'v1', resource: 'events' })
+      await new ResourceClient<Event>(env.client, { group: '', version: 'v1', resource: 'events' })
         .namespace('default')
         .list({ fieldSelector: 'reason=Spam' })
-    ).items as Array<ApiObject & { message?: string; involvedObject?: { name?: string } }>;
+    ).items;
     const noisy = list.filter((e) => e.involvedObject?.name === 'noisy').map((e) => e.message ?? '');
     expect(noisy.sort()).toEqual(
       [...Array.from({ length: 25 }, (_, i) => `message ${i}`), 'after five minutes'].sort(),
@@ -112,13 +123,14 @@ describe('EventRecorder', () => {
   it('keeps at most 1000 events waiting to be written and drops the rest', async () => {
     const rec = new EventRecorder(env.client, { component: 'flooder' });
     for (let i = 0; i < 1100; i++)
-      rec.event(
-        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `f${i}`, namespace: 'default', uid: `f${i}` } },
-        'Normal',
-        'Flood',
-        '',
-        'm',
-      );
+      rec.event({
+        object: { metadata: { name: `f${i}`, namespace: 'default', uid: `f${i}` } },
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        type: 'Normal',
+        reason: 'Flood',
+        message: 'm',
+      });
     await rec.flush();
     const list = await new ResourceClient(env.client, { group: '', version: 'v1', resource: 'events' })
       .namespace('default')
@@ -132,13 +144,15 @@ describe('EventRecorder', () => {
       component: 'x',
       logger: { info() {}, error() {}, warn: (m) => warnings.push(m) },
     });
-    rec.event(
-      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'no-such-namespace' } },
-      'Normal',
-      'R',
-      'A',
-      'm',
-    );
+    rec.event({
+      object: { metadata: { name: 'p', namespace: 'no-such-namespace' } },
+      apiVersion: 'v1',
+      kind: 'Pod',
+      type: 'Normal',
+      reason: 'R',
+      action: 'A',
+      message: 'm',
+    });
     await rec.flush();
     expect(warnings).toEqual(['could not write event']);
   });

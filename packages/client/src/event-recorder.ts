@@ -1,4 +1,4 @@
-import type { ApiObject } from '@svc/api';
+import type { Event, ObjectMeta } from '@svc/api';
 import type { RestClient } from './rest-client.js';
 import { ResourceClient } from './resource-client.js';
 import { silentClientLogger, type ClientLogger } from './logger.js';
@@ -19,6 +19,25 @@ export interface EventRecorderOptions {
   cacheSize?: number;
   /** The clock (ms) of the spam filter; tests move it. */
   now?: () => number;
+}
+
+/** One event to record about an object. */
+export interface EventOptions {
+  /** The object the event is about. */
+  object: { metadata: ObjectMeta };
+  /**
+   * The object's type: objects from a list or an informer carry no `apiVersion`/`kind`, so
+   * the caller names them (`apps/v1`, `ReplicaSet`).
+   */
+  apiVersion: string;
+  kind: string;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  /** What was being done (`Scheduling`, `Binding`); written only by recorders with an `instance`. */
+  action?: string;
+  message: string;
+  /** A part of the object (a pod's `spec.containers{web}`). */
+  fieldPath?: string;
 }
 
 /**
@@ -54,7 +73,7 @@ function rfc3339(d: Date): string {
  * never thrown.
  */
 export class EventRecorder {
-  private readonly events: ResourceClient;
+  private readonly events: ResourceClient<Event>;
   private readonly seen = new Map<string, Seen>();
   private readonly logger: ClientLogger;
   private tail: Promise<void> = Promise.resolve();
@@ -65,31 +84,21 @@ export class EventRecorder {
     client: RestClient,
     private readonly o: EventRecorderOptions,
   ) {
-    this.events = new ResourceClient(client, { group: '', version: 'v1', resource: 'events' });
+    this.events = new ResourceClient<Event>(client, { group: '', version: 'v1', resource: 'events' });
     this.logger = o.logger ?? silentClientLogger;
   }
 
-  /**
-   * Records an event about `obj`; `action` is what was being done (`Scheduling`, `Binding`).
-   * `fieldPath` names a part of it (a pod's `spec.containers{web}`).
-   */
-  event(
-    obj: ApiObject,
-    type: 'Normal' | 'Warning',
-    reason: string,
-    action: string,
-    message: string,
-    fieldPath?: string,
-  ): void {
-    if (this.pending >= MAX_PENDING || !this.allow(obj)) return;
+  /** Records an event (in the background; see the class comment). */
+  event(e: EventOptions): void {
+    if (this.pending >= MAX_PENDING || !this.allow(e)) return;
     this.pending++;
     this.tail = this.tail
-      .then(() => this.write(obj, type, reason, action, message, fieldPath))
-      .catch((e: unknown) => {
+      .then(() => this.write(e))
+      .catch((err: unknown) => {
         this.logger.warn('could not write event', {
-          reason,
-          object: `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`,
-          error: String(e),
+          reason: e.reason,
+          object: `${e.object.metadata.namespace ?? ''}/${e.object.metadata.name ?? ''}`,
+          error: String(err),
         });
       })
       .finally(() => {
@@ -98,9 +107,9 @@ export class EventRecorder {
   }
 
   /** Takes a token from the object's bucket (the spam filter); false when it is empty. */
-  private allow(obj: ApiObject): boolean {
-    const m = obj.metadata;
-    const key = JSON.stringify([obj.apiVersion, obj.kind, m.namespace, m.name, m.uid]);
+  private allow(e: EventOptions): boolean {
+    const m = e.object.metadata;
+    const key = JSON.stringify([e.apiVersion, e.kind, m.namespace, m.name, m.uid]);
     const now = (this.o.now ?? Date.now)();
     const b = this.buckets.get(key) ?? { tokens: SPAM_BURST, at: now };
     b.tokens = Math.min(SPAM_BURST, b.tokens + (now - b.at) / SPAM_REFILL_MS);
@@ -119,22 +128,16 @@ export class EventRecorder {
     return this.tail;
   }
 
-  private async write(
-    obj: ApiObject,
-    type: string,
-    reason: string,
-    action: string,
-    message: string,
-    fieldPath?: string,
-  ): Promise<void> {
-    const m = obj.metadata;
+  private async write(e: EventOptions): Promise<void> {
+    const { type, reason, message, fieldPath } = e;
+    const m = e.object.metadata;
     const namespace = m.namespace || 'default';
     const involvedObject = {
-      kind: obj.kind,
+      kind: e.kind,
       namespace: m.namespace,
       name: m.name,
       uid: m.uid,
-      apiVersion: obj.apiVersion,
+      apiVersion: e.apiVersion,
       resourceVersion: m.resourceVersion,
       fieldPath,
     };
@@ -177,10 +180,10 @@ export class EventRecorder {
       source: { component: this.o.component, ...(this.o.host ? { host: this.o.host } : {}) },
       firstTimestamp: rfc3339(now),
       lastTimestamp: rfc3339(now),
-      ...(instance ? { action, eventTime: now.toISOString().replace('Z', '000Z') } : {}),
+      ...(instance ? { action: e.action ?? '', eventTime: now.toISOString().replace('Z', '000Z') } : {}),
       reportingComponent: this.o.component,
       reportingInstance: instance ?? this.o.host ?? '',
-    } as ApiObject);
+    });
     this.seen.set(key, { name: created.metadata.name ?? name, namespace, count: 1 });
     while (this.seen.size > (this.o.cacheSize ?? 4096)) this.seen.delete(this.seen.keys().next().value as string);
   }

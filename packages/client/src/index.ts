@@ -46,8 +46,6 @@ export {
   LeaderElectionConfigError,
   validateLeaderElectionConfig,
   type LeaderElectionConfig,
-  type Lease,
-  type LeaseSpec,
 } from './leader-election.js';
 export {
   runLeaderElected,
@@ -56,7 +54,7 @@ export {
   type LeaderElectedRun,
   type LeaderElectionSettings,
 } from './leader-elected.js';
-export { EventRecorder, type EventRecorderOptions } from './event-recorder.js';
+export { EventRecorder, type EventOptions, type EventRecorderOptions } from './event-recorder.js';
 export { Controller, type ControllerOptions, type Reconcile, type ReconcileResult } from './controller.js';
 export {
   ResourceClient,

@@ -1,12 +1,6 @@
 import { uniqueName, waitFor } from '@svc/testing';
-import { group, naming } from '@svc/api';
-import {
-  LeaderElectionConfigError,
-  LeaderElector,
-  type RestClient,
-  type Lease,
-  type LeaderElectionConfig,
-} from './index.js';
+import { group, naming, type Lease } from '@svc/api';
+import { LeaderElectionConfigError, LeaderElector, type RestClient, type LeaderElectionConfig } from './index.js';
 import { withServerAndClient } from './server-testing.js';
 
 // Two candidates on one Lease against a real server, with short durations.

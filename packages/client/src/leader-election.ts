@@ -1,19 +1,7 @@
-import { group, type ApiObject } from '@svc/api';
+import { group, type Lease } from '@svc/api';
 import type { RestClient } from './rest-client.js';
 import { responseError } from './watch-stream.js';
 import { silentClientLogger, sleep, type ClientLogger } from './logger.js';
-
-export interface LeaseSpec {
-  holderIdentity?: string;
-  leaseDurationSeconds?: number;
-  acquireTime?: string;
-  renewTime?: string;
-  leaseTransitions?: number;
-}
-
-export interface Lease extends ApiObject {
-  spec?: LeaseSpec;
-}
 
 export interface LeaderElectionConfig {
   client: RestClient;

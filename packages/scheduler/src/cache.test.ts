@@ -1,5 +1,5 @@
+import type { Node, Pod, PodPhase } from '@svc/api';
 import { SchedulerCache } from './cache.js';
-import type { Node, Pod } from './node-info.js';
 
 const node = (name: string): Node => ({
   apiVersion: 'v1',
@@ -7,7 +7,7 @@ const node = (name: string): Node => ({
   metadata: { name },
   status: { allocatable: { cpu: '1', pods: '10' } },
 });
-const pod = (uid: string, nodeName?: string, phase?: string): Pod => ({
+const pod = (uid: string, nodeName?: string, phase?: PodPhase): Pod => ({
   apiVersion: 'v1',
   kind: 'Pod',
   metadata: { name: uid, namespace: 'ns', uid },

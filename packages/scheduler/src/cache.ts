@@ -1,5 +1,6 @@
+import type { Node, Pod } from '@svc/api';
 import type { CacheSizes } from './metrics.js';
-import { NodeInfo, isTerminated, type Node, type Pod } from './node-info.js';
+import { NodeInfo, isTerminated } from './node-info.js';
 
 /**
  * Kubernetes' scheduler cache: every node and the pods bound to it, as the informers report

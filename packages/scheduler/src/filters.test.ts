@@ -1,5 +1,6 @@
+import type { ContainerPort, Pod, Taint } from '@svc/api';
 import { FILTERS, podState, runFilters, toleratesTaint } from './filters.js';
-import { NodeInfo, type Pod } from './node-info.js';
+import { NodeInfo } from './node-info.js';
 import { nodeObject, podObject, type NodeSpec, type PodSpecInput } from './scheduler-testing.js';
 
 function info(name: string, spec: NodeSpec = {}, pods: Pod[] = []): NodeInfo {
@@ -30,7 +31,7 @@ describe('filters', () => {
   });
 
   it('toleration matching: empty effect/key match any, Exists ignores the value, empty operator is Equal', () => {
-    const taint = { key: 'k', value: 'v', effect: 'NoSchedule' };
+    const taint: Taint = { key: 'k', value: 'v', effect: 'NoSchedule' };
     expect(toleratesTaint({ key: 'k', operator: 'Equal', value: 'v', effect: 'NoSchedule' }, taint)).toBe(true);
     expect(toleratesTaint({ key: 'k', value: 'v' }, taint)).toBe(true);
     expect(toleratesTaint({ key: 'k', value: 'w' }, taint)).toBe(false);
@@ -118,7 +119,7 @@ describe('filters', () => {
   });
 
   it('host ports conflict on protocol and port when the IPs are equal or either is 0.0.0.0', () => {
-    const withPort = (hostPort: number, hostIP?: string, protocol?: string): Pod => {
+    const withPort = (hostPort: number, hostIP?: string, protocol?: ContainerPort['protocol']): Pod => {
       const p = pod();
       const c = p.spec?.containers?.[0];
       if (c) c.ports = [{ containerPort: 80, hostPort, hostIP, protocol }];

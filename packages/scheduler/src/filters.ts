@@ -1,14 +1,6 @@
-import { nodeTaintKey } from '@svc/api';
+import { nodeTaintKey, type Pod, type Taint, type Toleration } from '@svc/api';
 import { podMatchesNode } from './node-affinity.js';
-import {
-  hostPorts,
-  podRequests,
-  type NodeInfo,
-  type Pod,
-  type Resources,
-  type Taint,
-  type Toleration,
-} from './node-info.js';
+import { hostPorts, podRequests, type NodeInfo, type Resources } from './node-info.js';
 
 /**
  * Why a node does not fit (Kubernetes' framework.Status of a Filter plugin):

@@ -1,5 +1,5 @@
+import type { Pod } from '@svc/api';
 import type { FilterStatus } from './filters.js';
-import type { Pod } from './node-info.js';
 
 /** "n reason" counts, sorted as strings, joined (Kubernetes' sortReasonsHistogram). */
 function histogram(reasons: readonly string[]): string {
@@ -16,8 +16,7 @@ function histogram(reasons: readonly string[]): string {
  * preempt: nodes refused for an unresolvable reason are "not helpful", the others have no victims.
  */
 function preemptionMessage(pod: Pod, statuses: readonly FilterStatus[]): string {
-  if ((pod.spec as { preemptionPolicy?: string } | undefined)?.preemptionPolicy === 'Never')
-    return 'not eligible due to preemptionPolicy=Never.';
+  if (pod.spec?.preemptionPolicy === 'Never') return 'not eligible due to preemptionPolicy=Never.';
   const reasons = statuses.map((s) =>
     s.code === 'UnschedulableAndUnresolvable'
       ? 'Preemption is not helpful for scheduling'

@@ -1,4 +1,4 @@
-import type { Node, NodeSelectorRequirement, NodeSelectorTerm, Pod } from './node-info.js';
+import type { Node, NodeSelectorRequirement, NodeSelectorTerm, Pod } from '@svc/api';
 
 /** Go's strconv.ParseInt(v, 10, 64), as node selector `Gt`/`Lt` read label values. */
 function parseInt64(v: string): number | undefined {
@@ -46,7 +46,7 @@ export function matchesTerm(t: NodeSelectorTerm, node: Node): boolean {
   const exprs = t.matchExpressions ?? [];
   const fields = t.matchFields ?? [];
   if (exprs.length === 0 && fields.length === 0) return false;
-  const labels = (node.metadata.labels ?? {}) as Record<string, string>;
+  const labels = node.metadata.labels ?? {};
   return exprs.every((r) => matchesLabel(r, labels)) && fields.every((r) => matchesField(r, node));
 }
 
@@ -55,7 +55,7 @@ export function matchesTerm(t: NodeSelectorTerm, node: Node): boolean {
  * required node affinity is given, at least one of its terms matches.
  */
 export function podMatchesNode(pod: Pod, node: Node): boolean {
-  const labels = (node.metadata.labels ?? {}) as Record<string, string>;
+  const labels = node.metadata.labels ?? {};
   for (const [k, v] of Object.entries(pod.spec?.nodeSelector ?? {})) if (labels[k] !== v) return false;
   const required = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
   if (!required) return true;

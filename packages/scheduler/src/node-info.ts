@@ -1,75 +1,7 @@
-import type { ApiObject } from '@svc/api';
+import type { Container, Node, Pod } from '@svc/api';
 import { quantityMilliValue, quantityValue } from '@svc/machinery';
 
-// The parts of Pod and Node the scheduler reads, and Kubernetes' NodeInfo: a node with the
-// pods on it (bound or assumed) and what they request.
-
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: string;
-}
-export interface NodeSelectorRequirement {
-  key: string;
-  operator: string;
-  values?: string[];
-}
-export interface NodeSelectorTerm {
-  matchExpressions?: NodeSelectorRequirement[];
-  matchFields?: NodeSelectorRequirement[];
-}
-export interface NodeAffinity {
-  requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] };
-  preferredDuringSchedulingIgnoredDuringExecution?: Array<{ weight: number; preference: NodeSelectorTerm }>;
-}
-export interface ContainerPort {
-  containerPort?: number;
-  hostPort?: number;
-  hostIP?: string;
-  protocol?: string;
-}
-interface Container {
-  name?: string;
-  restartPolicy?: string;
-  ports?: ContainerPort[];
-  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
-}
-export interface PodSpec {
-  nodeName?: string;
-  schedulerName?: string;
-  nodeSelector?: Record<string, string>;
-  affinity?: { nodeAffinity?: NodeAffinity };
-  tolerations?: Toleration[];
-  containers?: Container[];
-  initContainers?: Container[];
-  overhead?: Record<string, string>;
-  priority?: number;
-  schedulingGates?: Array<{ name: string }>;
-}
-export interface Pod extends ApiObject {
-  spec?: PodSpec;
-  status?: {
-    phase?: string;
-    conditions?: Array<{
-      type: string;
-      status: string;
-      reason?: string;
-      message?: string;
-      lastTransitionTime?: string;
-    }>;
-  };
-}
-export interface Node extends ApiObject {
-  spec?: { unschedulable?: boolean; taints?: Taint[] };
-  status?: { allocatable?: Record<string, string> };
-}
+// Kubernetes' NodeInfo: a node with the pods on it (bound or assumed) and what they request.
 
 /** Amounts by resource name: `cpu` in millicores, everything else in whole units (`pods` a count). */
 export type Resources = Map<string, number>;

@@ -1,13 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ApiObject } from '@svc/api';
+import type { Affinity, Event, Node, Pod, Taint, Toleration } from '@svc/api';
 import { RestClient, ResourceClient, loadSvcconfig } from '@svc/client';
 import { silentLogger, type Logger } from '@svc/component-base';
 import { freePort, startTestApiServer, uniqueName, waitFor, type TestApiServer } from '@svc/testing';
 import { parseSchedulerOptions } from './options.js';
 import { startScheduler, type RunningScheduler, type SchedulerTuning } from './run-scheduler.js';
-import type { Node, Pod, Taint, Toleration } from './node-info.js';
 
 export interface TestScheduler {
   scheduler: RunningScheduler;
@@ -136,14 +135,14 @@ export function nodeObject(name: string, o: NodeSpec = {}): Node {
         },
       ],
     },
-  } as Node;
+  };
 }
 
 export interface PodSpecInput {
   cpu?: string;
   memory?: string;
   nodeSelector?: Record<string, string>;
-  affinity?: object;
+  affinity?: Affinity;
   tolerations?: Toleration[];
   hostPort?: number;
   schedulerName?: string;
@@ -173,7 +172,7 @@ export function podObject(name: string, o: PodSpecInput = {}): Pod {
       ...(o.tolerations ? { tolerations: o.tolerations } : {}),
       ...(o.schedulerName ? { schedulerName: o.schedulerName } : {}),
     },
-  } as unknown as Pod;
+  };
 }
 
 /** Waits until the pod is bound and returns its node. */
@@ -206,8 +205,8 @@ export async function unschedulableCondition(
 }
 
 /** Events about `name` in the namespace, oldest first. */
-export async function eventsFor(api: RestClient, namespace: string, name: string): Promise<ApiObject[]> {
-  const list = await new ResourceClient(api, { group: '', version: 'v1', resource: 'events' })
+export async function eventsFor(api: RestClient, namespace: string, name: string): Promise<Event[]> {
+  const list = await new ResourceClient<Event>(api, { group: '', version: 'v1', resource: 'events' })
     .namespace(namespace)
     .list({ fieldSelector: `involvedObject.name=${name}` });
   return list.items;

@@ -1,6 +1,5 @@
 // The scheduler in this process against a real API server and etcd: nodes are plain objects
 // (allocatable resources, a Ready condition), pods are created without nodeName.
-import type { ApiObject } from '@svc/api';
 import { createLogger } from '@svc/component-base';
 import { kubectl, uniqueName, waitFor } from '@svc/testing';
 import {
@@ -360,9 +359,7 @@ describe('the scheduling queue', () => {
           return e.length > 0 ? e : undefined;
         });
         await new Promise((res) => setTimeout(res, 20));
-        expect(events.map((e) => (e as ApiObject & { message: string }).message)).toEqual([
-          `Successfully assigned ${env.namespace}/${name} to ${at}`,
-        ]);
+        expect(events.map((e) => e.message)).toEqual([`Successfully assigned ${env.namespace}/${name} to ${at}`]);
         expect((await eventsFor(env.api, env.namespace, name)).filter((x) => x.reason !== 'Scheduled')).toEqual([]);
       }
     } finally {

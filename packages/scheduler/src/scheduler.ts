@@ -1,4 +1,4 @@
-import { isNotFound, type ApiObject } from '@svc/api';
+import { isNotFound, type ApiObject, type Node, type Pod, type PodCondition } from '@svc/api';
 import {
   ResourceClient,
   objectKey,
@@ -13,7 +13,7 @@ import { SchedulerCache } from './cache.js';
 import { podState, runFilters, type FilterStatus } from './filters.js';
 import { NO_NODES_AVAILABLE, fitErrorMessage } from './fit-error.js';
 import type { SchedulerMetrics } from './metrics.js';
-import { isTerminated, type Node, type NodeInfo, type Pod } from './node-info.js';
+import { isTerminated, type NodeInfo } from './node-info.js';
 import { SchedulingQueue, type QueuedPod } from './scheduling-queue.js';
 import { scoreNodes, selectHost } from './scores.js';
 
@@ -31,21 +31,17 @@ export interface SchedulerDeps {
   maxBackoffMs?: number;
 }
 
-type Condition = NonNullable<NonNullable<Pod['status']>['conditions']>[number];
-
 const PODS = { group: '', version: 'v1', resource: 'pods' };
 const NODES = { group: '', version: 'v1', resource: 'nodes' };
 
 /** The node fields that decide where pods fit (heartbeats left out). */
 function schedulingProperties(n: Node): string {
-  const conditions = ((n.status as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? []).map(
-    ({ type, status, reason }) => ({ type, status, reason }),
-  );
+  const conditions = (n.status?.conditions ?? []).map(({ type, status, reason }) => ({ type, status, reason }));
   return JSON.stringify([n.metadata.labels, n.spec?.unschedulable, n.spec?.taints, n.status?.allocatable, conditions]);
 }
 
 /** Kubernetes' UpdatePodCondition comparison: whether writing `c` changes the pod's condition. */
-function conditionChanges(pod: Pod, c: Condition): boolean {
+function conditionChanges(pod: Pod, c: PodCondition): boolean {
   const old = pod.status?.conditions?.find((x) => x.type === c.type);
   return !old || old.status !== c.status || old.reason !== c.reason || old.message !== c.message;
 }
@@ -248,7 +244,15 @@ export class Scheduler {
       this.d.metrics.attempt('scheduled', performance.now() - started);
       this.queue.done(info.key);
       this.logger.v(2).info('successfully bound pod to node', { pod: info.key, node });
-      this.d.events.event(pod, 'Normal', 'Scheduled', 'Binding', `Successfully assigned ${ns}/${name} to ${node}`);
+      this.d.events.event({
+        object: pod,
+        apiVersion: 'v1',
+        kind: 'Pod',
+        type: 'Normal',
+        reason: 'Scheduled',
+        action: 'Binding',
+        message: `Successfully assigned ${ns}/${name} to ${node}`,
+      });
       return;
     }
     this.cache.forget(pod);
@@ -291,7 +295,15 @@ export class Scheduler {
     if (f.unschedulable) this.queue.addUnschedulable(info, cycle);
     else this.queue.addBackoff(info);
     this.logger.v(2).info('unable to schedule pod; waiting', { pod: info.key, reason: f.reason, message: f.message });
-    this.d.events.event(pod, 'Warning', 'FailedScheduling', 'Scheduling', f.message);
+    this.d.events.event({
+      object: pod,
+      apiVersion: 'v1',
+      kind: 'Pod',
+      type: 'Warning',
+      reason: 'FailedScheduling',
+      action: 'Scheduling',
+      message: f.message,
+    });
     this.chain(info.key, () =>
       this.setUnschedulableCondition(info.key, {
         type: 'PodScheduled',
@@ -303,7 +315,7 @@ export class Scheduler {
   }
 
   /** PATCHes the pod's status with the condition (Kubernetes' updatePod), unless it already says so. */
-  private async setUnschedulableCondition(key: string, c: Condition): Promise<void> {
+  private async setUnschedulableCondition(key: string, c: PodCondition): Promise<void> {
     const pod = this.pods.store.get(key);
     if (!pod || pod.spec?.nodeName || !conditionChanges(pod, c)) return;
     const old = pod.status?.conditions?.find((x) => x.type === c.type);

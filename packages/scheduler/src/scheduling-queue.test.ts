@@ -1,11 +1,11 @@
-import type { Pod } from './node-info.js';
+import type { Pod } from '@svc/api';
 import { SchedulingQueue } from './scheduling-queue.js';
 
 const pod = (name: string, priority?: number): Pod => ({
   apiVersion: 'v1',
   kind: 'Pod',
   metadata: { name, namespace: 'ns' },
-  spec: { priority },
+  spec: { containers: [], priority },
 });
 
 describe('the scheduling queue', () => {
@@ -92,7 +92,7 @@ describe('the scheduling queue', () => {
     now += 5000;
     q.update('ns/a', pod('a'));
     expect(q.counts().unschedulable).toBe(1);
-    q.update('ns/a', { ...pod('a'), spec: { nodeSelector: { x: 'y' } } });
+    q.update('ns/a', { ...pod('a'), spec: { containers: [], nodeSelector: { x: 'y' } } });
     expect(q.counts()).toEqual({ active: 1, backoff: 0, unschedulable: 0 });
     q.delete('ns/a');
     expect(q.has('ns/a')).toBe(false);

@@ -1,4 +1,4 @@
-import type { Pod } from './node-info.js';
+import type { Pod } from '@svc/api';
 
 /** A pod waiting to be scheduled (Kubernetes' QueuedPodInfo). */
 export interface QueuedPod {

@@ -1,5 +1,6 @@
+import type { Pod } from '@svc/api';
 import { fitErrorMessage } from './fit-error.js';
-import { NodeInfo, type Pod } from './node-info.js';
+import { NodeInfo } from './node-info.js';
 import { SCORES, normalize, scoreNodes, selectHost } from './scores.js';
 import { nodeObject, podObject, type NodeSpec, type PodSpecInput } from './scheduler-testing.js';
 
@@ -103,7 +104,7 @@ describe('the FailedScheduling message', () => {
         'preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.',
     );
     const never = pod();
-    (never.spec as { preemptionPolicy?: string }).preemptionPolicy = 'Never';
+    never.spec.preemptionPolicy = 'Never';
     expect(fitErrorMessage(never, statuses.slice(0, 1))).toBe(
       '0/1 nodes are available: 1 node(s) had untolerated taint {node-role: }. preemption: not eligible due to preemptionPolicy=Never.',
     );

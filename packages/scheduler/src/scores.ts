@@ -1,5 +1,6 @@
+import type { Pod } from '@svc/api';
 import { preferredAffinityWeight } from './node-affinity.js';
-import { podRequests, type NodeInfo, type Pod, type Resources } from './node-info.js';
+import { podRequests, type NodeInfo, type Resources } from './node-info.js';
 import { toleratedBy } from './filters.js';
 
 /** Kubernetes' MaxNodeScore: every plugin scores a node in [0, 100] before its weight applies. */

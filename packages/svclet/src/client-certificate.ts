@@ -5,7 +5,7 @@ import { mkdir, readFile, rename, symlink, unlink, writeFile } from 'node:fs/pro
 import { join, resolve } from 'node:path';
 import * as x509 from '@peculiar/x509';
 import YAML from 'yaml';
-import { group, isAlreadyExists, naming, type ApiObject } from '@svc/api';
+import { group, isAlreadyExists, naming, type CertificateSigningRequest } from '@svc/api';
 import { ResourceClient, loadSvcconfig, type ClientConfig, type RestClient } from '@svc/client';
 import { sleep } from '@svc/machinery';
 
@@ -22,14 +22,6 @@ const NODES_GROUP = 'system:nodes';
 export interface KeyPair {
   certPem: string;
   keyPem: string;
-}
-
-interface Csr extends ApiObject {
-  spec: { request: string; signerName: string; usages: string[]; expirationSeconds?: number };
-  status?: {
-    conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
-    certificate?: string;
-  };
 }
 
 const csrResource = () => ({ group: group('certificates'), version: 'v1', resource: 'certificatesigningrequests' });
@@ -86,8 +78,8 @@ export interface RequestCertificateOptions {
 export async function requestNodeClientCertificate(o: RequestCertificateOptions): Promise<string> {
   const csrPem = await nodeCsrPem(o.nodeName, o.keyPem);
   const request = Buffer.from(csrPem).toString('base64');
-  const api = new ResourceClient<Csr>(o.client, csrResource());
-  const body: Csr = {
+  const api = new ResourceClient<CertificateSigningRequest>(o.client, csrResource());
+  const body: CertificateSigningRequest = {
     apiVersion: `${group('certificates')}/v1`,
     kind: 'CertificateSigningRequest',
     metadata: o.name ? { name: o.name } : { generateName: 'csr-' },

@@ -1,16 +1,9 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import YAML from 'yaml';
-import { naming, nodeAgentConfigType } from '@svc/api';
+import { naming, nodeAgentConfigType, type Taint } from '@svc/api';
 import { parseDuration } from '@svc/machinery';
 import { parseQuantity } from './quantity.js';
-
-/** A taint to register the Node with (`registerWithTaints`, `--register-with-taints`). */
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
-}
 
 /**
  * The svclet's configuration: Kubernetes' KubeletConfiguration (v1beta1) with its field names,

@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync, statfsSync } from 'node:fs';
 import { arch, cpus, freemem, hostname, networkInterfaces, platform, release, totalmem } from 'node:os';
+import type { NodeAddress, NodeSystemInfo } from '@svc/api';
 import { formatCpu, formatKi, parseQuantity } from './quantity.js';
 
 // What the node agent reads about its host: names, addresses, capacity, system info and the
@@ -8,11 +9,6 @@ import { formatCpu, formatKi, parseQuantity } from './quantity.js';
 /** Kubernetes' node name: `--hostname-override` or the host name, lowercased and trimmed. */
 export function nodeNameOf(override: string | undefined): string {
   return (override || hostname()).trim().toLowerCase();
-}
-
-export interface NodeAddress {
-  type: 'InternalIP' | 'ExternalIP' | 'Hostname' | 'InternalDNS' | 'ExternalDNS';
-  address: string;
 }
 
 /** The node's IPs: `--node-ip`, else the first non-loopback IPv4 of an interface, else 127.0.0.1. */
@@ -61,7 +57,7 @@ function osImage(): string {
 }
 
 /** `status.nodeInfo` apart from the runtime's version (filled in once the runtime answers). */
-export function systemInfo(svcletVersion: string): Record<string, string> {
+export function systemInfo(svcletVersion: string): NodeSystemInfo {
   return {
     machineID: readTrimmed('/etc/machine-id'),
     systemUUID: readTrimmed('/sys/class/dmi/id/product_uuid'),

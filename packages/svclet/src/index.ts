@@ -5,7 +5,6 @@ export {
   ConfigurationError,
   DEFAULT_RUNTIME_ENDPOINT,
   type SvcletConfiguration,
-  type Taint,
 } from './configuration.js';
 export { SVCLET_GATES, parseGatePairs } from './feature-gates.js';
 export { startSvclet, SvcletConfigError, type RunningSvclet, type SvcletDeps } from './svclet.js';

@@ -1,5 +1,5 @@
-import { group, isConflict, isNotFound, naming } from '@svc/api';
-import { ResourceClient, type Lease, type RestClient } from '@svc/client';
+import { group, isConflict, isNotFound, naming, type Lease } from '@svc/api';
+import { ResourceClient, type RestClient } from '@svc/client';
 import type { Logger } from '@svc/component-base';
 import { sleep } from '@svc/machinery';
 

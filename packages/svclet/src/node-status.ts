@@ -1,8 +1,18 @@
-import { isAlreadyExists, naming, nodeLabelKey, nodeTaintKey, type ApiObject } from '@svc/api';
+import {
+  isAlreadyExists,
+  naming,
+  nodeLabelKey,
+  nodeTaintKey,
+  type Node,
+  type NodeCondition,
+  type NodeStatus,
+  type NodeSystemInfo,
+  type Taint,
+} from '@svc/api';
 import { ResourceClient, type RestClient } from '@svc/client';
 import type { Logger } from '@svc/component-base';
 import { jsonEqual } from '@svc/machinery';
-import type { SvcletConfiguration, Taint } from './configuration.js';
+import type { SvcletConfiguration } from './configuration.js';
 import {
   allocatable,
   goArch,
@@ -11,34 +21,10 @@ import {
   nodeAddresses,
   observePressure,
   systemInfo,
-  type NodeAddress,
   type Pressure,
 } from './host-info.js';
 import type { RuntimeStatusService } from './pod-source.js';
 import { sleep } from '@svc/machinery';
-
-export interface NodeCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason?: string;
-  message?: string;
-  lastHeartbeatTime?: string;
-  lastTransitionTime?: string;
-}
-
-export interface NodeStatus {
-  capacity?: Record<string, string>;
-  allocatable?: Record<string, string>;
-  conditions?: NodeCondition[];
-  addresses?: NodeAddress[];
-  daemonEndpoints?: { kubeletEndpoint?: { Port: number } };
-  nodeInfo?: Record<string, string>;
-}
-
-export interface Node extends ApiObject {
-  spec?: { taints?: Taint[]; providerID?: string; unschedulable?: boolean };
-  status?: NodeStatus;
-}
 
 const nodesResource = () => ({ group: '', version: 'v1', resource: 'nodes' });
 
@@ -82,7 +68,7 @@ const agentTitle = (): string => naming().nodeAgentName.charAt(0).toUpperCase() 
  */
 export class NodeStatusManager {
   private readonly api: ResourceClient<Node>;
-  private readonly info: Record<string, string>;
+  private readonly info: NodeSystemInfo;
   private runtimeVersion = '';
   private lastReport = 0;
   /** When each pressure was last observed (Kubernetes holds a pressure condition for evictionPressureTransitionPeriod). */

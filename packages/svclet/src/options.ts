@@ -1,5 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { isNamingScheme, naming, useNaming, type NamingScheme } from '@svc/api';
+import { isNamingScheme, naming, useNaming, type NamingScheme, type Taint } from '@svc/api';
 import { boolArg, durationArg, intArg, listOption, portArg, splitList } from '@svc/component-base';
 import { formatDuration, type FeatureGates } from '@svc/machinery';
 import {
@@ -12,7 +12,6 @@ import {
   validateConfiguration,
   type PartialConfiguration,
   type SvcletConfiguration,
-  type Taint,
 } from './configuration.js';
 import { parseGatePairs, svcletFeatureGates } from './feature-gates.js';
 

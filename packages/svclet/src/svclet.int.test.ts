@@ -19,6 +19,7 @@ import {
   type TestApiServer,
   type TestCa,
 } from '@svc/testing';
+import type { Node } from '@svc/api';
 import { FakePods, FakeRuntime, startTestSvclet, type TestSvclet } from './svclet-testing.js';
 import { goArch } from './host-info.js';
 
@@ -27,26 +28,6 @@ const PROXY = 'proxy-token-0123456789';
 const NOBODY = 'nobody-token-0123456789';
 const RBAC = '/apis/rbac.authorization.svc.io/v1';
 const NODE = 'node-a';
-
-interface NodeJson {
-  metadata: { uid: string; labels: Record<string, string>; resourceVersion: string };
-  spec: { taints?: Array<{ key: string; effect: string }> };
-  status: {
-    capacity: Record<string, string>;
-    allocatable: Record<string, string>;
-    addresses: unknown[];
-    nodeInfo: Record<string, string>;
-    daemonEndpoints: { kubeletEndpoint: { Port: number } };
-    conditions: Array<{
-      type: string;
-      status: string;
-      reason: string;
-      message: string;
-      lastHeartbeatTime: string;
-      lastTransitionTime: string;
-    }>;
-  };
-}
 
 let server: TestApiServer;
 let ca: TestCa;
@@ -57,9 +38,8 @@ let node: TestSvclet;
 let api: HttpsClient;
 let logFile: string;
 
-const getNode = async (): Promise<NodeJson> =>
-  expectCode(await server.client.get(`/api/v1/nodes/${NODE}`), 200) as unknown as NodeJson;
-const condition = (n: NodeJson, type: string) => n.status.conditions.find((c) => c.type === type);
+const getNode = async (): Promise<Node> => expectCode(await server.client.get(`/api/v1/nodes/${NODE}`), 200) as Node;
+const condition = (n: Node, type: string) => n.status?.conditions?.find((c) => c.type === type);
 
 async function clusterRole(name: string, rules: Json[], subject: Json): Promise<void> {
   expectCode(
@@ -195,28 +175,33 @@ describe('svclet registration and heartbeat', () => {
       'svc.io/arch': goArch(),
       zone: 'z1',
     });
-    expect(n.spec.taints).toEqual([{ key: 'node.svc.io/not-ready', effect: 'NoSchedule' }]);
-    expect(n.status.addresses).toEqual([
+    expect(n.spec?.taints).toEqual([{ key: 'node.svc.io/not-ready', effect: 'NoSchedule' }]);
+    expect(n.status?.addresses).toEqual([
       { type: 'InternalIP', address: '127.0.0.1' },
       { type: 'Hostname', address: NODE },
     ]);
     const memKi = Math.floor(totalmem() / 1024);
-    expect(n.status.capacity).toMatchObject({ cpu: String(cpus().length), memory: `${memKi}Ki`, pods: '110' });
-    expect(n.status.capacity['ephemeral-storage']).toMatch(/^\d+Ki$/);
+    expect(n.status?.capacity).toMatchObject({ cpu: String(cpus().length), memory: `${memKi}Ki`, pods: '110' });
+    expect(n.status?.capacity?.['ephemeral-storage']).toMatch(/^\d+Ki$/);
     // Allocatable memory: capacity minus the 100Mi hard eviction threshold.
-    expect(n.status.allocatable).toMatchObject({
+    expect(n.status?.allocatable).toMatchObject({
       cpu: String(cpus().length),
       memory: `${memKi - 102400}Ki`,
       pods: '110',
     });
-    expect(n.status.nodeInfo).toMatchObject({
+    expect(n.status?.nodeInfo).toMatchObject({
       kubeletVersion: 'v1.32.0-svc.0.1.0',
       containerRuntimeVersion: 'fake-runtime://1.0.0',
       operatingSystem: 'linux',
       architecture: goArch(),
     });
-    expect(n.status.daemonEndpoints).toEqual({ kubeletEndpoint: { Port: node.svclet.server?.port } });
-    expect(n.status.conditions.map((c) => c.type)).toEqual(['MemoryPressure', 'DiskPressure', 'PIDPressure', 'Ready']);
+    expect(n.status?.daemonEndpoints).toEqual({ kubeletEndpoint: { Port: node.svclet.server?.port } });
+    expect(n.status?.conditions?.map((c) => c.type)).toEqual([
+      'MemoryPressure',
+      'DiskPressure',
+      'PIDPressure',
+      'Ready',
+    ]);
     expect(condition(n, 'MemoryPressure')).toMatchObject({
       status: 'False',
       reason: 'SvcletHasSufficientMemory',
@@ -272,13 +257,13 @@ describe('svclet registration and heartbeat', () => {
       message:
         'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:no network on purpose',
     });
-    expect(Date.parse(notReady.lastTransitionTime)).toBeGreaterThanOrEqual(
+    expect(Date.parse(notReady.lastTransitionTime ?? '')).toBeGreaterThanOrEqual(
       Date.parse(before?.lastTransitionTime ?? ''),
     );
     runtime.down = true;
     await waitFor(
       'runtime down',
-      async () => condition(await getNode(), 'Ready')?.message.startsWith('container runtime is down'),
+      async () => condition(await getNode(), 'Ready')?.message?.startsWith('container runtime is down'),
       { timeoutMs: 3000 },
     );
     runtime.down = false;
@@ -294,7 +279,7 @@ describe('svclet registration and heartbeat', () => {
     const until = Date.now() + 2500;
     while (Date.now() < until) {
       const n = await getNode();
-      versions.add(n.metadata.resourceVersion);
+      versions.add(n.metadata.resourceVersion ?? '');
       heartbeats.add(condition(n, 'Ready')?.lastHeartbeatTime ?? '');
       await new Promise((r) => setTimeout(r, 50));
     }

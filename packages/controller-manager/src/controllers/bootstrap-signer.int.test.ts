@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ResourceClient } from '@svc/client';
 import { waitFor } from '@svc/testing';
-import type { ApiObject } from '@svc/api';
+import type { ApiObject, ConfigMap } from '@svc/api';
 import { withControllerManager } from '../cm-testing.js';
 import { R } from '../resources.js';
 
@@ -40,8 +40,8 @@ function verifyDetached(jws: string, content: string, token: string): { kid?: st
 
 describe('bootstrap-signer-controller', () => {
   const secrets = () => new ResourceClient(env.api, R.secrets()).namespace('svc-system');
-  const configMaps = () => new ResourceClient(env.api, R.configMaps()).namespace('svc-public');
-  const clusterInfo = async () => (await configMaps().get('cluster-info')).data as Record<string, string>;
+  const configMaps = () => new ResourceClient<ConfigMap>(env.api, R.configMaps()).namespace('svc-public');
+  const clusterInfo = async () => (await configMaps().get('cluster-info')).data ?? {};
 
   beforeAll(async () => {
     await configMaps().create({
@@ -89,7 +89,7 @@ describe('bootstrap-signer-controller', () => {
   it('re-signs when the kubeconfig changes', async () => {
     const cm = await configMaps().get('cluster-info');
     const changed = KUBECONFIG.replace('10.0.0.1', '10.0.0.2');
-    await configMaps().update({ ...cm, data: { ...(cm.data as object), kubeconfig: changed } });
+    await configMaps().update({ ...cm, data: { ...cm.data, kubeconfig: changed } });
     await waitFor('signatures over the new content', async () => {
       const d = await clusterInfo();
       verifyDetached(d['jws-kubeconfig-abcdef'] ?? '', changed, 'abcdef.0123456789abcdef');

@@ -1,5 +1,5 @@
 import { CompactSign } from 'jose';
-import { bootstrapTokenSecretType, isConflict, isNotFound, naming, type ApiObject } from '@svc/api';
+import { bootstrapTokenSecretType, isConflict, isNotFound, naming, type ConfigMap, type Secret } from '@svc/api';
 import { ResourceClient } from '@svc/client';
 import { bootstrapTokenExpiry, secretDataString } from '@svc/machinery';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
@@ -30,7 +30,7 @@ interface SigningToken {
 }
 
 /** Tokens of the system namespace that may sign: usage-bootstrap-signing, well-formed, not expired. */
-function signingTokens(secrets: readonly ApiObject[], now: number): SigningToken[] {
+function signingTokens(secrets: readonly Secret[], now: number): SigningToken[] {
   const out: SigningToken[] = [];
   for (const s of secrets) {
     if (s.type !== bootstrapTokenSecretType() || s.metadata.deletionTimestamp) continue;
@@ -56,9 +56,9 @@ export const bootstrapSigner: ControllerDefinition = {
   name: 'bootstrap-signer-controller',
   build(ctx) {
     const publicNs = naming().publicNamespace;
-    const configMaps = informer<ApiObject>(ctx, R.configMaps(), publicNs);
-    const secrets = informer<ApiObject>(ctx, R.secrets(), naming().systemNamespace);
-    const api = new ResourceClient(ctx.client, R.configMaps()).namespace(publicNs);
+    const configMaps = informer<ConfigMap>(ctx, R.configMaps(), publicNs);
+    const secrets = informer<Secret>(ctx, R.secrets(), naming().systemNamespace);
+    const api = new ResourceClient<ConfigMap>(ctx.client, R.configMaps()).namespace(publicNs);
     const key = `${publicNs}/${CLUSTER_INFO}`;
     const controller = newController(ctx, {
       name: 'bootstrap-signer-controller',
@@ -66,7 +66,7 @@ export const bootstrapSigner: ControllerDefinition = {
       reconcile: async () => {
         const cm = configMaps.store.get(key);
         if (!cm || cm.metadata.deletionTimestamp) return;
-        const data = { ...(cm.data as Record<string, string> | undefined) };
+        const data = { ...cm.data };
         const content = data[KUBECONFIG_KEY];
         if (content === undefined) return;
         const now = Date.now();

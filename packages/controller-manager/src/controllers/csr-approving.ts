@@ -1,4 +1,4 @@
-import { group, isNotFound, naming, type ApiObject } from '@svc/api';
+import { group, isNotFound, naming, type CertificateSigningRequest, type SubjectAccessReview } from '@svc/api';
 import { ResourceClient } from '@svc/client';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
@@ -8,18 +8,17 @@ import {
   parseCertificateRequest,
   withCondition,
   type CertificateRequest,
-  type Csr,
 } from './csr-rules.js';
 
 interface Recognizer {
   /** `certificatesigningrequests/<subresource>` the requestor needs `create` on. */
   subresource: string;
-  recognize(csr: Csr, req: CertificateRequest): boolean;
+  recognize(csr: CertificateSigningRequest, req: CertificateRequest): boolean;
   message: string;
 }
 
 /** A node agent's client certificate request: its signer and Kubernetes' IsKubeletClientCSR. */
-const isNodeClient = (csr: Csr, req: CertificateRequest): boolean =>
+const isNodeClient = (csr: CertificateSigningRequest, req: CertificateRequest): boolean =>
   csr.spec.signerName === naming().signerNames.apiserverClientNodeAgent &&
   nodeClientProblem(req, csr.spec.usages ?? []) === undefined;
 
@@ -40,10 +39,6 @@ function recognizers(): Recognizer[] {
   ];
 }
 
-interface SubjectAccessReview extends ApiObject {
-  status?: { allowed?: boolean };
-}
-
 /**
  * `certificatesigningrequest-approving-controller` (`csrapproving`): approves node agents'
  * client certificate requests whose requestor (user, uid, groups, extra of the request) may
@@ -56,10 +51,10 @@ interface SubjectAccessReview extends ApiObject {
 export const csrApprovingController: ControllerDefinition = {
   name: 'certificatesigningrequest-approving-controller',
   build(ctx) {
-    const csrs = informer<Csr>(ctx, R.csrs());
-    const api = new ResourceClient<Csr>(ctx.client, R.csrs());
+    const csrs = informer<CertificateSigningRequest>(ctx, R.csrs());
+    const api = new ResourceClient<CertificateSigningRequest>(ctx.client, R.csrs());
     const reviews = new ResourceClient<SubjectAccessReview>(ctx.client, R.subjectAccessReviews());
-    const allowed = async (csr: Csr, subresource: string): Promise<boolean> => {
+    const allowed = async (csr: CertificateSigningRequest, subresource: string): Promise<boolean> => {
       const { username, uid, groups, extra } = csr.spec;
       const review = await reviews.create({
         apiVersion: `${group('authorization')}/v1`,

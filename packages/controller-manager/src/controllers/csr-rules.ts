@@ -1,47 +1,27 @@
 import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { naming, type ApiObject } from '@svc/api';
+import { naming, type CertificateSigningRequest, type CertificateSigningRequestCondition } from '@svc/api';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[1] & object);
 
-export interface CsrCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastUpdateTime?: string;
-  lastTransitionTime?: string;
-}
-
-/** A certificates/v1 CertificateSigningRequest as the controllers read it (`request`, `certificate`: base64). */
-export interface Csr extends ApiObject {
-  spec: {
-    request: string;
-    signerName: string;
-    usages?: string[];
-    expirationSeconds?: number;
-    username?: string;
-    uid?: string;
-    groups?: string[];
-    extra?: Record<string, string[]>;
-  };
-  status?: { conditions?: CsrCondition[]; certificate?: string };
-}
-
-const conditionsOf = (csr: Csr): CsrCondition[] => csr.status?.conditions ?? [];
+const conditionsOf = (csr: CertificateSigningRequest): CertificateSigningRequestCondition[] =>
+  csr.status?.conditions ?? [];
 
 /** Kubernetes' GetCertApprovalCondition: an Approved or Denied condition of any status counts. */
-export function approvalOf(csr: Csr): { approved: boolean; denied: boolean } {
+export function approvalOf(csr: CertificateSigningRequest): { approved: boolean; denied: boolean } {
   const types = new Set(conditionsOf(csr).map((c) => c.type));
   return { approved: types.has('Approved'), denied: types.has('Denied') };
 }
 
-export const hasTrueCondition = (csr: Csr, type: string): boolean =>
+export const hasTrueCondition = (csr: CertificateSigningRequest, type: string): boolean =>
   conditionsOf(csr).some((c) => c.type === type && c.status === 'True');
 
 /** `csr` with `condition` appended (the stored object is never changed). */
-export function withCondition(csr: Csr, condition: CsrCondition): Csr {
+export function withCondition(
+  csr: CertificateSigningRequest,
+  condition: CertificateSigningRequestCondition,
+): CertificateSigningRequest {
   return { ...csr, status: { ...csr.status, conditions: [...conditionsOf(csr), condition] } };
 }
 

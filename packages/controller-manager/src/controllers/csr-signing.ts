@@ -1,4 +1,4 @@
-import { isNotFound, naming } from '@svc/api';
+import { isNotFound, naming, type CertificateSigningRequest } from '@svc/api';
 import { ResourceClient } from '@svc/client';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import type { ControllerManagerOptions, SignerRole, SigningFiles } from '../options.js';
@@ -10,7 +10,6 @@ import {
   parseCertificateRequest,
   signerRules,
   withCondition,
-  type Csr,
   type SignerRule,
 } from './csr-rules.js';
 
@@ -96,9 +95,9 @@ export const csrSigningController: ControllerDefinition = {
           ),
       };
     }
-    const csrs = informer<Csr>(ctx, R.csrs());
-    const api = new ResourceClient<Csr>(ctx.client, R.csrs());
-    const writeStatus = async (csr: Csr): Promise<void> => {
+    const csrs = informer<CertificateSigningRequest>(ctx, R.csrs());
+    const api = new ResourceClient<CertificateSigningRequest>(ctx.client, R.csrs());
+    const writeStatus = async (csr: CertificateSigningRequest): Promise<void> => {
       try {
         await api.update(csr, { subresource: 'status' });
       } catch (e) {

@@ -15,6 +15,7 @@ import {
   type Json,
   type TestApiServer,
 } from '@svc/testing';
+import type { CertificateSigningRequest } from '@svc/api';
 import { startTestControllerManager, type TestControllerManager } from '../cm-testing.js';
 import { createRequest, createSigningCa, writeSigningCa, type TestSigningCa } from './csr-testing.js';
 
@@ -26,15 +27,6 @@ const API_CLIENT = 'svc.io/svc-apiserver-client';
 const CLIENT_USAGES = ['digital signature', 'key encipherment', 'client auth'];
 const SERVING_USAGES = ['digital signature', 'key encipherment', 'server auth'];
 const SIGNING_DURATION_S = 2 * 3600;
-
-interface CsrJson {
-  metadata: { name: string };
-  spec: { username?: string };
-  status?: {
-    conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
-    certificate?: string;
-  };
-}
 
 let dir: string;
 let ca: TestSigningCa;
@@ -88,10 +80,12 @@ async function nodeClientCsr(
   return { name: await createCsr(client, spec), keyPem: req.keyPem };
 }
 
-const getCsr = async (name: string): Promise<CsrJson> => expectCode(await admin.get(`${CSRS}/${name}`), 200) as CsrJson;
-const condition = (csr: CsrJson, type: string) => csr.status?.conditions?.find((c) => c.type === type);
+const getCsr = async (name: string): Promise<CertificateSigningRequest> =>
+  expectCode(await admin.get(`${CSRS}/${name}`), 200) as CertificateSigningRequest;
+const condition = (csr: CertificateSigningRequest, type: string) =>
+  csr.status?.conditions?.find((c) => c.type === type);
 
-async function issued(name: string): Promise<{ csr: CsrJson; pem: string; cert: X509Certificate }> {
+async function issued(name: string): Promise<{ csr: CertificateSigningRequest; pem: string; cert: X509Certificate }> {
   const csr = await waitFor(
     `${name} to be issued`,
     async () => {

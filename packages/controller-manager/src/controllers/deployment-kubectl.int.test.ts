@@ -20,9 +20,7 @@ const env = withControllerManager(['--controllers=replicaset,deployment', '--nam
 });
 
 const images = async (ns: string): Promise<string[]> =>
-  (await pods(env.api, ns).list()).items
-    .map((p) => (p.spec as { containers: Array<{ image: string }> }).containers[0]?.image ?? '')
-    .sort();
+  (await pods(env.api, ns).list()).items.map((p) => p.spec.containers[0]?.image ?? '').sort();
 
 it('rollout status, history and undo (to the previous and to a given revision)', async () => {
   const ns = await createNamespace(env.api, 'undo');

@@ -1,7 +1,19 @@
-import { deploymentAnnotation, isAlreadyExists, isNotFound, isStatusError, podTemplateHashLabel } from '@svc/api';
+import {
+  deploymentAnnotation,
+  isAlreadyExists,
+  isNotFound,
+  isStatusError,
+  podTemplateHashLabel,
+  type Deployment,
+  type DeploymentCondition,
+  type DeploymentStatus,
+  type Pod,
+  type ReplicaSet,
+} from '@svc/api';
 import {
   NAMESPACE_INDEX,
   ResourceClient,
+  type EventOptions,
   type EventRecorder,
   type Informer,
   type ReconcileResult,
@@ -47,14 +59,7 @@ import {
   specReplicas,
   wireStatus,
 } from './deployment-util.js';
-import {
-  replicasOf,
-  type Deployment,
-  type DeploymentStatus,
-  type Pod,
-  type ReplicaSet,
-  type WorkloadCondition,
-} from './workload-types.js';
+import { replicasOf } from './workload-util.js';
 
 export interface DeploymentSyncDeps {
   client: RestClient;
@@ -95,8 +100,9 @@ const availableOf = (rs: ReplicaSet | undefined): number =>
 export class DeploymentSyncer {
   constructor(private readonly deps: DeploymentSyncDeps) {}
 
-  private record(d: Deployment, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    this.deps.events.event({ ...d, apiVersion: 'apps/v1', kind: 'Deployment' }, type, reason, 'Scale', message);
+  /** An event on the Deployment (action `Scale`, as Kubernetes' deployment controller). */
+  private record(d: Deployment, e: Pick<EventOptions, 'type' | 'reason' | 'message'>): void {
+    this.deps.events.event({ object: d, apiVersion: 'apps/v1', kind: 'Deployment', action: 'Scale', ...e });
   }
 
   private rsApi(ns: string): ResourceClient<ReplicaSet> {
@@ -108,7 +114,7 @@ export class DeploymentSyncer {
   }
 
   async sync(cached: Deployment): Sync {
-    const d = structuredClone(cached) as Deployment;
+    const d = structuredClone(cached);
     const rsList = await this.claimReplicaSets(d);
     if (d.metadata.deletionTimestamp) return this.syncStatusOnly(d, rsList);
     await this.checkPausedConditions(d);
@@ -246,7 +252,7 @@ export class DeploymentSyncer {
       } else {
         if (!hasNamespaceTerminatingCause(e)) {
           const msg = `Failed to create new replica set "${name}": ${e instanceof Error ? e.message : String(e)}`;
-          this.record(d, 'Warning', REASON.failedRSCreate, msg);
+          this.record(d, { type: 'Warning', reason: REASON.failedRSCreate, message: msg });
           if (hasProgressDeadline(d)) {
             setCondition((d.status ??= {}), newCondition('Progressing', 'False', REASON.failedRSCreate, msg));
             await this.writeStatus(d).catch(() => undefined);
@@ -257,7 +263,11 @@ export class DeploymentSyncer {
     }
     if (!alreadyExists && replicasOf(rs) > 0) {
       this.deps.logger.v(2).info('scaled up replica set', { replicaSet: `${ns}/${name}`, from: 0, to: replicasOf(rs) });
-      this.record(d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${name} from 0 to ${replicasOf(rs)}`);
+      this.record(d, {
+        type: 'Normal',
+        reason: 'ScalingReplicaSet',
+        message: `Scaled up replica set ${name} from 0 to ${replicasOf(rs)}`,
+      });
     }
     const revisionChanged = setDeploymentRevision(d, String(newRevision));
     const track = !alreadyExists && hasProgressDeadline(d);
@@ -282,25 +292,22 @@ export class DeploymentSyncer {
     const max = replicasOf(d) + maxSurge(d);
     const sizeChanges = replicasOf(rs) !== n;
     if (!sizeChanges && !replicasAnnotationsNeedUpdate(rs, replicasOf(d), max)) return { scaled: false, rs };
-    const copy = structuredClone(rs) as ReplicaSet;
+    const copy = structuredClone(rs);
     copy.spec.replicas = n;
     setReplicasAnnotations(copy, replicasOf(d), max);
     const updated = await this.rsApi(rs.metadata.namespace ?? '').update(copy);
     if (sizeChanges) {
       const direction = n > replicasOf(rs) ? 'up' : 'down';
-      this.deps.logger
-        .v(2)
-        .info(`scaled ${direction} replica set`, {
-          replicaSet: `${rs.metadata.namespace ?? ''}/${rs.metadata.name ?? ''}`,
-          from: replicasOf(rs),
-          to: n,
-        });
-      this.record(
-        d,
-        'Normal',
-        'ScalingReplicaSet',
-        `Scaled ${direction} replica set ${rs.metadata.name ?? ''} from ${replicasOf(rs)} to ${n}`,
-      );
+      this.deps.logger.v(2).info(`scaled ${direction} replica set`, {
+        replicaSet: `${rs.metadata.namespace ?? ''}/${rs.metadata.name ?? ''}`,
+        from: replicasOf(rs),
+        to: n,
+      });
+      this.record(d, {
+        type: 'Normal',
+        reason: 'ScalingReplicaSet',
+        message: `Scaled ${direction} replica set ${rs.metadata.name ?? ''} from ${replicasOf(rs)} to ${n}`,
+      });
     }
     return { scaled: sizeChanges, rs: updated };
   }
@@ -527,7 +534,7 @@ export class DeploymentSyncer {
     const cond = getCondition(d.status, 'Progressing');
     if (cond?.reason === REASON.timedOut) return;
     const pausedShown = cond?.reason === REASON.paused;
-    let c: WorkloadCondition;
+    let c: DeploymentCondition;
     if (d.spec.paused && !pausedShown)
       c = newCondition('Progressing', 'Unknown', REASON.paused, 'Deployment is paused');
     else if (!d.spec.paused && pausedShown)
@@ -577,7 +584,7 @@ export class DeploymentSyncer {
 function replicaFailure(
   allRSs: ReadonlyArray<ReplicaSet | undefined>,
   newRS: ReplicaSet | undefined,
-): WorkloadCondition | undefined {
+): DeploymentCondition | undefined {
   for (const rs of [newRS, ...allRSs]) {
     const c = rs?.status?.conditions?.find((x) => x.type === 'ReplicaFailure');
     if (c)

@@ -9,20 +9,20 @@ import {
   scaledValue,
   setNewReplicaSetAnnotations,
 } from './deployment-util.js';
-import type { Deployment, IntOrPercent, ReplicaSet } from './workload-types.js';
+import type { Deployment, DeploymentStrategy, IntOrString, ReplicaSet } from '@svc/api';
 
 function deployment(
   replicas: number,
-  maxSurgeV?: IntOrPercent,
-  maxUnavailableV?: IntOrPercent,
-  type = 'RollingUpdate',
+  maxSurgeV?: IntOrString,
+  maxUnavailableV?: IntOrString,
+  type: DeploymentStrategy['type'] = 'RollingUpdate',
 ): Deployment {
   return {
     metadata: { name: 'd', uid: 'd-uid', annotations: { team: 'a', 'deployment.svc.io/revision': '7' } },
     spec: {
       replicas,
       strategy: { type, rollingUpdate: { maxSurge: maxSurgeV, maxUnavailable: maxUnavailableV } },
-      template: { metadata: { labels: { app: 'x' } } },
+      template: { metadata: { labels: { app: 'x' } }, spec: { containers: [] } },
     },
     status: { replicas: 10 },
   };
@@ -35,7 +35,7 @@ function rs(
 ): ReplicaSet {
   return {
     metadata: { name, uid: name, creationTimestamp: o.created ?? '2026-01-01T00:00:00Z', annotations: o.annotations },
-    spec: { replicas },
+    spec: { replicas, template: { spec: { containers: [] } } },
   };
 }
 
@@ -80,11 +80,16 @@ describe('templates and hashes', () => {
   it('compares templates ignoring pod-template-hash', () => {
     expect(
       equalIgnoreHash(
-        { metadata: { labels: { app: 'x', 'pod-template-hash': 'abc' } } },
-        { metadata: { labels: { app: 'x' } } },
+        { metadata: { labels: { app: 'x', 'pod-template-hash': 'abc' } }, spec: { containers: [] } },
+        { metadata: { labels: { app: 'x' } }, spec: { containers: [] } },
       ),
     ).toBe(true);
-    expect(equalIgnoreHash({ metadata: { labels: { app: 'y' } } }, { metadata: { labels: { app: 'x' } } })).toBe(false);
+    expect(
+      equalIgnoreHash(
+        { metadata: { labels: { app: 'y' } }, spec: { containers: [] } },
+        { metadata: { labels: { app: 'x' } }, spec: { containers: [] } },
+      ),
+    ).toBe(false);
     // Zero-valued fields equal absent ones (typed round trips drop them), in comparison and hash.
     const typed = { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'a' }] } };
     const zeros = {

@@ -1,17 +1,18 @@
 // Pure helpers of the deployment controller, each named after and behaving as its Kubernetes
 // v1.32 counterpart (pkg/controller/deployment/util) unless its comment says otherwise.
-import { deploymentAnnotation, naming, podTemplateHashLabel } from '@svc/api';
-import { canonicalJson, jsonEqual } from '@svc/machinery';
 import {
-  nowTime,
-  replicasOf,
+  deploymentAnnotation,
+  naming,
+  podTemplateHashLabel,
   type Deployment,
+  type DeploymentCondition,
   type DeploymentStatus,
-  type IntOrPercent,
-  type PodTemplate,
+  type IntOrString,
+  type PodTemplateSpec,
   type ReplicaSet,
-  type WorkloadCondition,
-} from './workload-types.js';
+} from '@svc/api';
+import { canonicalJson, jsonEqual } from '@svc/machinery';
+import { nowTime, replicasOf } from './workload-util.js';
 
 /** `progressDeadlineSeconds` that means "no deadline" (Kubernetes: MaxInt32). */
 const NO_DEADLINE = 2_147_483_647;
@@ -37,7 +38,7 @@ export const REASON = {
  * An int, or a percent of `total` rounded up or down (Kubernetes' GetScaledValueFromIntOrPercent);
  * throws on a string that is not `<digits>%`.
  */
-export function scaledValue(v: IntOrPercent | undefined, total: number, roundUp: boolean): number {
+export function scaledValue(v: IntOrString | undefined, total: number, roundUp: boolean): number {
   if (v === undefined) return 0;
   if (typeof v === 'number') return v;
   const m = /^([0-9]+)%$/.exec(v);
@@ -108,7 +109,7 @@ export const byRevision = (a: ReplicaSet, b: ReplicaSet): number =>
  * `rollout undo` does, drop them; the server's defaulting fills the fields where absent and
  * zero would differ).
  */
-export function semanticTemplate(t: PodTemplate | undefined): unknown {
+export function semanticTemplate(t: Partial<PodTemplateSpec> | undefined): unknown {
   const prune = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(prune);
     if (v === null || typeof v !== 'object') return v;
@@ -131,9 +132,9 @@ export function semanticTemplate(t: PodTemplate | undefined): unknown {
 }
 
 /** Templates equal (as `semanticTemplate`) apart from the `pod-template-hash` label. */
-export function equalIgnoreHash(a: PodTemplate | undefined, b: PodTemplate | undefined): boolean {
-  const strip = (t: PodTemplate | undefined): unknown => {
-    const c = structuredClone(t ?? {});
+export function equalIgnoreHash(a: PodTemplateSpec | undefined, b: PodTemplateSpec | undefined): boolean {
+  const strip = (t: PodTemplateSpec | undefined): unknown => {
+    const c: Partial<PodTemplateSpec> = structuredClone(t ?? {});
     if (c.metadata?.labels) delete c.metadata.labels[podTemplateHashLabel()];
     return semanticTemplate(c);
   };
@@ -149,7 +150,7 @@ const SAFE_ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';
  * `semanticTemplate(t)`, not Go's printout of the struct, so values differ from a Kubernetes
  * cluster's.
  */
-export function computeHash(t: PodTemplate | undefined, collisionCount?: number): string {
+export function computeHash(t: PodTemplateSpec | undefined, collisionCount?: number): string {
   let h = 0x811c9dc5;
   const feed = (bytes: Uint8Array): void => {
     for (const b of bytes) h = Math.imul(h ^ b, 0x01000193) >>> 0;
@@ -339,23 +340,23 @@ export function proportion(rs: ReplicaSet, d: Deployment, toAdd: number, added: 
 
 // ---- conditions and status
 
-export function getCondition(st: DeploymentStatus | undefined, type: string): WorkloadCondition | undefined {
+export function getCondition(st: DeploymentStatus | undefined, type: string): DeploymentCondition | undefined {
   return st?.conditions?.find((c) => c.type === type);
 }
 
 export function newCondition(
   type: string,
-  status: WorkloadCondition['status'],
+  status: DeploymentCondition['status'],
   reason: string,
   message: string,
   nowMs = Date.now(),
-): WorkloadCondition {
+): DeploymentCondition {
   const t = nowTime(nowMs);
   return { type, status, lastUpdateTime: t, lastTransitionTime: t, reason, message };
 }
 
 /** Adds or replaces `c` (mutates `st`); a condition with the same status and reason is left as it is, and an unchanged status keeps its transition time. */
-export function setCondition(st: DeploymentStatus, c: WorkloadCondition): void {
+export function setCondition(st: DeploymentStatus, c: DeploymentCondition): void {
   const cur = getCondition(st, c.type);
   if (cur && cur.status === c.status && cur.reason === c.reason) return;
   const next = cur && cur.status === c.status ? { ...c, lastTransitionTime: cur.lastTransitionTime } : c;

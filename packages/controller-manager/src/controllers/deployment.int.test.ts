@@ -23,14 +23,12 @@ import {
   waitForRollout,
   watchPods,
 } from './workload-testing.js';
-import type { Deployment, Pod, ReplicaSet } from './workload-types.js';
+import type { Deployment, Pod, ReplicaSet } from '@svc/api';
 
 const env = withControllerManager(['--controllers=replicaset,deployment']);
 
-const image = (p: Pod | ReplicaSet | Deployment): string | undefined => {
-  const spec = 'template' in (p.spec ?? {}) ? (p as ReplicaSet).spec.template?.spec : (p as Pod).spec;
-  return (spec as { containers?: Array<{ image?: string }> } | undefined)?.containers?.[0]?.image;
-};
+const image = (p: Pod | ReplicaSet | Deployment): string | undefined =>
+  ('template' in p.spec ? p.spec.template.spec : p.spec).containers[0]?.image;
 
 const setImage = (ns: string, name: string, img: string): Promise<Deployment> =>
   deployments(env.api, ns).patch(

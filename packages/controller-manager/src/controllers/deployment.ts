@@ -4,7 +4,7 @@ import { informer, newController, type ControllerDefinition } from '../controlle
 import { R } from '../resources.js';
 import { controllerOf, resolveControllerRef } from './controller-ref.js';
 import { DeploymentSyncer } from './deployment-sync.js';
-import type { Deployment, Pod, ReplicaSet } from './workload-types.js';
+import type { Deployment, Pod, ReplicaSet } from '@svc/api';
 
 const NAME = 'deployment-controller';
 

@@ -1,18 +1,13 @@
 import { ResourceClient } from '@svc/client';
 import { uniqueName, waitFor } from '@svc/testing';
-import type { ApiObject } from '@svc/api';
+import type { ApiObject, Namespace } from '@svc/api';
 import { withControllerManager } from '../cm-testing.js';
 import { R } from '../resources.js';
 
 const env = withControllerManager(['--controllers=namespace']);
 
-interface NsStatus {
-  phase?: string;
-  conditions?: Array<{ type: string; status: string; reason: string; message: string }>;
-}
-
 describe('namespace-controller', () => {
-  const namespaces = () => new ResourceClient(env.api, R.namespaces());
+  const namespaces = () => new ResourceClient<Namespace>(env.api, R.namespaces());
   const gone = async (path: string) => (await env.api.request('GET', path)).status === 404;
 
   async function namespaceWithContent(): Promise<string> {
@@ -58,7 +53,7 @@ describe('namespace-controller', () => {
     } as ApiObject);
     await namespaces().delete(ns);
     const status = await waitFor('the remaining-content conditions', async () => {
-      const s = (await namespaces().get(ns)).status as NsStatus;
+      const s = (await namespaces().get(ns)).status ?? {};
       const remaining = s.conditions?.find((c) => c.type === 'NamespaceContentRemaining');
       return remaining?.status === 'True' ? s : undefined;
     });

@@ -1,4 +1,4 @@
-import { isNotFound, naming, type ApiObject } from '@svc/api';
+import { isNotFound, naming, type ApiObject, type Namespace, type NamespaceCondition } from '@svc/api';
 import { ResourceClient, collectionPath, type RestClient } from '@svc/client';
 import { responseError } from '@svc/client';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
@@ -47,15 +47,15 @@ function condition(
 export const namespaceController: ControllerDefinition = {
   name: 'namespace-controller',
   build(ctx) {
-    const namespaces = informer<ApiObject>(ctx, R.namespaces());
-    const nsApi = new ResourceClient(ctx.client, R.namespaces());
+    const namespaces = informer<Namespace>(ctx, R.namespaces());
+    const nsApi = new ResourceClient<Namespace>(ctx.client, R.namespaces());
     const finalizer = naming().namespaceFinalizer;
     const controller = newController(ctx, {
       name: 'namespace-controller',
       queueName: 'namespace',
       workers: ctx.options.concurrentSyncs.namespace,
       reconcile: async (name, signal) => {
-        let ns: ApiObject;
+        let ns: Namespace;
         try {
           ns = await nsApi.get(name, { signal });
         } catch (e) {
@@ -63,10 +63,10 @@ export const namespaceController: ControllerDefinition = {
           throw e;
         }
         if (!ns.metadata.deletionTimestamp) return;
-        const finalizers = (ns.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
+        const finalizers = ns.spec?.finalizers ?? [];
         if (!finalizers.includes(finalizer)) return;
 
-        const conditions: Condition[] = [];
+        const conditions: NamespaceCondition[] = [];
         let resources: Awaited<ReturnType<typeof deletableNamespacedResources>>;
         try {
           resources = await deletableNamespacedResources(ctx.client);
@@ -157,7 +157,7 @@ export const namespaceController: ControllerDefinition = {
         ns = await setConditions(ns, conditions);
         if (failures.length > 0) throw new Error(`namespace ${name}: ${failures.join('; ')}`);
         if (remaining.size > 0) return { requeueAfter: CONTENT_RECHECK_MS };
-        const spec = { ...(ns.spec as object), finalizers: finalizers.filter((f) => f !== finalizer) };
+        const spec = { ...ns.spec, finalizers: finalizers.filter((f) => f !== finalizer) };
         try {
           await nsApi.update({ ...ns, spec }, { subresource: 'finalize', signal });
         } catch (e) {
@@ -167,8 +167,8 @@ export const namespaceController: ControllerDefinition = {
     });
 
     /** Writes the conditions (keeping lastTransitionTime of unchanged ones); answers the updated namespace. */
-    async function setConditions(ns: ApiObject, conditions: Condition[]): Promise<ApiObject> {
-      const status = { ...(ns.status as { conditions?: Condition[] } | undefined) };
+    async function setConditions(ns: Namespace, conditions: NamespaceCondition[]): Promise<Namespace> {
+      const status = { ...ns.status };
       const old = status.conditions ?? [];
       const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
       const merged = [...old.filter((c) => !conditions.some((n) => n.type === c.type))];

@@ -1,9 +1,8 @@
 import { ResourceClient } from '@svc/client';
 import { waitFor } from '@svc/testing';
-import type { ApiObject } from '@svc/api';
+import type { ApiObject, Node, NodeCondition, Pod, Taint, Toleration } from '@svc/api';
 import { withControllerManager } from '../cm-testing.js';
 import { R } from '../resources.js';
-import type { Node, NodeCondition, Pod, Taint, Toleration } from './node-taints.js';
 
 const GRACE_MS = 2000;
 const STARTUP_GRACE_MS = 3000;
@@ -26,7 +25,7 @@ const pods = () => new ResourceClient<Pod>(env.api, R.pods()).namespace('default
 
 function agentConditions(ready: 'True' | 'False'): NodeCondition[] {
   const hb = now();
-  const c = (type: string, status: string, reason: string): NodeCondition => ({
+  const c = (type: string, status: NodeCondition['status'], reason: string): NodeCondition => ({
     type,
     status,
     reason,

@@ -1,6 +1,16 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { isNotFound, naming, nodeTaintKey, type NodeTaintName } from '@svc/api';
-import { ResourceClient, objectKey, type Lease } from '@svc/client';
+import {
+  isNotFound,
+  naming,
+  nodeTaintKey,
+  type Lease,
+  type Node,
+  type NodeCondition,
+  type NodeTaintName,
+  type Pod,
+  type Taint,
+} from '@svc/api';
+import { ResourceClient, objectKey } from '@svc/client';
 import {
   informer,
   newController,
@@ -10,17 +20,7 @@ import {
 } from '../controller-context.js';
 import { R } from '../resources.js';
 import { RateLimitedTimedQueue } from './rate-limited-timed-queue.js';
-import {
-  nodeCondition,
-  nowTime,
-  podsOnNode,
-  sameTaint,
-  swapNodeTaints,
-  type Node,
-  type NodeCondition,
-  type Pod,
-  type Taint,
-} from './node-taints.js';
+import { nodeCondition, nowTime, podsOnNode, sameTaint, swapNodeTaints } from './node-taints.js';
 
 const NAME = 'node-lifecycle-controller';
 

@@ -1,43 +1,5 @@
-import { isConflict, isNotFound, type ApiObject } from '@svc/api';
+import { isConflict, isNotFound, type Node, type NodeCondition, type Pod, type Taint, type Toleration } from '@svc/api';
 import type { Informer, ResourceClient } from '@svc/client';
-
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: string;
-  timeAdded?: string;
-}
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
-export interface NodeCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastHeartbeatTime?: string;
-  lastTransitionTime?: string;
-}
-export interface Node extends ApiObject {
-  spec?: { unschedulable?: boolean; taints?: Taint[] };
-  status?: { conditions?: NodeCondition[] };
-}
-export interface PodCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastProbeTime?: string | null;
-  lastTransitionTime?: string;
-}
-export interface Pod extends ApiObject {
-  spec?: { nodeName?: string; tolerations?: Toleration[] };
-  status?: { conditions?: PodCondition[] };
-}
 
 /** Now as the API's seconds-precision time. */
 export function nowTime(): string {

@@ -1,11 +1,11 @@
 import { isPodAvailable, sortPodsForDeletion } from './pod-util.js';
-import type { Pod } from './workload-types.js';
+import type { Pod, PodPhase } from '@svc/api';
 
 const NOW = Date.parse('2026-01-01T00:10:00Z');
 
 function pod(
   name: string,
-  o: { node?: string; phase?: string; ready?: string; created?: string; restarts?: number; cost?: string } = {},
+  o: { node?: string; phase?: PodPhase; ready?: string; created?: string; restarts?: number; cost?: string } = {},
 ): Pod {
   return {
     metadata: {
@@ -14,11 +14,13 @@ function pod(
       creationTimestamp: o.created ?? '2026-01-01T00:00:00Z',
       annotations: o.cost ? { 'controller.svc.io/pod-deletion-cost': o.cost } : {},
     },
-    spec: { nodeName: o.node },
+    spec: { containers: [], nodeName: o.node },
     status: {
       phase: o.phase ?? 'Running',
       conditions: o.ready ? [{ type: 'Ready', status: 'True', lastTransitionTime: o.ready }] : [],
-      containerStatuses: [{ restartCount: o.restarts ?? 0 }],
+      containerStatuses: [
+        { name: 'c', state: {}, lastState: {}, ready: false, restartCount: o.restarts ?? 0, image: 'i', imageID: '' },
+      ],
     },
   };
 }

@@ -1,5 +1,4 @@
-import { podDeletionCostAnnotation } from '@svc/api';
-import type { Pod, PodCondition } from './workload-types.js';
+import { podDeletionCostAnnotation, type Pod, type PodCondition } from '@svc/api';
 
 /** Not finished (phase neither Succeeded nor Failed) and not being deleted (Kubernetes' IsPodActive). */
 export function isPodActive(p: Pod): boolean {

@@ -16,7 +16,7 @@ import {
   template,
   watchPods,
 } from './workload-testing.js';
-import type { Pod, ReplicaSet } from './workload-types.js';
+import type { Pod, ReplicaSet } from '@svc/api';
 
 const env = withControllerManager(['--controllers=replicaset']);
 
@@ -80,7 +80,7 @@ describe('replicaset-controller', () => {
           blockOwnerDeletion: true,
         },
       ]);
-      expect((p.spec as { containers: unknown[] }).containers).toHaveLength(1);
+      expect(p.spec.containers).toHaveLength(1);
     }
     const st = await waitForStatus(ns, 'web', {
       replicas: 3,

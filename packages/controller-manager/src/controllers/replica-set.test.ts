@@ -1,5 +1,5 @@
 import { calculateReplicaSetStatus, podFromTemplate, slowStartBatch } from './replica-set.js';
-import type { Pod, ReplicaSet } from './workload-types.js';
+import type { Pod, ReplicaSet } from '@svc/api';
 
 describe('slowStartBatch', () => {
   it('runs batches of 1, 2, 4, ... and stops after the first batch with a failure', async () => {
@@ -63,6 +63,7 @@ describe('podFromTemplate', () => {
 describe('calculateReplicaSetStatus', () => {
   const pod = (labels: Record<string, string>, ready?: string): Pod => ({
     metadata: { labels },
+    spec: { containers: [] },
     status: { conditions: ready ? [{ type: 'Ready', status: 'True', lastTransitionTime: ready }] : [] },
   });
   it('counts fully labelled, ready and available pods; keeps zeros out but replicas', () => {

@@ -1,19 +1,19 @@
-import { isNotFound, isStatusError } from '@svc/api';
-import { EventRecorder, NAMESPACE_INDEX, ResourceClient, objectKey } from '@svc/client';
+import {
+  isNotFound,
+  isStatusError,
+  type Pod,
+  type ReplicaSet,
+  type ReplicaSetCondition,
+  type ReplicaSetStatus,
+} from '@svc/api';
+import { EventRecorder, NAMESPACE_INDEX, ResourceClient, objectKey, type EventOptions } from '@svc/client';
 import { jsonEqual, labelSelectorFromObject, nameIsDnsSubdomain, type LabelSelector } from '@svc/machinery';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
 import { claimObjects, controllerOf, newControllerRef, recheckOwner, resolveControllerRef } from './controller-ref.js';
 import { ControllerExpectations } from './expectations.js';
 import { isPodActive, isPodAvailable, isPodReady, sortPodsForDeletion } from './pod-util.js';
-import {
-  nowTime,
-  replicasOf,
-  type Pod,
-  type ReplicaSet,
-  type ReplicaSetStatus,
-  type WorkloadCondition,
-} from './workload-types.js';
+import { nowTime, replicasOf } from './workload-util.js';
 
 const NAME = 'replicaset-controller';
 /** Most pods created or deleted in one sync (Kubernetes' BurstReplicas). */
@@ -92,7 +92,7 @@ export function calculateReplicaSetStatus(
   if (manageError !== undefined && !failure) {
     const reason = pods.length < replicasOf(rs) ? 'FailedCreate' : 'FailedDelete';
     const message = manageError instanceof Error ? manageError.message : String(manageError);
-    const c: WorkloadCondition = {
+    const c: ReplicaSetCondition = {
       type: 'ReplicaFailure',
       status: 'True',
       lastTransitionTime: nowTime(nowMs),
@@ -140,15 +140,8 @@ export const replicaSetController: ControllerDefinition = {
     const log = ctx.logger.with({ controller: NAME });
     const events = new EventRecorder(ctx.client, { component: NAME, logger: log });
     /** Kubernetes' pod-control events, recorded on the ReplicaSet. */
-    const record = (
-      rs: ReplicaSet,
-      type: 'Normal' | 'Warning',
-      reason: string,
-      action: string,
-      message: string,
-    ): void => {
-      events.event({ ...rs, apiVersion: 'apps/v1', kind: 'ReplicaSet' }, type, reason, action, message);
-    };
+    const record = (rs: ReplicaSet, e: Pick<EventOptions, 'type' | 'reason' | 'action' | 'message'>): void =>
+      events.event({ object: rs, apiVersion: 'apps/v1', kind: 'ReplicaSet', ...e });
 
     const rsApi = (ns: string): ResourceClient<ReplicaSet> =>
       new ResourceClient<ReplicaSet>(ctx.client, R.replicaSets()).namespace(ns);
@@ -218,11 +211,21 @@ export const replicaSetController: ControllerDefinition = {
           if (Object.keys(pod.metadata.labels ?? {}).length === 0) throw new Error('unable to create pods, no labels');
           try {
             const created = await podApi(ns).create(structuredClone(pod));
-            record(rs, 'Normal', 'SuccessfulCreate', 'Create', `Created pod: ${created.metadata.name ?? ''}`);
+            record(rs, {
+              type: 'Normal',
+              reason: 'SuccessfulCreate',
+              action: 'Create',
+              message: `Created pod: ${created.metadata.name ?? ''}`,
+            });
           } catch (e) {
             // Nothing can be created in a namespace being deleted; not a failure (as Kubernetes).
             if (!hasNamespaceTerminatingCause(e)) {
-              record(rs, 'Warning', 'FailedCreate', 'Create', `Error creating: ${errorText(e)}`);
+              record(rs, {
+                type: 'Warning',
+                reason: 'FailedCreate',
+                action: 'Create',
+                message: `Error creating: ${errorText(e)}`,
+              });
               throw e;
             }
           }
@@ -242,12 +245,22 @@ export const replicaSetController: ControllerDefinition = {
         victims.map(async (p) => {
           try {
             await podApi(ns).delete(p.metadata.name ?? '');
-            record(rs, 'Normal', 'SuccessfulDelete', 'Delete', `Deleted pod: ${p.metadata.name ?? ''}`);
+            record(rs, {
+              type: 'Normal',
+              reason: 'SuccessfulDelete',
+              action: 'Delete',
+              message: `Deleted pod: ${p.metadata.name ?? ''}`,
+            });
           } catch (e) {
             // The informer will not see this deletion.
             expectations.deletionObserved(key, objectKey(p));
             if (isNotFound(e)) return;
-            record(rs, 'Warning', 'FailedDelete', 'Delete', `Error deleting: ${errorText(e)}`);
+            record(rs, {
+              type: 'Warning',
+              reason: 'FailedDelete',
+              action: 'Delete',
+              message: `Error deleting: ${errorText(e)}`,
+            });
             throw e;
           }
         }),

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isAlreadyExists, isConflict, isNotFound, naming, type ApiObject } from '@svc/api';
+import { isAlreadyExists, isConflict, isNotFound, naming, type ConfigMap, type Namespace } from '@svc/api';
 import { ResourceClient } from '@svc/client';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
@@ -20,9 +20,9 @@ export const rootCaCertPublisher: ControllerDefinition = {
   build(ctx) {
     const ca = rootCa(ctx.options.rootCaFile, ctx.client.config.caPem);
     const name = naming().rootCaConfigMap;
-    const namespaces = informer<ApiObject>(ctx, R.namespaces());
-    const configMaps = informer<ApiObject>(ctx, R.configMaps());
-    const api = new ResourceClient(ctx.client, R.configMaps());
+    const namespaces = informer<Namespace>(ctx, R.namespaces());
+    const configMaps = informer<ConfigMap>(ctx, R.configMaps());
+    const api = new ResourceClient<ConfigMap>(ctx.client, R.configMaps());
     const annotations = {
       [`${naming().labelPrefix}/description`]:
         "Contains a CA bundle that can be used to verify the API server's certificate. Its content changes when the CA is rotated.",
@@ -36,25 +36,18 @@ export const rootCaCertPublisher: ControllerDefinition = {
         const cm = configMaps.store.get(`${ns}/${name}`);
         try {
           if (!cm) {
-            await api
-              .namespace(ns)
-              .create({
-                apiVersion: 'v1',
-                kind: 'ConfigMap',
-                metadata: { name, namespace: ns, annotations },
-                data: { 'ca.crt': ca },
-              });
-          } else if (
-            (cm.data as Record<string, string> | undefined)?.['ca.crt'] !== ca ||
-            Object.keys(cm.data ?? {}).length !== 1
-          ) {
-            await api
-              .namespace(ns)
-              .update({
-                ...cm,
-                metadata: { ...cm.metadata, annotations: { ...cm.metadata.annotations, ...annotations } },
-                data: { 'ca.crt': ca },
-              });
+            await api.namespace(ns).create({
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              metadata: { name, namespace: ns, annotations },
+              data: { 'ca.crt': ca },
+            });
+          } else if (cm.data?.['ca.crt'] !== ca || Object.keys(cm.data ?? {}).length !== 1) {
+            await api.namespace(ns).update({
+              ...cm,
+              metadata: { ...cm.metadata, annotations: { ...cm.metadata.annotations, ...annotations } },
+              data: { 'ca.crt': ca },
+            });
           }
         } catch (e) {
           if (isAlreadyExists(e) || isConflict(e)) return { requeueAfter: 0 };

@@ -1,4 +1,4 @@
-import { isAlreadyExists, isNotFound, type ApiObject } from '@svc/api';
+import { isAlreadyExists, isNotFound, type Namespace, type ServiceAccount } from '@svc/api';
 import { ResourceClient } from '@svc/client';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
@@ -12,20 +12,15 @@ const DEFAULT_ACCOUNT = 'default';
 export const serviceAccountController: ControllerDefinition = {
   name: 'serviceaccount-controller',
   build(ctx) {
-    const namespaces = informer<ApiObject>(ctx, R.namespaces());
-    const accounts = informer<ApiObject>(ctx, R.serviceAccounts());
-    const api = new ResourceClient(ctx.client, R.serviceAccounts());
+    const namespaces = informer<Namespace>(ctx, R.namespaces());
+    const accounts = informer<ServiceAccount>(ctx, R.serviceAccounts());
+    const api = new ResourceClient<ServiceAccount>(ctx.client, R.serviceAccounts());
     const controller = newController(ctx, {
       name: 'serviceaccount-controller',
       queueName: 'serviceaccount',
       reconcile: async (ns) => {
         const namespace = namespaces.store.get(ns);
-        if (
-          !namespace ||
-          namespace.metadata.deletionTimestamp ||
-          (namespace.status as { phase?: string } | undefined)?.phase === 'Terminating'
-        )
-          return;
+        if (!namespace || namespace.metadata.deletionTimestamp || namespace.status?.phase === 'Terminating') return;
         if (accounts.store.get(`${ns}/${DEFAULT_ACCOUNT}`)) return;
         try {
           await api

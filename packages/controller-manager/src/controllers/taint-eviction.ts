@@ -1,16 +1,8 @@
-import { isNotFound } from '@svc/api';
+import { isNotFound, type Node, type Pod, type PodCondition, type Taint, type Toleration } from '@svc/api';
 import { ResourceClient, objectKey, splitKey } from '@svc/client';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
-import {
-  nowTime,
-  podsOnNode,
-  toleratesTaint,
-  type Node,
-  type Pod,
-  type Taint,
-  type Toleration,
-} from './node-taints.js';
+import { nowTime, podsOnNode, toleratesTaint } from './node-taints.js';
 
 const NAME = 'taint-eviction-controller';
 /** Kubernetes' UpdateWorkerSize. */
@@ -73,7 +65,7 @@ export const taintEvictionController: ControllerDefinition = {
       const old = conditions.find((c) => c.type === 'DisruptionTarget');
       const reason = 'DeletionByTaintManager';
       if (old?.status !== 'True' || old.reason !== reason) {
-        const condition = {
+        const condition: PodCondition = {
           type: 'DisruptionTarget',
           status: 'True',
           reason,

@@ -1,4 +1,4 @@
-import { bootstrapTokenSecretType, isNotFound, naming, type ApiObject } from '@svc/api';
+import { bootstrapTokenSecretType, isNotFound, naming, type Secret } from '@svc/api';
 import { ResourceClient, splitKey } from '@svc/client';
 import { bootstrapTokenExpiry } from '@svc/machinery';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
@@ -13,8 +13,8 @@ export const tokenCleaner: ControllerDefinition = {
   name: 'token-cleaner-controller',
   build(ctx) {
     const ns = naming().systemNamespace;
-    const secrets = informer<ApiObject>(ctx, R.secrets(), ns);
-    const api = new ResourceClient(ctx.client, R.secrets()).namespace(ns);
+    const secrets = informer<Secret>(ctx, R.secrets(), ns);
+    const api = new ResourceClient<Secret>(ctx.client, R.secrets()).namespace(ns);
     const controller = newController(ctx, {
       name: 'token-cleaner-controller',
       queueName: 'token_cleaner',

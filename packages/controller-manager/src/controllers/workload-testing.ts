@@ -3,12 +3,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deploymentAnnotation, isNotFound } from '@svc/api';
+import { deploymentAnnotation, isNotFound, type Deployment, type Event, type Pod, type ReplicaSet } from '@svc/api';
 import { Informer, ResourceClient, listWatcherFor, type RestClient } from '@svc/client';
 import { kubectl, uniqueName, waitFor, type KubectlResult } from '@svc/testing';
 import { R } from '../resources.js';
 import { isPodActive, isPodReady } from './pod-util.js';
-import { nowTime, type Deployment, type Pod, type ReplicaSet } from './workload-types.js';
+import { nowTime } from './workload-util.js';
 
 export const pods = (api: RestClient, ns: string): ResourceClient<Pod> =>
   new ResourceClient<Pod>(api, R.pods()).namespace(ns);
@@ -19,10 +19,10 @@ export const deployments = (api: RestClient, ns: string): ResourceClient<Deploym
 
 /** The core/v1 Events in `ns` about the object named `name` of `kind`, as "reason: message", oldest first. */
 export async function eventsAbout(api: RestClient, ns: string, kind: string, name: string): Promise<string[]> {
-  const list = await new ResourceClient(api, R.events())
+  const list = await new ResourceClient<Event>(api, R.events())
     .namespace(ns)
     .list({ fieldSelector: `involvedObject.kind=${kind},involvedObject.name=${name}` });
-  return (list.items as Array<{ reason?: string; message?: string; metadata: { creationTimestamp?: string } }>)
+  return list.items
     .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''))
     .map((e) => `${e.reason ?? ''}: ${e.message ?? ''}`);
 }

@@ -1,5 +1,5 @@
+import type { Container } from '@svc/api';
 import { ContainerConfigError, expandVars, resourceFieldValue } from './environment.js';
-import type { Container } from './types.js';
 
 describe("resourceFieldRef values (Kubernetes' downward API)", () => {
   const c: Container = { name: 'c', resources: { limits: { cpu: '250m', memory: '64Mi' }, requests: { cpu: '100m' } } };

@@ -1,13 +1,12 @@
-import type { ApiObject } from '@svc/api';
+import type { ConfigMap, Container, ResourceFieldSelector, Secret } from '@svc/api';
 import { parseQuantity } from '../quantity.js';
-import type { Container, ResourceFieldSelector } from './types.js';
 
 /** Reads a ConfigMap or Secret of the pod's namespace; undefined when it does not exist. */
 export type ObjectReader = (
   resource: 'configmaps' | 'secrets',
   namespace: string,
   name: string,
-) => Promise<ApiObject | undefined>;
+) => Promise<ConfigMap | Secret | undefined>;
 
 /** A container's environment cannot be made: the container waits with `CreateContainerConfigError`. */
 export class ContainerConfigError extends Error {}
@@ -45,8 +44,8 @@ export function resourceFieldValue(
 }
 
 /** The string values of a ConfigMap's `data` or a Secret's (base64) `data`. */
-function valuesOf(resource: Source['resource'], obj: ApiObject): Record<string, string> {
-  const data = (obj as { data?: Record<string, string> }).data ?? {};
+function valuesOf(resource: Source['resource'], obj: ConfigMap | Secret): Record<string, string> {
+  const data = obj.data ?? {};
   if (resource === 'configmaps') return data;
   return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
 }
@@ -71,14 +70,14 @@ export async function containerEnvironment(
   },
 ): Promise<Map<string, string>> {
   const { namespace, fieldRef, read } = from;
-  const cache = new Map<string, Promise<ApiObject | undefined>>();
+  const cache = new Map<string, Promise<ConfigMap | Secret | undefined>>();
   /** The object's values; undefined when it is missing and `optional`, else missing is an error. */
   const fetch = async (src: Source, optional: boolean | undefined): Promise<Record<string, string> | undefined> => {
     if (!read)
       throw new ContainerConfigError(`cannot read ${src.resource} "${src.name}": no API server (standalone mode)`);
     const key = `${src.resource}/${src.name}`;
     if (!cache.has(key)) cache.set(key, read(src.resource, namespace, src.name));
-    let obj: ApiObject | undefined;
+    let obj: ConfigMap | Secret | undefined;
     try {
       obj = await cache.get(key);
     } catch (e) {

@@ -1,6 +1,6 @@
-import { isAlreadyExists, isConflict, isNotFound, podConfigAnnotation } from '@svc/api';
+import { isAlreadyExists, isConflict, isNotFound, podConfigAnnotation, type Pod } from '@svc/api';
 import { ResourceClient, collectionPath, responseError, type ClientLogger, type RestClient } from '@svc/client';
-import { podKey, type Pod } from './types.js';
+import { podKey } from './types.js';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };
 const NODES = { group: '', version: 'v1', resource: 'nodes' };

@@ -2,12 +2,11 @@
 // server: status, logs, restarts with back-off, phases, bad specs, graceful deletion.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { criLabel, isNotFound, type ApiObject } from '@svc/api';
+import { criLabel, isNotFound, type ApiObject, type Event, type Pod } from '@svc/api';
 import { Informer, ResourceClient, listWatcherFor } from '@svc/client';
 import { waitFor } from '@svc/testing';
 import type { PodManager } from './pod-manager.js';
 import { PODS, containerOf, shPod, waitForPod, withPodEnv } from './pods-testing.js';
-import type { Pod } from './types.js';
 
 const env = withPodEnv();
 let manager: PodManager;
@@ -16,18 +15,13 @@ beforeAll(async () => {
   ({ manager } = await env.startManager());
 });
 
-type EventJson = ApiObject & {
-  reason?: string;
-  message?: string;
-  involvedObject?: { fieldPath?: string; uid?: string };
-  source?: { component?: string; host?: string };
-};
-
 /** Kubernetes' kubelet events about pod `name`: waits until `want` holds of them. */
-async function podEvents(name: string, what: string, want: (reasons: string[]) => boolean): Promise<EventJson[]> {
-  const events = new ResourceClient(env.testApi, { group: '', version: 'v1', resource: 'events' }).namespace('default');
+async function podEvents(name: string, what: string, want: (reasons: string[]) => boolean): Promise<Event[]> {
+  const events = new ResourceClient<Event>(env.testApi, { group: '', version: 'v1', resource: 'events' }).namespace(
+    'default',
+  );
   return waitFor(`events of ${name}: ${what}`, async () => {
-    const items = (await events.list({ fieldSelector: `involvedObject.name=${name}` })).items as EventJson[];
+    const items = (await events.list({ fieldSelector: `involvedObject.name=${name}` })).items;
     return want(items.map((e) => `${e.reason ?? ''}: ${e.message ?? ''}`)) ? items : undefined;
   });
 }
@@ -147,7 +141,7 @@ describe('pods bound to the node', () => {
       message: `Back-off restarting failed container c in pod crash_default(${p.metadata.uid ?? ''})`,
     });
     // One event per back-off period (counted), not one per sync: a handful after 4 restarts, not dozens.
-    expect((backOff[0] as { count?: number }).count).toBeLessThanOrEqual(6);
+    expect(backOff[0]?.count).toBeLessThanOrEqual(6);
   });
 
   it('OnFailure and Never: Succeeded and Failed with exit codes; OnFailure restarts a failure', async () => {
@@ -191,12 +185,12 @@ describe('pods bound to the node', () => {
     );
     expect(failed).toMatchObject({ type: 'Warning', message: expect.stringMatching(/^Error: .*has no command/) });
     // The svclet retries at every relist (1 s); a failure that repeats is not recorded again.
-    const events = new ResourceClient(env.testApi, { group: '', version: 'v1', resource: 'events' }).namespace(
+    const events = new ResourceClient<Event>(env.testApi, { group: '', version: 'v1', resource: 'events' }).namespace(
       'default',
     );
     for (const until = Date.now() + 3000; Date.now() < until; await new Promise((r) => setTimeout(r, 250))) {
-      const again = (await events.list({ fieldSelector: 'involvedObject.name=bad' })).items as EventJson[];
-      expect(again.filter((e) => e.reason === 'Failed').map((e) => (e as { count?: number }).count)).toEqual([1]);
+      const again = (await events.list({ fieldSelector: 'involvedObject.name=bad' })).items;
+      expect(again.filter((e) => e.reason === 'Failed').map((e) => e.count)).toEqual([1]);
       expect(again.filter((e) => e.reason === 'Pulled')).toHaveLength(1);
     }
     await env.pods().create(shPod('after-bad', env.nodeName, 'exec sleep 60'));

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { criLabel, naming, podConfigAnnotation, type ApiObject } from '@svc/api';
+import { criLabel, naming, podConfigAnnotation, type ApiObject, type ConfigMap, type Pod, type Secret } from '@svc/api';
 import {
   EventRecorder,
   Informer,
@@ -18,7 +18,7 @@ import { PodWorker } from './pod-worker.js';
 import { fetchManifestUrl, readManifestPath } from './static-pods.js';
 import { sleep } from './sleep.js';
 import { StatusManager } from './status-manager.js';
-import { podKey, type Pod, type PodSource } from './types.js';
+import { podKey, type PodEvent, type PodSource } from './types.js';
 
 export interface PodManagerOptions {
   /** API-server mode; absent = standalone (static pods only, no mirror pods, no status writes). */
@@ -143,13 +143,12 @@ export class PodManager {
         const pod = this.workers.get(t.podUid)?.podWithStatus();
         if (!pod) return;
         const kind = `${type.charAt(0).toUpperCase()}${type.slice(1)}`;
-        this.recordEvent(
-          pod,
-          'Warning',
-          'Unhealthy',
-          `${kind} probe failed: ${output}`,
-          `spec.containers{${t.container.name}}`,
-        );
+        this.recordEvent(pod, {
+          type: 'Warning',
+          reason: 'Unhealthy',
+          message: `${kind} probe failed: ${output}`,
+          fieldPath: `spec.containers{${t.container.name}}`,
+        });
       },
     });
     if (o.metrics) this.metrics = new PodMetrics(o.metrics);
@@ -192,14 +191,22 @@ export class PodManager {
     const o = this.o;
     if (o.staticPodPath) {
       const path = o.staticPodPath;
-      loops.push(this.poll('file', o.fileCheckFrequencyMs, signal, () => readManifestPath(path, o.nodeName, o.logger)));
+      loops.push(
+        this.poll('file', {
+          periodMs: o.fileCheckFrequencyMs,
+          signal,
+          read: () => readManifestPath(path, o.nodeName, o.logger),
+        }),
+      );
     }
     if (o.manifestUrl) {
       const url = o.manifestUrl;
       loops.push(
-        this.poll('http', o.httpCheckFrequencyMs, signal, () =>
-          fetchManifestUrl(url, o.manifestUrlHeaders ?? {}, o.nodeName, signal),
-        ),
+        this.poll('http', {
+          periodMs: o.httpCheckFrequencyMs,
+          signal,
+          read: () => fetchManifestUrl(url, { headers: o.manifestUrlHeaders ?? {}, nodeName: o.nodeName, signal }),
+        }),
       );
     }
     await Promise.all(loops);
@@ -230,8 +237,8 @@ export class PodManager {
   }
 
   /** Kubernetes' kubelet events about a pod (API-server mode only). */
-  private recordEvent(pod: Pod, type: 'Normal' | 'Warning', reason: string, message: string, fieldPath?: string): void {
-    this.events?.event({ ...pod, apiVersion: 'v1', kind: 'Pod' }, type, reason, '', message, fieldPath);
+  private recordEvent(pod: Pod, e: PodEvent): void {
+    this.events?.event({ object: pod, apiVersion: 'v1', kind: 'Pod', ...e });
   }
 
   private async waitForRuntime(signal: AbortSignal): Promise<string> {
@@ -282,10 +289,10 @@ export class PodManager {
       return;
     }
     if (!d || !this.signal || this.signal.aborted) return;
-    const worker = new PodWorker(
-      d.pod,
-      d.source,
-      {
+    const worker = new PodWorker({
+      pod: d.pod,
+      source: d.source,
+      ctx: {
         cri: this.o.cri,
         runtimeName: this.runtimeName,
         nodeIp: this.o.nodeIp,
@@ -301,11 +308,11 @@ export class PodManager {
         finalDelete: this.statuses ? (pod) => this.statuses?.finalDelete(pod) ?? Promise.resolve(true) : undefined,
         onContainerStarted: (kind, error) => this.metrics?.containerStarted(kind, error),
         readObject: this.o.client ? readerOf(this.o.client) : undefined,
-        recordEvent: (pod, type, reason, message, fieldPath) => this.recordEvent(pod, type, reason, message, fieldPath),
+        recordEvent: (pod, e) => this.recordEvent(pod, e),
         nodeAllocatable: this.o.nodeAllocatable,
       },
-      this.signal,
-    );
+      signal: this.signal,
+    });
     this.workers.set(uid, worker);
     void worker.done.finally(() => {
       if (this.workers.get(uid) !== worker) return;
@@ -329,9 +336,7 @@ export class PodManager {
 
   private async poll(
     source: 'file' | 'http',
-    periodMs: number,
-    signal: AbortSignal,
-    read: () => Promise<Pod[]>,
+    { periodMs, signal, read }: { periodMs: number; signal: AbortSignal; read: () => Promise<Pod[]> },
   ): Promise<void> {
     while (!signal.aborted) {
       try {
@@ -396,5 +401,5 @@ export class PodManager {
 /** Reads ConfigMaps and Secrets through the API (the Node authorizer lets a node read those its pods name). */
 function readerOf(client: RestClient): ObjectReader {
   return (resource, namespace, name) =>
-    new ResourceClient(client, { group: '', version: 'v1', resource }, namespace).find(name);
+    new ResourceClient<ConfigMap | Secret>(client, { group: '', version: 'v1', resource }, namespace).find(name);
 }

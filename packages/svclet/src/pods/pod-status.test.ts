@@ -1,5 +1,5 @@
+import type { ContainerStatus, Pod } from '@svc/api';
 import { containerStatus, podConditions, podPhase, qosClass, type ContainerInstance } from './pod-status.js';
-import type { ContainerStatus, Pod } from './types.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
@@ -42,7 +42,7 @@ describe('containerStatus', () => {
         started: true,
         ready: false,
       },
-      'svc-runtime',
+      { runtimeName: 'svc-runtime' },
     );
     expect(s).toEqual({
       name: 'c',
@@ -74,11 +74,11 @@ describe('containerStatus', () => {
         started: false,
         ready: false,
       },
-      'rt',
+      { runtimeName: 'rt' },
     );
     expect(s.state).toEqual({ waiting: { reason: 'CrashLoopBackOff', message: 'm' } });
     expect(s.lastState.terminated?.exitCode).toBe(1);
-    expect(containerStatus(c, { instances: [], started: false, ready: false }, 'rt').state).toEqual({
+    expect(containerStatus(c, { instances: [], started: false, ready: false }, { runtimeName: 'rt' }).state).toEqual({
       waiting: { reason: 'ContainerCreating' },
     });
     const done = containerStatus(
@@ -88,7 +88,7 @@ describe('containerStatus', () => {
         started: false,
         ready: false,
       },
-      'rt',
+      { runtimeName: 'rt' },
     );
     expect(done.state.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
     expect(done.lastState).toEqual({});
@@ -115,33 +115,33 @@ describe('podPhase', () => {
   const creating: ContainerStatus = { ...running, state: { waiting: { reason: 'ContainerCreating' } } };
 
   it("follows Kubernetes' getPhase", () => {
-    expect(podPhase(pod('Always'), [], [creating], false)).toBe('Pending');
-    expect(podPhase(pod('Always'), [], [running], false)).toBe('Running');
-    expect(podPhase(pod('Always'), [], [crashLoop], false)).toBe('Running');
-    expect(podPhase(pod('Always'), [], [failed], true)).toBe('Failed');
-    expect(podPhase(pod('OnFailure'), [], [ok], false)).toBe('Succeeded');
-    expect(podPhase(pod('OnFailure'), [], [crashLoop], false)).toBe('Running');
-    expect(podPhase(pod('Never'), [], [failed], false)).toBe('Failed');
-    expect(podPhase(pod('Never', ['c', 'd']), [], [ok, { ...running, name: 'd' }], false)).toBe('Running');
+    expect(podPhase(pod('Always'), { init: [], regular: [creating], terminal: false })).toBe('Pending');
+    expect(podPhase(pod('Always'), { init: [], regular: [running], terminal: false })).toBe('Running');
+    expect(podPhase(pod('Always'), { init: [], regular: [crashLoop], terminal: false })).toBe('Running');
+    expect(podPhase(pod('Always'), { init: [], regular: [failed], terminal: true })).toBe('Failed');
+    expect(podPhase(pod('OnFailure'), { init: [], regular: [ok], terminal: false })).toBe('Succeeded');
+    expect(podPhase(pod('OnFailure'), { init: [], regular: [crashLoop], terminal: false })).toBe('Running');
+    expect(podPhase(pod('Never'), { init: [], regular: [failed], terminal: false })).toBe('Failed');
+    expect(
+      podPhase(pod('Never', ['c', 'd']), { init: [], regular: [ok, { ...running, name: 'd' }], terminal: false }),
+    ).toBe('Running');
   });
 
   it('waits for init containers; a failed one fails a Never pod', () => {
     const p = { ...pod('Never'), spec: { ...pod('Never').spec, initContainers: [{ name: 'i', image: 'x' }] } };
     expect(
-      podPhase(
-        p,
-        [{ ...running, name: 'i' }],
-        [{ ...creating, state: { waiting: { reason: 'PodInitializing' } } }],
-        false,
-      ),
+      podPhase(p, {
+        init: [{ ...running, name: 'i' }],
+        regular: [{ ...creating, state: { waiting: { reason: 'PodInitializing' } } }],
+        terminal: false,
+      }),
     ).toBe('Pending');
     expect(
-      podPhase(
-        p,
-        [{ ...failed, name: 'i' }],
-        [{ ...creating, state: { waiting: { reason: 'PodInitializing' } } }],
-        false,
-      ),
+      podPhase(p, {
+        init: [{ ...failed, name: 'i' }],
+        regular: [{ ...creating, state: { waiting: { reason: 'PodInitializing' } } }],
+        terminal: false,
+      }),
     ).toBe('Failed');
   });
 });

@@ -1,16 +1,16 @@
+import type {
+  Container,
+  ContainerState,
+  ContainerStateTerminated,
+  ContainerStateWaiting,
+  ContainerStatus,
+  Pod,
+  PodCondition,
+  PodPhase,
+  PodStatus,
+} from '@svc/api';
 import type { ContainerStateName } from './cri.js';
-import {
-  timeString,
-  type Container,
-  type ContainerState,
-  type ContainerStateTerminated,
-  type ContainerStateWaiting,
-  type ContainerStatus,
-  type Pod,
-  type PodCondition,
-  type PodPhase,
-  type PodStatus,
-} from './types.js';
+import { timeString } from './types.js';
 
 /** One CRI container the svclet created for a spec container (from its labels, annotations and status). */
 export interface ContainerInstance {
@@ -62,8 +62,7 @@ function terminated(c: ContainerInstance, runtimeName: string): ContainerStateTe
 export function containerStatus(
   spec: Container,
   v: ContainerView,
-  runtimeName: string,
-  initWaitingReason = 'ContainerCreating',
+  { runtimeName, initWaitingReason = 'ContainerCreating' }: { runtimeName: string; initWaitingReason?: string },
 ): ContainerStatus {
   const [latest, prev] = v.instances;
   const s: ContainerStatus = {
@@ -107,9 +106,11 @@ export function containerStatus(
  */
 export function podPhase(
   pod: Pod,
-  init: readonly ContainerStatus[],
-  regular: readonly ContainerStatus[],
-  terminal: boolean,
+  {
+    init,
+    regular,
+    terminal,
+  }: { init: readonly ContainerStatus[]; regular: readonly ContainerStatus[]; terminal: boolean },
 ): PodPhase {
   const policy = pod.spec.restartPolicy ?? 'Always';
   let pendingInit = 0;
@@ -153,10 +154,11 @@ export function podPhase(
   return 'Pending';
 }
 
-function condition(type: string, ok: boolean, reason?: string, message?: string): PodCondition {
+/** Condition `type`, True when `ok`; else False with `why`. */
+function condition(type: string, ok: boolean, why: { reason?: string; message?: string } = {}): PodCondition {
   const c: PodCondition = { type, status: ok ? 'True' : 'False' };
-  if (!ok && reason) c.reason = reason;
-  if (!ok && message) c.message = message;
+  if (!ok && why.reason) c.reason = why.reason;
+  if (!ok && why.message) c.message = why.message;
   return c;
 }
 
@@ -187,14 +189,12 @@ export function podConditions(o: {
   const readyMessage = completed ? undefined : `containers with unready status: [${unready.join(' ')}]`;
   const conds = [
     condition('PodReadyToStartContainers', o.sandboxReady),
-    condition(
-      'Initialized',
-      initialized,
-      'ContainersNotInitialized',
-      `containers with incomplete status: [${incompleteInit.join(' ')}]`,
-    ),
-    condition('Ready', unready.length === 0 && !completed, readyReason, readyMessage),
-    condition('ContainersReady', unready.length === 0 && !completed, readyReason, readyMessage),
+    condition('Initialized', initialized, {
+      reason: 'ContainersNotInitialized',
+      message: `containers with incomplete status: [${incompleteInit.join(' ')}]`,
+    }),
+    condition('Ready', unready.length === 0 && !completed, { reason: readyReason, message: readyMessage }),
+    condition('ContainersReady', unready.length === 0 && !completed, { reason: readyReason, message: readyMessage }),
     condition('PodScheduled', true),
   ];
   for (const c of conds) {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { criLabel } from '@svc/api';
+import { criLabel, type Container, type ContainerStateWaiting, type Pod, type PodStatus } from '@svc/api';
 import type { ClientLogger } from '@svc/client';
 import { goDuration, type BackOff } from './backoff.js';
 import {
@@ -30,14 +30,7 @@ import {
   resourceFieldValue,
   type ObjectReader,
 } from './environment.js';
-import {
-  timeString,
-  type Container,
-  type ContainerStateWaiting,
-  type Pod,
-  type PodSource,
-  type PodStatus,
-} from './types.js';
+import { timeString, type PodEvent, type PodSource } from './types.js';
 
 /** Kubernetes' minimumGracePeriodInSeconds: a container always gets this long between TERM and KILL. */
 const MIN_GRACE_SECONDS = 2;
@@ -67,10 +60,29 @@ export interface WorkerContext {
   /** The node's allocatable resources: a `resourceFieldRef` to a limit the container does not set. */
   nodeAllocatable?: Readonly<Record<string, string>>;
   /** Records a core/v1 Event about the pod (Kubernetes' kubelet events); `fieldPath` names the container. */
-  recordEvent?(pod: Pod, type: 'Normal' | 'Warning', reason: string, message: string, fieldPath?: string): void;
+  recordEvent?(pod: Pod, e: PodEvent): void;
 }
 
 type ContainerKind = 'container' | 'init_container';
+
+/** An event about one container of the pod. */
+type ContainerEvent = Omit<PodEvent, 'fieldPath'>;
+
+/** A container to start and the sandbox it starts in. */
+interface ContainerTarget {
+  c: Container;
+  kind: ContainerKind;
+  sandboxId: string;
+  sandboxConfig: PodSandboxConfig;
+}
+
+export interface PodWorkerOptions {
+  pod: Pod;
+  source: PodSource;
+  ctx: WorkerContext;
+  /** Ends the worker's loop. */
+  signal: AbortSignal;
+}
 
 /** Waiting reasons of a container whose creation is retried at every sync. */
 const RETRYING = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
@@ -146,12 +158,14 @@ export class PodWorker {
   private wake?: () => void;
   readonly done: Promise<void>;
 
-  constructor(
-    private pod: Pod,
-    readonly source: PodSource,
-    private readonly ctx: WorkerContext,
-    signal: AbortSignal,
-  ) {
+  private pod: Pod;
+  readonly source: PodSource;
+  private readonly ctx: WorkerContext;
+
+  constructor({ pod, source, ctx, signal }: PodWorkerOptions) {
+    this.pod = pod;
+    this.source = source;
+    this.ctx = ctx;
     const start = pod.status?.startTime ? Date.parse(pod.status.startTime) : NaN;
     if (source === 'api' && Number.isFinite(start)) this.startTimeMs = start;
     if (source === 'api' && (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed')) this.finished = true;
@@ -300,7 +314,7 @@ export class PodWorker {
   private async syncContainers(seen: Observed): Promise<boolean> {
     const spec = this.pod.spec;
     const policy = spec.restartPolicy ?? 'Always';
-    let sandbox = seen.ready;
+    const sandbox = seen.ready;
     if (!sandbox) {
       if (seen.byName.size > 0 && policy === 'Never') {
         this.finished = true;
@@ -315,14 +329,20 @@ export class PodWorker {
     }
     const sandboxConfig = this.sandboxConfig(sandbox.metadata?.attempt ?? 0);
     const ip = seen.ip || this.ctx.nodeIp;
+    const target = (c: Container, kind: ContainerKind): ContainerTarget => ({
+      c,
+      kind,
+      sandboxId: sandbox.id,
+      sandboxConfig,
+    });
     const regularStarted = spec.containers.some((c) => (seen.byName.get(c.name)?.length ?? 0) > 0);
     if (!regularStarted) {
       for (const c of spec.initContainers ?? []) {
         const latest = seen.byName.get(c.name)?.[0];
         if (latest?.state === 'CONTAINER_EXITED' && latest.exitCode === 0) continue;
-        if (!latest) return this.start(c, 0, sandbox.id, sandboxConfig, 'init_container');
+        if (!latest) return this.start(target(c, 'init_container'), 0);
         if (latest.state !== 'CONTAINER_EXITED') return false;
-        return policy !== 'Never' && this.restart(c, latest, sandbox.id, sandboxConfig, 'init_container');
+        return policy !== 'Never' && this.restart(target(c, 'init_container'), latest);
       }
     }
     let changed = false;
@@ -330,20 +350,18 @@ export class PodWorker {
     for (const c of spec.containers) {
       const latest = seen.byName.get(c.name)?.[0];
       if (!latest) {
-        changed = (await this.start(c, 0, sandbox.id, sandboxConfig, 'container')) || changed;
+        changed = (await this.start(target(c, 'container'), 0)) || changed;
       } else if (latest.state === 'CONTAINER_RUNNING') {
         const why =
           this.ctx.prober.failed(latest.id, c) ??
           (latest.hash && latest.hash !== containerHash(c) ? 'definition changed' : undefined);
         if (why) {
           this.log.info(`container ${why}, will be restarted`, { container: c.name });
-          this.event(
-            c,
-            'container',
-            'Normal',
-            'Killing',
-            `Container ${c.name} ${why}${policy === 'Never' ? '' : ', will be restarted'}`,
-          );
+          this.event(c, 'container', {
+            type: 'Normal',
+            reason: 'Killing',
+            message: `Container ${c.name} ${why}${policy === 'Never' ? '' : ', will be restarted'}`,
+          });
           await this.ctx.cri.runtime.stopContainer({ containerId: latest.id, timeout: this.grace(c) });
           this.kick();
           changed = true;
@@ -359,7 +377,7 @@ export class PodWorker {
         }
       } else if (latest.state === 'CONTAINER_EXITED') {
         if (shouldRestart(policy, latest.exitCode))
-          changed = (await this.restart(c, latest, sandbox.id, sandboxConfig, 'container')) || changed;
+          changed = (await this.restart(target(c, 'container'), latest)) || changed;
         else this.waiting.delete(c.name);
       }
     }
@@ -378,13 +396,8 @@ export class PodWorker {
   }
 
   /** Restarts an exited container unless it is in back-off (then waits as CrashLoopBackOff). */
-  private async restart(
-    c: Container,
-    latest: ContainerInstance,
-    sandboxId: string,
-    sandboxConfig: PodSandboxConfig,
-    kind: ContainerKind,
-  ): Promise<boolean> {
+  private async restart(t: ContainerTarget, latest: ContainerInstance): Promise<boolean> {
+    const { c, kind } = t;
     const key = `${this.uid}/${c.name}`;
     const { backoff } = this.ctx;
     const remaining = backoff.remainingMs(key, latest.finishedAtMs);
@@ -392,28 +405,26 @@ export class PodWorker {
       const m = this.pod.metadata;
       const message = `back-off ${goDuration(backoff.get(key))} restarting failed container=${c.name} pod=${m.name}_${m.namespace}(${m.uid})`;
       // One event per back-off period (its message names the period), not one per sync while it lasts.
-      this.failed(c, kind, { reason: 'CrashLoopBackOff', message }, [
-        [
-          'Warning',
-          'BackOff',
-          `Back-off restarting failed container ${c.name} in pod ${m.name ?? ''}_${m.namespace ?? ''}(${m.uid ?? ''})`,
+      this.failed(c, kind, {
+        waiting: { reason: 'CrashLoopBackOff', message },
+        events: [
+          [
+            'Warning',
+            'BackOff',
+            `Back-off restarting failed container ${c.name} in pod ${m.name ?? ''}_${m.namespace ?? ''}(${m.uid ?? ''})`,
+          ],
         ],
-      ]);
+      });
       this.wakeAfter(remaining);
       return false;
     }
     backoff.next(key, latest.finishedAtMs);
-    return this.start(c, latest.restartCount + 1, sandboxId, sandboxConfig, kind);
+    return this.start(t, latest.restartCount + 1);
   }
 
   /** Pulls the image, creates and starts one container; a failure is kept as the container's waiting reason. */
-  private async start(
-    c: Container,
-    restartCount: number,
-    sandboxId: string,
-    sandboxConfig: PodSandboxConfig,
-    kind: ContainerKind,
-  ): Promise<boolean> {
+  private async start(t: ContainerTarget, restartCount: number): Promise<boolean> {
+    const { c, kind, sandboxId, sandboxConfig } = t;
     const imageRef = await this.ensureImage(c, kind, sandboxConfig);
     if (imageRef === undefined) return false;
     const rt = this.ctx.cri.runtime;
@@ -436,9 +447,10 @@ export class PodWorker {
       });
     } catch (e) {
       if (!(e instanceof ContainerConfigError)) throw e;
-      this.failed(c, kind, { reason: 'CreateContainerConfigError', message: e.message }, [
-        ['Warning', 'Failed', `Error: ${e.message}`],
-      ]);
+      this.failed(c, kind, {
+        waiting: { reason: 'CreateContainerConfigError', message: e.message },
+        events: [['Warning', 'Failed', `Error: ${e.message}`]],
+      });
       this.ctx.onContainerStarted?.(kind, 'CreateContainerConfigError');
       this.log.warn('cannot make the container config', { container: c.name, error: e.message });
       return false;
@@ -447,30 +459,32 @@ export class PodWorker {
     try {
       ({ containerId } = await rt.createContainer({
         podSandboxId: sandboxId,
-        config: this.containerConfig(c, restartCount, imageRef, env),
+        config: this.containerConfig(c, { restartCount, imageRef, env }),
         sandboxConfig,
       }));
     } catch (e) {
-      this.failed(c, kind, { reason: 'CreateContainerError', message: criErrorMessage(e) }, [
-        ['Warning', 'Failed', `Error: ${criErrorMessage(e)}`],
-      ]);
+      this.failed(c, kind, {
+        waiting: { reason: 'CreateContainerError', message: criErrorMessage(e) },
+        events: [['Warning', 'Failed', `Error: ${criErrorMessage(e)}`]],
+      });
       this.ctx.onContainerStarted?.(kind, 'CreateContainerError');
       this.log.warn('cannot create container', { container: c.name, error: criErrorMessage(e) });
       return false;
     }
-    this.event(c, kind, 'Normal', 'Created', `Created container: ${c.name}`);
+    this.event(c, kind, { type: 'Normal', reason: 'Created', message: `Created container: ${c.name}` });
     try {
       await rt.startContainer({ containerId });
     } catch (e) {
-      this.failed(c, kind, { reason: 'RunContainerError', message: criErrorMessage(e) }, [
-        ['Warning', 'Failed', `Error: ${criErrorMessage(e)}`],
-      ]);
+      this.failed(c, kind, {
+        waiting: { reason: 'RunContainerError', message: criErrorMessage(e) },
+        events: [['Warning', 'Failed', `Error: ${criErrorMessage(e)}`]],
+      });
       this.ctx.onContainerStarted?.(kind, 'RunContainerError');
       this.log.warn('cannot start container', { container: c.name, error: criErrorMessage(e) });
       return true;
     }
     this.waiting.delete(c.name);
-    this.event(c, kind, 'Normal', 'Started', `Started container ${c.name}`);
+    this.event(c, kind, { type: 'Normal', reason: 'Started', message: `Started container ${c.name}` });
     this.ctx.onContainerStarted?.(kind);
     this.log.info('container started', { container: c.name, containerId, restartCount });
     return true;
@@ -490,51 +504,58 @@ export class PodWorker {
     if (policy !== 'Always') {
       const present = (await img.imageStatus({ image: { image } })).image?.id;
       if (present) {
-        if (!quiet) this.event(c, kind, 'Normal', 'Pulled', `Container image "${image}" already present on machine`);
+        if (!quiet)
+          this.event(c, kind, {
+            type: 'Normal',
+            reason: 'Pulled',
+            message: `Container image "${image}" already present on machine`,
+          });
         return present;
       }
       if (policy === 'Never') {
         const message = `Container image "${image}" is not present with pull policy of Never`;
-        this.failed(c, kind, { reason: 'ErrImageNeverPull', message }, [
-          ['Warning', 'ErrImageNeverPull', message],
-          ['Warning', 'Failed', 'Error: ErrImageNeverPull'],
-        ]);
+        this.failed(c, kind, {
+          waiting: { reason: 'ErrImageNeverPull', message },
+          events: [
+            ['Warning', 'ErrImageNeverPull', message],
+            ['Warning', 'Failed', 'Error: ErrImageNeverPull'],
+          ],
+        });
         return undefined;
       }
     }
     const key = `${this.uid}/${image}`;
     if (this.ctx.pullBackoff.isInBackOffSinceUpdate(key)) {
-      this.failed(c, kind, { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` }, [
-        ['Normal', 'BackOff', `Back-off pulling image "${image}"`],
-        ['Warning', 'Failed', 'Error: ImagePullBackOff'],
-      ]);
+      this.failed(c, kind, {
+        waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` },
+        events: [
+          ['Normal', 'BackOff', `Back-off pulling image "${image}"`],
+          ['Warning', 'Failed', 'Error: ImagePullBackOff'],
+        ],
+      });
       return undefined;
     }
-    if (!quiet) this.event(c, kind, 'Normal', 'Pulling', `Pulling image "${image}"`);
+    if (!quiet) this.event(c, kind, { type: 'Normal', reason: 'Pulling', message: `Pulling image "${image}"` });
     const started = performance.now();
     try {
       const { imageRef } = await img.pullImage({ image: { image }, sandboxConfig });
       const took = goDuration(Math.round(performance.now() - started));
       if (!quiet)
-        this.event(
-          c,
-          kind,
-          'Normal',
-          'Pulled',
-          `Successfully pulled image "${image}" in ${took} (${took} including waiting)`,
-        );
+        this.event(c, kind, {
+          type: 'Normal',
+          reason: 'Pulled',
+          message: `Successfully pulled image "${image}" in ${took} (${took} including waiting)`,
+        });
       return imageRef;
     } catch (e) {
       this.ctx.pullBackoff.next(key, Date.now());
-      this.failed(
-        c,
-        kind,
-        { reason: 'ErrImagePull', message: `failed to pull image "${image}": ${criErrorMessage(e)}` },
-        [
+      this.failed(c, kind, {
+        waiting: { reason: 'ErrImagePull', message: `failed to pull image "${image}": ${criErrorMessage(e)}` },
+        events: [
           ['Warning', 'Failed', `Failed to pull image "${image}": ${criErrorMessage(e)}`],
           ['Warning', 'Failed', 'Error: ErrImagePull'],
         ],
-      );
+      });
       return undefined;
     }
   }
@@ -546,30 +567,20 @@ export class PodWorker {
   private failed(
     c: Container,
     kind: ContainerKind,
-    waiting: ContainerStateWaiting,
-    events: Array<['Normal' | 'Warning', string, string]>,
+    { waiting, events }: { waiting: ContainerStateWaiting; events: Array<['Normal' | 'Warning', string, string]> },
   ): void {
     const before = this.waiting.get(c.name);
     this.waiting.set(c.name, waiting);
     if (before?.reason === waiting.reason && before?.message === waiting.message) return;
-    for (const [type, reason, message] of events) this.event(c, kind, type, reason, message);
+    for (const [type, reason, message] of events) this.event(c, kind, { type, reason, message });
   }
 
   /** A kubelet event about container `c` of this pod. */
-  private event(
-    c: Pick<Container, 'name'>,
-    kind: ContainerKind,
-    type: 'Normal' | 'Warning',
-    reason: string,
-    message: string,
-  ): void {
-    this.ctx.recordEvent?.(
-      this.pod,
-      type,
-      reason,
-      message,
-      `spec.${kind === 'init_container' ? 'initContainers' : 'containers'}{${c.name}}`,
-    );
+  private event(c: Pick<Container, 'name'>, kind: ContainerKind, e: ContainerEvent): void {
+    this.ctx.recordEvent?.(this.pod, {
+      ...e,
+      fieldPath: `spec.${kind === 'init_container' ? 'initContainers' : 'containers'}{${c.name}}`,
+    });
   }
 
   private sandboxConfig(attempt: number): PodSandboxConfig {
@@ -583,7 +594,7 @@ export class PodWorker {
       hostname: (this.pod.spec.hostname || name).slice(0, 63),
       logDirectory: podLogDir(this.ctx.podLogsDir, this.pod),
       portMappings: ports.map((p) => ({
-        protocol: (p.protocol ?? 'TCP') as 'TCP' | 'UDP' | 'SCTP',
+        protocol: p.protocol ?? 'TCP',
         containerPort: p.containerPort,
         hostPort: p.hostPort,
         hostIp: p.hostIP ?? '',
@@ -608,7 +619,7 @@ export class PodWorker {
       'metadata.namespace': m.namespace,
       'metadata.uid': m.uid,
       'spec.nodeName': this.pod.spec.nodeName,
-      'spec.serviceAccountName': this.pod.spec.serviceAccountName as string | undefined,
+      'spec.serviceAccountName': this.pod.spec.serviceAccountName,
       'status.hostIP': this.ctx.nodeIp,
       'status.podIP': this.lastSeen?.ip ?? this.ctx.nodeIp,
     };
@@ -617,9 +628,7 @@ export class PodWorker {
 
   private containerConfig(
     c: Container,
-    restartCount: number,
-    imageRef: string,
-    env: ReadonlyMap<string, string>,
+    { restartCount, imageRef, env }: { restartCount: number; imageRef: string; env: ReadonlyMap<string, string> },
   ): ContainerConfig {
     const m = this.pod.metadata;
     return {
@@ -658,7 +667,11 @@ export class PodWorker {
     for (const [name, list] of seen.byName) {
       if (!list.some((i) => i.state === 'CONTAINER_RUNNING')) continue;
       const init = (this.pod.spec.initContainers ?? []).some((x) => x.name === name);
-      this.event({ name }, init ? 'init_container' : 'container', 'Normal', 'Killing', `Stopping container ${name}`);
+      this.event({ name }, init ? 'init_container' : 'container', {
+        type: 'Normal',
+        reason: 'Killing',
+        message: `Stopping container ${name}`,
+      });
     }
     await Promise.all(running.map((i) => rt.stopContainer({ containerId: i.id, timeout: graceSeconds })));
     for (const s of seen.sandboxes) if (s.state === 'SANDBOX_READY') await rt.stopPodSandbox({ podSandboxId: s.id });
@@ -705,15 +718,18 @@ export class PodWorker {
     };
     const rt = this.ctx.runtimeName;
     const init = (pod.spec.initContainers ?? []).map((c) => {
-      const s = containerStatus(c, view(c), rt, 'PodInitializing');
+      const s = containerStatus(c, view(c), { runtimeName: rt, initWaitingReason: 'PodInitializing' });
       s.ready = s.state.terminated?.exitCode === 0;
       return s;
     });
     const initPending = init.some((s) => s.state.terminated?.exitCode !== 0);
     const regular = pod.spec.containers.map((c) =>
-      containerStatus(c, view(c), rt, initPending ? 'PodInitializing' : 'ContainerCreating'),
+      containerStatus(c, view(c), {
+        runtimeName: rt,
+        initWaitingReason: initPending ? 'PodInitializing' : 'ContainerCreating',
+      }),
     );
-    const phase = podPhase(pod, init, regular, terminal && this.source === 'api');
+    const phase = podPhase(pod, { init, regular, terminal: terminal && this.source === 'api' });
     const previous = this.status ?? pod.status;
     const ip = seen.ip ?? (seen.ready ? this.ctx.nodeIp : previous?.podIP);
     const status: PodStatus = {

@@ -3,12 +3,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { naming } from '@svc/api';
+import { naming, type ContainerStatus, type Pod } from '@svc/api';
 import { ResourceClient, RestClient, loadSvcconfig, type ClientLogger } from '@svc/client';
 import { connectCri, startRuntimeServer, type CriClient as RuntimeCriClient, type RuntimeServer } from '@svc/runtime';
 import { startTestApiServer, uniqueName, waitFor, type TestApiServer } from '@svc/testing';
 import { PodManager, type PodManagerOptions } from './pod-manager.js';
-import type { ContainerStatus, Pod } from './types.js';
 
 export const PODS = { group: '', version: 'v1', resource: 'pods' };
 export const NODES = { group: '', version: 'v1', resource: 'nodes' };

@@ -2,9 +2,9 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 import type { ClientLogger } from '@svc/client';
+import type { Container, Probe } from '@svc/api';
 import { criErrorMessage, type CriClient } from './cri.js';
 import { sleep } from './sleep.js';
-import type { Container, Probe } from './types.js';
 
 export type ProbeType = 'liveness' | 'readiness' | 'startup';
 export type ProbeResult = 'success' | 'failure' | 'unknown';

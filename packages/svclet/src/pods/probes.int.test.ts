@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ResourceClient } from '@svc/client';
 import { freePort, waitFor } from '@svc/testing';
+import type { Event, Pod, Probe } from '@svc/api';
 import { containerOf, shPod, waitForPod, withPodEnv } from './pods-testing.js';
-import type { Pod, Probe } from './types.js';
 
 const env = withPodEnv();
 let server: Server;
@@ -49,15 +49,11 @@ describe('liveness probes restart the container when they fail', () => {
     const p = await waitForPod(env, 'live-exec', 'a restart', (x) => (containerOf(x)?.restartCount ?? 0) >= 1);
     expect(containerOf(p)?.lastState.terminated).toMatchObject({ exitCode: 143, reason: 'Error' });
     // Kubernetes' events: Unhealthy for the failed probe, Killing for the restart it causes.
-    const events = new ResourceClient(env.testApi, { group: '', version: 'v1', resource: 'events' }).namespace(
+    const events = new ResourceClient<Event>(env.testApi, { group: '', version: 'v1', resource: 'events' }).namespace(
       'default',
     );
     const seen = await waitFor('Unhealthy and Killing events', async () => {
-      const items = (await events.list({ fieldSelector: 'involvedObject.name=live-exec' })).items as Array<{
-        reason?: string;
-        message?: string;
-        type?: string;
-      }>;
+      const items = (await events.list({ fieldSelector: 'involvedObject.name=live-exec' })).items;
       const by = (r: string) => items.find((e) => e.reason === r);
       return by('Unhealthy') && by('Killing') ? { unhealthy: by('Unhealthy'), killing: by('Killing') } : undefined;
     });

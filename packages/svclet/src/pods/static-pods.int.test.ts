@@ -4,11 +4,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { criLabel, isNotFound, podConfigAnnotation } from '@svc/api';
+import { criLabel, isNotFound, podConfigAnnotation, type Pod } from '@svc/api';
 import { ResourceClient } from '@svc/client';
 import { waitFor } from '@svc/testing';
 import { NODES, containerOf, withPodEnv } from './pods-testing.js';
-import type { Pod } from './types.js';
 
 const env = withPodEnv();
 

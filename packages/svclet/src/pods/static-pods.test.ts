@@ -1,7 +1,7 @@
-import { podConfigAnnotation } from '@svc/api';
+import { podConfigAnnotation, type Pod } from '@svc/api';
 import { decodeManifests, staticPod } from './static-pods.js';
 
-const POD = {
+const POD: Pod = {
   apiVersion: 'v1',
   kind: 'Pod',
   metadata: { name: 'web' },
@@ -29,7 +29,7 @@ describe('static pod manifests', () => {
   });
 
   it("applies Kubernetes' static pod defaults: uid from the content, node and origin; name suffix; namespace; annotations", () => {
-    const a = staticPod(POD as never, { source: 'file', origin: '/m/web.yaml', nodeName: 'Node-1' });
+    const a = staticPod(POD, { source: 'file', origin: '/m/web.yaml', nodeName: 'Node-1' });
     expect(a.metadata).toMatchObject({ name: 'web-node-1', namespace: 'default' });
     expect(a.metadata.uid).toMatch(/^[0-9a-f]{32}$/);
     expect(a.metadata.annotations).toEqual({
@@ -46,18 +46,18 @@ describe('static pod manifests', () => {
       imagePullPolicy: 'Always',
       terminationMessagePath: '/dev/termination-log',
     });
-    expect(staticPod(POD as never, { source: 'file', origin: '/m/web.yaml', nodeName: 'Node-1' }).metadata.uid).toBe(
+    expect(staticPod(POD, { source: 'file', origin: '/m/web.yaml', nodeName: 'Node-1' }).metadata.uid).toBe(
       a.metadata.uid,
     );
-    expect(
-      staticPod(POD as never, { source: 'file', origin: '/m/other.yaml', nodeName: 'Node-1' }).metadata.uid,
-    ).not.toBe(a.metadata.uid);
-    expect(
-      staticPod(POD as never, { source: 'file', origin: '/m/web.yaml', nodeName: 'node-2' }).metadata.uid,
-    ).not.toBe(a.metadata.uid);
-    const changed = { ...POD, spec: { containers: [{ name: 'c', image: 'busybox:1', command: ['sleep', '9'] }] } };
-    expect(
-      staticPod(changed as never, { source: 'file', origin: '/m/web.yaml', nodeName: 'Node-1' }).metadata.uid,
-    ).not.toBe(a.metadata.uid);
+    expect(staticPod(POD, { source: 'file', origin: '/m/other.yaml', nodeName: 'Node-1' }).metadata.uid).not.toBe(
+      a.metadata.uid,
+    );
+    expect(staticPod(POD, { source: 'file', origin: '/m/web.yaml', nodeName: 'node-2' }).metadata.uid).not.toBe(
+      a.metadata.uid,
+    );
+    const changed: Pod = { ...POD, spec: { containers: [{ name: 'c', image: 'busybox:1', command: ['sleep', '9'] }] } };
+    expect(staticPod(changed, { source: 'file', origin: '/m/web.yaml', nodeName: 'Node-1' }).metadata.uid).not.toBe(
+      a.metadata.uid,
+    );
   });
 });

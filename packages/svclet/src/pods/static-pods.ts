@@ -2,10 +2,9 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import YAML from 'yaml';
-import { podConfigAnnotation } from '@svc/api';
+import { podConfigAnnotation, type Pod } from '@svc/api';
 import { defaultPodSpec } from '@svc/machinery';
 import type { ClientLogger } from '@svc/client';
-import type { Pod } from './types.js';
 
 /** Kubernetes' v1 pod defaults for the fields the svclet reads (the API server applies the same to API pods). */
 export function defaultPod(pod: Pod): void {
@@ -122,9 +121,7 @@ export async function readManifestPath(path: string, nodeName: string, logger: C
  */
 export async function fetchManifestUrl(
   url: string,
-  headers: Record<string, string[]>,
-  nodeName: string,
-  signal?: AbortSignal,
+  { headers, nodeName, signal }: { headers: Record<string, string[]>; nodeName: string; signal?: AbortSignal },
 ): Promise<Pod[]> {
   const h = new Headers();
   for (const [k, vs] of Object.entries(headers)) for (const v of vs) h.append(k, v);

@@ -1,7 +1,7 @@
-import { isConflict, isNotFound } from '@svc/api';
+import { isConflict, isNotFound, type Pod, type PodStatus } from '@svc/api';
 import { jsonEqual } from '@svc/machinery';
 import { ResourceClient, type ClientLogger, type RestClient } from '@svc/client';
-import { podKey, type Pod, type PodSource, type PodStatus } from './types.js';
+import { podKey, type PodSource } from './types.js';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };
 
