@@ -159,6 +159,7 @@ export {
   statusSchema,
 } from './protobuf-encode.js';
 export { duplicateJsonFields } from './duplicate-fields.js';
+export { MAX_NESTING_DEPTH, jsonNestingExceeds, valueNestingDepth } from './nesting-depth.js';
 export * from './bootstrap-token.js';
 export {
   aggregateClusterRoleRules,

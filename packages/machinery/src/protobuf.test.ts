@@ -140,6 +140,70 @@ describe('Protobuf bodies', () => {
     });
   });
 
+  it('keeps a map key named __proto__ as a key (a label, as JSON.parse keeps it)', () => {
+    const raw = message((w) => {
+      bytes(
+        w,
+        1,
+        message((m) => {
+          str(m, 1, 'x');
+          entry(m, 11, ['__proto__', 'v']);
+          entry(m, 11, ['app', 'web']);
+        }),
+      );
+    });
+    const labels = (
+      decodeProtobufObject(envelope('v1', 'ConfigMap', raw), schemaOf('configmaps')).metadata as {
+        labels: Record<string, string>;
+      }
+    ).labels;
+    expect(Object.entries(labels)).toEqual([
+      ['__proto__', 'v'],
+      ['app', 'web'],
+    ]);
+    expect(Object.getPrototypeOf(labels)).toBe(Object.prototype);
+  });
+
+  it('refuses FieldsV1 JSON nested deeper than JSON bodies may be with a 400', () => {
+    const managed = (depth: number): Uint8Array =>
+      envelope(
+        'v1',
+        'ConfigMap',
+        message((w) => {
+          bytes(
+            w,
+            1,
+            message((m) => {
+              str(m, 1, 'x');
+              bytes(
+                m,
+                17,
+                message((f) => {
+                  str(f, 1, 'mgr');
+                  str(f, 6, 'FieldsV1');
+                  bytes(
+                    f,
+                    7,
+                    message((raw) => str(raw, 1, `${'{"f:a":'.repeat(depth)}{}${'}'.repeat(depth)}`)),
+                  );
+                }),
+              );
+            }),
+          );
+        }),
+      );
+    const ok = decodeProtobufObject(managed(10), schemaOf('configmaps'));
+    expect((ok.metadata as { managedFields: unknown[] }).managedFields).toHaveLength(1);
+    let err: unknown;
+    try {
+      decodeProtobufObject(managed(10_000), schemaOf('configmaps'));
+    } catch (e) {
+      err = e;
+    }
+    expect(isStatusError(err) && err.code).toBe(400);
+    expect(String((err as Error).message)).toMatch(/fieldsV1: exceeded max depth of 256/);
+  });
+
   it.each([
     ['no magic number', Buffer.from([1, 2, 3, 4, 5])],
     ['too short', Buffer.from([0x6b, 0x38])],

@@ -1,5 +1,7 @@
 import protobuf from 'protobufjs/minimal.js';
 import { badRequest, unsupportedMediaType, naming, type Schema, type ObjectSchema } from '@svc/api';
+import { setOwn } from './merge-patch.js';
+import { MAX_NESTING_DEPTH, jsonNestingExceeds } from './nesting-depth.js';
 
 /**
  * Kubernetes' Protobuf wire form, read through the schema's field numbers: the envelope
@@ -209,7 +211,12 @@ function readValue(r: ReaderT, wire: number, { schema, path }: ValueSlot): unkno
           if (t >>> 3 === 1) raw = inner.bytes();
           else inner.skipType(t & 7);
         }
-        return raw ? (JSON.parse(Buffer.from(raw).toString('utf8')) as unknown) : {};
+        if (!raw) return {};
+        const text = Buffer.from(raw).toString('utf8');
+        const value = JSON.parse(text) as unknown;
+        // The same bound as JSON bodies: what is inside is recursed over later (managed fields).
+        if (jsonNestingExceeds(text)) throw malformed(`${path}: exceeded max depth of ${MAX_NESTING_DEPTH}`);
+        return value;
       }
       throw unsupportedMediaType(naming().protobufMediaType, ['application/json', 'application/yaml']);
     default:
@@ -249,7 +256,7 @@ export function decodeMessage(bytes: Uint8Array, schema: ObjectSchema, path = ''
           else entry.skipType(t & 7);
         }
         const m = (out[name] ??= {}) as Record<string, unknown>;
-        m[key] = value ?? (bytesValue ? '' : value);
+        setOwn(m, key, value ?? (bytesValue ? '' : value)); // a key `__proto__` stays a key, as in JSON
       } else if (s.type === 'array') {
         const list = (out[name] ??= []) as unknown[];
         const item = s.items;
