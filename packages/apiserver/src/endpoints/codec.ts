@@ -1,31 +1,60 @@
 import type { IncomingMessage } from 'node:http';
 import YAML from 'yaml';
 import { acceptedProtobufMediaTypes, badRequest, requestEntityTooLarge, unsupportedMediaType } from '@svc/api';
-import { duplicateJsonFields } from '@svc/machinery';
+import { MAX_NESTING_DEPTH, duplicateJsonFields, jsonNestingExceeds, valueNestingDepth } from '@svc/machinery';
 import { advertisedMediaTypes, parseMediaType } from './media-types.js';
 
 /** Largest request body accepted (Kubernetes' 3 MiB). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
-/** Reads the whole body, refusing more than `limit` bytes with 413 (and draining the rest). */
-export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+/**
+ * Reads the whole body, refusing more than `limit` bytes with 413. A refused body is still read
+ * to its end and dropped, so a keep-alive connection stays in step for its next request (leaving
+ * a `for await` loop early destroys the request stream and stalls the connection instead).
+ */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? '0');
   if (declared > limit) {
     req.resume();
-    throw requestEntityTooLarge(limit);
+    return Promise.reject(requestEntityTooLarge(limit));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const b = chunk as Buffer;
-    size += b.length;
-    if (size > limit) {
-      req.resume();
-      throw requestEntityTooLarge(limit);
-    }
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks);
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (b: Buffer): void => {
+      size += b.length;
+      if (size <= limit) {
+        chunks.push(b);
+        return;
+      }
+      stop();
+      req.resume(); // the rest is read and dropped
+      reject(requestEntityTooLarge(limit));
+    };
+    const onEnd = (): void => {
+      stop();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (e: Error): void => {
+      stop();
+      reject(e);
+    };
+    const onClose = (): void => {
+      stop();
+      reject(badRequest('the client closed the connection before the request body ended'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }
 
 export type BodyCodec = 'json' | 'yaml' | 'protobuf';
@@ -59,6 +88,22 @@ export interface DecodedBody {
   duplicates: string[];
 }
 
+const tooDeep = (): never => {
+  throw badRequest(`error converting YAML to JSON: yaml: exceeded max depth of ${MAX_NESTING_DEPTH}`);
+};
+
+/**
+ * The YAML parser, giving up once collections nest deeper than `MAX_NESTING_DEPTH` (its stack
+ * holds the open collections and the document). It keeps its own stack, so this check runs
+ * before anything that recurses over the document (the composer, `toJS`) sees it.
+ */
+class DepthLimitedParser extends YAML.Parser {
+  override *next(source: string): Generator<YAML.CST.Token, void> {
+    yield* super.next(source);
+    if (this.stack.length > MAX_NESTING_DEPTH + 2) tooDeep();
+  }
+}
+
 /** Paths of repeated keys in a YAML document's mappings. */
 function yamlDuplicates(node: unknown, path: string, out: string[]): void {
   if (YAML.isMap(node)) {
@@ -86,8 +131,12 @@ export function decodeBody(buf: Buffer, codec: Exclude<BodyCodec, 'protobuf'>): 
     } catch (e) {
       throw badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
     }
+    if (jsonNestingExceeds(text))
+      throw badRequest(`couldn't get version/kind; json parse error: exceeded max depth of ${MAX_NESTING_DEPTH}`);
     return { value, duplicates: duplicateJsonFields(text) };
   }
+  // Depth first, by a parse that keeps no document; then the real parse.
+  for (const _ of new DepthLimitedParser().parse(text));
   let docs: YAML.Document[];
   try {
     docs = YAML.parseAllDocuments(text, { uniqueKeys: false }) as YAML.Document[];
@@ -102,7 +151,66 @@ export function decodeBody(buf: Buffer, codec: Exclude<BodyCodec, 'protobuf'>): 
     throw badRequest(`error converting YAML to JSON: yaml: ${doc.errors[0]?.message ?? 'invalid document'}`);
   const duplicates: string[] = [];
   yamlDuplicates(doc.contents, '', duplicates);
-  return { value: doc.toJS({ maxAliasCount: 100 }) as unknown, duplicates };
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    // Alias bombs ("excessive alias count") and other refusals of the conversion.
+    throw badRequest(`error converting YAML to JSON: yaml: ${(e as Error).message}`);
+  }
+  // Aliases can nest an anchor's depth again at every use, or refer to their own anchor.
+  const depth = valueNestingDepth(value);
+  if (depth === Infinity) throw badRequest('error converting YAML to JSON: yaml: an alias refers to its own anchor');
+  if (depth > MAX_NESTING_DEPTH) tooDeep();
+  if (excessiveAliasing(nodeCounts(value)))
+    throw badRequest('error converting YAML to JSON: yaml: document contains excessive aliasing');
+  return { value, duplicates };
+}
+
+/**
+ * Nodes of a decoded document (objects, arrays, scalars): `written` counts an object shared by
+ * aliases once, `used` once per reference, which is what every later pass over the value walks.
+ * Linear in the written nodes, no recursion; the value must not contain itself.
+ */
+function nodeCounts(value: unknown): { written: number; used: number } {
+  if (typeof value !== 'object' || value === null) return { written: 1, used: 1 };
+  const used = new Map<object, number>();
+  let written = 0;
+  const path: Array<{ node: object; children: unknown[]; next: number }> = [];
+  const enter = (node: object): void => {
+    written++;
+    path.push({ node, children: Array.isArray(node) ? node : Object.values(node), next: 0 });
+  };
+  enter(value);
+  while (path.length > 0) {
+    const top = path[path.length - 1] as (typeof path)[number];
+    if (top.next < top.children.length) {
+      const c = top.children[top.next++];
+      if (typeof c !== 'object' || c === null) written++;
+      else if (!used.has(c)) enter(c);
+      continue;
+    }
+    path.pop();
+    let n = 1;
+    for (const c of top.children) n += typeof c === 'object' && c !== null ? (used.get(c) ?? 0) : 1;
+    used.set(top.node, n);
+  }
+  return { written, used: used.get(value) ?? written };
+}
+
+/**
+ * Whether aliases make up too much of a document, by go-yaml's rule (Kubernetes decodes YAML
+ * with it): past 1,000 nodes and 100 from aliases, at most 99% may come from aliases, falling
+ * to 10% between 400,000 and 4,000,000 nodes. Wide anchors used many times pass yaml's own
+ * alias count but cost a walk over every use in each pass that follows.
+ */
+function excessiveAliasing({ written, used }: { written: number; used: number }): boolean {
+  const fromAliases = used - written;
+  if (fromAliases <= 100 || used <= 1000) return false;
+  const low = 400_000;
+  const high = 4_000_000;
+  const allowed = used <= low ? 0.99 : used >= high ? 0.1 : 0.99 - (0.89 * (used - low)) / (high - low);
+  return fromAliases / used > allowed;
 }
 
 export function encode(value: unknown, codec: Exclude<BodyCodec, 'protobuf'>): string {
