@@ -136,16 +136,26 @@ export type StorageErrorCode =
   | 'ResourceVersionCompacted'
   | 'FutureRevision';
 
+/** What a StorageError says besides its code and key. */
+export interface StorageErrorDetails {
+  /** Defaults to `<code>: <key>`. */
+  message?: string;
+  /** The revision the failure is about (the oldest still available, the current one). */
+  revision?: number;
+}
+
 /** Storage failures; only `registry/` turns them into API Status errors. */
 export class StorageError extends Error {
+  readonly revision?: number;
+
   constructor(
     readonly code: StorageErrorCode,
     readonly key: string,
-    message?: string,
-    readonly revision?: number,
+    details: StorageErrorDetails = {},
   ) {
-    super(message ?? `${code}: ${key}`);
+    super(details.message ?? `${code}: ${key}`);
     this.name = 'StorageError';
+    this.revision = details.revision;
   }
 }
 

@@ -325,7 +325,7 @@ export function runStorageSuite(
       it('delivers ADDED, MODIFIED and DELETED in order with objects and revisions', async () => {
         const p = prefix();
         const from = await s().currentRevision();
-        const events = collect(s(), p, { fromRevision: from, recursive: true }, 4);
+        const events = collect(s(), p, { fromRevision: from, recursive: true, count: 4 });
         const a = await s().create(`${p}a`, cm('a', { v: '1' }));
         const a2 = await s().guaranteedUpdate(`${p}a`, (cur) => ({ ...cur, data: { v: '2' } }));
         const b = await s().create(`${p}b`, cm('b'));
@@ -353,12 +353,12 @@ export function runStorageSuite(
         const created = [];
         for (const n of ['a', 'b', 'c']) created.push(await s().create(`${p}${n}`, cm(n)));
         const mid = rv(created[0] as ApiObject);
-        const got = await collect(s(), p, { fromRevision: mid, recursive: true }, 2);
+        const got = await collect(s(), p, { fromRevision: mid, recursive: true, count: 2 });
         expect(got.map((e) => [e.type, e.object.metadata.name, e.revision])).toEqual([
           ['ADDED', 'b', rv(created[1] as ApiObject)],
           ['ADDED', 'c', rv(created[2] as ApiObject)],
         ]);
-        const all = await collect(s(), p, { fromRevision: from, recursive: true }, 3);
+        const all = await collect(s(), p, { fromRevision: from, recursive: true, count: 3 });
         expect(all.map((e) => e.object)).toEqual(created);
       });
 
@@ -369,7 +369,7 @@ export function runStorageSuite(
         await s().create(`${p}ab`, cm('ab'));
         await s().create(`${p}b`, cm('b'));
         const a2 = await s().guaranteedUpdate(`${p}a`, (cur) => ({ ...cur, data: { v: '2' } }));
-        const got = await collect(s(), `${p}a`, { fromRevision: from, recursive: false }, 2);
+        const got = await collect(s(), `${p}a`, { fromRevision: from, recursive: false, count: 2 });
         expect(got.map((e) => [e.type, e.object.metadata.name])).toEqual([
           ['ADDED', 'a'],
           ['MODIFIED', 'a'],
@@ -409,9 +409,8 @@ export function runStorageSuite(
       it('ends the iteration when the signal aborts', async () => {
         const p = prefix();
         const ac = new AbortController();
-        const it = s()
-          .watch(p, { fromRevision: await s().currentRevision(), recursive: true, signal: ac.signal })
-          [Symbol.asyncIterator]();
+        const watch = s().watch(p, { fromRevision: await s().currentRevision(), recursive: true, signal: ac.signal });
+        const it = watch[Symbol.asyncIterator]();
         const pending = it.next();
         await s().create(`${p}a`, cm('a'));
         expect((await withDeadline(pending)).value?.type).toBe('ADDED');
@@ -485,9 +484,8 @@ export function runStorageSuite(
           const ac = new AbortController();
           const timer = setTimeout(() => ac.abort(), WAIT_MS);
           try {
-            const it = s()
-              .watch(p, { fromRevision: rv(v1), recursive: true, signal: ac.signal })
-              [Symbol.asyncIterator]();
+            const watch = s().watch(p, { fromRevision: rv(v1), recursive: true, signal: ac.signal });
+            const it = watch[Symbol.asyncIterator]();
             await expectStorageError(it.next(), 'ResourceVersionCompacted');
           } finally {
             clearTimeout(timer);
@@ -520,28 +518,28 @@ export async function expectStorageError(p: Promise<unknown>, code: StorageError
   }
 }
 
-/** Collects `n` events of a watch, failing if they do not arrive within WAIT_MS. */
+/** Collects `count` events of a watch, failing if they do not arrive within WAIT_MS. */
 async function collect(
   storage: Storage,
   prefix: string,
-  opts: { fromRevision: number; recursive: boolean },
-  n: number,
+  opts: { fromRevision: number; recursive: boolean; count: number },
 ): Promise<StorageEvent[]> {
+  const { count, ...watchOpts } = opts;
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), WAIT_MS);
   const got: StorageEvent[] = [];
   try {
-    for await (const ev of storage.watch(prefix, { ...opts, signal: ac.signal })) {
+    for await (const ev of storage.watch(prefix, { ...watchOpts, signal: ac.signal })) {
       got.push(ev);
-      if (got.length >= n) break;
+      if (got.length >= count) break;
     }
   } finally {
     clearTimeout(timer);
     ac.abort();
   }
-  if (got.length < n) {
+  if (got.length < count) {
     throw new Error(
-      `watch ${prefix}: ${got.length} of ${n} events within ${WAIT_MS} ms: ${JSON.stringify(got.map((e) => [e.type, e.revision]))}`,
+      `watch ${prefix}: ${got.length} of ${count} events within ${WAIT_MS} ms: ${JSON.stringify(got.map((e) => [e.type, e.revision]))}`,
     );
   }
   return got;

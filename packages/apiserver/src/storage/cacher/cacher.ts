@@ -145,7 +145,12 @@ export class Cacher {
       };
       const timer = setTimeout(() => {
         this.freshnessWaiters = this.freshnessWaiters.filter((w) => w !== waiter);
-        reject(new StorageError('FutureRevision', this.prefix, `${rev}, current: ${this.rev}`, this.rev));
+        reject(
+          new StorageError('FutureRevision', this.prefix, {
+            message: `${rev}, current: ${this.rev}`,
+            revision: this.rev,
+          }),
+        );
       }, this.opts.freshnessTimeoutMs);
       this.freshnessWaiters.push(waiter);
     });
@@ -233,12 +238,10 @@ export class Cacher {
     if (opts.fromRevision === 0) opts = { ...opts, fromRevision: this.rev };
     if (opts.fromRevision > this.rev) await this.waitFresh(opts.fromRevision);
     if (opts.fromRevision < this.oldestWatchable) {
-      throw new StorageError(
-        'ResourceVersionCompacted',
-        key,
-        `${opts.fromRevision} (${this.oldestWatchable})`,
-        this.oldestWatchable,
-      );
+      throw new StorageError('ResourceVersionCompacted', key, {
+        message: `${opts.fromRevision} (${this.oldestWatchable})`,
+        revision: this.oldestWatchable,
+      });
     }
     const w = new CacheWatcher(key, !opts.recursive);
     // Replay and registration happen in one synchronous step, so no event is missed or doubled.
@@ -308,7 +311,7 @@ export class Cacher {
     for (const w of this.watchers) {
       if (!w.matches(key)) continue;
       if (w.queue.length >= this.opts.maxWatcherQueue) {
-        w.end(new StorageError('ResourceVersionCompacted', key, 'watcher fell too far behind'));
+        w.end(new StorageError('ResourceVersionCompacted', key, { message: 'watcher fell too far behind' }));
         this.watchers.delete(w);
         continue;
       }
@@ -350,7 +353,9 @@ export class Cacher {
         if (this.isReady) {
           // History was lost: watchers cannot be continued consistently.
           for (const w of this.watchers)
-            w.end(new StorageError('ResourceVersionCompacted', this.prefix, 'watch cache was re-initialized'));
+            w.end(
+              new StorageError('ResourceVersionCompacted', this.prefix, { message: 'watch cache was re-initialized' }),
+            );
           this.watchers.clear();
         }
         this.objects = objects;

@@ -116,15 +116,13 @@ describe('Etcd3Storage specifics', () => {
   it('ends its watches on close()', async () => {
     const s = await newStorage();
     const ac = new AbortController();
-    const it = s
-      .watch(prefix(), { fromRevision: await s.currentRevision(), recursive: true, signal: ac.signal })
-      [Symbol.asyncIterator]();
+    const watch = s.watch(prefix(), { fromRevision: await s.currentRevision(), recursive: true, signal: ac.signal });
+    const it = watch[Symbol.asyncIterator]();
     const pending = it.next();
     // Make sure the watch is established (an event arrives) before closing.
     const p = prefix();
-    const it2 = s
-      .watch(p, { fromRevision: await s.currentRevision(), recursive: true, signal: ac.signal })
-      [Symbol.asyncIterator]();
+    const watch2 = s.watch(p, { fromRevision: await s.currentRevision(), recursive: true, signal: ac.signal });
+    const it2 = watch2[Symbol.asyncIterator]();
     const first = it2.next();
     await s.create(`${p}a`, cm('a'));
     expect((await first).done).toBe(false);

@@ -346,7 +346,9 @@ export class Etcd3Storage implements Storage {
       timer = setTimeout(
         () =>
           reject(
-            new StorageError('Unreachable', PROBE_KEY, `etcd did not answer a quorum read within ${timeoutMs} ms`),
+            new StorageError('Unreachable', PROBE_KEY, {
+              message: `etcd did not answer a quorum read within ${timeoutMs} ms`,
+            }),
           ),
         timeoutMs,
       );
@@ -362,7 +364,7 @@ export class Etcd3Storage implements Storage {
       ]);
     } catch (err) {
       if (err instanceof StorageError) throw err;
-      throw new StorageError('Unreachable', PROBE_KEY, `etcd health check failed: ${messageOf(err)}`);
+      throw new StorageError('Unreachable', PROBE_KEY, { message: `etcd health check failed: ${messageOf(err)}` });
     } finally {
       clearTimeout(timer);
     }
@@ -429,11 +431,9 @@ export class Etcd3Storage implements Storage {
       const message = messageOf(err);
       failure =
         /^Watcher canceled: ?$/.test(message.trim()) || /compact/i.test(message)
-          ? new StorageError(
-              'ResourceVersionCompacted',
-              key,
-              `watch from revision ${opts.fromRevision}: the revision has been compacted`,
-            )
+          ? new StorageError('ResourceVersionCompacted', key, {
+              message: `watch from revision ${opts.fromRevision}: the revision has been compacted`,
+            })
           : toStorageError(err, key);
       notify();
     };
@@ -528,7 +528,7 @@ export class Etcd3Storage implements Storage {
 /** Not Older Than: a latest read older than the requested revision means the revision is ahead of the store. */
 function checkMinRevision(key: string, readAt: number, minRevision: number | undefined): void {
   if (minRevision !== undefined && minRevision > readAt) {
-    throw new StorageError('FutureRevision', key, `${minRevision}, current: ${readAt}`, readAt);
+    throw new StorageError('FutureRevision', key, { message: `${minRevision}, current: ${readAt}`, revision: readAt });
   }
 }
 
@@ -542,9 +542,10 @@ function decode(key: string, json: string, rev: number): ApiObject {
   try {
     value = JSON.parse(json);
   } catch (err) {
-    throw new StorageError('InvalidObject', key, `${key}: stored value is not JSON: ${messageOf(err)}`);
+    throw new StorageError('InvalidObject', key, { message: `${key}: stored value is not JSON: ${messageOf(err)}` });
   }
-  if (!isApiObject(value)) throw new StorageError('InvalidObject', key, `${key}: stored value is not an API object`);
+  if (!isApiObject(value))
+    throw new StorageError('InvalidObject', key, { message: `${key}: stored value is not an API object` });
   value.metadata.resourceVersion = String(rev);
   return value;
 }
@@ -572,7 +573,9 @@ function toEvent(ev: IEvent): StorageEvent {
   const prev = ev.prev_kv ? decodeKv(ev.prev_kv) : undefined;
   if (ev.type === 'Delete') {
     if (!ev.prev_kv) {
-      throw new StorageError('InvalidObject', kv.key.toString('utf8'), 'etcd delete event without the previous value');
+      throw new StorageError('InvalidObject', kv.key.toString('utf8'), {
+        message: 'etcd delete event without the previous value',
+      });
     }
     const result: StorageEvent = {
       type: 'DELETED',
@@ -610,9 +613,9 @@ function toStorageError(err: unknown, key: string): unknown {
   if (err instanceof StorageError) return err;
   const message = messageOf(err);
   if (message.includes('required revision has been compacted')) {
-    return new StorageError('ResourceVersionCompacted', key, message);
+    return new StorageError('ResourceVersionCompacted', key, { message });
   }
-  if (message.includes('is a future revision')) return new StorageError('FutureRevision', key, message);
+  if (message.includes('is a future revision')) return new StorageError('FutureRevision', key, { message });
   if (
     err instanceof GRPCUnavailableError ||
     err instanceof GRPCDeadlineExceededError ||
@@ -621,7 +624,7 @@ function toStorageError(err: unknown, key: string): unknown {
     (typeof err === 'object' && err !== null && 'isBrokenCircuitError' in err) ||
     UNREACHABLE_MESSAGES.some((m) => message.includes(m))
   ) {
-    return new StorageError('Unreachable', key, `etcd unreachable: ${message}`);
+    return new StorageError('Unreachable', key, { message: `etcd unreachable: ${message}` });
   }
   return err;
 }
