@@ -11,7 +11,8 @@ export function collectionPrefix(storePrefix: string, r: ResourceType, namespace
   return r.namespaced && namespace ? `${base}${namespace}/` : base;
 }
 
-export function objectKey(storePrefix: string, r: ResourceType, namespace: string, name: string): string {
+/** One object's key; `namespace` is ignored for a cluster-scoped type. */
+export function objectKey(storePrefix: string, r: ResourceType, object: { namespace: string; name: string }): string {
   const base = resourcePrefix(storePrefix, r);
-  return r.namespaced ? `${base}${namespace}/${name}` : `${base}${name}`;
+  return r.namespaced ? `${base}${object.namespace}/${object.name}` : `${base}${object.name}`;
 }

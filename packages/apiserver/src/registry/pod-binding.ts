@@ -65,10 +65,8 @@ async function bindPod(pods: GenericStore, req: CreateOnlyRequest, name: string)
   const refused = (why: string): never => {
     throw conflict({ group: '', resource: 'pods/binding' }, name, why);
   };
-  await pods.update(
-    req.namespace,
-    name,
-    (pod) => {
+  await pods.update(req.namespace, name, {
+    updater: (pod) => {
       const spec = (pod.spec ?? {}) as { nodeName?: string; schedulingGates?: unknown[] };
       if (b.metadata.uid && b.metadata.uid !== pod.metadata.uid) {
         refused(
@@ -87,9 +85,10 @@ async function bindPod(pods: GenericStore, req: CreateOnlyRequest, name: string)
       pod.status = status;
       return pod;
     },
-    { user: req.user, dryRun: req.dryRun },
-    { subresource: 'binding', managedFieldsDone: true },
-  );
+    ctx: { user: req.user, dryRun: req.dryRun },
+    subresource: 'binding',
+    managedFieldsDone: true,
+  });
   return { ...successStatus(), code: 201 };
 }
 

@@ -46,7 +46,9 @@ export interface RequestContext {
   fieldManager?: string;
 }
 
+/** How one write is made: who asks, and what the caller did already. */
 export interface WriteParams {
+  ctx: RequestContext;
   /** The caller already computed `metadata.managedFields` (server-side apply). */
   managedFieldsDone?: boolean;
 }
@@ -88,10 +90,30 @@ function readConsistency(rv: string | undefined, exact: boolean): ReadConsistenc
 export type Updater = (current: ApiObject) => ApiObject | Promise<ApiObject>;
 
 export interface UpdateParams extends WriteParams {
+  /** Turns the current object into the desired one; run again on every retry. */
+  updater: Updater;
   /** '' for the main resource, 'status' for the status subresource. */
   subresource?: string;
   /** PUT to a missing object may create it (when the strategy allows). */
   createIfMissing?: (ctx: RequestContext) => Promise<ApiObject> | undefined;
+}
+
+export interface DeleteParams {
+  ctx: RequestContext;
+  /** The request's DeleteOptions: preconditions, propagation policy, grace period. */
+  options: DeleteOptions;
+}
+
+export interface DeleteCollectionParams extends DeleteParams {
+  /** Which objects: the list's selectors (its limit and continue token are ignored). */
+  list: ListParams;
+}
+
+/** One admission call's objects: `object` as written (absent on DELETE), `oldObject` as stored (absent on CREATE). */
+interface AdmissionChange {
+  object?: ApiObject;
+  oldObject?: ApiObject;
+  subresource?: string;
 }
 
 export interface StoreOptions {
@@ -162,7 +184,7 @@ export class GenericStore {
   }
 
   private key(namespace: string, name: string): string {
-    return objectKey(this.storePrefix, this.resource, namespace, name);
+    return objectKey(this.storePrefix, this.resource, { namespace, name });
   }
 
   /** Translates storage failures; everything else passes through. */
@@ -347,7 +369,8 @@ export class GenericStore {
     return { kind: this.resource.kind, apiVersion: apiVersionOf(this.resource), metadata };
   }
 
-  async create(namespace: string, input: ApiObject, ctx: RequestContext, w: WriteParams = {}): Promise<ApiObject> {
+  async create(namespace: string, input: ApiObject, w: WriteParams): Promise<ApiObject> {
+    const { ctx } = w;
     const obj = clone(input);
     const m = obj.metadata;
     if (this.resource.namespaced) m.namespace = namespace;
@@ -361,9 +384,9 @@ export class GenericStore {
     else delete m.generation;
     const sctx: StrategyContext = { user: ctx.user, subresource: '' };
     // Mutating admission runs before the strategy, as Kubernetes' handlers do.
-    await this.admission.admit(this.attributes('CREATE', obj, undefined, ctx));
+    await this.admission.admit(this.attributes('CREATE', ctx, { object: obj }));
     this.strategy.prepareForCreate?.(obj, sctx);
-    if (!w.managedFieldsDone) this.trackManagedFields(obj, undefined, ctx, '');
+    if (!w.managedFieldsDone) this.trackManagedFields(obj, undefined, { ctx });
     const generated = !m.name && !!m.generateName;
     for (let attempt = 0; ; attempt++) {
       if (generated) m.name = `${m.generateName ?? ''}${randomSuffix()}`;
@@ -371,7 +394,7 @@ export class GenericStore {
         ...validateObjectMeta(this.resource, obj),
         ...((await this.strategy.validate?.(obj, sctx)) ?? []),
       ]);
-      await this.admission.validate(this.attributes('CREATE', obj, undefined, ctx));
+      await this.admission.validate(this.attributes('CREATE', ctx, { object: obj }));
       // A dry run checks the name like the real create would (409 when taken).
       if (ctx.dryRun) {
         if (await this.exists(namespace, m.name ?? '')) {
@@ -390,23 +413,20 @@ export class GenericStore {
   }
 
   /**
-   * Read-modify-write of one object: `updater` turns the current object into the desired
+   * Read-modify-write of one object: `p.updater` turns the current object into the desired
    * one; the store keeps server-owned fields, runs the strategy and admission, checks the
    * resourceVersion precondition and retries on concurrent modification.
    */
-  async update(
-    namespace: string,
-    name: string,
-    updater: Updater,
-    ctx: RequestContext,
-    p: UpdateParams = {},
-  ): Promise<{ object: ApiObject; created: boolean }> {
+  async update(namespace: string, name: string, p: UpdateParams): Promise<{ object: ApiObject; created: boolean }> {
+    const { ctx } = p;
     const key = this.key(namespace, name);
     const sub = p.subresource ?? '';
     const transform = async (current: ApiObject): Promise<ApiObject> => {
-      const desired = await updater(clone(current));
-      await this.admission.admit(this.attributes('UPDATE', desired, current, ctx, sub));
-      return this.prepareUpdate(desired, current, sub, ctx, p);
+      const desired = await p.updater(clone(current));
+      await this.admission.admit(
+        this.attributes('UPDATE', ctx, { object: desired, oldObject: current, subresource: sub }),
+      );
+      return this.prepareUpdate(desired, current, p);
     };
     try {
       if (ctx.dryRun) {
@@ -433,13 +453,9 @@ export class GenericStore {
     return this.strategy.allowCreateOnUpdate === true;
   }
 
-  private async prepareUpdate(
-    desired: ApiObject,
-    current: ApiObject,
-    sub: string,
-    ctx: RequestContext,
-    w: WriteParams,
-  ): Promise<ApiObject> {
+  private async prepareUpdate(desired: ApiObject, current: ApiObject, p: UpdateParams): Promise<ApiObject> {
+    const { ctx } = p;
+    const sub = p.subresource ?? '';
     const name = current.metadata.name ?? '';
     const rv = desired.metadata.resourceVersion;
     if (rv !== undefined && rv !== '' && rv !== current.metadata.resourceVersion) {
@@ -490,13 +506,15 @@ export class GenericStore {
     }
     // The subresource branches may have replaced obj.metadata; use the object's own.
     delete obj.metadata.resourceVersion;
-    if (!w.managedFieldsDone) this.trackManagedFields(obj, current, ctx, sub);
+    if (!p.managedFieldsDone) this.trackManagedFields(obj, current, { ctx, subresource: sub });
     const errs = validateObjectMetaUpdate(this.resource, obj, current);
     errs.push(
       ...((await (this.strategy.validateUpdate?.(obj, current, sctx) ?? this.strategy.validate?.(obj, sctx))) ?? []),
     );
     this.validateOrThrow(obj, errs);
-    await this.admission.validate(this.attributes('UPDATE', obj, current, ctx, sub));
+    await this.admission.validate(
+      this.attributes('UPDATE', ctx, { object: obj, oldObject: current, subresource: sub }),
+    );
     return obj;
   }
 
@@ -505,12 +523,17 @@ export class GenericStore {
    * the writer's Update entry (no conflicts for non-apply writes). Main-resource writes of a
    * type with a status subresource do not own status; status writes own only status.
    */
-  private trackManagedFields(obj: ApiObject, live: ApiObject | undefined, ctx: RequestContext, sub: string): void {
+  private trackManagedFields(
+    obj: ApiObject,
+    live: ApiObject | undefined,
+    w: { ctx: RequestContext; subresource?: string },
+  ): void {
+    const sub = w.subresource ?? '';
     const hasStatus = this.resource.subresources.includes('status');
     const entries = updateManagedFields({
       live,
       updated: obj,
-      manager: ctx.fieldManager ?? 'unknown',
+      manager: w.ctx.fieldManager ?? 'unknown',
       schema: this.resource.schema,
       apiVersion: apiVersionOf(this.resource),
       now: nowRfc3339(),
@@ -536,12 +559,13 @@ export class GenericStore {
     if (current.metadata.resourceVersion !== expected.metadata.resourceVersion) throw new UnchangedCheckFailed();
   }
 
-  async delete(namespace: string, name: string, options: DeleteOptions, ctx: RequestContext): Promise<DeleteResult> {
+  async delete(namespace: string, name: string, p: DeleteParams): Promise<DeleteResult> {
+    const { ctx, options } = p;
     const key = this.key(namespace, name);
     try {
       const current = await this.storage.get(key);
       this.checkPreconditions(current, options);
-      await this.admission.validate(this.attributes('DELETE', undefined, current, ctx));
+      await this.admission.validate(this.attributes('DELETE', ctx, { oldObject: current }));
       const pending = this.pendingDeletion(current, options);
       if (pending) {
         if (ctx.dryRun) return { object: pending, deleted: false };
@@ -554,7 +578,7 @@ export class GenericStore {
           { ...this.writeOptions, cached: current },
         );
         if (this.shouldDeleteAfterUpdate(object))
-          return this.delete(namespace, name, { ...options, preconditions: undefined }, ctx);
+          return this.delete(namespace, name, { ctx, options: { ...options, preconditions: undefined } });
         return { object, deleted: false };
       }
       if (ctx.dryRun) return { object: current, deleted: true };
@@ -585,22 +609,16 @@ export class GenericStore {
     return this.strategy.returnDeletedObject === true;
   }
 
-  async deleteCollection(
-    namespace: string,
-    list: ListParams,
-    options: DeleteOptions,
-    ctx: RequestContext,
-  ): Promise<ObjectList> {
+  async deleteCollection(namespace: string, p: DeleteCollectionParams): Promise<ObjectList> {
+    const { ctx, options, list } = p;
     const items = (await this.list(namespace, { ...list, limit: undefined, continueToken: undefined })).items;
     const deleted: ApiObject[] = [];
     for (const item of items) {
       try {
-        const r = await this.delete(
-          item.metadata.namespace ?? '',
-          item.metadata.name ?? '',
-          { ...options, preconditions: undefined },
+        const r = await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', {
           ctx,
-        );
+          options: { ...options, preconditions: undefined },
+        });
         deleted.push(r.object);
       } catch (e) {
         if ((e as { status?: Status }).status?.reason !== 'NotFound') throw e;
@@ -677,20 +695,19 @@ export class GenericStore {
 
   private attributes(
     operation: AdmissionAttributes['operation'],
-    obj: ApiObject | undefined,
-    old: ApiObject | undefined,
     ctx: RequestContext,
-    subresource = '',
+    change: AdmissionChange,
   ): AdmissionAttributes {
-    const ref = obj ?? old;
+    const { object, oldObject } = change;
+    const ref = object ?? oldObject;
     return {
       operation,
       resource: this.resource,
-      subresource,
+      subresource: change.subresource ?? '',
       namespace: ref?.metadata.namespace ?? '',
       name: ref?.metadata.name ?? '',
-      object: obj,
-      oldObject: old,
+      object,
+      oldObject,
       dryRun: ctx.dryRun === true,
       user: ctx.user,
     };

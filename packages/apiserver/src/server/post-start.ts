@@ -61,7 +61,8 @@ async function createSystemNamespaces(d: PostStartDeps): Promise<void> {
   if (!type) return;
   for (const name of systemNamespaces()) {
     try {
-      await d.stores.storeFor(type).create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, {});
+      const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
+      await d.stores.storeFor(type).create('', namespace, { ctx: {} });
     } catch (e) {
       if (!isAlreadyExists(e)) throw e;
     }
@@ -75,10 +76,13 @@ async function publishAuthenticationInfo(d: PostStartDeps): Promise<void> {
   const data = authenticationInfoData(d.opts);
   const namespace = naming().systemNamespace;
   try {
-    await configMaps.update(namespace, AUTHENTICATION_INFO_CONFIGMAP, (current) => ({ ...current, data }), {});
+    await configMaps.update(namespace, AUTHENTICATION_INFO_CONFIGMAP, {
+      updater: (current) => ({ ...current, data }),
+      ctx: {},
+    });
   } catch (e) {
     if (!isNotFound(e)) throw e;
     const metadata = { name: AUTHENTICATION_INFO_CONFIGMAP, namespace };
-    await configMaps.create(namespace, { apiVersion: 'v1', kind: 'ConfigMap', metadata, data }, {});
+    await configMaps.create(namespace, { apiVersion: 'v1', kind: 'ConfigMap', metadata, data }, { ctx: {} });
   }
 }

@@ -56,15 +56,13 @@ export class ClusterRoleAggregator {
       const want = aggregatedRules(role, all);
       if (!want || policyRulesEqual(want, role.rules as PolicyRule[] | undefined)) continue;
       try {
-        await this.store.update(
-          '',
-          role.metadata.name ?? '',
-          (cur) => {
+        await this.store.update('', role.metadata.name ?? '', {
+          updater: (cur) => {
             const wanted = aggregatedRules(cur, all) ?? [];
             return { ...cur, rules: wanted };
           },
-          {},
-        );
+          ctx: {},
+        });
       } catch (e) {
         if (!isNotFound(e) && !isConflict(e)) throw e;
         this.again = true;

@@ -59,12 +59,12 @@ export async function reconcileBootstrapPolicy(stores: {
           if (!isNotFound(e)) throw e;
         }
         if (!have) {
-          await store.create('', want, {});
+          await store.create('', want, { ctx: {} });
           break;
         }
         if (have.metadata.annotations?.[autoupdateAnnotation()] === 'false') break;
         const next = reconciled(have, want);
-        if (!jsonEqual(next, have)) await store.update('', name, () => next, {});
+        if (!jsonEqual(next, have)) await store.update('', name, { updater: () => next, ctx: {} });
         break;
       } catch (e) {
         if ((isConflict(e) || isAlreadyExists(e)) && attempt < 5) continue;

@@ -10,6 +10,6 @@ export async function handleCreate(s: HandlerScope): Promise<void> {
   const { value, duplicates } = await readJsonValue(s);
   const obj = admitObjectShape(s, value, duplicates);
   checkNamespace(s, obj);
-  const created = await s.store.create(s.info.namespace, obj, s.ctx);
+  const created = await s.store.create(s.info.namespace, obj, { ctx: s.ctx });
   answer(s, 201, created);
 }

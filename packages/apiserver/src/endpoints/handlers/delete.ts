@@ -49,7 +49,7 @@ async function deleteOptions(s: HandlerScope): Promise<DeleteOptions> {
 
 export async function handleDelete(s: HandlerScope): Promise<void> {
   const opts = await deleteOptions(s);
-  const { object, deleted } = await s.store.delete(s.info.namespace, s.info.name, opts, s.ctx);
+  const { object, deleted } = await s.store.delete(s.info.namespace, s.info.name, { ctx: s.ctx, options: opts });
   const body = deleted && !s.store.returnsDeletedObject ? s.store.deletedStatus(object) : object;
   answer(s, deleted || opts.orphanDependents !== false ? 200 : 202, body);
 }
@@ -57,6 +57,6 @@ export async function handleDelete(s: HandlerScope): Promise<void> {
 export async function handleDeleteCollection(s: HandlerScope): Promise<void> {
   const opts = await deleteOptions(s);
   const params = readListParams(s.query, s.resource);
-  const list = await s.store.deleteCollection(s.info.namespace, params, opts, s.ctx);
+  const list = await s.store.deleteCollection(s.info.namespace, { ctx: s.ctx, list: params, options: opts });
   answer(s, 200, list);
 }

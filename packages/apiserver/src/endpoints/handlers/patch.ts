@@ -53,7 +53,7 @@ export async function handlePatch(s: HandlerScope): Promise<void> {
   const { value: patch, mediaType, duplicates } = read;
   const force = s.query.get('force');
   if (mediaType === APPLY_PATCH) {
-    await handleApply(s, patch, force === 'true', duplicates);
+    await handleApply(s, { body: patch, force: force === 'true', duplicates });
     return;
   }
   if (force !== null)
@@ -74,21 +74,26 @@ export async function handlePatch(s: HandlerScope): Promise<void> {
     checkName(s, obj);
     return s.view ? s.view.write(obj, current) : obj;
   };
-  const { object } = await s.store.update(
-    s.info.namespace,
-    s.info.name,
-    (current) => {
+  const { object } = await s.store.update(s.info.namespace, s.info.name, {
+    updater: (current) => {
       s.warnings.length = 0;
       return apply(current);
     },
-    s.ctx,
-    { subresource: s.info.subresource },
-  );
+    ctx: s.ctx,
+    subresource: s.info.subresource,
+  });
   answer(s, 200, viewed(s, object));
 }
 
+/** An apply patch as read: its body, the `force` query parameter and the body's duplicate keys. */
+interface ApplyRequest {
+  body: unknown;
+  force: boolean;
+  duplicates: string[];
+}
+
 /** Server-side apply: the body is the manager's whole intent for the fields it sets. */
-async function handleApply(s: HandlerScope, body: unknown, force: boolean, duplicates: string[]): Promise<void> {
+async function handleApply(s: HandlerScope, { body, force, duplicates }: ApplyRequest): Promise<void> {
   const manager = s.query.get('fieldManager');
   if (!manager) throw patchOptionsInvalid([fieldErrors.required('fieldManager', 'is required for apply patch')]);
   const applied = admitObjectShape(s, body, duplicates);
@@ -112,7 +117,9 @@ async function handleApply(s: HandlerScope, body: unknown, force: boolean, dupli
       lastAppliedAnnotation: naming().lastAppliedAnnotation,
     }).object as ApiObject;
   try {
-    const { object } = await s.store.update(s.info.namespace, s.info.name, (current) => run(current), s.ctx, {
+    const { object } = await s.store.update(s.info.namespace, s.info.name, {
+      updater: (current) => run(current),
+      ctx: s.ctx,
       subresource: sub,
       managedFieldsDone: true,
     });
@@ -120,7 +127,7 @@ async function handleApply(s: HandlerScope, body: unknown, force: boolean, dupli
   } catch (e) {
     if (!isNotFound(e) || sub !== '') throw e;
     // Apply to a missing object creates it (needs `create` permission once RBAC exists).
-    const created = await s.store.create(s.info.namespace, run(undefined), s.ctx, { managedFieldsDone: true });
+    const created = await s.store.create(s.info.namespace, run(undefined), { ctx: s.ctx, managedFieldsDone: true });
     answer(s, 201, created);
   }
 }

@@ -9,15 +9,11 @@ export async function handleUpdate(s: HandlerScope): Promise<void> {
   checkNamespace(s, obj);
   checkName(s, obj);
   obj.metadata.name = s.info.name;
-  const { object, created } = await s.store.update(
-    s.info.namespace,
-    s.info.name,
-    (current) => (s.view ? s.view.write(obj, current) : structuredClone(obj)),
-    s.ctx,
-    {
-      subresource: s.info.subresource,
-      createIfMissing: s.info.subresource === '' ? (ctx) => s.store.create(s.info.namespace, obj, ctx) : undefined,
-    },
-  );
+  const { object, created } = await s.store.update(s.info.namespace, s.info.name, {
+    updater: (current) => (s.view ? s.view.write(obj, current) : structuredClone(obj)),
+    ctx: s.ctx,
+    subresource: s.info.subresource,
+    createIfMissing: s.info.subresource === '' ? (ctx) => s.store.create(s.info.namespace, obj, { ctx }) : undefined,
+  });
   answer(s, created ? 201 : 200, viewed(s, object));
 }
