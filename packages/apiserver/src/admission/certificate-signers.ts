@@ -15,10 +15,9 @@ interface Csr {
  */
 async function authorizedForSigner(
   authz: Authorizer,
-  user: UserInfo,
-  verb: string,
-  signerName: string,
+  ask: { user: UserInfo; verb: string; signerName: string },
 ): Promise<boolean> {
+  const { user, verb, signerName } = ask;
   const [domain] = signerName.split('/');
   for (const name of [signerName, `${domain ?? ''}/*`]) {
     const r = await authz.authorize({
@@ -68,7 +67,8 @@ export class CertificateApproval implements AdmissionPlugin {
   async validate(a: AdmissionAttributes): Promise<void> {
     const w = csrUpdate(a, 'approval');
     // The stored signer decides, in case the write tries to change it.
-    if (!w || (await authorizedForSigner(this.authz, w.user, 'approve', signerOf(w.old)))) return;
+    if (!w || (await authorizedForSigner(this.authz, { user: w.user, verb: 'approve', signerName: signerOf(w.old) })))
+      return;
     throw denied(a, `user not permitted to approve requests with signerName ${JSON.stringify(signerOf(w.old))}`);
   }
 }
@@ -87,7 +87,7 @@ export class CertificateSigning implements AdmissionPlugin {
     const [now, before] = [(w.obj as Csr).status, (w.old as Csr).status];
     if ((now?.certificate ?? '') === (before?.certificate ?? '') && deepEqual(now?.conditions, before?.conditions))
       return;
-    if (await authorizedForSigner(this.authz, w.user, 'sign', signerOf(w.old))) return;
+    if (await authorizedForSigner(this.authz, { user: w.user, verb: 'sign', signerName: signerOf(w.old) })) return;
     throw denied(a, `user not permitted to sign requests with signerName ${JSON.stringify(signerOf(w.old))}`);
   }
 }

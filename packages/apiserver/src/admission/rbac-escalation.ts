@@ -31,7 +31,7 @@ export class RbacEscalation implements AdmissionPlugin {
     const ns = a.resource.namespaced ? a.namespace : '';
     const what = `${a.resource.plural}.${rbacGroup} "${a.name}"`;
     if (kind === 'Role' || kind === 'ClusterRole') {
-      if (await this.may(user, 'escalate', a.resource.plural, ns, a.name)) return;
+      if (await this.may(user, 'escalate', { resource: a.resource.plural, namespace: ns, name: a.name })) return;
       if (kind === 'ClusterRole' && (obj.aggregationRule || a.oldObject?.aggregationRule)) {
         if (
           uncoveredRules(this.rbac.rulesFor(user, '').rules, [
@@ -43,27 +43,32 @@ export class RbacEscalation implements AdmissionPlugin {
         }
         return;
       }
-      this.confirmNoEscalation(user, ns, (obj.rules as PolicyRule[] | undefined) ?? [], what);
+      this.confirmNoEscalation(user, { namespace: ns, rules: (obj.rules as PolicyRule[] | undefined) ?? [] }, what);
       return;
     }
     if (kind === 'RoleBinding' || kind === 'ClusterRoleBinding') {
       const ref = obj.roleRef as RoleRef;
       const refPlural = ref.kind === 'Role' ? 'roles' : 'clusterroles';
-      if (await this.may(user, 'bind', refPlural, ns, ref.name)) return;
+      if (await this.may(user, 'bind', { resource: refPlural, namespace: ns, name: ref.name })) return;
       const rules = this.rbac.roleRefRules(ref, ns);
       if (!rules)
         throw forbidden(`${what} is forbidden: ${ref.kind.toLowerCase()}.${rbacGroup} "${ref.name}" not found`);
-      this.confirmNoEscalation(user, ns, rules, what);
+      this.confirmNoEscalation(user, { namespace: ns, rules }, what);
     }
   }
 
-  private async may(user: UserInfo, verb: string, resource: string, namespace: string, name: string): Promise<boolean> {
+  /** Whether `user` may `verb` the named RBAC object. */
+  private async may(
+    user: UserInfo,
+    verb: string,
+    object: { resource: string; namespace: string; name: string },
+  ): Promise<boolean> {
     const r = await this.authz.authorize({
       user,
       verb,
-      resource,
-      namespace,
-      name,
+      resource: object.resource,
+      namespace: object.namespace,
+      name: object.name,
       isResourceRequest: true,
       apiGroup: group('rbac.authorization'),
       apiVersion: 'v1',
@@ -73,9 +78,10 @@ export class RbacEscalation implements AdmissionPlugin {
     return r.decision === 'allow';
   }
 
-  private confirmNoEscalation(user: UserInfo, namespace: string, rules: PolicyRule[], what: string): void {
-    const owner = this.rbac.rulesFor(user, namespace);
-    const missing = uncoveredRules(owner.rules, rules);
+  /** Throws Forbidden, naming `what`, unless `user` holds every rule of `grant` in its namespace. */
+  private confirmNoEscalation(user: UserInfo, grant: { namespace: string; rules: PolicyRule[] }, what: string): void {
+    const owner = this.rbac.rulesFor(user, grant.namespace);
+    const missing = uncoveredRules(owner.rules, grant.rules);
     if (missing.length === 0) return;
     let msg = `${what} is forbidden: user ${JSON.stringify(user.name)} (groups=${JSON.stringify(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${missing.map(compactRuleString).join('\n')}`;
     if (owner.errors.length) msg += `; resolution errors: [${owner.errors.join(' ')}]`;

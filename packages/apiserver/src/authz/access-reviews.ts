@@ -81,7 +81,13 @@ function gkOf(body: ApiObject): { group: string; kind: string } {
   return { group: (body.apiVersion ?? '').split('/')[0] ?? '', kind: body.kind ?? '' };
 }
 
-async function review(body: ApiObject, spec: ReviewSpec, user: UserInfo, authz: Authorizer): Promise<object> {
+/** Answers the review `body`: whether `user` may do what `spec` says. */
+async function review(
+  body: ApiObject,
+  question: { spec: ReviewSpec; user: UserInfo },
+  authz: Authorizer,
+): Promise<object> {
+  const { spec, user } = question;
   const d = await authz.authorize(attributesOf(spec, user));
   const status: Record<string, unknown> = { allowed: d.decision === 'allow' };
   if (d.decision === 'deny') status.denied = true;
@@ -102,8 +108,7 @@ export function subjectAccessReview(body: ApiObject, authz: Authorizer): Promise
   if (errs.length) throw invalid(gkOf(body), '', errs);
   return review(
     body,
-    spec,
-    { name: spec.user ?? '', uid: spec.uid, groups: spec.groups ?? [], extra: spec.extra },
+    { spec, user: { name: spec.user ?? '', uid: spec.uid, groups: spec.groups ?? [], extra: spec.extra } },
     authz,
   );
 }
@@ -131,8 +136,7 @@ export function localSubjectAccessReview(body: ApiObject, namespace: string, aut
   }
   return review(
     { ...body, metadata: { ...body.metadata, namespace } },
-    spec,
-    { name: spec.user ?? '', uid: spec.uid, groups: spec.groups ?? [], extra: spec.extra },
+    { spec, user: { name: spec.user ?? '', uid: spec.uid, groups: spec.groups ?? [], extra: spec.extra } },
     authz,
   );
 }
@@ -142,7 +146,7 @@ export function selfSubjectAccessReview(body: ApiObject, user: UserInfo, authz: 
   const spec = (body.spec ?? {}) as ReviewSpec;
   const errs = validateSpec(spec, true);
   if (errs.length) throw invalid(gkOf(body), '', errs);
-  return review(body, spec, user, authz);
+  return review(body, { spec, user }, authz);
 }
 
 /** SelfSubjectRulesReview: what the caller may do in `spec.namespace`. */

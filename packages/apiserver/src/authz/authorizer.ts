@@ -70,13 +70,15 @@ export function forbiddenMessage(a: AuthorizationAttributes, reason?: string): s
 /** Records one allow or deny decision of a named authorizer (`apiserver_authorization_decisions_total`). */
 export type DecisionRecorder = (labels: { type: string; name: string; decision: 'allowed' | 'denied' }) => void;
 
-/** `inner`, counting its allow and deny decisions (no-opinion answers are not decisions). */
+/**
+ * `inner`, counting its allow and deny decisions (no-opinion answers are not decisions)
+ * under its `type` and `name`; `inner` itself when there is no `record`.
+ */
 export function counting(
-  type: string,
-  name: string,
   inner: Authorizer,
-  record: DecisionRecorder | undefined,
+  as: { type: string; name: string; record: DecisionRecorder | undefined },
 ): Authorizer {
+  const { type, name, record } = as;
   if (!record) return inner;
   return {
     authorize: async (attrs) => {

@@ -54,7 +54,7 @@ export function parseAuthorizationConfig(text: string): AuthorizationConfig {
   try {
     doc = YAML.parse(text);
   } catch (e) {
-    throw new Error(`invalid authorization config: ${(e as Error).message.split('\n')[0]}`);
+    throw new Error(`invalid authorization config: ${(e as Error).message.split('\n')[0]}`, { cause: e });
   }
   const errs: string[] = [];
   const invalid = (path: string, value: unknown, detail: string): void => {
@@ -213,7 +213,7 @@ export function authorizersOf(
   builtin: { Node?: Authorizer; RBAC?: Authorizer },
   record?: DecisionRecorder,
 ): Authorizer[] {
-  return config.authorizers.map((a) => counting(a.type, a.name, authorizerOf(a, builtin), record));
+  return config.authorizers.map((a) => counting(authorizerOf(a, builtin), { type: a.type, name: a.name, record }));
 }
 
 function authorizerOf(
@@ -324,7 +324,7 @@ export function loadAuthorizationConfigFile(path: string): { config: Authorizati
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new Error((e as Error).message);
+    throw new Error((e as Error).message, { cause: e });
   }
   return { config: parseAuthorizationConfig(text), text };
 }

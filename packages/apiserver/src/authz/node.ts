@@ -98,8 +98,8 @@ export class NodeGraph {
     return this.podsByNode.get(node)?.has(`${namespace}/${name}`) ?? false;
   }
 
-  references(node: string, kind: Ref, namespace: string, name: string): boolean {
-    return this.refsByNode.get(node)?.has(`${kind}/${namespace}/${name}`) ?? false;
+  references(node: string, object: { kind: Ref; namespace: string; name: string }): boolean {
+    return this.refsByNode.get(node)?.has(`${object.kind}/${object.namespace}/${object.name}`) ?? false;
   }
 }
 
@@ -145,14 +145,19 @@ export class NodeAuthorizer implements Authorizer {
         case 'secrets':
         case 'configmaps':
         case 'persistentvolumeclaims':
-          if (v === 'get' && a.name && !a.subresource && this.graph.references(node, a.resource, a.namespace, a.name))
+          if (
+            v === 'get' &&
+            a.name &&
+            !a.subresource &&
+            this.graph.references(node, { kind: a.resource, namespace: a.namespace, name: a.name })
+          )
             return allow;
           return none(`has no relationship to ${a.resource} '${a.namespace}/${a.name}'`);
         case 'serviceaccounts':
           if (
             a.subresource === 'token' &&
             v === 'create' &&
-            this.graph.references(node, 'serviceaccounts', a.namespace, a.name)
+            this.graph.references(node, { kind: 'serviceaccounts', namespace: a.namespace, name: a.name })
           )
             return allow;
           return none(`has no relationship to serviceaccount '${a.namespace}/${a.name}'`);

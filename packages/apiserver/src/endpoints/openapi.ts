@@ -159,8 +159,10 @@ const LIST_PARAMS = [
   ),
 );
 
-function operation(r: ResourceType, action: string, id: string, extra: Json): Json {
-  const op: Json = { operationId: id, tags: [groupVersion(r).replace(/[./]/g, '_')], ...extra };
+/** One operation on `r`: `spec` with tags (after operationId) and Kubernetes' action and GVK extensions. */
+function operation(r: ResourceType, action: string, spec: Json & { operationId: string }): Json {
+  const { operationId, ...rest } = spec;
+  const op: Json = { operationId, tags: [groupVersion(r).replace(/[./]/g, '_')], ...rest };
   for (const p of operationExtensionPrefixes()) {
     op[`${p}action`] = action;
     op[`${p}group-version-kind`] = gvk(r);
@@ -200,34 +202,43 @@ function pathsFor(r: ResourceType): Record<string, Json> {
   const has = (v: string): boolean => r.verbs.includes(v as never);
   const collection: Json = { parameters: nsParam };
   if (has('list'))
-    collection.get = operation(r, 'list', `list${suffix}`, { parameters: LIST_PARAMS, responses: okResponse(listRef) });
+    collection.get = operation(r, 'list', {
+      operationId: `list${suffix}`,
+      parameters: LIST_PARAMS,
+      responses: okResponse(listRef),
+    });
   if (has('create'))
-    collection.post = operation(r, 'post', `create${suffix}`, {
+    collection.post = operation(r, 'post', {
+      operationId: `create${suffix}`,
       parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION],
       requestBody: body(kindRef, ['application/json', 'application/yaml']),
       responses: { ...okResponse(kindRef), ...okResponse(kindRef, '201') },
     });
   if (has('deletecollection'))
-    collection.delete = operation(r, 'deletecollection', `deleteCollection${suffix}`, {
+    collection.delete = operation(r, 'deletecollection', {
+      operationId: `deleteCollection${suffix}`,
       parameters: [DRY_RUN, ...LIST_PARAMS],
       responses: okResponse(ref(STATUS_DEF())),
     });
   const item: Json = { parameters: [...nameParam, ...nsParam] };
-  if (has('get')) item.get = operation(r, 'get', `read${suffix}`, { responses: okResponse(kindRef) });
+  if (has('get')) item.get = operation(r, 'get', { operationId: `read${suffix}`, responses: okResponse(kindRef) });
   if (has('update'))
-    item.put = operation(r, 'put', `replace${suffix}`, {
+    item.put = operation(r, 'put', {
+      operationId: `replace${suffix}`,
       parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION],
       requestBody: body(kindRef, ['application/json', 'application/yaml']),
       responses: okResponse(kindRef),
     });
   if (has('patch'))
-    item.patch = operation(r, 'patch', `patch${suffix}`, {
+    item.patch = operation(r, 'patch', {
+      operationId: `patch${suffix}`,
       parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, FORCE],
       requestBody: body({ type: 'object' }, patchTypes),
       responses: okResponse(kindRef),
     });
   if (has('delete'))
-    item.delete = operation(r, 'delete', `delete${suffix}`, {
+    item.delete = operation(r, 'delete', {
+      operationId: `delete${suffix}`,
       parameters: [
         DRY_RUN,
         param('gracePeriodSeconds', 'gracePeriodSeconds', 'integer'),
@@ -238,7 +249,8 @@ function pathsFor(r: ResourceType): Record<string, Json> {
   const paths: Record<string, Json> = { [scoped]: collection, [`${scoped}/{name}`]: item };
   if (r.namespaced && has('list'))
     paths[`${base}/${r.plural}`] = {
-      get: operation(r, 'list', `list${r.kind}ForAllNamespaces`, {
+      get: operation(r, 'list', {
+        operationId: `list${r.kind}ForAllNamespaces`,
         parameters: LIST_PARAMS,
         responses: okResponse(listRef),
       }),
@@ -248,13 +260,15 @@ function pathsFor(r: ResourceType): Record<string, Json> {
     const op = suffix + sub.charAt(0).toUpperCase() + sub.slice(1);
     paths[`${scoped}/{name}/${sub}`] = {
       parameters: [...nameParam, ...nsParam],
-      get: operation(r, 'get', `read${op}`, { responses: okResponse(kindRef) }),
-      put: operation(r, 'put', `replace${op}`, {
+      get: operation(r, 'get', { operationId: `read${op}`, responses: okResponse(kindRef) }),
+      put: operation(r, 'put', {
+        operationId: `replace${op}`,
         parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION],
         requestBody: body(kindRef, ['application/json', 'application/yaml']),
         responses: okResponse(kindRef),
       }),
-      patch: operation(r, 'patch', `patch${op}`, {
+      patch: operation(r, 'patch', {
+        operationId: `patch${op}`,
         parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, FORCE],
         requestBody: body({ type: 'object' }, patchTypes),
         responses: okResponse(kindRef),

@@ -65,7 +65,7 @@ describe('scaleOf', () => {
 describe('withScale', () => {
   it("writes spec.replicas and carries the Scale's resourceVersion as precondition; nothing else changes", () => {
     const before = stored();
-    const next = withScale(deployments, paths, before, {
+    const next = withScale({ resource: deployments, paths }, before, {
       metadata: { name: 'web', resourceVersion: '7' },
       spec: { replicas: 5 },
       status: { replicas: 99 },
@@ -77,13 +77,15 @@ describe('withScale', () => {
   });
 
   it('an absent spec.replicas scales to 0; no resourceVersion means unconditional', () => {
-    const next = withScale(deployments, paths, stored(), { metadata: {} });
+    const next = withScale({ resource: deployments, paths }, stored(), { metadata: {} });
     expect(next.spec).toMatchObject({ replicas: 0 });
     expect(next.metadata.resourceVersion).toBeUndefined();
   });
 
   it('negative replicas: 422 Invalid on Scale spec.replicas', () => {
-    expect(statusOf(() => withScale(deployments, paths, stored(), { metadata: {}, spec: { replicas: -1 } }))).toEqual({
+    expect(
+      statusOf(() => withScale({ resource: deployments, paths }, stored(), { metadata: {}, spec: { replicas: -1 } })),
+    ).toEqual({
       code: 422,
       reason: 'Invalid',
       causes: [
@@ -98,14 +100,18 @@ describe('withScale', () => {
 
   it('another uid: 409 Conflict', () => {
     expect(
-      statusOf(() => withScale(deployments, paths, stored(), { metadata: { uid: 'other' }, spec: { replicas: 1 } })),
+      statusOf(() =>
+        withScale({ resource: deployments, paths }, stored(), { metadata: { uid: 'other' }, spec: { replicas: 1 } }),
+      ),
     ).toMatchObject({ code: 409, reason: 'Conflict' });
   });
 
   it('creates missing parents of the replicas path', () => {
     const o = stored();
     delete o.spec;
-    expect(withScale(deployments, paths, o, { metadata: {}, spec: { replicas: 2 } }).spec).toEqual({ replicas: 2 });
+    expect(withScale({ resource: deployments, paths }, o, { metadata: {}, spec: { replicas: 2 } }).spec).toEqual({
+      replicas: 2,
+    });
   });
 });
 

@@ -66,9 +66,15 @@ export function scaleOf(paths: ScalePaths, obj: ApiObject): ApiObject {
 
 /**
  * Kubernetes' scaleUpdatedObjectInfo: the stored object with `spec.replicas` from the Scale
- * (absent = 0) and the Scale's resourceVersion as the write's precondition.
+ * (absent = 0) and the Scale's resourceVersion as the write's precondition. `type` is the
+ * parent's resource type and its scale paths.
  */
-export function withScale(r: ResourceType, paths: ScalePaths, stored: ApiObject, scale: ApiObject): ApiObject {
+export function withScale(
+  type: { resource: ResourceType; paths: ScalePaths },
+  stored: ApiObject,
+  scale: ApiObject,
+): ApiObject {
+  const { resource: r, paths } = type;
   const name = stored.metadata.name ?? '';
   const replicas = (scale.spec as { replicas?: number } | undefined)?.replicas ?? 0;
   if (replicas < 0) {
@@ -93,5 +99,9 @@ export function withScale(r: ResourceType, paths: ScalePaths, stored: ApiObject,
 export function scaleView(r: ResourceType): ScaleView {
   const paths = r.scale;
   if (!paths) throw statusError('NotFound', 'the server could not find the requested resource');
-  return { kind: SCALE, read: (o) => scaleOf(paths, o), write: (scale, o) => withScale(r, paths, o, scale) };
+  return {
+    kind: SCALE,
+    read: (o) => scaleOf(paths, o),
+    write: (scale, o) => withScale({ resource: r, paths }, o, scale),
+  };
 }

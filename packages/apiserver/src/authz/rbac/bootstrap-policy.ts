@@ -8,9 +8,11 @@ const READ = ['get', 'list', 'watch'];
 const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
 const RW = [...READ, ...WRITE];
 
-function rule(verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule {
-  return { verbs, apiGroups, resources, ...(resourceNames ? { resourceNames } : {}) };
+function rule(verbs: string[], apiGroups: string[], resources: string[]): PolicyRule {
+  return { verbs, apiGroups, resources };
 }
+/** `r` limited to the objects named. */
+const named = (r: PolicyRule, resourceNames: string[]): PolicyRule => ({ ...r, resourceNames });
 const urls = (verbs: string[], nonResourceURLs: string[]): PolicyRule => ({ verbs, nonResourceURLs });
 
 export const autoupdateAnnotation = (): string => `${group('rbac.authorization')}/autoupdate`;
@@ -190,7 +192,11 @@ function controllerRoles(): Array<{ name: string; rules: PolicyRule[] }> {
     },
     {
       name: 'bootstrap-signer',
-      rules: [rule(READ, [''], ['secrets']), rule(['get', 'update'], [''], ['configmaps'], ['cluster-info']), events],
+      rules: [
+        rule(READ, [''], ['secrets']),
+        named(rule(['get', 'update'], [''], ['configmaps']), ['cluster-info']),
+        events,
+      ],
     },
     { name: 'token-cleaner', rules: [rule(['delete', 'get', 'list', 'watch'], [''], ['secrets']), events] },
     {
@@ -198,13 +204,13 @@ function controllerRoles(): Array<{ name: string; rules: PolicyRule[] }> {
       rules: [
         rule(['get', 'list', 'watch', 'delete'], [certificates], ['certificatesigningrequests']),
         rule(['update'], [certificates], ['certificatesigningrequests/status', 'certificatesigningrequests/approval']),
-        rule(['approve'], [certificates], ['signers'], [signers.apiserverClientNodeAgent]),
-        rule(
-          ['sign'],
-          [certificates],
-          ['signers'],
-          [signers.legacyUnknown, signers.apiserverClient, signers.apiserverClientNodeAgent, signers.nodeAgentServing],
-        ),
+        named(rule(['approve'], [certificates], ['signers']), [signers.apiserverClientNodeAgent]),
+        named(rule(['sign'], [certificates], ['signers']), [
+          signers.legacyUnknown,
+          signers.apiserverClient,
+          signers.apiserverClientNodeAgent,
+          signers.nodeAgentServing,
+        ]),
         rule(['create'], [group('authorization')], ['subjectaccessreviews']),
         events,
       ],
@@ -391,10 +397,10 @@ export function defaultClusterRoles(): ApiObject[] {
       events,
       ...reviews,
       rule(['create'], [coordination], ['leases']),
-      rule(['get', 'update'], [coordination], ['leases'], [cm]),
+      named(rule(['get', 'update'], [coordination], ['leases']), [cm]),
       rule(['create'], [''], ['secrets', 'serviceaccounts']),
       rule(['create'], [''], ['serviceaccounts/token']),
-      rule(['get'], [''], ['configmaps'], ['extension-apiserver-authentication']),
+      named(rule(['get'], [''], ['configmaps']), ['extension-apiserver-authentication']),
       rule(['list', 'watch'], ['*'], ['*']),
       rule(['get'], [''], ['secrets', 'serviceaccounts']),
     ]),
@@ -402,7 +408,7 @@ export function defaultClusterRoles(): ApiObject[] {
       events,
       ...reviews,
       rule(['create'], [coordination], ['leases']),
-      rule(['get', 'update'], [coordination], ['leases'], [sched]),
+      named(rule(['get', 'update'], [coordination], ['leases']), [sched]),
       rule(['delete', 'get', 'list', 'watch'], [''], ['pods']),
       rule(['create'], [''], ['bindings', 'pods/binding']),
       rule(['patch', 'update'], [''], ['pods/status']),
@@ -460,7 +466,7 @@ export function defaultClusterRoles(): ApiObject[] {
     ),
     ...Object.values(naming().signerNames).map((signer) =>
       clusterRole(`system:${certificates}:${signer.split('/')[1] ?? ''}-approver`, [
-        rule(['approve'], [certificates], ['signers'], [signer]),
+        named(rule(['approve'], [certificates], ['signers']), [signer]),
       ]),
     ),
     ...controllerRoles().map((c) => clusterRole(`system:controller:${c.name}`, c.rules)),

@@ -2,7 +2,7 @@ import { group } from '@svc/api';
 import type { UserInfo } from '@svc/component-base';
 import type { AuthorizationAttributes, Authorizer, Decision } from '../authorizer.js';
 import type { RoleRef, Subject } from '../../registry/strategies/rbac.js';
-import { StoreInformer } from './informer.js';
+import type { StoreInformer } from './informer.js';
 import { ruleAllows, type PolicyRule } from './rules.js';
 
 export interface RbacInformers {
@@ -40,8 +40,17 @@ function appliesTo(s: Subject, user: UserInfo, bindingNamespace: string): boolea
 export class RbacAuthorizer implements Authorizer {
   constructor(readonly informers: RbacInformers) {}
 
-  /** Kubernetes' VisitRulesFor: cluster role bindings, then the namespace's role bindings. */
-  private visit(user: UserInfo, namespace: string, visitor: (rule: PolicyRule) => boolean, errors: string[]): boolean {
+  /**
+   * Kubernetes' VisitRulesFor: cluster role bindings, then the namespace's role bindings.
+   * `stopped` when the visitor returned true; `errors` names the roles that could not be
+   * resolved on the way.
+   */
+  private visit(
+    user: UserInfo,
+    namespace: string,
+    visitor: (rule: PolicyRule) => boolean,
+  ): { stopped: boolean; errors: string[] } {
+    const errors: string[] = [];
     const rbac = group('rbac.authorization');
     for (const b of this.informers.clusterRoleBindings.list()) {
       if (!((b.subjects as Subject[] | undefined) ?? []).some((s) => appliesTo(s, user, ''))) continue;
@@ -51,9 +60,9 @@ export class RbacAuthorizer implements Authorizer {
         errors.push(`clusterrole.${rbac} "${ref.name}" not found`);
         continue;
       }
-      for (const r of (role.rules as PolicyRule[] | undefined) ?? []) if (visitor(r)) return true;
+      for (const r of (role.rules as PolicyRule[] | undefined) ?? []) if (visitor(r)) return { stopped: true, errors };
     }
-    if (!namespace) return false;
+    if (!namespace) return { stopped: false, errors };
     for (const b of this.informers.roleBindings.list()) {
       if (b.metadata.namespace !== namespace) continue;
       if (!((b.subjects as Subject[] | undefined) ?? []).some((s) => appliesTo(s, user, namespace))) continue;
@@ -68,14 +77,14 @@ export class RbacAuthorizer implements Authorizer {
         errors.push(`${ref.kind.toLowerCase()}.${rbac} "${ref.name}" not found`);
         continue;
       }
-      for (const r of (role.rules as PolicyRule[] | undefined) ?? []) if (visitor(r)) return true;
+      for (const r of (role.rules as PolicyRule[] | undefined) ?? []) if (visitor(r)) return { stopped: true, errors };
     }
-    return false;
+    return { stopped: false, errors };
   }
 
   async authorize(attrs: AuthorizationAttributes): Promise<{ decision: Decision; reason?: string }> {
-    const errors: string[] = [];
-    if (this.visit(attrs.user, attrs.namespace, (r) => ruleAllows(attrs, r), errors)) return { decision: 'allow' };
+    const { stopped, errors } = this.visit(attrs.user, attrs.namespace, (r) => ruleAllows(attrs, r));
+    if (stopped) return { decision: 'allow' };
     // As Kubernetes: the reason names only what could not be resolved.
     return { decision: 'noOpinion', reason: errors.length ? `RBAC: ${errors.join(', ')}` : undefined };
   }
@@ -83,16 +92,10 @@ export class RbacAuthorizer implements Authorizer {
   /** Every rule the user holds in `namespace` (cluster-wide ones included). */
   rulesFor(user: UserInfo, namespace: string): ResolvedRules {
     const rules: PolicyRule[] = [];
-    const errors: string[] = [];
-    this.visit(
-      user,
-      namespace,
-      (r) => {
-        rules.push(r);
-        return false;
-      },
-      errors,
-    );
+    const { errors } = this.visit(user, namespace, (r) => {
+      rules.push(r);
+      return false;
+    });
     return { rules, errors };
   }
 

@@ -152,7 +152,7 @@ export function buildAuthorization(
     // Authorizers from --authorization-mode are named after their mode, in lower case.
     authorizer = new UnionAuthorizer([
       mastersAuthorizer,
-      ...modes.map((m) => counting(m, m.toLowerCase(), byMode(m), settings.recordDecision)),
+      ...modes.map((m) => counting(byMode(m), { type: m, name: m.toLowerCase(), record: settings.recordDecision })),
     ]);
   }
   const rules: RuleResolver = {

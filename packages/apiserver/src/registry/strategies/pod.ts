@@ -29,12 +29,13 @@ const spec = (o: ApiObject): PodSpec => (o.spec ?? {}) as PodSpec;
 
 export { defaultPodSpec };
 
+/** `names`: the container names seen so far in the pod (shared by containers and init containers). */
 function validateContainers(
   list: Container[] | undefined,
   path: string,
-  required: boolean,
-  names: Set<string>,
+  o: { required: boolean; names: Set<string> },
 ): FieldError[] {
+  const { required, names } = o;
   const errs: FieldError[] = [];
   if (required && (!list || list.length === 0)) errs.push(fieldErrors.required(path, ''));
   (list ?? []).forEach((c, i) => {
@@ -62,8 +63,8 @@ function validateContainers(
 export function validatePodSpec(s: PodSpec, path: string): FieldError[] {
   const names = new Set<string>();
   const errs = [
-    ...validateContainers(s.containers, `${path}.containers`, true, names),
-    ...validateContainers(s.initContainers, `${path}.initContainers`, false, names),
+    ...validateContainers(s.containers, `${path}.containers`, { required: true, names }),
+    ...validateContainers(s.initContainers, `${path}.initContainers`, { required: false, names }),
   ];
   if (s.terminationGracePeriodSeconds !== undefined && s.terminationGracePeriodSeconds < 0) {
     errs.push(
