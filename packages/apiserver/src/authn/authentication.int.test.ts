@@ -179,6 +179,7 @@ describe('SelfSubjectReview and TokenReview (create-only, never stored)', () => 
       'the API version in the data (authentication.svc.io/v1beta1) does not match the expected API version (authentication.svc.io/v1)',
     ],
     ['a field of the wrong type', { apiVersion: AUTHN, kind: 'SelfSubjectReview', status: 'x' }, 422, undefined],
+    // eslint-disable-next-line max-params -- it.each passes each table row's cells as the test's arguments
   ])('refuses a body of %s', async (_what, body, code, message) => {
     const r = await t.client.post(SSR, body);
     expect(r.status).toBe(code);

@@ -147,6 +147,7 @@ describe('refuses with 401', () => {
     ['a short secret', 'abcdeg.0123456789abcde', 'abcdeg', '0123456789abcde'],
     ['no dot', 'abcdeh0123456789abcdef', 'abcdeh', '0123456789abcdef'],
     ['surrounding text', 'xabcdei.0123456789abcdef', 'abcdei', '0123456789abcdef'],
+    // eslint-disable-next-line max-params -- it.each passes each table row's cells as the test's arguments
   ])('a token of the wrong format (%s)', async (_what, token, id, secret) => {
     await storeToken(id, valid(id, secret));
     expect((await whoami(token)).status).toBe(401);

@@ -117,18 +117,23 @@ it("the deployment and replicaset controllers have Kubernetes' permissions, and 
   const can = async (
     who: [string, string[]],
     verb: string,
-    resource: string,
-    subresource = '',
-    apiGroup = 'apps',
-  ): Promise<boolean> => allowed(who[0], who[1], { namespace: ns, verb, group: apiGroup, resource, subresource });
+    what: { resource: string; subresource?: string; apiGroup?: string },
+  ): Promise<boolean> =>
+    allowed(who[0], who[1], {
+      namespace: ns,
+      verb,
+      group: what.apiGroup ?? 'apps',
+      resource: what.resource,
+      subresource: what.subresource ?? '',
+    });
   const deployments = sa('deployment-controller');
   const replicasets = sa('replicaset-controller');
-  expect(await can(deployments, 'update', 'deployments', 'status')).toBe(true);
-  expect(await can(deployments, 'create', 'replicasets')).toBe(true);
-  expect(await can(deployments, 'deletecollection', 'replicasets')).toBe(false);
-  expect(await can(deployments, 'delete', 'deployments')).toBe(false);
-  expect(await can(deployments, 'update', 'pods', '', '')).toBe(true);
-  expect(await can(replicasets, 'update', 'replicasets', 'status')).toBe(true);
-  expect(await can(replicasets, 'create', 'pods', '', '')).toBe(true);
-  expect(await can(replicasets, 'update', 'deployments')).toBe(false);
+  expect(await can(deployments, 'update', { resource: 'deployments', subresource: 'status' })).toBe(true);
+  expect(await can(deployments, 'create', { resource: 'replicasets' })).toBe(true);
+  expect(await can(deployments, 'deletecollection', { resource: 'replicasets' })).toBe(false);
+  expect(await can(deployments, 'delete', { resource: 'deployments' })).toBe(false);
+  expect(await can(deployments, 'update', { resource: 'pods', apiGroup: '' })).toBe(true);
+  expect(await can(replicasets, 'update', { resource: 'replicasets', subresource: 'status' })).toBe(true);
+  expect(await can(replicasets, 'create', { resource: 'pods', apiGroup: '' })).toBe(true);
+  expect(await can(replicasets, 'update', { resource: 'deployments' })).toBe(false);
 });

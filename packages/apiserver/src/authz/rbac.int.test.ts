@@ -38,14 +38,14 @@ async function sar(user: string, attrs: object, groups: string[] = ['system:auth
   return r.json<{ status: { allowed: boolean } }>().status.allowed;
 }
 
-async function bindInNs(ns: string, name: string, roleRef: object, subjects: object[]): Promise<void> {
+async function bindInNs(ns: string, binding: { name: string; roleRef: object; subjects: object[] }): Promise<void> {
   await ok(
     admin.post(`${RBAC}/namespaces/${ns}/rolebindings`, {
       apiVersion: 'rbac.authorization.svc.io/v1',
       kind: 'RoleBinding',
-      metadata: { name },
-      roleRef,
-      subjects,
+      metadata: { name: binding.name },
+      roleRef: binding.roleRef,
+      subjects: binding.subjects,
     }),
   );
 }
@@ -60,9 +60,13 @@ beforeAll(async () => {
   for (const u of USERS) as[u] = t.client.withToken(`${u}-token`);
   for (const ns of ['m', 'e', 'other'])
     await ok(admin.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
-  await bindInNs('m', 'viewer', ref('ClusterRole', 'view'), [userSubject('viewer')]);
-  await bindInNs('m', 'editor', ref('ClusterRole', 'edit'), [userSubject('editor')]);
-  await bindInNs('m', 'admin-user', ref('ClusterRole', 'admin'), [userSubject('admin-user')]);
+  await bindInNs('m', { name: 'viewer', roleRef: ref('ClusterRole', 'view'), subjects: [userSubject('viewer')] });
+  await bindInNs('m', { name: 'editor', roleRef: ref('ClusterRole', 'edit'), subjects: [userSubject('editor')] });
+  await bindInNs('m', {
+    name: 'admin-user',
+    roleRef: ref('ClusterRole', 'admin'),
+    subjects: [userSubject('admin-user')],
+  });
   await waitFor(
     'bindings in the RBAC cache',
     async () =>
@@ -197,17 +201,22 @@ describe('admin, edit and view bound in one namespace', () => {
       ['admin-user', what, method, path, a, body],
     );
   }
-  it.each(rows.map((r) => [r[0], r[1], r[4] ? 'allowed' : 'forbidden', r[2], r[3], r[5]] as const))(
-    '%s: %s → %s',
-    async (user, _what, expected, method, path, body) => {
-      const r = await as[user]!.request(method, path, body ? { body } : {});
-      if (expected === 'allowed') expect(r.status).not.toBe(403);
-      else {
-        expect(r.status).toBe(403);
-        expect(r.json()).toMatchObject({ reason: 'Forbidden' });
-      }
-    },
-  );
+  const cases = rows.map(([user, what, method, path, allowed, body]) => ({
+    user,
+    what,
+    expected: allowed ? 'allowed' : 'forbidden',
+    method,
+    path,
+    body,
+  }));
+  it.each(cases)('$user: $what → $expected', async ({ user, expected, method, path, body }) => {
+    const r = await as[user]!.request(method, path, body ? { body } : {});
+    if (expected === 'allowed') expect(r.status).not.toBe(403);
+    else {
+      expect(r.status).toBe(403);
+      expect(r.json()).toMatchObject({ reason: 'Forbidden' });
+    }
+  });
 
   it("edit may impersonate the namespace's service accounts; view may not", async () => {
     const h = { 'Impersonate-User': 'system:serviceaccount:m:default' };
@@ -250,12 +259,16 @@ describe('bindings, rules and validation', () => {
   });
 
   it('groups and service accounts are subjects', async () => {
-    await bindInNs('other', 'team-view', ref('ClusterRole', 'view'), [
-      { kind: 'Group', apiGroup: 'rbac.authorization.svc.io', name: 'team' },
-    ]);
-    await bindInNs('other', 'sa-edit', ref('ClusterRole', 'edit'), [
-      { kind: 'ServiceAccount', name: 'builder', namespace: 'other' },
-    ]);
+    await bindInNs('other', {
+      name: 'team-view',
+      roleRef: ref('ClusterRole', 'view'),
+      subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.svc.io', name: 'team' }],
+    });
+    await bindInNs('other', {
+      name: 'sa-edit',
+      roleRef: ref('ClusterRole', 'edit'),
+      subjects: [{ kind: 'ServiceAccount', name: 'builder', namespace: 'other' }],
+    });
     await waitFor(
       'team may list pods in other',
       async () => (await as.alice!.get('/api/v1/namespaces/other/pods')).status === 200,
@@ -277,7 +290,7 @@ describe('bindings, rules and validation', () => {
         rules: [{ verbs: ['get', 'update'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['cm1'] }],
       }),
     );
-    await bindInNs('other', 'dave-one-cm', ref('Role', 'one-cm'), [userSubject('dave')]);
+    await bindInNs('other', { name: 'dave-one-cm', roleRef: ref('Role', 'one-cm'), subjects: [userSubject('dave')] });
     await ok(
       admin.post('/api/v1/namespaces/other/configmaps', {
         apiVersion: 'v1',
@@ -438,7 +451,7 @@ describe('bindings, rules and validation', () => {
   });
 
   it('roleRef is immutable (422); subjects may change', async () => {
-    await bindInNs('other', 'immutable', ref('ClusterRole', 'view'), [userSubject('x')]);
+    await bindInNs('other', { name: 'immutable', roleRef: ref('ClusterRole', 'view'), subjects: [userSubject('x')] });
     const path = `${RBAC}/namespaces/other/rolebindings/immutable`;
     const cur = (await admin.get(path)).json<Record<string, unknown>>();
     const changed = await admin.put(path, { ...cur, roleRef: ref('ClusterRole', 'edit') });
@@ -471,7 +484,7 @@ describe('escalation prevention', () => {
         ],
       }),
     );
-    await bindInNs('e', 'esc', ref('Role', 'rbac-manager'), [userSubject('esc')]);
+    await bindInNs('e', { name: 'esc', roleRef: ref('Role', 'rbac-manager'), subjects: [userSubject('esc')] });
     await waitFor('esc may list roles', async () => (await as.esc!.get(`${RBAC}/namespaces/e/roles`)).status === 200);
   });
   const role = (name: string, rules: object[]): object => ({
@@ -523,7 +536,7 @@ describe('escalation prevention', () => {
         role('escalator', [{ verbs: ['escalate'], apiGroups: ['rbac.authorization.svc.io'], resources: ['roles'] }]),
       ),
     );
-    await bindInNs('e', 'esc-escalate', ref('Role', 'escalator'), [userSubject('esc')]);
+    await bindInNs('e', { name: 'esc-escalate', roleRef: ref('Role', 'escalator'), subjects: [userSubject('esc')] });
     await waitFor(
       'esc may escalate',
       async () =>
@@ -570,7 +583,7 @@ describe('escalation prevention', () => {
         ]),
       ),
     );
-    await bindInNs('e', 'esc-bind', ref('Role', 'binder'), [userSubject('esc')]);
+    await bindInNs('e', { name: 'esc-bind', roleRef: ref('Role', 'binder'), subjects: [userSubject('esc')] });
     await waitFor(
       'esc may bind edit',
       async () =>

@@ -5,7 +5,6 @@
 // The server runs with `--naming=kubernetes`: kubectl then finds its own OpenAPI extension names
 // (server-side field validation and apply need them) and its own last-applied annotation.
 import { Etcd3 } from 'etcd3';
-import YAML from 'yaml';
 import {
   startKubectlEnv,
   type KubectlEnv,
@@ -29,7 +28,7 @@ const k = (args: string[], stdin?: string): Promise<KubectlResult> => env.ok(arg
 /** Runs kubectl and requires exit code 0. */
 
 function stored(resource: string, name: string): Promise<StoredObject | undefined> {
-  return readStored(etcd, coreKey(t.storePrefix, resource, ns, name));
+  return readStored(etcd, coreKey(t.storePrefix, resource, { namespace: ns, name }));
 }
 
 function managers(obj: Json): string[] {

@@ -7,7 +7,6 @@
 // (`kubectl.kubernetes.io/last-applied-configuration`) is the CLI annotation the server knows
 // (rule 12) and kubectl's OpenAPI validation finds its extension names.
 import { Etcd3 } from 'etcd3';
-import YAML from 'yaml';
 import {
   startKubectlEnv,
   type HttpResponse,
@@ -38,7 +37,7 @@ const path = (resource: string, name = ''): string => `/api/v1/namespaces/${ns}/
 const cmPath = (name = ''): string => path('configmaps', name);
 
 function stored(resource: string, name: string): Promise<StoredObject | undefined> {
-  return readStored(etcd, coreKey(t.storePrefix, resource, ns, name));
+  return readStored(etcd, coreKey(t.storePrefix, resource, { namespace: ns, name }));
 }
 
 interface ApplyOpts {
@@ -48,13 +47,13 @@ interface ApplyOpts {
   manager?: string | null;
 }
 
-/** PATCH with `application/apply-patch+yaml` as `manager` (a YAML text or a JSON object body). */
-function apply(
-  name: string,
-  body: Json | string,
-  manager: string | null,
-  o: Omit<ApplyOpts, 'manager'> = {},
-): Promise<HttpResponse> {
+/**
+ * PATCH with `application/apply-patch+yaml` (a YAML text or a JSON object body) as the
+ * manager `by` names (null: no fieldManager), or as `by.manager` with the other options.
+ */
+function apply(name: string, body: Json | string, by: string | null | ApplyOpts): Promise<HttpResponse> {
+  const o: ApplyOpts = typeof by === 'object' && by !== null ? by : { manager: by };
+  const manager = o.manager ?? null;
   const q = new URLSearchParams();
   if (manager !== null) q.set('fieldManager', manager);
   if (o.force !== undefined) q.set('force', String(o.force));
@@ -148,7 +147,7 @@ describe('field ownership (one test per row of the spec table)', () => {
   it("owned by A, B applies with force=true: value overwritten, B sole owner, field gone from A's entry", async () => {
     const name = uniqueName('force');
     expectCode(await apply(name, cm(name, { x: '1', y: '1' }), 'a'), 201);
-    const forced = expectCode(await apply(name, cm(name, { x: '2' }), 'b', { force: true }), 200);
+    const forced = expectCode(await apply(name, cm(name, { x: '2' }), { manager: 'b', force: true }), 200);
     expect(forced.data).toEqual({ x: '2', y: '1' });
     expect(managers(forced)).toEqual(['a/Apply', 'b/Apply']);
     expect(entry(forced, 'a')?.fieldsV1).toEqual({ 'f:data': { 'f:y': {} } });
@@ -160,7 +159,7 @@ describe('field ownership (one test per row of the spec table)', () => {
     // B is now the only owner: A changing it conflicts with B, and A's entry vanishes when
     // B forces A's last field too.
     expectConflict(await apply(name, cm(name, { x: '3', y: '1' }), 'a'), [{ manager: '"b"', field: '.data.x' }]);
-    const second = expectCode(await apply(name, cm(name, { x: '2', y: '9' }), 'b', { force: true }), 200);
+    const second = expectCode(await apply(name, cm(name, { x: '2', y: '9' }), { manager: 'b', force: true }), 200);
     expect(managers(second)).toEqual(['b/Apply']);
     expect(entry(second, 'b')?.fieldsV1).toEqual({ 'f:data': { 'f:x': {}, 'f:y': {} } });
   });
@@ -229,11 +228,11 @@ describe('field ownership (one test per row of the spec table)', () => {
       spec: { ports: [{ port: 80, protocol: 'TCP' }], ...extra },
     });
     const created = expectCode(
-      await apply(name, service({ sessionAffinity: 'ClientIP' }), 'a', { resource: 'services' }),
+      await apply(name, service({ sessionAffinity: 'ClientIP' }), { manager: 'a', resource: 'services' }),
       201,
     );
     expect(created.spec.sessionAffinity).toBe('ClientIP');
-    const reset = expectCode(await apply(name, service({}), 'a', { resource: 'services' }), 200);
+    const reset = expectCode(await apply(name, service({}), { manager: 'a', resource: 'services' }), 200);
     expect(reset.spec.sessionAffinity).toBe('None');
     expect((await stored('services', name))?.value.spec.sessionAffinity).toBe('None');
     expect(entry(reset, 'a')?.fieldsV1?.['f:spec']?.['f:sessionAffinity']).toBeUndefined();
@@ -431,8 +430,7 @@ describe('server-side apply rules', () => {
     const res = await apply(
       pod,
       { apiVersion: 'v1', kind: 'Pod', metadata: { name: pod }, spec: { containers: [{ name: 'app' }] } },
-      'a',
-      { resource: 'pods' },
+      { manager: 'a', resource: 'pods' },
     );
     const ps = expectFailure(res, { code: 422, reason: 'Invalid' });
     expect(ps.details?.causes?.map((c) => c.field)).toContain('spec.containers[0].image');
@@ -521,8 +519,12 @@ describe('server-side apply rules', () => {
 
 describe('merge markers observed through pods', () => {
   const podBody = (name: string, spec: Json): Json => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec });
-  const applyPod = (name: string, spec: Json, manager: string, force?: boolean): Promise<HttpResponse> =>
-    apply(name, podBody(name, spec), manager, { resource: 'pods', force });
+  const applyPod = (
+    name: string,
+    spec: Json,
+    by: string | { manager: string; force: boolean },
+  ): Promise<HttpResponse> =>
+    apply(name, podBody(name, spec), { ...(typeof by === 'string' ? { manager: by } : by), resource: 'pods' });
 
   it('containers are a map list keyed by name, ports a map list keyed by containerPort and protocol', async () => {
     const name = uniqueName('pod-keys');
@@ -559,7 +561,7 @@ describe('merge markers observed through pods', () => {
       [{ manager: '"a"', field: '.spec.containers[name="side"].image' }],
       'Apply failed with 1 conflict: conflict with "a": .spec.containers[name="side"].image',
     );
-    const forced = expectCode(await applyPod(name, sideOnly, 'b', true), 200);
+    const forced = expectCode(await applyPod(name, sideOnly, { manager: 'b', force: true }), 200);
     // B's apply without `web` does not remove it: items merge by key.
     expect((forced.spec.containers as Json[]).map((c) => `${c.name as string}=${c.image as string}`)).toEqual([
       'web=example/web:1',
@@ -631,7 +633,7 @@ describe('merge markers observed through pods', () => {
       tolerations: [{ key: 'k2', operator: 'Exists' }],
     };
     expectConflict(await applyPod(name, other, 'b'), [{ manager: '"a"', field: '.spec.tolerations' }]);
-    const forced = expectCode(await applyPod(name, other, 'b', true), 200);
+    const forced = expectCode(await applyPod(name, other, { manager: 'b', force: true }), 200);
     // DefaultTolerationSeconds admission adds its not-ready/unreachable tolerations after every write.
     const defaults = ['not-ready', 'unreachable'].map((k) => ({
       key: `node.kubernetes.io/${k}`,

@@ -27,7 +27,7 @@ let ns: string;
 
 const path = (resource: string, name = ''): string => `/api/v1/namespaces/${ns}/${resource}${name ? `/${name}` : ''}`;
 const cmPath = (name = ''): string => path('configmaps', name);
-const key = (resource: string, name: string): string => coreKey(t.storePrefix, resource, ns, name);
+const key = (resource: string, name: string): string => coreKey(t.storePrefix, resource, { namespace: ns, name });
 
 interface EtcdState {
   revision: string;

@@ -26,7 +26,8 @@ let etcd: Etcd3;
 let ns: string;
 
 /** One request with a raw body; collects every Warning header line separately. */
-function send(method: string, path: string, body: string, contentType: string): Promise<Sent> {
+function send(method: string, path: string, content: { body: string; contentType: string }): Promise<Sent> {
+  const { body, contentType } = content;
   return new Promise((resolve, reject) => {
     const payload = Buffer.from(body);
     const req = httpsRequest(
@@ -77,7 +78,7 @@ const cmPath = (name = ''): string => `/api/v1/namespaces/${ns}/configmaps${name
 const warning = (field: string): string => `299 - ${JSON.stringify(`unknown field ${JSON.stringify(field)}`)}`;
 
 async function stored(resource: string, name: string): Promise<Json | undefined> {
-  return (await readStored(etcd, coreKey(t.storePrefix, resource, ns, name)))?.value;
+  return (await readStored(etcd, coreKey(t.storePrefix, resource, { namespace: ns, name })))?.value;
 }
 
 /** A pod body with two unknown fields (`spec.foo`, `spec.containers[0].bar`), as JSON or YAML text. */
@@ -105,33 +106,30 @@ function podWithUnknownFields(name: string, kind: BodyKind): string {
   ].join('\n');
 }
 
-/** Creates `body` as a pod the way `kind` says: POST JSON, POST YAML, or apply (PATCH). */
-function write(kind: BodyKind, name: string, body: string, level: Level): Promise<Sent> {
+/** Creates `body` as a pod the way `kind` says: POST JSON, POST YAML, or apply (PATCH), with fieldValidation `level`. */
+function write(kind: BodyKind, name: string, o: { body: string; level: Level }): Promise<Sent> {
+  const { body, level } = o;
   const q = new URLSearchParams();
   if (level) q.set('fieldValidation', level);
   if (kind === 'apply') {
     q.set('fieldManager', 'fv');
-    return send('PATCH', `${podsPath(name)}?${q.toString()}`, body, APPLY);
+    return send('PATCH', `${podsPath(name)}?${q.toString()}`, { body, contentType: APPLY });
   }
   const qs = q.toString();
-  return send(
-    'POST',
-    `${podsPath()}${qs ? `?${qs}` : ''}`,
+  return send('POST', `${podsPath()}${qs ? `?${qs}` : ''}`, {
     body,
-    kind === 'JSON' ? 'application/json' : 'application/yaml',
-  );
+    contentType: kind === 'JSON' ? 'application/json' : 'application/yaml',
+  });
 }
 
 beforeAll(async () => {
   t = await startTestApiServer();
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
   ns = uniqueName('fv');
-  const res = await send(
-    'POST',
-    '/api/v1/namespaces',
-    JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
-    'application/json',
-  );
+  const res = await send('POST', '/api/v1/namespaces', {
+    body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
+    contentType: 'application/json',
+  });
   expectCode(res, 201);
 });
 
@@ -150,7 +148,7 @@ const matrix = KINDS.flatMap((kind) =>
 describe('unknown fields: {JSON, YAML, apply} × {Ignore, Warn (default), Warn, Strict}', () => {
   it.each(matrix)('$kind body, fieldValidation=$label', async ({ kind, level }) => {
     const name = uniqueName(`${kind.toLowerCase()}-${(level ?? 'default').toLowerCase()}`);
-    const res = await write(kind, name, podWithUnknownFields(name, kind), level);
+    const res = await write(kind, name, { body: podWithUnknownFields(name, kind), level });
     if (level === 'Strict') {
       const s = expectFailure(res, 400, 'BadRequest');
       expect(s.message).toMatch(/^strict decoding error: /);
@@ -179,27 +177,21 @@ describe('unknown fields on updates (PUT and merge patch)', () => {
     async ({ level }) => {
       const name = uniqueName('update');
       const created = expectCode(
-        await send(
-          'POST',
-          cmPath(),
-          JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } }),
-          'application/json',
-        ),
+        await send('POST', cmPath(), {
+          body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } }),
+          contentType: 'application/json',
+        }),
         201,
       );
       const q = level ? `?fieldValidation=${level}` : '';
-      const put = await send(
-        'PUT',
-        `${cmPath(name)}${q}`,
-        JSON.stringify({ ...created, data: { a: '2' }, extra: true }),
-        'application/json',
-      );
-      const patch = await send(
-        'PATCH',
-        `${cmPath(name)}${q}`,
-        JSON.stringify({ data: { a: '3' }, metadata: { bogus: 'x' } }),
-        MERGE,
-      );
+      const put = await send('PUT', `${cmPath(name)}${q}`, {
+        body: JSON.stringify({ ...created, data: { a: '2' }, extra: true }),
+        contentType: 'application/json',
+      });
+      const patch = await send('PATCH', `${cmPath(name)}${q}`, {
+        body: JSON.stringify({ data: { a: '3' }, metadata: { bogus: 'x' } }),
+        contentType: MERGE,
+      });
       if (level === 'Strict') {
         expect(expectFailure(put, 400, 'BadRequest').message).toBe('strict decoding error: unknown field "extra"');
         expect(expectFailure(patch, 400, 'BadRequest').message).toContain('unknown field "metadata.bogus"');
@@ -225,12 +217,10 @@ describe('duplicate fields in JSON text', () => {
     'a duplicated key with fieldValidation=$label',
     async ({ level }) => {
       const name = uniqueName('dup');
-      const res = await send(
-        'POST',
-        `${cmPath()}${level ? `?fieldValidation=${level}` : ''}`,
-        body(name),
-        'application/json',
-      );
+      const res = await send('POST', `${cmPath()}${level ? `?fieldValidation=${level}` : ''}`, {
+        body: body(name),
+        contentType: 'application/json',
+      });
       if (level === 'Strict') {
         const s = expectFailure(res, 400, 'BadRequest');
         expect(s.message).toBe('strict decoding error: duplicate field "data"');
@@ -260,7 +250,7 @@ describe('type errors and missing required fields are 422 Invalid at every level
             spec: { containers: [{ name: 'app', image: 'example/app:1' }], terminationGracePeriodSeconds: 'soon' },
           })
         : `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  terminationGracePeriodSeconds: soon\n  containers:\n  - name: app\n    image: example/app:1\n`;
-    const s = expectFailure(await write(kind, name, body, level), 422, 'Invalid');
+    const s = expectFailure(await write(kind, name, { body, level }), 422, 'Invalid');
     expect(s.details?.causes?.map((c) => c.field)).toEqual(['spec.terminationGracePeriodSeconds']);
     expect(await stored('pods', name)).toBeUndefined();
   });
@@ -276,7 +266,7 @@ describe('type errors and missing required fields are 422 Invalid at every level
             spec: { containers: [{ image: 'example/app:1' }] },
           })
         : `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - image: example/app:1\n`;
-    const s = expectFailure(await write(kind, name, body, level), 422, 'Invalid');
+    const s = expectFailure(await write(kind, name, { body, level }), 422, 'Invalid');
     expect(s.details?.causes?.map((c) => c.field)).toContain('spec.containers[0].name');
     expect(s.details?.causes?.find((c) => c.field === 'spec.containers[0].name')?.reason).toBe('FieldValueRequired');
     expect(await stored('pods', name)).toBeUndefined();
@@ -285,12 +275,10 @@ describe('type errors and missing required fields are 422 Invalid at every level
 
 it('an unknown fieldValidation value is 400 BadRequest', async () => {
   const name = uniqueName('badlevel');
-  const res = await send(
-    'POST',
-    `${podsPath()}?fieldValidation=Loud`,
-    podWithUnknownFields(name, 'JSON'),
-    'application/json',
-  );
+  const res = await send('POST', `${podsPath()}?fieldValidation=Loud`, {
+    body: podWithUnknownFields(name, 'JSON'),
+    contentType: 'application/json',
+  });
   expect(expectFailure(res, 400, 'BadRequest').message).toContain('Loud');
   expect(await stored('pods', name)).toBeUndefined();
 });

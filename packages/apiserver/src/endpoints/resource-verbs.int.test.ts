@@ -43,7 +43,7 @@ const leasePath = (namespace: string, name = ''): string =>
   `/apis/${LEASES}/v1/namespaces/${namespace}/leases${name ? `/${name}` : ''}`;
 const nodePath = (name = ''): string => `/api/v1/nodes${name ? `/${name}` : ''}`;
 
-const cmKey = (namespace: string, name: string): string => coreKey(t.storePrefix, 'configmaps', namespace, name);
+const cmKey = (namespace: string, name: string): string => coreKey(t.storePrefix, 'configmaps', { namespace, name });
 const leaseKey = (namespace: string, name: string): string => `${t.storePrefix}/${LEASES}/leases/${namespace}/${name}`;
 const nodeKey = (name: string): string => `${t.storePrefix}/core/nodes/${name}`;
 

@@ -9,8 +9,8 @@ export interface StoredObject {
 }
 
 /** The etcd key of a namespaced core object under a server's `--store-prefix`. */
-export function coreKey(storePrefix: string, resource: string, namespace: string, name: string): string {
-  return `${storePrefix}/core/${resource}/${namespace}/${name}`;
+export function coreKey(storePrefix: string, resource: string, object: { namespace: string; name: string }): string {
+  return `${storePrefix}/core/${resource}/${object.namespace}/${object.name}`;
 }
 
 /** The object stored under `key`, or undefined when there is none. */

@@ -26,7 +26,7 @@ let ns: string;
 const path = (resource: string, name = ''): string => `/api/v1/namespaces/${ns}/${resource}${name ? `/${name}` : ''}`;
 /** The object stored in etcd (value and mod revision), or undefined. */
 function raw(resource: string, name: string): Promise<StoredObject | undefined> {
-  return readStored(etcd, coreKey(t.storePrefix, resource, ns, name));
+  return readStored(etcd, coreKey(t.storePrefix, resource, { namespace: ns, name }));
 }
 
 async function stored(resource: string, name: string): Promise<Json> {

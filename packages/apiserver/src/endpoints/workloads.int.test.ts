@@ -152,6 +152,7 @@ describe('create', () => {
       ['spec.selector FieldValueInvalid'],
     ],
   ];
+  // eslint-disable-next-line max-params -- it.each passes each table row's cells as the test's arguments
   it.each(bad)('%s: 422 Invalid at the field', async (_n, plural, spec, fields) => {
     const name = uniqueName('bad');
     const obj = plural === 'deployments' ? deployment(name, spec) : replicaSet(name, spec);

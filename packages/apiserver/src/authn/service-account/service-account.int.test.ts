@@ -171,6 +171,7 @@ describe('TokenRequest', () => {
       'spec.boundObjectRef.name',
       'Required value',
     ],
+    // eslint-disable-next-line max-params -- it.each passes each table row's cells as the test's arguments
   ])('refuses %s with 422', async (_what, spec, field, message) => {
     const sa = await serviceAccount();
     const r = await requestToken(sa.metadata.name, spec);

@@ -223,6 +223,7 @@ describe('create validation: 422 Invalid with the field and the reason', () => {
       'spec.expirationSeconds',
       'may not specify a duration less than 600 seconds (10 minutes)',
     ],
+    // eslint-disable-next-line max-params -- it.each passes each table row's cells as the test's arguments
   ])('%s', async (_what, spec, field, message) => {
     const body = csr(uniqueName('invalid'), (spec as Json).request === '<cert>' ? { request: b64(certPem) } : spec);
     const s = expectFailure(await admin.post(CSRS, body), { code: 422, reason: 'Invalid' });
@@ -277,6 +278,7 @@ describe('conditions: 422 on /approval and /status', () => {
       'status.conditions',
       'updates may not add a condition of type "Approved"',
     ],
+    // eslint-disable-next-line max-params -- it.each passes each table row's cells as the test's arguments
   ])('%s', async (_what, sub, conditions, field, message) => {
     const obj = await created();
     const s = expectFailure(
