@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Command, Option, CommanderError } from 'commander';
+import { Command, Option } from 'commander';
 import {
   boolOption,
   durationOption,

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { bootstrapTokenSecretType, naming, type ApiObject } from '@svc/api';
+import { bootstrapTokenSecretType, naming } from '@svc/api';
 import type { AudienceAgnosticTokenAuthenticator, UserInfo } from '@svc/component-base';
 import {
   BOOTSTRAP_TOKEN,

@@ -41,7 +41,9 @@ export function compileCel(
       try {
         return program(vars);
       } catch (e) {
-        throw new Error(`expression ${JSON.stringify(expression)}: ${(e as Error).message.split('\n')[0] ?? ''}`);
+        throw new Error(`expression ${JSON.stringify(expression)}: ${(e as Error).message.split('\n')[0] ?? ''}`, {
+          cause: e,
+        });
       }
     },
   };

@@ -42,7 +42,7 @@ export class JwtAuthenticator implements AudienceAgnosticTokenAuthenticator {
     try {
       claims = await this.provider.verify(token, { audience: this.c.issuer.audiences, algorithms: OIDC_SIGNING_ALGS });
     } catch (e) {
-      throw new Error(`jwt: verify token: ${(e as Error).message}`);
+      throw new Error(`jwt: verify token: ${(e as Error).message}`, { cause: e });
     }
     const nowSeconds = Math.floor((this.rt.now?.() ?? Date.now()) / 1000);
     if (typeof claims.iat === 'number' && claims.iat > nowSeconds + IAT_LEEWAY_SECONDS)

@@ -80,7 +80,7 @@ export class OidcProvider {
         await this.loadKeys();
         return;
       } catch (e) {
-        if (this.rt.signal.aborted) throw new Error('stopped');
+        if (this.rt.signal.aborted) throw new Error('stopped', { cause: e });
         this.rt.onError?.(`oidc discovery from ${url} failed (attempt ${attempt + 1}): ${(e as Error).message}`);
         await sleep(Math.min(100 * 2 ** attempt, 10_000), this.rt.signal);
       }

@@ -69,7 +69,7 @@ export class OidcAuthenticator implements AudienceAgnosticTokenAuthenticator {
     try {
       payload = await this.verify(token);
     } catch (e) {
-      throw new Error(`oidc: verify token: ${(e as Error).message}`);
+      throw new Error(`oidc: verify token: ${(e as Error).message}`, { cause: e });
     }
     const nowSeconds = Math.floor((this.rt.now?.() ?? Date.now()) / 1000);
     if (typeof payload.iat === 'number' && payload.iat > nowSeconds + IAT_LEEWAY_SECONDS)

@@ -49,7 +49,7 @@ export class RequestHeaderAuthenticator implements Authenticator {
     try {
       verifyClientChain(leaf, { intermediates, roots: this.o.roots, now: this.o.now?.() ?? Date.now() });
     } catch (e) {
-      throw new Error(`requestheader: ${(e as Error).message}`);
+      throw new Error(`requestheader: ${(e as Error).message}`, { cause: e });
     }
     if (this.o.allowedNames.length > 0) {
       const cn = /^CN=(.*)$/m.exec(leaf.subject)?.[1] ?? '';

@@ -36,7 +36,7 @@ export function parseTokenFile(text: string, file = 'token file'): Map<string, U
     try {
       f = csvFields(line);
     } catch (e) {
-      throw new Error(`${file}, line ${i + 1}: ${(e as Error).message}`);
+      throw new Error(`${file}, line ${i + 1}: ${(e as Error).message}`, { cause: e });
     }
     if (f.length < 3)
       throw new Error(`${file}, line ${i + 1}: needs at least 3 columns (token, user name, uid), found ${f.length}`);

@@ -30,7 +30,7 @@ export function parseAbacPolicies(text: string, file = 'policy file'): AbacPolic
     try {
       doc = JSON.parse(line) as typeof doc;
     } catch (e) {
-      throw new Error(`${file}:${i + 1}: ${(e as Error).message}`);
+      throw new Error(`${file}:${i + 1}: ${(e as Error).message}`, { cause: e });
     }
     if (doc.apiVersion !== abacApiVersion() || doc.kind !== 'Policy') {
       throw new Error(`${file}:${i + 1}: expected apiVersion ${abacApiVersion()} and kind Policy`);

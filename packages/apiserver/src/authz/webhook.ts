@@ -31,7 +31,7 @@ export function compileMatchCondition(expression: string): (vars: Record<string,
   try {
     return parseCel(expression) as unknown as (vars: Record<string, unknown>) => unknown;
   } catch (e) {
-    throw new Error(`compilation failed: ${(e as Error).message.split('\n')[0]}`);
+    throw new Error(`compilation failed: ${(e as Error).message.split('\n')[0]}`, { cause: e });
   }
 }
 

@@ -73,7 +73,7 @@ export function parsePublicKeys(pem: string, file: string): VerificationKey[] {
       else if (b.label === 'CERTIFICATE') key = new X509Certificate(b.text).publicKey;
       if (key) keys.push(verificationKey(key));
     } catch (e) {
-      throw new Error(`${file}: ${(e as Error).message}`);
+      throw new Error(`${file}: ${(e as Error).message}`, { cause: e });
     }
   }
   if (keys.length === 0) throw new Error(`${file}: no RSA or ECDSA public or private key found`);
@@ -88,7 +88,7 @@ export function parseSigningKey(pem: string, file: string): SigningKey {
     const privateKey = createPrivateKey(block.text);
     return { ...verificationKey(createPublicKey(privateKey)), privateKey };
   } catch (e) {
-    throw new Error(`${file}: ${(e as Error).message}`);
+    throw new Error(`${file}: ${(e as Error).message}`, { cause: e });
   }
 }
 

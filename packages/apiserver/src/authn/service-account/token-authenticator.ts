@@ -62,7 +62,7 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
         break;
       } catch (e) {
         if ((e as { code?: string }).code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') continue;
-        throw new Error(`service account token: ${(e as Error).message}`);
+        throw new Error(`service account token: ${(e as Error).message}`, { cause: e });
       }
     }
     if (!payload) throw new Error('service account token: invalid signature');

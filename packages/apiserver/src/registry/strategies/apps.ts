@@ -1,6 +1,6 @@
 import { fieldErrors, type ApiObject, type FieldError } from '@svc/api';
 import {
-  LabelSelector,
+  type LabelSelector,
   labelSelectorFromObject,
   regexError,
   validateAnnotations,
