@@ -10,7 +10,6 @@ import {
   startDelegatedSecureServer,
   type HealthCheck,
   type Logger,
-  type SecureServer,
   runningComponent,
   type RunningComponent,
 } from '@svc/component-base';
@@ -70,13 +69,14 @@ export async function startControllerManager(
 
   const health = definitions.map((d) => new ControllerHealth(d.name));
   const identity = `${hostname()}_${randomUUID()}`;
-  let leaderCheck: HealthCheck | undefined;
+  /** The leader-election check, set once leader election runs (the server starts before it). */
+  const leader: { check?: HealthCheck } = {};
   const server = await startDelegatedSecureServer(o, {
     certBase: 'svc-controller-manager',
     logger,
     metrics: registry,
     clientFor: (file, flag) => new RestClient(componentClientConfig(file, { flag })),
-    healthChecks: () => (leaderCheck ? [leaderCheck, ...health] : health),
+    healthChecks: () => (leader.check ? [leader.check, ...health] : health),
   });
 
   /** Builds and runs the controllers until `signal`; a controller that fails is logged and marked unhealthy. */
@@ -114,6 +114,6 @@ export async function startControllerManager(
     run: runControllers,
     onLeading: (leading) => metrics.setLeader(o.leaseName, leading),
   });
-  leaderCheck = run.healthCheck;
+  leader.check = run.healthCheck;
   return runningComponent({ server, identity, metrics: registry, run, close: () => client.close() });
 }

@@ -424,17 +424,16 @@ export function controllerManagerCommand(): Command {
         60_000,
       ),
     );
-  for (const [stem, role] of Object.entries(SIGNER_FLAGS)) {
-    const signer = stem;
+  for (const signer of Object.keys(SIGNER_FLAGS)) {
     cmd.addOption(
       stringOption(
-        `--cluster-signing-${stem}-cert-file`,
+        `--cluster-signing-${signer}-cert-file`,
         `Filename containing a PEM-encoded X509 CA certificate used to issue certificates for the ${signer} signer. If specified, --cluster-signing-{cert,key}-file must not be set.`,
       ),
     );
     cmd.addOption(
       stringOption(
-        `--cluster-signing-${stem}-key-file`,
+        `--cluster-signing-${signer}-key-file`,
         `Filename containing a PEM-encoded RSA or ECDSA private key used to sign certificates for the ${signer} signer. If specified, --cluster-signing-{cert,key}-file must not be set.`,
       ),
     );

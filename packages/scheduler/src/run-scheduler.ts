@@ -17,7 +17,6 @@ import {
   startDelegatedSecureServer,
   type HealthCheck,
   type Logger,
-  type SecureServer,
   runningComponent,
   type RunningComponent,
 } from '@svc/component-base';
@@ -58,7 +57,8 @@ export async function startScheduler(
     contentType: o.apiContentType,
   });
   const identity = `${hostname()}_${randomUUID()}`;
-  let leaderCheck: HealthCheck | undefined;
+  /** The leader-election check, set once leader election runs (the server starts before it). */
+  const leader: { check?: HealthCheck } = {};
   let current: Scheduler | undefined;
   // Kubernetes' sched-handler-sync: the leader's informers have delivered their first lists.
   const handlersSynced: HealthCheck = {
@@ -72,7 +72,7 @@ export async function startScheduler(
     logger,
     metrics: registry,
     clientFor: (file, flag) => new RestClient(componentClientConfig(file, { flag })),
-    healthChecks: () => [pingCheck, logCheck, ...(leaderCheck ? [leaderCheck] : []), handlersSynced],
+    healthChecks: () => [pingCheck, logCheck, ...(leader.check ? [leader.check] : []), handlersSynced],
   });
   const events = new EventRecorder(client, {
     component: DEFAULT_SCHEDULER_NAME,
@@ -107,6 +107,6 @@ export async function startScheduler(
       }
     },
   });
-  leaderCheck = run.healthCheck;
+  leader.check = run.healthCheck;
   return runningComponent({ server, identity, metrics: registry, run, close: () => client.close() });
 }

@@ -184,14 +184,15 @@ export async function boundNode(pods: ResourceClient<Pod>, name: string, timeout
 
 /**
  * The PodScheduled condition once it is False with a message matching `message` (when given:
- * an attempt made before the scheduler saw every node says less, and a later one corrects it).
+ * an attempt made before the scheduler saw every node says less, and a later one corrects it),
+ * within 10 s.
  */
 export async function unschedulableCondition(
   pods: ResourceClient<Pod>,
   name: string,
   message?: string | RegExp,
-  timeoutMs = 10_000,
 ): Promise<{ reason?: string; message?: string }> {
+  const timeoutMs = 10_000;
   const matches = (m = ''): boolean =>
     message === undefined || (typeof message === 'string' ? m === message : message.test(m));
   return waitFor(

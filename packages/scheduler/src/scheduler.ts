@@ -214,7 +214,7 @@ export class Scheduler {
       const chosen = feasible.length === 1 ? feasible[0] : feasible[selectHost(scoreNodes(pod, feasible))];
       const node = chosen?.name ?? '';
       this.cache.assume(pod, node);
-      this.chain(info.key, () => this.bind(info, pod, node, started));
+      this.chain(info.key, () => this.bind(info, { pod, node, started }));
     } catch (e) {
       this.failed(info, cycle, {
         reason: 'SchedulerError',
@@ -227,7 +227,10 @@ export class Scheduler {
   }
 
   /** Kubernetes' binding cycle with the DefaultBinder: POST pods/binding with the pod's uid as precondition. */
-  private async bind(info: QueuedPod, pod: Pod, node: string, started: number): Promise<void> {
+  private async bind(
+    info: QueuedPod,
+    { pod, node, started }: { pod: Pod; node: string; started: number },
+  ): Promise<void> {
     const ns = pod.metadata.namespace ?? '';
     const name = pod.metadata.name ?? '';
     const r = await this.d.client

@@ -289,11 +289,11 @@ function decodeLeaf(leaf: Leaf, v: unknown, baseDir: string): unknown {
   }
 }
 
+/** `raw` against `fields`; `prefix` is the dotted path of `raw` in the file (for messages). */
 function decodeFields(
   raw: Record<string, unknown>,
   fields: Fields,
-  prefix: string,
-  baseDir: string,
+  { prefix, baseDir }: { prefix: string; baseDir: string },
 ): PartialConfiguration {
   const out: PartialConfiguration = {};
   for (const [k, v] of Object.entries(raw)) {
@@ -303,12 +303,12 @@ function decodeFields(
     if (typeof f === 'object') {
       if (typeof v !== 'object' || v === null || Array.isArray(v))
         throw new Error(`field ${JSON.stringify(name)}: expected an object`);
-      out[k] = decodeFields(v as Record<string, unknown>, f, `${name}.`, baseDir);
+      out[k] = decodeFields(v as Record<string, unknown>, f, { prefix: `${name}.`, baseDir });
     } else if (v !== null) {
       try {
         out[k] = decodeLeaf(f, v, baseDir);
       } catch (e) {
-        throw new Error(`field ${JSON.stringify(name)}: ${(e as Error).message}`);
+        throw new Error(`field ${JSON.stringify(name)}: ${(e as Error).message}`, { cause: e });
       }
     }
   }
@@ -339,7 +339,7 @@ export function loadConfigurationFile(file: string): PartialConfiguration {
     );
   }
   try {
-    return decodeFields(rest, SCHEMA, '', dirname(resolve(file)));
+    return decodeFields(rest, SCHEMA, { prefix: '', baseDir: dirname(resolve(file)) });
   } catch (e) {
     return fail((e as Error).message);
   }

@@ -29,7 +29,7 @@ export function parseGatePairs(value: string): Record<string, boolean> {
     try {
       out[key] = parseGoBool(raw);
     } catch (e) {
-      throw new Error(`invalid value of ${key}=${raw}, err: ${(e as Error).message}`);
+      throw new Error(`invalid value of ${key}=${raw}, err: ${(e as Error).message}`, { cause: e });
     }
   }
   return out;

@@ -175,7 +175,12 @@ export class NodeStatusManager {
     const agent = agentTitle();
     const lower = naming().nodeAgentName;
     const stamp = nowTime(now);
-    const cond = (type: string, status: NodeCondition['status'], reason: string, message: string): NodeCondition => {
+    const cond = ({
+      type,
+      status,
+      reason,
+      message,
+    }: Required<Pick<NodeCondition, 'type' | 'status' | 'reason' | 'message'>>): NodeCondition => {
       const prev = old.conditions?.find((x) => x.type === type);
       return {
         type,
@@ -200,22 +205,52 @@ export class NodeStatusManager {
       allocatable: allocatable(capacity, c),
       conditions: [
         held('memory')
-          ? cond(
-              'MemoryPressure',
-              'True',
-              `${agent}HasInsufficientMemory`,
-              `${lower} has insufficient memory available`,
-            )
-          : cond('MemoryPressure', 'False', `${agent}HasSufficientMemory`, `${lower} has sufficient memory available`),
+          ? cond({
+              type: 'MemoryPressure',
+              status: 'True',
+              reason: `${agent}HasInsufficientMemory`,
+              message: `${lower} has insufficient memory available`,
+            })
+          : cond({
+              type: 'MemoryPressure',
+              status: 'False',
+              reason: `${agent}HasSufficientMemory`,
+              message: `${lower} has sufficient memory available`,
+            }),
         held('disk')
-          ? cond('DiskPressure', 'True', `${agent}HasDiskPressure`, `${lower} has disk pressure`)
-          : cond('DiskPressure', 'False', `${agent}HasNoDiskPressure`, `${lower} has no disk pressure`),
+          ? cond({
+              type: 'DiskPressure',
+              status: 'True',
+              reason: `${agent}HasDiskPressure`,
+              message: `${lower} has disk pressure`,
+            })
+          : cond({
+              type: 'DiskPressure',
+              status: 'False',
+              reason: `${agent}HasNoDiskPressure`,
+              message: `${lower} has no disk pressure`,
+            }),
         held('pid')
-          ? cond('PIDPressure', 'True', `${agent}HasInsufficientPID`, `${lower} has insufficient PID available`)
-          : cond('PIDPressure', 'False', `${agent}HasSufficientPID`, `${lower} has sufficient PID available`),
+          ? cond({
+              type: 'PIDPressure',
+              status: 'True',
+              reason: `${agent}HasInsufficientPID`,
+              message: `${lower} has insufficient PID available`,
+            })
+          : cond({
+              type: 'PIDPressure',
+              status: 'False',
+              reason: `${agent}HasSufficientPID`,
+              message: `${lower} has sufficient PID available`,
+            }),
         ready === undefined
-          ? cond('Ready', 'True', `${agent}Ready`, `${lower} is posting ready status`)
-          : cond('Ready', 'False', `${agent}NotReady`, ready),
+          ? cond({
+              type: 'Ready',
+              status: 'True',
+              reason: `${agent}Ready`,
+              message: `${lower} is posting ready status`,
+            })
+          : cond({ type: 'Ready', status: 'False', reason: `${agent}NotReady`, message: ready }),
       ],
       addresses: nodeAddresses(this.o.hostIps, this.o.hostname),
       daemonEndpoints: { kubeletEndpoint: { Port: c.port } },

@@ -83,10 +83,12 @@ interface ApiAccess {
  */
 async function apiAccess(
   o: SvcletOptions,
-  nodeName: string,
-  metrics: ComponentMetrics,
-  deps: SvcletDeps,
-  signal: AbortSignal,
+  {
+    nodeName,
+    metrics,
+    deps,
+    signal,
+  }: { nodeName: string; metrics: ComponentMetrics; deps: SvcletDeps; signal: AbortSignal },
 ): Promise<ApiAccess> {
   const file = o.svcconfig ?? '';
   const store = new CertificateStore(o.certDir, `${naming().nodeAgentName}-client`);
@@ -189,7 +191,7 @@ export async function startSvclet(o: SvcletOptions, deps: SvcletDeps): Promise<R
 
   let access: ApiAccess | undefined;
   if (o.svcconfig) {
-    access = await apiAccess(o, nodeName, metrics, deps, stop.signal);
+    access = await apiAccess(o, { nodeName, metrics, deps, signal: stop.signal });
     logger.info('API server mode', { node: nodeName, server: access.client.config.server });
   } else {
     logger.info('standalone mode: no --svcconfig, running static pods only', { node: nodeName });

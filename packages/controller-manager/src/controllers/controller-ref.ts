@@ -25,8 +25,7 @@ export function newControllerRef(owner: ApiObject, apiVersion: string, kind: str
  */
 export function resolveControllerRef<T extends ApiObject>(
   ref: OwnerReference | undefined,
-  group: string,
-  kind: string,
+  { group, kind }: { group: string; kind: string },
   get: (name: string) => T | undefined,
 ): T | undefined {
   if (!ref || ref.kind !== kind || ref.apiVersion.split('/')[0] !== group || !ref.apiVersion.includes('/'))

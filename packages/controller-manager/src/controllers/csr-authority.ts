@@ -118,7 +118,7 @@ async function readPair(files: SigningFiles): Promise<{ certPem: string; keyPem:
     try {
       return await readFile(file, 'latin1');
     } catch (e) {
-      throw new Error(`error reading CA ${what} file ${JSON.stringify(file)}: ${(e as Error).message}`);
+      throw new Error(`error reading CA ${what} file ${JSON.stringify(file)}: ${(e as Error).message}`, { cause: e });
     }
   };
   return { certPem: await read(files.certFile, 'cert'), keyPem: await read(files.keyFile, 'key') };
@@ -223,12 +223,22 @@ export class CertificateAuthority {
  * Kubernetes' dynamic loader.
  */
 export class ReloadingAuthority {
-  private constructor(
-    private readonly files: SigningFiles,
-    private ca: CertificateAuthority,
-    private loaded: { certPem: string; keyPem: string },
-    private readonly onReloadError: (e: Error) => void,
-  ) {}
+  private readonly files: SigningFiles;
+  private ca: CertificateAuthority;
+  private loaded: { certPem: string; keyPem: string };
+  private readonly onReloadError: (e: Error) => void;
+
+  private constructor(o: {
+    files: SigningFiles;
+    ca: CertificateAuthority;
+    loaded: { certPem: string; keyPem: string };
+    onReloadError: (e: Error) => void;
+  }) {
+    this.files = o.files;
+    this.ca = o.ca;
+    this.loaded = o.loaded;
+    this.onReloadError = o.onReloadError;
+  }
 
   /** Loads the pair now; throws when it does not load. */
   static async load(
@@ -236,7 +246,12 @@ export class ReloadingAuthority {
     onReloadError: (e: Error) => void = () => undefined,
   ): Promise<ReloadingAuthority> {
     const pems = await readPair(files);
-    return new ReloadingAuthority(files, await CertificateAuthority.fromPem(files, pems), pems, onReloadError);
+    return new ReloadingAuthority({
+      files,
+      ca: await CertificateAuthority.fromPem(files, pems),
+      loaded: pems,
+      onReloadError,
+    });
   }
 
   async current(): Promise<CertificateAuthority> {

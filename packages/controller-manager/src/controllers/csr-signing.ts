@@ -62,7 +62,7 @@ export const csrSigningController: ControllerDefinition = {
       try {
         await CertificateAuthority.load(files);
       } catch (e) {
-        throw new Error(`failed to start the ${signer} signer: ${(e as Error).message}`);
+        throw new Error(`failed to start the ${signer} signer: ${(e as Error).message}`, { cause: e });
       }
     }
   },

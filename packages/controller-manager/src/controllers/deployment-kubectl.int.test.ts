@@ -48,7 +48,7 @@ it('rollout status, history and undo (to the previous and to a given revision)',
     const start = Date.now();
     const undo = await k.ok(['-n', ns, 'rollout', 'undo', 'deployment/web']);
     expect(undo.stdout.trim()).toBe('deployment.apps/web rolled back');
-    await waitForRollout(env.api, ns, 'web', { generation: 3 });
+    await waitForRollout(env.api, ns, { name: 'web', generation: 3 });
     const ms = Date.now() - start;
     await waitFor(
       'only busybox:1 pods',
@@ -71,7 +71,7 @@ it('rollout status, history and undo (to the previous and to a given revision)',
     ).toBe('3');
 
     await k.ok(['-n', ns, 'rollout', 'undo', 'deployment/web', '--to-revision=2']);
-    await waitForRollout(env.api, ns, 'web', { generation: 4 });
+    await waitForRollout(env.api, ns, { name: 'web', generation: 4 });
     await waitFor(
       'only busybox:2 pods',
       async () => JSON.stringify(await images(ns)) === JSON.stringify(['busybox:2', 'busybox:2']),

@@ -169,21 +169,19 @@ export class DeploymentSyncer {
     create: boolean,
   ): Promise<{ newRS?: ReplicaSet; oldRSs: ReplicaSet[] }> {
     const { all } = findOldReplicaSets(d, rsList);
-    return { newRS: await this.newReplicaSet(d, rsList, all, create), oldRSs: all };
+    return { newRS: await this.newReplicaSet(d, { rsList, oldRSs: all, create }), oldRSs: all };
   }
 
   private async newReplicaSet(
     d: Deployment,
-    rsList: readonly ReplicaSet[],
-    oldRSs: readonly ReplicaSet[],
-    create: boolean,
+    { rsList, oldRSs, create }: { rsList: readonly ReplicaSet[]; oldRSs: readonly ReplicaSet[]; create: boolean },
   ): Promise<ReplicaSet | undefined> {
     const ns = d.metadata.namespace ?? '';
     const existing = findNewReplicaSet(d, rsList);
     const newRevision = maxRevision(oldRSs) + 1;
     if (existing) {
-      const copy = structuredClone(existing) as ReplicaSet;
-      const annotationsUpdated = setNewReplicaSetAnnotations(d, copy, newRevision, true);
+      const copy = structuredClone(existing);
+      const annotationsUpdated = setNewReplicaSetAnnotations(d, copy, { newRevision, exists: true });
       if (annotationsUpdated || (copy.spec.minReadySeconds ?? 0) !== (d.spec.minReadySeconds ?? 0)) {
         copy.spec.minReadySeconds = d.spec.minReadySeconds ?? 0;
         return this.rsApi(ns).update(copy);
@@ -194,7 +192,12 @@ export class DeploymentSyncer {
       if (track)
         setCondition(
           (d.status ??= {}),
-          newCondition('Progressing', 'True', REASON.foundNewRS, `Found new replica set "${copy.metadata.name ?? ''}"`),
+          newCondition({
+            type: 'Progressing',
+            status: 'True',
+            reason: REASON.foundNewRS,
+            message: `Found new replica set "${copy.metadata.name ?? ''}"`,
+          }),
         );
       if (revisionChanged) await this.writeRevision(d);
       if (track) await this.writeStatus(d);
@@ -221,7 +224,7 @@ export class DeploymentSyncer {
       spec: { replicas: 0, minReadySeconds: d.spec.minReadySeconds ?? 0, selector, template },
     };
     rs.spec.replicas = newRSNewReplicas(d, [...oldRSs, rs], rs);
-    setNewReplicaSetAnnotations(d, rs, newRevision, false);
+    setNewReplicaSetAnnotations(d, rs, { newRevision, exists: false });
     let created: ReplicaSet;
     let alreadyExists = false;
     try {
@@ -254,7 +257,10 @@ export class DeploymentSyncer {
           const msg = `Failed to create new replica set "${name}": ${e instanceof Error ? e.message : String(e)}`;
           this.record(d, { type: 'Warning', reason: REASON.failedRSCreate, message: msg });
           if (hasProgressDeadline(d)) {
-            setCondition((d.status ??= {}), newCondition('Progressing', 'False', REASON.failedRSCreate, msg));
+            setCondition(
+              (d.status ??= {}),
+              newCondition({ type: 'Progressing', status: 'False', reason: REASON.failedRSCreate, message: msg }),
+            );
             await this.writeStatus(d).catch(() => undefined);
           }
         }
@@ -274,7 +280,12 @@ export class DeploymentSyncer {
     if (track)
       setCondition(
         (d.status ??= {}),
-        newCondition('Progressing', 'True', REASON.newRSCreated, `Created new replica set "${name}"`),
+        newCondition({
+          type: 'Progressing',
+          status: 'True',
+          reason: REASON.newRSCreated,
+          message: `Created new replica set "${name}"`,
+        }),
       );
     if (revisionChanged) await this.writeRevision(d);
     if (track) await this.writeStatus(d);
@@ -357,7 +368,7 @@ export class DeploymentSyncer {
     let added = 0;
     const sizes = all.map((rs) => {
       if (toAdd === 0) return replicasOf(rs);
-      const p = proportion(rs, d, toAdd, added);
+      const p = proportion(rs, d, { toAdd, added });
       added += p;
       return replicasOf(rs) + p;
     });
@@ -375,7 +386,7 @@ export class DeploymentSyncer {
     if (!newRS) throw new Error('no new replica set');
     const allRSs = [...oldRSs, newRS];
     if (await this.reconcileNewReplicaSet(allRSs, newRS, d)) return this.syncRolloutStatus(allRSs, newRS, d);
-    if (await this.reconcileOldReplicaSets(allRSs, activeReplicaSets(oldRSs), newRS, d))
+    if (await this.reconcileOldReplicaSets(d, { allRSs, oldRSs: activeReplicaSets(oldRSs), newRS }))
       return this.syncRolloutStatus(allRSs, newRS, d);
     if (deploymentComplete(d, d.status ?? {})) await this.cleanup(oldRSs, d);
     return this.syncRolloutStatus(allRSs, newRS, d);
@@ -394,10 +405,8 @@ export class DeploymentSyncer {
 
   /** Scales old ReplicaSets down as far as maxUnavailable allows, unhealthy replicas first; true when any scaled. */
   private async reconcileOldReplicaSets(
-    allRSs: readonly ReplicaSet[],
-    oldRSs: readonly ReplicaSet[],
-    newRS: ReplicaSet,
     d: Deployment,
+    { allRSs, oldRSs, newRS }: { allRSs: readonly ReplicaSet[]; oldRSs: readonly ReplicaSet[]; newRS: ReplicaSet },
   ): Promise<boolean> {
     if (specReplicas(oldRSs) === 0) return false;
     const minAvailable = replicasOf(d) - maxUnavailable(d);
@@ -522,7 +531,7 @@ export class DeploymentSyncer {
     newRS: ReplicaSet | undefined,
     d: Deployment,
   ): Sync {
-    const st = calculateStatus(allRSs, newRS, d);
+    const st = calculateStatus(d, { allRSs, newRS });
     if (jsonEqual(wireStatus(d.status ?? {}), wireStatus(st))) return;
     d.status = st;
     await this.writeStatus(d);
@@ -536,9 +545,19 @@ export class DeploymentSyncer {
     const pausedShown = cond?.reason === REASON.paused;
     let c: DeploymentCondition;
     if (d.spec.paused && !pausedShown)
-      c = newCondition('Progressing', 'Unknown', REASON.paused, 'Deployment is paused');
+      c = newCondition({
+        type: 'Progressing',
+        status: 'Unknown',
+        reason: REASON.paused,
+        message: 'Deployment is paused',
+      });
     else if (!d.spec.paused && pausedShown)
-      c = newCondition('Progressing', 'Unknown', REASON.resumed, 'Deployment is resumed');
+      c = newCondition({
+        type: 'Progressing',
+        status: 'Unknown',
+        reason: REASON.resumed,
+        message: 'Deployment is resumed',
+      });
     else return;
     setCondition((d.status ??= {}), c);
     await this.writeStatus(d);
@@ -550,7 +569,7 @@ export class DeploymentSyncer {
     newRS: ReplicaSet | undefined,
     d: Deployment,
   ): Sync {
-    const st = calculateStatus(allRSs, newRS, d);
+    const st = calculateStatus(d, { allRSs, newRS });
     if (!hasProgressDeadline(d)) removeCondition(st, 'Progressing');
     const current = getCondition(d.status, 'Progressing');
     const name = newRS ? `ReplicaSet "${newRS.metadata.name ?? ''}"` : `Deployment "${d.metadata.name ?? ''}"`;
@@ -559,16 +578,34 @@ export class DeploymentSyncer {
       if (deploymentComplete(d, st)) {
         setCondition(
           st,
-          newCondition('Progressing', 'True', REASON.newRSAvailable, `${name} has successfully progressed.`),
+          newCondition({
+            type: 'Progressing',
+            status: 'True',
+            reason: REASON.newRSAvailable,
+            message: `${name} has successfully progressed.`,
+          }),
         );
       } else if (deploymentProgressing(d, st)) {
         // Progress refreshes lastUpdateTime even with the same reason; the transition time stays while True.
-        const c = newCondition('Progressing', 'True', REASON.rsUpdated, `${name} is progressing.`);
+        const c = newCondition({
+          type: 'Progressing',
+          status: 'True',
+          reason: REASON.rsUpdated,
+          message: `${name} is progressing.`,
+        });
         if (current?.status === 'True') c.lastTransitionTime = current.lastTransitionTime;
         removeCondition(st, 'Progressing');
         setCondition(st, c);
       } else if (deploymentTimedOut(d, st)) {
-        setCondition(st, newCondition('Progressing', 'False', REASON.timedOut, `${name} has timed out progressing.`));
+        setCondition(
+          st,
+          newCondition({
+            type: 'Progressing',
+            status: 'False',
+            reason: REASON.timedOut,
+            message: `${name} has timed out progressing.`,
+          }),
+        );
       }
     }
     const failure = replicaFailure(allRSs, newRS);

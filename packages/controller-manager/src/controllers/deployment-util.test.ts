@@ -11,11 +11,16 @@ import {
 } from './deployment-util.js';
 import type { Deployment, DeploymentStrategy, IntOrString, ReplicaSet } from '@svc/api';
 
+interface Strategy {
+  maxSurge?: IntOrString;
+  maxUnavailable?: IntOrString;
+  type?: DeploymentStrategy['type'];
+}
+
+/** A Deployment of `replicas` with `strategy` (a rolling update when no type is given). */
 function deployment(
   replicas: number,
-  maxSurgeV?: IntOrString,
-  maxUnavailableV?: IntOrString,
-  type: DeploymentStrategy['type'] = 'RollingUpdate',
+  { maxSurge: maxSurgeV, maxUnavailable: maxUnavailableV, type = 'RollingUpdate' }: Strategy = {},
 ): Deployment {
   return {
     metadata: { name: 'd', uid: 'd-uid', annotations: { team: 'a', 'deployment.svc.io/revision': '7' } },
@@ -45,25 +50,27 @@ describe('surge and unavailability', () => {
     expect(scaledValue('25%', 10, false)).toBe(2);
     expect(scaledValue(4, 10, false)).toBe(4);
     expect(() => scaledValue('25', 10, true)).toThrow(/invalid value/);
-    expect(maxSurge(deployment(4, '30%', '30%'))).toBe(2);
-    expect(maxUnavailable(deployment(4, '30%', '30%'))).toBe(1);
+    expect(maxSurge(deployment(4, { maxSurge: '30%', maxUnavailable: '30%' }))).toBe(2);
+    expect(maxUnavailable(deployment(4, { maxSurge: '30%', maxUnavailable: '30%' }))).toBe(1);
   });
 
   it('both 0 after rounding make maxUnavailable 1; maxUnavailable is capped at replicas; Recreate has neither', () => {
-    expect(maxUnavailable(deployment(3, 0, '10%'))).toBe(1);
-    expect(maxUnavailable(deployment(2, 0, 5))).toBe(2);
-    expect(maxUnavailable(deployment(0, 0, 5))).toBe(0);
-    expect(maxSurge(deployment(3, 1, 1, 'Recreate'))).toBe(0);
-    expect(maxUnavailable(deployment(3, 1, 1, 'Recreate'))).toBe(0);
+    expect(maxUnavailable(deployment(3, { maxSurge: 0, maxUnavailable: '10%' }))).toBe(1);
+    expect(maxUnavailable(deployment(2, { maxSurge: 0, maxUnavailable: 5 }))).toBe(2);
+    expect(maxUnavailable(deployment(0, { maxSurge: 0, maxUnavailable: 5 }))).toBe(0);
+    expect(maxSurge(deployment(3, { maxSurge: 1, maxUnavailable: 1, type: 'Recreate' }))).toBe(0);
+    expect(maxUnavailable(deployment(3, { maxSurge: 1, maxUnavailable: 1, type: 'Recreate' }))).toBe(0);
   });
 
   it('the new ReplicaSet grows up to replicas + maxSurge in all', () => {
-    const d = deployment(4, 2, 0);
+    const d = deployment(4, { maxSurge: 2, maxUnavailable: 0 });
     const newRS = rs('new', 0);
     expect(newRSNewReplicas(d, [rs('old', 4), newRS], newRS)).toBe(2);
     expect(newRSNewReplicas(d, [rs('old', 4), rs('new', 2)], rs('new', 2))).toBe(2);
     expect(newRSNewReplicas(d, [rs('old', 1), rs('new', 2)], rs('new', 2))).toBe(4);
-    expect(newRSNewReplicas(deployment(4, 2, 0, 'Recreate'), [newRS], newRS)).toBe(4);
+    expect(newRSNewReplicas(deployment(4, { maxSurge: 2, maxUnavailable: 0, type: 'Recreate' }), [newRS], newRS)).toBe(
+      4,
+    );
   });
 });
 
@@ -104,11 +111,11 @@ describe('templates and hashes', () => {
 describe('proportional scaling', () => {
   it('gives each ReplicaSet its share of the new size, from its max-replicas annotation', () => {
     // 10 replicas + 3 surge = 13 before; scaling to 20 (+5 surge = 25): an RS of 8 goes to round(8*25/13) = 15.
-    const d = deployment(20, '25%', '25%');
+    const d = deployment(20, { maxSurge: '25%', maxUnavailable: '25%' });
     const big = rs('big', 8, { annotations: { 'deployment.svc.io/max-replicas': '13' } });
-    expect(proportion(big, d, 12, 0)).toBe(7);
-    expect(proportion(big, d, 12, 10)).toBe(2);
-    expect(proportion(big, deployment(0, 1, 1), -8, 0)).toBe(-8);
+    expect(proportion(big, d, { toAdd: 12, added: 0 })).toBe(7);
+    expect(proportion(big, d, { toAdd: 12, added: 10 })).toBe(2);
+    expect(proportion(big, deployment(0, { maxSurge: 1, maxUnavailable: 1 }), { toAdd: -8, added: 0 })).toBe(-8);
   });
 
   it('finds the single active ReplicaSet, or the newest when none is active', () => {
@@ -123,9 +130,9 @@ describe('proportional scaling', () => {
 
 describe('revision annotations', () => {
   it('copies the Deployment annotations, raises the revision and keeps the history of a rolled-back ReplicaSet', () => {
-    const d = deployment(3, 1, 1);
+    const d = deployment(3, { maxSurge: 1, maxUnavailable: 1 });
     const fresh = rs('new', 0);
-    expect(setNewReplicaSetAnnotations(d, fresh, 8, false)).toBe(true);
+    expect(setNewReplicaSetAnnotations(d, fresh, { newRevision: 8, exists: false })).toBe(true);
     expect(fresh.metadata.annotations).toEqual({
       team: 'a',
       'deployment.svc.io/revision': '8',
@@ -135,9 +142,9 @@ describe('revision annotations', () => {
     const rolledBack = rs('old', 0, {
       annotations: { 'deployment.svc.io/revision': '2', 'deployment.svc.io/revision-history': '1' },
     });
-    setNewReplicaSetAnnotations(d, rolledBack, 8, true);
+    setNewReplicaSetAnnotations(d, rolledBack, { newRevision: 8, exists: true });
     expect(rolledBack.metadata.annotations?.['deployment.svc.io/revision']).toBe('8');
     expect(rolledBack.metadata.annotations?.['deployment.svc.io/revision-history']).toBe('1,2');
-    expect(setNewReplicaSetAnnotations(d, rolledBack, 8, true)).toBe(false);
+    expect(setNewReplicaSetAnnotations(d, rolledBack, { newRevision: 8, exists: true })).toBe(false);
   });
 });

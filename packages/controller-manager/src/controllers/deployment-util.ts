@@ -236,8 +236,7 @@ export function replicasAnnotationsNeedUpdate(rs: ReplicaSet, desired: number, m
 export function setNewReplicaSetAnnotations(
   d: Deployment,
   rs: ReplicaSet,
-  newRevision: number,
-  exists: boolean,
+  { newRevision, exists }: { newRevision: number; exists: boolean },
 ): boolean {
   const a = (rs.metadata.annotations ??= {});
   let changed = false;
@@ -324,7 +323,7 @@ const roundHalfAway = (x: number): number => Math.sign(x) * Math.round(Math.abs(
  * total (from its `max-replicas` annotation, else the Deployment's status.replicas), bounded
  * by what is still to add or remove (Kubernetes' GetProportion).
  */
-export function proportion(rs: ReplicaSet, d: Deployment, toAdd: number, added: number): number {
+export function proportion(rs: ReplicaSet, d: Deployment, { toAdd, added }: { toAdd: number; added: number }): number {
   if (replicasOf(rs) === 0 || toAdd === 0 || toAdd === added) return 0;
   let fraction: number;
   if (replicasOf(d) === 0) fraction = -replicasOf(rs);
@@ -344,11 +343,9 @@ export function getCondition(st: DeploymentStatus | undefined, type: string): De
   return st?.conditions?.find((c) => c.type === type);
 }
 
+/** `c` with both times set to `nowMs`. */
 export function newCondition(
-  type: string,
-  status: DeploymentCondition['status'],
-  reason: string,
-  message: string,
+  { type, status, reason, message }: Pick<DeploymentCondition, 'type' | 'status' | 'reason' | 'message'>,
   nowMs = Date.now(),
 ): DeploymentCondition {
   const t = nowTime(nowMs);
@@ -369,9 +366,8 @@ export function removeCondition(st: DeploymentStatus, type: string): void {
 
 /** The Deployment's status from its ReplicaSets, keeping its conditions and setting `Available` (Kubernetes' calculateStatus). */
 export function calculateStatus(
-  allRSs: ReadonlyArray<ReplicaSet | undefined>,
-  newRS: ReplicaSet | undefined,
   d: Deployment,
+  { allRSs, newRS }: { allRSs: ReadonlyArray<ReplicaSet | undefined>; newRS: ReplicaSet | undefined },
   nowMs = Date.now(),
 ): DeploymentStatus {
   const available = availableReplicas(allRSs);
@@ -388,16 +384,26 @@ export function calculateStatus(
   if (available >= replicasOf(d) - maxUnavailable(d)) {
     setCondition(
       st,
-      newCondition('Available', 'True', REASON.minimumAvailable, 'Deployment has minimum availability.', nowMs),
+      newCondition(
+        {
+          type: 'Available',
+          status: 'True',
+          reason: REASON.minimumAvailable,
+          message: 'Deployment has minimum availability.',
+        },
+        nowMs,
+      ),
     );
   } else {
     setCondition(
       st,
       newCondition(
-        'Available',
-        'False',
-        REASON.minimumUnavailable,
-        'Deployment does not have minimum availability.',
+        {
+          type: 'Available',
+          status: 'False',
+          reason: REASON.minimumUnavailable,
+          message: 'Deployment does not have minimum availability.',
+        },
         nowMs,
       ),
     );

@@ -45,9 +45,7 @@ const condition = (d: Deployment, type: string): { status?: string; reason?: str
 async function waitForCondition(
   ns: string,
   name: string,
-  type: string,
-  reason: string,
-  timeoutMs = 10_000,
+  { type, reason, timeoutMs = 10_000 }: { type: string; reason: string; timeoutMs?: number },
 ): Promise<Deployment> {
   return waitFor(
     `${type} ${reason}`,
@@ -114,7 +112,7 @@ describe('deployment-controller', () => {
 
     const w = await watchPods(env.api, ns, { kubelet: true });
     try {
-      const done = await waitForRollout(env.api, ns, 'web');
+      const done = await waitForRollout(env.api, ns, { name: 'web' });
       expect(done.status).toMatchObject({ replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 });
       expect(done.status?.unavailableReplicas ?? 0).toBe(0);
       expect(condition(done, 'Available')).toMatchObject({
@@ -122,7 +120,7 @@ describe('deployment-controller', () => {
         reason: 'MinimumReplicasAvailable',
         message: 'Deployment has minimum availability.',
       });
-      await waitForCondition(ns, 'web', 'Progressing', 'NewReplicaSetAvailable');
+      await waitForCondition(ns, 'web', { type: 'Progressing', reason: 'NewReplicaSetAvailable' });
     } finally {
       await w.stop();
     }
@@ -138,17 +136,15 @@ describe('deployment-controller', () => {
       const ns = await createNamespace(env.api, 'roll');
       const name = 'web';
       const d = await deployments(env.api, ns).create(
-        deploymentOf(
-          name,
-          c.replicas,
-          {
+        deploymentOf(name, c.replicas, {
+          spec: {
             strategy: {
               type: 'RollingUpdate',
               rollingUpdate: { maxSurge: c.maxSurge, maxUnavailable: c.maxUnavailable },
             },
           },
-          'v1',
-        ),
+          image: 'v1',
+        }),
       );
       let watching = false;
       let maxPods = 0;
@@ -178,11 +174,11 @@ describe('deployment-controller', () => {
       const stopRs = new AbortController();
       const rsRun = rsInformer.run(stopRs.signal);
       try {
-        await waitForRollout(env.api, ns, name);
+        await waitForRollout(env.api, ns, { name: name });
         watching = true;
         const start = Date.now();
         await setImage(ns, name, 'v2');
-        const done = await waitForRollout(env.api, ns, name, { generation: 2 });
+        const done = await waitForRollout(env.api, ns, { name: name, generation: 2 });
         const ms = Date.now() - start;
         const rss = await replicaSetsOf(env.api, ns, d);
         expect(
@@ -217,7 +213,7 @@ describe('deployment-controller', () => {
     const name = rs?.metadata.name ?? '';
     const until = (n: number): Promise<string[]> =>
       waitFor(`${n} events`, async () => {
-        const all = await eventsAbout(env.api, ns, 'Deployment', 'web');
+        const all = await eventsAbout(env.api, ns, { kind: 'Deployment', name: 'web' });
         return all.length >= n ? all : undefined;
       });
     expect(await until(1)).toEqual([`ScalingReplicaSet: Scaled up replica set ${name} from 0 to 2`]);
@@ -233,7 +229,9 @@ describe('deployment-controller', () => {
 
   it('Recreate deletes every old pod before the first new one is created', async () => {
     const ns = await createNamespace(env.api, 'recreate');
-    await deployments(env.api, ns).create(deploymentOf('web', 3, { strategy: { type: 'Recreate' } }, 'v1'));
+    await deployments(env.api, ns).create(
+      deploymentOf('web', 3, { spec: { strategy: { type: 'Recreate' } }, image: 'v1' }),
+    );
     let watching = false;
     const violations: string[] = [];
     let sawNew = false;
@@ -250,10 +248,10 @@ describe('deployment-controller', () => {
       },
     });
     try {
-      await waitForRollout(env.api, ns, 'web');
+      await waitForRollout(env.api, ns, { name: 'web' });
       watching = true;
       await setImage(ns, 'web', 'v2');
-      await waitForRollout(env.api, ns, 'web', { generation: 2 });
+      await waitForRollout(env.api, ns, { name: 'web', generation: 2 });
       expect(sawNew).toBe(true);
       expect(violations).toEqual([]);
       expect((await pods(env.api, ns).list()).items.map(image)).toEqual(['v2', 'v2', 'v2']);
@@ -265,17 +263,15 @@ describe('deployment-controller', () => {
   it('scales proportionally when spec.replicas changes during a stuck rollout', async () => {
     const ns = await createNamespace(env.api, 'prop');
     const d = await deployments(env.api, ns).create(
-      deploymentOf(
-        'web',
-        10,
-        { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 3, maxUnavailable: 2 } } },
-        'v1',
-      ),
+      deploymentOf('web', 10, {
+        spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 3, maxUnavailable: 2 } } },
+        image: 'v1',
+      }),
     );
     // Only v1 pods ever become ready: the rollout to v2 stops at old 8 + new 5 (13 = 10 + surge 3, 8 = 10 - 2 available).
     const w = await watchPods(env.api, ns, { kubelet: (p) => image(p) === 'v1' });
     try {
-      await waitForRollout(env.api, ns, 'web');
+      await waitForRollout(env.api, ns, { name: 'web' });
       await setImage(ns, 'web', 'v2');
       const sizes = async (): Promise<number[]> =>
         (await replicaSetsOf(env.api, ns, d)).map((rs) => rs.spec.replicas ?? 0);
@@ -300,13 +296,15 @@ describe('deployment-controller', () => {
 
   it('revisionHistoryLimit keeps only that many old ReplicaSets (oldest revisions go first)', async () => {
     const ns = await createNamespace(env.api, 'history');
-    const d = await deployments(env.api, ns).create(deploymentOf('web', 1, { revisionHistoryLimit: 1 }, 'v1'));
+    const d = await deployments(env.api, ns).create(
+      deploymentOf('web', 1, { spec: { revisionHistoryLimit: 1 }, image: 'v1' }),
+    );
     const w = await watchPods(env.api, ns, { kubelet: true });
     try {
-      await waitForRollout(env.api, ns, 'web');
+      await waitForRollout(env.api, ns, { name: 'web' });
       for (const [i, img] of ['v2', 'v3', 'v4'].entries()) {
         await setImage(ns, 'web', img);
-        await waitForRollout(env.api, ns, 'web', { generation: i + 2 });
+        await waitForRollout(env.api, ns, { name: 'web', generation: i + 2 });
       }
       const rss = await waitFor('old ReplicaSets pruned to 1', async () => {
         const list = await replicaSetsOf(env.api, ns, d);
@@ -323,12 +321,12 @@ describe('deployment-controller', () => {
 
   it('a paused Deployment does not roll out a new template but still scales; resuming rolls out', async () => {
     const ns = await createNamespace(env.api, 'pause');
-    const d = await deployments(env.api, ns).create(deploymentOf('web', 2, {}, 'v1'));
+    const d = await deployments(env.api, ns).create(deploymentOf('web', 2, { image: 'v1' }));
     const w = await watchPods(env.api, ns, { kubelet: true });
     try {
-      await waitForRollout(env.api, ns, 'web');
+      await waitForRollout(env.api, ns, { name: 'web' });
       await deployments(env.api, ns).patch('web', { spec: { paused: true } }, { type: 'merge' });
-      const paused = await waitForCondition(ns, 'web', 'Progressing', 'DeploymentPaused');
+      const paused = await waitForCondition(ns, 'web', { type: 'Progressing', reason: 'DeploymentPaused' });
       expect(condition(paused, 'Progressing')?.status).toBe('Unknown');
       await setImage(ns, 'web', 'v2');
       await deployments(env.api, ns).patch('web', { spec: { replicas: 3 } }, { type: 'merge' });
@@ -349,13 +347,13 @@ describe('deployment-controller', () => {
       await waitFor(
         'only v2 pods after resuming',
         async () => {
-          await waitForRollout(env.api, ns, 'web');
+          await waitForRollout(env.api, ns, { name: 'web' });
           const all = (await pods(env.api, ns).list()).items;
           return all.length === 3 && all.every((p) => image(p) === 'v2');
         },
         { timeoutMs: 20_000 },
       );
-      await waitForCondition(ns, 'web', 'Progressing', 'NewReplicaSetAvailable');
+      await waitForCondition(ns, 'web', { type: 'Progressing', reason: 'NewReplicaSetAvailable' });
     } finally {
       await w.stop();
     }
@@ -374,7 +372,7 @@ describe('deployment-controller', () => {
       'the orphan synced',
       async () => (await replicaSets(env.api, ns).get('manual')).status?.observedGeneration === 1,
     );
-    const d = await deployments(env.api, ns).create(deploymentOf('web', 2, {}, 'v1'));
+    const d = await deployments(env.api, ns).create(deploymentOf('web', 2, { image: 'v1' }));
     const adopted = await waitFor('the orphan adopted with revision 1', async () => {
       const got = await replicaSets(env.api, ns).get('manual');
       return controllerOf(got)?.uid === d.metadata.uid &&
@@ -402,8 +400,12 @@ describe('deployment-controller', () => {
   it('reports ProgressDeadlineExceeded when pods do not become ready in progressDeadlineSeconds, and kubectl rollout status fails', async () => {
     const ns = await createNamespace(env.api, 'deadline');
     const start = Date.now();
-    await deployments(env.api, ns).create(deploymentOf('stuck', 2, { progressDeadlineSeconds: 2 }));
-    const d = await waitForCondition(ns, 'stuck', 'Progressing', 'ProgressDeadlineExceeded', 15_000);
+    await deployments(env.api, ns).create(deploymentOf('stuck', 2, { spec: { progressDeadlineSeconds: 2 } }));
+    const d = await waitForCondition(ns, 'stuck', {
+      type: 'Progressing',
+      reason: 'ProgressDeadlineExceeded',
+      timeoutMs: 15_000,
+    });
     const ms = Date.now() - start;
     expect(condition(d, 'Progressing')).toMatchObject({ status: 'False', reason: 'ProgressDeadlineExceeded' });
     // Condition times are whole seconds (truncated), so the deadline passes 1-2 s after the condition was set.

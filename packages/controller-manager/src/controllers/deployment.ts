@@ -40,7 +40,7 @@ export const deploymentController: ControllerDefinition = {
       if (d) controller.enqueue(objectKey(d));
     };
     const deploymentOf = (rs: ReplicaSet, ref = controllerOf(rs)): Deployment | undefined =>
-      resolveControllerRef(ref, 'apps', 'Deployment', (name) =>
+      resolveControllerRef(ref, { group: 'apps', kind: 'Deployment' }, (name) =>
         deployments.store.get(`${rs.metadata.namespace ?? ''}/${name}`),
       );
     /** Deployments in the ReplicaSet's namespace whose (non-empty) selector matches it: who may adopt an orphan. */
@@ -82,7 +82,7 @@ export const deploymentController: ControllerDefinition = {
       // A Recreate rollout waits for the last old pod to go.
       onDelete: (pod) => {
         const ns = pod.metadata.namespace ?? '';
-        const rs = resolveControllerRef(controllerOf(pod), 'apps', 'ReplicaSet', (name) =>
+        const rs = resolveControllerRef(controllerOf(pod), { group: 'apps', kind: 'ReplicaSet' }, (name) =>
           replicaSets.store.get(`${ns}/${name}`),
         );
         const d = rs && deploymentOf(rs);

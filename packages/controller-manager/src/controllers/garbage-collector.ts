@@ -396,14 +396,14 @@ class GarbageCollector {
           signal,
         );
       }
-      return this.deleteObject(n, latest, 'Foreground', signal);
+      return this.deleteObject(n, { latest, policy: 'Foreground', signal });
     }
     const policy = finalizers.includes(ORPHAN)
       ? 'Orphan'
       : finalizers.includes(FOREGROUND)
         ? 'Foreground'
         : 'Background';
-    return this.deleteObject(n, latest, policy, signal);
+    return this.deleteObject(n, { latest, policy, signal });
   }
 
   /** Whether `ref` (a reference of `n`) names a live owner, a gone one, or one deleting its dependents; asks the server. */
@@ -437,19 +437,19 @@ class GarbageCollector {
    */
   private async deleteObject(
     n: GraphNode,
-    latest: ApiObject,
-    policy: 'Background' | 'Foreground' | 'Orphan',
-    signal: AbortSignal,
+    {
+      latest,
+      policy,
+      signal,
+    }: { latest: ApiObject; policy: 'Background' | 'Foreground' | 'Orphan'; signal: AbortSignal },
   ): Promise<void> {
-    this.logger
-      .v(2)
-      .info('deleting object whose owners are gone', {
-        uid: n.uid,
-        resource: n.resource.resource,
-        namespace: n.namespace,
-        name: n.name,
-        propagationPolicy: policy,
-      });
+    this.logger.v(2).info('deleting object whose owners are gone', {
+      uid: n.uid,
+      resource: n.resource.resource,
+      namespace: n.namespace,
+      name: n.name,
+      propagationPolicy: policy,
+    });
     const del = async (resourceVersion?: string): Promise<void> => {
       try {
         await this.api(n).delete(n.name, {
@@ -468,7 +468,7 @@ class GarbageCollector {
       const live = await this.latest(n, signal);
       if (!live) return;
       if (!jsonEqual(live.metadata.ownerReferences ?? [], latest.metadata.ownerReferences ?? []))
-        throw new Error(`owners of ${n.name} changed; judging it again`);
+        throw new Error(`owners of ${n.name} changed; judging it again`, { cause: e });
       await del();
     }
   }

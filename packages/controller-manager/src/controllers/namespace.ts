@@ -14,21 +14,12 @@ async function getJson<T>(client: RestClient, path: string): Promise<T> {
   return r.json<T>();
 }
 
-interface Condition {
-  type: string;
-  status: 'True' | 'False';
-  reason: string;
-  message: string;
-  lastTransitionTime?: string;
-}
-
+/** Condition `type`: False with `okReason` when nothing `failed`, else True with `badReason` and `message(failed)`. */
 function condition(
   type: string,
   failed: string[],
-  okReason: string,
-  badReason: string,
-  message: (items: string[]) => string,
-): Condition {
+  { okReason, badReason, message }: { okReason: string; badReason: string; message: (items: string[]) => string },
+): NamespaceCondition {
   return failed.length === 0
     ? {
         type,
@@ -126,33 +117,27 @@ export const namespaceController: ControllerDefinition = {
           }
         }
         conditions.push(
-          condition(
-            'NamespaceDeletionContentFailure',
-            failures,
-            'ContentDeleted',
-            'ContentDeletionFailed',
-            (f) => `Failed to delete all resource types, ${f.length} remaining: ${f.join(', ')}`,
-          ),
+          condition('NamespaceDeletionContentFailure', failures, {
+            okReason: 'ContentDeleted',
+            badReason: 'ContentDeletionFailed',
+            message: (f) => `Failed to delete all resource types, ${f.length} remaining: ${f.join(', ')}`,
+          }),
         );
         conditions.push(
-          condition(
-            'NamespaceContentRemaining',
-            [...remaining.keys()],
-            'ContentRemoved',
-            'SomeResourcesRemain',
-            () =>
+          condition('NamespaceContentRemaining', [...remaining.keys()], {
+            okReason: 'ContentRemoved',
+            badReason: 'SomeResourcesRemain',
+            message: () =>
               `Some resources are remaining: ${[...remaining].map(([k, n]) => `${k} has ${n} resource instances`).join(', ')}`,
-          ),
+          }),
         );
         conditions.push(
-          condition(
-            'NamespaceFinalizersRemaining',
-            [...remainingFinalizers.keys()],
-            'ContentHasNoFinalizers',
-            'SomeFinalizersRemain',
-            () =>
+          condition('NamespaceFinalizersRemaining', [...remainingFinalizers.keys()], {
+            okReason: 'ContentHasNoFinalizers',
+            badReason: 'SomeFinalizersRemain',
+            message: () =>
               `Some content in the namespace has finalizers remaining: ${[...remainingFinalizers].map(([k, n]) => `${k} in ${n} resource instances`).join(', ')}`,
-          ),
+          }),
         );
         ns = await setConditions(ns, conditions);
         if (failures.length > 0) throw new Error(`namespace ${name}: ${failures.join('; ')}`);
@@ -163,6 +148,7 @@ export const namespaceController: ControllerDefinition = {
         } catch (e) {
           if (!isNotFound(e)) throw e;
         }
+        return undefined;
       },
     });
 

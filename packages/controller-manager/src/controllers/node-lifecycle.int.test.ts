@@ -113,20 +113,19 @@ const exists = async (name: string): Promise<boolean> =>
 async function createPod(
   name: string,
   node: string,
-  tolerations?: Toleration[],
-  extra: Partial<ApiObject['metadata']> = {},
+  { tolerations, metadata = {} }: { tolerations?: Toleration[]; metadata?: Partial<ApiObject['metadata']> } = {},
 ): Promise<Pod> {
   return pods().create({
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, ...extra },
+    metadata: { name, ...metadata },
     spec: {
       nodeName: node,
       terminationGracePeriodSeconds: 0,
       containers: [{ name: 'c', image: 'example/app:1' }],
       ...(tolerations ? { tolerations } : {}),
     },
-  } as Pod);
+  });
 }
 
 // Eviction stops when no node is ready: a healthy node keeps the cluster out of that state.
@@ -146,12 +145,12 @@ describe('DefaultTolerationSeconds admission', () => {
       { key: NOT_READY, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
       { key: UNREACHABLE, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
     ]);
-    const own = await createPod('dts-own', 'nowhere', [{ key: UNREACHABLE, operator: 'Exists' }]);
+    const own = await createPod('dts-own', 'nowhere', { tolerations: [{ key: UNREACHABLE, operator: 'Exists' }] });
     expect(own.spec?.tolerations).toEqual([
       { key: UNREACHABLE, operator: 'Exists' },
       { key: NOT_READY, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
     ]);
-    const all = await createPod('dts-all', 'nowhere', [{ operator: 'Exists' }]);
+    const all = await createPod('dts-all', 'nowhere', { tolerations: [{ operator: 'Exists' }] });
     expect(all.spec?.tolerations).toEqual([{ operator: 'Exists' }]);
     for (const p of ['dts-plain', 'dts-own', 'dts-all']) await pods().delete(p);
   });
@@ -219,17 +218,17 @@ describe('node-lifecycle-controller', () => {
     await createNode('nl-evict', { ready: 'True', lease: true });
     try {
       const seconds = 2;
-      await createPod('ev-short', 'nl-evict', [
-        { key: UNREACHABLE, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: seconds },
-      ]);
-      await createPod('ev-forever', 'nl-evict', [{ key: UNREACHABLE, operator: 'Exists', effect: 'NoExecute' }]);
+      await createPod('ev-short', 'nl-evict', {
+        tolerations: [{ key: UNREACHABLE, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: seconds }],
+      });
+      await createPod('ev-forever', 'nl-evict', {
+        tolerations: [{ key: UNREACHABLE, operator: 'Exists', effect: 'NoExecute' }],
+      });
       // Counts as tolerating for DefaultTolerationSeconds (which adds nothing) but does not match the taint's empty value.
-      await createPod(
-        'ev-none',
-        'nl-evict',
-        [{ key: UNREACHABLE, operator: 'Equal', value: 'elsewhere', effect: 'NoExecute' }],
-        { finalizers: ['test.svc.io/hold'] },
-      );
+      await createPod('ev-none', 'nl-evict', {
+        tolerations: [{ key: UNREACHABLE, operator: 'Equal', value: 'elsewhere', effect: 'NoExecute' }],
+        metadata: { finalizers: ['test.svc.io/hold'] },
+      });
       await createPod('ev-default', 'nl-evict');
       await pods().patch(
         'ev-forever',

@@ -128,7 +128,7 @@ export const nodeLifecycleController: ControllerDefinition = {
     /** Takes both NoExecute taints off and forgets the node in the tainting queue; true when it was queued. */
     async function markNodeAsReachable(node: Node): Promise<boolean> {
       if (hasTaint(node, unreachable) || hasTaint(node, notReady))
-        await swapNodeTaints(nodeApi, node, [], [unreachable, notReady]);
+        await swapNodeTaints(nodeApi, node, { add: [], remove: [unreachable, notReady] });
       return tainter.remove(node.metadata.name ?? '');
     }
 
@@ -250,7 +250,7 @@ export const nodeLifecycleController: ControllerDefinition = {
       if (observed === 'False' || observed === 'Unknown') {
         const [want, opposite] = observed === 'False' ? [notReady, unreachable] : [unreachable, notReady];
         // A node already tainted the other way is switched at once, outside the rate limit.
-        if (hasTaint(node, opposite)) await swapNodeTaints(nodeApi, node, [want], [opposite]);
+        if (hasTaint(node, opposite)) await swapNodeTaints(nodeApi, node, { add: [want], remove: [opposite] });
         else if (markNodeForTainting(node, observed))
           log.v(2).info('node queued for the NoExecute taint', { node: node.metadata.name, ready: observed });
       } else if (observed === 'True' && (await markNodeAsReachable(node))) {
@@ -369,7 +369,7 @@ export const nodeLifecycleController: ControllerDefinition = {
         if (ready.status !== 'False' && ready.status !== 'Unknown') return { done: true };
         const [want, opposite] = ready.status === 'False' ? [notReady, unreachable] : [unreachable, notReady];
         try {
-          if (await swapNodeTaints(nodeApi, node, [want], [opposite]))
+          if (await swapNodeTaints(nodeApi, node, { add: [want], remove: [opposite] }))
             log.info('node tainted', { node: name, taint: want.key, effect: want.effect });
           return { done: true };
         } catch (e) {
@@ -397,7 +397,7 @@ export const nodeLifecycleController: ControllerDefinition = {
         const have = (node.spec?.taints ?? []).filter((t) => t.effect === 'NoSchedule' && managed.has(t.key));
         const add = want.filter((w) => !have.some((t) => sameTaint(t, w)));
         const remove = have.filter((t) => !want.some((w) => sameTaint(t, w)));
-        if (add.length > 0 || remove.length > 0) await swapNodeTaints(nodeApi, node, add, remove);
+        if (add.length > 0 || remove.length > 0) await swapNodeTaints(nodeApi, node, { add, remove });
       },
     });
     noSchedule.watch(nodes);

@@ -54,8 +54,7 @@ const CONFLICT_RETRIES = 5;
 export async function swapNodeTaints(
   api: ResourceClient<Node>,
   node: Node,
-  add: Taint[],
-  remove: Taint[],
+  { add, remove }: { add: Taint[]; remove: Taint[] },
 ): Promise<boolean> {
   let current = node;
   for (let attempt = 0; ; attempt++) {

@@ -45,11 +45,11 @@ function logRank(t: number, nowMs: number): number {
 }
 
 /** Zero-time first, then the later time first (Kubernetes' afterOrZero as a comparison). */
-function laterFirst(a: number, b: number, uidA: string, uidB: string, nowMs: number): number {
-  if (a === 0 || b === 0) return a === 0 ? -1 : 1;
-  const diff = logRank(a, nowMs) - logRank(b, nowMs);
+function laterFirst(a: { t: number; uid: string }, b: { t: number; uid: string }, nowMs: number): number {
+  if (a.t === 0 || b.t === 0) return a.t === 0 ? -1 : 1;
+  const diff = logRank(a.t, nowMs) - logRank(b.t, nowMs);
   if (diff !== 0) return diff;
-  return uidA < uidB ? -1 : uidA > uidB ? 1 : 0;
+  return a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0;
 }
 
 /**
@@ -77,9 +77,9 @@ export function sortPodsForDeletion(pods: readonly Pod[], related: readonly Pod[
     const uidA = a.metadata.uid ?? '';
     const uidB = b.metadata.uid ?? '';
     if (isPodReady(a) && isPodReady(b) && readySince(a) !== readySince(b))
-      return laterFirst(readySince(a), readySince(b), uidA, uidB, nowMs);
+      return laterFirst({ t: readySince(a), uid: uidA }, { t: readySince(b), uid: uidB }, nowMs);
     if (maxRestarts(a) !== maxRestarts(b)) return maxRestarts(b) - maxRestarts(a);
-    if (created(a) !== created(b)) return laterFirst(created(a), created(b), uidA, uidB, nowMs);
+    if (created(a) !== created(b)) return laterFirst({ t: created(a), uid: uidA }, { t: created(b), uid: uidB }, nowMs);
     return 0;
   });
 }

@@ -35,9 +35,10 @@ async function ownedPods(ns: string, rs: ReplicaSet): Promise<Pod[]> {
   return list.items.filter((p) => isPodActive(p) && controllerOf(p)?.uid === rs.metadata.uid);
 }
 
-async function waitForOwned(ns: string, rs: ReplicaSet, n: number, what = `${n} pods`): Promise<Pod[]> {
+/** Waits until `rs` (in its namespace) controls `n` active pods. */
+async function waitForOwned(rs: ReplicaSet, n: number, what = `${n} pods`): Promise<Pod[]> {
   return waitFor(what, async () => {
-    const owned = await ownedPods(ns, rs);
+    const owned = await ownedPods(rs.metadata.namespace ?? '', rs);
     return owned.length === n ? owned : undefined;
   });
 }
@@ -65,7 +66,7 @@ describe('replicaset-controller', () => {
         },
       }),
     );
-    const owned = await waitForOwned(ns, rs, 3);
+    const owned = await waitForOwned(rs, 3);
     for (const p of owned) {
       expect(p.metadata.name).toMatch(/^web-[a-z0-9]{5}$/);
       expect(p.metadata.labels).toEqual({ app: 'web' });
@@ -97,7 +98,7 @@ describe('replicaset-controller', () => {
   it('replaces a deleted pod', async () => {
     const ns = await createNamespace(env.api, 'rs');
     const rs = await replicaSets(env.api, ns).create(replicaSet('web', 2));
-    const [victim] = await waitForOwned(ns, rs, 2);
+    const [victim] = await waitForOwned(rs, 2);
     await pods(env.api, ns).delete(victim?.metadata.name ?? '');
     const after = await waitFor('a replacement pod', async () => {
       const owned = await ownedPods(ns, rs);
@@ -110,22 +111,22 @@ describe('replicaset-controller', () => {
     const ns = await createNamespace(env.api, 'rs');
     const api = replicaSets(env.api, ns);
     const rs = await api.create(replicaSet('web', 2));
-    await waitForOwned(ns, rs, 2);
+    await waitForOwned(rs, 2);
     await api.patch('web', { spec: { replicas: 5 } }, { type: 'merge' });
-    const five = await waitForOwned(ns, rs, 5, '5 pods after scaling up');
+    const five = await waitForOwned(rs, 5, '5 pods after scaling up');
     const keep = five.slice(0, 2);
     for (const p of keep) await setPodReady(env.api, p);
     await waitForStatus(ns, 'web', { replicas: 5, readyReplicas: 2 });
     await api.patch('web', { spec: { replicas: 2 } }, { type: 'merge' });
-    const two = await waitForOwned(ns, rs, 2, '2 pods after scaling down');
+    const two = await waitForOwned(rs, 2, '2 pods after scaling down');
     expect(two.map((p) => p.metadata.name).sort()).toEqual(keep.map((p) => p.metadata.name).sort());
     await waitForStatus(ns, 'web', { replicas: 2, readyReplicas: 2, availableReplicas: 2 });
     await api.patch('web', { spec: { replicas: 0 } }, { type: 'merge' });
-    await waitForOwned(ns, rs, 0, 'no pods after scaling to 0');
+    await waitForOwned(rs, 0, 'no pods after scaling to 0');
     await waitForStatus(ns, 'web', { replicas: 0 });
     // Kubernetes' events on the ReplicaSet: one per pod created and deleted.
     const events = await waitFor('5 SuccessfulCreate and 5 SuccessfulDelete events', async () => {
-      const all = await eventsAbout(env.api, ns, 'ReplicaSet', 'web');
+      const all = await eventsAbout(env.api, ns, { kind: 'ReplicaSet', name: 'web' });
       return all.filter((e) => e.startsWith('SuccessfulCreate')).length === 5 &&
         all.filter((e) => e.startsWith('SuccessfulDelete')).length === 5
         ? all
@@ -141,15 +142,15 @@ describe('replicaset-controller', () => {
   it('scales with `kubectl scale` (the scale subresource)', async () => {
     const ns = await createNamespace(env.api, 'rs');
     const rs = await replicaSets(env.api, ns).create(replicaSet('web', 1));
-    await waitForOwned(ns, rs, 1);
+    await waitForOwned(rs, 1);
     const k = await kubectlIn(env.server.svcconfigPath);
     try {
       const out = await k.ok(['-n', ns, 'scale', 'rs/web', '--replicas=4']);
       expect(out.stdout.trim()).toBe('replicaset.apps/web scaled');
-      await waitForOwned(ns, rs, 4);
+      await waitForOwned(rs, 4);
       await waitForStatus(ns, 'web', { replicas: 4 });
       await k.ok(['-n', ns, 'scale', 'rs/web', '--replicas=1', '--current-replicas=4']);
-      await waitForOwned(ns, rs, 1);
+      await waitForOwned(rs, 1);
       await waitForStatus(ns, 'web', { replicas: 1 });
       const got = await k.ok(['-n', ns, 'get', 'rs', 'web', '--no-headers']);
       expect(got.stdout.trim().split(/\s+/).slice(0, 3)).toEqual(['web', '1', '1']);
@@ -163,7 +164,7 @@ describe('replicaset-controller', () => {
     const rs = await replicaSets(env.api, ns).create(
       replicaSet('web', 2, { template: template({ app: 'web', tier: 'front' }) }),
     );
-    const own = await waitForOwned(ns, rs, 2);
+    const own = await waitForOwned(rs, 2);
     await waitForStatus(ns, 'web', { replicas: 2, fullyLabeledReplicas: 2 });
     // A running, ready orphan that matches the selector but lacks the template's `tier` label.
     const orphan = await pods(env.api, ns).create({
@@ -208,7 +209,7 @@ describe('replicaset-controller', () => {
       spec: { containers: [{ name: 'c', image: 'busybox' }] },
     });
     const rs = await replicaSets(env.api, ns).create(replicaSet('web', 1));
-    const [mine] = await waitForOwned(ns, rs, 1);
+    const [mine] = await waitForOwned(rs, 1);
     expect(mine?.metadata.name).not.toBe('taken');
     await waitForStatus(ns, 'web', { replicas: 1 });
     expect((await pods(env.api, ns).get('taken')).metadata.ownerReferences).toEqual([ref]);
@@ -217,7 +218,7 @@ describe('replicaset-controller', () => {
   it('releases a pod whose labels stop matching and replaces it', async () => {
     const ns = await createNamespace(env.api, 'rs');
     const rs = await replicaSets(env.api, ns).create(replicaSet('web', 2));
-    const [p] = await waitForOwned(ns, rs, 2);
+    const [p] = await waitForOwned(rs, 2);
     const name = p?.metadata.name ?? '';
     await pods(env.api, ns).patch(name, { metadata: { labels: { app: 'debug' } } }, { type: 'merge' });
     const released = await waitFor('the pod released', async () => {
@@ -225,14 +226,14 @@ describe('replicaset-controller', () => {
       return (got.metadata.ownerReferences ?? []).length === 0 ? got : undefined;
     });
     expect(released.metadata.labels).toEqual({ app: 'debug' });
-    const owned = await waitForOwned(ns, rs, 2, 'a replacement for the released pod');
+    const owned = await waitForOwned(rs, 2, 'a replacement for the released pod');
     expect(owned.some((o) => o.metadata.name === name)).toBe(false);
   });
 
   it('availableReplicas honours minReadySeconds', async () => {
     const ns = await createNamespace(env.api, 'rs');
     const rs = await replicaSets(env.api, ns).create(replicaSet('web', 2, { minReadySeconds: 2 }));
-    const owned = await waitForOwned(ns, rs, 2);
+    const owned = await waitForOwned(rs, 2);
     const readyAt = Date.now();
     for (const p of owned) await setPodReady(env.api, p);
     await waitForStatus(ns, 'web', { replicas: 2, readyReplicas: 2, availableReplicas: 0 });
@@ -251,9 +252,9 @@ describe('replicaset-controller', () => {
         },
       }),
     );
-    const [held] = await waitForOwned(ns, rs, 1);
+    const [held] = await waitForOwned(rs, 1);
     await pods(env.api, ns).delete(held?.metadata.name ?? '');
-    const owned = await waitForOwned(ns, rs, 1, 'a replacement while the first pod is held by its finalizer');
+    const owned = await waitForOwned(rs, 1, 'a replacement while the first pod is held by its finalizer');
     expect(owned[0]?.metadata.uid).not.toBe(held?.metadata.uid);
     const still = await pods(env.api, ns).get(held?.metadata.name ?? '');
     expect(still.metadata.deletionTimestamp).toBeDefined();
@@ -273,7 +274,7 @@ describe('replicaset-controller', () => {
     try {
       const start = Date.now();
       const rs = await replicaSets(env.api, ns).create(replicaSet('burst', 30));
-      await waitForOwned(ns, rs, 30, '30 pods');
+      await waitForOwned(rs, 30, '30 pods');
       const ms = Date.now() - start;
       await waitForStatus(ns, 'burst', { replicas: 30 });
       // Ask again after the status write: nothing more appears.

@@ -75,8 +75,7 @@ describe('calculateReplicaSetStatus', () => {
         pod({ app: 'web' }, '2026-01-01T00:00:55Z'),
         pod({ app: 'web', tier: 'a' }),
       ],
-      undefined,
-      now,
+      { nowMs: now },
     );
     expect(st).toEqual({
       replicas: 3,
@@ -85,11 +84,11 @@ describe('calculateReplicaSetStatus', () => {
       availableReplicas: 1,
       observedGeneration: 1,
     });
-    expect(calculateReplicaSetStatus(rs, [], undefined, now)).toEqual({ replicas: 0, observedGeneration: 1 });
+    expect(calculateReplicaSetStatus(rs, [], { nowMs: now })).toEqual({ replicas: 0, observedGeneration: 1 });
   });
 
   it('adds ReplicaFailure while creating or deleting fails, and drops it once a sync succeeds', () => {
-    const failed = calculateReplicaSetStatus(rs, [], new Error('pods "web-" is forbidden'));
+    const failed = calculateReplicaSetStatus(rs, [], { manageError: new Error('pods "web-" is forbidden') });
     expect(failed.conditions).toEqual([
       expect.objectContaining({
         type: 'ReplicaFailure',
@@ -98,6 +97,6 @@ describe('calculateReplicaSetStatus', () => {
         message: 'pods "web-" is forbidden',
       }),
     ]);
-    expect(calculateReplicaSetStatus({ ...rs, status: failed }, [], undefined).conditions).toBeUndefined();
+    expect(calculateReplicaSetStatus({ ...rs, status: failed }, []).conditions).toBeUndefined();
   });
 });

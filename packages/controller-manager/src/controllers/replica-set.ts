@@ -71,8 +71,7 @@ export function omitZero<T extends object>(status: T, keep: readonly string[] = 
 export function calculateReplicaSetStatus(
   rs: ReplicaSet,
   pods: readonly Pod[],
-  manageError: unknown,
-  nowMs = Date.now(),
+  { manageError, nowMs = Date.now() }: { manageError?: unknown; nowMs?: number } = {},
 ): ReplicaSetStatus {
   const templateLabels = rs.spec.template?.metadata?.labels ?? {};
   const minReady = rs.spec.minReadySeconds ?? 0;
@@ -183,7 +182,7 @@ export const replicaSetController: ControllerDefinition = {
             manageError = e;
           }
         }
-        const updated = await updateStatus(rs, calculateReplicaSetStatus(rs, claimed, manageError));
+        const updated = await updateStatus(rs, calculateReplicaSetStatus(rs, claimed, { manageError }));
         if (manageError !== undefined) throw manageError;
         const minReady = updated.spec.minReadySeconds ?? 0;
         const st = updated.status ?? {};
@@ -195,6 +194,7 @@ export const replicaSetController: ControllerDefinition = {
         ) {
           return { requeueAfter: minReady * 1000 };
         }
+        return undefined;
       },
     });
 
@@ -323,7 +323,7 @@ export const replicaSetController: ControllerDefinition = {
 
     const enqueue = (rs: ReplicaSet): void => controller.enqueue(objectKey(rs));
     const rsOf = (pod: Pod, ref = controllerOf(pod)): ReplicaSet | undefined =>
-      resolveControllerRef(ref, 'apps', 'ReplicaSet', (name) =>
+      resolveControllerRef(ref, { group: 'apps', kind: 'ReplicaSet' }, (name) =>
         rss.store.get(`${pod.metadata.namespace ?? ''}/${name}`),
       );
     /** ReplicaSets in the pod's namespace whose selector matches it (candidates to adopt an orphan). */

@@ -53,6 +53,7 @@ export const rootCaCertPublisher: ControllerDefinition = {
           if (isAlreadyExists(e) || isConflict(e)) return { requeueAfter: 0 };
           if (!isNotFound(e)) throw e;
         }
+        return undefined;
       },
     });
     controller.watch(namespaces, (n) => [n.metadata.name ?? '']);

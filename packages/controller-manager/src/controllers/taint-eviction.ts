@@ -107,6 +107,7 @@ export const taintEvictionController: ControllerDefinition = {
         if (left > 0) return { requeueAfter: left };
         await evict(key, pod.metadata.uid);
         since.delete(key);
+        return undefined;
       },
     });
     controller.watch(pods);

@@ -31,6 +31,7 @@ export const tokenCleaner: ControllerDefinition = {
         } catch (e) {
           if (!isNotFound(e)) throw e;
         }
+        return undefined;
       },
     });
     controller.watch(secrets);

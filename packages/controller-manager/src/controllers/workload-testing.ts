@@ -18,7 +18,11 @@ export const deployments = (api: RestClient, ns: string): ResourceClient<Deploym
   new ResourceClient<Deployment>(api, R.deployments()).namespace(ns);
 
 /** The core/v1 Events in `ns` about the object named `name` of `kind`, as "reason: message", oldest first. */
-export async function eventsAbout(api: RestClient, ns: string, kind: string, name: string): Promise<string[]> {
+export async function eventsAbout(
+  api: RestClient,
+  ns: string,
+  { kind, name }: { kind: string; name: string },
+): Promise<string[]> {
   const list = await new ResourceClient<Event>(api, R.events())
     .namespace(ns)
     .list({ fieldSelector: `involvedObject.kind=${kind},involvedObject.name=${name}` });
@@ -115,9 +119,7 @@ export async function watchPods(
 }
 
 /** Stock kubectl against `svcconfigPath` with a private HOME (its discovery cache). */
-export async function kubectlIn(
-  svcconfigPath: string,
-): Promise<{
+export async function kubectlIn(svcconfigPath: string): Promise<{
   run(args: string[]): Promise<KubectlResult>;
   ok(args: string[]): Promise<KubectlResult>;
   stop(): Promise<void>;
@@ -138,12 +140,11 @@ export async function kubectlIn(
 
 const revision = (rs: ReplicaSet): number => Number(rs.metadata.annotations?.[deploymentAnnotation('revision')] ?? 0);
 
-/** A Deployment of `replicas` pods labelled `app: <name>`, image `image`. */
+/** A Deployment of `replicas` pods labelled `app: <name>`, image `image` (busybox), with `spec` fields over those. */
 export function deploymentOf(
   name: string,
   replicas: number,
-  extra: Partial<Deployment['spec']> = {},
-  image = 'busybox',
+  { spec: extra = {}, image = 'busybox' }: { spec?: Partial<Deployment['spec']>; image?: string } = {},
 ): Deployment {
   return {
     apiVersion: 'apps/v1',
@@ -168,8 +169,7 @@ export async function replicaSetsOf(api: RestClient, ns: string, d: Deployment):
 export async function waitForRollout(
   api: RestClient,
   ns: string,
-  name: string,
-  o: { generation?: number; timeoutMs?: number } = {},
+  { name, ...o }: { name: string; generation?: number; timeoutMs?: number },
 ): Promise<Deployment> {
   return waitFor(
     `deployment ${name} to be rolled out`,

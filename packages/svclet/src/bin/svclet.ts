@@ -21,14 +21,15 @@ async function main(): Promise<void> {
     { component: 'svclet' },
   );
   let signals = 0;
-  let shutdown: (() => Promise<void>) | undefined;
+  /** Set once the svclet runs; a signal before that ends the process at once. */
+  const running: { shutdown?: () => Promise<void> } = {};
   const onSignal = (sig: string): void => {
     signals++;
     // A second signal ends at once; so does one before start-up finished (TLS bootstrap may wait long).
     if (signals > 1) process.exit(1);
-    if (!shutdown) process.exit(0);
+    if (!running.shutdown) process.exit(0);
     logger.info('shutting down', { signal: sig });
-    shutdown().then(
+    running.shutdown().then(
       () => process.exit(0),
       () => process.exit(1),
     );
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
     },
     startPods: startPodSide,
   });
-  shutdown = async () => {
+  running.shutdown = async () => {
     await svclet.shutdown();
     cri.close();
   };

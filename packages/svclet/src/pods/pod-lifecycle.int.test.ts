@@ -32,13 +32,11 @@ async function readLog(file: string): Promise<string> {
 
 describe('pods bound to the node', () => {
   it('runs the container: Running with podIP, hostIP, startTime, conditions and container status; output in its log file', async () => {
-    const created = await env.pods().create(shPod('run', env.nodeName, 'echo hello; exec sleep 60'));
-    const p = await waitForPod(
-      env,
-      'run',
-      'Running and ready',
-      (x) => x.status?.phase === 'Running' && containerOf(x)?.ready === true,
-    );
+    const created = await env.pods().create(shPod('run', env.nodeName, { script: 'echo hello; exec sleep 60' }));
+    const p = await waitForPod(env, 'run', {
+      what: 'Running and ready',
+      cond: (x) => x.status?.phase === 'Running' && containerOf(x)?.ready === true,
+    });
     const st = p.status ?? {};
     expect(st).toMatchObject({
       podIP: '127.0.0.1',
@@ -93,21 +91,19 @@ describe('pods bound to the node', () => {
   });
 
   it('restarts a failing container (restartPolicy Always) with growing back-off, showing CrashLoopBackOff', async () => {
-    await env.pods().create(shPod('crash', env.nodeName, 'echo boom; exit 1'));
+    await env.pods().create(shPod('crash', env.nodeName, { script: 'echo boom; exit 1' }));
     const restarts = new Map<number, number>();
     const waiting: string[] = [];
-    await waitForPod(
-      env,
-      'crash',
-      'restart count 4',
-      (p) => {
+    await waitForPod(env, 'crash', {
+      what: 'restart count 4',
+      cond: (p) => {
         const cs = containerOf(p);
         if (cs && !restarts.has(cs.restartCount)) restarts.set(cs.restartCount, Date.now());
         if (cs?.state.waiting?.reason === 'CrashLoopBackOff') waiting.push(cs.state.waiting.message ?? '');
         return (cs?.restartCount ?? 0) >= 4;
       },
-      30_000,
-    );
+      timeoutMs: 30_000,
+    });
     const at = (n: number): number => restarts.get(n) ?? NaN;
     // Back-off 0.5 s doubling: restart 1 at once, then after 0.5, 1 and 2 s.
     expect(at(3) - at(2)).toBeGreaterThan(700);
@@ -116,12 +112,10 @@ describe('pods bound to the node', () => {
       expect(m).toMatch(/^back-off \S+ restarting failed container=c pod=crash_default\([0-9a-f-]+\)$/);
     const periods = [...new Set(waiting.map((m) => m.split(' ')[1]))];
     expect(periods.filter((x) => x === '1s' || x === '2s')).toEqual(['1s', '2s']);
-    const p = await waitForPod(
-      env,
-      'crash',
-      'CrashLoopBackOff',
-      (x) => containerOf(x)?.state.waiting?.reason === 'CrashLoopBackOff',
-    );
+    const p = await waitForPod(env, 'crash', {
+      what: 'CrashLoopBackOff',
+      cond: (x) => containerOf(x)?.state.waiting?.reason === 'CrashLoopBackOff',
+    });
     expect(p.status?.phase).toBe('Running');
     expect(containerOf(p)?.lastState.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
     const files = manager.containerLogFiles('default', 'crash', 'c');
@@ -145,10 +139,10 @@ describe('pods bound to the node', () => {
   });
 
   it('OnFailure and Never: Succeeded and Failed with exit codes; OnFailure restarts a failure', async () => {
-    await env.pods().create(shPod('ok', env.nodeName, 'exit 0', { restartPolicy: 'OnFailure' }));
-    await env.pods().create(shPod('fail', env.nodeName, 'exit 3', { restartPolicy: 'Never' }));
-    await env.pods().create(shPod('retry', env.nodeName, 'exit 2', { restartPolicy: 'OnFailure' }));
-    const ok = await waitForPod(env, 'ok', 'Succeeded', (p) => p.status?.phase === 'Succeeded');
+    await env.pods().create(shPod('ok', env.nodeName, { script: 'exit 0', spec: { restartPolicy: 'OnFailure' } }));
+    await env.pods().create(shPod('fail', env.nodeName, { script: 'exit 3', spec: { restartPolicy: 'Never' } }));
+    await env.pods().create(shPod('retry', env.nodeName, { script: 'exit 2', spec: { restartPolicy: 'OnFailure' } }));
+    const ok = await waitForPod(env, 'ok', { what: 'Succeeded', cond: (p) => p.status?.phase === 'Succeeded' });
     expect(containerOf(ok)).toMatchObject({
       restartCount: 0,
       ready: false,
@@ -158,12 +152,15 @@ describe('pods bound to the node', () => {
       status: 'False',
       reason: 'PodCompleted',
     });
-    const fail = await waitForPod(env, 'fail', 'Failed', (p) => p.status?.phase === 'Failed');
+    const fail = await waitForPod(env, 'fail', { what: 'Failed', cond: (p) => p.status?.phase === 'Failed' });
     expect(containerOf(fail)).toMatchObject({
       restartCount: 0,
       state: { terminated: { exitCode: 3, reason: 'Error' } },
     });
-    const retry = await waitForPod(env, 'retry', 'restarted', (p) => (containerOf(p)?.restartCount ?? 0) >= 1);
+    const retry = await waitForPod(env, 'retry', {
+      what: 'restarted',
+      cond: (p) => (containerOf(p)?.restartCount ?? 0) >= 1,
+    });
     expect(retry.status?.phase).toBe('Running');
     // Finished pods stay finished.
     await new Promise((r) => setTimeout(r, 500));
@@ -171,10 +168,13 @@ describe('pods bound to the node', () => {
   });
 
   it('reports a pod it cannot run with a waiting reason and message, and keeps going', async () => {
-    const bad = shPod('bad', env.nodeName, '');
+    const bad = shPod('bad', env.nodeName, { script: '' });
     delete bad.spec.containers[0]?.command;
     await env.pods().create(bad);
-    const p = await waitForPod(env, 'bad', 'a waiting reason', (x) => !!containerOf(x)?.state.waiting?.message);
+    const p = await waitForPod(env, 'bad', {
+      what: 'a waiting reason',
+      cond: (x) => !!containerOf(x)?.state.waiting?.message,
+    });
     expect(p.status?.phase).toBe('Pending');
     expect(containerOf(p)?.state.waiting).toEqual({
       reason: 'CreateContainerError',
@@ -193,8 +193,8 @@ describe('pods bound to the node', () => {
       expect(again.filter((e) => e.reason === 'Failed').map((e) => e.count)).toEqual([1]);
       expect(again.filter((e) => e.reason === 'Pulled')).toHaveLength(1);
     }
-    await env.pods().create(shPod('after-bad', env.nodeName, 'exec sleep 60'));
-    await waitForPod(env, 'after-bad', 'Running', (x) => x.status?.phase === 'Running');
+    await env.pods().create(shPod('after-bad', env.nodeName, { script: 'exec sleep 60' }));
+    await waitForPod(env, 'after-bad', { what: 'Running', cond: (x) => x.status?.phase === 'Running' });
   });
 });
 
@@ -218,12 +218,9 @@ describe('environment from ConfigMaps and Secrets', () => {
       data: { password: Buffer.from('s3cret').toString('base64') },
     } as ApiObject);
     const created = await env.pods().create(
-      shPod(
-        'envs',
-        env.nodeName,
-        'echo "$CFG_MODE $CFG_LEVEL $PASS $MODE2 $OPT. $MEM"; exec sleep 60',
-        {},
-        {
+      shPod('envs', env.nodeName, {
+        script: 'echo "$CFG_MODE $CFG_LEVEL $PASS $MODE2 $OPT. $MEM"; exec sleep 60',
+        container: {
           resources: { limits: { memory: '64Mi' } },
           envFrom: [
             { prefix: 'CFG_', configMapRef: { name: 'app-config' } },
@@ -237,9 +234,9 @@ describe('environment from ConfigMaps and Secrets', () => {
             { name: 'MEM', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '1Mi' } } },
           ],
         },
-      ),
+      }),
     );
-    await waitForPod(env, 'envs', 'Running', (x) => x.status?.phase === 'Running');
+    await waitForPod(env, 'envs', { what: 'Running', cond: (x) => x.status?.phase === 'Running' });
     const file = join(env.podLogsDir, `default_envs_${created.metadata.uid}`, 'c', '0.log');
     await waitFor('the environment in the output', async () =>
       (await readLog(file)).includes('fast override s3cret fast . 64'),
@@ -248,22 +245,17 @@ describe('environment from ConfigMaps and Secrets', () => {
 
   it('a missing ConfigMap or key keeps the container waiting with CreateContainerConfigError until it exists', async () => {
     await env.pods().create(
-      shPod(
-        'env-missing',
-        env.nodeName,
-        'echo "$X"; exec sleep 60',
-        {},
-        {
+      shPod('env-missing', env.nodeName, {
+        script: 'echo "$X"; exec sleep 60',
+        container: {
           env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'later', key: 'x' } } }],
         },
-      ),
+      }),
     );
-    let p = await waitForPod(
-      env,
-      'env-missing',
-      'a config error',
-      (x) => containerOf(x)?.state.waiting?.reason === 'CreateContainerConfigError',
-    );
+    let p = await waitForPod(env, 'env-missing', {
+      what: 'a config error',
+      cond: (x) => containerOf(x)?.state.waiting?.reason === 'CreateContainerConfigError',
+    });
     expect(containerOf(p)?.state.waiting?.message).toBe('configmaps "later" not found');
     expect(p.status?.phase).toBe('Pending');
     await cms().create({
@@ -272,48 +264,42 @@ describe('environment from ConfigMaps and Secrets', () => {
       metadata: { name: 'later' },
       data: { y: '1' },
     } as ApiObject);
-    p = await waitForPod(
-      env,
-      'env-missing',
-      'the missing key',
-      (x) => containerOf(x)?.state.waiting?.message === "couldn't find key x in ConfigMap default/later",
-    );
+    p = await waitForPod(env, 'env-missing', {
+      what: 'the missing key',
+      cond: (x) => containerOf(x)?.state.waiting?.message === "couldn't find key x in ConfigMap default/later",
+    });
     expect(containerOf(p)?.state.waiting?.reason).toBe('CreateContainerConfigError');
     await cms().patch('later', { data: { x: 'now' } }, { type: 'merge' });
-    await waitForPod(env, 'env-missing', 'Running', (x) => x.status?.phase === 'Running');
+    await waitForPod(env, 'env-missing', { what: 'Running', cond: (x) => x.status?.phase === 'Running' });
   });
 });
 
 describe('init containers', () => {
   it('run to completion before the containers, with $(VAR) expansion and downward-API env', async () => {
-    const pod = shPod(
-      'init',
-      env.nodeName,
-      "echo main $(WHO) $(POD) '$$(KEPT)'; exec sleep 60",
-      {
+    const pod = shPod('init', env.nodeName, {
+      script: "echo main $(WHO) $(POD) '$$(KEPT)'; exec sleep 60",
+      spec: {
         initContainers: [{ name: 'first', image: 'busybox', command: ['sh', '-c', 'echo init; sleep 0.3'] }],
       },
-      {
+      container: {
         env: [
           { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
           { name: 'WHO', value: 'pod=$(POD)' },
         ],
       },
-    );
+    });
     const created = await env.pods().create(pod);
-    const pending = await waitForPod(
-      env,
-      'init',
-      'initializing',
-      (p) => p.status?.initContainerStatuses?.[0]?.state.running !== undefined,
-    );
+    const pending = await waitForPod(env, 'init', {
+      what: 'initializing',
+      cond: (p) => p.status?.initContainerStatuses?.[0]?.state.running !== undefined,
+    });
     expect(pending.status?.phase).toBe('Pending');
     expect(containerOf(pending)?.state.waiting?.reason).toBe('PodInitializing');
     expect(pending.status?.conditions?.find((c) => c.type === 'Initialized')).toMatchObject({
       status: 'False',
       message: 'containers with incomplete status: [first]',
     });
-    const p = await waitForPod(env, 'init', 'Running', (x) => x.status?.phase === 'Running');
+    const p = await waitForPod(env, 'init', { what: 'Running', cond: (x) => x.status?.phase === 'Running' });
     expect(p.status?.initContainerStatuses?.[0]).toMatchObject({
       name: 'first',
       ready: true,
@@ -326,12 +312,15 @@ describe('init containers', () => {
 
   it('a failing init container fails a Never pod', async () => {
     await env.pods().create(
-      shPod('init-fail', env.nodeName, 'exec sleep 60', {
-        restartPolicy: 'Never',
-        initContainers: [{ name: 'first', image: 'busybox', command: ['sh', '-c', 'exit 7'] }],
+      shPod('init-fail', env.nodeName, {
+        script: 'exec sleep 60',
+        spec: {
+          restartPolicy: 'Never',
+          initContainers: [{ name: 'first', image: 'busybox', command: ['sh', '-c', 'exit 7'] }],
+        },
       }),
     );
-    const p = await waitForPod(env, 'init-fail', 'Failed', (x) => x.status?.phase === 'Failed');
+    const p = await waitForPod(env, 'init-fail', { what: 'Failed', cond: (x) => x.status?.phase === 'Failed' });
     expect(p.status?.initContainerStatuses?.[0]?.state.terminated?.exitCode).toBe(7);
     expect(containerOf(p)?.state.waiting?.reason).toBe('PodInitializing');
   });
@@ -372,9 +361,11 @@ describe('graceful deletion', () => {
     await env
       .pods()
       .create(
-        shPod('term', env.nodeName, 'trap "echo got TERM; exit 0" TERM; echo ready; while true; do sleep 0.1; done'),
+        shPod('term', env.nodeName, {
+          script: 'trap "echo got TERM; exit 0" TERM; echo ready; while true; do sleep 0.1; done',
+        }),
       );
-    await waitForPod(env, 'term', 'Running', (p) => p.status?.phase === 'Running');
+    await waitForPod(env, 'term', { what: 'Running', cond: (p) => p.status?.phase === 'Running' });
     const ms = await deleteAndTime('term');
     expect(ms).toBeLessThan(2000);
     const last = await waitFor('the deleted object', () => lastSeen.get('term'));
@@ -386,8 +377,8 @@ describe('graceful deletion', () => {
   it('a container that ignores TERM is killed at the deadline', async () => {
     await env
       .pods()
-      .create(shPod('stubborn', env.nodeName, 'trap "" TERM; echo ready; while true; do sleep 0.1; done'));
-    await waitForPod(env, 'stubborn', 'Running', (p) => p.status?.phase === 'Running');
+      .create(shPod('stubborn', env.nodeName, { script: 'trap "" TERM; echo ready; while true; do sleep 0.1; done' }));
+    await waitForPod(env, 'stubborn', { what: 'Running', cond: (p) => p.status?.phase === 'Running' });
     const ms = await deleteAndTime('stubborn');
     expect(ms).toBeGreaterThanOrEqual(2000);
     expect(ms).toBeLessThan(5000);
@@ -397,8 +388,8 @@ describe('graceful deletion', () => {
   });
 
   it('a pod removed from the API (force delete) is killed and its containers removed', async () => {
-    const created = await env.pods().create(shPod('forced', env.nodeName, 'exec sleep 60'));
-    await waitForPod(env, 'forced', 'Running', (p) => p.status?.phase === 'Running');
+    const created = await env.pods().create(shPod('forced', env.nodeName, { script: 'exec sleep 60' }));
+    await waitForPod(env, 'forced', { what: 'Running', cond: (p) => p.status?.phase === 'Running' });
     const uidLabel = criLabel('pod.uid');
     expect(
       (await env.cri.runtime.listContainers({ filter: { labelSelector: { [uidLabel]: created.metadata.uid ?? '' } } }))

@@ -110,13 +110,15 @@ export function withPodEnv(o: { api?: boolean } = {}): PodEnv {
   return env;
 }
 
-/** A pod for `nodeName` with one container `c` running `sh -c script`. */
+/** A pod for `nodeName` with one container `c` running `sh -c script`, with `spec` and `container` fields over those. */
 export function shPod(
   name: string,
   nodeName: string,
-  script: string,
-  spec: Partial<Pod['spec']> = {},
-  container: Partial<Pod['spec']['containers'][number]> = {},
+  {
+    script,
+    spec = {},
+    container = {},
+  }: { script: string; spec?: Partial<Pod['spec']>; container?: Partial<Pod['spec']['containers'][number]> },
 ): Pod {
   return {
     apiVersion: 'v1',
@@ -134,14 +136,16 @@ export function containerOf(p: Pod, name = 'c'): ContainerStatus | undefined {
   return p.status?.containerStatuses?.find((s) => s.name === name);
 }
 
-/** Polls the API pod until `cond` holds (default deadline 20 s). */
+/** Polls the API pod `name` (in `ns`, default `default`) until `cond` holds (default deadline 20 s). */
 export function waitForPod(
   env: PodEnv,
   name: string,
-  what: string,
-  cond: (p: Pod) => boolean,
-  timeoutMs = 20_000,
-  ns = 'default',
+  {
+    what,
+    cond,
+    timeoutMs = 20_000,
+    ns = 'default',
+  }: { what: string; cond: (p: Pod) => boolean; timeoutMs?: number; ns?: string },
 ): Promise<Pod> {
   return waitFor(
     `${name}: ${what}`,

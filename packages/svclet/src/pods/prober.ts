@@ -113,7 +113,7 @@ export class ProbeManager {
       if (!probe || this.workers.has(key)) continue;
       this.results.set(key, INITIAL[type]);
       const stop = new AbortController();
-      const done = this.work(type, probe, t, key, stop.signal).catch((e: unknown) => {
+      const done = this.work(t, { type, probe, key, signal: stop.signal }).catch((e: unknown) => {
         this.o.logger.error('probe worker failed', {
           pod: t.podUid,
           container: t.container.name,
@@ -165,7 +165,11 @@ export class ProbeManager {
     return undefined;
   }
 
-  private async work(type: ProbeType, probe: Probe, t: ProbeTarget, key: string, signal: AbortSignal): Promise<void> {
+  /** Runs `probe` of `t` until `signal` fires, keeping its result under `key`. */
+  private async work(
+    t: ProbeTarget,
+    { type, probe, key, signal }: { type: ProbeType; probe: Probe; key: string; signal: AbortSignal },
+  ): Promise<void> {
     const periodMs = Math.max(1, probe.periodSeconds ?? 10) * 1000;
     const timeoutMs = Math.max(1, probe.timeoutSeconds ?? 1) * 1000;
     const successThreshold = Math.max(1, probe.successThreshold ?? 1);

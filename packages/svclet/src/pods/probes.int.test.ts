@@ -29,7 +29,7 @@ function probed(
   name: string,
   probes: Partial<Pick<Pod['spec']['containers'][number], 'livenessProbe' | 'readinessProbe' | 'startupProbe'>>,
 ): Pod {
-  return shPod(name, env.nodeName, 'exec sleep 60', {}, probes);
+  return shPod(name, env.nodeName, { script: 'exec sleep 60', container: probes });
 }
 
 /** Watches the pod for `ms` and returns the highest restart count seen. */
@@ -46,7 +46,10 @@ async function restartsDuring(name: string, ms: number): Promise<number> {
 describe('liveness probes restart the container when they fail', () => {
   it('exec `false`', async () => {
     await env.pods().create(probed('live-exec', { livenessProbe: fast({ exec: { command: ['false'] } }) }));
-    const p = await waitForPod(env, 'live-exec', 'a restart', (x) => (containerOf(x)?.restartCount ?? 0) >= 1);
+    const p = await waitForPod(env, 'live-exec', {
+      what: 'a restart',
+      cond: (x) => (containerOf(x)?.restartCount ?? 0) >= 1,
+    });
     expect(containerOf(p)?.lastState.terminated).toMatchObject({ exitCode: 143, reason: 'Error' });
     // Kubernetes' events: Unhealthy for the failed probe, Killing for the restart it causes.
     const events = new ResourceClient<Event>(env.testApi, { group: '', version: 'v1', resource: 'events' }).namespace(
@@ -69,32 +72,28 @@ describe('liveness probes restart the container when they fail', () => {
     await env
       .pods()
       .create(probed('live-http', { livenessProbe: fast({ httpGet: { port: closed, path: '/healthz' } }) }));
-    await env
-      .pods()
-      .create(
-        probed('live-http-ok', {
-          livenessProbe: fast({
-            httpGet: { port: openPort, path: '/healthz' },
-            failureThreshold: 3,
-            timeoutSeconds: 2,
-          }),
+    await env.pods().create(
+      probed('live-http-ok', {
+        livenessProbe: fast({
+          httpGet: { port: openPort, path: '/healthz' },
+          failureThreshold: 3,
+          timeoutSeconds: 2,
         }),
-      );
-    await waitForPod(env, 'live-http', 'a restart', (x) => (containerOf(x)?.restartCount ?? 0) >= 1);
+      }),
+    );
+    await waitForPod(env, 'live-http', { what: 'a restart', cond: (x) => (containerOf(x)?.restartCount ?? 0) >= 1 });
     expect(await restartsDuring('live-http-ok', 2500)).toBe(0);
   });
 
   it('tcpSocket to a closed port; an open port keeps it running', async () => {
     const closed = await freePort();
     await env.pods().create(probed('live-tcp', { livenessProbe: fast({ tcpSocket: { port: closed } }) }));
-    await env
-      .pods()
-      .create(
-        probed('live-tcp-ok', {
-          livenessProbe: fast({ tcpSocket: { port: openPort }, failureThreshold: 3, timeoutSeconds: 2 }),
-        }),
-      );
-    await waitForPod(env, 'live-tcp', 'a restart', (x) => (containerOf(x)?.restartCount ?? 0) >= 1);
+    await env.pods().create(
+      probed('live-tcp-ok', {
+        livenessProbe: fast({ tcpSocket: { port: openPort }, failureThreshold: 3, timeoutSeconds: 2 }),
+      }),
+    );
+    await waitForPod(env, 'live-tcp', { what: 'a restart', cond: (x) => (containerOf(x)?.restartCount ?? 0) >= 1 });
     expect(await restartsDuring('live-tcp-ok', 2500)).toBe(0);
   });
 });
@@ -103,22 +102,23 @@ it('readiness flips the container ready and the pod Ready condition', async () =
   const flag = join(env.dir, 'ready-flag');
   await env.pods().create(probed('ready', { readinessProbe: fast({ exec: { command: ['test', '-f', flag] } }) }));
   const ready = (p: Pod): string | undefined => p.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-  const notReady = await waitForPod(
-    env,
-    'ready',
-    'Running, not ready',
-    (p) => p.status?.phase === 'Running' && ready(p) === 'False',
-  );
+  const notReady = await waitForPod(env, 'ready', {
+    what: 'Running, not ready',
+    cond: (p) => p.status?.phase === 'Running' && ready(p) === 'False',
+  });
   expect(containerOf(notReady)).toMatchObject({ ready: false, started: true });
   expect(notReady.status?.conditions?.find((c) => c.type === 'ContainersReady')).toMatchObject({
     status: 'False',
     message: 'containers with unready status: [c]',
   });
   await writeFile(flag, '');
-  const p = await waitForPod(env, 'ready', 'Ready', (x) => ready(x) === 'True');
+  const p = await waitForPod(env, 'ready', { what: 'Ready', cond: (x) => ready(x) === 'True' });
   expect(containerOf(p)?.ready).toBe(true);
   await rm(flag);
-  await waitForPod(env, 'ready', 'not Ready again', (x) => ready(x) === 'False' && containerOf(x)?.ready === false);
+  await waitForPod(env, 'ready', {
+    what: 'not Ready again',
+    cond: (x) => ready(x) === 'False' && containerOf(x)?.ready === false,
+  });
   expect(containerOf(await env.pods().get('ready'))?.restartCount).toBe(0);
 });
 
@@ -131,16 +131,17 @@ it('a start-up probe holds back liveness and readiness until it passes', async (
       livenessProbe: fast({ exec: { command: ['false'] } }),
     }),
   );
-  await waitForPod(env, 'startup', 'Running', (p) => p.status?.phase === 'Running');
+  await waitForPod(env, 'startup', { what: 'Running', cond: (p) => p.status?.phase === 'Running' });
   expect(await restartsDuring('startup', 2500)).toBe(0);
   expect(containerOf(await env.pods().get('startup'))).toMatchObject({ started: false, ready: false });
   await writeFile(flag, '');
-  await waitForPod(
-    env,
-    'startup',
-    'started',
-    (p) => containerOf(p)?.started === true || (containerOf(p)?.restartCount ?? 0) >= 1,
-  );
+  await waitForPod(env, 'startup', {
+    what: 'started',
+    cond: (p) => containerOf(p)?.started === true || (containerOf(p)?.restartCount ?? 0) >= 1,
+  });
   // Now liveness runs, and fails.
-  await waitForPod(env, 'startup', 'a liveness restart', (p) => (containerOf(p)?.restartCount ?? 0) >= 1);
+  await waitForPod(env, 'startup', {
+    what: 'a liveness restart',
+    cond: (p) => (containerOf(p)?.restartCount ?? 0) >= 1,
+  });
 });
