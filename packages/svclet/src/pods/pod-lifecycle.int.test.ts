@@ -358,13 +358,11 @@ describe('graceful deletion', () => {
   }
 
   it('a container that handles TERM stops within the grace period and the pod object is removed', async () => {
-    await env
-      .pods()
-      .create(
-        shPod('term', env.nodeName, {
-          script: 'trap "echo got TERM; exit 0" TERM; echo ready; while true; do sleep 0.1; done',
-        }),
-      );
+    await env.pods().create(
+      shPod('term', env.nodeName, {
+        script: 'trap "echo got TERM; exit 0" TERM; echo ready; while true; do sleep 0.1; done',
+      }),
+    );
     await waitForPod(env, 'term', { what: 'Running', cond: (p) => p.status?.phase === 'Running' });
     const ms = await deleteAndTime('term');
     expect(ms).toBeLessThan(2000);
