@@ -1,13 +1,5 @@
-import { nodeTaintKey } from '@svc/api';
+import { nodeTaintKey, type Toleration } from '@svc/api';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
-
-interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
 
 /** Kubernetes' defaults for `--default-not-ready-toleration-seconds` and `--default-unreachable-toleration-seconds`. */
 export const DEFAULT_TOLERATION_SECONDS = 300;

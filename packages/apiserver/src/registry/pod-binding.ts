@@ -7,6 +7,7 @@ import {
   successStatus,
   type ApiObject,
   type FieldError,
+  type PodCondition,
   type ResourceType,
 } from '@svc/api';
 import { endpointKey, type CreateOnlyHandler, type CreateOnlyRequest } from './create-only.js';
@@ -14,15 +15,6 @@ import { nowRfc3339, type GenericStore } from './store.js';
 
 interface Binding extends ApiObject {
   target?: { kind?: string; name?: string };
-}
-
-interface PodCondition {
-  type: string;
-  status: string;
-  lastProbeTime?: string | null;
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
 }
 
 /** Kubernetes' ValidatePodBinding: the target is a Node (or has no kind) and has a name. */
