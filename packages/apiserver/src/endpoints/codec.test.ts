@@ -1,6 +1,6 @@
 import { isStatusError } from '@svc/api';
 import { MAX_NESTING_DEPTH } from '@svc/machinery';
-import { decodeBody } from './codec.js';
+import { bodyCodec, decodeBody } from './codec.js';
 import { deepText, yamlAliasBomb } from './fuzz-requests-testing.js';
 
 /** The Status code and message `decodeBody` refuses a body with (fails when it accepts it). */
@@ -96,4 +96,56 @@ describe('decodeBody under hostile input', () => {
       });
     },
   );
+
+  it('a mapping or sequence as a key is a 400, and nothing is logged', () => {
+    const warn = jest.spyOn(process, 'emitWarning');
+    try {
+      for (const text of ['? [a, b]\n: c\n', 'x: &k {a: 1}\ny: {*k : 2}\n', '{[a]: 1}\n']) {
+        expect(refusal(text, 'yaml')).toEqual({
+          code: 400,
+          message: 'error converting YAML to JSON: yaml: invalid map key: a mapping or sequence',
+        });
+      }
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('explicit YAML 1.1 tags read as what they are written as; values JSON cannot hold are a 400', () => {
+    const { value } = decodeBody(
+      Buffer.from('a: !!binary aGVsbG8=\nb: !!set {x, y}\nc: !!timestamp 2001-12-14\nd: &s 1\ne: *s\n'),
+      'yaml',
+    );
+    expect(value).toEqual({ a: 'aGVsbG8=', b: { x: null, y: null }, c: '2001-12-14', d: 1, e: 1 });
+    for (const [text, what] of [
+      ['a: .inf\n', 'Infinity'],
+      ['a: [1, -.inf]\n', '-Infinity'],
+      ['a: {b: .nan}\n', 'NaN'],
+      ['%YAML 1.1\n---\nc: 2001-12-14\n', 'Date'],
+      ['%YAML 1.1\n---\nc: !!binary aGVsbG8=\n', 'Buffer'],
+      ['%YAML 1.1\n---\nc: !!set {x}\n', 'Set'],
+    ] as const) {
+      expect(refusal(text, 'yaml')).toEqual({
+        code: 400,
+        message: `error converting YAML to JSON: yaml: unsupported value: ${what}`,
+      });
+    }
+  });
+});
+
+describe('bodyCodec', () => {
+  it('reads a missing Content-Type as JSON, a malformed one as unsupported (415)', () => {
+    expect(bodyCodec(undefined)).toEqual({ codec: 'json', mediaType: 'application/json' });
+    expect(bodyCodec('application/yaml; charset=utf-8')).toEqual({ codec: 'yaml', mediaType: 'application/yaml' });
+    for (const ct of ['json', ' ', 'application/', 'application/json, application/yaml', '/']) {
+      let code: number | undefined;
+      try {
+        bodyCodec(ct);
+      } catch (e) {
+        code = isStatusError(e) ? e.status.code : undefined;
+      }
+      expect([ct, code]).toEqual([ct, 415]);
+    }
+  });
 });

@@ -69,6 +69,8 @@ export function bodyCodec(
   accepted: Record<string, BodyCodec> = objectBodyTypes(),
 ): { codec: BodyCodec; mediaType: string } {
   const mt = contentType ? parseMediaType(contentType) : undefined;
+  // A Content-Type that is not a media type is no more JSON than an unknown one.
+  if (contentType && !mt) throw unsupportedMediaType(contentType, advertisedMediaTypes());
   const name = mt ? `${mt.type}/${mt.subtype}` : 'application/json';
   const codec = accepted[name];
   if (!codec) throw unsupportedMediaType(contentType ?? '', advertisedMediaTypes());
@@ -104,20 +106,50 @@ class DepthLimitedParser extends YAML.Parser {
   }
 }
 
-/** Paths of repeated keys in a YAML document's mappings. */
-function yamlDuplicates(node: unknown, path: string, out: string[]): void {
-  if (YAML.isMap(node)) {
-    const seen = new Set<string>();
-    for (const pair of node.items) {
-      const key = YAML.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-      const p = path ? `${path}.${key}` : key;
-      if (seen.has(key)) out.push(p);
-      seen.add(key);
-      yamlDuplicates(pair.value, p, out);
+/**
+ * Paths of repeated keys in a YAML document's mappings. A mapping or sequence as a key (also
+ * through an alias) is a 400: JSON has no such keys (yaml would stringify it, and log that).
+ */
+function yamlDuplicates(doc: YAML.Document): string[] {
+  const out: string[] = [];
+  const walk = (node: unknown, path: string): void => {
+    if (YAML.isMap(node)) {
+      const seen = new Set<string>();
+      for (const pair of node.items) {
+        const k = YAML.isAlias(pair.key) ? pair.key.resolve(doc) : pair.key;
+        if (YAML.isCollection(k))
+          throw badRequest('error converting YAML to JSON: yaml: invalid map key: a mapping or sequence');
+        const key = YAML.isScalar(k) ? String(k.value) : String(k);
+        const p = path ? `${path}.${key}` : key;
+        if (seen.has(key)) out.push(p);
+        seen.add(key);
+        walk(pair.value, p);
+      }
+    } else if (YAML.isSeq(node)) {
+      node.items.forEach((item, i) => walk(item, `${path}[${i}]`));
     }
-  } else if (YAML.isSeq(node)) {
-    node.items.forEach((item, i) => yamlDuplicates(item, `${path}[${i}]`, out));
+  };
+  walk(doc.contents, '');
+  return out;
+}
+
+/**
+ * The first value in a decoded document that JSON cannot hold, named (±Infinity and NaN from
+ * `.inf`/`.nan`; dates, bytes, sets and maps from YAML 1.1's types); none: undefined.
+ */
+function nonJsonValue(value: unknown): string | undefined {
+  const seen = new Set<object>();
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+    if (typeof v !== 'object' || v === null || seen.has(v)) continue;
+    seen.add(v);
+    const proto: unknown = Object.getPrototypeOf(v);
+    if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) return v.constructor.name;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push(child);
   }
+  return undefined;
 }
 
 /** Parses a JSON or YAML body into a JSON value; malformed input is a 400 with the parser's reason. */
@@ -139,7 +171,9 @@ export function decodeBody(buf: Buffer, codec: Exclude<BodyCodec, 'protobuf'>): 
   for (const _ of new DepthLimitedParser().parse(text));
   let docs: YAML.Document[];
   try {
-    docs = YAML.parseAllDocuments(text, { uniqueKeys: false }) as YAML.Document[];
+    // resolveKnownTags off: `!!binary`, `!!set`, `!!timestamp`... read as the strings and maps they are written as.
+    const options = { uniqueKeys: false, resolveKnownTags: false, logLevel: 'error' } as const;
+    docs = YAML.parseAllDocuments(text, options) as YAML.Document[];
   } catch (e) {
     throw badRequest(`error converting YAML to JSON: ${(e as Error).message}`);
   }
@@ -149,8 +183,7 @@ export function decodeBody(buf: Buffer, codec: Exclude<BodyCodec, 'protobuf'>): 
   const doc = real[0] as YAML.Document;
   if (doc.errors.length > 0)
     throw badRequest(`error converting YAML to JSON: yaml: ${doc.errors[0]?.message ?? 'invalid document'}`);
-  const duplicates: string[] = [];
-  yamlDuplicates(doc.contents, '', duplicates);
+  const duplicates = yamlDuplicates(doc);
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: 100 });
@@ -164,6 +197,8 @@ export function decodeBody(buf: Buffer, codec: Exclude<BodyCodec, 'protobuf'>): 
   if (depth > MAX_NESTING_DEPTH) tooDeep();
   if (excessiveAliasing(nodeCounts(value)))
     throw badRequest('error converting YAML to JSON: yaml: document contains excessive aliasing');
+  const odd = nonJsonValue(value);
+  if (odd) throw badRequest(`error converting YAML to JSON: yaml: unsupported value: ${odd}`);
   return { value, duplicates };
 }
 
