@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { ensureServingCert, type ServingCert } from '@svc/component-base';
@@ -78,6 +79,10 @@ export async function listen(
     o.handler,
   );
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerUnparsable);
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) =>
+    endWithStatus(res, [417, 'ExpectationFailed', 'the server cannot meet the requirements of the Expect header']),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.securePort, opts.bindAddress, () => {
@@ -96,4 +101,47 @@ export async function listen(
         server.once('close', () => clearInterval(idle));
       }),
   };
+}
+
+/**
+ * What Node's HTTP parser refuses never reaches the chain; it still gets a `Status` (JSON) and
+ * the connection closes: headers over the limit → 431, a method the parser does not know → 405
+ * (Kubernetes answers unknown verbs so), anything else malformed → 400.
+ */
+function answerUnparsable(err: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || err.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const [code, reason, message]: Failure =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'RequestHeaderFieldsTooLarge', 'Request Header Fields Too Large']
+      : err.code === 'HPE_INVALID_METHOD'
+        ? [405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource']
+        : [400, 'BadRequest', 'the server could not understand the request'];
+  const body = JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    code,
+  });
+  socket.end(
+    `HTTP/1.1 ${code} ${STATUS_CODES[code] ?? ''}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+type Failure = [code: number, reason: string, message: string];
+
+function statusJson([code, reason, message]: Failure): string {
+  return JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
+}
+
+/** Answers a request the chain never saw with a failure `Status`. */
+function endWithStatus(res: ServerResponse, f: Failure): void {
+  const body = statusJson(f);
+  res.writeHead(f[0], { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
 }
