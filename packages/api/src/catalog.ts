@@ -1,5 +1,6 @@
 import type { Schema } from './schema.js';
 import type { ApiObject } from './types.js';
+import { byKubeVersionPriority } from './kube-version.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -77,6 +78,23 @@ export interface ResourceType {
    * no storage prefix or watch cache of its own.
    */
   storedAs?: StoredAs;
+  /** Set for a type defined by a CustomResourceDefinition (one entry per served version). */
+  custom?: CustomResourceInfo;
+}
+
+/** What a custom resource's catalog entry carries beyond a built-in's. */
+export interface CustomResourceInfo {
+  /** The version's `schema.openAPIV3Schema` as written (published in OpenAPI, validated against). */
+  openApiSchema?: Readonly<Record<string, unknown>>;
+  /** The version objects are stored in. */
+  storageVersion: string;
+  /** Every request to a deprecated version gets a `Warning` header with this text. */
+  deprecationWarning?: string;
+  /** The defining CRD's name and uid. */
+  crdName: string;
+  crdUid: string;
+  /** The CRD is being deleted: no new objects. */
+  terminating?: boolean;
 }
 
 /** The type whose storage another type shares, and the conversions between the two. */
@@ -129,16 +147,25 @@ export interface GroupVersions {
 export class Catalog {
   private readonly byPath = new Map<string, ResourceType>();
   private readonly groupOrder: string[] = [];
+  private changes = 0;
+
+  /** Moves on every add and remove (what is derived from the catalog is stale when it changed). */
+  get revision(): number {
+    return this.changes;
+  }
 
   add(r: ResourceType): void {
     const key = this.key(r.group, r.version, r.plural);
     if (this.byPath.has(key)) throw new Error(`duplicate resource ${key}`);
     this.byPath.set(key, r);
     if (!this.groupOrder.includes(r.group)) this.groupOrder.push(r.group);
+    this.changes++;
   }
 
   remove(group: string, version: string, plural: string): void {
-    this.byPath.delete(this.key(group, version, plural));
+    if (this.byPath.delete(this.key(group, version, plural))) this.changes++;
+    const at = this.groupOrder.indexOf(group);
+    if (at >= 0 && !this.all().some((r) => r.group === group)) this.groupOrder.splice(at, 1);
   }
 
   lookup(group: string, version: string, plural: string): ResourceType | undefined {
@@ -158,16 +185,19 @@ export class Catalog {
     return this.all().filter((r) => r.group === group && r.version === version);
   }
 
-  /** Groups in registration order (core first), each with its versions, newest registered first. */
+  /**
+   * Groups in registration order (core first), each with its versions in Kubernetes' priority
+   * order (GA before beta before alpha, newest first); the first is the preferred version.
+   */
   groups(): GroupVersions[] {
     return this.groupOrder.flatMap((g) => {
-      const versions = [
+      const versions = byKubeVersionPriority([
         ...new Set(
           this.all()
             .filter((r) => r.group === g)
             .map((r) => r.version),
         ),
-      ];
+      ]);
       const [preferredVersion] = versions;
       return preferredVersion === undefined ? [] : [{ group: g, versions, preferredVersion }];
     });

@@ -13,3 +13,4 @@ export { eventFromCore, eventToCore } from './resources/events/v1/event.js';
 export { scaleKind } from './resources/autoscaling/v1/scale.js';
 export * from './table-format.js';
 export * from './table-columns.js';
+export * from './kube-version.js';

@@ -24,6 +24,7 @@ import {
   subjectAccessReview,
 } from './authorization/v1/access-review.js';
 import { certificateSigningRequest } from './certificates/v1/certificate-signing-request.js';
+import { customResourceDefinition } from './apiextensions/v1/custom-resource-definition.js';
 
 /** Every compiled-in type, in discovery order. Build after `useNaming`. */
 export function builtinResources(): ResourceType[] {
@@ -52,6 +53,7 @@ export function builtinResources(): ResourceType[] {
     localSubjectAccessReview(),
     selfSubjectRulesReview(),
     certificateSigningRequest(),
+    customResourceDefinition(),
   ];
 }
 

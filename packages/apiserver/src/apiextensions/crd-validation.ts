@@ -122,7 +122,10 @@ function defaulted(input: CrdSpec | undefined): CrdSpec {
     group: s.group ?? '',
     scope: s.scope ?? '',
     names,
-    versions: Array.isArray(s.versions) ? s.versions : [],
+    // A null entry decodes as an empty version in Kubernetes (then fails its own checks).
+    versions: Array.isArray(s.versions)
+      ? s.versions.map((v) => (v && typeof v === 'object' ? v : ({} as CrdVersion)))
+      : [],
     conversion,
   };
 }

@@ -26,6 +26,7 @@ import { dryRunOf } from './handlers/decode.js';
 import { serveCreateOnly } from './create-only.js';
 import { endpointKey, type CreateOnlyHandler } from '../registry/create-only.js';
 import { handleWatch, type WatchSettings } from './handlers/watch.js';
+import { answerErrorsInJson, setWarnings } from './handlers/respond.js';
 
 type Handler = (s: HandlerScope) => Promise<void>;
 
@@ -77,6 +78,8 @@ export interface ResourceRouterDeps {
   responseCompression?: boolean;
   /** Endpoints of their own, by `endpointKey`. */
   endpoints: ReadonlyMap<string, OwnEndpoint>;
+  /** A request reached a deprecated version (`apiserver_requested_deprecated_apis`). */
+  onDeprecated?: (r: ResourceType, subresource: string) => void;
 }
 
 /**
@@ -143,8 +146,21 @@ export async function serveResource(deps: ResourceRouterDeps, r: ServedRequest):
   const handler = verb === 'watch' ? (s: HandlerScope) => handleWatch(s, deps.watch) : HANDLERS[verb];
   if (!handler) throw methodNotAllowed();
   const readVerb = verb === 'get' || verb === 'list' || verb === 'watch';
-  const format = negotiate(req.headers.accept, readVerb && !info.subresource ? ['Table'] : []);
+  const view = info.subresource === 'scale' ? scaleView(resource) : undefined;
+  let format = negotiate(req.headers.accept, readVerb && !info.subresource ? ['Table'] : []);
   if (!format) throw notAcceptable(advertisedMediaTypes());
+  // Custom resources have no Protobuf form (spec: media types): the client's JSON or YAML
+  // fallback, else 406 before anything is done.
+  if (resource.custom && !view) answerErrorsInJson(res);
+  if (resource.custom && !view && format.codec === 'protobuf') {
+    if (!format.fallback) throw notAcceptable(['application/json', 'application/yaml']);
+    format = format.fallback;
+  }
+  const deprecation = resource.custom?.deprecationWarning;
+  if (deprecation !== undefined) {
+    setWarnings(res, [deprecation]);
+    deps.onDeprecated?.(resource, info.subresource);
+  }
   const query = info.query;
   if (MUTATING_VERBS.has(verb)) ctx.dryRun = dryRunOf(query);
   if (verb === 'create' || verb === 'update' || verb === 'patch') {
@@ -152,7 +168,6 @@ export async function serveResource(deps: ResourceRouterDeps, r: ServedRequest):
   }
   const gzip =
     !!deps.responseCompression && (verb === 'get' || verb === 'list') && acceptsGzip(req.headers['accept-encoding']);
-  const view = info.subresource === 'scale' ? scaleView(resource) : undefined;
   const store = deps.storeFor(resource);
   await handler({ req, res, info, query, resource, store, ctx, format, warnings: [], gzip, view });
 }

@@ -28,6 +28,12 @@ export class ApiServerMetrics {
     labelNames: ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const,
     buckets: [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
   });
+  readonly requestedDeprecatedApis = new Gauge({
+    name: 'apiserver_requested_deprecated_apis',
+    registers: [this.registry],
+    help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',
+    labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'] as const,
+  });
   readonly storageObjects = new Gauge({
     name: 'apiserver_storage_objects',
     registers: [this.registry],

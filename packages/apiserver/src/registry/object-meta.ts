@@ -1,5 +1,5 @@
 import type { ApiObject, FieldError, ResourceType } from '@svc/api';
-import { fieldErrors } from '@svc/api';
+import { fieldErrors, group } from '@svc/api';
 import {
   validateAnnotations,
   validateDnsLabel,
@@ -11,7 +11,10 @@ import {
 } from '@svc/machinery';
 
 /** Finalizers Kubernetes accepts without a domain prefix. */
-export const STANDARD_FINALIZERS = ['kubernetes', 'orphan', 'foregroundDeletion'];
+/** Finalizer names that need no domain: Kubernetes' three, and the CRD cleanup finalizer the server adds itself. */
+export function standardFinalizers(): string[] {
+  return ['kubernetes', 'orphan', 'foregroundDeletion', `customresourcecleanup.${group('apiextensions')}`];
+}
 
 export function validateName(r: ResourceType, name: string, path: string): FieldError[] {
   switch (r.nameRule) {
@@ -45,7 +48,7 @@ export function validateObjectMeta(r: ResourceType, obj: ApiObject): FieldError[
     const path = `metadata.finalizers[${i}]`;
     const errsF = validateQualifiedName(f, path);
     errs.push(...errsF);
-    if (errsF.length === 0 && !f.includes('/') && !STANDARD_FINALIZERS.includes(f)) {
+    if (errsF.length === 0 && !f.includes('/') && !standardFinalizers().includes(f)) {
       errs.push(fieldErrors.forbidden(path, 'name is neither a standard finalizer name nor is it fully qualified'));
     }
   });

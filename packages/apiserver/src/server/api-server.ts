@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import express from 'express';
-import { builtinResources, Catalog, naming, useNaming } from '@svc/api';
+import { builtinResources, Catalog, group, naming, useNaming } from '@svc/api';
 import { isEnabled } from '@svc/machinery';
 import { createLogger, ShutdownCheck, type Logger, type ServingCert } from '@svc/component-base';
 import type { ApiServerOptions } from '../options.js';
@@ -22,6 +22,9 @@ import { resourceRouter } from './resources.js';
 import { admissionChain, buildAuthenticationStep, buildAuthorizationStep } from './security.js';
 import type { Startup } from './startup.js';
 import { SvcletClient } from './svclet-client.js';
+import { CrdController } from '../apiextensions/crd-controller.js';
+import { customResourceStrategy } from '../apiextensions/custom-resource-strategy.js';
+import { strategyFor } from '../registry/strategies/index.js';
 
 export interface RunningApiServer {
   /** `https://<host>:<port>` reachable from this machine. */
@@ -55,6 +58,10 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     storage: storage.storage,
     storePrefix: opts.storePrefix,
     eventTtlSeconds: Math.floor(opts.eventTtlMs / 1000),
+    strategyFor: (r) =>
+      r.custom
+        ? customResourceStrategy(r, { ratcheting: opts.featureGates.enabled('CRDValidationRatcheting') })
+        : strategyFor(r),
   });
   const served = await orStop(s, storage, () => buildServed(s, { storage, stores }));
   storage.start();
@@ -127,7 +134,16 @@ async function buildServed(s: Startup, d: { storage: BuiltStorage; stores: Store
   const authentication = await buildAuthenticationStep(s, stores);
   const authorization = buildAuthorizationStep(s, stores);
   stores.admitWith(admissionChain(s, authorization, stores));
-  const postStart = postStartHooks({ opts, catalog, stores, authorization, log: s.log, signal: s.stopping.signal });
+  const crds = crdController(s, d);
+  const postStart = postStartHooks({
+    opts,
+    catalog,
+    stores,
+    authorization,
+    crds,
+    log: s.log,
+    signal: s.stopping.signal,
+  });
   const shutdownCheck = new ShutdownCheck();
   const health = healthChecks({
     opts,
@@ -148,6 +164,24 @@ async function buildServed(s: Startup, d: { storage: BuiltStorage; stores: Store
   const dispatch: Handler = (r) => (r.info.isResourceRequest ? serveResource(resources, r) : nonResource(r));
   const chain = buildChain(s, { authentication, authorization, dispatch });
   return { tls: await servingCertificate(opts), chain, postStart, shutdownCheck, svclet };
+}
+
+/** The apiextensions controllers over the CRD store; a deleted CRD's watch cache and stores go with it. */
+function crdController(s: Startup, d: { storage: BuiltStorage; stores: Stores }): CrdController {
+  const crdType = s.catalog.lookup(group('apiextensions'), 'v1', 'customresourcedefinitions');
+  return new CrdController({
+    catalog: s.catalog,
+    crds: () => {
+      if (!crdType) throw new Error('customresourcedefinitions are not served');
+      return d.stores.storeFor(crdType);
+    },
+    storeFor: (r) => d.stores.storeFor(r),
+    onRemoved: (r) => {
+      d.stores.forget(r);
+      d.storage.cache?.stop(resourcePrefix(s.opts.storePrefix, r));
+    },
+    log: s.log,
+  });
 }
 
 /** Graceful stop, once: readyz fails at once, serving goes on for `--shutdown-delay-duration`, then `stop`. */

@@ -5,6 +5,7 @@ import type { Authorization } from '../authz/rbac/setup.js';
 import { AUTHENTICATION_INFO_CONFIGMAP, authenticationInfoData } from './authentication-info.js';
 import { retryUntil } from './retry.js';
 import type { Stores } from './stores.js';
+import type { CrdController } from '../apiextensions/crd-controller.js';
 
 export interface PostStartDeps {
   opts: ApiServerOptions;
@@ -12,6 +13,8 @@ export interface PostStartDeps {
   stores: Stores;
   authorization: Authorization;
   log: Logger;
+  /** The apiextensions controllers (CRDs), run as hooks of their own. */
+  crds: CrdController;
   /** Ends the retries (the server stops). */
   signal: AbortSignal;
 }
@@ -32,20 +35,47 @@ export interface PostStart {
 export function postStartHooks(d: PostStartDeps): PostStart {
   const informers = new PostStartHook('generic-apiserver-start-informers');
   informers.done();
+  const crdInformers = new PostStartHook('start-apiextensions-informers');
+  const crdControllers = new PostStartHook('start-apiextensions-controllers');
+  const crdSynced = new PostStartHook('crd-informer-synced');
   const namespaces = new PostStartHook('bootstrap-controller');
   const rbac = new PostStartHook('rbac/bootstrap-roles');
   const authInfo = new PostStartHook('start-cluster-authentication-info-controller');
   let running: Promise<void> | undefined;
   const run = (): Promise<void> => {
     running ??= (async () => {
+      const crds = runCrdController(d, { informers: crdInformers, controllers: crdControllers, synced: crdSynced });
       const namespacesDone = retry(d, namespaces, () => createSystemNamespaces(d));
       const rbacDone = retry(d, rbac, () => d.authorization.bootstrap(d.signal));
       const authInfoDone = namespacesDone.then(() => retry(d, authInfo, () => publishAuthenticationInfo(d)));
-      await Promise.all([namespacesDone, rbacDone, authInfoDone]);
+      await Promise.all([crds, namespacesDone, rbacDone, authInfoDone]);
     })();
     return running;
   };
-  return { hooks: [informers, namespaces, rbac, authInfo], run };
+  return { hooks: [informers, crdInformers, crdControllers, crdSynced, namespaces, rbac, authInfo], run };
+}
+
+/**
+ * Starts the CRD informer and controllers (they run until the server stops); settles once
+ * every existing CRD is served (`crd-informer-synced`), so readyz is 200 only then.
+ */
+async function runCrdController(
+  d: PostStartDeps,
+  hooks: { informers: PostStartHook; controllers: PostStartHook; synced: PostStartHook },
+): Promise<void> {
+  d.crds.run(d.signal).catch((e: unknown) => d.log.warn('CRD controller ended', { error: (e as Error).message }));
+  hooks.controllers.done();
+  await Promise.race([d.crds.informerSynced, aborted(d.signal)]);
+  hooks.informers.done();
+  await Promise.race([d.crds.synced, aborted(d.signal)]);
+  hooks.synced.done();
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }
 
 /** Runs one hook's work until it succeeds (or the server stops), then marks the hook done. */

@@ -43,5 +43,10 @@ export function resourceRouter(
     },
     responseCompression: opts.featureGates.enabled('APIResponseCompression'),
     endpoints,
+    onDeprecated: (r, subresource) =>
+      s.metrics.requestedDeprecatedApis.set(
+        { group: r.group, version: r.version, resource: r.plural, subresource, removed_release: '' },
+        1,
+      ),
   };
 }

@@ -2,7 +2,8 @@ import { isNotFound, type ApiObject, type ResourceType } from '@svc/api';
 import type { Admission } from '../admission/admission.js';
 import { resourcePrefix } from '../registry/keys.js';
 import { GenericStore } from '../registry/store.js';
-import { strategyFor } from '../registry/strategies/index.js';
+import type { Strategy } from '../registry/strategy.js';
+import { customResourceStorage } from '../apiextensions/version-conversion.js';
 import { ConvertingStorage } from '../storage/converting-storage.js';
 import type { Storage } from '../storage/interface.js';
 
@@ -11,6 +12,8 @@ export interface StoresConfig {
   storePrefix: string;
   /** `--event-ttl` in whole seconds; 0 keeps Events forever. */
   eventTtlSeconds: number;
+  /** A type's strategy (built-in types: `strategyFor`; custom resources: theirs). */
+  strategyFor: (r: ResourceType) => Strategy | undefined;
 }
 
 /**
@@ -37,6 +40,11 @@ export class Stores {
       this.byType.set(r, s);
     }
     return s;
+  }
+
+  /** Drops the store of a type no longer served (a deleted CRD's versions). */
+  forget(r: ResourceType): void {
+    this.byType.delete(r);
   }
 
   /**
@@ -67,16 +75,18 @@ export class Stores {
     return new GenericStore({
       resource: r,
       storePrefix,
-      strategy: strategyFor(r),
+      strategy: this.c.strategyFor(r),
       admission: this.admission,
-      storage: r.storedAs
-        ? new ConvertingStorage(storage, {
-            servedPrefix: resourcePrefix(storePrefix, r),
-            storedPrefix: resourcePrefix(storePrefix, r.storedAs),
-            toStored: r.storedAs.toStored,
-            fromStored: r.storedAs.fromStored,
-          })
-        : storage,
+      storage: r.custom
+        ? customResourceStorage(storage, { storePrefix, resource: r })
+        : r.storedAs
+          ? new ConvertingStorage(storage, {
+              servedPrefix: resourcePrefix(storePrefix, r),
+              storedPrefix: resourcePrefix(storePrefix, r.storedAs),
+              toStored: r.storedAs.toStored,
+              fromStored: r.storedAs.fromStored,
+            })
+          : storage,
       // As Kubernetes: Events (of either API) expire `--event-ttl` after their last write.
       ttlSeconds: isEvent ? this.c.eventTtlSeconds || undefined : undefined,
     });

@@ -47,9 +47,17 @@ export async function readBodyValue(
   return { ...decodeBody(buf, codec), mediaType };
 }
 
-/** Reads the body of a verb handler's request, in the handler's kind. */
+/**
+ * Reads the body of a verb handler's request, in the handler's kind. Custom resources have no
+ * Protobuf form: a Protobuf body is a 415 (spec: media types).
+ */
 export function readJsonValue(scope: HandlerScope, accepted?: Record<string, BodyCodec>): Promise<ReadBody> {
-  return readBodyValue(scope.req, { schema: bodyKind(scope).schema, accepted });
+  const types = accepted ?? (scope.resource.custom && !scope.view ? jsonBodyTypes() : undefined);
+  return readBodyValue(scope.req, { schema: bodyKind(scope).schema, accepted: types });
+}
+
+function jsonBodyTypes(): Record<string, BodyCodec> {
+  return { 'application/json': 'json', 'application/yaml': 'yaml' };
 }
 
 /** What a decoded body must be, and where its field problems go. */

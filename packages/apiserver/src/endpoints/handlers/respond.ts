@@ -12,6 +12,7 @@ import {
 } from '../media-types.js';
 import { encode } from '../codec.js';
 import type { HandlerScope } from './scope.js';
+import { warningHeaderValues } from './warnings.js';
 import { listJsonChunks } from '../serialization-cache.js';
 
 /** A codec name, or the negotiated format (Protobuf with its spelling and JSON/YAML fallback). */
@@ -80,12 +81,7 @@ export interface Answer {
 /** Writes a value with the negotiated codec (one write of headers and body; no ETag or freshness work). */
 export function sendObject(res: Response, a: Answer): void {
   const { body: text, format } = encodeFor(a.value, a.format ?? 'json', a.schema);
-  const warnings = a.warnings ?? [];
-  if (warnings.length > 0)
-    res.setHeader(
-      'Warning',
-      warnings.map((w) => `299 - ${JSON.stringify(w)}`),
-    );
+  setWarnings(res, a.warnings ?? []);
   const compress = !!a.gzip && Buffer.byteLength(text) >= GZIP_THRESHOLD_BYTES;
   const body = compress ? gzipSync(text) : text;
   const headers: Record<string, string | number> = {
@@ -96,6 +92,14 @@ export function sendObject(res: Response, a: Answer): void {
   if (a.gzip) headers.Vary = 'Accept-Encoding';
   res.writeHead(a.code, headers);
   res.end(body);
+}
+
+/** Adds `Warning: 299 - "<text>"` headers (to any already set). */
+export function setWarnings(res: Response, warnings: readonly string[]): void {
+  if (warnings.length === 0) return;
+  const before = res.getHeader('Warning');
+  const existing = before === undefined ? [] : Array.isArray(before) ? before : [String(before)];
+  res.setHeader('Warning', [...existing, ...warningHeaderValues(warnings)]);
 }
 
 /** A verb handler's answer, in the scope's format, with its warnings, compression and schema. */
@@ -150,14 +154,31 @@ export function sendError(res: Response, err: unknown, codec?: Target): void {
     return;
   }
   if (status.details?.retryAfterSeconds) res.setHeader('Retry-After', String(status.details.retryAfterSeconds));
-  sendObject(res, { code: status.code, value: status, format: codec ?? negotiate(res.req?.headers.accept) ?? 'json' });
+  const format = codec ?? errorCodecOf(res) ?? negotiate(res.req?.headers.accept) ?? 'json';
+  sendObject(res, { code: status.code, value: status, format });
 }
 
-/** The schema Protobuf answers of a handler's type (or its view's) are written through (objects and their lists). */
+/**
+ * Errors about a resource without a Protobuf form (custom resources) are written in JSON even
+ * to a client that asked only for Protobuf, as Kubernetes' serializers for them cannot.
+ */
+export function answerErrorsInJson(res: Response): void {
+  res.locals.errorCodec = 'json';
+}
+
+function errorCodecOf(res: Response): 'json' | undefined {
+  return (res.locals as { errorCodec?: 'json' } | undefined)?.errorCodec;
+}
+
+/**
+ * The schema Protobuf answers of a handler's type (or its view's) are written through (objects
+ * and their lists); none for custom resources, which have no Protobuf form (spec: media types).
+ */
 export function objectSchemaOf(s: {
-  resource: { schema: { type: string } };
+  resource: { schema: { type: string }; custom?: unknown };
   view?: { kind: { schema: ObjectSchema } };
 }): ObjectSchema | undefined {
+  if (s.resource.custom && !s.view) return undefined;
   const schema = s.view?.kind.schema ?? s.resource.schema;
   return schema.type === 'object' ? (schema as ObjectSchema) : undefined;
 }

@@ -1,5 +1,6 @@
 import { group, type ResourceType } from '@svc/api';
 import type { Strategy } from '../strategy.js';
+import { crdStrategy } from '../../apiextensions/crd-strategy.js';
 import { deploymentStrategy, replicaSetStrategy } from './apps.js';
 import { certificateSigningRequestStrategy } from './certificate-signing-request.js';
 import { configMapStrategy } from './config-map.js';
@@ -30,6 +31,7 @@ const RBAC_BY_KIND: Record<string, Strategy> = {
 
 /** The strategy of a type; types with no special behaviour get the default one. */
 export function strategyFor(r: ResourceType): Strategy | undefined {
+  if (r.group === group('apiextensions') && r.kind === 'CustomResourceDefinition') return crdStrategy;
   if (r.group === group('rbac.authorization')) return RBAC_BY_KIND[r.kind];
   if (r.group === group('certificates') && r.kind === 'CertificateSigningRequest')
     return certificateSigningRequestStrategy;

@@ -45,6 +45,17 @@ export class CachedStorage implements Storage {
     for (const p of prefixes) this.cacherFor(p);
   }
 
+  /**
+   * Stops and forgets the cache of a resource prefix (its type is no longer served: a
+   * deleted CRD); its watchers end. A later use starts a fresh one.
+   */
+  stop(prefix: string): void {
+    const c = this.cachers.get(prefix);
+    if (!c) return;
+    c.stop();
+    this.cachers.delete(prefix);
+  }
+
   /** True when every started cache holds a complete state (the `/readyz` cache check). */
   get synced(): boolean {
     return [...this.cachers.values()].every((c) => c.ready);

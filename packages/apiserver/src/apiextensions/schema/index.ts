@@ -1,0 +1,22 @@
+/**
+ * The schema engine of CustomResourceDefinitions: the OpenAPI schema type, Kubernetes'
+ * structural-schema and CRD schema checks, conversion to our schema DSL, value validation with
+ * ratcheting, defaulting, and CEL validation rules.
+ */
+export {
+  ext,
+  extKey,
+  type ExtensionName,
+  type ExternalDocumentation,
+  type JSONSchemaProps,
+  type SchemaExtensions,
+  type ValidationRule,
+} from './types.js';
+export { structuralErrors, type StructuralOptions } from './structural.js';
+export { crdSchemaErrors } from './crd-schema.js';
+export { celErrors, evaluateRules, type RuleInput } from './cel.js';
+export { toDslSchema } from './convert.js';
+export { validateValue, validateUpdate } from './validate.js';
+export { validateCustomResource, type CustomResourceInput } from './custom-resource-validation.js';
+export { applyDefaults } from './defaulting.js';
+export { pruneUnknownFields } from './prune.js';
