@@ -58,6 +58,7 @@ export { EventRecorder, type EventOptions, type EventRecorderOptions } from './e
 export { Controller, type ControllerOptions, type Reconcile, type ReconcileResult } from './controller.js';
 export {
   ResourceClient,
+  type ResourceRef,
   type ObjectList,
   type PatchType,
   type WriteOptions,
@@ -65,3 +66,16 @@ export {
   type DeleteOptions,
 } from './resource-client.js';
 export { ClientCodec } from './codec.js';
+export {
+  discoverResource,
+  discoverResources,
+  waitForResource,
+  findApiResource,
+  apiResources,
+  parseApiVersion,
+  groupVersionPath,
+  type ApiResource,
+  type GroupVersion,
+  type ResourceQuery,
+} from './discovery.js';
+export { dynamicResource, resourceFor, dynamicInformer, type DynamicInformerOptions } from './dynamic.js';

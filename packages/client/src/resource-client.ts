@@ -1,7 +1,7 @@
-import { isNotFound, type ApiObject } from '@svc/api';
+import { isNotFound, type ApiObject, type WatchEvent } from '@svc/api';
 import type { RestClient } from './rest-client.js';
 import { collectionPath, type GroupVersionResource } from './reflector.js';
-import { responseError } from './watch-stream.js';
+import { responseError, watch, type WatchOptions } from './watch-stream.js';
 
 /** The list envelope the API returns. */
 export interface ObjectList<T> {
@@ -40,6 +40,15 @@ export interface DeleteOptions {
 }
 
 /**
+ * A resource by group/version/resource, with its scope when known (from discovery or the
+ * caller): `namespaced: false` refuses `namespace()`; `namespaced: true` lets a client with
+ * no namespace write an object to the namespace in its `metadata.namespace`.
+ */
+export interface ResourceRef extends GroupVersionResource {
+  namespaced?: boolean;
+}
+
+/**
  * Dynamic access to one resource by group/version/resource, typed by `T`: every verb of the
  * REST API, answers decoded from JSON, and any non-2xx answer thrown as the server's
  * `Status` (a `StatusError`, so `isNotFound(e)` and friends work).
@@ -47,20 +56,31 @@ export interface DeleteOptions {
 export class ResourceClient<T extends ApiObject = ApiObject> {
   constructor(
     private readonly client: RestClient,
-    readonly gvr: GroupVersionResource,
+    readonly gvr: ResourceRef,
     private readonly ns?: string,
   ) {}
 
-  /** The same resource in `namespace` (namespaced resources). */
+  /** The same resource in `namespace` (namespaced resources; throws for a cluster-scoped one). */
   namespace(namespace: string): ResourceClient<T> {
+    if (this.gvr.namespaced === false) throw new Error(`${this.gvr.resource} is cluster-scoped: it has no namespace`);
     return new ResourceClient<T>(this.client, this.gvr, namespace);
   }
 
-  private path(name?: string, subresource?: string, query?: URLSearchParams): string {
-    let p = collectionPath(this.gvr, this.ns);
-    if (name !== undefined) p += `/${encodeURIComponent(name)}`;
-    if (subresource) p += `/${subresource}`;
-    const q = query?.toString();
+  /** The namespace this client is bound to, if any. */
+  get namespaceName(): string | undefined {
+    return this.ns;
+  }
+
+  /** The client's namespace, else (a namespaced resource) the object's own. */
+  private nsOf(obj: T): string | undefined {
+    return this.ns ?? (this.gvr.namespaced ? obj.metadata.namespace : undefined);
+  }
+
+  private path(o: { name?: string; subresource?: string; query?: URLSearchParams; ns?: string } = {}): string {
+    let p = collectionPath(this.gvr, 'ns' in o ? o.ns : this.ns);
+    if (o.name !== undefined) p += `/${encodeURIComponent(o.name)}`;
+    if (o.subresource) p += `/${o.subresource}`;
+    const q = o.query?.toString();
     return q ? `${p}?${q}` : p;
   }
 
@@ -100,7 +120,7 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
   }
 
   get(name: string, o: { subresource?: string; signal?: AbortSignal } = {}): Promise<T> {
-    return this.call<T>('GET', this.path(name, o.subresource), { signal: o.signal });
+    return this.call<T>('GET', this.path({ name, subresource: o.subresource }), { signal: o.signal });
   }
 
   /** `get`, but undefined when there is no such object (404). */
@@ -127,11 +147,16 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
     for (const k of ['labelSelector', 'fieldSelector', 'limit', 'continue', 'resourceVersion'] as const) {
       if (o[k] !== undefined) q.set(k, String(o[k]));
     }
-    return this.call<ObjectList<T>>('GET', this.path(undefined, undefined, q), { signal: o.signal });
+    return this.call<ObjectList<T>>('GET', this.path({ query: q }), { signal: o.signal });
+  }
+
+  /** A watch on the collection (this client's namespace, else all); see `watch()` in watch-stream.ts. */
+  watch(o: WatchOptions = {}): Promise<AsyncIterable<WatchEvent<T>>> {
+    return watch<T>(this.client, collectionPath(this.gvr, this.ns), o);
   }
 
   create(obj: T, o: WriteOptions = {}): Promise<T> {
-    return this.call<T>('POST', this.path(undefined, undefined, ResourceClient.writeQuery(o)), {
+    return this.call<T>('POST', this.path({ query: ResourceClient.writeQuery(o), ns: this.nsOf(obj) }), {
       obj,
       signal: o.signal,
     });
@@ -143,14 +168,19 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
     const sameKind = !o.subresource || o.subresource === 'status';
     return this.call<T>(
       'PUT',
-      this.path(obj.metadata.name, o.subresource, ResourceClient.writeQuery(o)),
+      this.path({
+        name: obj.metadata.name,
+        subresource: o.subresource,
+        query: ResourceClient.writeQuery(o),
+        ns: this.nsOf(obj),
+      }),
       sameKind ? { obj, signal: o.signal } : { body: obj, signal: o.signal },
     );
   }
 
   /** PATCH of `patch` (an object, or text sent as it is) read as `o.type`. */
   patch(name: string, patch: object | string, o: PatchOptions): Promise<T> {
-    return this.call<T>('PATCH', this.path(name, o.subresource, ResourceClient.writeQuery(o)), {
+    return this.call<T>('PATCH', this.path({ name, subresource: o.subresource, query: ResourceClient.writeQuery(o) }), {
       body: typeof patch === 'string' ? patch : JSON.stringify(patch),
       contentType: PATCH_MEDIA[o.type],
       signal: o.signal,
@@ -168,6 +198,6 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
     if (o.propagationPolicy) body.propagationPolicy = o.propagationPolicy;
     if (o.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = o.gracePeriodSeconds;
     if (o.preconditions) body.preconditions = o.preconditions;
-    return this.call('DELETE', this.path(name), { body, signal: o.signal });
+    return this.call('DELETE', this.path({ name }), { body, signal: o.signal });
   }
 }

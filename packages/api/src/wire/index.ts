@@ -8,3 +8,4 @@ export * from './event.js';
 export * from './core.js';
 export * from './certificates.js';
 export * from './authorization.js';
+export * from './discovery.js';
