@@ -1,6 +1,14 @@
 export { startEtcd, type EtcdHandle, type StartEtcdOptions } from './etcd.js';
 export { freePort, freePorts } from './free-port.js';
 export { startTestApiServer, type TestApiServer, type TestApiServerOptions } from './api-server.js';
+/**
+ * For people who write controllers: `startControlPlane({ crds: ['widget.yaml'] })` starts a
+ * real etcd and API server in the test's process with the CRDs Established and served, and
+ * hands back the URL, CA, admin token, svcconfig path and `@svc/client` clients; `stop()` in
+ * `afterAll`. docs/testing-controllers.md has a whole operator test.
+ */
+export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
+export { readCrdFiles, installCrds, crdClient, type CrdManifest } from './crds.js';
 export {
   HttpsClient,
   type ClientCert,
