@@ -1,5 +1,6 @@
 // Tests run from TypeScript sources through @swc/jest (CommonJS); `tsc -b` type-checks separately.
-const esmOnly = ['jose', '@marcbachmann/cel-js'];
+// @kubernetes/client-node (an e2e test's client) and its openid-client/oauth4webapi are ESM-only too.
+const esmOnly = ['jose', '@marcbachmann/cel-js', '@kubernetes/client-node', 'openid-client', 'oauth4webapi'];
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/packages'],
