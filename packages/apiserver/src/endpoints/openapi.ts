@@ -97,7 +97,20 @@ function gvk(r: ResourceType, kind = r.kind): Json {
 }
 
 function kindSchema(r: ResourceType): Json {
-  const s = toOpenApi(r.schema);
+  // A custom resource publishes its version's schema as written (constraints, CEL rules and
+  // all), with apiVersion, kind and metadata as every kind has them.
+  const custom = r.custom?.openApiSchema as Json | undefined;
+  const s = custom
+    ? {
+        ...custom,
+        type: 'object',
+        properties: {
+          apiVersion: { type: 'string' },
+          kind: { type: 'string' },
+          ...((custom.properties as Json | undefined) ?? {}),
+        },
+      }
+    : toOpenApi(r.schema);
   const props = { ...(s.properties as Json) };
   props.metadata = { ...ref(META_DEF()), description: "Standard object's metadata." };
   return { ...s, properties: props, [ext('group-version-kind')]: [gvk(r)] };
@@ -313,15 +326,19 @@ export function openApiV3Document(catalog: Catalog, group: string, version: stri
   };
 }
 
-const hashes = new WeakMap<Catalog, Map<string, string>>();
+/** Content hashes per group-version, computed once per catalog revision (custom resources come and go). */
+const hashes = new WeakMap<Catalog, { revision: number; byGroupVersion: Map<string, string> }>();
 
 function docHash(catalog: Catalog, gv: string, doc: Json): string {
   let m = hashes.get(catalog);
-  if (!m) hashes.set(catalog, (m = new Map()));
-  let h = m.get(gv);
+  if (!m || m.revision !== catalog.revision) {
+    m = { revision: catalog.revision, byGroupVersion: new Map() };
+    hashes.set(catalog, m);
+  }
+  let h = m.byGroupVersion.get(gv);
   if (!h) {
     h = createHash('sha512').update(JSON.stringify(doc)).digest('hex').slice(0, 128).toUpperCase();
-    m.set(gv, h);
+    m.byGroupVersion.set(gv, h);
   }
   return h;
 }
