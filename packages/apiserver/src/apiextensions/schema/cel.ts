@@ -275,7 +275,8 @@ interface EvalWalk {
 
 const hasRulesMemo = new WeakMap<JSONSchemaProps, boolean>();
 
-function hasRules(s: JSONSchemaProps | undefined): boolean {
+/** Whether `s` or any node below it has validation rules. */
+export function hasRules(s: JSONSchemaProps | undefined): boolean {
   if (!s) return false;
   const hit = hasRulesMemo.get(s);
   if (hit !== undefined) return hit;

@@ -2,15 +2,16 @@
  * The whole validation of a custom resource's content as Kubernetes' customResourceStrategy runs
  * it after the store's ObjectMeta checks: schema value rules (ratcheted on update with
  * CRDValidationRatcheting), embedded resources, list uniqueness (on update only when the old
- * object had none), then the CEL rules, unless an earlier error blocks them (Unsupported,
- * Required, Too long, Too many or a type error): then one error says the rules were not checked.
+ * object had none), then the CEL rules, if the schema has any, unless an earlier error blocks
+ * them (Unsupported, Required, Too long, Too many or a type error): then one error says the rules
+ * were not checked.
  */
 import { fieldErrors, type FieldError } from '@svc/api';
-import { evaluateRules } from './cel.js';
+import { evaluateRules, hasRules } from './cel.js';
 import { validateEmbeddedResources } from './embedded-meta.js';
 import { validateListSetsAndMaps } from './list-type.js';
 import { openApiErrors, openApiUpdateErrors } from './openapi-validation.js';
-import { extKey, type JSONSchemaProps } from './types.js';
+import type { JSONSchemaProps } from './types.js';
 
 const BLOCKING = new Set([
   'FieldValueNotSupported',
@@ -46,16 +47,4 @@ export function validateCustomResource(schema: JSONSchemaProps, input: CustomRes
     return [...errs, fieldErrors.invalid('<nil>', null, detail)];
   }
   return [...errs, ...evaluateRules(schema, { value, old, ratcheting }, '')];
-}
-
-const withRules = new WeakMap<JSONSchemaProps, boolean>();
-
-/** Whether any node of the schema carries validation rules (remembered per schema). */
-function hasRules(schema: JSONSchemaProps): boolean {
-  let has = withRules.get(schema);
-  if (has === undefined) {
-    has = JSON.stringify(schema).includes(`"${extKey('validations')}"`);
-    withRules.set(schema, has);
-  }
-  return has;
 }

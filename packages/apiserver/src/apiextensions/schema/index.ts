@@ -20,3 +20,4 @@ export { validateValue, validateUpdate } from './validate.js';
 export { validateCustomResource, type CustomResourceInput } from './custom-resource-validation.js';
 export { applyDefaults } from './defaulting.js';
 export { pruneUnknownFields } from './prune.js';
+export { ruleFieldPath, type RuleFieldPath } from './rule-field-path.js';

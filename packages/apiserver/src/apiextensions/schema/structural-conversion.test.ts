@@ -1,8 +1,8 @@
 import { structuralConversionError } from './structural-conversion.js';
-import { extKey } from './types.js';
+import { extKey, type JSONSchemaProps } from './types.js';
 
 describe('structuralConversionError (Kubernetes NewStructural)', () => {
-  it.each<[string, object, string | undefined]>([
+  it.each<[string, JSONSchemaProps, string | undefined]>([
     ['a plain schema', { type: 'object', properties: { a: { type: 'string' } } }, undefined],
     ['$ref', { properties: { a: { $ref: '#/x' } } }, "OpenAPIV3Schema '$ref' is not supported"],
     ['$schema', { $schema: 'x' }, "OpenAPIV3Schema 'schema' is not supported"],
