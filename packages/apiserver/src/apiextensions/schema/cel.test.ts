@@ -332,3 +332,15 @@ describe('evaluateRules', () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 });
+
+describe('optionalOldSelf without the ratcheting gate', () => {
+  it('does not run on create', () => {
+    const s = specSchema({
+      type: 'object',
+      properties: { a: { type: 'string', [V]: [{ rule: 'oldSelf.hasValue()', optionalOldSelf: true }] } },
+    });
+    const value = { spec: { a: 'x' } };
+    expect(evaluateRules(s, { value })).toHaveLength(1);
+    expect(evaluateRules(s, { value, ratcheting: false })).toEqual([]);
+  });
+});

@@ -255,7 +255,10 @@ export interface RuleInput {
   value: unknown;
   /** The stored object on update; transition rules (using `oldSelf`) run only where it correlates. */
   old?: unknown;
-  /** CRDValidationRatcheting (default on): a failing rule on an unchanged value is not an error. */
+  /**
+   * CRDValidationRatcheting (default on): a failing rule on an unchanged value is not an error,
+   * and rules with `optionalOldSelf` also run on create.
+   */
   ratcheting?: boolean;
   /** `schema` is a resource root (default): `self` has apiVersion, kind and metadata. */
   resourceRoot?: boolean;
@@ -270,6 +273,8 @@ interface EvalWalk {
   path: string;
   resourceRoot: boolean;
   ratchet: Ratchet;
+  /** The ratcheting feature gate (optionalOldSelf rules run without an old value). */
+  gate: boolean;
   errs: FieldError[];
 }
 
@@ -367,7 +372,7 @@ function evaluateNode(c: Compilation, n: NodeEval, w: EvalWalk): void {
     }
     if (!r.program) continue;
     const optional = r.rule.optionalOldSelf === true;
-    if (r.usesOldSelf && !hasOld && !optional) continue;
+    if (r.usesOldSelf && !hasOld && !(optional && w.gate)) continue;
     const ctx = { self, oldSelf: optional ? (hasOld ? Optional.of(oldSelf) : Optional.none()) : oldSelf };
     let result: unknown;
     try {
@@ -421,11 +426,24 @@ function walkValue(c: Compilation, n: NodeEval, w: EvalWalk): void {
  * messageExpression, at the node's path or the rule's fieldPath, with the rule's reason.
  */
 export function evaluateRules(schema: JSONSchemaProps, input: RuleInput, path = ''): FieldError[] {
-  const c = compilation(schema);
   const ratcheting = input.ratcheting ?? true;
+  return runRules(schema, input, { path, correlate: ratcheting });
+}
+
+/**
+ * As `evaluateRules`; `correlate: false` runs with the ratcheting gate on but without correlating
+ * to the old value (Kubernetes' check of defaults).
+ */
+export function runRules(
+  schema: JSONSchemaProps,
+  input: RuleInput,
+  o: { path: string; correlate: boolean },
+): FieldError[] {
+  const c = compilation(schema);
   const hasOld = input.old !== undefined && input.old !== null;
-  const ratchet: Ratchet = ratcheting && hasOld ? { current: new Correlation(input.value, input.old, schema) } : {};
-  const w: EvalWalk = { path, resourceRoot: input.resourceRoot ?? true, ratchet, errs: [] };
+  const ratchet: Ratchet = o.correlate && hasOld ? { current: new Correlation(input.value, input.old, schema) } : {};
+  const gate = input.ratcheting ?? true;
+  const w: EvalWalk = { path: o.path, resourceRoot: input.resourceRoot ?? true, ratchet, gate, errs: [] };
   walkValue(c, { s: schema, value: input.value, old: input.old }, w);
   return w.errs;
 }

@@ -9,7 +9,7 @@
  */
 import { fieldErrors, type FieldError } from '@svc/api';
 import { cloneJson, isJsonObject, jsonEqual } from '@svc/machinery';
-import { evaluateRules } from './cel.js';
+import { runRules } from './cel.js';
 import { embeddedResourceErrors, validateEmbeddedResources } from './embedded-meta.js';
 import { openApiErrors } from './openapi-validation.js';
 import { child, key } from './paths.js';
@@ -60,9 +60,9 @@ function defaultValueErrors(s: JSONSchemaProps, d: unknown, w: Walk & { embedded
   const value = openApiErrors(s, d, path);
   if (value.length > 0) return [...errs, ...value];
   const resourceRoot = s === w.resource;
-  const asUpdate = evaluateRules(s, { value: d, old: d, ratcheting: false, resourceRoot }, path);
+  const asUpdate = runRules(s, { value: d, old: d, resourceRoot }, { path, correlate: false });
   if (asUpdate.length > 0) return [...errs, ...asUpdate];
-  return [...errs, ...evaluateRules(s, { value: d, ratcheting: false, resourceRoot }, path)];
+  return [...errs, ...runRules(s, { value: d, resourceRoot }, { path, correlate: false })];
 }
 
 /** Errors of the defaults in `schema` (a version's `openAPIV3Schema` at `path`). */
