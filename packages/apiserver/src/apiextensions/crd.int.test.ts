@@ -394,3 +394,24 @@ describe('deleting a CRD', () => {
     expect(expectCode(await t.client.get(base), 200).items).toEqual([]);
   });
 });
+
+describe('a restart', () => {
+  it('serves every existing CRD before readyz turns 200', async () => {
+    const g = freshGroup();
+    await createEstablished(widgetCrd(g));
+    expectCode(await t.client.post(`/apis/${g}/v1/namespaces/${ns}/widgets`, widget(g, 'kept')), 201);
+    const again = await startTestApiServer({ etcd: t.etcd, args: ['--store-prefix', t.storePrefix] });
+    try {
+      // startTestApiServer returns once the post-start hooks are done, crd-informer-synced among them.
+      const readyz = await again.client.get('/readyz?verbose');
+      expect(readyz.status).toBe(200);
+      for (const hook of ['start-apiextensions-informers', 'start-apiextensions-controllers', 'crd-informer-synced']) {
+        expect(readyz.text).toContain(`[+]poststarthook/${hook} ok`);
+      }
+      const got = expectCode(await again.client.get(`/apis/${g}/v1/namespaces/${ns}/widgets/kept`), 200);
+      expect(got.spec).toEqual({ color: 'red', replicas: 1 });
+    } finally {
+      await again.stop();
+    }
+  });
+});

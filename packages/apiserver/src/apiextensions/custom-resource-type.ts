@@ -1,4 +1,5 @@
 import {
+  AGE_DESCRIPTION,
   age,
   byKubeVersionPriority,
   compareKubeVersions,
@@ -93,13 +94,15 @@ function tableColumns(columns: readonly CrdPrinterColumn[]): TableColumn[] {
 const AGE: CrdPrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
 function printerColumn(c: CrdPrinterColumn): TableColumn {
+  const fallback =
+    c === AGE ? AGE_DESCRIPTION : `Custom resource definition column (in JSONPath format): ${c.jsonPath}`;
   const steps = parseJsonPath(c.jsonPath) ?? [];
   const type = (['integer', 'number', 'boolean', 'date'] as const).find((t) => t === c.type) ?? 'string';
   return {
     name: c.name,
     type,
     format: c.format,
-    description: c.description || `Custom resource definition column (in JSONPath format): ${c.jsonPath}`,
+    description: c.description || fallback,
     priority: c.priority ?? 0,
     cell: (obj, now) => {
       const [value] = jsonPathValues(obj, steps);

@@ -19,6 +19,8 @@ const FOREGROUND = 'foregroundDeletion';
 const ORPHAN = 'orphan';
 /** How often discovery runs again to follow resources that appear or go (Kubernetes' GC sync period). */
 const RESYNC_MS = 30_000;
+/** After a CRD changes, discovery runs again this soon (its types are served within a second). */
+const CRD_RESYNC_MS = 1000;
 /** Owners known to be absent that are remembered (Kubernetes' absentOwnerCache size). */
 const ABSENT_CACHE_SIZE = 500;
 /** Tries of a read-then-patch that meets concurrent writers before the item is backed off. */
@@ -175,6 +177,8 @@ class Monitor implements ReflectorSink<ApiObject> {
   constructor(
     readonly resource: DiscoveredResource,
     private readonly graph: DependencyGraph,
+    /** Hears every change (the CRD monitor uses it to follow new resources at once). */
+    private readonly onEvent?: () => void,
   ) {
     this.synced = new Promise((resolve) => {
       this.markSynced = resolve;
@@ -196,6 +200,7 @@ class Monitor implements ReflectorSink<ApiObject> {
   }
 
   apply(ev: { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: ApiObject }): void {
+    this.onEvent?.();
     if (ev.type !== 'DELETED') return this.upsert(ev.object);
     const key = objectKey(ev.object);
     if (this.uids.get(key) === ev.object.metadata.uid) this.uids.delete(key);
@@ -306,6 +311,24 @@ class GarbageCollector {
     await Promise.all(this.reflectors);
   }
 
+  private soon?: NodeJS.Timeout;
+
+  /**
+   * A CRD changed: run discovery again in a second instead of at the next 30 s tick, so custom
+   * resources are monitored as soon as they are served (and dropped when they go).
+   */
+  private resyncSoon(signal: AbortSignal): void {
+    if (this.soon || signal.aborted) return;
+    this.soon = setTimeout(() => {
+      this.soon = undefined;
+      if (signal.aborted) return;
+      this.sync(signal).catch((e: unknown) => {
+        if (!signal.aborted) this.logger.warn('discovery failed; keeping the current monitors', { error: String(e) });
+      });
+    }, CRD_RESYNC_MS);
+    this.soon.unref();
+  }
+
   private async resyncLoop(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       await sleep(RESYNC_MS, signal);
@@ -340,7 +363,8 @@ class GarbageCollector {
     for (const r of wanted) {
       const key = `${r.group}/${r.resource}`;
       if (this.monitors.has(key)) continue;
-      const m = new Monitor(r, this.graph);
+      const crds = r.group === group('apiextensions') && r.resource === 'customresourcedefinitions';
+      const m = new Monitor(r, this.graph, crds ? () => this.resyncSoon(signal) : undefined);
       this.monitors.set(key, m);
       if (signal.aborted) m.stop.abort();
       this.reflectors.push(
