@@ -1,6 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import YAML from 'yaml';
-import { acceptedProtobufMediaTypes, badRequest, requestEntityTooLarge, unsupportedMediaType } from '@svc/api';
+import {
+  acceptedProtobufMediaTypes,
+  badRequest,
+  isStatusError,
+  requestEntityTooLarge,
+  unsupportedMediaType,
+} from '@svc/api';
 import { MAX_NESTING_DEPTH, duplicateJsonFields, jsonNestingExceeds, valueNestingDepth } from '@svc/machinery';
 import { advertisedMediaTypes, parseMediaType } from './media-types.js';
 
@@ -167,22 +173,26 @@ export function decodeBody(buf: Buffer, codec: Exclude<BodyCodec, 'protobuf'>): 
       throw badRequest(`couldn't get version/kind; json parse error: exceeded max depth of ${MAX_NESTING_DEPTH}`);
     return { value, duplicates: duplicateJsonFields(text) };
   }
-  // Depth first, by a parse that keeps no document; then the real parse.
-  for (const _ of new DepthLimitedParser().parse(text));
+  // What YAML.parseAllDocuments does, through the parser that stops at the depth limit.
+  const lines = new YAML.LineCounter();
   let docs: YAML.Document[];
   try {
     // resolveKnownTags off: `!!binary`, `!!set`, `!!timestamp`... read as the strings and maps they are written as.
-    const options = { uniqueKeys: false, resolveKnownTags: false, logLevel: 'error' } as const;
-    docs = YAML.parseAllDocuments(text, options) as YAML.Document[];
+    const composer = new YAML.Composer({ uniqueKeys: false, resolveKnownTags: false, logLevel: 'error' });
+    docs = Array.from(composer.compose(new DepthLimitedParser(lines.addNewLine).parse(text)));
   } catch (e) {
+    if (isStatusError(e)) throw e;
     throw badRequest(`error converting YAML to JSON: ${(e as Error).message}`);
   }
   const real = docs.filter((d) => d.contents !== null);
   if (real.length !== 1)
     throw badRequest(`error converting YAML to JSON: expected exactly one YAML document, found ${real.length}`);
   const doc = real[0] as YAML.Document;
-  if (doc.errors.length > 0)
-    throw badRequest(`error converting YAML to JSON: yaml: ${doc.errors[0]?.message ?? 'invalid document'}`);
+  const error = doc.errors[0];
+  if (error) {
+    const { line, col } = lines.linePos(error.pos[0]);
+    throw badRequest(`error converting YAML to JSON: yaml: line ${line}, column ${col}: ${error.message}`);
+  }
   const duplicates = yamlDuplicates(doc);
   let value: unknown;
   try {
