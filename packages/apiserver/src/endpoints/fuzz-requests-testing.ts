@@ -1207,6 +1207,7 @@ const ODD_METHODS = [
   'SOURCE',
   'BREW',
   'FOO',
+  'CONNECT',
 ];
 
 function oddMethod(c: Ctx): Built {
