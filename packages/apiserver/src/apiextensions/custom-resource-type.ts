@@ -96,7 +96,7 @@ const AGE: CrdPrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.
 function printerColumn(c: CrdPrinterColumn): TableColumn {
   const fallback =
     c === AGE ? AGE_DESCRIPTION : `Custom resource definition column (in JSONPath format): ${c.jsonPath}`;
-  const steps = parseJsonPath(c.jsonPath) ?? [];
+  const steps = parseJsonPath(c.jsonPath);
   const type = (['integer', 'number', 'boolean', 'date'] as const).find((t) => t === c.type) ?? 'string';
   return {
     name: c.name,
@@ -105,6 +105,7 @@ function printerColumn(c: CrdPrinterColumn): TableColumn {
     description: c.description || fallback,
     priority: c.priority ?? 0,
     cell: (obj, now) => {
+      if (!steps) return null;
       const [value] = jsonPathValues(obj, steps);
       return cellOf(type, value, now);
     },

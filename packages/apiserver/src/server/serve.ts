@@ -4,6 +4,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
+import { statusFailure } from '@svc/api';
 import { ensureServingCert, type ServingCert } from '@svc/component-base';
 import type { ApiServerOptions } from '../options.js';
 
@@ -80,6 +81,14 @@ export async function listen(
   );
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerUnparsable);
+  // CONNECT is no verb of the API (Node would reset the connection without a listener).
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) =>
+    endSocketWithStatus(socket, [
+      405,
+      'MethodNotAllowed',
+      'the server does not allow this method on the requested resource',
+    ]),
+  );
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) =>
     endWithStatus(res, [417, 'ExpectationFailed', 'the server cannot meet the requirements of the Expect header']),
   );
@@ -113,30 +122,27 @@ function answerUnparsable(err: Error & { code?: string }, socket: Duplex): void 
     socket.destroy();
     return;
   }
-  const [code, reason, message]: Failure =
+  const failure: Failure =
     err.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'RequestHeaderFieldsTooLarge', 'Request Header Fields Too Large']
       : err.code === 'HPE_INVALID_METHOD'
         ? [405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource']
         : [400, 'BadRequest', 'the server could not understand the request'];
-  const body = JSON.stringify({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message,
-    reason,
-    code,
-  });
-  socket.end(
-    `HTTP/1.1 ${code} ${STATUS_CODES[code] ?? ''}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  endSocketWithStatus(socket, failure);
 }
 
 type Failure = [code: number, reason: string, message: string];
 
+/** A failure `Status` with any code (431 and 417 have no reason of Kubernetes' own). */
 function statusJson([code, reason, message]: Failure): string {
-  return JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
+  return JSON.stringify({ ...statusFailure('BadRequest', message), reason, code });
+}
+
+/** Writes a whole HTTP answer carrying a failure `Status` on a raw socket and closes it. */
+function endSocketWithStatus(socket: Duplex, f: Failure): void {
+  const body = statusJson(f);
+  const head = `HTTP/1.1 ${f[0]} ${STATUS_CODES[f[0]] ?? ''}\r\nContent-Type: application/json\r\n`;
+  socket.end(`${head}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 /** Answers a request the chain never saw with a failure `Status`. */

@@ -32,7 +32,8 @@ function toNumber(v: number): unknown {
 /** A value no schema describes: numbers that are whole are ints. */
 function untyped(v: unknown): unknown {
   if (typeof v === 'number') return toNumber(v);
-  if (Array.isArray(v)) return v.map(untyped);
+  // Array.from, not map: map keeps the source's Array (another realm's under jest, which cel-js refuses).
+  if (Array.isArray(v)) return Array.from(v, untyped);
   if (isJsonObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, untyped(x)]));
   return v;
 }
@@ -49,7 +50,7 @@ export function toCelValue(value: unknown, s: JSONSchemaProps | undefined, resou
         : value;
     case 'array': {
       const items = itemsOf(s);
-      return Array.isArray(value) ? value.map((v: unknown) => toCelValue(v, items)) : value;
+      return Array.isArray(value) ? Array.from(value, (v: unknown) => toCelValue(v, items)) : value;
     }
     case 'integer':
       return typeof value === 'number' ? toNumber(value) : value;
