@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's test command: installs what is missing, type-checks, builds, runs every test,
+# The README's test command: installs what is missing, type-checks, builds, lints, runs every test,
 # and ends with the line "N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +10,12 @@ pnpm_install
 echo "== type-check and build"
 ./node_modules/.bin/tsc -b packages/*/tsconfig.json
 ./node_modules/.bin/tsc -p tsconfig.tests.json
+echo "== lint (ESLint with type information, Prettier)"
+if ! ./node_modules/.bin/eslint --max-warnings 0 packages || ! ./node_modules/.bin/prettier --check --log-level warn .; then
+  echo "lint failed (./node_modules/.bin/eslint packages; pnpm format fixes formatting)"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
 echo "== tests"
 mkdir -p .test-results
 result=.test-results/jest.json

@@ -84,11 +84,11 @@ function widgetVersion(name: string, o: { storage?: boolean; served?: boolean; d
   };
 }
 
-const widget = (g: string, name: string, spec: Json = { color: 'red' }, version = 'v1'): Json => ({
-  apiVersion: `${g}/${version}`,
+const widget = (g: string, name: string, o: { spec?: Json; version?: string } = {}): Json => ({
+  apiVersion: `${g}/${o.version ?? 'v1'}`,
   kind: 'Widget',
   metadata: { name },
-  spec,
+  spec: o.spec ?? { color: 'red' },
 });
 
 async function createEstablished(crd: Json): Promise<Json> {
@@ -190,7 +190,7 @@ describe('custom resources', () => {
   });
 
   it('serve create, get, list, update, patch and delete, with defaults and generation', async () => {
-    const created = expectCode(await t.client.post(base(), widget(g, 'a', { color: 'red' })), 201);
+    const created = expectCode(await t.client.post(base(), widget(g, 'a', { spec: { color: 'red' } })), 201);
     expect(created).toMatchObject({ apiVersion: `${g}/v1`, kind: 'Widget', spec: { color: 'red', replicas: 1 } });
     expect(created.metadata.generation).toBe(1);
     expect(expectCode(await t.client.get(base('a')), 200).spec).toEqual({ color: 'red', replicas: 1 });
@@ -226,7 +226,7 @@ describe('custom resources', () => {
 
   it('refuses an update without resourceVersion, as Kubernetes does for custom resources', async () => {
     expectCode(await t.client.post(base(), widget(g, 'norv')), 201);
-    const s = expectFailure(await t.client.put(base('norv'), widget(g, 'norv', { color: 'green' })), {
+    const s = expectFailure(await t.client.put(base('norv'), widget(g, 'norv', { spec: { color: 'green' } })), {
       code: 422,
       reason: 'Invalid',
     });
@@ -235,12 +235,15 @@ describe('custom resources', () => {
 
   it('validate against the schema: one 422 listing every cause', async () => {
     const s = expectFailure(
-      await t.client.post(base(), widget(g, 'bad', { color: 'pink', replicas: -1, size: 'big' })),
+      await t.client.post(base(), widget(g, 'bad', { spec: { color: 'pink', replicas: -1, size: 'big' } })),
       { code: 422, reason: 'Invalid' },
     );
     expect((s.details?.causes ?? []).map((c) => c.field).sort()).toEqual(['spec.color', 'spec.replicas', 'spec.size']);
     expect(s.message).toContain('Unsupported value: "pink"');
-    const missing = expectFailure(await t.client.post(base(), widget(g, 'bad2', {})), { code: 422, reason: 'Invalid' });
+    const missing = expectFailure(await t.client.post(base(), widget(g, 'bad2', { spec: {} })), {
+      code: 422,
+      reason: 'Invalid',
+    });
     expect(missing.details?.causes).toEqual([
       expect.objectContaining({ field: 'spec.color', reason: 'FieldValueRequired' }),
     ]);
@@ -286,7 +289,10 @@ describe('custom resources', () => {
   });
 
   it('serve the scale subresource from the schema paths', async () => {
-    expectCode(await t.client.post(base(), widget(g, 'sc', { color: 'red', replicas: 2, selector: 'app=sc' })), 201);
+    expectCode(
+      await t.client.post(base(), widget(g, 'sc', { spec: { color: 'red', replicas: 2, selector: 'app=sc' } })),
+      201,
+    );
     const scale = expectCode(await t.client.get(base('sc', 'scale')), 200);
     expect(scale).toMatchObject({ kind: 'Scale', spec: { replicas: 2 }, status: { selector: 'app=sc' } });
     expectCode(await t.client.put(base('sc', 'scale'), { ...scale, spec: { replicas: 5 } }), 200);
@@ -294,7 +300,7 @@ describe('custom resources', () => {
   });
 
   it('print their columns in the Table form (priority 1 only in wide output)', async () => {
-    expectCode(await t.client.post(base(), widget(g, 'tbl', { color: 'green', replicas: 7 })), 201);
+    expectCode(await t.client.post(base(), widget(g, 'tbl', { spec: { color: 'green', replicas: 7 } })), 201);
     const table = expectCode(
       await t.client.get(base(), { headers: { accept: `application/json;as=Table;v=v1;g=${group('meta')}` } }),
       200,
@@ -311,7 +317,7 @@ describe('custom resources', () => {
   });
 
   it('select by their selectable fields', async () => {
-    expectCode(await t.client.post(base(), widget(g, 'sel-blue', { color: 'blue' })), 201);
+    expectCode(await t.client.post(base(), widget(g, 'sel-blue', { spec: { color: 'blue' } })), 201);
     const list = expectCode(await t.client.get(`${base()}?fieldSelector=spec.color%3Dblue`), 200);
     expect(list.items.length).toBeGreaterThan(0);
     expect(list.items.every((i: Json) => i.spec.color === 'blue')).toBe(true);
@@ -364,7 +370,7 @@ describe('versions', () => {
     );
     const res = await t.client.post(
       `/apis/${g}/v1beta1/namespaces/${ns}/widgets`,
-      widget(g, 'old', { color: 'red' }, 'v1beta1'),
+      widget(g, 'old', { spec: { color: 'red' }, version: 'v1beta1' }),
     );
     expect(res.status).toBe(201);
     expect(res.headers.warning).toBe(`299 - "${g}/v1beta1 Widget is deprecated; use ${g}/v1 Widget"`);

@@ -221,12 +221,10 @@ describe('API server with --authentication-config', () => {
   let file: string;
   let anon: HttpsClient;
   const ssr = (token?: string) =>
-    anon
-      .withToken(token)
-      .post('/apis/authentication.svc.io/v1/selfsubjectreviews', {
-        apiVersion: 'authentication.svc.io/v1',
-        kind: 'SelfSubjectReview',
-      });
+    anon.withToken(token).post('/apis/authentication.svc.io/v1/selfsubjectreviews', {
+      apiVersion: 'authentication.svc.io/v1',
+      kind: 'SelfSubjectReview',
+    });
   const whoami = async (token: string): Promise<Json | undefined> => {
     const r = await ssr(token);
     return r.status === 201 ? r.json<Json>().status.userInfo : undefined;

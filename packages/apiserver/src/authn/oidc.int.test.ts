@@ -251,12 +251,10 @@ describe('API server with --oidc-* flags', () => {
   let dir: string;
   let anon: HttpsClient;
   const ssr = (token?: string) =>
-    anon
-      .withToken(token)
-      .post('/apis/authentication.svc.io/v1/selfsubjectreviews', {
-        apiVersion: 'authentication.svc.io/v1',
-        kind: 'SelfSubjectReview',
-      });
+    anon.withToken(token).post('/apis/authentication.svc.io/v1/selfsubjectreviews', {
+      apiVersion: 'authentication.svc.io/v1',
+      kind: 'SelfSubjectReview',
+    });
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-oidc-'));

@@ -3,9 +3,7 @@ import { waitFor } from '@svc/testing';
 import { WatchWriteScheduler } from './watch-writes.js';
 
 /** `n` connected socket pairs over loopback: the server ends are written, the client ends read. */
-async function socketPairs(
-  n: number,
-): Promise<{
+async function socketPairs(n: number): Promise<{
   server: Server;
   ends: Array<{ out: Socket; received: () => string; writes: () => number }>;
   clients: Socket[];
