@@ -6,12 +6,11 @@ import {
   operationExtensionPrefixes,
   objectMeta,
   listMeta,
-  notAcceptable,
   type Catalog,
   type ResourceType,
   type Schema,
 } from '@svc/api';
-import { parseAccept } from './media-types.js';
+import { answerOpenApiV2, type OpenApiV2Answer } from './openapi-v2-protobuf.js';
 
 /**
  * OpenAPI v3 documents generated from the types' schemas: one per group-version, listed
@@ -434,21 +433,10 @@ export function openApiV2Document(catalog: Catalog): Json {
 }
 
 /**
- * Whether an Accept header allows the JSON form of `/openapi/v2`. Clients asking only for
- * the Protobuf form (`application/com.github.proto-openapi.spec.v2@v1.0+protobuf`, as
- * client-go does) get a 406, which client-go treats like a server without the document.
+ * The `/openapi/v2` answer for an Accept header: the JSON document or its Protobuf form
+ * (gnostic's `openapi.v2.Document`, which client-go asks for), both built once per catalog
+ * revision; a 406 when the header accepts neither.
  */
-export function acceptsOpenApiV2Json(accept: string | undefined): boolean {
-  if (!accept || accept.trim() === '') return true;
-  return parseAccept(accept).some(
-    (mt) =>
-      (mt.type === '*' && mt.subtype === '*') ||
-      (mt.type === 'application' && (mt.subtype === '*' || mt.subtype === 'json')),
-  );
-}
-
-/** The `/openapi/v2` answer for an Accept header: the JSON document, or a 406. */
-export function openApiV2Answer(catalog: Catalog, accept: string | undefined): Json {
-  if (!acceptsOpenApiV2Json(accept)) throw notAcceptable(['application/json']);
-  return openApiV2Document(catalog);
+export function openApiV2Answer(catalog: Catalog, accept: string | undefined): OpenApiV2Answer {
+  return answerOpenApiV2({ catalog, accept, document: () => openApiV2Document(catalog) });
 }

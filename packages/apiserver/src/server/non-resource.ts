@@ -44,7 +44,16 @@ export function nonResourceHandler(d: NonResourceDeps): Handler {
     r.res.type(d.metrics.registry.contentType).send(await d.metrics.registry.metrics());
   });
   for (const doc of d.documents) exact.set(doc.path, (r) => void r.res.type(doc.contentType).send(doc.body()));
-  exact.set('/openapi/v2', (r) => void r.res.json(openApiV2Answer(d.catalog, r.req.headers.accept)));
+  exact.set('/openapi/v2', (r) => {
+    // As kube-openapi: both forms share one ETag and vary by Accept; express answers a
+    // matching If-None-Match / If-Modified-Since with 304.
+    r.res.setHeader('Vary', 'Accept');
+    const answer = openApiV2Answer(d.catalog, r.req.headers.accept);
+    r.res.setHeader('Content-Type', answer.contentType);
+    r.res.setHeader('ETag', `"${answer.etag}"`);
+    r.res.setHeader('Last-Modified', answer.lastModified.toUTCString());
+    r.res.send(answer.body);
+  });
   exact.set('/openapi/v3', (r) => void r.res.json(openApiV3Root(d.catalog)));
   prefixed.set('/openapi/v3', (r, rest) => {
     const [prefix, a = '', b = ''] = rest;
