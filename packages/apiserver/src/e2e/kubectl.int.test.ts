@@ -245,3 +245,11 @@ it("get --raw '/readyz?verbose'", async () => {
   expect(l).toEqual(expect.arrayContaining(['[+]ping ok', '[+]log ok', '[+]store ok', '[+]shutdown ok']));
   expect(l.at(-1)).toBe('healthz check passed');
 });
+
+it('explain works under the default naming (definitions carry the x-kubernetes- group-version-kind too)', async () => {
+  const r = await k(['explain', 'configmaps.data']);
+  expect(r.stdout).toContain('KIND:       ConfigMap');
+  expect(r.stdout).toMatch(/FIELD:\s+data/);
+  const lease = await k(['explain', 'leases.spec']);
+  expect(lease.stdout).toContain('holderIdentity');
+});

@@ -112,7 +112,7 @@ function kindSchema(r: ResourceType): Json {
     : toOpenApi(r.schema);
   const props = { ...(s.properties as Json) };
   props.metadata = { ...ref(META_DEF()), description: "Standard object's metadata." };
-  return { ...s, properties: props, [ext('group-version-kind')]: [gvk(r)] };
+  return { ...s, properties: props, ...gvkExtensions(gvk(r)) };
 }
 
 function listSchema(r: ResourceType): Json {
@@ -125,7 +125,7 @@ function listSchema(r: ResourceType): Json {
       metadata: ref(LIST_META_DEF()),
       items: { type: 'array', items: ref(defName(r, r.kind)) },
     },
-    [ext('group-version-kind')]: [gvk(r, r.listKind)],
+    ...gvkExtensions(gvk(r, r.listKind)),
   };
 }
 
@@ -170,6 +170,15 @@ const LIST_PARAMS = [
         : 'string',
   ),
 );
+
+/**
+ * A definition's group-version-kind extension, in every spelling operations carry (stock
+ * kubectl looks definitions up by the `x-kubernetes-` one, so `kubectl explain` works under
+ * either naming).
+ */
+function gvkExtensions(k: Json): Json {
+  return Object.fromEntries(operationExtensionPrefixes().map((p) => [`${p}group-version-kind`, [k]]));
+}
 
 /** One operation on `r`: `spec` with tags (after operationId) and Kubernetes' action and GVK extensions. */
 function operation(r: ResourceType, action: string, spec: Json & { operationId: string }): Json {
