@@ -12,14 +12,17 @@ export interface CrdControllerDeps {
   /** The CustomResourceDefinition store. */
   crds: () => GenericStore;
   storeFor: (r: ResourceType) => GenericStore;
-  /** A type was removed from the catalog: its watch cache may go. */
+  /** A type's catalog entry was replaced or removed: what was made for it (its store) may go. */
+  onReplaced?: (r: ResourceType) => void;
+  /** A CRD is no longer served at all: its watch cache may go. */
   onRemoved?: (r: ResourceType) => void;
   log: Logger;
 }
 
 /** What the controller serves for one CRD. */
 interface Served {
-  resourceVersion: string;
+  /** What the types were made from (uid, spec, accepted names): a status-only change keeps them. */
+  source: string;
   types: ResourceType[];
   terminating: boolean;
 }
@@ -128,6 +131,8 @@ export class CrdController {
     // Kubernetes' establishing controller follows the naming controller; one server needs no wait.
     changed = setCondition(next, established.status === 'True' ? established : establish, now) || changed;
     if (!changed) return crd;
+    // Serve before the status says Established: a client that sees it may create at once.
+    if (isConditionTrue(next, 'Established')) this.serve(next, false);
     return (await this.writeStatus(next)) ?? next;
   }
 
@@ -144,8 +149,8 @@ export class CrdController {
   private serve(crd: Crd, terminating: boolean): void {
     const name = crd.metadata.name ?? '';
     const current = this.served.get(name);
-    const rv = crd.metadata.resourceVersion ?? '';
-    if (current && current.resourceVersion === rv && current.terminating === terminating) return;
+    const source = JSON.stringify([crd.metadata.uid, crd.spec, crd.status?.acceptedNames]);
+    if (current && current.source === source && current.terminating === terminating) return;
     this.unserve(name, false);
     const types = customResourceTypes(crd, { terminating });
     for (const r of types) {
@@ -155,7 +160,7 @@ export class CrdController {
       }
       this.d.catalog.add(r);
     }
-    this.served.set(name, { resourceVersion: rv, types, terminating });
+    this.served.set(name, { source, types, terminating });
   }
 
   private unserve(name: string, notify = true): void {

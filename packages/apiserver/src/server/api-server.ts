@@ -176,10 +176,8 @@ function crdController(s: Startup, d: { storage: BuiltStorage; stores: Stores })
       return d.stores.storeFor(crdType);
     },
     storeFor: (r) => d.stores.storeFor(r),
-    onRemoved: (r) => {
-      d.stores.forget(r);
-      d.storage.cache?.stop(resourcePrefix(s.opts.storePrefix, r));
-    },
+    onReplaced: (r) => d.stores.forget(r),
+    onRemoved: (r) => d.storage.cache?.stop(resourcePrefix(s.opts.storePrefix, r)),
     log: s.log,
   });
 }
