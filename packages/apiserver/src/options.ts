@@ -1,3 +1,9 @@
+import {
+  DEFAULT_ENABLED_ADMISSION_PLUGINS,
+  enabledAdmissionPlugins,
+  ORDERED_ADMISSION_PLUGINS,
+  type AdmissionPluginName,
+} from './admission/plugin-names.js';
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import {
@@ -133,6 +139,10 @@ export interface ApiServerOptions {
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
   minRequestTimeoutSeconds: number;
+  /** The admission plugins that run (`--enable-admission-plugins` / `--disable-admission-plugins`), in Kubernetes' order. */
+  admissionPlugins: AdmissionPluginName[];
+  /** `--admission-control-config-file`: per-plugin configuration, read at start (a bad file exits 2). */
+  admissionControlConfigFile?: string;
   /** `--request-timeout` (Kubernetes' generic server flag, 1m0s): requests that are not long-running get 504 after it. */
   requestTimeoutMs: number;
   /** DefaultTolerationSeconds admission: seconds of the not-ready / unreachable tolerations pods get. */
@@ -432,6 +442,21 @@ export function apiServerCommand(): Command {
     )
     .addOption(
       listOption(
+        '--enable-admission-plugins <plugins>',
+        `Admission plugins to run besides the default ones (${[...DEFAULT_ENABLED_ADMISSION_PLUGINS].join(', ')}), comma separated, from: ${ORDERED_ADMISSION_PLUGINS.join(', ')}. They always run in a fixed order, whatever the order here.`,
+        [],
+      ),
+    )
+    .addOption(
+      listOption(
+        '--disable-admission-plugins <plugins>',
+        `Default admission plugins not to run, comma separated, from: ${ORDERED_ADMISSION_PLUGINS.join(', ')}.`,
+        [],
+      ),
+    )
+    .addOption(new Option('--admission-control-config-file <file>', 'AdmissionConfiguration file: per-plugin configuration, inline or by path.'))
+    .addOption(
+      listOption(
         '--authorization-mode <modes>',
         `Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: ${AUTHORIZATION_MODES.join(',')}.`,
         ['AlwaysAllow'],
@@ -595,6 +620,15 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
   } catch (e) {
     return fail(`invalid argument for "--runtime-config" flag: ${(e as Error).message}`);
   }
+  let admissionPlugins: AdmissionPluginName[];
+  try {
+    admissionPlugins = enabledAdmissionPlugins({
+      enable: o.enableAdmissionPlugins as string[],
+      disable: o.disableAdmissionPlugins as string[],
+    });
+  } catch (e) {
+    return fail(`invalid argument for admission plugins: ${(e as Error).message}`);
+  }
   const authzConfig = o.authorizationConfig as string | undefined;
   if (authzConfig !== undefined) {
     if (!gates.enabled('StructuredAuthorizationConfiguration'))
@@ -738,6 +772,8 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     maxMutatingRequestsInflight: o.maxMutatingRequestsInflight as number,
     minRequestTimeoutSeconds: o.minRequestTimeout as number,
     requestTimeoutMs: o.requestTimeout as number,
+    admissionPlugins,
+    admissionControlConfigFile: o.admissionControlConfigFile as string | undefined,
     defaultNotReadyTolerationSeconds: o.defaultNotReadyTolerationSeconds as number,
     defaultUnreachableTolerationSeconds: o.defaultUnreachableTolerationSeconds as number,
     svclet: {

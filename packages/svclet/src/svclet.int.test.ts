@@ -69,7 +69,7 @@ beforeAll(async () => {
   const caFile = join(dir, 'client-ca.crt');
   await writeFile(caFile, ca.certPem);
   server = await startTestApiServer({
-    args: ['--authorization-mode=Node,RBAC', '--client-ca-file', caFile],
+    args: ['--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction', '--client-ca-file', caFile],
     tokens: [`${READER},log-reader,uid-r,""`, `${PROXY},proxy-only,uid-p,""`, `${NOBODY},nobody,uid-n,""`],
   });
   // The node's TokenReviews and SubjectAccessReviews (Kubernetes' Node authorizer allows them itself).

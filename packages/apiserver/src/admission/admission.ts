@@ -13,6 +13,10 @@ export interface AdmissionAttributes {
   oldObject?: ApiObject;
   dryRun: boolean;
   user?: UserInfo;
+  /** Warnings for the client (sent as `Warning: 299` headers); plugins and webhooks append. */
+  warnings: string[];
+  /** Audit annotations (`key` → value) for the request's audit event. */
+  annotations: Record<string, string>;
 }
 
 /** One admission plugin: `admit` may mutate `attrs.object`; `validate` only accepts or throws a Status error. */
@@ -22,7 +26,10 @@ export interface AdmissionPlugin {
   validate?(attrs: AdmissionAttributes): Promise<void>;
 }
 
-/** The admission chain: plugins run in order; the first error ends the request. */
+/**
+ * The admission chain: every plugin's `admit` in order (the mutating phase), then every
+ * plugin's `validate` in order (the validating phase); the first error ends the request.
+ */
 export class Admission {
   constructor(private readonly plugins: readonly AdmissionPlugin[]) {}
 

@@ -33,7 +33,7 @@ async function ok(p: Promise<{ status: number; text: string }>): Promise<void> {
 
 beforeAll(async () => {
   t = await startTestApiServer({
-    args: ['--authorization-mode=Node,RBAC'],
+    args: ['--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction'],
     tokens: [
       'a-token,system:node:node-a,a-uid,"system:nodes"',
       'b-token,system:node:node-b,b-uid,"system:nodes"',

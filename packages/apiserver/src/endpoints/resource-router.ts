@@ -169,5 +169,7 @@ export async function serveResource(deps: ResourceRouterDeps, r: ServedRequest):
   const gzip =
     !!deps.responseCompression && (verb === 'get' || verb === 'list') && acceptsGzip(req.headers['accept-encoding']);
   const store = deps.storeFor(resource);
-  await handler({ req, res, info, query, resource, store, ctx, format, warnings: [], gzip, view });
+  // Admission's warnings go out with the answer's own.
+  const warnings: string[] = (ctx.warnings ??= []);
+  await handler({ req, res, info, query, resource, store, ctx, format, warnings, gzip, view });
 }

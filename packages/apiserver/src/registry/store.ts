@@ -44,6 +44,10 @@ export interface RequestContext {
   dryRun?: boolean;
   /** Who makes this write (`fieldManager`, or inferred from the User-Agent); recorded in managedFields. */
   fieldManager?: string;
+  /** The request's warnings (admission may add some; they are sent as `Warning` headers). */
+  warnings?: string[];
+  /** The request's audit annotations (admission may add some). */
+  annotations?: Record<string, string>;
 }
 
 /** How one write is made: who asks, and what the caller did already. */
@@ -710,6 +714,8 @@ export class GenericStore {
       oldObject,
       dryRun: ctx.dryRun === true,
       user: ctx.user,
+      warnings: (ctx.warnings ??= []),
+      annotations: (ctx.annotations ??= {}),
     };
   }
 }

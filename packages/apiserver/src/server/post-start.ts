@@ -33,6 +33,8 @@ export interface PostStart {
  * components (`start-cluster-authentication-info-controller`).
  */
 export function postStartHooks(d: PostStartDeps): PostStart {
+  const admission = new PostStartHook('start-apiserver-admission-initializer');
+  admission.done(); // the plugins are built (and their configuration read) before the server listens
   const informers = new PostStartHook('generic-apiserver-start-informers');
   informers.done();
   const crdInformers = new PostStartHook('start-apiextensions-informers');
@@ -52,7 +54,7 @@ export function postStartHooks(d: PostStartDeps): PostStart {
     })();
     return running;
   };
-  return { hooks: [informers, crdInformers, crdControllers, crdSynced, namespaces, rbac, authInfo], run };
+  return { hooks: [admission, informers, crdInformers, crdControllers, crdSynced, namespaces, rbac, authInfo], run };
 }
 
 /**

@@ -175,6 +175,7 @@ describe('nodes joined with bootstrap tokens', () => {
       join(dir, 'ca.crt'),
       '--enable-bootstrap-token-auth',
       '--authorization-mode=Node,RBAC',
+      '--enable-admission-plugins=NodeRestriction',
       // As kubeadm does: node names need not resolve, their InternalIP does.
       '--svclet-preferred-address-types',
       'InternalIP,Hostname',

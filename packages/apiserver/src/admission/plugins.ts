@@ -1,0 +1,85 @@
+import type { ApiObject, Catalog, ResourceType } from '@svc/api';
+import type { Logger } from '@svc/component-base';
+import type { Authorizer } from '../authz/authorizer.js';
+import type { Authorization } from '../authz/rbac/setup.js';
+import type { ApiServerMetrics } from '../metrics/metrics.js';
+import type { ApiServerOptions } from '../options.js';
+import type { GenericStore } from '../registry/store.js';
+import { Admission, type AdmissionPlugin } from './admission.js';
+import type { AdmissionPluginConfigs } from './admission-config.js';
+import { CertificateApproval, CertificateSigning } from './certificate-signers.js';
+import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
+import { NamespaceLifecycle } from './namespace-lifecycle.js';
+import { NodeRestriction } from './node-restriction.js';
+import type { AdmissionPluginName } from './plugin-names.js';
+import { RbacEscalation } from './rbac-escalation.js';
+
+/** What a plugin may use: the server's own reads and writes, its authorizer, flags and its configuration. */
+export interface AdmissionContext {
+  catalog: Catalog;
+  storeFor(r: ResourceType): GenericStore;
+  /** A served object, from the watch cache first; undefined when the type is not served or the object does not exist. */
+  read(
+    r: { group: string; version: string; resource: string },
+    ref: { namespace: string; name: string },
+  ): Promise<ApiObject | undefined>;
+  authorizer: Authorizer;
+  authorization: Authorization;
+  opts: ApiServerOptions;
+  metrics: ApiServerMetrics;
+  log: Logger;
+  /** Ends background work (informers, caches) when the server stops. */
+  signal: AbortSignal;
+  /** The plugin's configuration from `--admission-control-config-file`, if any. */
+  config(name: AdmissionPluginName): unknown;
+}
+
+export type AdmissionPluginFactory = (ctx: AdmissionContext) => AdmissionPlugin;
+
+/**
+ * The plugins built so far, by name. A new plugin is one file under `admission/` and one line
+ * here; its place in the chain comes from `ORDERED_ADMISSION_PLUGINS`.
+ */
+const FACTORIES: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = {
+  NamespaceLifecycle: (c) => {
+    const namespaces = { group: '', version: 'v1', resource: 'namespaces' };
+    return new NamespaceLifecycle((name) => c.read(namespaces, { namespace: '', name }));
+  },
+  NodeRestriction: () => new NodeRestriction(),
+  DefaultTolerationSeconds: (c) =>
+    new DefaultTolerationSeconds({
+      notReady: c.opts.defaultNotReadyTolerationSeconds,
+      unreachable: c.opts.defaultUnreachableTolerationSeconds,
+    }),
+  CertificateApproval: (c) => new CertificateApproval(c.authorizer),
+  CertificateSigning: (c) => new CertificateSigning(c.authorizer),
+};
+
+export interface BuiltAdmission {
+  admission: Admission;
+  /** Enabled plugins that this server does not have yet (logged at start). */
+  missing: AdmissionPluginName[];
+}
+
+/**
+ * The admission chain of `names` (already in Kubernetes' order), then the steps that are not
+ * plugins in Kubernetes but run as admission here: RBAC's escalation check (Kubernetes runs it
+ * in the RBAC registry).
+ */
+export function buildAdmission(ctx: AdmissionContext, names: readonly AdmissionPluginName[]): BuiltAdmission {
+  const plugins: AdmissionPlugin[] = [];
+  const missing: AdmissionPluginName[] = [];
+  for (const name of names) {
+    const factory = FACTORIES[name];
+    if (factory) plugins.push(factory(ctx));
+    else missing.push(name);
+  }
+  const rbac = ctx.authorization.rbac;
+  if (rbac) plugins.push(new RbacEscalation(ctx.authorizer, rbac));
+  return { admission: new Admission(plugins), missing };
+}
+
+/** `AdmissionContext.config` over the file's plugin configurations. */
+export function configLookup(configs: AdmissionPluginConfigs): (name: AdmissionPluginName) => unknown {
+  return (name) => configs.get(name);
+}
