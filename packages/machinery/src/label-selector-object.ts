@@ -2,22 +2,12 @@
  * The object form of label selectors (metav1.LabelSelector, e.g. `spec.selector`): conversion
  * to a `LabelSelector` and validation, as Kubernetes does.
  */
-import { badRequest, fieldErrors, type FieldError } from '@svc/api';
+import { badRequest, fieldErrors, type FieldError, type LabelSelectorObject } from '@svc/api';
 import { LabelSelector, type Requirement, type SelectorOperator } from './label-selector.js';
 import { isValidLabelValue, validateLabels, validateQualifiedName } from './validation.js';
 
-/** metav1.LabelSelectorRequirement. */
-export interface LabelSelectorRequirement {
-  key: string;
-  operator: string;
-  values?: string[];
-}
-
-/** metav1.LabelSelector. */
-export interface LabelSelectorObject {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: LabelSelectorRequirement[];
-}
+/** metav1.LabelSelector and its requirement: @svc/api's wire types, re-exported for machinery's callers. */
+export type { LabelSelectorObject, LabelSelectorRequirement } from '@svc/api';
 
 const OBJECT_OPERATORS: Record<string, SelectorOperator> = {
   In: 'in',

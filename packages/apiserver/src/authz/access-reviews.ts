@@ -1,4 +1,11 @@
-import { badRequest, fieldErrors, invalid, type ApiObject, type FieldError } from '@svc/api';
+import {
+  badRequest,
+  fieldErrors,
+  invalid,
+  type ApiObject,
+  type FieldError,
+  type SubjectAccessReviewSpec,
+} from '@svc/api';
 import type { UserInfo } from '@svc/component-base';
 import type { AuthorizationAttributes, Authorizer } from './authorizer.js';
 import type { PolicyRule } from './rbac/rules.js';
@@ -8,29 +15,7 @@ export interface RuleResolver {
   rulesFor(user: UserInfo, namespace: string): { rules: PolicyRule[]; incomplete: boolean; errors: string[] };
 }
 
-interface ResourceAttributes {
-  namespace?: string;
-  verb?: string;
-  group?: string;
-  version?: string;
-  resource?: string;
-  subresource?: string;
-  name?: string;
-}
-interface NonResourceAttributes {
-  path?: string;
-  verb?: string;
-}
-interface ReviewSpec {
-  resourceAttributes?: ResourceAttributes;
-  nonResourceAttributes?: NonResourceAttributes;
-  user?: string;
-  groups?: string[];
-  extra?: Record<string, string[]>;
-  uid?: string;
-}
-
-function attributesOf(spec: ReviewSpec, user: UserInfo): AuthorizationAttributes {
+function attributesOf(spec: SubjectAccessReviewSpec, user: UserInfo): AuthorizationAttributes {
   const r = spec.resourceAttributes;
   if (r) {
     return {
@@ -61,7 +46,7 @@ function attributesOf(spec: ReviewSpec, user: UserInfo): AuthorizationAttributes
   };
 }
 
-function validateSpec(spec: ReviewSpec, self: boolean): FieldError[] {
+function validateSpec(spec: SubjectAccessReviewSpec, self: boolean): FieldError[] {
   const errs: FieldError[] = [];
   if (!!spec.resourceAttributes === !!spec.nonResourceAttributes) {
     errs.push(
@@ -84,7 +69,7 @@ function gkOf(body: ApiObject): { group: string; kind: string } {
 /** Answers the review `body`: whether `user` may do what `spec` says. */
 async function review(
   body: ApiObject,
-  question: { spec: ReviewSpec; user: UserInfo },
+  question: { spec: SubjectAccessReviewSpec; user: UserInfo },
   authz: Authorizer,
 ): Promise<object> {
   const { spec, user } = question;
@@ -103,7 +88,7 @@ async function review(
 
 /** SubjectAccessReview: may the user in `spec` do what `spec` says? */
 export function subjectAccessReview(body: ApiObject, authz: Authorizer): Promise<object> {
-  const spec = (body.spec ?? {}) as ReviewSpec;
+  const spec = (body.spec ?? {}) as SubjectAccessReviewSpec;
   const errs = validateSpec(spec, false);
   if (errs.length) throw invalid(gkOf(body), '', errs);
   return review(
@@ -115,7 +100,7 @@ export function subjectAccessReview(body: ApiObject, authz: Authorizer): Promise
 
 /** LocalSubjectAccessReview: a SubjectAccessReview limited to the URL's namespace. */
 export function localSubjectAccessReview(body: ApiObject, namespace: string, authz: Authorizer): Promise<object> {
-  const spec = (body.spec ?? {}) as ReviewSpec;
+  const spec = (body.spec ?? {}) as SubjectAccessReviewSpec;
   const errs = validateSpec(spec, false);
   if (spec.nonResourceAttributes)
     errs.push(
@@ -143,7 +128,7 @@ export function localSubjectAccessReview(body: ApiObject, namespace: string, aut
 
 /** SelfSubjectAccessReview: may the caller do what `spec` says? */
 export function selfSubjectAccessReview(body: ApiObject, user: UserInfo, authz: Authorizer): Promise<object> {
-  const spec = (body.spec ?? {}) as ReviewSpec;
+  const spec = (body.spec ?? {}) as SubjectAccessReviewSpec;
   const errs = validateSpec(spec, true);
   if (errs.length) throw invalid(gkOf(body), '', errs);
   return review(body, { spec, user }, authz);

@@ -5,21 +5,12 @@ import { column, nameColumn, wideColumn } from '../../../table-columns.js';
 import { age } from '../../../table-format.js';
 import { eventLastSeen, eventObject, eventSourceText } from './event-printer.js';
 import type { ApiObject } from '../../../types.js';
+import type { ObjectReference } from '../../../wire/meta.js';
 import { objectReference } from './common.js';
-
-type Ref = {
-  kind?: string;
-  namespace?: string;
-  name?: string;
-  uid?: string;
-  apiVersion?: string;
-  resourceVersion?: string;
-  fieldPath?: string;
-};
 
 /** Field selectors on an Event's object reference `field` (`involvedObject`, `regarding`). */
 export function referenceSelectors(field: string): Record<string, (o: ApiObject) => string> {
-  const ref = (o: ApiObject): Ref => (o[field] ?? {}) as Ref;
+  const ref = (o: ApiObject): ObjectReference => (o[field] ?? {}) as ObjectReference;
   const keys = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'] as const;
   return Object.fromEntries(keys.map((k) => [`${field}.${k}`, (o: ApiObject) => ref(o)[k] ?? '']));
 }
