@@ -1,7 +1,7 @@
 import { flattenedVerify } from 'jose';
 import { naming, type ApiObject } from '@svc/api';
 import { RestClient, type ClientConfig } from '@svc/client';
-import { formatDuration } from '@svc/machinery';
+import { formatDuration, sleep } from '@svc/machinery';
 import { CLUSTER_INFO, JWS_KEY_PREFIX, KUBECONFIG_KEY, clusterOfKubeconfig } from './cluster-info.js';
 import { certificatesOfPem, type PublicKeyPins } from './pubkey-pin.js';
 
@@ -86,20 +86,6 @@ async function fetchClusterInfo(client: RestClient): Promise<Record<string, stri
   return (r.json<ApiObject>().data ?? {}) as Record<string, string>;
 }
 
-function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
-  });
-}
-
 /**
  * Token discovery as kubeadm does it. cluster-info is fetched anonymously over TLS without
  * trusting the server, until it is there and signed for the token (or the timeout passes);
@@ -145,7 +131,7 @@ export async function discoverCluster(o: DiscoveryOptions): Promise<DiscoveredCl
       if (Date.now() >= deadline || o.signal?.aborted)
         throw new DiscoveryError(`${why} (gave up after ${formatDuration(o.timeoutMs)})`);
       log(`[discovery] ${why}; trying again`);
-      await delay(Math.min(o.retryIntervalMs ?? 1000, Math.max(0, deadline - Date.now())), o.signal);
+      await sleep(Math.min(o.retryIntervalMs ?? 1000, Math.max(0, deadline - Date.now())), o.signal);
     }
   } finally {
     insecure.close();

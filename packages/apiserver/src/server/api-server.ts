@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import express from 'express';
 import { builtinResources, Catalog, group, naming, useNaming } from '@svc/api';
-import { isEnabled } from '@svc/machinery';
+import { isEnabled, sleep } from '@svc/machinery';
 import { createLogger, ShutdownCheck, type Logger, type ServingCert } from '@svc/component-base';
 import type { ApiServerOptions } from '../options.js';
 import type { Authentication } from '../authn/build.js';
@@ -14,7 +14,6 @@ import { buildHandlerChain } from './handler-chain.js';
 import { healthChecks } from './health.js';
 import { nonResourceHandler } from './non-resource.js';
 import { postStartHooks, type PostStart } from './post-start.js';
-import { delay } from './retry.js';
 import { listen, servingCertificate, ServingAddress } from './serve.js';
 import { buildStorage, storedTypes, type BuiltStorage } from './storage.js';
 import { Stores } from './stores.js';
@@ -189,7 +188,7 @@ function gracefulShutdown(s: Startup, o: { check: ShutdownCheck; stop: () => Pro
     shuttingDown ??= (async () => {
       o.check.begin();
       s.log.info('shutdown requested; readyz now fails', { delay: s.opts.shutdownDelayDurationMs });
-      await delay(s.opts.shutdownDelayDurationMs);
+      await sleep(s.opts.shutdownDelayDurationMs);
       await o.stop();
       s.log.info('shutdown complete');
     })();

@@ -1,3 +1,5 @@
+import { sleep } from '@svc/machinery';
+
 /**
  * Runs `attempt` until it succeeds or `signal` aborts, waiting 100 ms, 200 ms, ... (at most
  * 2 s) between tries; `onRetry` hears each failure. Resolves either way.
@@ -13,26 +15,7 @@ export async function retryUntil(
       return;
     } catch (e) {
       onRetry(e, n);
-      await delay(Math.min(100 * 2 ** n, 2000), signal);
+      await sleep(Math.min(100 * 2 ** n, 2000), signal);
     }
   }
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-export function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal?.aborted) {
-      resolve();
-      return;
-    }
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
-  });
 }
