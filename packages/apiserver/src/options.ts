@@ -454,7 +454,12 @@ export function apiServerCommand(): Command {
         [],
       ),
     )
-    .addOption(new Option('--admission-control-config-file <file>', 'AdmissionConfiguration file: per-plugin configuration, inline or by path.'))
+    .addOption(
+      new Option(
+        '--admission-control-config-file <file>',
+        'AdmissionConfiguration file: per-plugin configuration, inline or by path.',
+      ),
+    )
     .addOption(
       listOption(
         '--authorization-mode <modes>',

@@ -59,7 +59,13 @@ beforeAll(async () => {
   const ca = await writeSigningCa(dir, 'signing-ca');
   caPem = ca.certPem;
   server = await startTestApiServer({
-    args: ['--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction', '--client-ca-file', ca.certFile, '--enable-bootstrap-token-auth'],
+    args: [
+      '--authorization-mode=Node,RBAC',
+      '--enable-admission-plugins=NodeRestriction',
+      '--client-ca-file',
+      ca.certFile,
+      '--enable-bootstrap-token-auth',
+    ],
   });
   expectCode(
     await server.client.post('/api/v1/namespaces/svc-system/secrets', {
