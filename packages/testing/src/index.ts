@@ -9,6 +9,7 @@ export { startTestApiServer, type TestApiServer, type TestApiServerOptions } fro
  */
 export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
 export { readCrdFiles, installCrds, crdClient, type CrdManifest } from './crds.js';
+export { crdManifest, type CrdManifestInput, type CrdVersionInput } from './crd-manifest.js';
 export {
   HttpsClient,
   type ClientCert,
@@ -34,3 +35,4 @@ export {
 } from './api-assertions.js';
 export { runCommand, type CommandResult } from './run-command.js';
 export { spawnProcess, type TestProcess } from './test-process.js';
+export { sharedTestdata, gatewayApiCrdDir } from './shared-testdata.js';

@@ -1,3 +1,4 @@
+import { gatewayApiCrdDir } from '@svc/testing';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -921,7 +922,7 @@ describe('validateCrdUpdate', () => {
 });
 
 describe('the Gateway API v1.2.1 definitions', () => {
-  const dir = join(__dirname, '../../../../../shared/testdata/crds/gateway-api-v1.2.1');
+  const dir = gatewayApiCrdDir();
   const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
   let previous = naming().scheme;
 

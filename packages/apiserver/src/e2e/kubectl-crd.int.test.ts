@@ -4,10 +4,19 @@
 // merge patches of the object and of its status, server-side apply conflicts, `get all`,
 // bad input, and deleting the CRD.
 import { readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { startKubectlEnv, uniqueName, waitFor, type Json, type KubectlEnv, type KubectlResult } from '@svc/testing';
+import { join } from 'node:path';
+import {
+  crdManifest,
+  startKubectlEnv,
+  uniqueName,
+  waitFor,
+  type Json,
+  type KubectlEnv,
+  type KubectlResult,
+  gatewayApiCrdDir,
+} from '@svc/testing';
 
-const GATEWAY_API = resolve(__dirname, '../../../../../shared/testdata/crds/gateway-api-v1.2.1');
+const GATEWAY_API = gatewayApiCrdDir();
 
 let env: KubectlEnv;
 let ns: string;
@@ -15,58 +24,51 @@ let ns: string;
 const k = (args: string[], stdin?: string): Promise<KubectlResult> => env.ok(args, { stdin });
 const run = (args: string[], stdin?: string): Promise<KubectlResult> => env.run(args, { stdin });
 
-const widgetCrd: Json = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'widgets.shop.example.com' },
-  spec: {
-    group: 'shop.example.com',
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: ['wd'], categories: ['all'] },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
+const widgetCrd = crdManifest({
+  group: 'shop.example.com',
+  plural: 'widgets',
+  kind: 'Widget',
+  names: { shortNames: ['wd'], categories: ['all'] },
+  versions: [
+    {
+      name: 'v1',
+      schema: {
+        type: 'object',
+        description: 'A widget of the shop.',
+        properties: {
+          spec: {
             type: 'object',
-            description: 'A widget of the shop.',
+            description: 'What the widget should be.',
             properties: {
-              spec: {
-                type: 'object',
-                description: 'What the widget should be.',
-                properties: {
-                  color: { type: 'string', enum: ['red', 'green', 'blue'], description: 'The colour of the widget.' },
-                  replicas: { type: 'integer', minimum: 0 },
-                  tags: {
-                    type: 'array',
-                    items: {
-                      type: 'object',
-                      required: ['name'],
-                      properties: { name: { type: 'string' }, value: { type: 'string' } },
-                    },
-                    'x-kubernetes-list-type': 'map',
-                    'x-kubernetes-list-map-keys': ['name'],
-                  },
+              color: { type: 'string', enum: ['red', 'green', 'blue'], description: 'The colour of the widget.' },
+              replicas: { type: 'integer', minimum: 0 },
+              tags: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['name'],
+                  properties: { name: { type: 'string' }, value: { type: 'string' } },
                 },
+                'x-kubernetes-list-type': 'map',
+                'x-kubernetes-list-map-keys': ['name'],
               },
-              status: { type: 'object', properties: { phase: { type: 'string' }, replicas: { type: 'integer' } } },
             },
           },
+          status: { type: 'object', properties: { phase: { type: 'string' }, replicas: { type: 'integer' } } },
         },
-        subresources: {
-          status: {},
-          scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
-        },
-        additionalPrinterColumns: [
-          { name: 'Color', type: 'string', jsonPath: '.spec.color' },
-          { name: 'Phase', type: 'string', jsonPath: '.status.phase', priority: 1 },
-        ],
       },
-    ],
-  },
-};
+      subresources: {
+        status: {},
+        scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+      },
+      additionalPrinterColumns: [
+        { name: 'Color', type: 'string', jsonPath: '.spec.color' },
+        { name: 'Phase', type: 'string', jsonPath: '.status.phase', priority: 1 },
+      ],
+    },
+  ],
+  naming: 'kubernetes',
+});
 
 const widget = (name: string, spec: Json): Json => ({
   apiVersion: 'shop.example.com/v1',

@@ -6,15 +6,15 @@
 // the document and validates objects against it, so a wrong field is its own error, before any write.
 import { readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { startKubectlEnv, uniqueName, type Json, type KubectlEnv } from '@svc/testing';
+import { join } from 'node:path';
+import { startKubectlEnv, uniqueName, type Json, type KubectlEnv, gatewayApiCrdDir } from '@svc/testing';
 import {
   OPENAPI_V2_PROTOBUF,
   OPENAPI_V2_PROTOBUF_DEPRECATED,
   openApiV2ProtoRoot,
 } from '../endpoints/openapi-v2-protobuf.js';
 
-const GATEWAY_API = resolve(__dirname, '../../../../../shared/testdata/crds/gateway-api-v1.2.1');
+const GATEWAY_API = gatewayApiCrdDir();
 
 interface Item {
   metadata: { name: string; namespace?: string; resourceVersion: string; [k: string]: unknown };

@@ -1,3 +1,4 @@
+import { gatewayApiCrdDir } from '@svc/testing';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -16,7 +17,7 @@ import {
 } from './index.js';
 
 /** The Gateway API v1.2.1 CRDs (standard channel), as shipped; `SVC_GATEWAY_API_CRDS` overrides the directory. */
-const DIR = process.env.SVC_GATEWAY_API_CRDS ?? '/work/shared/testdata/crds/gateway-api-v1.2.1';
+const DIR = gatewayApiCrdDir();
 
 interface Crd {
   metadata: { name: string };
