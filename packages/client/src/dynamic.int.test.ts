@@ -1,7 +1,7 @@
 // The dynamic client and informers on custom resources, against a real API server with CRDs:
 // discovery by kind, typed verbs, scope rules, informers (shared and not), relist on 410.
 import { isNotFound, type ApiObject } from '@svc/api';
-import { startControlPlane, uniqueName, waitFor, type ControlPlane, type CrdManifest } from '@svc/testing';
+import { crdManifest, startControlPlane, uniqueName, waitFor, type ControlPlane, type CrdManifest } from '@svc/testing';
 import {
   Informer,
   SharedInformerFactory,
@@ -23,33 +23,25 @@ interface Widget extends ApiObject {
 const GROUP = `${uniqueName('dyn')}.example.com`;
 
 function crd(o: { plural: string; kind: string; scope: 'Namespaced' | 'Cluster' }): CrdManifest {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${o.plural}.${GROUP}` },
-    spec: {
-      group: GROUP,
-      scope: o.scope,
-      names: { plural: o.plural, singular: o.kind.toLowerCase(), kind: o.kind, shortNames: [`${o.plural[0]}x`] },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                spec: { type: 'object', properties: { color: { type: 'string' } } },
-                status: { type: 'object', properties: { phase: { type: 'string' } } },
-              },
-            },
+  return crdManifest({
+    ...o,
+    group: GROUP,
+    names: { shortNames: [`${o.plural[0]}x`] },
+    versions: [
+      {
+        name: 'v1',
+        schema: {
+          type: 'object',
+          properties: {
+            spec: { type: 'object', properties: { color: { type: 'string' } } },
+            status: { type: 'object', properties: { phase: { type: 'string' } } },
           },
-          subresources: { status: {} },
         },
-      ],
-    },
-  };
+        subresources: { status: {} },
+      },
+    ],
+    naming: 'kubernetes',
+  });
 }
 
 const widget = (name: string, ns?: string, color = 'red'): Widget => ({

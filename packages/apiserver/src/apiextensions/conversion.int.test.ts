@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { Etcd3 } from 'etcd3';
 import { group, isStatusError, type ApiObject } from '@svc/api';
 import {
+  crdManifest,
   createTestCa,
   expectCode,
   expectFailure,
@@ -18,6 +19,7 @@ import {
   startTestApiServer,
   uniqueName,
   waitFor,
+  type CrdVersionInput,
   type Json,
   type TestApiServer,
 } from '@svc/testing';
@@ -169,17 +171,14 @@ function startHook(certPem: string, keyPem: string): Promise<Server> {
   return new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve(s)));
 }
 
-function widgetVersion(name: string, o: { field: string; storage: boolean }): Json {
+function widgetVersion(name: string, o: { field: string; storage: boolean }): CrdVersionInput {
   return {
     name,
-    served: true,
     storage: o.storage,
     schema: {
-      openAPIV3Schema: {
-        type: 'object',
-        properties: {
-          spec: { type: 'object', properties: { [o.field]: { type: 'string' }, size: { type: 'integer' } } },
-        },
+      type: 'object',
+      properties: {
+        spec: { type: 'object', properties: { [o.field]: { type: 'string' }, size: { type: 'integer' } } },
       },
     },
     selectableFields: [{ jsonPath: `.spec.${o.field}` }],
@@ -187,24 +186,21 @@ function widgetVersion(name: string, o: { field: string; storage: boolean }): Js
 }
 
 function widgetCrd(g: string, o: { clientConfig: Json; reviewVersions?: string[] }): Json {
-  return {
-    apiVersion: `${group('apiextensions')}/v1`,
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `widgets.${g}` },
+  return crdManifest({
+    group: g,
+    plural: 'widgets',
+    kind: 'Widget',
+    versions: [
+      widgetVersion('v1', { field: 'color', storage: true }),
+      widgetVersion('v2', { field: 'colour', storage: false }),
+    ],
     spec: {
-      group: g,
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-      versions: [
-        widgetVersion('v1', { field: 'color', storage: true }),
-        widgetVersion('v2', { field: 'colour', storage: false }),
-      ],
       conversion: {
         strategy: 'Webhook',
         webhook: { clientConfig: o.clientConfig, conversionReviewVersions: o.reviewVersions ?? ['v1'] },
       },
     },
-  };
+  });
 }
 
 const urlConfig = (path = '/convert', p = port): Json => ({ url: `https://127.0.0.1:${p}${path}`, caBundle });

@@ -2,13 +2,15 @@
 // custom resources are served with every verb (both scopes), status and scale subresources,
 // printer columns, selectable fields, schema validation, no Protobuf, deprecation warnings,
 // name conflicts, discovery and OpenAPI, and deletion that cleans up its objects first.
-import { group, groupVersion } from '@svc/api';
+import { group } from '@svc/api';
 import {
+  crdManifest,
   expectCode,
   expectFailure,
   startTestApiServer,
   uniqueName,
   waitFor,
+  type CrdVersionInput,
   type Json,
   type TestApiServer,
 } from '@svc/testing';
@@ -18,51 +20,45 @@ let ns: string;
 const CRD_PATH = (): string => `/apis/${group('apiextensions')}/v1/customresourcedefinitions`;
 
 /** A namespaced CRD `widgets.<g>` with status and scale, printer columns and a selectable field. */
-function widgetCrd(g: string, o: { versions?: Json[]; scope?: string; plural?: string; kind?: string } = {}): Json {
-  const plural = o.plural ?? 'widgets';
-  return {
-    apiVersion: groupVersion({ group: group('apiextensions'), version: 'v1' }),
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${g}` },
-    spec: {
-      group: g,
-      scope: o.scope ?? 'Namespaced',
-      names: {
-        plural,
-        singular: plural.replace(/s$/, ''),
-        kind: o.kind ?? 'Widget',
-        shortNames: ['wd'],
-        categories: ['all'],
-      },
-      versions: o.versions ?? [widgetVersion('v1', { storage: true })],
-    },
-  };
+function widgetCrd(
+  g: string,
+  o: { versions?: CrdVersionInput[]; scope?: 'Namespaced' | 'Cluster'; plural?: string; kind?: string } = {},
+): Json {
+  return crdManifest({
+    group: g,
+    plural: o.plural ?? 'widgets',
+    kind: o.kind ?? 'Widget',
+    scope: o.scope,
+    names: { shortNames: ['wd'], categories: ['all'] },
+    versions: o.versions ?? [widgetVersion('v1', { storage: true })],
+  });
 }
 
-function widgetVersion(name: string, o: { storage?: boolean; served?: boolean; deprecated?: boolean } = {}): Json {
+function widgetVersion(
+  name: string,
+  o: { storage?: boolean; served?: boolean; deprecated?: boolean } = {},
+): CrdVersionInput {
   return {
     name,
     served: o.served ?? true,
     storage: o.storage ?? false,
     ...(o.deprecated ? { deprecated: true } : {}),
     schema: {
-      openAPIV3Schema: {
-        type: 'object',
-        properties: {
-          spec: {
-            type: 'object',
-            required: ['color'],
-            properties: {
-              color: { type: 'string', enum: ['red', 'green', 'blue'] },
-              replicas: { type: 'integer', minimum: 0, default: 1 },
-              size: { type: 'string', pattern: '^[0-9]+(cm|m)$' },
-              selector: { type: 'string' },
-            },
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          required: ['color'],
+          properties: {
+            color: { type: 'string', enum: ['red', 'green', 'blue'] },
+            replicas: { type: 'integer', minimum: 0, default: 1 },
+            size: { type: 'string', pattern: '^[0-9]+(cm|m)$' },
+            selector: { type: 'string' },
           },
-          status: {
-            type: 'object',
-            properties: { replicas: { type: 'integer' }, phase: { type: 'string' } },
-          },
+        },
+        status: {
+          type: 'object',
+          properties: { replicas: { type: 'integer' }, phase: { type: 'string' } },
         },
       },
     },

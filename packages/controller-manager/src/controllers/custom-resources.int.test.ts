@@ -1,9 +1,9 @@
 // The garbage collector and the namespace controller with custom resources of a CRD created
 // while the controller manager runs (no restart): owner references from a custom resource to
 // a ConfigMap and back are followed, and a deleted namespace takes its custom resources with it.
-import { group, groupVersion, type ApiObject, type OwnerReference } from '@svc/api';
+import type { ApiObject, OwnerReference } from '@svc/api';
 import { ResourceClient, dynamicResource, waitForResource } from '@svc/client';
-import { uniqueName, waitFor } from '@svc/testing';
+import { crdClient, crdManifest, uniqueName, waitFor } from '@svc/testing';
 import { withControllerManager } from '../cm-testing.js';
 import { R } from '../resources.js';
 
@@ -18,35 +18,19 @@ const refTo = (o: ApiObject): OwnerReference => ({
 });
 
 beforeAll(async () => {
-  const crds = new ResourceClient(env.api, {
-    group: group('apiextensions'),
-    version: 'v1',
-    resource: 'customresourcedefinitions',
-    namespaced: false,
-  });
-  await crds.create({
-    apiVersion: groupVersion({ group: group('apiextensions'), version: 'v1' }),
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `things.${GROUP}` },
-    spec: {
+  await crdClient(env.api).create(
+    crdManifest({
       group: GROUP,
-      scope: 'Namespaced',
-      names: { plural: 'things', kind: 'Thing' },
+      plural: 'things',
+      kind: 'Thing',
       versions: [
         {
           name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } } },
-            },
-          },
+          schema: { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } } } },
         },
       ],
-    },
-  });
+    }),
+  );
   await waitForResource(env.api, { apiVersion: `${GROUP}/v1`, kind: 'Thing' });
 });
 

@@ -4,7 +4,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { startControlPlane, type ControlPlane } from '../control-plane.js';
 import { uniqueName } from '../api-assertions.js';
-import type { CrdManifest } from '../crds.js';
+import { crdManifest } from '../crd-manifest.js';
 
 interface Widget {
   apiVersion: string;
@@ -14,31 +14,23 @@ interface Widget {
 }
 
 const GROUP = `${uniqueName('cn')}.example.com`;
-const crd: CrdManifest = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `widgets.${GROUP}` },
-  spec: {
-    group: GROUP,
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', properties: { color: { type: 'string' }, size: { type: 'integer' } } },
-            },
-          },
+const crd = crdManifest({
+  group: GROUP,
+  plural: 'widgets',
+  kind: 'Widget',
+  versions: [
+    {
+      name: 'v1',
+      schema: {
+        type: 'object',
+        properties: {
+          spec: { type: 'object', properties: { color: { type: 'string' }, size: { type: 'integer' } } },
         },
       },
-    ],
-  },
-};
+    },
+  ],
+  naming: 'kubernetes',
+});
 
 let cp: ControlPlane;
 let kc: k8s.KubeConfig;
