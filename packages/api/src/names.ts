@@ -245,6 +245,37 @@ export function serviceAccountMountPath(): string {
   return `/var/run/secrets/${current.labelPrefix}/serviceaccount`;
 }
 
+/** Prefix of the Pod Security labels and audit annotations: `pod-security.svc.io` (`pod-security.kubernetes.io`). */
+export function podSecurityLabelPrefix(): string {
+  return `pod-security.${current.labelPrefix}`;
+}
+
+/** Prefix of the projected volume the ServiceAccount admission plugin adds: `svc-api-access` (`kube-api-access`). */
+export function serviceAccountVolumePrefix(): string {
+  return `${current.scheme === 'svc' ? 'svc' : 'kube'}-api-access`;
+}
+
+/**
+ * Pod annotations of the older security APIs Pod Security still reads, and the ServiceAccount
+ * annotation that limits a pod to the account's secrets: `container.apparmor.security.beta.svc.io/`,
+ * `seccomp.security.alpha.svc.io/pod`, `container.seccomp.security.alpha.svc.io/`, `svc.io/enforce-mountable-secrets`.
+ */
+export function securityAnnotationKey(
+  name: 'apparmor-container-prefix' | 'seccomp-pod' | 'seccomp-container-prefix' | 'enforce-mountable-secrets',
+): string {
+  const p = current.labelPrefix;
+  switch (name) {
+    case 'apparmor-container-prefix':
+      return `container.apparmor.security.beta.${p}/`;
+    case 'seccomp-pod':
+      return `seccomp.security.alpha.${p}/pod`;
+    case 'seccomp-container-prefix':
+      return `container.seccomp.security.alpha.${p}/`;
+    case 'enforce-mountable-secrets':
+      return `${p}/enforce-mountable-secrets`;
+  }
+}
+
 /** The environment variables that tell a pod where the API server is: `SVC_SERVICE_HOST`/`_PORT` (`KUBERNETES_...`). */
 export function apiServiceEnv(): { host: string; port: string } {
   const prefix = current.scheme === 'svc' ? 'SVC' : 'KUBERNETES';

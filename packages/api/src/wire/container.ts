@@ -1,4 +1,5 @@
 import type { IntOrString, Quantity, ResourceList } from './meta.js';
+import type { SecurityContext, VolumeMount } from './security.js';
 
 /** core/v1 Container and its parts. */
 
@@ -112,7 +113,14 @@ export interface Container {
   terminationMessagePath?: string;
   terminationMessagePolicy?: string;
   imagePullPolicy?: PullPolicy;
+  volumeMounts?: VolumeMount[];
+  securityContext?: SecurityContext;
   stdin?: boolean;
   stdinOnce?: boolean;
   tty?: boolean;
+}
+
+/** A debugging container added through `pods/ephemeralcontainers`. */
+export interface EphemeralContainer extends Container {
+  targetContainerName?: string;
 }

@@ -1,5 +1,6 @@
 export * from './meta.js';
 export * from './container.js';
+export * from './security.js';
 export * from './pod.js';
 export * from './node.js';
 export * from './apps.js';

@@ -1,6 +1,7 @@
 import type { ApiObject, ObjectMeta } from '../types.js';
-import type { Container } from './container.js';
+import type { Container, EphemeralContainer } from './container.js';
 import type { ConditionStatus, LocalObjectReference, ResourceList } from './meta.js';
+import type { PodSecurityContext, Volume } from './security.js';
 
 /** core/v1 Pod: spec, status and the parts components read and write. */
 
@@ -41,6 +42,8 @@ export type RestartPolicy = 'Always' | 'OnFailure' | 'Never';
 export interface PodSpec {
   containers: Container[];
   initContainers?: Container[];
+  ephemeralContainers?: EphemeralContainer[];
+  volumes?: Volume[];
   restartPolicy?: RestartPolicy;
   terminationGracePeriodSeconds?: number;
   activeDeadlineSeconds?: number;
@@ -50,6 +53,12 @@ export interface PodSpec {
   automountServiceAccountToken?: boolean;
   nodeName?: string;
   hostNetwork?: boolean;
+  hostPID?: boolean;
+  hostIPC?: boolean;
+  securityContext?: PodSecurityContext;
+  runtimeClassName?: string;
+  os?: { name: string };
+  hostUsers?: boolean;
   imagePullSecrets?: LocalObjectReference[];
   hostname?: string;
   subdomain?: string;

@@ -301,7 +301,9 @@ const container = s.obj(
 /** EphemeralContainer: JSON inlines its EphemeralContainerCommon (Container's fields and numbers), which Protobuf nests at 1. */
 const ephemeralContainer = s.obj(
   {
-    ...Object.fromEntries(Object.entries(container.properties).map(([k, v]) => [k, { ...v, embeddedIn: 1 }])),
+    ...(Object.fromEntries(
+      Object.entries(container.properties).map(([k, v]) => [k, { ...v, embeddedIn: 1 }]),
+    ) as typeof container.properties),
     targetContainerName: s.str({ tag: 2 }),
   },
   { required: ['name'] },
