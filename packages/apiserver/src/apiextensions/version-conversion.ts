@@ -2,7 +2,8 @@ import { group, groupVersion, internalError, type ApiObject, type ResourceType }
 import { resourcePrefix } from '../registry/keys.js';
 import { ConvertingStorage, type Converted } from '../storage/converting-storage.js';
 import { isStorageError, type Storage } from '../storage/interface.js';
-import { ConversionWebhook, resolveServiceAddress, type ServiceReference } from './conversion-webhook.js';
+import { resolveServiceAddress, type ServiceReference } from '../webhook/client.js';
+import { ConversionWebhook } from './conversion-webhook.js';
 import type { Crd } from './crd.js';
 import { applyDefaults, pruneUnknownFields, type JSONSchemaProps } from './schema/index.js';
 
