@@ -1,7 +1,15 @@
 // The dynamic client and informers on custom resources, against a real API server with CRDs:
 // discovery by kind, typed verbs, scope rules, informers (shared and not), relist on 410.
 import { isNotFound, type ApiObject } from '@svc/api';
-import { crdManifest, startControlPlane, uniqueName, waitFor, type ControlPlane, type CrdManifest } from '@svc/testing';
+import {
+  createNamespace,
+  crdManifest,
+  startControlPlane,
+  uniqueName,
+  waitFor,
+  type ControlPlane,
+  type CrdManifest,
+} from '@svc/testing';
 import {
   Informer,
   SharedInformerFactory,
@@ -60,12 +68,7 @@ beforeAll(async () => {
       crd({ plural: 'gadgets', kind: 'Gadget', scope: 'Cluster' }),
     ],
   });
-  ns = uniqueName('dyn');
-  await dynamicResource(cp.restClient, { group: '', version: 'v1', resource: 'namespaces' }).create({
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: ns },
-  });
+  ns = await createNamespace(cp.restClient, 'dyn');
 });
 afterAll(async () => {
   await cp?.stop();
@@ -136,9 +139,7 @@ describe('a typed ResourceClient of a custom resource', () => {
 
 describe('informers on a custom resource', () => {
   it('a dynamic informer lists, then sees adds, updates and deletes in order, the objects typed', async () => {
-    const space = uniqueName('inf');
-    const nsClient = dynamicResource(cp.restClient, { group: '', version: 'v1', resource: 'namespaces' });
-    await nsClient.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: space } });
+    const space = await createNamespace(cp.restClient, 'inf');
     const widgets = dynamicResource<Widget>(cp.restClient, widgetRef).namespace(space);
     await widgets.create(widget('before'));
     const inf = dynamicInformer<Widget>(cp.restClient, widgetRef, { namespace: space });
@@ -182,9 +183,7 @@ describe('informers on a custom resource', () => {
   });
 
   it('relists after a 410 (its watch from a compacted resourceVersion), then keeps watching', async () => {
-    const space = uniqueName('gone');
-    const nsClient = dynamicResource(cp.restClient, { group: '', version: 'v1', resource: 'namespaces' });
-    await nsClient.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: space } });
+    const space = await createNamespace(cp.restClient, 'gone');
     const widgets = dynamicResource<Widget>(cp.restClient, widgetRef).namespace(space);
     await widgets.create(widget('before'));
     const etcd = cp.server.etcd.endpoints[0] ?? '';

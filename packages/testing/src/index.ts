@@ -33,6 +33,7 @@ export {
   type Json,
   type StatusBody,
 } from './api-assertions.js';
+export { createNamespace } from './namespace.js';
 export { runCommand, type CommandResult } from './run-command.js';
 export { spawnProcess, type TestProcess } from './test-process.js';
 export { sharedTestdata, gatewayApiCrdDir } from './shared-testdata.js';

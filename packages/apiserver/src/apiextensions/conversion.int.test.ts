@@ -22,6 +22,7 @@ import {
   type CrdVersionInput,
   type Json,
   type TestApiServer,
+  createNamespace,
 } from '@svc/testing';
 import { Etcd3Storage } from '../storage/etcd3/etcd3-storage.js';
 import { customResourceStorage } from './version-conversion.js';
@@ -237,7 +238,7 @@ async function inEtcd(g: string, name: string): Promise<Json | undefined> {
 beforeAll(async () => {
   t = await startTestApiServer();
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
-  ns = uniqueName('conv');
+  ns = await createNamespace(t.client, 'conv');
   const ca = await createTestCa('conversion-webhook-ca');
   const serving = await ca.issue({
     commonName: 'conversion-webhook',
@@ -247,10 +248,6 @@ beforeAll(async () => {
   server = await startHook(serving.certPem, serving.keyPem);
   port = (server.address() as AddressInfo).port;
   caBundle = Buffer.from(ca.certPem).toString('base64');
-  expectCode(
-    await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
-    201,
-  );
 });
 
 afterEach(() => {

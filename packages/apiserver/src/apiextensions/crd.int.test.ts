@@ -13,6 +13,7 @@ import {
   type CrdVersionInput,
   type Json,
   type TestApiServer,
+  createNamespace,
 } from '@svc/testing';
 
 let t: TestApiServer;
@@ -105,11 +106,7 @@ const freshGroup = (): string => `${uniqueName('g')}.example.com`;
 
 beforeAll(async () => {
   t = await startTestApiServer();
-  ns = uniqueName('crd');
-  expectCode(
-    await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
-    201,
-  );
+  ns = await createNamespace(t.client, 'crd');
 });
 
 afterAll(async () => {

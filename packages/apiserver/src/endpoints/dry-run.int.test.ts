@@ -12,6 +12,7 @@ import {
   expectFailure,
   type Json,
   MEDIA,
+  createNamespace,
 } from '@svc/testing';
 import { coreKey, readStored } from './stored-testing.js';
 const MERGE = MEDIA.MERGE;
@@ -69,11 +70,7 @@ async function createCm(name: string, data: Record<string, string> = { a: '1' },
 beforeAll(async () => {
   t = await startTestApiServer();
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
-  ns = uniqueName('dry');
-  expectCode(
-    await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
-    201,
-  );
+  ns = await createNamespace(t.client, 'dry');
 });
 
 afterAll(async () => {

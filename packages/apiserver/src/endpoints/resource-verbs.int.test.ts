@@ -15,6 +15,7 @@ import {
   expectFailure,
   type Json,
   MEDIA,
+  createNamespace,
 } from '@svc/testing';
 import { coreKey, readStored, type StoredObject } from './stored-testing.js';
 const MERGE = MEDIA.MERGE;
@@ -109,20 +110,11 @@ async function createCm(namespace: string, name: string, extra: Json = {}): Prom
   );
 }
 
-async function createNamespace(name: string): Promise<void> {
-  expectCode(
-    await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }),
-    201,
-  );
-}
-
 beforeAll(async () => {
   t = await startTestApiServer();
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
-  ns = uniqueName('verbs');
-  ns2 = uniqueName('verbs-other');
-  await createNamespace(ns);
-  await createNamespace(ns2);
+  ns = await createNamespace(t.client, 'verbs');
+  ns2 = await createNamespace(t.client, 'verbs-other');
 });
 
 afterAll(async () => {
@@ -1044,8 +1036,7 @@ describe('namespaces and NamespaceLifecycle', () => {
   });
 
   it('creating in a terminating namespace is 403 Forbidden with a NamespaceTerminating cause', async () => {
-    const closing = uniqueName('closing');
-    await createNamespace(closing);
+    const closing = await createNamespace(t.client, 'closing');
     // Made Terminating in the store directly, so this checks admission alone (not DELETE).
     const key = `${t.storePrefix}/core/namespaces/${closing}`;
     const current = await stored(key);
@@ -1094,8 +1085,7 @@ describe('namespaces and NamespaceLifecycle', () => {
   });
 
   it('deleting a namespace turns it Terminating; creating in it is 403 Forbidden', async () => {
-    const doomed = uniqueName('doomed');
-    await createNamespace(doomed);
+    const doomed = await createNamespace(t.client, 'doomed');
     const del = expectCode(await requestWithin(10_000, 'DELETE', `/api/v1/namespaces/${doomed}`), 200);
     expect(del).toMatchObject({ kind: 'Namespace', metadata: { name: doomed }, status: { phase: 'Terminating' } });
     expect(del.metadata.deletionTimestamp).toMatch(RFC3339);

@@ -12,6 +12,7 @@ import {
   expectFailure,
   type Json,
   MEDIA,
+  createNamespace,
 } from '@svc/testing';
 import { coreKey, readStored, type StoredObject } from './stored-testing.js';
 const MERGE = MEDIA.MERGE;
@@ -66,11 +67,7 @@ const names = (list: Json[] | undefined, k = 'name'): unknown[] => (list ?? []).
 beforeAll(async () => {
   t = await startTestApiServer();
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
-  ns = uniqueName('smp');
-  expectCode(
-    await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
-    201,
-  );
+  ns = await createNamespace(t.client, 'smp');
 });
 
 afterAll(async () => {

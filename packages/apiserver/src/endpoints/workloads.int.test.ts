@@ -12,6 +12,7 @@ import {
   expectFailure,
   type Json,
   MEDIA,
+  createNamespace,
 } from '@svc/testing';
 
 let t: TestApiServer;
@@ -47,11 +48,7 @@ async function invalidFields(res: Promise<{ status: number; text: string; json: 
 
 beforeAll(async () => {
   t = await startTestApiServer();
-  ns = uniqueName('apps');
-  expectCode(
-    await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
-    201,
-  );
+  ns = await createNamespace(t.client, 'apps');
 });
 
 afterAll(async () => {
