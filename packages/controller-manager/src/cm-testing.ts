@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ApiObject, OwnerReference } from '@svc/api';
 import { silentLogger } from '@svc/component-base';
 import { freePort, startTestApiServer, type TestApiServer } from '@svc/testing';
 import { RestClient, loadSvcconfig } from '@svc/client';
@@ -78,4 +79,15 @@ export function withControllerManager(args: string[], o: { serverArgs?: string[]
     await env.server?.stop();
   });
   return env;
+}
+
+/** An owner reference to `o` (as the server returned it), with `blockOwnerDeletion` when given. */
+export function refTo(o: ApiObject, blockOwnerDeletion?: boolean): OwnerReference {
+  return {
+    apiVersion: o.apiVersion ?? '',
+    kind: o.kind ?? '',
+    name: o.metadata.name ?? '',
+    uid: o.metadata.uid ?? '',
+    ...(blockOwnerDeletion === undefined ? {} : { blockOwnerDeletion }),
+  };
 }

@@ -3,19 +3,12 @@
 // a ConfigMap and back are followed, and a deleted namespace takes its custom resources with it.
 import type { ApiObject, OwnerReference } from '@svc/api';
 import { ResourceClient, dynamicResource, waitForResource } from '@svc/client';
-import { crdClient, crdManifest, uniqueName, waitFor } from '@svc/testing';
-import { withControllerManager } from '../cm-testing.js';
+import { createNamespace, crdClient, crdManifest, waitFor } from '@svc/testing';
+import { refTo, withControllerManager } from '../cm-testing.js';
 import { R } from '../resources.js';
 
 const env = withControllerManager(['--controllers=garbagecollector,namespace']);
 const GROUP = 'gc.example.com';
-
-const refTo = (o: ApiObject): OwnerReference => ({
-  apiVersion: o.apiVersion ?? '',
-  kind: o.kind ?? '',
-  name: o.metadata.name ?? '',
-  uid: o.metadata.uid ?? '',
-});
 
 beforeAll(async () => {
   await crdClient(env.api).create(
@@ -51,15 +44,7 @@ describe('custom resources in the controller manager', () => {
     metadata: { name, ownerReferences: owners },
   });
 
-  async function namespace(): Promise<string> {
-    const ns = uniqueName('crgc');
-    await new ResourceClient(env.api, R.namespaces()).create({
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name: ns },
-    });
-    return ns;
-  }
+  const namespace = (): Promise<string> => createNamespace(env.api, 'crgc');
 
   it('the garbage collector follows owner references between custom and built-in objects, both ways', async () => {
     const ns = await namespace();

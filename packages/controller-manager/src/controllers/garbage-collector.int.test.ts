@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiObject, OwnerReference } from '@svc/api';
 import { ResourceClient } from '@svc/client';
-import { kubectl, uniqueName, waitFor } from '@svc/testing';
-import { withControllerManager } from '../cm-testing.js';
+import { createNamespace, kubectl, uniqueName, waitFor } from '@svc/testing';
+import { refTo, withControllerManager } from '../cm-testing.js';
 import { R } from '../resources.js';
 
 const env = withControllerManager(['--controllers=garbagecollector']);
@@ -14,13 +14,6 @@ const cm = (name: string, owners: OwnerReference[] = [], extra: Partial<ApiObjec
   kind: 'ConfigMap',
   metadata: { name, ownerReferences: owners, ...extra },
   data: { k: name },
-});
-const refTo = (o: ApiObject, blockOwnerDeletion?: boolean): OwnerReference => ({
-  apiVersion: o.apiVersion ?? '',
-  kind: o.kind ?? '',
-  name: o.metadata.name ?? '',
-  uid: o.metadata.uid ?? '',
-  ...(blockOwnerDeletion === undefined ? {} : { blockOwnerDeletion }),
 });
 
 describe('garbage-collector-controller', () => {
@@ -34,15 +27,7 @@ describe('garbage-collector-controller', () => {
       throw e;
     }
   };
-  async function namespace(): Promise<string> {
-    const ns = uniqueName('gc');
-    await new ResourceClient(env.api, R.namespaces()).create({
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name: ns },
-    });
-    return ns;
-  }
+  const namespace = (): Promise<string> => createNamespace(env.api, 'gc');
 
   it('deletes the dependents of a deleted ConfigMap or Secret in the background', async () => {
     const ns = await namespace();
