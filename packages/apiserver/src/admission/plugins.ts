@@ -11,6 +11,7 @@ import { CertificateApproval, CertificateSigning } from './certificate-signers.j
 import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { NodeRestriction } from './node-restriction.js';
+import { newPodSecurity } from './pod-security/pod-security.js';
 import type { AdmissionPluginName } from './plugin-names.js';
 import { RbacEscalation } from './rbac-escalation.js';
 
@@ -46,6 +47,7 @@ const FACTORIES: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = 
     return new NamespaceLifecycle((name) => c.read(namespaces, { namespace: '', name }));
   },
   NodeRestriction: () => new NodeRestriction(),
+  PodSecurity: newPodSecurity,
   DefaultTolerationSeconds: (c) =>
     new DefaultTolerationSeconds({
       notReady: c.opts.defaultNotReadyTolerationSeconds,
