@@ -5,7 +5,7 @@ import type { Authorization } from '../authz/rbac/setup.js';
 import type { ApiServerMetrics } from '../metrics/metrics.js';
 import type { ApiServerOptions } from '../options.js';
 import type { GenericStore } from '../registry/store.js';
-import { Admission, type AdmissionPlugin } from './admission.js';
+import { Admission, type AdmissionPlugin, type AdmissionStep } from './admission.js';
 import type { AdmissionPluginConfigs } from './admission-config.js';
 import { CertificateApproval, CertificateSigning } from './certificate-signers.js';
 import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
@@ -78,7 +78,10 @@ export function buildAdmission(ctx: AdmissionContext, names: readonly AdmissionP
   }
   const rbac = ctx.authorization.rbac;
   if (rbac) plugins.push(new RbacEscalation(ctx.authorizer, rbac));
-  return { admission: new Admission(plugins), missing };
+  const steps = ctx.metrics.admissionStepDuration;
+  const observe = (s: AdmissionStep): void =>
+    steps.observe({ type: s.type, operation: s.operation, rejected: String(s.rejected) }, s.seconds);
+  return { admission: new Admission(plugins, observe), missing };
 }
 
 /** `AdmissionContext.config` over the file's plugin configurations. */

@@ -60,6 +60,14 @@ export class ApiServerMetrics {
     labelNames: ['request_kind'] as const,
   });
 
+  readonly admissionStepDuration = new Histogram({
+    name: 'apiserver_admission_step_admission_duration_seconds',
+    registers: [this.registry],
+    help: 'Admission sub-step latency histogram in seconds, broken out for each operation and API resource and step type (validate or admit).',
+    labelNames: ['type', 'operation', 'rejected'] as const,
+    buckets: [0.005, 0.025, 0.1, 0.5, 1.0, 2.5],
+  });
+
   readonly authenticationConfigReloads = new Counter({
     name: 'apiserver_authentication_config_controller_automatic_reloads_total',
     registers: [this.registry],

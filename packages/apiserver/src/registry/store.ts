@@ -569,7 +569,10 @@ export class GenericStore {
     try {
       const current = await this.storage.get(key);
       this.checkPreconditions(current, options);
-      await this.admission.validate(this.attributes('DELETE', ctx, { oldObject: current }));
+      // Kubernetes runs both phases on DELETE (a mutating webhook sees it but may not patch).
+      const attrs = this.attributes('DELETE', ctx, { oldObject: current });
+      await this.admission.admit(attrs);
+      await this.admission.validate(attrs);
       const pending = this.pendingDeletion(current, options);
       if (pending) {
         if (ctx.dryRun) return { object: pending, deleted: false };
