@@ -335,3 +335,11 @@ export function nodeAgentConfigType(): { apiVersion: string; kind: string } {
 export function bootstrapToolName(): string {
   return 'svcadm';
 }
+
+/**
+ * Start of every value the storage encrypted at rest: `svc:enc:` (Kubernetes' `k8s:enc:`),
+ * followed by `<provider>:v1:<key name>:` (`kms:v2:<plugin name>:` for KMS v2).
+ */
+export function encryptedValuePrefix(): string {
+  return `${current.scheme === 'svc' ? 'svc' : 'k8s'}:enc:`;
+}
