@@ -87,6 +87,7 @@ export {
   jsonTypeOf,
   type SchemaCheckResult,
   type PruneResult,
+  nullListItemsAsEmptyObjects,
 } from './schema-check.js';
 export { jsonEqual, compareJson, canonicalJson } from './json-compare.js';
 export { applyStrategicMergePatch } from './strategic-merge-patch.js';

@@ -1,5 +1,12 @@
 import { fieldErrorMessage, s, type Schema } from '@svc/api';
-import { checkSchema, isBase64, isRfc3339DateTime, jsonTypeOf, pruneUnknownFields } from './schema-check.js';
+import {
+  checkSchema,
+  isBase64,
+  isRfc3339DateTime,
+  jsonTypeOf,
+  nullListItemsAsEmptyObjects,
+  pruneUnknownFields,
+} from './schema-check.js';
 import { cloneJson } from './merge-patch.js';
 
 const container = s.obj(
@@ -381,4 +388,25 @@ describe('formats', () => {
     ['', 'string'],
     [true, 'boolean'],
   ])('jsonTypeOf(%j) = %s', (v, t) => expect(jsonTypeOf(v)).toBe(t));
+});
+
+describe('nullListItemsAsEmptyObjects (Go decoding of typed lists)', () => {
+  const schema = s.obj({
+    spec: s.obj({ ports: s.arr(s.obj({ port: s.int() })), names: s.arr(s.str()) }),
+    labels: s.map(s.arr(s.obj({ a: s.str() }))),
+  });
+
+  it('turns a null item of a list of structs into an empty struct, nothing else', () => {
+    const value = { spec: { ports: [null, { port: 1 }], names: [null, 'x'] }, labels: { k: [null] } };
+    expect(nullListItemsAsEmptyObjects(value, schema)).toEqual({
+      spec: { ports: [{}, { port: 1 }], names: [null, 'x'] },
+      labels: { k: [{}] },
+    });
+    expect(value.spec.ports[0]).toBeNull();
+  });
+
+  it('returns the same value when there is nothing to change', () => {
+    const value = { spec: { ports: [{ port: 1 }] } };
+    expect(nullListItemsAsEmptyObjects(value, schema)).toBe(value);
+  });
 });

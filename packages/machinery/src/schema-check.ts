@@ -190,3 +190,33 @@ export function pruneUnknownFields(value: unknown, schema: Schema, path = ''): P
   }
   return { value: prune(value, schema, path), pruned };
 }
+
+/**
+ * Go's decoding of a typed list: a `null` item of a list of structs becomes the empty struct
+ * (`[]ServicePort{nil}` cannot exist in Go). Built-in kinds' values take that shape before
+ * defaulting and validation; custom resources keep `null` (they are unstructured in Kubernetes).
+ * Returns the same value when nothing changes.
+ */
+export function nullListItemsAsEmptyObjects(value: unknown, schema: Schema): unknown {
+  if (schema.type === 'array' && Array.isArray(value)) {
+    let changed = false;
+    const items = value.map((item: unknown) => {
+      const next =
+        item === null && schema.items.type === 'object' ? {} : nullListItemsAsEmptyObjects(item, schema.items);
+      if (next !== item) changed = true;
+      return next;
+    });
+    return changed ? items : value;
+  }
+  if (!isJsonObject(value)) return value;
+  if (schema.type !== 'object' && schema.type !== 'map') return value;
+  let out: JsonObject | undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const child =
+      schema.type === 'map' ? schema.values : Object.hasOwn(schema.properties, k) ? schema.properties[k] : undefined;
+    if (!child) continue;
+    const next = nullListItemsAsEmptyObjects(v, child);
+    if (next !== v) setOwn((out ??= { ...value }), k, next);
+  }
+  return out ?? value;
+}

@@ -26,10 +26,13 @@ const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'log', 'portforward
 
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
+/** `watch` read as Go's strconv.ParseBool (`True` from the Python client too); a bad value is the list handler's 400. */
 function isWatch(query: URLSearchParams): boolean {
   const w = query.get('watch');
-  return w === '1' || w === 'true';
+  return w !== null && TRUE.has(w);
 }
+
+const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 
 export function parseRequestInfo(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
   const path = rawPath.split('?')[0] ?? '';

@@ -8,7 +8,8 @@ import {
   type ResourceType,
   type Schema,
 } from '@svc/api';
-import { checkSchema, decodeProtobufObject } from '@svc/machinery';
+import { checkSchema, decodeProtobufObject, nullListItemsAsEmptyObjects } from '@svc/machinery';
+import { auditRequestObject } from '../../audit/request-audit.js';
 import { apiVersionOf } from '../../registry/store.js';
 import { bodyCodec, decodeBody, readBody, type BodyCodec } from '../codec.js';
 import { bodyKind, type HandlerScope } from './scope.js';
@@ -42,9 +43,13 @@ export async function readBodyValue(
   const buf = await readBody(req);
   if (codec === 'protobuf') {
     if (o.schema.type !== 'object') throw unsupportedMediaType(mediaType, ['application/json', 'application/yaml']);
-    return { value: decodeProtobufObject(buf, o.schema), mediaType, duplicates: [] };
+    const value = decodeProtobufObject(buf, o.schema);
+    auditRequestObject(req, value);
+    return { value, mediaType, duplicates: [] };
   }
-  return { ...decodeBody(buf, codec), mediaType };
+  const decoded = decodeBody(buf, codec);
+  auditRequestObject(req, decoded.value);
+  return { ...decoded, mediaType };
 }
 
 /**
@@ -62,7 +67,7 @@ function jsonBodyTypes(): Record<string, BodyCodec> {
 
 /** What a decoded body must be, and where its field problems go. */
 export interface ObjectShape {
-  kind: Pick<ResourceType, 'group' | 'kind' | 'schema'>;
+  kind: Pick<ResourceType, 'group' | 'kind' | 'schema' | 'custom'>;
   /** The apiVersion spellings the body may carry; the first is the one answers use. */
   apiVersions: readonly string[];
   level: FieldValidation;
@@ -93,7 +98,9 @@ export function checkObjectShape(shape: ObjectShape, body: Pick<ReadBody, 'value
     throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${kind.kind})`);
   }
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
-  const { errors, unknownFields, value: pruned } = checkSchema(obj, kind.schema);
+  // Built-in kinds decode as Go does: a null item of a list of structs is an empty struct.
+  const typed = kind.custom ? obj : (nullListItemsAsEmptyObjects(obj, kind.schema) as Record<string, unknown>);
+  const { errors, unknownFields, value: pruned } = checkSchema(typed, kind.schema);
   if (errors.length > 0) {
     const meta = isApiObject(obj) ? obj.metadata : {};
     throw invalid({ group: kind.group, kind: kind.kind }, String(meta.name ?? ''), errors);

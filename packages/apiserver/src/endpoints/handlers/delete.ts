@@ -2,7 +2,7 @@ import { badRequest, type DeleteOptions } from '@svc/api';
 import type { HandlerScope } from './scope.js';
 import { answer } from './respond.js';
 import { readJsonValue } from './decode.js';
-import { readListParams } from './list-params.js';
+import { optionalBool, readListParams } from './list-params.js';
 
 /** DeleteOptions from the body (optional) and the query (gracePeriodSeconds, propagationPolicy, orphanDependents). */
 async function deleteOptions(s: HandlerScope): Promise<DeleteOptions> {
@@ -25,8 +25,8 @@ async function deleteOptions(s: HandlerScope): Promise<DeleteOptions> {
   }
   const policy = s.query.get('propagationPolicy');
   if (policy) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
-  const orphan = s.query.get('orphanDependents');
-  if (orphan === 'true' || orphan === 'false') opts.orphanDependents = orphan === 'true';
+  const orphan = optionalBool(s.query, 'orphanDependents');
+  if (orphan !== undefined) opts.orphanDependents = orphan;
   if (opts.propagationPolicy && !['Orphan', 'Background', 'Foreground'].includes(opts.propagationPolicy)) {
     throw badRequest(
       `propagationPolicy: Unsupported value: ${JSON.stringify(opts.propagationPolicy)}: supported values: "Foreground", "Background", "Orphan"`,

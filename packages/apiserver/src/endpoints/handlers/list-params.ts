@@ -7,7 +7,7 @@ import {
   type FieldError,
   type ResourceType,
 } from '@svc/api';
-import { exactMetadataName, parseFieldSelector, parseLabelSelector } from '@svc/machinery';
+import { exactMetadataName, parseFieldSelector, parseGoBool, parseLabelSelector } from '@svc/machinery';
 import type { ListParams, WatchParams } from '../../registry/store.js';
 
 function nonNegativeInt(query: URLSearchParams, name: string): number | undefined {
@@ -18,12 +18,15 @@ function nonNegativeInt(query: URLSearchParams, name: string): number | undefine
   return Number(v);
 }
 
-function optionalBool(query: URLSearchParams, name: string): boolean | undefined {
+/** A boolean query parameter as Go's strconv.ParseBool reads it (1, t, T, TRUE, true, True and the false forms); else 400. */
+export function optionalBool(query: URLSearchParams, name: string): boolean | undefined {
   const v = query.get(name);
   if (v === null || v === '') return undefined;
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0') return false;
-  throw badRequest(`invalid value for ${name}: ${JSON.stringify(v)}: must be true or false`);
+  try {
+    return parseGoBool(v);
+  } catch (e) {
+    throw badRequest(`invalid value for ${name}: ${(e as Error).message}`);
+  }
 }
 
 /** Validates `resourceVersion`: opaque to clients, but ours are decimal revisions. */
@@ -71,6 +74,9 @@ export function readGetParams(query: URLSearchParams): string | undefined {
 
 /** Query parameters of a list, with Kubernetes' ListOptions validation. */
 export function readListParams(query: URLSearchParams, r: ResourceType): ListParams {
+  // As Kubernetes decodes ListOptions whole: a bad boolean is a 400 on a list too (request
+  // info already took watch's true forms as a watch).
+  for (const b of ['watch', 'allowWatchBookmarks', 'sendInitialEvents']) optionalBool(query, b);
   const resourceVersion = readResourceVersion(query);
   const match = query.get('resourceVersionMatch') ?? '';
   const cont = query.get('continue') ?? '';

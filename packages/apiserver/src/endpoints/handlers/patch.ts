@@ -12,6 +12,7 @@ import { applyJsonPatch, applyMergePatch, applyPatch, applyStrategicMergePatch }
 import { apiVersionOf } from '../../registry/store.js';
 import { bodyKind, viewed, type HandlerScope } from './scope.js';
 import { answer } from './respond.js';
+import { optionalBool } from './list-params.js';
 import { admitObjectShape, checkName, checkNamespace, readJsonValue } from './decode.js';
 import type { BodyCodec } from '../codec.js';
 
@@ -53,7 +54,7 @@ export async function handlePatch(s: HandlerScope): Promise<void> {
   const { value: patch, mediaType, duplicates } = read;
   const force = s.query.get('force');
   if (mediaType === APPLY_PATCH) {
-    await handleApply(s, { body: patch, force: force === 'true', duplicates });
+    await handleApply(s, { body: patch, force: optionalBool(s.query, 'force') === true, duplicates });
     return;
   }
   if (force !== null)
