@@ -15,8 +15,9 @@ interface Common {
   /**
    * Protobuf: the field lives in the embedded message at this field number of the parent
    * (Go structs JSON inlines, e.g. Probe's ProbeHandler at 1); `tag` is its number in there.
+   * A list is a path of embedded messages (outermost first) for inlines inside inlines.
    */
-  embeddedIn?: number;
+  embeddedIn?: number | readonly number[];
   /** Defaulted value applied when the field is absent. */
   default?: unknown;
 }

@@ -161,9 +161,11 @@ export function protobufFields(schema: ObjectSchema): ProtobufField[] {
     if (fs.tag === undefined) continue;
     if (fs.embeddedIn === undefined) fields.push({ name, schema: fs, tag: fs.tag });
     else {
-      // Inside the embedded message the property is an ordinary field.
+      // Inside the embedded message the property is an ordinary field (or embedded deeper).
       const { embeddedIn, ...inner } = fs;
-      embedded.set(embeddedIn, { ...embedded.get(embeddedIn), [name]: inner as Schema });
+      const [outer = 0, ...deeper] = typeof embeddedIn === 'number' ? [embeddedIn] : embeddedIn;
+      const field = (deeper.length > 0 ? { ...inner, embeddedIn: deeper } : inner) as Schema;
+      embedded.set(outer, { ...embedded.get(outer), [name]: field });
     }
   }
   for (const [tag, properties] of embedded) {

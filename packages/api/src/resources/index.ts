@@ -25,6 +25,8 @@ import {
 } from './authorization/v1/access-review.js';
 import { certificateSigningRequest } from './certificates/v1/certificate-signing-request.js';
 import { customResourceDefinition } from './apiextensions/v1/custom-resource-definition.js';
+import { validatingAdmissionPolicy } from './admissionregistration/v1/validating-admission-policy.js';
+import { validatingAdmissionPolicyBinding } from './admissionregistration/v1/validating-admission-policy-binding.js';
 
 /** Every compiled-in type, in discovery order. Build after `useNaming`. */
 export function builtinResources(): ResourceType[] {
@@ -54,6 +56,8 @@ export function builtinResources(): ResourceType[] {
     selfSubjectRulesReview(),
     certificateSigningRequest(),
     customResourceDefinition(),
+    validatingAdmissionPolicy(),
+    validatingAdmissionPolicyBinding(),
   ];
 }
 

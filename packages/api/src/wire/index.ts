@@ -10,3 +10,4 @@ export * from './core.js';
 export * from './certificates.js';
 export * from './authorization.js';
 export * from './discovery.js';
+export * from './admission-policy.js';

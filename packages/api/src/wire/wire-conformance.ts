@@ -11,6 +11,8 @@ import type { nodeSchema } from '../resources/core/v1/node.js';
 import type { podSchema } from '../resources/core/v1/pod.js';
 import type { secretSchema } from '../resources/core/v1/secret.js';
 import type { serviceAccountSchema } from '../resources/core/v1/service-account.js';
+import type { validatingAdmissionPolicySchema } from '../resources/admissionregistration/v1/validating-admission-policy.js';
+import type { validatingAdmissionPolicyBindingSchema } from '../resources/admissionregistration/v1/validating-admission-policy-binding.js';
 import type { ObjectMeta } from '../types.js';
 import type { Conforms, Mismatches } from './conformance.js';
 import type {
@@ -26,6 +28,8 @@ import type {
   Secret,
   ServiceAccount,
   SubjectAccessReview,
+  ValidatingAdmissionPolicy,
+  ValidatingAdmissionPolicyBinding,
 } from './index.js';
 
 /**
@@ -48,6 +52,14 @@ export type WireConformance = [
   Conforms<Mismatches<ConfigMap, typeof configMapSchema, 'ConfigMap'>>,
   Conforms<Mismatches<CertificateSigningRequest, typeof certificateSigningRequestSchema, 'CertificateSigningRequest'>>,
   Conforms<Mismatches<SubjectAccessReview, typeof subjectAccessReviewSchema, 'SubjectAccessReview'>>,
+  Conforms<Mismatches<ValidatingAdmissionPolicy, typeof validatingAdmissionPolicySchema, 'ValidatingAdmissionPolicy'>>,
+  Conforms<
+    Mismatches<
+      ValidatingAdmissionPolicyBinding,
+      typeof validatingAdmissionPolicyBindingSchema,
+      'ValidatingAdmissionPolicyBinding'
+    >
+  >,
 ];
 
 /** The check itself is checked: each kind of drift is caught (an unused `@ts-expect-error` fails the build). */
