@@ -50,14 +50,14 @@ function dynEnv(optionalOldSelf: boolean): Environment {
   return env;
 }
 
-interface CelIssue {
+export interface CelIssue {
   summary?: string;
   message: string;
   range?: { start: number };
 }
 
 /** cel-go's issue layout: `ERROR: <input>:line:col: message`, the line, and a caret. */
-function formatIssue(src: string, e: CelIssue): string {
+export function formatIssue(src: string, e: CelIssue): string {
   const at = Math.max(0, Math.min(e.range?.start ?? 0, src.length));
   const before = src.slice(0, at).split('\n');
   const line = before.length;

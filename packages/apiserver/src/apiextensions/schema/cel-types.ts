@@ -70,8 +70,15 @@ export class CelTypes {
   private n = 0;
   readonly env: Environment;
 
-  /** Registers the types of every node of `root` (the root both as a resource and not) in a clone of `base`. */
-  constructor(root: JSONSchemaProps, base: Environment) {
+  /**
+   * Registers the types of every node of `root` (the root both as a resource and not) in a clone
+   * of `base`, named `<prefix>_<n>` (distinct prefixes keep two schemas' types apart in one environment).
+   */
+  constructor(
+    root: JSONSchemaProps,
+    base: Environment,
+    private readonly prefix = 'Object',
+  ) {
     this.env = base.clone();
     this.declare(root, true);
     this.declare(root, false);
@@ -153,7 +160,7 @@ export class CelTypes {
       const name = escapeName(k);
       if (t && name) fields[name] = t;
     }
-    const name = `Object_${++this.n}`;
+    const name = `${this.prefix}_${++this.n}`;
     const ctor = class {};
     this.env.registerType(name, { ctor, fields });
     this.env.registerOperator(`${name} == ${name}`, () => false);

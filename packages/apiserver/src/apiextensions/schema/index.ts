@@ -21,3 +21,8 @@ export { validateCustomResource, type CustomResourceInput } from './custom-resou
 export { applyDefaults } from './defaulting.js';
 export { pruneUnknownFields } from './prune.js';
 export { ruleFieldPath, type RuleFieldPath } from './rule-field-path.js';
+// The CEL environment, declared types and values, for ValidatingAdmissionPolicy (admission/policy/).
+export { celBaseEnvironment, celEqual, rewriteHas } from './cel-library.js';
+export { CelTypes, escapeName } from './cel-types.js';
+export { toCelValue } from './cel-values.js';
+export { formatIssue as formatCelIssue, type CelIssue } from './cel-compile.js';

@@ -10,6 +10,10 @@ import { podStrategy } from './pod.js';
 import { secretStrategy } from './secret.js';
 import { serviceStrategy } from './service.js';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac.js';
+import {
+  validatingAdmissionPolicyBindingStrategy,
+  validatingAdmissionPolicyStrategy,
+} from './validating-admission-policy.js';
 
 const BY_KIND: Record<string, Strategy> = {
   '/Namespace': namespaceStrategy,
@@ -36,5 +40,9 @@ export function strategyFor(r: ResourceType): Strategy | undefined {
   if (r.group === group('certificates') && r.kind === 'CertificateSigningRequest')
     return certificateSigningRequestStrategy;
   if (r.group === group('events') && r.kind === 'Event') return eventsV1EventStrategy;
+  if (r.group === group('admissionregistration') && r.kind === 'ValidatingAdmissionPolicy')
+    return validatingAdmissionPolicyStrategy;
+  if (r.group === group('admissionregistration') && r.kind === 'ValidatingAdmissionPolicyBinding')
+    return validatingAdmissionPolicyBindingStrategy;
   return BY_KIND[`${r.group}/${r.kind}`];
 }
