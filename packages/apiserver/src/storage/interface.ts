@@ -74,6 +74,12 @@ export interface ListOptions extends ReadConsistency {
   startKey?: string;
   /** Only items for which this returns true are returned and counted against `limit`. */
   predicate?: (obj: ApiObject) => boolean;
+  /**
+   * When given, an item whose stored value cannot be decoded (not decryptable, not an object)
+   * is reported here and left out instead of failing the list (the watch cache keeps such
+   * keys aside and fails only the reads that reach them).
+   */
+  onCorruptObject?: (key: string, error: StorageError) => void;
 }
 
 export interface ListResult {
@@ -132,6 +138,8 @@ export type StorageErrorCode =
   | 'KeyExists'
   | 'Conflict'
   | 'InvalidObject'
+  /** The value could not be decrypted or encrypted (encryption at rest); a 500 InternalError. */
+  | 'InternalError'
   | 'Unreachable'
   | 'ResourceVersionCompacted'
   | 'FutureRevision';

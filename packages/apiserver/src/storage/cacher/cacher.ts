@@ -12,6 +12,8 @@ export interface CacherOptions {
   /** A watcher whose queue grows past this is ended (it reconnects and relists). */
   maxWatcherQueue: number;
   onError?: (err: unknown) => void;
+  /** The keys a (re)list could not decode (they are kept aside; see `Cacher`). */
+  onCorrupt?: (keys: string[]) => void;
 }
 
 export const DEFAULT_CACHER_OPTIONS: CacherOptions = {
@@ -80,6 +82,12 @@ class CacheWatcher {
  */
 export class Cacher {
   private objects = new Map<string, ApiObject>();
+  /**
+   * Keys whose stored value could not be decoded at the last list (a value no configured
+   * key decrypts): reads that reach them fail with the store's error, as a read from the
+   * store would, and every other key is served. An event for such a key replaces the entry.
+   */
+  private corrupt = new Map<string, StorageError>();
   private sorted: string[] | undefined;
   private rev = 0;
   /** Recent events; those before `windowStart` have left the window (see `trimWindow`). */
@@ -164,7 +172,7 @@ export class Cacher {
    */
   async syncWithStore(): Promise<void> {
     const since = this.rev;
-    const count = this.objects.size;
+    const count = this.objects.size + this.corrupt.size;
     // Cheap first: nothing was written anywhere since the cache's revision.
     if ((await this.inner.currentRevision()) <= since) return;
     const probe = await this.inner.probeChanges(this.prefix, since);
@@ -175,7 +183,10 @@ export class Cacher {
     await this.waitFresh(probe.revision);
   }
 
+  /** Throws the store's error for a key whose value cannot be decoded. */
   get(key: string): ApiObject | undefined {
+    const bad = this.corrupt.get(key);
+    if (bad) throw bad;
     return this.objects.get(key);
   }
 
@@ -184,6 +195,12 @@ export class Cacher {
     prefix: string,
     opts: { startKey?: string; limit?: number; predicate?: (o: ApiObject) => boolean },
   ): { items: ApiObject[]; nextKey?: string; remainingItemCount?: number; revision: number } {
+    for (const [key, bad] of this.corrupt) {
+      if (key.startsWith(prefix))
+        throw new StorageError(bad.code, key, {
+          message: `unable to transform key ${JSON.stringify(key)}: ${bad.message}`,
+        });
+    }
     const keys = this.sortedKeys();
     const from = opts.startKey && opts.startKey > prefix ? opts.startKey : prefix;
     let i = lowerBound(keys, from);
@@ -299,6 +316,7 @@ export class Cacher {
   }
 
   private apply(e: StorageEvent, key: string): void {
+    this.corrupt.delete(key);
     if (e.type === 'DELETED') {
       if (this.objects.delete(key)) this.sorted = undefined;
     } else {
@@ -347,7 +365,9 @@ export class Cacher {
     let backoff = 50;
     while (!this.stopped.signal.aborted) {
       try {
-        const res = await this.inner.list(this.prefix);
+        const corrupt = new Map<string, StorageError>();
+        const res = await this.inner.list(this.prefix, { onCorruptObject: (k, e) => corrupt.set(k, e) });
+        if (corrupt.size > 0) this.opts.onCorrupt?.([...corrupt.keys()]);
         const objects = new Map<string, ApiObject>();
         res.items.forEach((o, i) => objects.set(res.keys?.[i] ?? keyOf(this.prefix, o), o));
         if (this.isReady) {
@@ -359,6 +379,7 @@ export class Cacher {
           this.watchers.clear();
         }
         this.objects = objects;
+        this.corrupt = corrupt;
         this.sorted = undefined;
         this.window = [];
         this.windowStart = 0;

@@ -3,6 +3,8 @@ import { freePort, startEtcd, type EtcdHandle } from '@svc/testing';
 import { isStorageError, type StorageErrorCode, type StorageEvent } from '../interface.js';
 import { cm, runStorageSuite } from '../storage-suite.js';
 import { Etcd3Storage } from './etcd3-storage.js';
+import { AesGcmTransformer } from '../value/aes-gcm.js';
+import { PrefixTransformers, type ValueTransformer } from '../value/transformer.js';
 
 // One etcd for the whole file; every test uses its own key prefix.
 let etcd: EtcdHandle | undefined;
@@ -38,6 +40,95 @@ runStorageSuite('Etcd3Storage', async () => {
       await raw.kv.compact({ revision, physical: true });
     },
   };
+});
+
+/** Every key encrypted with AES-GCM by the first named key; the others still read. */
+function aesGcm(keys: Array<[string, Buffer]>): ValueTransformer {
+  return new PrefixTransformers(
+    keys.map(([name, k]) => ({
+      prefix: Buffer.from(`svc:enc:aesgcm:v1:${name}:`),
+      transformer: new AesGcmTransformer(k),
+    })),
+    'no matching prefix found',
+  );
+}
+const K1 = Buffer.alloc(32, 1);
+const K0 = Buffer.alloc(32, 7);
+
+runStorageSuite('Etcd3Storage with encryption at rest', async () => {
+  const { etcd, raw } = await cluster();
+  const t = aesGcm([['k1', K1]]);
+  const storage = new Etcd3Storage({ endpoints: etcd.endpoints, transformers: { forKey: () => t } });
+  storages.push(storage);
+  return {
+    storage,
+    cleanup: () => storage.close(),
+    compact: async (revision) => {
+      await raw.kv.compact({ revision, physical: true });
+    },
+  };
+});
+
+describe('Etcd3Storage with encryption at rest', () => {
+  const prefix = `/registry/etcd3-encrypted/${Date.now()}/`;
+
+  it('stores ciphertext, reads plaintext, rewrites a stale value even when the object is unchanged', async () => {
+    const { etcd, raw } = await cluster();
+    const old = new Etcd3Storage({ endpoints: etcd.endpoints, transformers: { forKey: () => aesGcm([['k0', K0]]) } });
+    storages.push(old);
+    await old.create(`${prefix}a`, cm('a', { v: 'plain-text' }));
+    const first = (await raw.get(`${prefix}a`).exec()).kvs[0];
+    expect(first?.value.toString('latin1')).toMatch(/^svc:enc:aesgcm:v1:k0:/);
+    expect(first?.value.includes('plain-text')).toBe(false);
+    // The new key first, the old one second: the value reads (stale) and an unchanged write re-encrypts it.
+    const rotated = new Etcd3Storage({
+      endpoints: etcd.endpoints,
+      transformers: {
+        forKey: () =>
+          aesGcm([
+            ['k1', K1],
+            ['k0', K0],
+          ]),
+      },
+    });
+    storages.push(rotated);
+    const got = await rotated.get(`${prefix}a`);
+    expect(got.data).toEqual({ v: 'plain-text' });
+    const same = await rotated.guaranteedUpdate(`${prefix}a`, (cur) => cur, { cached: got });
+    expect(Number(same.metadata.resourceVersion)).toBeGreaterThan(Number(got.metadata.resourceVersion));
+    const again = await rotated.guaranteedUpdate(`${prefix}a`, (cur) => cur);
+    expect(again.metadata.resourceVersion).toBe(same.metadata.resourceVersion); // no longer stale: no write
+    // Only K1 now: the old server's key is gone, the value still reads.
+    const only = new Etcd3Storage({ endpoints: etcd.endpoints, transformers: { forKey: () => aesGcm([['k1', K1]]) } });
+    storages.push(only);
+    expect((await only.get(`${prefix}a`)).data).toEqual({ v: 'plain-text' });
+  });
+
+  it('a value no key decrypts fails its get and the list with InternalError; onCorruptObject leaves it out', async () => {
+    const { etcd } = await cluster();
+    const p = `${prefix}corrupt/`;
+    const writer = new Etcd3Storage({
+      endpoints: etcd.endpoints,
+      transformers: { forKey: () => aesGcm([['k1', K0]]) },
+    });
+    const reader = new Etcd3Storage({
+      endpoints: etcd.endpoints,
+      transformers: { forKey: () => aesGcm([['k1', K1]]) },
+    });
+    storages.push(writer, reader);
+    await writer.create(`${p}bad`, cm('bad'));
+    await reader.create(`${p}good`, cm('good'));
+    await expectCode(reader.get(`${p}bad`), 'InternalError');
+    await expect(reader.get(`${p}bad`)).rejects.toThrow('cipher: message authentication failed');
+    await expect(reader.list(p)).rejects.toThrow(
+      `unable to transform key "${p}bad": cipher: message authentication failed`,
+    );
+    const corrupt: string[] = [];
+    const res = await reader.list(p, { onCorruptObject: (k) => corrupt.push(k) });
+    expect(res.items.map((o) => o.metadata.name)).toEqual(['good']);
+    expect(corrupt).toEqual([`${p}bad`]);
+    expect((await reader.get(`${p}good`)).metadata.name).toBe('good');
+  });
 });
 
 describe('Etcd3Storage specifics', () => {

@@ -30,6 +30,8 @@ import {
   type WriteOptions,
 } from '../interface.js';
 import { LeaseManager } from './lease-manager.js';
+import type { KeyTransformers } from '../value/resource-transformers.js';
+import type { Plaintext } from '../value/transformer.js';
 
 export interface Etcd3StorageOptions {
   /** Client URLs, e.g. `http://127.0.0.1:2379` or `https://etcd-0:2379`. */
@@ -49,6 +51,11 @@ export interface Etcd3StorageOptions {
   requestTimeoutMs?: number;
   /** How long one etcd lease serves keys written with a TTL (`--lease-reuse-duration-seconds`). Default 60. */
   leaseReuseDurationSeconds?: number;
+  /**
+   * Encryption at rest (`--encryption-provider-config`): each value is transformed on its way
+   * to and from etcd by its resource's transformer, with the key as authenticated data.
+   */
+  transformers?: KeyTransformers;
 }
 
 /** Key read for health checks and the current revision; never written. */
@@ -59,10 +66,12 @@ const MAX_LIST_BATCH = 10_000;
 const WATCH_CANCEL_TIMEOUT_MS = 2000;
 
 interface Current {
-  /** The stored value: JSON of the object without `metadata.resourceVersion`. */
+  /** The stored value (decrypted): JSON of the object without `metadata.resourceVersion`. */
   json: string;
   /** Modification revision of the key. */
   rev: number;
+  /** Not written with the current encryption provider and key: an unchanged write still goes to etcd. */
+  stale?: boolean;
 }
 
 interface ActiveWatch {
@@ -80,7 +89,9 @@ interface ActiveWatch {
  *
  * Errors: compacted revisions → `ResourceVersionCompacted`, revisions ahead of etcd →
  * `FutureRevision`, connection and timeout failures → `Unreachable`, stored values that
- * are not API objects in JSON → `InvalidObject`.
+ * are not API objects in JSON → `InvalidObject`, values that cannot be decrypted (or
+ * encrypted) → `InternalError` with the transformer's reason (a list names the key, as
+ * Kubernetes does).
  */
 export class Etcd3Storage implements Storage {
   private readonly client: Etcd3;
@@ -88,6 +99,7 @@ export class Etcd3Storage implements Storage {
   private readonly cancellations = new Map<Watcher, Promise<void>>();
   private closed = false;
   private readonly leases: LeaseManager;
+  private readonly transformers?: KeyTransformers;
 
   constructor(opts: Etcd3StorageOptions) {
     if (opts.endpoints.length === 0) throw new Error('Etcd3Storage: no endpoints');
@@ -117,6 +129,7 @@ export class Etcd3Storage implements Storage {
       };
     }
     this.client = new Etcd3(options);
+    this.transformers = opts.transformers;
     this.leases = new LeaseManager(async (ttl) => (await this.client.leaseClient.leaseGrant({ TTL: ttl })).ID, {
       reuseDurationSeconds: opts.leaseReuseDurationSeconds ?? 60,
     });
@@ -131,7 +144,7 @@ export class Etcd3Storage implements Storage {
     checkMinRevision(key, Number(res.header.revision), opts.minRevision);
     const kv = res.kvs[0];
     if (!kv) throw new StorageError('KeyNotFound', key);
-    return decodeKv(kv);
+    return this.decodeKv(kv);
   }
 
   /**
@@ -165,7 +178,16 @@ export class Etcd3Storage implements Storage {
         checkMinRevision(prefix, revision, opts.minRevision);
       }
       for (const [i, kv] of res.kvs.entries()) {
-        const obj = decodeKv(kv);
+        let obj: ApiObject;
+        try {
+          const decoded = this.decodeKv(kv);
+          obj = decoded instanceof Promise ? await decoded : decoded;
+        } catch (err) {
+          const itemKey = kv.key.toString('utf8');
+          if (!(err instanceof StorageError) || !opts.onCorruptObject) throw listItemError(itemKey, err);
+          opts.onCorruptObject(itemKey, err);
+          continue;
+        }
         if (predicate && !predicate(obj)) continue;
         items.push(obj);
         keys.push(kv.key.toString('utf8'));
@@ -186,9 +208,10 @@ export class Etcd3Storage implements Storage {
 
   async create(key: string, obj: ApiObject, opts: WriteOptions = {}): Promise<ApiObject> {
     const json = encode(obj);
+    const value = await this.toStored(key, json);
     const lease = await this.grantLease(key, opts.ttlSeconds);
     const res = await this.call(key, () => {
-      const put = this.client.put(key).value(json);
+      const put = this.client.put(key).value(value);
       if (lease) put.lease(lease);
       return this.client.if(key, 'Mod', '==', 0).then(put).commit();
     });
@@ -199,7 +222,8 @@ export class Etcd3Storage implements Storage {
   /**
    * Tries `opts.cached` first; a no-op result computed from the cached copy is confirmed
    * against a fresh read before it is returned (as Kubernetes does), so a no-op always
-   * reflects the current stored state.
+   * reflects the current stored state. A stale stored value (not encrypted with the current
+   * provider and key) is rewritten even when the object is unchanged, as in Kubernetes.
    */
   async guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<ApiObject> {
     let fromCache = false;
@@ -209,21 +233,22 @@ export class Etcd3Storage implements Storage {
     for (;;) {
       const updated = await tryUpdate(decode(key, cur.json, cur.rev));
       const json = encode(updated);
-      if (json === cur.json || jsonEqual(JSON.parse(json), JSON.parse(cur.json))) {
+      if (!cur.stale && (json === cur.json || jsonEqual(JSON.parse(json), JSON.parse(cur.json)))) {
         if (!fromCache) return decode(key, cur.json, cur.rev);
         cur = await this.readCurrent(key);
         fromCache = false;
         continue;
       }
+      const value = await this.toStored(key, json);
       const lease = await this.grantLease(key, opts.ttlSeconds);
       const expected = cur.rev;
       const res = await this.call(key, () => {
-        const put = this.client.put(key).value(json);
+        const put = this.client.put(key).value(value);
         if (lease) put.lease(lease);
         return this.client.if(key, 'Mod', '==', expected).then(put).else(this.client.get(key)).commit();
       });
       if (res.succeeded) return decode(key, json, Number(res.header.revision));
-      cur = currentFromElse(key, res.responses[0]?.response_range);
+      cur = await this.currentFromElse(key, res.responses[0]?.response_range);
       fromCache = false;
     }
   }
@@ -258,7 +283,7 @@ export class Etcd3Storage implements Storage {
           .commit(),
       );
       if (res.succeeded) return obj;
-      cur = currentFromElse(key, res.responses[0]?.response_range);
+      cur = await this.currentFromElse(key, res.responses[0]?.response_range);
       fromCache = false;
     }
   }
@@ -383,7 +408,8 @@ export class Etcd3Storage implements Storage {
   private async *runWatch(key: string, opts: WatchOptions): AsyncGenerator<StorageEvent, void, undefined> {
     const { signal } = opts;
     if (signal.aborted || this.closed) return;
-    const queue: (StorageEvent | undefined)[] = [];
+    // Raw events: values are decrypted and decoded as the consumer takes them (decryption may wait on a KMS plugin).
+    const queue: (IEvent | undefined)[] = [];
     let head = 0;
     let failure: unknown;
     let ended = false;
@@ -413,7 +439,7 @@ export class Etcd3Storage implements Storage {
         for (const ev of res.events) {
           const rev = Number(ev.kv.mod_revision);
           if (rev < next) continue; // replayed after a reconnection
-          queue.push(toEvent(ev));
+          queue.push(ev);
           last = rev;
         }
       } catch (err) {
@@ -454,14 +480,15 @@ export class Etcd3Storage implements Storage {
     try {
       for (;;) {
         if (signal.aborted || ended) return;
-        const ev = queue[head];
-        if (ev) {
+        const raw = queue[head];
+        if (raw) {
           queue[head++] = undefined;
           if (head > 1024 && head * 2 > queue.length) {
             queue.splice(0, head);
             head = 0;
           }
-          yield ev;
+          const ev = this.toEvent(raw);
+          yield ev instanceof Promise ? await ev : ev;
           continue;
         }
         if (failure !== undefined) throw failure;
@@ -507,7 +534,102 @@ export class Etcd3Storage implements Storage {
     const res = await this.call(key, () => this.client.get(key).exec());
     const kv = res.kvs[0];
     if (!kv) throw new StorageError('KeyNotFound', key);
-    return { json: kv.value.toString('utf8'), rev: Number(kv.mod_revision) };
+    return this.current(key, kv);
+  }
+
+  /** The key's state as returned by a failed transaction's `else(get(key))`. */
+  private async currentFromElse(key: string, range: IRangeResponse | undefined): Promise<Current> {
+    const kv = range?.kvs[0];
+    if (!kv) throw new StorageError('KeyNotFound', key);
+    return this.current(key, kv);
+  }
+
+  private async current(key: string, kv: IKeyValue): Promise<Current> {
+    const p = this.plain(key, kv.value);
+    const { json, stale } = p instanceof Promise ? await p : p;
+    return { json, rev: Number(kv.mod_revision), stale };
+  }
+
+  /** The value to put for `json`: as it is, or encrypted by the key's transformer. */
+  private async toStored(key: string, json: string): Promise<string | Buffer> {
+    const t = this.transformers?.forKey(key);
+    if (!t) return json;
+    try {
+      return await t.toStorage(Buffer.from(json), Buffer.from(key));
+    } catch (err) {
+      throw new StorageError('InternalError', key, { message: messageOf(err) });
+    }
+  }
+
+  /** A stored value as JSON text (decrypted when a transformer applies); throws `InternalError` when it cannot be. */
+  private plain(
+    key: string,
+    value: Buffer,
+  ): { json: string; stale: boolean } | Promise<{ json: string; stale: boolean }> {
+    const t = this.transformers?.forKey(key);
+    if (!t) return { json: value.toString('utf8'), stale: false };
+    const failed = (err: unknown): never => {
+      throw new StorageError('InternalError', key, { message: messageOf(err) });
+    };
+    let out: Plaintext | Promise<Plaintext>;
+    try {
+      out = t.fromStorage(value, Buffer.from(key));
+    } catch (err) {
+      return failed(err);
+    }
+    if (out instanceof Promise) return out.then((p) => ({ json: p.data.toString('utf8'), stale: p.stale }), failed);
+    return { json: out.data.toString('utf8'), stale: out.stale };
+  }
+
+  private decodeKv(kv: IKeyValue, rev = Number(kv.mod_revision)): ApiObject | Promise<ApiObject> {
+    const key = kv.key.toString('utf8');
+    const p = this.plain(key, kv.value);
+    if (p instanceof Promise) return p.then((x) => decode(key, x.json, rev));
+    return decode(key, p.json, rev);
+  }
+
+  /**
+   * A watch event with its objects decoded. A DELETED event carries the last stored version
+   * (with the delete's revision) and, as `prevObject`, that version as stored; a previous
+   * value that cannot be decrypted leaves a MODIFIED event without `prevObject`.
+   */
+  private toEvent(ev: IEvent): StorageEvent | Promise<StorageEvent> {
+    const kv = ev.kv;
+    const key = kv.key.toString('utf8');
+    const rev = Number(kv.mod_revision);
+    if (ev.type === 'Delete') {
+      const prevKv = ev.prev_kv;
+      if (!prevKv)
+        throw new StorageError('InvalidObject', key, { message: 'etcd delete event without the previous value' });
+      const deleted = (p: { json: string }): StorageEvent => ({
+        type: 'DELETED',
+        key,
+        object: decode(key, p.json, rev),
+        prevObject: decode(key, p.json, Number(prevKv.mod_revision)),
+        revision: rev,
+      });
+      const p = this.plain(key, prevKv.value);
+      return p instanceof Promise ? p.then(deleted) : deleted(p);
+    }
+    const type = kv.create_revision === kv.mod_revision ? 'ADDED' : 'MODIFIED';
+    const prevKv = type === 'MODIFIED' ? ev.prev_kv : undefined;
+    const made = (c: { json: string }, p: { json: string } | undefined): StorageEvent => {
+      const result: StorageEvent = { type, key, object: decode(key, c.json, rev), revision: rev };
+      if (p && prevKv) result.prevObject = decode(key, p.json, Number(prevKv.mod_revision));
+      return result;
+    };
+    const cur = this.plain(key, kv.value);
+    let prev: ReturnType<Etcd3Storage['plain']> | undefined;
+    try {
+      prev = prevKv ? this.plain(key, prevKv.value) : undefined;
+    } catch {
+      prev = undefined;
+    }
+    if (prev instanceof Promise) prev = prev.catch(() => undefined) as Promise<{ json: string; stale: boolean }>;
+    if (cur instanceof Promise || prev instanceof Promise) {
+      return Promise.all([cur, prev]).then(([c, p]) => made(c, p));
+    }
+    return made(cur, prev);
   }
 
   /** A lease for `ttlSeconds` (none when absent); keys written with it vanish when it expires. */
@@ -550,48 +672,18 @@ function decode(key: string, json: string, rev: number): ApiObject {
   return value;
 }
 
-function decodeKv(kv: IKeyValue, rev = Number(kv.mod_revision)): ApiObject {
-  return decode(kv.key.toString('utf8'), kv.value.toString('utf8'), rev);
-}
-
 function fromCached(obj: ApiObject): Current | undefined {
   const rev = Number(obj.metadata?.resourceVersion);
   if (!Number.isSafeInteger(rev) || rev <= 0) return undefined;
   return { json: encode(obj), rev };
 }
 
-/** The key's state as returned by a failed transaction's `else(get(key))`. */
-function currentFromElse(key: string, range: IRangeResponse | undefined): Current {
-  const kv = range?.kvs[0];
-  if (!kv) throw new StorageError('KeyNotFound', key);
-  return { json: kv.value.toString('utf8'), rev: Number(kv.mod_revision) };
-}
-
-function toEvent(ev: IEvent): StorageEvent {
-  const kv = ev.kv;
-  const rev = Number(kv.mod_revision);
-  const prev = ev.prev_kv ? decodeKv(ev.prev_kv) : undefined;
-  if (ev.type === 'Delete') {
-    if (!ev.prev_kv) {
-      throw new StorageError('InvalidObject', kv.key.toString('utf8'), {
-        message: 'etcd delete event without the previous value',
-      });
-    }
-    const result: StorageEvent = {
-      type: 'DELETED',
-      key: kv.key.toString('utf8'),
-      object: decodeKv(ev.prev_kv, rev),
-      revision: rev,
-    };
-    if (prev) result.prevObject = prev;
-    return result;
-  }
-  const object = decodeKv(kv);
-  const key = kv.key.toString('utf8');
-  if (kv.create_revision === kv.mod_revision) return { type: 'ADDED', key, object, revision: rev };
-  const result: StorageEvent = { type: 'MODIFIED', key, object, revision: rev };
-  if (prev) result.prevObject = prev;
-  return result;
+/** A list item that cannot be decoded fails the whole list, naming its key (Kubernetes' message for a value it cannot decrypt). */
+function listItemError(key: string, err: unknown): unknown {
+  if (!(err instanceof StorageError) || err.code !== 'InternalError') return err;
+  return new StorageError('InternalError', key, {
+    message: `unable to transform key ${JSON.stringify(key)}: ${err.message}`,
+  });
 }
 
 function messageOf(err: unknown): string {
