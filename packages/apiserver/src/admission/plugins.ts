@@ -14,6 +14,7 @@ import { NodeRestriction } from './node-restriction.js';
 import { newPodSecurity } from './pod-security/pod-security.js';
 import type { AdmissionPluginName } from './plugin-names.js';
 import { RbacEscalation } from './rbac-escalation.js';
+import { validatingAdmissionPolicy } from './policy/index.js';
 
 /** What a plugin may use: the server's own reads and writes, its authorizer, flags and its configuration. */
 export interface AdmissionContext {
@@ -55,6 +56,7 @@ const FACTORIES: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = 
     }),
   CertificateApproval: (c) => new CertificateApproval(c.authorizer),
   CertificateSigning: (c) => new CertificateSigning(c.authorizer),
+  ValidatingAdmissionPolicy: validatingAdmissionPolicy,
 };
 
 export interface BuiltAdmission {
