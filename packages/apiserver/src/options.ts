@@ -145,6 +145,10 @@ export interface ApiServerOptions {
   admissionControlConfigFile?: string;
   /** `--request-timeout` (Kubernetes' generic server flag, 1m0s): requests that are not long-running get 504 after it. */
   requestTimeoutMs: number;
+  /** `--encryption-provider-config`: EncryptionConfiguration for encryption at rest, read at start (a bad file exits 2). */
+  encryptionProviderConfig?: string;
+  /** `--encryption-provider-config-automatic-reload`: the file is watched and reloaded. */
+  encryptionProviderConfigAutomaticReload: boolean;
   /** DefaultTolerationSeconds admission: seconds of the not-ready / unreachable tolerations pods get. */
   defaultNotReadyTolerationSeconds: number;
   defaultUnreachableTolerationSeconds: number;
@@ -456,6 +460,19 @@ export function apiServerCommand(): Command {
     )
     .addOption(
       new Option(
+        '--encryption-provider-config <file>',
+        'EncryptionConfiguration file: how the values of each resource are encrypted in the store (per resource, providers in order: the first encrypts, all decrypt).',
+      ),
+    )
+    .addOption(
+      boolOption(
+        '--encryption-provider-config-automatic-reload',
+        'Watch the --encryption-provider-config file and use it again whenever it changes (a bad file keeps the current one). KMS plugins then share the one health check kms-providers.',
+        false,
+      ),
+    )
+    .addOption(
+      new Option(
         '--admission-control-config-file <file>',
         'AdmissionConfiguration file: per-plugin configuration, inline or by path.',
       ),
@@ -687,6 +704,8 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     if ((o[k] as number) < 0) fail(`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} must not be negative`);
   }
   if ((o.eventTtl as number) <= 0) fail('--event-ttl must be greater than 0');
+  if (o.encryptionProviderConfigAutomaticReload && !o.encryptionProviderConfig)
+    fail('--encryption-provider-config-automatic-reload must be set with --encryption-provider-config');
   if ((o.requestTimeout as number) <= 0) fail('--request-timeout must be greater than 0');
   if ((o.leaseReuseDurationSeconds as number) < 1) fail('--lease-reuse-duration-seconds must be greater than 0');
   const namingScheme = String(o.naming);
@@ -779,6 +798,8 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     requestTimeoutMs: o.requestTimeout as number,
     admissionPlugins,
     admissionControlConfigFile: o.admissionControlConfigFile as string | undefined,
+    encryptionProviderConfig: o.encryptionProviderConfig as string | undefined,
+    encryptionProviderConfigAutomaticReload: o.encryptionProviderConfigAutomaticReload as boolean,
     defaultNotReadyTolerationSeconds: o.defaultNotReadyTolerationSeconds as number,
     defaultUnreachableTolerationSeconds: o.defaultUnreachableTolerationSeconds as number,
     svclet: {

@@ -16,6 +16,7 @@ import { nonResourceHandler } from './non-resource.js';
 import { postStartHooks, type PostStart } from './post-start.js';
 import { listen, servingCertificate, ServingAddress } from './serve.js';
 import { buildStorage, storedTypes, type BuiltStorage } from './storage.js';
+import { encryptionAtRest, type EncryptionAtRest } from './encryption.js';
 import { Stores } from './stores.js';
 import { resourceRouter } from './resources.js';
 import { admissionChain, buildAuthenticationStep, buildAuthorizationStep } from './security.js';
@@ -52,7 +53,16 @@ interface Deps {
 export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): Promise<RunningApiServer> {
   useNaming(opts.naming);
   const s = startup(opts, deps);
-  const storage = buildStorage(opts, { catalog: s.catalog, metrics: s.metrics, log: s.log, signal: s.stopping.signal });
+  const encryption = await orAbort(s, () =>
+    encryptionAtRest(opts, { log: s.log, metrics: s.metrics, signal: s.stopping.signal }),
+  );
+  const storage = buildStorage(opts, {
+    catalog: s.catalog,
+    metrics: s.metrics,
+    log: s.log,
+    signal: s.stopping.signal,
+    transformers: encryption?.transformers,
+  });
   const stores = new Stores({
     storage: storage.storage,
     storePrefix: opts.storePrefix,
@@ -62,12 +72,13 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
         ? customResourceStrategy(r, { ratcheting: opts.featureGates.enabled('CRDValidationRatcheting') })
         : strategyFor(r),
   });
-  const served = await orStop(s, storage, () => buildServed(s, { storage, stores }));
+  const served = await orStop(s, storage, () => buildServed(s, { storage, stores, encryption }));
   storage.start();
   const listener = await orStop(s, storage, () => listen(opts, { tls: served.tls, handler: expressApp(served.chain) }));
   s.address.bound(listener.port);
   s.log.info('serving securely', { address: `${opts.bindAddress}:${listener.port}` });
   const started = served.postStart.run();
+  encryption?.startReloading();
   const stopCounting = pollObjectCounts(s, storage, started);
   const stop = async (): Promise<void> => {
     s.stopping.abort(); // ends open watches, compaction, the post-start retries and reloads
@@ -86,6 +97,16 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     started,
     shutdown: gracefulShutdown(s, { check: served.shutdownCheck, stop }),
   };
+}
+
+/** `step`'s result; when it fails, the background work (KMS probes) stops first. */
+async function orAbort<T>(s: Startup, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (e) {
+    s.stopping.abort();
+    throw e;
+  }
 }
 
 /** `step`'s result; when it fails, the background work stops and storage closes first. */
@@ -127,7 +148,10 @@ interface Served {
 }
 
 /** Security and admission from the flags and files, the routers and the handler chain over them. */
-async function buildServed(s: Startup, d: { storage: BuiltStorage; stores: Stores }): Promise<Served> {
+async function buildServed(
+  s: Startup,
+  d: { storage: BuiltStorage; stores: Stores; encryption?: EncryptionAtRest },
+): Promise<Served> {
   const { opts, catalog } = s;
   const { stores } = d;
   const authentication = await buildAuthenticationStep(s, stores);
@@ -147,9 +171,10 @@ async function buildServed(s: Startup, d: { storage: BuiltStorage; stores: Store
   const health = healthChecks({
     opts,
     storage: d.storage,
-    hooks: postStart.hooks,
+    hooks: [...postStart.hooks, ...(d.encryption?.hooks ?? [])],
     shutdown: shutdownCheck,
     startedAt: s.startedAt,
+    notLivez: d.encryption?.healthChecks,
   });
   const svclet = new SvcletClient(opts.svclet);
   const resources = resourceRouter(s, { stores, authentication, authorization, svclet });

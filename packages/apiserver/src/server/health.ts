@@ -27,6 +27,8 @@ export function healthChecks(o: {
   hooks: readonly PostStartHook[];
   shutdown: ShutdownCheck;
   startedAt: number;
+  /** Checks on `/healthz` and `/readyz` only (encryption's `kms-providers`, as Kubernetes adds it). */
+  notLivez?: readonly HealthCheck[];
 }): HealthChecks {
   const { opts, storage, hooks } = o;
   const store = (timeoutMs: number): HealthCheck => storeCheck('store', () => storage.storage.healthCheck(timeoutMs));
@@ -42,9 +44,18 @@ export function healthChecks(o: {
       ]
     : [];
   const graced = hooks.map((h) => withGracePeriod(h, o.startedAt, opts.livezGracePeriodMs));
+  const notLivez = o.notLivez ?? [];
   return {
     livez: () => [pingCheck, logCheck, store(opts.storeHealthcheckTimeoutMs), ...graced],
-    readyz: () => [pingCheck, logCheck, store(opts.storeReadycheckTimeoutMs), ...watchCache, ...hooks, o.shutdown],
-    healthz: () => [pingCheck, logCheck, store(opts.storeHealthcheckTimeoutMs), ...hooks],
+    readyz: () => [
+      pingCheck,
+      logCheck,
+      store(opts.storeReadycheckTimeoutMs),
+      ...notLivez,
+      ...watchCache,
+      ...hooks,
+      o.shutdown,
+    ],
+    healthz: () => [pingCheck, logCheck, store(opts.storeHealthcheckTimeoutMs), ...notLivez, ...hooks],
   };
 }

@@ -8,6 +8,7 @@ import { CachedStorage } from '../storage/cacher/cached-storage.js';
 import { runCompactor } from '../storage/compactor.js';
 import { Etcd3Storage } from '../storage/etcd3/etcd3-storage.js';
 import type { Storage } from '../storage/interface.js';
+import type { KeyTransformers } from '../storage/value/resource-transformers.js';
 
 export interface BuiltStorage {
   etcd: Etcd3Storage;
@@ -27,7 +28,14 @@ export interface BuiltStorage {
  */
 export function buildStorage(
   opts: ApiServerOptions,
-  deps: { catalog: Catalog; metrics: ApiServerMetrics; log: Logger; signal: AbortSignal },
+  deps: {
+    catalog: Catalog;
+    metrics: ApiServerMetrics;
+    log: Logger;
+    signal: AbortSignal;
+    /** Encryption at rest (`--encryption-provider-config`), between the store and etcd. */
+    transformers?: KeyTransformers;
+  },
 ): BuiltStorage {
   const { catalog, metrics, log } = deps;
   const tls =
@@ -38,6 +46,7 @@ export function buildStorage(
     endpoints: opts.storeServers,
     tls,
     leaseReuseDurationSeconds: opts.leaseReuseDurationSeconds,
+    transformers: deps.transformers,
   });
   const instrumented = new InstrumentedStorage(etcd, metrics, opts.storePrefix);
   const compact = (): void =>
@@ -56,6 +65,7 @@ export function buildStorage(
     consistentListFromCache: opts.featureGates.enabled('ConsistentListFromCache'),
     cacher: {
       onError: (e) => log.warn('watch cache: store watch failed; restarting', { error: (e as Error).message }),
+      onCorrupt: (keys) => log.error('watch cache: stored values that cannot be decoded; reads of them fail', { keys }),
     },
   });
   const start = (): void => {
