@@ -14,7 +14,7 @@ import { NodeRestriction } from './node-restriction.js';
 import { newPodSecurity } from './pod-security/pod-security.js';
 import type { AdmissionPluginName } from './plugin-names.js';
 import { RbacEscalation } from './rbac-escalation.js';
-import { validatingAdmissionPolicy } from './policy/index.js';
+import { policyParamAuthorization, validatingAdmissionPolicy } from './policy/index.js';
 
 /** What a plugin may use: the server's own reads and writes, its authorizer, flags and its configuration. */
 export interface AdmissionContext {
@@ -68,7 +68,7 @@ export interface BuiltAdmission {
 /**
  * The admission chain of `names` (already in Kubernetes' order), then the steps that are not
  * plugins in Kubernetes but run as admission here: RBAC's escalation check (Kubernetes runs it
- * in the RBAC registry).
+ * in the RBAC registry) and the policy param read check (in its admissionregistration registry).
  */
 export function buildAdmission(ctx: AdmissionContext, names: readonly AdmissionPluginName[]): BuiltAdmission {
   const plugins: AdmissionPlugin[] = [];
@@ -80,6 +80,7 @@ export function buildAdmission(ctx: AdmissionContext, names: readonly AdmissionP
   }
   const rbac = ctx.authorization.rbac;
   if (rbac) plugins.push(new RbacEscalation(ctx.authorizer, rbac));
+  plugins.push(policyParamAuthorization(ctx));
   const steps = ctx.metrics.admissionStepDuration;
   const observe = (s: AdmissionStep): void =>
     steps.observe({ type: s.type, operation: s.operation, rejected: String(s.rejected) }, s.seconds);

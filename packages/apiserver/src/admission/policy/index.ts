@@ -1,6 +1,7 @@
 import { group } from '@svc/api';
 import type { AdmissionPlugin } from '../admission.js';
 import type { AdmissionContext } from '../plugins.js';
+import { PolicyParamAuthorization } from './param-authorization.js';
 import { ValidatingAdmissionPolicyPlugin } from './plugin.js';
 import { PolicyStatusController } from './status-controller.js';
 
@@ -30,4 +31,14 @@ export function validatingAdmissionPolicy(c: AdmissionContext): AdmissionPlugin 
     signal: c.signal,
   });
   return plugin;
+}
+
+/** Kubernetes' param read check on policy and binding writes (param-authorization.ts). */
+export function policyParamAuthorization(c: AdmissionContext): AdmissionPlugin {
+  const policies = { group: group('admissionregistration'), version: 'v1', resource: 'validatingadmissionpolicies' };
+  return new PolicyParamAuthorization({
+    authorizer: c.authorizer,
+    catalog: c.catalog,
+    policy: (name) => c.read(policies, { namespace: '', name }),
+  });
 }

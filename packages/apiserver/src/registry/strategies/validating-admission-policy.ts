@@ -33,8 +33,8 @@ function defaultBinding(obj: ApiObject): ValidatingAdmissionPolicyBinding {
 
 /**
  * ValidatingAdmissionPolicy: defaults, Kubernetes' validation (CEL compiled), status reset on
- * create and kept by spec writes; updates need a resourceVersion. The paramKind permission
- * check Kubernetes makes on writes is not made here.
+ * create and kept by spec writes; updates need a resourceVersion. Kubernetes' paramKind read
+ * check on writes is an admission step (admission/policy/param-authorization.ts).
  */
 export const validatingAdmissionPolicyStrategy: Strategy = {
   allowUnconditionalUpdate: false,
