@@ -1,6 +1,7 @@
 export * from './names.js';
 export * from './types.js';
 export * from './wire/index.js';
+export * from './wire/audit.js';
 export * from './errors.js';
 export * from './field-errors.js';
 export * from './schema.js';

@@ -205,6 +205,23 @@ export function authenticationExtraKey(name: string): string {
   return `authentication.${current.labelPrefix}/${name}`;
 }
 
+/**
+ * Audit annotation keys the server sets itself (Kubernetes' `authorization.k8s.io/decision` and
+ * `/reason`, `k8s.io/deprecated`, `audit.k8s.io/truncated`): `authorization.svc.io/decision`,
+ * `svc.io/deprecated`, `audit.svc.io/truncated`.
+ */
+export function auditAnnotationKey(name: 'decision' | 'reason' | 'deprecated' | 'truncated'): string {
+  switch (name) {
+    case 'decision':
+    case 'reason':
+      return `${group('authorization')}/${name}`;
+    case 'deprecated':
+      return `${current.groupSuffix}/deprecated`;
+    case 'truncated':
+      return `${group('audit')}/truncated`;
+  }
+}
+
 /** The node taints Kubernetes defines, by their last segment. */
 export type NodeTaintName =
   | 'not-ready'
