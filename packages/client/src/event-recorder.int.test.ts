@@ -1,9 +1,12 @@
+import { createDefaultServiceAccount } from '@svc/testing';
 import type { ApiObject, Event } from '@svc/api';
 import { EventRecorder } from './event-recorder.js';
 import { ResourceClient } from './resource-client.js';
 import { withServerAndClient } from './server-testing.js';
 
 const env = withServerAndClient();
+// No controller manager runs: pods in `default` need its ServiceAccount.
+beforeAll(() => createDefaultServiceAccount(env.client, 'default'));
 
 describe('EventRecorder', () => {
   it('writes core/v1 Events about an object and counts repeats of the same one', async () => {

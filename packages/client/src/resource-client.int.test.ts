@@ -1,11 +1,13 @@
 import { isNotFound, isConflict, isAlreadyExists, type ApiObject } from '@svc/api';
-import { uniqueName } from '@svc/testing';
+import { uniqueName, createDefaultServiceAccount } from '@svc/testing';
 import { loadSvcconfig } from './svcconfig.js';
 import { RestClient, type RequestOptions, type Response } from './rest-client.js';
 import { ResourceClient } from './resource-client.js';
 import { withServerAndClient } from './server-testing.js';
 
 const env = withServerAndClient();
+// No controller manager runs: pods in `default` need its ServiceAccount.
+beforeAll(() => createDefaultServiceAccount(env.client, 'default'));
 
 /** The error `p` rejects with (fails the test when it resolves). */
 async function rejection(p: Promise<unknown>): Promise<unknown> {

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import type { Affinity, Event, Node, Pod, Taint, Toleration } from '@svc/api';
 import { RestClient, ResourceClient, loadSvcconfig } from '@svc/client';
 import { silentLogger, type Logger } from '@svc/component-base';
-import { freePort, startTestApiServer, uniqueName, waitFor, type TestApiServer } from '@svc/testing';
+import {
+  freePort,
+  startTestApiServer,
+  uniqueName,
+  waitFor,
+  type TestApiServer,
+  createDefaultServiceAccount,
+} from '@svc/testing';
 import { parseSchedulerOptions } from './options.js';
 import { startScheduler, type RunningScheduler, type SchedulerTuning } from './run-scheduler.js';
 
@@ -89,6 +96,8 @@ export function withScheduler(
       kind: 'Namespace',
       metadata: { name: env.namespace },
     });
+    // No controller manager runs: the pods need the namespace's default ServiceAccount.
+    await createDefaultServiceAccount(env.api, env.namespace);
     env.nodes = new ResourceClient<Node>(env.api, { group: '', version: 'v1', resource: 'nodes' });
     env.pods = new ResourceClient<Pod>(env.api, { group: '', version: 'v1', resource: 'pods' }).namespace(
       env.namespace,

@@ -1,6 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTestCa, HttpsClient, startTestApiServer, waitFor, type TestApiServer } from '@svc/testing';
+import {
+  createTestCa,
+  HttpsClient,
+  startTestApiServer,
+  waitFor,
+  type TestApiServer,
+  createDefaultServiceAccount,
+} from '@svc/testing';
 import { nodeObject, podObject, startTestScheduler, type TestScheduler } from './scheduler-testing.js';
 
 const READER = 'reader-token-0123456789';
@@ -17,6 +24,7 @@ describe("the scheduler's secure port", () => {
       args: ['--authorization-mode=RBAC'],
       tokens: [`${READER},metrics-reader,uid-r,""`, `${NOBODY},nobody,uid-n,""`],
     });
+    await createDefaultServiceAccount(server.client, 'default');
     await server.client.request('POST', `${RBAC}/clusterroles`, {
       body: { metadata: { name: 'metrics-reader' }, rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }] },
     });

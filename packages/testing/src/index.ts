@@ -34,6 +34,7 @@ export {
   type StatusBody,
 } from './api-assertions.js';
 export { createNamespace } from './namespace.js';
+export { createDefaultServiceAccount } from './service-account.js';
 export { runCommand, type CommandResult } from './run-command.js';
 export { spawnProcess, type TestProcess } from './test-process.js';
 export { sharedTestdata, gatewayApiCrdDir } from './shared-testdata.js';

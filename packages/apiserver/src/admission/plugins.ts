@@ -14,6 +14,7 @@ import { NodeRestriction } from './node-restriction.js';
 import { newPodSecurity } from './pod-security/pod-security.js';
 import type { AdmissionPluginName } from './plugin-names.js';
 import { RbacEscalation } from './rbac-escalation.js';
+import { newServiceAccountAdmission } from './service-account.js';
 import { policyParamAuthorization, validatingAdmissionPolicy } from './policy/index.js';
 
 /** What a plugin may use: the server's own reads and writes, its authorizer, flags and its configuration. */
@@ -47,6 +48,7 @@ const FACTORIES: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = 
     const namespaces = { group: '', version: 'v1', resource: 'namespaces' };
     return new NamespaceLifecycle((name) => c.read(namespaces, { namespace: '', name }));
   },
+  ServiceAccount: newServiceAccountAdmission,
   NodeRestriction: () => new NodeRestriction(),
   PodSecurity: newPodSecurity,
   DefaultTolerationSeconds: (c) =>

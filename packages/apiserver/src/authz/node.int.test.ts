@@ -1,7 +1,13 @@
 // The Node authorizer and the NodeRestriction admission plugin for two nodes, against real
 // etcd: each node reaches its own Node, Lease and pods, and only the secrets, configmaps and
 // claims its pods use.
-import { startTestApiServer, waitFor, type HttpsClient, type TestApiServer } from '@svc/testing';
+import {
+  startTestApiServer,
+  waitFor,
+  type HttpsClient,
+  type TestApiServer,
+  createDefaultServiceAccount,
+} from '@svc/testing';
 
 let t: TestApiServer;
 let nodeA: HttpsClient;
@@ -43,6 +49,7 @@ beforeAll(async () => {
   nodeA = t.client.withToken('a-token');
   nodeB = t.client.withToken('b-token');
   const admin = t.client;
+  await createDefaultServiceAccount(admin, 'default');
   for (const n of ['node-a', 'node-b'])
     await ok(admin.post('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: n } }));
   for (const s of ['sa', 'sb', 'unused'])

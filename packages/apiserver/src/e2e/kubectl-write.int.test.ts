@@ -12,6 +12,7 @@ import {
   type TestApiServer,
   uniqueName,
   type Json,
+  createDefaultServiceAccount,
 } from '@svc/testing';
 import { coreKey, readStored, type StoredObject } from '../endpoints/stored-testing.js';
 
@@ -62,6 +63,7 @@ beforeAll(async () => {
     metadata: { name: ns },
   });
   expect(res.status).toBe(201);
+  await createDefaultServiceAccount(t.client, ns);
 });
 
 afterAll(async () => {

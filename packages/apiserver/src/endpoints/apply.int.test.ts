@@ -18,6 +18,7 @@ import {
   expectFailure,
   type Json,
   MEDIA,
+  createDefaultServiceAccount,
 } from '@svc/testing';
 import { coreKey, readStored, type StoredObject } from './stored-testing.js';
 const MERGE = MEDIA.MERGE;
@@ -106,6 +107,7 @@ beforeAll(async () => {
     await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
     201,
   );
+  await createDefaultServiceAccount(t.client, ns);
 });
 
 afterAll(async () => {

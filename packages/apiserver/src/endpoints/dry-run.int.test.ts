@@ -13,6 +13,7 @@ import {
   type Json,
   MEDIA,
   createNamespace,
+  createDefaultServiceAccount,
 } from '@svc/testing';
 import { coreKey, readStored } from './stored-testing.js';
 const MERGE = MEDIA.MERGE;
@@ -71,6 +72,7 @@ beforeAll(async () => {
   t = await startTestApiServer();
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
   ns = await createNamespace(t.client, 'dry');
+  await createDefaultServiceAccount(t.client, ns);
 });
 
 afterAll(async () => {

@@ -4,7 +4,14 @@
 // Warning headers are read from the raw response, one `Warning: 299 - "..."` line per field.
 import { request as httpsRequest } from 'node:https';
 import { Etcd3 } from 'etcd3';
-import { startTestApiServer, type TestApiServer, uniqueName, type Json, type StatusBody } from '@svc/testing';
+import {
+  startTestApiServer,
+  type TestApiServer,
+  uniqueName,
+  type Json,
+  type StatusBody,
+  createDefaultServiceAccount,
+} from '@svc/testing';
 import { coreKey, readStored } from './stored-testing.js';
 
 interface Sent {
@@ -131,6 +138,7 @@ beforeAll(async () => {
     contentType: 'application/json',
   });
   expectCode(res, 201);
+  await createDefaultServiceAccount(t.client, ns);
 });
 
 afterAll(async () => {

@@ -7,6 +7,7 @@ import {
   type HttpsClient,
   type Json,
   type TestApiServer,
+  createDefaultServiceAccount,
 } from '@svc/testing';
 
 const BINDER = 'binder-token-0123456789';
@@ -25,6 +26,7 @@ describe('pods/binding', () => {
       tokens: [`${BINDER},binder,uid-b,""`, `${NOBODY},nobody,uid-n,""`],
     });
     api = server.client;
+    await createDefaultServiceAccount(api, ns);
     expectCode(
       await api.request('POST', `${RBAC}/clusterroles`, {
         body: {

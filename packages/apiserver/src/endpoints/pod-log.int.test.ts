@@ -9,7 +9,14 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestCa, freePort, startKubectlEnv, waitFor, type KubectlEnv } from '@svc/testing';
+import {
+  createTestCa,
+  freePort,
+  startKubectlEnv,
+  waitFor,
+  type KubectlEnv,
+  createDefaultServiceAccount,
+} from '@svc/testing';
 import { createServer as createTcpServer } from 'node:net';
 import { SvcletClient } from '../server/svclet-client.js';
 import { parseFlags, refusal } from '../options-testing.js';
@@ -146,6 +153,7 @@ describe('pods/log', () => {
       ],
     });
     const c = env.server.client;
+    await createDefaultServiceAccount(c, 'default');
     const node = (name: string, status: object) =>
       c.post('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name }, status });
     const pod = (name: string, containers: string[], nodeName?: string) =>

@@ -17,6 +17,7 @@ import {
   type KubectlEnv,
   type TestApiServer,
   waitFor,
+  createDefaultServiceAccount,
 } from '@svc/testing';
 
 // Protobuf answers (the spec's envelope, Kubernetes' field numbers), Accept fallbacks and
@@ -66,6 +67,7 @@ describe('Protobuf answers under the default naming', () => {
   beforeAll(async () => {
     t = await startTestApiServer();
     c = t.client;
+    await createDefaultServiceAccount(c, 'default');
   });
   afterAll(async () => {
     await t.stop();

@@ -13,6 +13,7 @@ import {
   type Json,
   MEDIA,
   createNamespace,
+  createDefaultServiceAccount,
 } from '@svc/testing';
 import { coreKey, readStored, type StoredObject } from './stored-testing.js';
 const MERGE = MEDIA.MERGE;
@@ -68,6 +69,7 @@ beforeAll(async () => {
   t = await startTestApiServer();
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
   ns = await createNamespace(t.client, 'smp');
+  await createDefaultServiceAccount(t.client, ns);
 });
 
 afterAll(async () => {
@@ -347,7 +349,9 @@ describe('directives', () => {
 
   it('$retainKeys on pod volumes (patchStrategy merge,retainKeys): accepted when it lists the kept keys, refused when the patch sets an unlisted key', async () => {
     const name = uniqueName('retain-pod');
+    // No service-account token volume: the list holds only the volume under test.
     await createPod(name, {
+      automountServiceAccountToken: false,
       containers: [{ name: 'a', image: 'example/a:1' }],
       volumes: [{ name: 'data', emptyDir: {} }],
     });

@@ -1,5 +1,5 @@
 import { ResourceClient } from '@svc/client';
-import { waitFor } from '@svc/testing';
+import { createDefaultServiceAccount, waitFor } from '@svc/testing';
 import type { ApiObject, Node, NodeCondition, Pod, Taint, Toleration } from '@svc/api';
 import { withControllerManager } from '../cm-testing.js';
 import { R } from '../resources.js';
@@ -13,6 +13,8 @@ const env = withControllerManager([
   '--node-startup-grace-period=3s',
   '--node-eviction-rate=1',
 ]);
+// No serviceaccount controller runs: the pods in `default` need its account.
+beforeAll(() => createDefaultServiceAccount(env.api, 'default'));
 
 const UNREACHABLE = 'node.svc.io/unreachable';
 const NOT_READY = 'node.svc.io/not-ready';

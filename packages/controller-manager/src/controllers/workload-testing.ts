@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deploymentAnnotation, isNotFound, type Deployment, type Event, type Pod, type ReplicaSet } from '@svc/api';
 import { Informer, ResourceClient, listWatcherFor, type RestClient } from '@svc/client';
-import { kubectl, uniqueName, waitFor, type KubectlResult } from '@svc/testing';
+import { createDefaultServiceAccount, kubectl, uniqueName, waitFor, type KubectlResult } from '@svc/testing';
 import { R } from '../resources.js';
 import { isPodActive, isPodReady } from './pod-util.js';
 import { nowTime } from './workload-util.js';
@@ -31,9 +31,11 @@ export async function eventsAbout(
     .map((e) => `${e.reason ?? ''}: ${e.message ?? ''}`);
 }
 
+/** A fresh namespace with its `default` ServiceAccount (no serviceaccount controller runs here; pods need it). */
 export async function createNamespace(api: RestClient, prefix: string): Promise<string> {
   const ns = uniqueName(prefix);
   await new ResourceClient(api, R.namespaces()).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  await createDefaultServiceAccount(api, ns);
   return ns;
 }
 

@@ -12,6 +12,7 @@ import {
   type TestProcess,
   type Json,
   type TestApiServer,
+  createDefaultServiceAccount,
 } from '@svc/testing';
 import { nodeObject, podObject } from '../scheduler-testing.js';
 
@@ -30,6 +31,7 @@ describe('svc-scheduler processes', () => {
 
   beforeAll(async () => {
     server = await startTestApiServer();
+    await createDefaultServiceAccount(server.client, 'default');
     dir = await mkdtemp(join(tmpdir(), 'svc-sched-bin-'));
     for (const n of ['bin-node-a', 'bin-node-b'])
       await server.client.request('POST', '/api/v1/nodes', { body: nodeObject(n) });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { naming, type ContainerStatus, type Pod } from '@svc/api';
 import { ResourceClient, RestClient, loadSvcconfig, type ClientLogger } from '@svc/client';
 import { connectCri, startRuntimeServer, type CriClient as RuntimeCriClient, type RuntimeServer } from '@svc/runtime';
-import { startTestApiServer, uniqueName, waitFor, type TestApiServer } from '@svc/testing';
+import { startTestApiServer, uniqueName, waitFor, type TestApiServer, createDefaultServiceAccount } from '@svc/testing';
 import { PodManager, type PodManagerOptions } from './pod-manager.js';
 
 export const PODS = { group: '', version: 'v1', resource: 'pods' };
@@ -61,6 +61,8 @@ export function withPodEnv(o: { api?: boolean } = {}): PodEnv {
         kind: 'Node',
         metadata: { name: env.nodeName },
       });
+      // No controller manager runs: pods in `default` need its ServiceAccount.
+      await createDefaultServiceAccount(env.testApi, 'default');
     }
     env.pods = (ns = 'default') => new ResourceClient<Pod>(env.testApi, PODS).namespace(ns);
     env.startManager = async (m = {}) => {
