@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import {
+  auditAnnotationKey,
   fieldErrors,
   invalid,
   metaGroup,
@@ -160,6 +161,7 @@ export async function serveResource(deps: ResourceRouterDeps, r: ServedRequest):
   if (deprecation !== undefined) {
     setWarnings(res, [deprecation]);
     deps.onDeprecated?.(resource, info.subresource);
+    (ctx.annotations ??= {})[auditAnnotationKey('deprecated')] = 'true';
   }
   const query = info.query;
   if (MUTATING_VERBS.has(verb)) ctx.dryRun = dryRunOf(query);

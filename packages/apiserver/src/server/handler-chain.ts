@@ -1,8 +1,10 @@
 import type { Request, Response } from 'express';
 import type { Logger } from '@svc/component-base';
+import type { Auditor } from '../audit/request-audit.js';
 import type { Authorizer } from '../authz/authorizer.js';
 import type { ApiServerMetrics } from '../metrics/metrics.js';
 import { withAudit } from './filters/audit.js';
+import { withAuditInit } from './filters/audit-init.js';
 import { withAuthentication, type RequestAuthenticator } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
 import { chain, type Handler } from './filters/chain.js';
@@ -21,6 +23,8 @@ export interface HandlerChainConfig {
   authenticator: RequestAuthenticator;
   authorizer: Authorizer;
   inFlight: InFlightLimits;
+  /** Absent: no audit policy or backend (answers still carry an `Audit-ID`). */
+  audit?: Auditor;
   /** What an authorized request reaches: the resource router, or the non-resource routes. */
   handler: Handler;
 }
@@ -33,11 +37,12 @@ export interface HandlerChainConfig {
 export function buildHandlerChain(c: HandlerChainConfig): (req: Request, res: Response) => void {
   return withRequestInfo(
     chain(c.handler, [
+      withAuditInit(c.audit),
       withPanicRecovery(c.log),
       withRequestMetrics(c.metrics),
       withRequestTimeout(c.requestTimeoutMs),
       withAuthentication(c.authenticator),
-      withAudit(),
+      withAudit(c.audit),
       withImpersonation(c.authorizer),
       withMaxInFlight(c.inFlight),
       withAuthorization(c.authorizer),

@@ -10,6 +10,7 @@ import {
   type ResponseCodec,
   type ResponseFormat,
 } from '../media-types.js';
+import { auditResponseObject } from '../../audit/request-audit.js';
 import { encode } from '../codec.js';
 import type { HandlerScope } from './scope.js';
 import { warningHeaderValues } from './warnings.js';
@@ -81,6 +82,7 @@ export interface Answer {
 /** Writes a value with the negotiated codec (one write of headers and body; no ETag or freshness work). */
 export function sendObject(res: Response, a: Answer): void {
   const { body: text, format } = encodeFor(a.value, a.format ?? 'json', a.schema);
+  auditResponseObject(res, a.value, typeof text === 'string' && format.codec === 'json' ? text : undefined);
   setWarnings(res, a.warnings ?? []);
   const compress = !!a.gzip && Buffer.byteLength(text) >= GZIP_THRESHOLD_BYTES;
   const body = compress ? gzipSync(text) : text;
@@ -120,6 +122,7 @@ export async function sendList(s: HandlerScope, list: { items: object[] } & Reco
     answer(s, 200, list);
     return;
   }
+  auditResponseObject(res, list);
   const codec = s.format.codec;
   const headers: Record<string, string> = { 'Content-Type': contentTypeOf(codec) };
   if (gzip) Object.assign(headers, { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });

@@ -1,4 +1,4 @@
-import { forbidden } from '@svc/api';
+import { auditAnnotationKey, forbidden } from '@svc/api';
 import { MASTERS_GROUP, type UserInfo } from '@svc/component-base';
 import { forbiddenMessage, type Authorizer } from '../../authz/authorizer.js';
 import type { RequestInfo } from '../../endpoints/request-info.js';
@@ -14,9 +14,12 @@ export function withAuthorization(authorizer: Authorizer): Filter {
   return (next) => async (r) => {
     const user = requestUser(r);
     const decision = await authorizer.authorize({ user, ...r.info });
-    if (decision.decision !== 'allow' && !user.groups.includes(MASTERS_GROUP)) {
-      throw forbiddenError(r.info, user, decision.reason);
-    }
+    const allowed = decision.decision === 'allow' || user.groups.includes(MASTERS_GROUP);
+    // The decision goes into the audit event, as Kubernetes records it.
+    const annotations = (r.ctx.annotations ??= {});
+    annotations[auditAnnotationKey('decision')] = allowed ? 'allow' : 'forbid';
+    annotations[auditAnnotationKey('reason')] = decision.reason ?? '';
+    if (!allowed) throw forbiddenError(r.info, user, decision.reason);
     return next(r);
   };
 }

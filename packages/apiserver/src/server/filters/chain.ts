@@ -16,6 +16,8 @@ export interface ApiRequest {
   readonly ctx: RequestContext;
   /** Who authenticated, before impersonation (audit records both). */
   requester?: UserInfo;
+  /** Set by audit init: the `Audit-ID` (the client's, else a new UUID) and the arrival time in µs since the epoch. */
+  audit?: { id: string; receivedAt: number };
   /** Aborted when the client goes away or the request times out; stages and handlers stop then. */
   readonly signal: AbortSignal;
 }
