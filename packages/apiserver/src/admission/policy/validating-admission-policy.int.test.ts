@@ -539,3 +539,76 @@ describe('the status controller', () => {
     expect(again.status.typeChecking).toEqual({});
   });
 });
+
+describe('under --naming=kubernetes', () => {
+  let k8s: KubectlEnv;
+
+  beforeAll(async () => {
+    k8s = await startKubectlEnv({ args: ['--naming=kubernetes'] });
+  });
+
+  afterAll(async () => {
+    await k8s?.stop();
+  });
+
+  it('stock kubectl applies a policy and its binding from YAML, lists them, and shows the denial', async () => {
+    const manifest = [
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: 'demo-policy.example.com' },
+        spec: {
+          paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+          matchConstraints: { resourceRules: configMapRules(['CREATE']) },
+          validations: [
+            {
+              expression: '!has(object.data) || size(object.data) <= int(params.data.maxKeys)',
+              messageExpression: "'a ConfigMap may hold at most ' + params.data.maxKeys + ' keys'",
+            },
+          ],
+        },
+      },
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: { name: 'demo-binding.example.com' },
+        spec: {
+          policyName: 'demo-policy.example.com',
+          validationActions: ['Deny'],
+          paramRef: { name: 'demo-params', namespace: 'kube-public', parameterNotFoundAction: 'Allow' },
+          matchResources: { objectSelector: { matchExpressions: [{ key: 'exempt', operator: 'DoesNotExist' }] } },
+        },
+      },
+    ];
+    const file = await k8s.manifest(manifest[0]);
+    const file2 = await k8s.manifest(manifest[1]);
+    await k8s.ok(['apply', '-f', file]);
+    await k8s.ok(['apply', '-f', file2]);
+    await k8s.ok(['create', 'configmap', 'demo-params', '-n', 'kube-public', '--from-literal=maxKeys=1']);
+    const policies = await k8s.ok(['get', 'validatingadmissionpolicies']);
+    expect(policies.stdout).toMatch(
+      /^NAME\s+VALIDATIONS\s+PARAMKIND\s+AGE\ndemo-policy\.example\.com\s+1\s+v1\/ConfigMap\s+/,
+    );
+    const bindings = await k8s.ok(['get', 'validatingadmissionpolicybindings']);
+    expect(bindings.stdout).toMatch(
+      /^NAME\s+POLICYNAME\s+PARAMREF\s+AGE\ndemo-binding\.example\.com\s+demo-policy\.example\.com\s+kube-public\/demo-params\s+/,
+    );
+    const res = await waitFor('the denial', async () => {
+      const r = await k8s.run([
+        'create',
+        'configmap',
+        'two',
+        '--from-literal=a=1',
+        '--from-literal=b=2',
+        '--dry-run=server',
+      ]);
+      return r.code !== 0 ? r : undefined;
+    });
+    expect(res.stderr).toBe(
+      "error: failed to create configmap: configmaps \"two\" is forbidden: ValidatingAdmissionPolicy 'demo-policy.example.com' with binding 'demo-binding.example.com' denied request: a ConfigMap may hold at most 1 keys\n",
+    );
+    await k8s.ok(['create', 'configmap', 'one', '--from-literal=a=1']);
+    const exempt = await k8s.manifest({ ...configMap('exempt', { a: '1', b: '2' }, { exempt: 'here' }) });
+    await k8s.ok(['create', '-f', exempt]);
+  });
+});
