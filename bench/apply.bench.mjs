@@ -84,6 +84,11 @@ export default async function run({ log = () => undefined } = {}) {
     scope.defer(() => server.stop());
     const api = apiClient(server, { maxSockets: IN_FLIGHT });
     scope.defer(() => api.close());
+    // No controller manager runs: the ServiceAccount admission plugin needs the namespace's account.
+    const sa = await api.call('POST', `/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, {
+      metadata: { name: 'default' },
+    });
+    if (sa.status !== 201) throw new Error(`default service account: HTTP ${sa.status} ${sa.body.slice(0, 400)}`);
 
     // Ownership set-up: alpha creates all 50 containers, beta shares 25-49 by applying the same
     // values, then alpha stops applying 25-49 (beta keeps them). From then on each manager
