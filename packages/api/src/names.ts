@@ -156,6 +156,11 @@ export function acceptedProtobufMediaTypes(): string[] {
     : [KUBERNETES.protobufMediaType];
 }
 
+/** The label every namespace carries with its own name (`kubernetes.io/metadata.name` in Kubernetes). */
+export function namespaceNameLabel(): string {
+  return `${current.labelPrefix}/metadata.name`;
+}
+
 /** Annotation kubectl's server-side list watch uses to mark the end of initial events. */
 export function initialEventsEndAnnotation(): string {
   return `${current.groupSuffix}/initial-events-end`;

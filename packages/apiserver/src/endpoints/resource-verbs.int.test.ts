@@ -5,6 +5,7 @@
 import { request as httpsRequest } from 'node:https';
 import { Etcd3 } from 'etcd3';
 import YAML from 'yaml';
+import { namespaceNameLabel } from '@svc/api';
 import {
   startTestApiServer,
   waitFor,
@@ -1107,5 +1108,25 @@ describe('namespaces and NamespaceLifecycle', () => {
       expect.objectContaining({ reason: 'NamespaceTerminating', field: 'metadata.namespace' }),
     ]);
     expect(await stored(cmKey(doomed, name))).toBeUndefined();
+  });
+});
+
+describe('namespaces', () => {
+  it('carry a label with their own name, as Kubernetes sets it, kept on update', async () => {
+    const name = uniqueName('labelled');
+    const label = `${namespaceNameLabel()}`;
+    const created = expectCode(
+      await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }),
+      201,
+    );
+    expect(created.metadata.labels).toEqual({ [label]: name });
+    const updated = expectCode(
+      await t.client.put(`/api/v1/namespaces/${name}`, {
+        ...created,
+        metadata: { ...created.metadata, labels: { a: 'b' } },
+      }),
+      200,
+    );
+    expect(updated.metadata.labels).toEqual({ a: 'b', [label]: name });
   });
 });

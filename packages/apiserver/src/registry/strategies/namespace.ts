@@ -1,5 +1,11 @@
-import { naming, type ApiObject } from '@svc/api';
+import { namespaceNameLabel, naming, type ApiObject } from '@svc/api';
 import type { Strategy } from '../strategy.js';
+
+/** As Kubernetes: every namespace is labelled with its own name (selectors can name it). */
+function withNameLabel(obj: ApiObject): void {
+  const name = obj.metadata.name;
+  if (name) obj.metadata.labels = { ...obj.metadata.labels, [namespaceNameLabel()]: name };
+}
 
 interface NamespaceSpec {
   finalizers?: string[];
@@ -17,9 +23,11 @@ export const namespaceStrategy: Strategy = {
     if (!finalizers.includes(naming().namespaceFinalizer)) finalizers.push(naming().namespaceFinalizer);
     obj.spec = { ...spec, finalizers };
     obj.status = { phase: 'Active' };
+    withNameLabel(obj);
   },
   prepareForUpdate(obj, old) {
     obj.spec = structuredClone(old.spec);
+    withNameLabel(obj);
   },
   beforeDelete(obj: ApiObject, _options, now) {
     const finalizers = ((obj.spec ?? {}) as NamespaceSpec).finalizers ?? [];
