@@ -25,6 +25,8 @@ import {
 } from './authorization/v1/access-review.js';
 import { certificateSigningRequest } from './certificates/v1/certificate-signing-request.js';
 import { customResourceDefinition } from './apiextensions/v1/custom-resource-definition.js';
+import { mutatingWebhookConfiguration } from './admissionregistration/v1/mutating-webhook-configuration.js';
+import { validatingWebhookConfiguration } from './admissionregistration/v1/validating-webhook-configuration.js';
 import { validatingAdmissionPolicy } from './admissionregistration/v1/validating-admission-policy.js';
 import { validatingAdmissionPolicyBinding } from './admissionregistration/v1/validating-admission-policy-binding.js';
 
@@ -56,6 +58,8 @@ export function builtinResources(): ResourceType[] {
     selfSubjectRulesReview(),
     certificateSigningRequest(),
     customResourceDefinition(),
+    mutatingWebhookConfiguration(),
+    validatingWebhookConfiguration(),
     validatingAdmissionPolicy(),
     validatingAdmissionPolicyBinding(),
   ];

@@ -11,3 +11,4 @@ export * from './certificates.js';
 export * from './authorization.js';
 export * from './discovery.js';
 export * from './admission-policy.js';
+export * from './admission-webhook.js';

@@ -13,6 +13,8 @@ import type { secretSchema } from '../resources/core/v1/secret.js';
 import type { serviceAccountSchema } from '../resources/core/v1/service-account.js';
 import type { validatingAdmissionPolicySchema } from '../resources/admissionregistration/v1/validating-admission-policy.js';
 import type { validatingAdmissionPolicyBindingSchema } from '../resources/admissionregistration/v1/validating-admission-policy-binding.js';
+import type { mutatingWebhookConfigurationSchema } from '../resources/admissionregistration/v1/mutating-webhook-configuration.js';
+import type { validatingWebhookConfigurationSchema } from '../resources/admissionregistration/v1/validating-webhook-configuration.js';
 import type { ObjectMeta } from '../types.js';
 import type { Conforms, Mismatches } from './conformance.js';
 import type {
@@ -21,6 +23,7 @@ import type {
   Deployment,
   Event,
   Lease,
+  MutatingWebhookConfiguration,
   Namespace,
   Node,
   Pod,
@@ -28,6 +31,7 @@ import type {
   Secret,
   ServiceAccount,
   SubjectAccessReview,
+  ValidatingWebhookConfiguration,
   ValidatingAdmissionPolicy,
   ValidatingAdmissionPolicyBinding,
 } from './index.js';
@@ -52,6 +56,16 @@ export type WireConformance = [
   Conforms<Mismatches<ConfigMap, typeof configMapSchema, 'ConfigMap'>>,
   Conforms<Mismatches<CertificateSigningRequest, typeof certificateSigningRequestSchema, 'CertificateSigningRequest'>>,
   Conforms<Mismatches<SubjectAccessReview, typeof subjectAccessReviewSchema, 'SubjectAccessReview'>>,
+  Conforms<
+    Mismatches<MutatingWebhookConfiguration, typeof mutatingWebhookConfigurationSchema, 'MutatingWebhookConfiguration'>
+  >,
+  Conforms<
+    Mismatches<
+      ValidatingWebhookConfiguration,
+      typeof validatingWebhookConfigurationSchema,
+      'ValidatingWebhookConfiguration'
+    >
+  >,
   Conforms<Mismatches<ValidatingAdmissionPolicy, typeof validatingAdmissionPolicySchema, 'ValidatingAdmissionPolicy'>>,
   Conforms<
     Mismatches<
