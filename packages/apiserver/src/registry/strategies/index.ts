@@ -10,6 +10,7 @@ import { podStrategy } from './pod.js';
 import { secretStrategy } from './secret.js';
 import { serviceStrategy } from './service.js';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac.js';
+import { webhookConfigurationStrategy } from './webhook-configuration.js';
 import {
   validatingAdmissionPolicyBindingStrategy,
   validatingAdmissionPolicyStrategy,
@@ -40,6 +41,10 @@ export function strategyFor(r: ResourceType): Strategy | undefined {
   if (r.group === group('certificates') && r.kind === 'CertificateSigningRequest')
     return certificateSigningRequestStrategy;
   if (r.group === group('events') && r.kind === 'Event') return eventsV1EventStrategy;
+  if (r.group === group('admissionregistration') && r.kind === 'MutatingWebhookConfiguration')
+    return webhookConfigurationStrategy('mutating');
+  if (r.group === group('admissionregistration') && r.kind === 'ValidatingWebhookConfiguration')
+    return webhookConfigurationStrategy('validating');
   if (r.group === group('admissionregistration') && r.kind === 'ValidatingAdmissionPolicy')
     return validatingAdmissionPolicyStrategy;
   if (r.group === group('admissionregistration') && r.kind === 'ValidatingAdmissionPolicyBinding')
