@@ -16,6 +16,7 @@ import type { AdmissionPluginName } from './plugin-names.js';
 import { RbacEscalation } from './rbac-escalation.js';
 import { newServiceAccountAdmission } from './service-account.js';
 import { policyParamAuthorization, validatingAdmissionPolicy } from './policy/index.js';
+import { newMutatingWebhook, newValidatingWebhook } from './webhook/plugin.js';
 
 /** What a plugin may use: the server's own reads and writes, its authorizer, flags and its configuration. */
 export interface AdmissionContext {
@@ -59,6 +60,8 @@ const FACTORIES: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = 
   CertificateApproval: (c) => new CertificateApproval(c.authorizer),
   CertificateSigning: (c) => new CertificateSigning(c.authorizer),
   ValidatingAdmissionPolicy: validatingAdmissionPolicy,
+  MutatingAdmissionWebhook: newMutatingWebhook,
+  ValidatingAdmissionWebhook: newValidatingWebhook,
 };
 
 export interface BuiltAdmission {
