@@ -1,7 +1,8 @@
 // RBAC against real etcd: default roles × verbs × resources, namespace vs cluster bindings,
 // resourceNames, non-resource URLs, escalation prevention, immutable roleRef, aggregation,
 // access reviews and impersonation.
-import { startTestApiServer, waitFor, type HttpsClient, type TestApiServer } from '@svc/testing';
+import { crdManifest, startTestApiServer, waitFor, type HttpsClient, type TestApiServer } from '@svc/testing';
+import { group } from '@svc/api';
 
 const RBAC = '/apis/rbac.authorization.svc.io/v1';
 const AUTHZ = '/apis/authorization.svc.io/v1';
@@ -899,5 +900,42 @@ describe('impersonation', () => {
     expect((await whoami(as.imp!, { 'Impersonate-User': 'viewer', 'Impersonate-Extra-Other': 'x' })).message).toBe(
       'userextras.authentication.svc.io "x" is forbidden: User "imp" cannot impersonate resource "userextras/other" in API group "authentication.svc.io" at the cluster scope',
     );
+  });
+});
+
+describe('custom resources', () => {
+  it('are authorized by RBAC like built-in types, as soon as their CRD is served', async () => {
+    const crd = crdManifest({
+      group: 'rbac-test.example.com',
+      plural: 'gizmos',
+      kind: 'Gizmo',
+      versions: [{ name: 'v1', schema: { type: 'object' } }],
+    });
+    await ok(admin.post(`/apis/${group('apiextensions')}/v1/customresourcedefinitions`, crd));
+    const path = '/apis/rbac-test.example.com/v1/namespaces/m/gizmos';
+    await waitFor('gizmos to be served', async () => (await admin.get(path)).status === 200);
+    const denied = await as.carol!.get(path);
+    expect(denied.status).toBe(403);
+    expect(denied.json<{ message: string }>().message).toBe(
+      'gizmos.rbac-test.example.com is forbidden: User "carol" cannot list resource "gizmos" in API group "rbac-test.example.com" in the namespace "m"',
+    );
+    await ok(
+      admin.post(`${RBAC}/namespaces/m/roles`, {
+        apiVersion: 'rbac.authorization.svc.io/v1',
+        kind: 'Role',
+        metadata: { name: 'gizmo-reader' },
+        rules: [{ apiGroups: ['rbac-test.example.com'], resources: ['gizmos'], verbs: ['get', 'list'] }],
+      }),
+    );
+    await bindInNs('m', {
+      name: 'carol-gizmos',
+      roleRef: ref('Role', 'gizmo-reader'),
+      subjects: [userSubject('carol')],
+    });
+    await waitFor('carol to list gizmos', async () => (await as.carol!.get(path)).status === 200);
+    expect(
+      (await as.carol!.post(path, { apiVersion: 'rbac-test.example.com/v1', kind: 'Gizmo', metadata: { name: 'g' } }))
+        .status,
+    ).toBe(403);
   });
 });
