@@ -37,6 +37,7 @@ import {
 } from '@svc/machinery';
 import type { LogFormat } from '@svc/component-base';
 import { OIDC_SIGNING_ALGS, type OidcOptions } from './authn/oidc.js';
+import { auditOptions, withAuditFlags, type AuditOptions } from './audit/options.js';
 import {
   parseAuthenticationConfig,
   type AuthenticationConfig,
@@ -156,6 +157,8 @@ export interface ApiServerOptions {
   naming: NamingScheme;
   loggingFormat: LogFormat;
   verbosity: number;
+  /** The `--audit-*` flags (policy read and checked). */
+  audit: AuditOptions;
 }
 
 /** Node address types (`--svclet-preferred-address-types`), in the default order. */
@@ -617,6 +620,7 @@ export function apiServerCommand(): Command {
       ),
     )
     .addOption(namingOption('Spelling of product identifiers: svc, or kubernetes for stock clients.'));
+  withAuditFlags(cmd);
   withLoggingFlags(cmd);
   cmd.configureHelp({ sortOptions: false });
   return cmd;
@@ -812,6 +816,7 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     naming: namingScheme,
     loggingFormat: o.loggingFormat as LogFormat,
     verbosity: o.v as number,
+    audit: auditOptions({ o, scheme: namingScheme, fail }),
   };
 }
 

@@ -11,6 +11,8 @@ import { ApiServerMetrics } from '../metrics/metrics.js';
 import { resourcePrefix } from '../registry/keys.js';
 import type { Handler } from './filters/chain.js';
 import { buildHandlerChain } from './handler-chain.js';
+import { buildAuditor } from '../audit/build.js';
+import type { Auditor } from '../audit/request-audit.js';
 import { healthChecks } from './health.js';
 import { nonResourceHandler } from './non-resource.js';
 import { postStartHooks, type PostStart } from './post-start.js';
@@ -85,6 +87,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     stopCounting();
     served.svclet.close();
     await listener.close();
+    await served.audit?.shutdown(); // every event taken is written or counted as lost
     await started.catch(() => undefined);
     await storage.storage.close();
   };
@@ -145,6 +148,7 @@ interface Served {
   postStart: PostStart;
   shutdownCheck: ShutdownCheck;
   svclet: SvcletClient;
+  audit?: Auditor;
 }
 
 /** Security and admission from the flags and files, the routers and the handler chain over them. */
@@ -186,8 +190,9 @@ async function buildServed(
     address: s.address,
   });
   const dispatch: Handler = (r) => (r.info.isResourceRequest ? serveResource(resources, r) : nonResource(r));
-  const chain = buildChain(s, { authentication, authorization, dispatch });
-  return { tls: await servingCertificate(opts), chain, postStart, shutdownCheck, svclet };
+  const audit = buildAuditor(opts.audit, { registry: s.metrics.registry, log: s.log });
+  const chain = buildChain(s, { authentication, authorization, dispatch, audit });
+  return { tls: await servingCertificate(opts), chain, postStart, shutdownCheck, svclet, audit };
 }
 
 /** The apiextensions controllers over the CRD store; a deleted CRD's watch cache and stores go with it. */
@@ -234,7 +239,7 @@ function servedCatalog(opts: ApiServerOptions): Catalog {
 /** The handler chain over `dispatch` (see handler-chain.ts for the stages). */
 function buildChain(
   s: Startup,
-  d: { authentication: Authentication; authorization: Authorization; dispatch: Handler },
+  d: { authentication: Authentication; authorization: Authorization; dispatch: Handler; audit?: Auditor },
 ): ReturnType<typeof buildHandlerChain> {
   return buildHandlerChain({
     log: s.log,
@@ -243,6 +248,7 @@ function buildChain(
     authenticator: d.authentication.authenticator,
     authorizer: d.authorization.authorizer,
     inFlight: { readonly: s.opts.maxRequestsInflight, mutating: s.opts.maxMutatingRequestsInflight },
+    audit: d.audit,
     handler: d.dispatch,
   });
 }
