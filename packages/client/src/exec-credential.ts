@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { acceptedGroupSuffixes, naming } from '@svc/api';
+import { NAMINGS, acceptedGroupSuffixes, naming } from '@svc/api';
 import type { ClientConfig, ExecConfig } from './svcconfig.js';
 
 /** What a credential plugin hands back (ExecCredential `status`). */
@@ -19,6 +19,16 @@ function acceptedApiVersions(): string[] {
     `client.authentication.${sfx}/v1`,
     `client.authentication.${sfx}/v1beta1`,
   ]);
+}
+
+/**
+ * The variable that carries the plugin's input: the one of the naming its apiVersion is spelt
+ * in (`client.authentication.k8s.io/v1` → `KUBERNETES_EXEC_INFO`, as stock plugins expect),
+ * else the current naming's (`SVC_EXEC_INFO`).
+ */
+export function execInfoEnv(apiVersion: string): string {
+  const hit = Object.values(NAMINGS).find((n) => apiVersion.startsWith(`client.authentication.${n.groupSuffix}/`));
+  return (hit ?? naming()).execInfoEnv;
 }
 
 /**
@@ -82,7 +92,7 @@ export class ExecCredentialProvider {
 
   private run(): Promise<ExecCredentialStatus> {
     return new Promise((resolve, reject) => {
-      const env = { ...process.env, [naming().execInfoEnv]: this.input() };
+      const env = { ...process.env, [execInfoEnv(this.exec.apiVersion)]: this.input() };
       for (const e of this.exec.env) env[e.name] = e.value;
       const child = spawn(this.exec.command, this.exec.args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';

@@ -12,6 +12,7 @@ export {
   type RequestOptions,
   type Response,
   type RestClientOptions,
+  type Impersonation,
   type RequestMetrics,
 } from './rest-client.js';
 export { TokenBucket } from './token-bucket.js';

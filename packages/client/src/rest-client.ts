@@ -39,6 +39,15 @@ export interface RestClientOptions {
   metrics?: RequestMetrics;
   /** `--svc-api-content-type`: `application/json` (default) or the Protobuf media type. */
   contentType?: string;
+  /** Act as another user (`Impersonate-User`, `-Group`, `-Uid` headers; kubectl's `--as`, `--as-group`, `--as-uid`). */
+  impersonate?: Impersonation;
+}
+
+/** Whom requests impersonate; the authenticated user needs the `impersonate` verb on each. */
+export interface Impersonation {
+  user?: string;
+  groups?: string[];
+  uid?: string;
 }
 
 export interface RequestOptions {
@@ -150,6 +159,9 @@ export class RestClient {
     const headers: Record<string, string> = { accept: opts.accept ?? 'application/json' };
     if (this.options.userAgent) headers['user-agent'] = this.options.userAgent;
     if (token) headers.authorization = `Bearer ${token}`;
+    const as = this.options.impersonate;
+    if (as?.user) headers['impersonate-user'] = as.user;
+    if (as?.uid) headers['impersonate-uid'] = as.uid;
     let payload: Buffer | undefined;
     if (opts.body !== undefined) {
       payload = Buffer.isBuffer(opts.body)
@@ -162,8 +174,11 @@ export class RestClient {
     const started = performance.now();
     const observe = (code: number): void =>
       this.options.metrics?.observe({ method, host: url.host, code, ms: performance.now() - started });
+    // Impersonate-Group may repeat: Node sends an array as one header line per value.
+    const sent: Record<string, string | string[]> = { ...headers };
+    if (as?.groups && as.groups.length > 0) sent['impersonate-group'] = as.groups;
     return new Promise((resolve, reject) => {
-      const req = httpsRequest(url, { method, headers, agent: this.agent, signal: opts.signal }, (res) => {
+      const req = httpsRequest(url, { method, headers: sent, agent: this.agent, signal: opts.signal }, (res) => {
         observe(res.statusCode ?? 0);
         resolve(res);
       });

@@ -71,4 +71,9 @@ describe('svcconfigPath', () => {
     expect(svcconfigPath(undefined, { KUBECONFIG: ':/a:/b' })).toBe('/a');
     expect(svcconfigPath(undefined, {})).toBeUndefined();
   });
+
+  it('reads SVCCONFIG before KUBECONFIG', () => {
+    expect(svcconfigPath(undefined, { SVCCONFIG: '/s', KUBECONFIG: '/k' })).toBe('/s');
+    expect(svcconfigPath('/flag', { SVCCONFIG: '/s' })).toBe('/flag');
+  });
 });

@@ -126,10 +126,13 @@ export function loadSvcconfig(path: string, opts: { context?: string } = {}): Cl
   return cfg;
 }
 
-/** The configuration path: the flag, else the first path in `KUBECONFIG` (as kubectl reads it). */
+/**
+ * The configuration path: the flag, else the first path in `SVCCONFIG`, else in `KUBECONFIG`
+ * (as kubectl reads it).
+ */
 export function svcconfigPath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (flag) return flag;
-  const fromEnv = env.KUBECONFIG;
+  const fromEnv = env.SVCCONFIG || env.KUBECONFIG;
   return fromEnv ? fromEnv.split(':').find((p) => p !== '') : undefined;
 }
 
