@@ -29,7 +29,13 @@ import {
   type StorageEvent,
 } from '../storage/interface.js';
 import { watchBatchesOf } from '../storage/watch-batches.js';
-import type { Admission, AdmissionAttributes } from '../admission/admission.js';
+import type { AdmissionAttributes } from '../admission/admission.js';
+
+/** The admission chain a store runs: the mutating phase, then the validating one. */
+export interface AdmissionChain {
+  admit(attrs: AdmissionAttributes): Promise<void>;
+  validate(attrs: AdmissionAttributes): Promise<void>;
+}
 import type { UserInfo } from '@svc/component-base';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
@@ -125,7 +131,7 @@ export interface StoreOptions {
   storage: Storage;
   storePrefix: string;
   strategy?: Strategy;
-  admission: Admission;
+  admission: AdmissionChain;
   /** How many names to try for `generateName` before giving up. */
   generateNameAttempts?: number;
   /** Every write attaches the object to a store lease expiring this long after it (Events). */
@@ -165,7 +171,7 @@ export class GenericStore {
   private readonly storage: Storage;
   private readonly storePrefix: string;
   private readonly strategy: Strategy;
-  private readonly admission: Admission;
+  private readonly admission: AdmissionChain;
   private readonly generateNameAttempts: number;
   private readonly writeOptions: { ttlSeconds?: number };
 

@@ -1,7 +1,7 @@
 import { isNotFound, type ApiObject, type ResourceType } from '@svc/api';
 import type { Admission } from '../admission/admission.js';
 import { resourcePrefix } from '../registry/keys.js';
-import { GenericStore } from '../registry/store.js';
+import { GenericStore, type AdmissionChain } from '../registry/store.js';
 import type { Strategy } from '../registry/strategy.js';
 import { customResourceStorage } from '../apiextensions/version-conversion.js';
 import { ConvertingStorage } from '../storage/converting-storage.js';
@@ -31,6 +31,21 @@ export class Stores {
   admitWith(admission: Admission): void {
     if (this.admission) throw new Error('the stores already have an admission chain');
     this.admission = admission;
+  }
+
+  /**
+   * What stores run: the chain handed over by `admitWith`, looked up at each write. Stores may
+   * be made earlier (plugins start informers over them while the chain is being built); a
+   * write before the chain exists is a server bug and fails.
+   */
+  private readonly chain: AdmissionChain = {
+    admit: (a) => this.current().admit(a),
+    validate: (a) => this.current().validate(a),
+  };
+
+  private current(): Admission {
+    if (!this.admission) throw new Error('a write reached a store before admission was built');
+    return this.admission;
   }
 
   storeFor(r: ResourceType): GenericStore {
@@ -69,14 +84,13 @@ export class Stores {
 
   private make(r: ResourceType): GenericStore {
     const { storage, storePrefix } = this.c;
-    if (!this.admission) throw new Error(`the store for ${r.plural} was asked for before admission was built`);
     const stored = r.storedAs ?? r;
     const isEvent = stored.group === '' && stored.plural === 'events';
     return new GenericStore({
       resource: r,
       storePrefix,
       strategy: this.c.strategyFor(r),
-      admission: this.admission,
+      admission: this.chain,
       storage: r.custom
         ? customResourceStorage(storage, { storePrefix, resource: r })
         : r.storedAs
