@@ -149,8 +149,8 @@ function batchFlags(cmd: Command, f: { plugin: 'log' | 'webhook'; d: typeof WEBH
     .addOption(
       new Option(
         `${p}-version <group/version>`,
-        `The group and version the ${plugin} backend writes events in.`,
-      ).default(undefined, `"${auditVersion('svc')}"; "${auditVersion('kubernetes')}" with --naming=kubernetes`),
+        `The group and version the ${plugin} backend writes events in. (default: "${auditVersion('svc')}"; "${auditVersion('kubernetes')}" with --naming=kubernetes)`,
+      ),
     );
 }
 
