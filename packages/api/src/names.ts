@@ -365,3 +365,37 @@ export function bootstrapToolName(): string {
 export function encryptedValuePrefix(): string {
   return `${current.scheme === 'svc' ? 'svc' : 'k8s'}:enc:`;
 }
+
+/**
+ * Annotations of the storage and networking classes and claims (Kubernetes'
+ * `storageclass.kubernetes.io/is-default-class`, its `storageclass.beta.` form, the old
+ * `volume.beta.kubernetes.io/storage-class` of claims and volumes, `ingressclass.kubernetes.io/is-default-class`
+ * and the old `kubernetes.io/ingress.class` of Ingresses): `storageclass.svc.io/is-default-class`...
+ */
+export function classAnnotationKey(
+  name:
+    | 'storage-class-is-default'
+    | 'beta-storage-class-is-default'
+    | 'beta-storage-class'
+    | 'ingress-class-is-default'
+    | 'ingress-class',
+): string {
+  const p = current.labelPrefix;
+  switch (name) {
+    case 'storage-class-is-default':
+      return `storageclass.${p}/is-default-class`;
+    case 'beta-storage-class-is-default':
+      return `storageclass.beta.${p}/is-default-class`;
+    case 'beta-storage-class':
+      return `volume.beta.${p}/storage-class`;
+    case 'ingress-class-is-default':
+      return `ingressclass.${p}/is-default-class`;
+    case 'ingress-class':
+      return `${p}/ingress.class`;
+  }
+}
+
+/** The finalizers StorageObjectInUseProtection adds: `svc.io/pvc-protection`, `svc.io/pv-protection`. */
+export function storageProtectionFinalizer(kind: 'pvc' | 'pv'): string {
+  return `${current.labelPrefix}/${kind}-protection`;
+}

@@ -29,6 +29,11 @@ import { mutatingWebhookConfiguration } from './admissionregistration/v1/mutatin
 import { validatingWebhookConfiguration } from './admissionregistration/v1/validating-webhook-configuration.js';
 import { validatingAdmissionPolicy } from './admissionregistration/v1/validating-admission-policy.js';
 import { validatingAdmissionPolicyBinding } from './admissionregistration/v1/validating-admission-policy-binding.js';
+import { persistentVolume } from './core/v1/persistent-volume.js';
+import { persistentVolumeClaim } from './core/v1/persistent-volume-claim.js';
+import { storageClass } from './storage/v1/storage-class.js';
+import { ingressClass } from './networking/v1/ingress-class.js';
+import { ingress } from './networking/v1/ingress.js';
 
 /** Every compiled-in type, in discovery order. Build after `useNaming`. */
 export function builtinResources(): ResourceType[] {
@@ -62,6 +67,11 @@ export function builtinResources(): ResourceType[] {
     validatingWebhookConfiguration(),
     validatingAdmissionPolicy(),
     validatingAdmissionPolicyBinding(),
+    persistentVolume(),
+    persistentVolumeClaim(),
+    storageClass(),
+    ingressClass(),
+    ingress(),
   ];
 }
 

@@ -12,3 +12,5 @@ export * from './authorization.js';
 export * from './discovery.js';
 export * from './admission-policy.js';
 export * from './admission-webhook.js';
+export * from './storage.js';
+export * from './networking.js';

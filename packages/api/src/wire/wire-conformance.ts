@@ -15,6 +15,11 @@ import type { validatingAdmissionPolicySchema } from '../resources/admissionregi
 import type { validatingAdmissionPolicyBindingSchema } from '../resources/admissionregistration/v1/validating-admission-policy-binding.js';
 import type { mutatingWebhookConfigurationSchema } from '../resources/admissionregistration/v1/mutating-webhook-configuration.js';
 import type { validatingWebhookConfigurationSchema } from '../resources/admissionregistration/v1/validating-webhook-configuration.js';
+import type { persistentVolumeSchema } from '../resources/core/v1/persistent-volume.js';
+import type { persistentVolumeClaimSchema } from '../resources/core/v1/persistent-volume-claim.js';
+import type { storageClassSchema } from '../resources/storage/v1/storage-class.js';
+import type { ingressSchema } from '../resources/networking/v1/ingress.js';
+import type { ingressClassSchema } from '../resources/networking/v1/ingress-class.js';
 import type { ObjectMeta } from '../types.js';
 import type { Conforms, Mismatches } from './conformance.js';
 import type {
@@ -34,6 +39,11 @@ import type {
   ValidatingWebhookConfiguration,
   ValidatingAdmissionPolicy,
   ValidatingAdmissionPolicyBinding,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  StorageClass,
+  Ingress,
+  IngressClass,
 } from './index.js';
 
 /**
@@ -74,6 +84,11 @@ export type WireConformance = [
       'ValidatingAdmissionPolicyBinding'
     >
   >,
+  Conforms<Mismatches<PersistentVolume, typeof persistentVolumeSchema, 'PersistentVolume'>>,
+  Conforms<Mismatches<PersistentVolumeClaim, typeof persistentVolumeClaimSchema, 'PersistentVolumeClaim'>>,
+  Conforms<Mismatches<StorageClass, typeof storageClassSchema, 'StorageClass'>>,
+  Conforms<Mismatches<Ingress, typeof ingressSchema, 'Ingress'>>,
+  Conforms<Mismatches<IngressClass, typeof ingressClassSchema, 'IngressClass'>>,
 ];
 
 /** The check itself is checked: each kind of drift is caught (an unused `@ts-expect-error` fails the build). */

@@ -17,6 +17,11 @@ import { RbacEscalation } from './rbac-escalation.js';
 import { newServiceAccountAdmission } from './service-account.js';
 import { policyParamAuthorization, validatingAdmissionPolicy } from './policy/index.js';
 import { newMutatingWebhook, newValidatingWebhook } from './webhook/plugin.js';
+import { classGetter, classLister } from './default-class.js';
+import { DefaultIngressClass } from './default-ingress-class.js';
+import { DefaultStorageClass } from './default-storage-class.js';
+import { PersistentVolumeClaimResize } from './persistent-volume-claim-resize.js';
+import { StorageObjectInUseProtection } from './storage-object-in-use-protection.js';
 
 /** What a plugin may use: the server's own reads and writes, its authorizer, flags and its configuration. */
 export interface AdmissionContext {
@@ -62,6 +67,10 @@ const FACTORIES: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = 
   ValidatingAdmissionPolicy: validatingAdmissionPolicy,
   MutatingAdmissionWebhook: newMutatingWebhook,
   ValidatingAdmissionWebhook: newValidatingWebhook,
+  DefaultStorageClass: (c) => new DefaultStorageClass(classLister(c, 'storageclasses')),
+  StorageObjectInUseProtection: () => new StorageObjectInUseProtection(),
+  PersistentVolumeClaimResize: (c) => new PersistentVolumeClaimResize(classGetter(c, 'storageclasses')),
+  DefaultIngressClass: (c) => new DefaultIngressClass(classLister(c, 'ingressclasses')),
 };
 
 export interface BuiltAdmission {

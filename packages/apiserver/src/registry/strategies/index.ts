@@ -15,6 +15,10 @@ import {
   validatingAdmissionPolicyBindingStrategy,
   validatingAdmissionPolicyStrategy,
 } from './validating-admission-policy.js';
+import { persistentVolumeStrategy } from './persistent-volume.js';
+import { persistentVolumeClaimStrategy } from './persistent-volume-claim.js';
+import { storageClassStrategy } from './storage-class.js';
+import { ingressClassStrategy, ingressStrategy } from './ingress.js';
 
 const BY_KIND: Record<string, Strategy> = {
   '/Namespace': namespaceStrategy,
@@ -25,6 +29,8 @@ const BY_KIND: Record<string, Strategy> = {
   '/Event': eventStrategy,
   'apps/Deployment': deploymentStrategy,
   'apps/ReplicaSet': replicaSetStrategy,
+  '/PersistentVolume': persistentVolumeStrategy,
+  '/PersistentVolumeClaim': persistentVolumeClaimStrategy,
 };
 
 const RBAC_BY_KIND: Record<string, Strategy> = {
@@ -49,5 +55,8 @@ export function strategyFor(r: ResourceType): Strategy | undefined {
     return validatingAdmissionPolicyStrategy;
   if (r.group === group('admissionregistration') && r.kind === 'ValidatingAdmissionPolicyBinding')
     return validatingAdmissionPolicyBindingStrategy;
+  if (r.group === group('storage') && r.kind === 'StorageClass') return storageClassStrategy;
+  if (r.group === group('networking') && r.kind === 'Ingress') return ingressStrategy;
+  if (r.group === group('networking') && r.kind === 'IngressClass') return ingressClassStrategy;
   return BY_KIND[`${r.group}/${r.kind}`];
 }

@@ -153,7 +153,7 @@ const securityContext = s.obj({
   appArmorProfile: { ...appArmorProfile, tag: 12 },
 });
 
-const nodeSelectorTerm = s.obj(
+export const nodeSelectorTerm = s.obj(
   {
     matchExpressions: s.atomic(
       s.obj(
@@ -395,7 +395,7 @@ const secretRef = (tag: number) => ({ ...localObjectReference, tag });
 const strs = (tag: number) => s.atomic(s.str(), { tag });
 
 /** PersistentVolumeClaimTemplate of an ephemeral volume: metadata and a PVC spec. */
-const persistentVolumeClaimTemplate = s.obj(
+export const persistentVolumeClaimTemplate = s.obj(
   {
     metadata: { ...objectMeta, tag: 1 },
     spec: s.obj(
@@ -428,7 +428,7 @@ const persistentVolumeClaimTemplate = s.obj(
 );
 
 /** VolumeSource's members with Kubernetes' numbers (the embedded message at 2 of Volume). */
-const volumeSources: Record<string, Schema> = {
+export const volumeSources: Record<string, Schema> = {
   hostPath: s.obj({ path: s.str({ tag: 1 }), type: s.str({ tag: 2 }) }, { required: ['path'], tag: 1 }),
   emptyDir: s.obj({ medium: s.str({ tag: 1 }), sizeLimit: s.quantity({ tag: 2 }) }, { tag: 2 }),
   gcePersistentDisk: s.obj(
