@@ -1,10 +1,8 @@
 import { PostStartHook, type HealthCheck, type Logger } from '@svc/component-base';
 import type { ApiServerMetrics } from '../metrics/metrics.js';
 import { ConfigurationError, type ApiServerOptions } from '../options.js';
-import { readEncryptionConfig } from '../storage/value/encryption-config.js';
-import { buildEncryption, KMS_HEALTH_CHECK, type Encryption } from '../storage/value/encryption-transformers.js';
-import { EncryptionReloadController } from '../storage/value/reload-controller.js';
-import { ResourceTransformers } from '../storage/value/resource-transformers.js';
+import type { Encryption } from '../storage/value/encryption-transformers.js';
+import type { ResourceTransformers } from '../storage/value/resource-transformers.js';
 
 export interface EncryptionAtRest {
   /** What `Etcd3Storage` transforms values with. */
@@ -31,6 +29,18 @@ export async function encryptionAtRest(
 ): Promise<EncryptionAtRest | undefined> {
   const file = opts.encryptionProviderConfig;
   if (file === undefined) return undefined;
+  // Loaded only when configured: the providers (gRPC for KMS, tweetnacl) cost start-up time.
+  const [
+    { readEncryptionConfig },
+    { buildEncryption, KMS_HEALTH_CHECK },
+    { EncryptionReloadController },
+    { ResourceTransformers },
+  ] = await Promise.all([
+    import('../storage/value/encryption-config.js'),
+    import('../storage/value/encryption-transformers.js'),
+    import('../storage/value/reload-controller.js'),
+    import('../storage/value/resource-transformers.js'),
+  ]);
   const reload = opts.encryptionProviderConfigAutomaticReload;
   const { log, signal } = deps;
   const probeLog = (message: string, fields: Record<string, unknown>): void => log.v(2).info(message, fields);
