@@ -277,6 +277,11 @@ export function serviceAccountVolumePrefix(): string {
   return `${current.scheme === 'svc' ? 'svc' : 'kube'}-api-access`;
 }
 
+/** The annotation LimitRanger sets on pods it gave defaults: `svc.io/limit-ranger` (`kubernetes.io/limit-ranger`). */
+export function limitRangerAnnotation(): string {
+  return `${current.labelPrefix}/limit-ranger`;
+}
+
 /**
  * Pod annotations of the older security APIs Pod Security still reads, and the ServiceAccount
  * annotation that limits a pod to the account's secrets: `container.apparmor.security.beta.svc.io/`,

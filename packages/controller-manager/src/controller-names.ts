@@ -12,7 +12,7 @@ export const KNOWN_CONTROLLERS: ReadonlyArray<{ name: string; alias?: string; ru
     { name: 'endpointslice-mirroring-controller', alias: 'endpointslicemirroring' },
     { name: 'replicationcontroller-controller', alias: 'replicationcontroller' },
     { name: 'pod-garbage-collector-controller', alias: 'podgc' },
-    { name: 'resourcequota-controller', alias: 'resourcequota' },
+    { name: 'resourcequota-controller', alias: 'resourcequota', run: true },
     { name: 'namespace-controller', alias: 'namespace', run: true },
     { name: 'serviceaccount-controller', alias: 'serviceaccount', run: true },
     { name: 'garbage-collector-controller', alias: 'garbagecollector', run: true },

@@ -35,6 +35,7 @@ describe('svc-controller-manager flags', () => {
       leaseNamespace: 'svc-system',
       minResyncPeriodMs: 12 * 3600_000,
       namespaceSyncPeriodMs: 300_000,
+      resourceQuotaSyncPeriodMs: 300_000,
       nodeEvictionRate: 0.1,
       largeClusterSizeThreshold: 50,
       nodeMonitorGracePeriodMs: 40_000,

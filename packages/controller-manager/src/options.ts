@@ -49,6 +49,8 @@ export interface ControllerManagerOptions extends ApiClientOptions, DelegatedSer
   enableGarbageCollector: boolean;
   minResyncPeriodMs: number;
   namespaceSyncPeriodMs: number;
+  /** `--resource-quota-sync-period`: every quota is recounted this often. */
+  resourceQuotaSyncPeriodMs: number;
   nodeEvictionRate: number;
   secondaryNodeEvictionRate: number;
   largeClusterSizeThreshold: number;
@@ -83,7 +85,7 @@ const CONCURRENT_SYNCS: Record<string, number> = {
   'validating-admission-policy-status': 5,
 };
 /** The `--concurrent-*-syncs` of controllers we run; the others are accepted and ignored. */
-const CONCURRENT_SYNCS_USED = new Set(['deployment', 'gc', 'namespace', 'replicaset']);
+const CONCURRENT_SYNCS_USED = new Set(['deployment', 'gc', 'namespace', 'replicaset', 'resource-quota']);
 
 function floatArg(v: string): number {
   const n = Number(v);
@@ -383,6 +385,13 @@ export function controllerManagerCommand(): Command {
       durationOption('--namespace-sync-period', 'The period for syncing namespace life-cycle updates.', 300_000),
     )
     .addOption(
+      durationOption(
+        '--resource-quota-sync-period',
+        'The period for syncing quota usage status in the system.',
+        300_000,
+      ),
+    )
+    .addOption(
       floatOption(
         '--node-eviction-rate',
         'Number of nodes per second on which pods are deleted in case of node failure when a zone is healthy.',
@@ -529,6 +538,7 @@ export function parseControllerManagerOptions(
     ...leaderElection,
     minResyncPeriodMs: o.minResyncPeriod as number,
     namespaceSyncPeriodMs: o.namespaceSyncPeriod as number,
+    resourceQuotaSyncPeriodMs: o.resourceQuotaSyncPeriod as number,
     nodeEvictionRate: o.nodeEvictionRate as number,
     secondaryNodeEvictionRate: o.secondaryNodeEvictionRate as number,
     largeClusterSizeThreshold: o.largeClusterSizeThreshold as number,

@@ -171,3 +171,7 @@ export {
 export { quantityValue, quantityMilliValue, QuantityError } from './quantity.js';
 export { defaultPodSpec, type DefaultablePodSpec, type DefaultableContainer } from './pod-defaults.js';
 export { sleep } from './sleep.js';
+export { Quantity, canonicalQuantity, type QuantityFormat } from './quantity-math.js';
+export * from './resource-names.js';
+export * from './pod-resources.js';
+export * from './resource-quota.js';

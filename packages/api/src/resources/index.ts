@@ -34,6 +34,10 @@ import { persistentVolumeClaim } from './core/v1/persistent-volume-claim.js';
 import { storageClass } from './storage/v1/storage-class.js';
 import { ingressClass } from './networking/v1/ingress-class.js';
 import { ingress } from './networking/v1/ingress.js';
+import { limitRange } from './core/v1/limit-range.js';
+import { resourceQuota } from './core/v1/resource-quota.js';
+import { priorityClass } from './scheduling/v1/priority-class.js';
+import { runtimeClass } from './node/v1/runtime-class.js';
 
 /** Every compiled-in type, in discovery order. Build after `useNaming`. */
 export function builtinResources(): ResourceType[] {
@@ -72,6 +76,10 @@ export function builtinResources(): ResourceType[] {
     storageClass(),
     ingressClass(),
     ingress(),
+    limitRange(),
+    resourceQuota(),
+    priorityClass(),
+    runtimeClass(),
   ];
 }
 

@@ -14,3 +14,4 @@ export * from './admission-policy.js';
 export * from './admission-webhook.js';
 export * from './storage.js';
 export * from './networking.js';
+export * from './policy-objects.js';

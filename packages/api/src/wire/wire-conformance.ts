@@ -20,6 +20,10 @@ import type { persistentVolumeClaimSchema } from '../resources/core/v1/persisten
 import type { storageClassSchema } from '../resources/storage/v1/storage-class.js';
 import type { ingressSchema } from '../resources/networking/v1/ingress.js';
 import type { ingressClassSchema } from '../resources/networking/v1/ingress-class.js';
+import type { limitRangeSchema } from '../resources/core/v1/limit-range.js';
+import type { resourceQuotaSchema } from '../resources/core/v1/resource-quota.js';
+import type { priorityClassSchema } from '../resources/scheduling/v1/priority-class.js';
+import type { runtimeClassSchema } from '../resources/node/v1/runtime-class.js';
 import type { ObjectMeta } from '../types.js';
 import type { Conforms, Mismatches } from './conformance.js';
 import type {
@@ -44,6 +48,10 @@ import type {
   StorageClass,
   Ingress,
   IngressClass,
+  LimitRange,
+  ResourceQuota,
+  PriorityClass,
+  RuntimeClass,
 } from './index.js';
 
 /**
@@ -89,6 +97,10 @@ export type WireConformance = [
   Conforms<Mismatches<StorageClass, typeof storageClassSchema, 'StorageClass'>>,
   Conforms<Mismatches<Ingress, typeof ingressSchema, 'Ingress'>>,
   Conforms<Mismatches<IngressClass, typeof ingressClassSchema, 'IngressClass'>>,
+  Conforms<Mismatches<LimitRange, typeof limitRangeSchema, 'LimitRange'>>,
+  Conforms<Mismatches<ResourceQuota, typeof resourceQuotaSchema, 'ResourceQuota'>>,
+  Conforms<Mismatches<PriorityClass, typeof priorityClassSchema, 'PriorityClass'>>,
+  Conforms<Mismatches<RuntimeClass, typeof runtimeClassSchema, 'RuntimeClass'>>,
 ];
 
 /** The check itself is checked: each kind of drift is caught (an unused `@ts-expect-error` fails the build). */

@@ -22,6 +22,10 @@ import { DefaultIngressClass } from './default-ingress-class.js';
 import { DefaultStorageClass } from './default-storage-class.js';
 import { PersistentVolumeClaimResize } from './persistent-volume-claim-resize.js';
 import { StorageObjectInUseProtection } from './storage-object-in-use-protection.js';
+import { newLimitRanger } from './limit-ranger.js';
+import { newPriority } from './priority.js';
+import { newResourceQuotaAdmission } from './resource-quota.js';
+import { newRuntimeClassAdmission } from './runtime-class.js';
 
 /** What a plugin may use: the server's own reads and writes, its authorizer, flags and its configuration. */
 export interface AdmissionContext {
@@ -67,6 +71,10 @@ const FACTORIES: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = 
   ValidatingAdmissionPolicy: validatingAdmissionPolicy,
   MutatingAdmissionWebhook: newMutatingWebhook,
   ValidatingAdmissionWebhook: newValidatingWebhook,
+  LimitRanger: newLimitRanger,
+  Priority: newPriority,
+  RuntimeClass: newRuntimeClassAdmission,
+  ResourceQuota: newResourceQuotaAdmission,
   DefaultStorageClass: (c) => new DefaultStorageClass(classLister(c, 'storageclasses')),
   StorageObjectInUseProtection: () => new StorageObjectInUseProtection(),
   PersistentVolumeClaimResize: (c) => new PersistentVolumeClaimResize(classGetter(c, 'storageclasses')),

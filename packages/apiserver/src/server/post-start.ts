@@ -1,4 +1,4 @@
-import { isAlreadyExists, isNotFound, naming, systemNamespaces, type Catalog } from '@svc/api';
+import { group, isAlreadyExists, isNotFound, naming, systemNamespaces, type Catalog } from '@svc/api';
 import { PostStartHook, type Logger } from '@svc/component-base';
 import type { ApiServerOptions } from '../options.js';
 import type { Authorization } from '../authz/rbac/setup.js';
@@ -6,6 +6,7 @@ import { AUTHENTICATION_INFO_CONFIGMAP, authenticationInfoData } from './authent
 import { retryUntil } from './retry.js';
 import type { Stores } from './stores.js';
 import type { CrdController } from '../apiextensions/crd-controller.js';
+import { SYSTEM_PRIORITY_CLASSES } from '../registry/strategies/priority-class.js';
 
 export interface PostStartDeps {
   opts: ApiServerOptions;
@@ -43,6 +44,7 @@ export function postStartHooks(d: PostStartDeps): PostStart {
   const namespaces = new PostStartHook('bootstrap-controller');
   const rbac = new PostStartHook('rbac/bootstrap-roles');
   const authInfo = new PostStartHook('start-cluster-authentication-info-controller');
+  const priorityClasses = new PostStartHook('scheduling/bootstrap-system-priority-classes');
   let running: Promise<void> | undefined;
   const run = (): Promise<void> => {
     running ??= (async () => {
@@ -50,11 +52,15 @@ export function postStartHooks(d: PostStartDeps): PostStart {
       const namespacesDone = retry(d, namespaces, () => createSystemNamespaces(d));
       const rbacDone = retry(d, rbac, () => d.authorization.bootstrap(d.signal));
       const authInfoDone = namespacesDone.then(() => retry(d, authInfo, () => publishAuthenticationInfo(d)));
-      await Promise.all([crds, namespacesDone, rbacDone, authInfoDone]);
+      const priorityClassesDone = retry(d, priorityClasses, () => createSystemPriorityClasses(d));
+      await Promise.all([crds, namespacesDone, rbacDone, authInfoDone, priorityClassesDone]);
     })();
     return running;
   };
-  return { hooks: [admission, informers, crdInformers, crdControllers, crdSynced, namespaces, rbac, authInfo], run };
+  return {
+    hooks: [admission, informers, crdInformers, crdControllers, crdSynced, namespaces, rbac, authInfo, priorityClasses],
+    run,
+  };
 }
 
 /**
@@ -95,6 +101,34 @@ async function createSystemNamespaces(d: PostStartDeps): Promise<void> {
     try {
       const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
       await d.stores.storeFor(type).create('', namespace, { ctx: {} });
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+    }
+  }
+}
+
+/** Kubernetes' `scheduling/bootstrap-system-priority-classes`: the two system classes, created when missing (never changed). */
+async function createSystemPriorityClasses(d: PostStartDeps): Promise<void> {
+  const type = d.catalog.lookup(group('scheduling'), 'v1', 'priorityclasses');
+  if (!type) return;
+  const store = d.stores.storeFor(type);
+  for (const pc of SYSTEM_PRIORITY_CLASSES) {
+    try {
+      await store.get('', pc.name);
+      continue;
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+    const obj = {
+      apiVersion: `${group('scheduling')}/v1`,
+      kind: 'PriorityClass',
+      metadata: { name: pc.name },
+      value: pc.value,
+      description: pc.description,
+    };
+    try {
+      await store.create('', obj, { ctx: {} });
+      d.log.info('created PriorityClass', { name: pc.name, value: pc.value });
     } catch (e) {
       if (!isAlreadyExists(e)) throw e;
     }

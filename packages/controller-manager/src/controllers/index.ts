@@ -8,6 +8,7 @@ import { garbageCollectorController } from './garbage-collector.js';
 import { namespaceController } from './namespace.js';
 import { nodeLifecycleController } from './node-lifecycle.js';
 import { replicaSetController } from './replica-set.js';
+import { resourceQuotaController } from './resource-quota.js';
 import { rootCaCertPublisher } from './root-ca-cert-publisher.js';
 import { serviceAccountController } from './service-account.js';
 import { taintEvictionController } from './taint-eviction.js';
@@ -28,4 +29,5 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   deploymentController,
   csrApprovingController,
   csrSigningController,
+  resourceQuotaController,
 ];

@@ -19,6 +19,10 @@ import { persistentVolumeStrategy } from './persistent-volume.js';
 import { persistentVolumeClaimStrategy } from './persistent-volume-claim.js';
 import { storageClassStrategy } from './storage-class.js';
 import { ingressClassStrategy, ingressStrategy } from './ingress.js';
+import { limitRangeStrategy } from './limit-range.js';
+import { resourceQuotaStrategy } from './resource-quota.js';
+import { priorityClassStrategy } from './priority-class.js';
+import { runtimeClassStrategy } from './runtime-class.js';
 
 const BY_KIND: Record<string, Strategy> = {
   '/Namespace': namespaceStrategy,
@@ -29,6 +33,8 @@ const BY_KIND: Record<string, Strategy> = {
   '/Event': eventStrategy,
   'apps/Deployment': deploymentStrategy,
   'apps/ReplicaSet': replicaSetStrategy,
+  '/LimitRange': limitRangeStrategy,
+  '/ResourceQuota': resourceQuotaStrategy,
   '/PersistentVolume': persistentVolumeStrategy,
   '/PersistentVolumeClaim': persistentVolumeClaimStrategy,
 };
@@ -58,5 +64,7 @@ export function strategyFor(r: ResourceType): Strategy | undefined {
   if (r.group === group('storage') && r.kind === 'StorageClass') return storageClassStrategy;
   if (r.group === group('networking') && r.kind === 'Ingress') return ingressStrategy;
   if (r.group === group('networking') && r.kind === 'IngressClass') return ingressClassStrategy;
+  if (r.group === group('scheduling') && r.kind === 'PriorityClass') return priorityClassStrategy;
+  if (r.group === group('node') && r.kind === 'RuntimeClass') return runtimeClassStrategy;
   return BY_KIND[`${r.group}/${r.kind}`];
 }

@@ -1,5 +1,17 @@
-import { fieldErrors, type ApiObject, type DeleteOptions, type FieldError } from '@svc/api';
-import { defaultPodSpec, validateDnsLabel } from '@svc/machinery';
+import {
+  fieldErrors,
+  type ApiObject,
+  type DeleteOptions,
+  type FieldError,
+  type PodSpec as WirePodSpec,
+} from '@svc/api';
+import {
+  computePodQos,
+  defaultPodSpec,
+  defaultRequestsFromLimits,
+  validateDnsLabel,
+  validateResourceRequirements,
+} from '@svc/machinery';
 import type { Strategy } from '../strategy.js';
 
 interface Container {
@@ -9,7 +21,7 @@ interface Container {
   terminationMessagePath?: string;
   terminationMessagePolicy?: string;
   ports?: Array<{ containerPort?: number; protocol?: string }>;
-  resources?: object;
+  resources?: { limits?: Record<string, string>; requests?: Record<string, string> };
 }
 export interface PodSpec {
   containers?: Container[];
@@ -47,6 +59,7 @@ function validateContainers(
       names.add(c.name);
     }
     if (!c.image || !c.image.trim()) errs.push(fieldErrors.required(`${p}.image`, ''));
+    errs.push(...validateResourceRequirements(c.resources, `${p}.resources`));
     (c.ports ?? []).forEach((port, j) => {
       const n = port.containerPort;
       if (typeof n !== 'number' || n < 1 || n > 65535) {
@@ -102,11 +115,13 @@ function mutableFieldsCleared(s: PodSpec): PodSpec {
 export const podStrategy: Strategy = {
   prepareForCreate(obj) {
     defaultPodSpec(spec(obj));
+    defaultRequestsFromLimits(spec(obj) as WirePodSpec);
     obj.spec = spec(obj);
-    obj.status = { phase: 'Pending', qosClass: 'BestEffort' };
+    obj.status = { phase: 'Pending', qosClass: computePodQos(spec(obj) as WirePodSpec) };
   },
   prepareForUpdate(obj) {
     defaultPodSpec(spec(obj));
+    defaultRequestsFromLimits(spec(obj) as WirePodSpec);
   },
   validate: validatePod,
   // Only `pods/binding` writes reach here (`log` is read-only): the binding handler built the whole object.
