@@ -37,6 +37,7 @@ function causesMessage(prefix: string, status: Status): string {
 
 /** The text kubectl prints for a failed server answer (cmdutil.CheckErr / StandardErrorMessage). */
 export function statusMessage(s: Status): string {
+  if (s.reason === 'Invalid' && !s.details) return `The request is invalid: ${s.message ?? ''}`;
   if (s.reason === 'Invalid' && s.details) {
     const d = s.details;
     let prefix = 'The request is invalid';
@@ -53,6 +54,7 @@ export function withSource(e: unknown, o: { verb: string; source: string }): unk
   const s = statusOf(e);
   if (!o.source) return e;
   if (s) return { status: { ...s, message: `error when ${o.verb} ${JSON.stringify(o.source)}: ${s.message ?? ''}` } };
+  if (e instanceof CliError) return e;
   return new CliError(`error when ${o.verb} ${JSON.stringify(o.source)}: ${(e as Error).message}`);
 }
 

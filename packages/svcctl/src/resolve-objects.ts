@@ -1,6 +1,6 @@
 import { CliError } from './errors.js';
 import { apiVersionOf, type Discovery, type ServedResource } from './discovery.js';
-import { metadataOf, type JsonObject, type ManifestObject } from './manifests.js';
+import { metadataOf, type ManifestObject } from './manifests.js';
 
 /** A manifest object with the resource that serves it and where it lives. */
 export interface ResolvedObject extends ManifestObject {
@@ -50,6 +50,9 @@ export function resolveObjects(
       }
       namespace = own ?? o.namespace;
     }
-    return { obj: obj as JsonObject, source, resource, name, namespace };
+    // As kubectl's resource builder does: the object carries the namespace it is sent to.
+    const withNamespace =
+      namespace !== undefined && meta.namespace !== namespace ? { ...obj, metadata: { ...meta, namespace } } : obj;
+    return { obj: withNamespace, source, resource, name, namespace };
   });
 }

@@ -33,6 +33,8 @@ describe.each([['kubernetes'], ['svc']])('svcctl get, api-resources, api-version
 
   it('prints objects as json, yaml, name, jsonpath and custom columns', async () => {
     await same(['get', 'cm', 'alpha', '-o', 'yaml']);
+    await same(['get', 'deploy', 'web', '-o', 'yaml']);
+    await same(['get', 'ns', '-o', 'yaml']);
     await same(['get', 'cm', 'alpha', '-o', 'json']);
     await same(['get', 'cm', '-n', 'team-a', 'beta', '-o', 'yaml']);
     await same(['get', 'cm', '-o', 'yaml']);

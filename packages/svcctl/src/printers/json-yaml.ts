@@ -1,4 +1,4 @@
-import YAML from 'yaml';
+import { goYaml } from './go-yaml.js';
 
 /** Keys sorted at every level, as Go's encoder writes maps (kubectl prints objects as maps). */
 export function sortKeys(v: unknown): unknown {
@@ -26,18 +26,7 @@ export function toCompactJson(v: unknown): string {
   return goEscape(JSON.stringify(sortKeys(v)));
 }
 
-/**
- * `-o yaml` as kubectl writes it (go-yaml v2 through JSON): sorted keys, sequences not
- * indented under their key, YAML 1.1 quoting (timestamps, `yes`/`no`... stay strings),
- * literal blocks for multi-line strings.
- */
+/** `-o yaml` as kubectl writes it (see go-yaml.ts). */
 export function toYaml(v: unknown): string {
-  return YAML.stringify(sortKeys(v), {
-    version: '1.1',
-    indentSeq: false,
-    blockQuote: 'literal',
-    lineWidth: 0,
-    defaultKeyType: 'PLAIN',
-    aliasDuplicateObjects: false,
-  });
+  return goYaml(v);
 }

@@ -1,0 +1,25 @@
+import { NAMINGS, type Schema } from '@svc/api';
+
+/** A group without the naming's suffix: `rbac.authorization.svc.io` and `rbac.authorization.k8s.io` → `rbac.authorization`. */
+function groupBase(group: string): string {
+  for (const n of Object.values(NAMINGS)) {
+    const sfx = `.${n.groupSuffix}`;
+    if (group.endsWith(sfx)) return group.slice(0, -sfx.length);
+  }
+  return group;
+}
+
+/**
+ * The compiled-in schema of a built-in kind (whichever naming the server speaks), whose
+ * merge metadata makes strategic merge patches; undefined for kinds svcctl does not know
+ * (custom resources), which kubectl patches with JSON merge patches. The catalog is loaded
+ * on first use only (it is large).
+ */
+export async function builtinSchema(o: { group: string; version: string; kind: string }): Promise<Schema | undefined> {
+  const { builtinResources } = await import('@svc/api');
+  const base = groupBase(o.group);
+  const hit = builtinResources().find(
+    (r) => groupBase(r.group) === base && r.version === o.version && r.kind === o.kind && !r.custom,
+  );
+  return hit && hit.strategicMerge ? hit.schema : undefined;
+}
