@@ -176,6 +176,31 @@ describe('LimitRanger', () => {
     expectCode(await createPod(ns, { containers: [{ name: 'a', image: 'x' }] }), 201);
   });
 
+  it('enforces min and max storage of PersistentVolumeClaims', async () => {
+    const ns = await namespace();
+    expectCode(
+      await createLimitRange(ns, [{ type: 'PersistentVolumeClaim', min: { storage: '1Gi' }, max: { storage: '2Gi' } }]),
+      201,
+    );
+    const claim = (name: string, storage: string) => ({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage } } },
+    });
+    const path = `/api/v1/namespaces/${ns}/persistentvolumeclaims`;
+    const big = await env.server.client.post(path, claim('big', '5Gi'));
+    expect(big.status).toBe(403);
+    expect(big.json<{ message: string }>().message).toBe(
+      'persistentvolumeclaims "big" is forbidden: maximum storage usage per PersistentVolumeClaim is 2Gi, but request is 5Gi',
+    );
+    const small = await env.server.client.post(path, claim('small', '100Mi'));
+    expect(small.json<{ message: string }>().message).toBe(
+      'persistentvolumeclaims "small" is forbidden: minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 100Mi',
+    );
+    expectCode(await env.server.client.post(path, claim('fits', '1536Mi')), 201);
+  });
+
   it('kubectl describes the LimitRange and prints the 403', async () => {
     const ns = await namespace();
     await env.ok(['create', '-n', ns, '-f', await env.manifest(limitRangeManifest())]);

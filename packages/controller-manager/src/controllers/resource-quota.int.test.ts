@@ -162,6 +162,39 @@ describe('resourcequota-controller and ResourceQuota admission', () => {
     await quotaUsing(ns, 'objects', { 'count/deployments.apps': '0' });
   });
 
+  it('charges claims by storage request and count', async () => {
+    const ns = await namespace();
+    await ok(['create', 'quota', 'storage', '-n', ns, '--hard=requests.storage=2Gi,persistentvolumeclaims=2']);
+    await quotaUsing(ns, 'storage', { 'requests.storage': '0', persistentvolumeclaims: '0' });
+    const claim = (name: string, storage: string) =>
+      env.api.request('POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, {
+        body: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          metadata: { name },
+          spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage } } },
+        }),
+      });
+    expect((await claim('one', '1Gi')).status).toBe(201);
+    const two = await claim('two', '1536Mi');
+    expect(two.status).toBe(403);
+    expect(two.json<{ message: string }>().message).toBe(
+      'persistentvolumeclaims "two" is forbidden: exceeded quota: storage, requested: requests.storage=1536Mi, used: requests.storage=1Gi, limited: requests.storage=2Gi',
+    );
+    // The controller counts them too (claims are watched from the first quota that names them).
+    await quotas(ns).update(
+      {
+        ...(await quotas(ns).get('storage')),
+        status: {
+          hard: { 'requests.storage': '2Gi', persistentvolumeclaims: '2' },
+          used: { 'requests.storage': '0', persistentvolumeclaims: '0' },
+        },
+      },
+      { subresource: 'status' },
+    );
+    await quotaUsing(ns, 'storage', { 'requests.storage': '1Gi', persistentvolumeclaims: '1' });
+  });
+
   it('recounts what admission did not see, at the sync period', async () => {
     const ns = await namespace();
     for (const name of ['x', 'y']) {
