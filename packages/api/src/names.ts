@@ -242,6 +242,43 @@ export function nodeTaintKey(name: NodeTaintName): string {
   return `node.${current.labelPrefix}/${name}`;
 }
 
+/**
+ * Namespace annotations of the scheduling admission plugins (Kubernetes' `scheduler.alpha.kubernetes.io/...`):
+ * `scheduler.alpha.svc.io/node-selector` (PodNodeSelector), `.../defaultTolerations` and
+ * `.../tolerationsWhitelist` (PodTolerationRestriction).
+ */
+export function schedulerNamespaceAnnotation(
+  name: 'node-selector' | 'defaultTolerations' | 'tolerationsWhitelist',
+): string {
+  return `scheduler.alpha.${current.labelPrefix}/${name}`;
+}
+
+/**
+ * Keys of the ImagePolicyWebhook admission plugin (Kubernetes' `*.image-policy.k8s.io/*`): what a pod
+ * annotation's key contains to be sent in an ImageReview (`.image-policy.svc.io/`), the prefix of
+ * the plugin's audit annotations (`imagepolicywebhook.image-policy.svc.io/`), and the pod
+ * annotation set when the plugin failed open (`alpha.image-policy.svc.io/failed-open`).
+ */
+export function imagePolicyKey(name: 'annotation-infix' | 'audit-prefix' | 'failed-open'): string {
+  const domain = `image-policy.${current.groupSuffix}`;
+  switch (name) {
+    case 'annotation-infix':
+      return `.${domain}/`;
+    case 'audit-prefix':
+      return `imagepolicywebhook.${domain}/`;
+    case 'failed-open':
+      return `alpha.${domain}/failed-open`;
+  }
+}
+
+/**
+ * Prefix of the resource names the project reserves (Kubernetes' `kubernetes.io/`): `svc.io/`.
+ * Names without a prefix are native too; others are extended resources.
+ */
+export function nativeResourcePrefix(): string {
+  return `${current.labelPrefix}/`;
+}
+
 /** The label a Deployment adds to its ReplicaSets' selector and template (Kubernetes' spelling, no prefix). */
 export function podTemplateHashLabel(): string {
   return 'pod-template-hash';

@@ -21,7 +21,8 @@ describe("the scheduler's secure port", () => {
 
   beforeAll(async () => {
     server = await startTestApiServer({
-      args: ['--authorization-mode=RBAC'],
+      // No node lifecycle controller lifts the not-ready taint TaintNodesByCondition gives new nodes.
+      args: ['--authorization-mode=RBAC', '--disable-admission-plugins=TaintNodesByCondition'],
       tokens: [`${READER},metrics-reader,uid-r,""`, `${NOBODY},nobody,uid-n,""`],
     });
     await createDefaultServiceAccount(server.client, 'default');

@@ -12,6 +12,7 @@ export * from './authorization.js';
 export * from './discovery.js';
 export * from './admission-policy.js';
 export * from './admission-webhook.js';
+export * from './image-review.js';
 export * from './storage.js';
 export * from './networking.js';
 export * from './policy-objects.js';

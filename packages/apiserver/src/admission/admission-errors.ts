@@ -1,4 +1,4 @@
-import { statusError, type StatusDetails, type StatusError } from '@svc/api';
+import { StatusError, statusError, type StatusDetails } from '@svc/api';
 import type { AdmissionAttributes } from './admission.js';
 
 /**
@@ -17,4 +17,18 @@ export function admissionForbidden(a: AdmissionAttributes, why: string): StatusE
     name ? `${what} "${name}" is forbidden: ${why}` : `${what} is forbidden: ${why}`,
     details,
   );
+}
+
+/**
+ * What Kubernetes answers for an error that is not a Status (a plugin's plain `fmt.Errorf`): a
+ * 500 whose message is the error's text, with no reason (kubectl prints `Error from server: <text>`).
+ */
+export function plainError(message: string): StatusError {
+  return new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 });
+}
+
+/** Go's utilerrors aggregate text: distinct messages, bracketed and comma-separated when more than one. */
+export function aggregateMessage(messages: readonly string[]): string {
+  const distinct = [...new Set(messages)];
+  return distinct.length === 1 ? (distinct[0] ?? '') : `[${distinct.join(', ')}]`;
 }

@@ -13,7 +13,7 @@ interface Csr {
  * Kubernetes' IsAuthorizedForSignerName: `verb` on the `signers` resource named by the
  * signer name, or by its domain with a wildcard path (`example.com/*`).
  */
-async function authorizedForSigner(
+export async function authorizedForSigner(
   authz: Authorizer,
   ask: { user: UserInfo; verb: string; signerName: string },
 ): Promise<boolean> {

@@ -22,6 +22,22 @@ import { DefaultIngressClass } from './default-ingress-class.js';
 import { DefaultStorageClass } from './default-storage-class.js';
 import { PersistentVolumeClaimResize } from './persistent-volume-claim-resize.js';
 import { StorageObjectInUseProtection } from './storage-object-in-use-protection.js';
+import { AlwaysAdmit } from './always-admit.js';
+import { AlwaysDeny } from './always-deny.js';
+import { AlwaysPullImages } from './always-pull-images.js';
+import { CertificateSubjectRestriction } from './certificate-subject-restriction.js';
+import { ClusterTrustBundleAttest } from './cluster-trust-bundle-attest.js';
+import { DenyServiceExternalIPs } from './deny-service-external-ips.js';
+import { newEventRateLimit } from './event-rate-limit.js';
+import { ExtendedResourceToleration } from './extended-resource-toleration.js';
+import { newImagePolicyWebhook } from './image-policy-webhook.js';
+import { LimitPodHardAntiAffinityTopology } from './limit-pod-hard-anti-affinity-topology.js';
+import { newNamespaceAutoProvision } from './namespace-auto-provision.js';
+import { newNamespaceExists } from './namespace-exists.js';
+import { newOwnerReferencesPermissionEnforcement } from './owner-references-permission-enforcement.js';
+import { newPodNodeSelector } from './pod-node-selector.js';
+import { newPodTolerationRestriction } from './pod-toleration-restriction.js';
+import { TaintNodesByCondition } from './taint-nodes-by-condition.js';
 import { newLimitRanger } from './limit-ranger.js';
 import { newPriority } from './priority.js';
 import { newResourceQuotaAdmission } from './resource-quota.js';
@@ -79,6 +95,22 @@ const FACTORIES: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = 
   StorageObjectInUseProtection: () => new StorageObjectInUseProtection(),
   PersistentVolumeClaimResize: (c) => new PersistentVolumeClaimResize(classGetter(c, 'storageclasses')),
   DefaultIngressClass: (c) => new DefaultIngressClass(classLister(c, 'ingressclasses')),
+  TaintNodesByCondition: () => new TaintNodesByCondition(),
+  CertificateSubjectRestriction: () => new CertificateSubjectRestriction(),
+  ClusterTrustBundleAttest: (c) => new ClusterTrustBundleAttest(c.authorizer),
+  AlwaysAdmit: (c) => new AlwaysAdmit(c.log),
+  AlwaysDeny: (c) => new AlwaysDeny(c.log),
+  AlwaysPullImages: () => new AlwaysPullImages(),
+  DenyServiceExternalIPs: () => new DenyServiceExternalIPs(),
+  EventRateLimit: newEventRateLimit,
+  ExtendedResourceToleration: () => new ExtendedResourceToleration(),
+  ImagePolicyWebhook: newImagePolicyWebhook,
+  LimitPodHardAntiAffinityTopology: () => new LimitPodHardAntiAffinityTopology(),
+  NamespaceAutoProvision: newNamespaceAutoProvision,
+  NamespaceExists: newNamespaceExists,
+  OwnerReferencesPermissionEnforcement: newOwnerReferencesPermissionEnforcement,
+  PodNodeSelector: newPodNodeSelector,
+  PodTolerationRestriction: newPodTolerationRestriction,
 };
 
 export interface BuiltAdmission {

@@ -727,7 +727,11 @@ describe('nodes (cluster-scoped)', () => {
     expect(created.metadata.uid).toMatch(UUID);
     expect(created.metadata.creationTimestamp).toMatch(RFC3339);
     const inEtcd = await stored(nodeKey(name));
-    expect(inEtcd?.value.spec).toEqual({ podCIDR: '10.0.0.0/24' });
+    // TaintNodesByCondition (default-enabled) registers new nodes not ready.
+    expect(inEtcd?.value.spec).toEqual({
+      podCIDR: '10.0.0.0/24',
+      taints: [{ key: 'node.svc.io/not-ready', effect: 'NoSchedule' }],
+    });
     expect(inEtcd?.modRevision).toBe(created.metadata.resourceVersion);
 
     expect(expectCode(await t.client.get(nodePath(name)), 200)).toEqual(created);
@@ -828,7 +832,7 @@ describe('nodes (cluster-scoped)', () => {
       200,
     );
     expect(st.status).toEqual({ phase: 'Running', nodeInfo: { kernelVersion: '6.1' } });
-    expect(st.spec).toEqual({ podCIDR: '10.1.0.0/24' });
+    expect(st.spec).toEqual(created.spec);
     expect(st.metadata.labels).toBeUndefined();
     expect(st.metadata.resourceVersion).not.toBe(created.metadata.resourceVersion);
 

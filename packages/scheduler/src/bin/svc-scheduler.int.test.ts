@@ -30,7 +30,8 @@ describe('svc-scheduler processes', () => {
   const running: Candidate[] = [];
 
   beforeAll(async () => {
-    server = await startTestApiServer();
+    // No node lifecycle controller lifts the not-ready taint TaintNodesByCondition gives new nodes.
+    server = await startTestApiServer({ args: ['--disable-admission-plugins=TaintNodesByCondition'] });
     await createDefaultServiceAccount(server.client, 'default');
     dir = await mkdtemp(join(tmpdir(), 'svc-sched-bin-'));
     for (const n of ['bin-node-a', 'bin-node-b'])
