@@ -135,7 +135,8 @@ export class Session {
   }
 
   private signal(extra?: AbortSignal): AbortSignal | undefined {
-    const signals = [extra, this.io.signal].filter((s): s is AbortSignal => s !== undefined);
+    // Plain requests are short: only streams follow the run's own signal (it would gather listeners).
+    const signals = [extra].filter((s): s is AbortSignal => s !== undefined);
     if (this.o.timeoutMs !== undefined) signals.push(AbortSignal.timeout(this.o.timeoutMs));
     if (signals.length === 0) return undefined;
     return signals.length === 1 ? signals[0] : AbortSignal.any(signals);
