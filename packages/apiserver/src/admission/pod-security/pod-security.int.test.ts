@@ -267,6 +267,11 @@ describe('the default naming', () => {
     const ns = await namespace({ [`${P}/enforce`]: 'restricted' });
     expect((await createPod(ns, plainPod())).status).toBe(403);
     expect((await createPod(ns, plainPod(), { token: EXEMPT_TOKEN })).status).toBe(201);
+    // The classes exist: the RuntimeClass admission plugin refuses pods that name a missing one.
+    for (const handler of ['kata', 'gvisor']) {
+      const rc = { apiVersion: 'node.svc.io/v1', kind: 'RuntimeClass', metadata: { name: handler }, handler };
+      expect((await env.server.client.post('/apis/node.svc.io/v1/runtimeclasses', rc)).status).toBe(201);
+    }
     expect((await createPod(ns, { ...plainPod(), runtimeClassName: 'kata' })).status).toBe(201);
     expect((await createPod(ns, { ...plainPod(), runtimeClassName: 'gvisor' })).status).toBe(403);
   });
