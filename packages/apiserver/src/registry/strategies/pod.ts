@@ -105,6 +105,8 @@ const validatePod = (obj: ApiObject): FieldError[] => validatePodSpec(spec(obj),
 /** The spec with the fields a pod update may change blanked out (images, deadline, tolerations). */
 function mutableFieldsCleared(s: PodSpec): PodSpec {
   const c = structuredClone(s);
+  // Pods stored before requests were defaulted from limits compare as Kubernetes reads them back.
+  defaultRequestsFromLimits(c as WirePodSpec);
   for (const k of [...(c.containers ?? []), ...(c.initContainers ?? [])]) delete k.image;
   delete c.activeDeadlineSeconds;
   delete c.tolerations;
