@@ -179,6 +179,7 @@ async function buildServed(
     shutdown: shutdownCheck,
     startedAt: s.startedAt,
     notLivez: d.encryption?.healthChecks,
+    healthzOnly: d.encryption?.healthzChecks,
   });
   const svclet = new SvcletClient(opts.svclet);
   const resources = resourceRouter(s, { stores, authentication, authorization, svclet });

@@ -9,6 +9,11 @@ export interface EncryptionAtRest {
   transformers: ResourceTransformers;
   /** `kms-providers` (on `/healthz` and `/readyz`, not `/livez`, as in Kubernetes), when there is one. */
   healthChecks: HealthCheck[];
+  /**
+   * `encryption-config-automatic-reload` (on `/healthz` only): fails while the newest file could
+   * not be loaded (the old configuration keeps serving, so readiness is not affected).
+   */
+  healthzChecks: HealthCheck[];
   /** `poststarthook/start-encryption-provider-config-automatic-reload`, with automatic reload. */
   hooks: PostStartHook[];
   /** Starts the automatic reload (once the server listens). */
@@ -77,11 +82,20 @@ export async function encryptionAtRest(
     return {
       transformers,
       healthChecks: initial.healthCheck ? [initial.healthCheck] : [],
+      healthzChecks: [],
       hooks: [],
       startReloading: () => undefined,
     };
   }
   const hook = new PostStartHook('start-encryption-provider-config-automatic-reload');
+  let lastReloadError: string | undefined;
+  const reloadCheck: HealthCheck = {
+    name: 'encryption-config-automatic-reload',
+    check: async () => {
+      if (lastReloadError !== undefined)
+        throw new Error(`the newest encryption configuration was refused: ${lastReloadError}`);
+    },
+  };
   const controller = new EncryptionReloadController({
     file,
     transformers,
@@ -90,6 +104,7 @@ export async function encryptionAtRest(
     startProbes,
     retire,
     onOutcome: (outcome) => {
+      lastReloadError = outcome.ok ? undefined : outcome.error;
       deps.metrics.recordEncryptionConfigReload(outcome.ok ? 'success' : 'failure', Date.now() / 1000);
       if (outcome.ok) log.info('loaded new encryption configuration', { file });
       else
@@ -105,6 +120,7 @@ export async function encryptionAtRest(
   return {
     transformers,
     healthChecks: [healthCheck],
+    healthzChecks: [reloadCheck],
     hooks: [hook],
     startReloading: () => {
       controller.start(signal);

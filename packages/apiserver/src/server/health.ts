@@ -29,6 +29,8 @@ export function healthChecks(o: {
   startedAt: number;
   /** Checks on `/healthz` and `/readyz` only (encryption's `kms-providers`, as Kubernetes adds it). */
   notLivez?: readonly HealthCheck[];
+  /** Checks on `/healthz` only: problems to report that must not take the server out of service. */
+  healthzOnly?: readonly HealthCheck[];
 }): HealthChecks {
   const { opts, storage, hooks } = o;
   const store = (timeoutMs: number): HealthCheck => storeCheck('store', () => storage.storage.healthCheck(timeoutMs));
@@ -56,6 +58,13 @@ export function healthChecks(o: {
       ...hooks,
       o.shutdown,
     ],
-    healthz: () => [pingCheck, logCheck, store(opts.storeHealthcheckTimeoutMs), ...notLivez, ...hooks],
+    healthz: () => [
+      pingCheck,
+      logCheck,
+      store(opts.storeHealthcheckTimeoutMs),
+      ...notLivez,
+      ...(o.healthzOnly ?? []),
+      ...hooks,
+    ],
   };
 }

@@ -332,6 +332,9 @@ describe('automatic reload', () => {
     await createSecret(s, { namespace: ns, name: 'kept', value: 'v2' });
     expect(prefixOf(await stored(s, `core/secrets/${ns}/kept`))).toBe('svc:enc:aescbc:v1:k2:');
     expect((await s.client.get('/healthz/kms-providers')).status).toBe(200);
+    // Reported on /healthz; readiness stays (the old configuration serves).
+    expect((await s.client.get('/healthz/encryption-config-automatic-reload')).status).toBe(500);
+    expect((await s.client.get('/readyz')).status).toBe(200);
 
     // Bad: a KMS plugin that is not healthy (the new configuration must pass its health check first).
     const failuresBefore = await metric(s, 'apiserver_encryption_config_controller_automatic_reloads_total', 'failure');
@@ -364,6 +367,14 @@ describe('automatic reload', () => {
     await createSecret(s, { namespace: ns, name: 'still', value: 'v3' });
     expect(prefixOf(await stored(s, `core/secrets/${ns}/still`))).toBe('svc:enc:aescbc:v1:k2:');
     expect(await metric(s, 'apiserver_encryption_config_controller_automatic_reloads_total', 'success')).toBe(1);
+
+    // A good file again clears the report.
+    await replaceFile(file, configYaml([{ resources: ['secrets'], providers: [keys('aescbc', k2)] }]));
+    await waitFor(
+      'the report to clear',
+      async () => (await s.client.get('/healthz/encryption-config-automatic-reload')).status === 200,
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
     await stop(s);
   }, 90_000);
 });
