@@ -14,6 +14,16 @@ ensure_etcd() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq etcd-server >/dev/null
   fi
 }
+# The official Kubernetes Python client, for the test that drives svc with it unchanged.
+ensure_python_client() {
+  if ! /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1; then
+    echo "== installing the Kubernetes Python client (Debian python3-kubernetes)"
+    local sudo=""
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-kubernetes >/dev/null
+  fi
+}
 # pnpm 12 sometimes fails looking itself up in the registry (ERR_PNPM_BAD_CONFIG_DEP); retry.
 pnpm_install() {
   local i
