@@ -13,12 +13,15 @@ describe('svcctl get -w', () => {
   /** Runs a watch until `until` holds for its output, doing `act` once it printed its first line. */
   async function watching(
     args: string[],
-    o: { act: () => Promise<unknown>; until: (out: string) => boolean },
+    o: { act: () => Promise<unknown>; until: (out: string) => boolean; listed?: (out: string) => boolean },
   ): Promise<string> {
     const ac = new AbortController();
     let out = '';
     const done = env.run(args, { signal: ac.signal, onOut: (s) => (out += s) });
-    // The watch starts at some point after the command does: act until its output shows the change.
+    // The list comes first (when it is printed, act only after it, so the change is not in it); the
+    // watch starts at some point after: act until its output shows the change.
+    const listed = o.listed;
+    if (listed) await waitFor('the list', () => listed(out));
     await waitFor(
       'the watch output',
       async () => {
@@ -40,6 +43,7 @@ describe('svcctl get -w', () => {
     const out = await watching(['get', 'cm', '-n', 'watched', '-w'], {
       act: () => env.kubectl(['create', 'configmap', 'x', '-n', 'watched', '--from-literal=a=b']),
       until: (s) => /\nx +1 /.test(s),
+      listed: (s) => s.includes('first-one'),
     });
     const lines = out.split('\n');
     expect(

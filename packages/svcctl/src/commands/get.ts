@@ -416,10 +416,17 @@ async function watch(
     resourceVersion = (list.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
     if (!opts.watchOnly) for (const obj of objectsOfList(list)) io.out(printOne(stripForOutput(obj), o.format, r));
   }
-  const res = await o.session.stream(resourcePath(r, { namespace: ns }), {
-    accept: table ? tableAccept(o.discovery) : 'application/json',
-    query: { ...listQuery, watch: 'true', resourceVersion, allowWatchBookmarks: 'true' },
-  });
+  const res = await o.session
+    .stream(resourcePath(r, { namespace: ns }), {
+      accept: table ? tableAccept(o.discovery) : 'application/json',
+      query: { ...listQuery, watch: 'true', resourceVersion, allowWatchBookmarks: 'true' },
+    })
+    .catch((e: unknown) => {
+      // Interrupted while the watch was opening: as quiet as an interrupt during the watch.
+      if (io.signal?.aborted) return undefined;
+      throw e;
+    });
+  if (!res) return;
   let buffer = '';
   res.body.setEncoding('utf8');
   try {
