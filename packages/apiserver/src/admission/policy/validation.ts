@@ -27,40 +27,15 @@ import {
 import { policyBaseEnvironment, typedEnvironment, type VariableTypes } from './cel-env.js';
 import { compileExpression, type ReturnTypes } from './compile.js';
 import { compileVariables } from './compiled-policy.js';
+import { CEL_RESERVED_WORDS } from '../../apiextensions/schema/cel-types.js';
+import { validateRuleWithOperations } from '../../registry/strategies/rule-validation.js';
 
 const FAILURE_POLICIES = ['Fail', 'Ignore'];
 const MATCH_POLICIES = ['Equivalent', 'Exact'];
-const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
-const SCOPES = ['*', 'Cluster', 'Namespaced'];
 const REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge'];
 const ACTIONS = ['Audit', 'Deny', 'Warn'];
 const MAX_AUDIT_ANNOTATIONS = 20;
 const MAX_AUDIT_VALUE_EXPRESSION = 5 * 1024;
-const CEL_RESERVED = new Set([
-  'true',
-  'false',
-  'null',
-  'in',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
-
-const wildcard = (xs: readonly string[]): boolean => xs.includes('*');
 
 function duplicatesOf<T>(xs: readonly T[], path: (i: number) => string): FieldError[] {
   const seen = new Set<T>();
@@ -69,73 +44,6 @@ function duplicatesOf<T>(xs: readonly T[], path: (i: number) => string): FieldEr
     if (seen.has(x)) errs.push(fieldErrors.duplicate(path(i), x));
     seen.add(x);
   });
-  return errs;
-}
-
-/** Kubernetes' validateResources: subresource wildcards may not overlap. */
-function validateResources(resources: readonly string[], path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (resources.length === 0) errs.push(fieldErrors.required(path, ''));
-  const resWithWildcardSub = new Set<string>();
-  const subWithWildcardRes = new Set<string>();
-  let doubleWildcard = false;
-  let singleWildcard = false;
-  let withoutSub = false;
-  resources.forEach((rs, i) => {
-    if (rs === '') {
-      errs.push(fieldErrors.required(`${path}[${i}]`, ''));
-      return;
-    }
-    if (rs === '*/*') doubleWildcard = true;
-    if (rs === '*') singleWildcard = true;
-    const at = rs.indexOf('/');
-    if (at < 0) {
-      withoutSub = rs !== '*';
-      return;
-    }
-    const res = rs.slice(0, at);
-    const sub = rs.slice(at + 1);
-    if (resWithWildcardSub.has(res))
-      errs.push(fieldErrors.invalid(`${path}[${i}]`, rs, `if '${res}/*' is present, must not specify ${rs}`));
-    if (subWithWildcardRes.has(sub))
-      errs.push(fieldErrors.invalid(`${path}[${i}]`, rs, `if '*/${sub}' is present, must not specify ${rs}`));
-    if (sub === '*') resWithWildcardSub.add(res);
-    if (res === '*') subWithWildcardRes.add(sub);
-  });
-  if (resources.length > 1 && doubleWildcard)
-    errs.push(fieldErrors.invalid(path, resources, "if '*/*' is present, must not specify other resources"));
-  if (singleWildcard && withoutSub)
-    errs.push(
-      fieldErrors.invalid(path, resources, "if '*' is present, must not specify other resources without subresources"),
-    );
-  return errs;
-}
-
-function validateRuleWithOperations(r: NamedRuleWithOperations, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  const ops = r.operations ?? [];
-  if (ops.length === 0) errs.push(fieldErrors.required(`${path}.operations`, ''));
-  if (ops.length > 1 && wildcard(ops))
-    errs.push(fieldErrors.invalid(`${path}.operations`, ops, "if '*' is present, must not specify other operations"));
-  ops.forEach((op, i) => {
-    if (!OPERATIONS.includes(op)) errs.push(fieldErrors.notSupported(`${path}.operations[${i}]`, op, OPERATIONS));
-  });
-  const groups = r.apiGroups ?? [];
-  if (groups.length === 0) errs.push(fieldErrors.required(`${path}.apiGroups`, ''));
-  if (groups.length > 1 && wildcard(groups))
-    errs.push(fieldErrors.invalid(`${path}.apiGroups`, groups, "if '*' is present, must not specify other API groups"));
-  const versions = r.apiVersions ?? [];
-  if (versions.length === 0) errs.push(fieldErrors.required(`${path}.apiVersions`, ''));
-  if (versions.length > 1 && wildcard(versions))
-    errs.push(
-      fieldErrors.invalid(`${path}.apiVersions`, versions, "if '*' is present, must not specify other API versions"),
-    );
-  versions.forEach((v, i) => {
-    if (v === '') errs.push(fieldErrors.required(`${path}.apiVersions[${i}]`, ''));
-  });
-  errs.push(...validateResources(r.resources ?? [], `${path}.resources`));
-  if (r.scope !== undefined && !SCOPES.includes(r.scope))
-    errs.push(fieldErrors.notSupported(`${path}.scope`, r.scope, SCOPES));
   return errs;
 }
 
@@ -292,7 +200,7 @@ function validateVariables(
   vars.forEach((v, i) => {
     const p = `${o.path}[${i}]`;
     if (!v.name || v.name.trim() === '') errs.push(fieldErrors.required(`${p}.name`, 'name is not specified'));
-    else if (!/^[_a-zA-Z][_a-zA-Z0-9]*$/.test(v.name) || CEL_RESERVED.has(v.name))
+    else if (!/^[_a-zA-Z][_a-zA-Z0-9]*$/.test(v.name) || CEL_RESERVED_WORDS.has(v.name))
       errs.push(fieldErrors.invalid(`${p}.name`, v.name, 'name is not a valid CEL identifier'));
     const expression = v.expression ?? '';
     if (expression.trim() === '') errs.push(fieldErrors.required(`${p}.expression`, 'expression is not specified'));

@@ -10,7 +10,8 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { additionalPropertiesOf, isEmbeddedResource, isIntOrString, itemsOf, type JSONSchemaProps } from './types.js';
 
-const RESERVED = new Set([
+/** CEL's reserved words: escaped as property names, refused as variable names. */
+export const CEL_RESERVED_WORDS: ReadonlySet<string> = new Set([
   'true',
   'false',
   'null',
@@ -37,7 +38,7 @@ const RESERVED = new Set([
 /** Kubernetes' CEL escaping of a property name, or undefined when it cannot be a field. */
 export function escapeName(name: string): string | undefined {
   if (name === '' || /^[0-9]/.test(name)) return undefined;
-  if (RESERVED.has(name)) return `__${name}__`;
+  if (CEL_RESERVED_WORDS.has(name)) return `__${name}__`;
   if (!/^[A-Za-z0-9_./-]+$/.test(name)) return undefined;
   return name.replace(
     /__|[./-]/g,

@@ -5,13 +5,13 @@ import {
   type MatchCondition,
   type MutatingWebhook,
   type MutatingWebhookConfiguration,
-  type RuleWithOperations,
 } from '@svc/api';
 import { isDns1035Label, isDns1123Subdomain, validateLabelSelector, validateQualifiedName } from '@svc/machinery';
 import { compileMatchCondition } from '../../admission/webhook/match-conditions.js';
 import { validateWebhookService, validateWebhookUrl } from '../../webhook/validation.js';
 import { deepEqual } from '../object-utils.js';
 import type { Strategy } from '../strategy.js';
+import { validateRuleWithOperations } from './rule-validation.js';
 
 /** The AdmissionReview versions this server speaks (Kubernetes' AcceptedAdmissionReviewVersions). */
 export const ACCEPTED_ADMISSION_REVIEW_VERSIONS = ['v1', 'v1beta1'];
@@ -22,9 +22,7 @@ const FAILURE_POLICIES = ['Fail', 'Ignore'];
 const MATCH_POLICIES = ['Equivalent', 'Exact'];
 const SIDE_EFFECTS = ['None', 'NoneOnDryRun', 'Some', 'Unknown'];
 const NO_SIDE_EFFECTS = ['None', 'NoneOnDryRun'];
-const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
 const REINVOCATION_POLICIES = ['IfNeeded', 'Never'];
-const SCOPES = ['*', 'Cluster', 'Namespaced'];
 
 type Kind = 'mutating' | 'validating';
 type Webhook = MutatingWebhook;
@@ -129,7 +127,7 @@ function validateConfiguration(obj: ApiObject, o: Options): FieldError[] {
 function validateWebhook(h: Webhook, o: Options & { path: string }): FieldError[] {
   const { path } = o;
   const errs = validateFullyQualifiedName(h.name ?? '', `${path}.name`);
-  (h.rules ?? []).forEach((r, i) => errs.push(...validateRule(r, `${path}.rules[${i}]`)));
+  (h.rules ?? []).forEach((r, i) => errs.push(...validateRuleWithOperations(r, `${path}.rules[${i}]`)));
   if (present(h.failurePolicy) && !FAILURE_POLICIES.includes(h.failurePolicy))
     errs.push(fieldErrors.notSupported(`${path}.failurePolicy`, h.failurePolicy, FAILURE_POLICIES));
   if (present(h.matchPolicy) && !MATCH_POLICIES.includes(h.matchPolicy))
@@ -171,76 +169,6 @@ function validateFullyQualifiedName(name: string, path: string): FieldError[] {
   if (name.split('.').length < 3)
     return [fieldErrors.invalid(path, name, 'should be a domain with at least three segments separated by dots')];
   return [];
-}
-
-/** Kubernetes' validateRuleWithOperations (subresources allowed). */
-function validateRule(r: RuleWithOperations, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  const operations = r.operations ?? [];
-  if (operations.length === 0) errs.push(fieldErrors.required(`${path}.operations`, ''));
-  if (operations.length > 1 && operations.includes('*'))
-    errs.push(
-      fieldErrors.invalid(`${path}.operations`, operations, "if '*' is present, must not specify other operations"),
-    );
-  operations.forEach((op, i) => {
-    if (!OPERATIONS.includes(op)) errs.push(fieldErrors.notSupported(`${path}.operations[${i}]`, op, OPERATIONS));
-  });
-  const groups = r.apiGroups ?? [];
-  if (groups.length === 0) errs.push(fieldErrors.required(`${path}.apiGroups`, ''));
-  if (groups.length > 1 && groups.includes('*'))
-    errs.push(fieldErrors.invalid(`${path}.apiGroups`, groups, "if '*' is present, must not specify other API groups"));
-  const versions = r.apiVersions ?? [];
-  if (versions.length === 0) errs.push(fieldErrors.required(`${path}.apiVersions`, ''));
-  if (versions.length > 1 && versions.includes('*'))
-    errs.push(
-      fieldErrors.invalid(`${path}.apiVersions`, versions, "if '*' is present, must not specify other API versions"),
-    );
-  versions.forEach((v, i) => {
-    if (v === '') errs.push(fieldErrors.required(`${path}.apiVersions[${i}]`, ''));
-  });
-  errs.push(...validateResources(r.resources ?? [], `${path}.resources`));
-  if (present(r.scope) && !SCOPES.includes(r.scope))
-    errs.push(fieldErrors.notSupported(`${path}.scope`, r.scope, SCOPES));
-  return errs;
-}
-
-/** Kubernetes' validateResources: `x`, `x/y`, `*`, `x/*`, `*\/y`, `*\/*`, without overlaps. */
-function validateResources(resources: readonly string[], path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (resources.length === 0) errs.push(fieldErrors.required(path, ''));
-  const withWildcardSub = new Set<string>();
-  const subWithWildcardResource = new Set<string>();
-  let doubleWildcard = false;
-  let singleWildcard = false;
-  let withoutSub = false;
-  resources.forEach((resSub, i) => {
-    if (resSub === '') {
-      errs.push(fieldErrors.required(`${path}[${i}]`, ''));
-      return;
-    }
-    if (resSub === '*/*') doubleWildcard = true;
-    if (resSub === '*') singleWildcard = true;
-    const slash = resSub.indexOf('/');
-    if (slash < 0) {
-      withoutSub = resSub !== '*';
-      return;
-    }
-    const res = resSub.slice(0, slash);
-    const sub = resSub.slice(slash + 1);
-    if (withWildcardSub.has(res))
-      errs.push(fieldErrors.invalid(`${path}[${i}]`, resSub, `if '${res}/*' is present, must not specify ${resSub}`));
-    if (subWithWildcardResource.has(sub))
-      errs.push(fieldErrors.invalid(`${path}[${i}]`, resSub, `if '*/${sub}' is present, must not specify ${resSub}`));
-    if (sub === '*') withWildcardSub.add(res);
-    if (res === '*') subWithWildcardResource.add(sub);
-  });
-  if (resources.length > 1 && doubleWildcard)
-    errs.push(fieldErrors.invalid(path, resources, "if '*/*' is present, must not specify other resources"));
-  if (singleWildcard && withoutSub)
-    errs.push(
-      fieldErrors.invalid(path, resources, "if '*' is present, must not specify other resources without subresources"),
-    );
-  return errs;
 }
 
 function validateReviewVersions(
