@@ -4,6 +4,7 @@ import { collect, type Built } from './cli/command-kit.js';
 import { registerReadCommands } from './cli/read-commands.js';
 import { registerCreateCommands } from './cli/create-commands.js';
 import { registerWriteCommands } from './cli/write-commands.js';
+import { registerAuthCommands } from './cli/auth-commands.js';
 
 /** Boolean flags (by long name) and whether they default to true (`--wait`): `--x=false` needs their names. */
 const BOOLEAN_FLAGS: Record<string, boolean> = {
@@ -99,5 +100,6 @@ export function buildProgram(io: SvcctlIo, state: { code: number }): Command {
   registerReadCommands(program, b);
   registerCreateCommands(program, b);
   registerWriteCommands(program, b);
+  registerAuthCommands(program, b);
   return program;
 }
