@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiObject, OwnerReference } from '@svc/api';
 import { silentLogger } from '@svc/component-base';
-import { freePort, startTestApiServer, type TestApiServer } from '@svc/testing';
+import {
+  componentTestArgs,
+  freePort,
+  QUICK_LEADER_ELECTION,
+  startTestApiServer,
+  type TestApiServer,
+} from '@svc/testing';
 import { RestClient, loadSvcconfig } from '@svc/client';
 import { parseControllerManagerOptions } from './options.js';
 import { startControllerManager, type RunningControllerManager } from './controller-manager.js';
@@ -27,20 +33,7 @@ export async function startTestControllerManager(
   const dir = await mkdtemp(join(tmpdir(), 'svc-cm-'));
   const opts = parseControllerManagerOptions(
     [
-      '--svcconfig',
-      server.svcconfigPath,
-      '--bind-address',
-      '127.0.0.1',
-      '--secure-port',
-      String(await freePort()),
-      '--cert-dir',
-      dir,
-      '--leader-elect-lease-duration',
-      '4s',
-      '--leader-elect-renew-deadline',
-      '3s',
-      '--leader-elect-retry-period',
-      '500ms',
+      ...componentTestArgs({ server, port: await freePort(), certDir: dir, leaderElection: QUICK_LEADER_ELECTION }),
       ...args,
     ],
     { quiet: true },

@@ -5,6 +5,8 @@ import type { Affinity, Event, Node, Pod, Taint, Toleration } from '@svc/api';
 import { RestClient, ResourceClient, loadSvcconfig } from '@svc/client';
 import { silentLogger, type Logger } from '@svc/component-base';
 import {
+  componentTestArgs,
+  QUICK_LEADER_ELECTION,
   freePort,
   startTestApiServer,
   uniqueName,
@@ -33,20 +35,7 @@ export async function startTestScheduler(
   const dir = await mkdtemp(join(tmpdir(), 'svc-sched-'));
   const opts = parseSchedulerOptions(
     [
-      '--svcconfig',
-      server.svcconfigPath,
-      '--bind-address',
-      '127.0.0.1',
-      '--secure-port',
-      String(await freePort()),
-      '--cert-dir',
-      dir,
-      '--leader-elect-lease-duration',
-      '4s',
-      '--leader-elect-renew-deadline',
-      '3s',
-      '--leader-elect-retry-period',
-      '500ms',
+      ...componentTestArgs({ server, port: await freePort(), certDir: dir, leaderElection: QUICK_LEADER_ELECTION }),
       ...args,
     ],
     { quiet: true },

@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
+  componentTestArgs,
   freePorts,
   HttpsClient,
   spawnProcess,
@@ -16,6 +17,7 @@ import {
 const BIN = resolve(__dirname, '../../dist/bin/svc-controller-manager.js');
 const LEASE_MS = 3000;
 const RETRY_MS = 500;
+const PERIODS = { leaseDuration: `${LEASE_MS}ms`, renewDeadline: '2s', retryPeriod: `${RETRY_MS}ms` };
 
 interface Candidate extends TestProcess {
   port: number;
@@ -40,22 +42,9 @@ describe('svc-controller-manager processes', () => {
   function start(port: number, extra: string[] = []): Candidate {
     const p = spawnProcess(`candidate ${port}`, 'node', [
       BIN,
-      '--svcconfig',
-      server.svcconfigPath,
-      '--bind-address',
-      '127.0.0.1',
-      '--secure-port',
-      String(port),
-      '--cert-dir',
-      join(dir, String(port)),
+      ...componentTestArgs({ server, port, certDir: join(dir, String(port)), leaderElection: PERIODS }),
       '--controllers=serviceaccount',
       '--authorization-always-allow-paths=/healthz,/metrics',
-      '--leader-elect-lease-duration',
-      `${LEASE_MS}ms`,
-      '--leader-elect-renew-deadline',
-      '2s',
-      '--leader-elect-retry-period',
-      `${RETRY_MS}ms`,
       ...extra,
     ]);
     const c = { ...p, port };
