@@ -441,3 +441,42 @@ export function classAnnotationKey(
 export function storageProtectionFinalizer(kind: 'pvc' | 'pv'): string {
   return `${current.labelPrefix}/${kind}-protection`;
 }
+
+/**
+ * The API server's own Service in `default` (Kubernetes' `kubernetes` Service): `svc`, or
+ * `kubernetes` under `--naming=kubernetes`; its Endpoints and EndpointSlice carry the same name.
+ */
+export function apiServiceName(n: Naming = current): string {
+  return n.clusterName;
+}
+
+/**
+ * The label of the API servers' identity Leases in the system namespace (Kubernetes'
+ * `apiserver.kubernetes.io/identity=kube-apiserver`): `apiserver.svc.io/identity=svc-apiserver`.
+ * The value also goes into the hash that names each lease.
+ */
+export function apiServerIdentityLabel(): { key: string; value: string } {
+  return {
+    key: `apiserver.${current.labelPrefix}/identity`,
+    value: current.scheme === 'svc' ? current.apiserverName : 'kube-apiserver',
+  };
+}
+
+/**
+ * The identity Lease's annotation with the address peers proxy to (Kubernetes'
+ * `kubernetes.io/peer-advertise-address`): `svc.io/peer-advertise-address`.
+ */
+export function peerAdvertiseAddressAnnotation(): string {
+  return `${current.labelPrefix}/peer-advertise-address`;
+}
+
+/**
+ * Labels of EndpointSlices (Kubernetes' `kubernetes.io/service-name`,
+ * `endpointslice.kubernetes.io/managed-by`, `endpointslice.kubernetes.io/skip-mirror`):
+ * `svc.io/service-name`, `endpointslice.svc.io/managed-by`, `endpointslice.svc.io/skip-mirror`.
+ */
+export function endpointSliceLabel(name: 'service-name' | 'managed-by' | 'skip-mirror'): string {
+  return name === 'service-name'
+    ? `${current.labelPrefix}/service-name`
+    : `endpointslice.${current.labelPrefix}/${name}`;
+}

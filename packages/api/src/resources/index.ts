@@ -38,6 +38,8 @@ import { limitRange } from './core/v1/limit-range.js';
 import { resourceQuota } from './core/v1/resource-quota.js';
 import { priorityClass } from './scheduling/v1/priority-class.js';
 import { runtimeClass } from './node/v1/runtime-class.js';
+import { endpoints } from './core/v1/endpoints.js';
+import { endpointSlice } from './discovery/v1/endpoint-slice.js';
 
 /** Every compiled-in type, in discovery order. Build after `useNaming`. */
 export function builtinResources(): ResourceType[] {
@@ -49,6 +51,7 @@ export function builtinResources(): ResourceType[] {
     pod(),
     binding(),
     service(),
+    endpoints(),
     node(),
     event(),
     lease(),
@@ -80,6 +83,7 @@ export function builtinResources(): ResourceType[] {
     resourceQuota(),
     priorityClass(),
     runtimeClass(),
+    endpointSlice(),
   ];
 }
 

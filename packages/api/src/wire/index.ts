@@ -16,3 +16,4 @@ export * from './image-review.js';
 export * from './storage.js';
 export * from './networking.js';
 export * from './policy-objects.js';
+export * from './endpoints.js';

@@ -24,6 +24,8 @@ import type { limitRangeSchema } from '../resources/core/v1/limit-range.js';
 import type { resourceQuotaSchema } from '../resources/core/v1/resource-quota.js';
 import type { priorityClassSchema } from '../resources/scheduling/v1/priority-class.js';
 import type { runtimeClassSchema } from '../resources/node/v1/runtime-class.js';
+import type { endpointsSchema } from '../resources/core/v1/endpoints.js';
+import type { endpointSliceSchema } from '../resources/discovery/v1/endpoint-slice.js';
 import type { ObjectMeta } from '../types.js';
 import type { Conforms, Mismatches } from './conformance.js';
 import type {
@@ -52,6 +54,8 @@ import type {
   ResourceQuota,
   PriorityClass,
   RuntimeClass,
+  Endpoints,
+  EndpointSlice,
 } from './index.js';
 
 /**
@@ -101,6 +105,8 @@ export type WireConformance = [
   Conforms<Mismatches<ResourceQuota, typeof resourceQuotaSchema, 'ResourceQuota'>>,
   Conforms<Mismatches<PriorityClass, typeof priorityClassSchema, 'PriorityClass'>>,
   Conforms<Mismatches<RuntimeClass, typeof runtimeClassSchema, 'RuntimeClass'>>,
+  Conforms<Mismatches<Endpoints, typeof endpointsSchema, 'Endpoints'>>,
+  Conforms<Mismatches<EndpointSlice, typeof endpointSliceSchema, 'EndpointSlice'>>,
 ];
 
 /** The check itself is checked: each kind of drift is caught (an unused `@ts-expect-error` fails the build). */

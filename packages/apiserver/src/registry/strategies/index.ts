@@ -23,6 +23,8 @@ import { limitRangeStrategy } from './limit-range.js';
 import { resourceQuotaStrategy } from './resource-quota.js';
 import { priorityClassStrategy } from './priority-class.js';
 import { runtimeClassStrategy } from './runtime-class.js';
+import { endpointsStrategy } from './endpoints.js';
+import { endpointSliceStrategy } from './endpoint-slice.js';
 
 const BY_KIND: Record<string, Strategy> = {
   '/Namespace': namespaceStrategy,
@@ -30,6 +32,7 @@ const BY_KIND: Record<string, Strategy> = {
   '/Secret': secretStrategy,
   '/Pod': podStrategy,
   '/Service': serviceStrategy,
+  '/Endpoints': endpointsStrategy,
   '/Event': eventStrategy,
   'apps/Deployment': deploymentStrategy,
   'apps/ReplicaSet': replicaSetStrategy,
@@ -66,5 +69,6 @@ export function strategyFor(r: ResourceType): Strategy | undefined {
   if (r.group === group('networking') && r.kind === 'IngressClass') return ingressClassStrategy;
   if (r.group === group('scheduling') && r.kind === 'PriorityClass') return priorityClassStrategy;
   if (r.group === group('node') && r.kind === 'RuntimeClass') return runtimeClassStrategy;
+  if (r.group === group('discovery') && r.kind === 'EndpointSlice') return endpointSliceStrategy;
   return BY_KIND[`${r.group}/${r.kind}`];
 }
