@@ -5,6 +5,7 @@ import { registerReadCommands } from './cli/read-commands.js';
 import { registerCreateCommands } from './cli/create-commands.js';
 import { registerWriteCommands } from './cli/write-commands.js';
 import { registerAuthCommands } from './cli/auth-commands.js';
+import { registerInspectCommands } from './cli/inspect-commands.js';
 
 /** Boolean flags (by long name) and whether they default to true (`--wait`): `--x=false` needs their names. */
 const BOOLEAN_FLAGS: Record<string, boolean> = {
@@ -101,5 +102,6 @@ export function buildProgram(io: SvcctlIo, state: { code: number }): Command {
   registerCreateCommands(program, b);
   registerWriteCommands(program, b);
   registerAuthCommands(program, b);
+  registerInspectCommands(program, b);
   return program;
 }
