@@ -480,3 +480,24 @@ export function endpointSliceLabel(name: 'service-name' | 'managed-by' | 'skip-m
     ? `${current.labelPrefix}/service-name`
     : `endpointslice.${current.labelPrefix}/${name}`;
 }
+
+/**
+ * Priority and fairness's annotation on its configuration objects (Kubernetes'
+ * `apf.kubernetes.io/autoupdate-spec`): `apf.svc.io/autoupdate-spec`. `true` lets the server
+ * keep a suggested object's spec up to date; `false` leaves it as the admin wrote it.
+ */
+export function apfAutoUpdateAnnotation(): string {
+  return `apf.${current.labelPrefix}/autoupdate-spec`;
+}
+
+/**
+ * The response headers naming the UIDs a request was classified by (Kubernetes'
+ * `X-Kubernetes-PF-FlowSchema-UID` and `X-Kubernetes-PF-PriorityLevel-UID`): `X-Svc-PF-...`.
+ */
+export function apfResponseHeaders(): { flowSchemaUid: string; priorityLevelUid: string } {
+  const product = current.scheme === 'svc' ? 'Svc' : 'Kubernetes';
+  return {
+    flowSchemaUid: `X-${product}-PF-FlowSchema-UID`,
+    priorityLevelUid: `X-${product}-PF-PriorityLevel-UID`,
+  };
+}

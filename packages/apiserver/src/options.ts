@@ -139,6 +139,8 @@ export interface ApiServerOptions {
   shutdownDelayDurationMs: number;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  /** `--enable-priority-and-fairness` (true): the APF filter instead of max in-flight; its seats are the two caps summed. */
+  enablePriorityAndFairness: boolean;
   minRequestTimeoutSeconds: number;
   /** The admission plugins that run (`--enable-admission-plugins` / `--disable-admission-plugins`), in Kubernetes' order. */
   admissionPlugins: AdmissionPluginName[];
@@ -571,6 +573,13 @@ export function apiServerCommand(): Command {
         .argParser(intArg),
     )
     .addOption(
+      boolOption(
+        '--enable-priority-and-fairness',
+        'If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness',
+        true,
+      ),
+    )
+    .addOption(
       new Option(
         '--default-not-ready-toleration-seconds <seconds>',
         'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.',
@@ -711,6 +720,13 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
   if (o.encryptionProviderConfigAutomaticReload && !o.encryptionProviderConfig)
     fail('--encryption-provider-config-automatic-reload must be set with --encryption-provider-config');
   if ((o.requestTimeout as number) <= 0) fail('--request-timeout must be greater than 0');
+  for (const k of ['maxRequestsInflight', 'maxMutatingRequestsInflight'] as const) {
+    if ((o[k] as number) < 0) fail(`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} can not be negative value`);
+  }
+  if (o.enablePriorityAndFairness && (o.maxRequestsInflight as number) + (o.maxMutatingRequestsInflight as number) <= 0)
+    fail(
+      '--max-requests-inflight plus --max-mutating-requests-inflight must be positive if --enable-priority-and-fairness is true',
+    );
   if ((o.leaseReuseDurationSeconds as number) < 1) fail('--lease-reuse-duration-seconds must be greater than 0');
   const namingScheme = String(o.naming);
   if (!isNamingScheme(namingScheme)) return fail(`--naming: unknown naming ${namingScheme}`);
@@ -798,6 +814,7 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     shutdownDelayDurationMs: o.shutdownDelayDuration as number,
     maxRequestsInflight: o.maxRequestsInflight as number,
     maxMutatingRequestsInflight: o.maxMutatingRequestsInflight as number,
+    enablePriorityAndFairness: o.enablePriorityAndFairness as boolean,
     minRequestTimeoutSeconds: o.minRequestTimeout as number,
     requestTimeoutMs: o.requestTimeout as number,
     admissionPlugins,

@@ -38,6 +38,8 @@ import { limitRange } from './core/v1/limit-range.js';
 import { resourceQuota } from './core/v1/resource-quota.js';
 import { priorityClass } from './scheduling/v1/priority-class.js';
 import { runtimeClass } from './node/v1/runtime-class.js';
+import { flowSchema } from './flowcontrol/v1/flow-schema.js';
+import { priorityLevelConfiguration } from './flowcontrol/v1/priority-level-configuration.js';
 import { endpoints } from './core/v1/endpoints.js';
 import { endpointSlice } from './discovery/v1/endpoint-slice.js';
 
@@ -83,6 +85,8 @@ export function builtinResources(): ResourceType[] {
     resourceQuota(),
     priorityClass(),
     runtimeClass(),
+    flowSchema(),
+    priorityLevelConfiguration(),
     endpointSlice(),
   ];
 }

@@ -16,4 +16,5 @@ export * from './image-review.js';
 export * from './storage.js';
 export * from './networking.js';
 export * from './policy-objects.js';
+export * from './flowcontrol.js';
 export * from './endpoints.js';

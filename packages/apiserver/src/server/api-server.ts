@@ -27,6 +27,7 @@ import { SvcletClient } from './svclet-client.js';
 import { CrdController } from '../apiextensions/crd-controller.js';
 import { customResourceStrategy } from '../apiextensions/custom-resource-strategy.js';
 import { strategyFor } from '../registry/strategies/index.js';
+import { FlowControl } from '../flowcontrol/flow-control.js';
 
 export interface RunningApiServer {
   /** `https://<host>:<port>` reachable from this machine. */
@@ -79,7 +80,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const listener = await orStop(s, storage, () => listen(opts, { tls: served.tls, handler: expressApp(served.chain) }));
   s.address.bound(listener.port);
   s.log.info('serving securely', { address: `${opts.bindAddress}:${listener.port}` });
-  const started = served.postStart.run();
+  const started = Promise.all([served.postStart.run(), served.flowControl.start(s.stopping.signal)]).then(() => undefined);
   encryption?.startReloading();
   const stopCounting = pollObjectCounts(s, storage, started);
   const stop = async (): Promise<void> => {
@@ -149,6 +150,8 @@ interface Served {
   shutdownCheck: ShutdownCheck;
   svclet: SvcletClient;
   audit?: Auditor;
+  /** Priority and fairness's configuration (its filter runs only with `--enable-priority-and-fairness`). */
+  flowControl: FlowControl;
 }
 
 /** Security and admission from the flags and files, the routers and the handler chain over them. */
@@ -172,10 +175,18 @@ async function buildServed(
     signal: s.stopping.signal,
   });
   const shutdownCheck = new ShutdownCheck();
+  // The configuration objects are kept whether or not the filter runs (as Kubernetes does).
+  const flowControl = new FlowControl({
+    catalog,
+    storeFor: (r) => stores.storeFor(r),
+    log: s.log,
+    registry: s.metrics.registry,
+    serverSeats: opts.maxRequestsInflight + opts.maxMutatingRequestsInflight,
+  });
   const health = healthChecks({
     opts,
     storage: d.storage,
-    hooks: [...postStart.hooks, ...(d.encryption?.hooks ?? [])],
+    hooks: [...postStart.hooks, ...flowControl.hooks, ...(d.encryption?.hooks ?? [])],
     shutdown: shutdownCheck,
     startedAt: s.startedAt,
     notLivez: d.encryption?.healthChecks,
@@ -192,8 +203,14 @@ async function buildServed(
   });
   const dispatch: Handler = (r) => (r.info.isResourceRequest ? serveResource(resources, r) : nonResource(r));
   const audit = buildAuditor(opts.audit, { registry: s.metrics.registry, log: s.log });
-  const chain = buildChain(s, { authentication, authorization, dispatch, audit });
-  return { tls: await servingCertificate(opts), chain, postStart, shutdownCheck, svclet, audit };
+  const chain = buildChain(s, {
+    authentication,
+    authorization,
+    dispatch,
+    audit,
+    flowControl: opts.enablePriorityAndFairness ? flowControl : undefined,
+  });
+  return { tls: await servingCertificate(opts), chain, postStart, shutdownCheck, svclet, audit, flowControl };
 }
 
 /** The apiextensions controllers over the CRD store; a deleted CRD's watch cache and stores go with it. */
@@ -240,7 +257,13 @@ function servedCatalog(opts: ApiServerOptions): Catalog {
 /** The handler chain over `dispatch` (see handler-chain.ts for the stages). */
 function buildChain(
   s: Startup,
-  d: { authentication: Authentication; authorization: Authorization; dispatch: Handler; audit?: Auditor },
+  d: {
+    authentication: Authentication;
+    authorization: Authorization;
+    dispatch: Handler;
+    audit?: Auditor;
+    flowControl?: FlowControl;
+  },
 ): ReturnType<typeof buildHandlerChain> {
   return buildHandlerChain({
     log: s.log,
@@ -249,6 +272,7 @@ function buildChain(
     authenticator: d.authentication.authenticator,
     authorizer: d.authorization.authorizer,
     inFlight: { readonly: s.opts.maxRequestsInflight, mutating: s.opts.maxMutatingRequestsInflight },
+    flowControl: d.flowControl,
     audit: d.audit,
     handler: d.dispatch,
   });

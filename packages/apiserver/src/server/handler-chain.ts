@@ -9,7 +9,9 @@ import { withAuthentication, type RequestAuthenticator } from './filters/authent
 import { withAuthorization } from './filters/authorization.js';
 import { chain, type Handler } from './filters/chain.js';
 import { withImpersonation } from './filters/impersonation.js';
-import { withMaxInFlight, type InFlightLimits } from './filters/max-in-flight.js';
+import { InFlightWatermark, withMaxInFlight, type InFlightLimits } from './filters/max-in-flight.js';
+import { withPriorityAndFairness } from './filters/priority-and-fairness.js';
+import type { FlowControl } from '../flowcontrol/flow-control.js';
 import { withPanicRecovery } from './filters/panic-recovery.js';
 import { withRequestInfo } from './filters/request-info.js';
 import { withRequestMetrics } from './filters/request-metrics.js';
@@ -23,6 +25,8 @@ export interface HandlerChainConfig {
   authenticator: RequestAuthenticator;
   authorizer: Authorizer;
   inFlight: InFlightLimits;
+  /** `--enable-priority-and-fairness`: priority and fairness in max in-flight's place (absent: max in-flight). */
+  flowControl?: FlowControl;
   /** Absent: no audit policy or backend (answers still carry an `Audit-ID`). */
   audit?: Auditor;
   /** What an authorized request reaches: the resource router, or the non-resource routes. */
@@ -35,6 +39,7 @@ export interface HandlerChainConfig {
  * file under `filters/` and one line here.
  */
 export function buildHandlerChain(c: HandlerChainConfig): (req: Request, res: Response) => void {
+  const watermark = new InFlightWatermark(c.metrics.inflight);
   return withRequestInfo(
     chain(c.handler, [
       withAuditInit(c.audit),
@@ -44,7 +49,9 @@ export function buildHandlerChain(c: HandlerChainConfig): (req: Request, res: Re
       withAuthentication(c.authenticator),
       withAudit(c.audit),
       withImpersonation(c.authorizer),
-      withMaxInFlight(c.inFlight),
+      c.flowControl
+        ? withPriorityAndFairness(c.flowControl, { requestTimeoutMs: c.requestTimeoutMs, watermark })
+        : withMaxInFlight(c.inFlight, watermark),
       withAuthorization(c.authorizer),
     ]),
   );

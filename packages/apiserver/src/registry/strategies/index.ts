@@ -23,6 +23,7 @@ import { limitRangeStrategy } from './limit-range.js';
 import { resourceQuotaStrategy } from './resource-quota.js';
 import { priorityClassStrategy } from './priority-class.js';
 import { runtimeClassStrategy } from './runtime-class.js';
+import { flowSchemaStrategy, priorityLevelConfigurationStrategy } from './flowcontrol.js';
 import { endpointsStrategy } from './endpoints.js';
 import { endpointSliceStrategy } from './endpoint-slice.js';
 
@@ -69,6 +70,8 @@ export function strategyFor(r: ResourceType): Strategy | undefined {
   if (r.group === group('networking') && r.kind === 'IngressClass') return ingressClassStrategy;
   if (r.group === group('scheduling') && r.kind === 'PriorityClass') return priorityClassStrategy;
   if (r.group === group('node') && r.kind === 'RuntimeClass') return runtimeClassStrategy;
+  if (r.group === group('flowcontrol.apiserver'))
+    return r.kind === 'FlowSchema' ? flowSchemaStrategy : priorityLevelConfigurationStrategy;
   if (r.group === group('discovery') && r.kind === 'EndpointSlice') return endpointSliceStrategy;
   return BY_KIND[`${r.group}/${r.kind}`];
 }
