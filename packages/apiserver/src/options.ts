@@ -38,6 +38,7 @@ import {
 import type { LogFormat } from '@svc/component-base';
 import { OIDC_SIGNING_ALGS, type OidcOptions } from './authn/oidc.js';
 import { auditOptions, withAuditFlags, type AuditOptions } from './audit/options.js';
+import { serverFlags, withServerFlags, type ServerFlags } from './server-flags.js';
 import {
   parseAuthenticationConfig,
   type AuthenticationConfig,
@@ -84,7 +85,7 @@ export interface AuthenticationConfigFile {
 export class ConfigurationError extends Error {}
 
 /** Every svc-apiserver setting, parsed and validated. Durations are milliseconds. */
-export interface ApiServerOptions {
+export interface ApiServerOptions extends ServerFlags {
   storeServers: string[];
   storePrefix: string;
   storeCaFile?: string;
@@ -630,6 +631,7 @@ export function apiServerCommand(): Command {
     )
     .addOption(namingOption('Spelling of product identifiers: svc, or kubernetes for stock clients.'));
   withAuditFlags(cmd);
+  withServerFlags(cmd);
   withLoggingFlags(cmd);
   cmd.configureHelp({ sortOptions: false });
   return cmd;
@@ -834,6 +836,7 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     loggingFormat: o.loggingFormat as LogFormat,
     verbosity: o.v as number,
     audit: auditOptions({ o, scheme: namingScheme, fail }),
+    ...serverFlags(o, fail),
   };
 }
 

@@ -27,6 +27,7 @@ import { SvcletClient } from './svclet-client.js';
 import { CrdController } from '../apiextensions/crd-controller.js';
 import { customResourceStrategy } from '../apiextensions/custom-resource-strategy.js';
 import { strategyFor } from '../registry/strategies/index.js';
+import { startApiServerControllers, type ApiServerControllerHooks } from './apiserver-controllers.js';
 import { FlowControl } from '../flowcontrol/flow-control.js';
 
 export interface RunningApiServer {
@@ -45,6 +46,8 @@ export interface RunningApiServer {
 
 interface Deps {
   logger?: Logger;
+  /** Test hooks of the identity Lease and the `svc` Service's endpoints. */
+  controllers?: ApiServerControllerHooks;
 }
 
 /**
@@ -83,7 +86,15 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const started = Promise.all([served.postStart.run(), served.flowControl.start(s.stopping.signal)]).then(() => undefined);
   encryption?.startReloading();
   const stopCounting = pollObjectCounts(s, storage, started);
+  const controllers = startApiServerControllers(s, {
+    stores,
+    storage,
+    port: listener.port,
+    started,
+    hooks: deps.controllers,
+  });
   const stop = async (): Promise<void> => {
+    await controllers.stop(); // out of the svc Service's endpoints before anything stops
     s.stopping.abort(); // ends open watches, compaction, the post-start retries and reloads
     stopCounting();
     served.svclet.close();

@@ -1,0 +1,140 @@
+import { isIP } from 'node:net';
+import { Option, type Command } from 'commander';
+import { boolOption, intArg } from '@svc/component-base';
+import { ENDPOINT_RECONCILER_TYPES, type EndpointReconcilerType } from './server/endpoint-reconciler.js';
+
+/**
+ * The API server's control-plane flags beyond serving and security: the `svc` Service and its
+ * endpoints, the peer proxy addresses, collection deletes, garbage collection, privileged
+ * containers and the egress selector.
+ */
+export interface ServerFlags {
+  /** `--endpoint-reconciler-type`: how this server keeps the `svc` Service's endpoints. */
+  endpointReconcilerType: EndpointReconcilerType;
+  /** `--apiserver-count` (used by the `master-count` reconciler). */
+  apiserverCount: number;
+  /** `--svc-service-node-port`: 0 makes the Service ClusterIP, else NodePort on this port. */
+  svcServiceNodePort: number;
+  /** `--delete-collection-workers`: deletes a DeleteCollection runs at once. */
+  deleteCollectionWorkers: number;
+  /** `--enable-garbage-collector`: must match the controller manager's flag. */
+  enableGarbageCollector: boolean;
+  /** `--allow-privileged`: privileged containers are refused when false. */
+  allowPrivileged: boolean;
+  /** `--egress-selector-config-file`: EgressSelectorConfiguration, read at start. */
+  egressSelectorConfigFile?: string;
+  /** `--peer-advertise-ip`, `--peer-advertise-port`, `--peer-ca-file` (gate UnknownVersionInteroperabilityProxy). */
+  peerAdvertiseIp?: string;
+  peerAdvertisePort?: number;
+  peerCaFile?: string;
+}
+
+/** Kubernetes' default NodePort range (`--service-node-port-range`, which svc does not have). */
+const NODE_PORT_RANGE = { min: 30000, max: 32767 };
+
+export function withServerFlags(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option(
+        '--endpoint-reconciler-type <type>',
+        `Use an endpoint reconciler (${ENDPOINT_RECONCILER_TYPES.join(', ')}); master-count is deprecated, and lease will be used instead.`,
+      ).default('lease'),
+    )
+    .addOption(
+      new Option(
+        '--apiserver-count <n>',
+        'The number of API servers running in the cluster, must be a positive number. (In use when --endpoint-reconciler-type=master-count is enabled.)',
+      )
+        .default(1)
+        .argParser(intArg),
+    )
+    .addOption(
+      new Option(
+        '--svc-service-node-port <port>',
+        `If non-zero, the API server's own Service (svc in default) is of type NodePort with this node port (${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}); if zero, it is of type ClusterIP.`,
+      )
+        .default(0)
+        .argParser(intArg),
+    )
+    .addOption(
+      new Option(
+        '--delete-collection-workers <n>',
+        'Number of workers spawned for DeleteCollection call. These are used to speed up namespace cleanup.',
+      )
+        .default(1)
+        .argParser(intArg),
+    )
+    .addOption(
+      boolOption(
+        '--enable-garbage-collector',
+        'Enables the generic garbage collector. MUST be synced with the corresponding flag of the svc-controller-manager. When false, deletes orphan or delete dependents only as the request asks, never through the collector.',
+        true,
+      ),
+    )
+    .addOption(boolOption('--allow-privileged', 'If true, allow privileged containers.', false))
+    .addOption(
+      new Option(
+        '--egress-selector-config-file <file>',
+        "File with the API server's egress selector configuration (EgressSelectorConfiguration): how it reaches the cluster, the control plane and etcd. Only Direct connections are possible here.",
+      ),
+    )
+    .addOption(
+      new Option(
+        '--peer-advertise-ip <ip>',
+        'If set and the UnknownVersionInteroperabilityProxy feature gate is enabled, this IP will be used by peer API servers to proxy requests to this server (recorded on its identity Lease).',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--peer-advertise-port <port>',
+        'If set and the UnknownVersionInteroperabilityProxy feature gate is enabled, this port will be used by peer API servers to proxy requests to this server.',
+      ).argParser(intArg),
+    )
+    .addOption(
+      new Option(
+        '--peer-ca-file <file>',
+        'If set and the UnknownVersionInteroperabilityProxy feature gate is enabled, this file will be used to verify serving certificates of peer API servers.',
+      ),
+    );
+}
+
+/** The flags above, checked (`fail` exits 2 with one line). */
+export function serverFlags(o: Record<string, unknown>, fail: (msg: string) => never): ServerFlags {
+  const type = String(o.endpointReconcilerType);
+  if (!(ENDPOINT_RECONCILER_TYPES as readonly string[]).includes(type))
+    fail(
+      `--endpoint-reconciler-type: invalid value ${JSON.stringify(type)}: supported values: ${ENDPOINT_RECONCILER_TYPES.join(', ')}`,
+    );
+  const count = o.apiserverCount as number;
+  if (count <= 0) fail(`--apiserver-count: ${count} must be a positive number`);
+  const nodePort = o.svcServiceNodePort as number;
+  if (nodePort < 0 || nodePort > 65535)
+    fail(`--svc-service-node-port: ${nodePort} must be between 0 and 65535, inclusive`);
+  if (nodePort > 0 && (nodePort < NODE_PORT_RANGE.min || nodePort > NODE_PORT_RANGE.max))
+    fail(
+      `--svc-service-node-port: ${nodePort} must be inside the node port range ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}`,
+    );
+  const workers = o.deleteCollectionWorkers as number;
+  if (workers < 1) fail(`--delete-collection-workers: ${workers} must be at least 1`);
+  const advertise = o.advertiseAddress as string | undefined;
+  if (advertise !== undefined && isIP(advertise) === 0)
+    fail(`invalid argument ${JSON.stringify(advertise)} for "--advertise-address" flag: failed to parse IP`);
+  const peerIp = o.peerAdvertiseIp as string | undefined;
+  if (peerIp !== undefined && isIP(peerIp) === 0)
+    fail(`--peer-advertise-ip: ${JSON.stringify(peerIp)} is not a valid IP address`);
+  const peerPort = o.peerAdvertisePort as number | undefined;
+  if (peerPort !== undefined && (peerPort < 1 || peerPort > 65535))
+    fail(`--peer-advertise-port: ${peerPort} must be between 1 and 65535, inclusive`);
+  return {
+    endpointReconcilerType: type as EndpointReconcilerType,
+    apiserverCount: count,
+    svcServiceNodePort: nodePort,
+    deleteCollectionWorkers: workers,
+    enableGarbageCollector: o.enableGarbageCollector as boolean,
+    allowPrivileged: o.allowPrivileged as boolean,
+    egressSelectorConfigFile: o.egressSelectorConfigFile as string | undefined,
+    peerAdvertiseIp: peerIp,
+    peerAdvertisePort: peerPort,
+    peerCaFile: o.peerCaFile as string | undefined,
+  };
+}
