@@ -28,10 +28,21 @@ export interface VersionedFeature {
 }
 
 type Step = readonly [version: string, kind: Kind];
-type Kind = 'alpha' | 'beta' | 'beta-off' | 'ga' | 'ga-unlocked' | 'deprecated' | 'deprecated-on' | 'deprecated-locked';
+type Kind =
+  | 'alpha'
+  | 'alpha-on'
+  | 'beta'
+  | 'beta-off'
+  | 'ga'
+  | 'ga-unlocked'
+  | 'deprecated'
+  | 'deprecated-on'
+  | 'deprecated-locked';
 
 const KINDS: Record<Kind, Omit<VersionedSpec, 'version'>> = {
   alpha: { stage: 'ALPHA', default: false },
+  // An alpha gate on by default: Kubernetes has one (WindowsHostNetwork).
+  'alpha-on': { stage: 'ALPHA', default: true },
   beta: { stage: 'BETA', default: true },
   'beta-off': { stage: 'BETA', default: false },
   ga: { stage: 'GA', default: true, lockToDefault: true },
@@ -80,6 +91,7 @@ export const SVC_FEATURE_GATES: readonly VersionedFeature[] = [
   gate('ContainerCheckpoint', ['1.25', 'alpha'], ['1.30', 'beta']),
   gate('ContextualLogging', ['1.24', 'alpha'], ['1.30', 'beta']),
   gate('CoordinatedLeaderElection', ['1.31', 'alpha']),
+  gate('CPUManager', ['1.8', 'alpha'], ['1.10', 'beta'], ['1.26', 'ga']),
   gate('CPUManagerPolicyAlphaOptions', ['1.23', 'alpha']),
   gate('CPUManagerPolicyBetaOptions', ['1.23', 'beta']),
   gate('CPUManagerPolicyOptions', ['1.22', 'alpha'], ['1.23', 'beta']),
@@ -90,6 +102,7 @@ export const SVC_FEATURE_GATES: readonly VersionedFeature[] = [
   gate('CSIVolumeHealth', ['1.21', 'alpha']),
   gate('CustomCPUCFSQuotaPeriod', ['1.12', 'alpha']),
   gate('CustomResourceFieldSelectors', ['1.30', 'alpha'], ['1.31', 'beta']),
+  gate('DeploymentPodReplacementPolicy', ['1.32', 'alpha']),
   gate('DevicePluginCDIDevices', ['1.28', 'alpha'], ['1.29', 'beta'], ['1.31', 'ga']),
   gate('DisableAllocatorDualWrite', ['1.31', 'alpha']),
   gate('DisableCloudProviders', ['1.22', 'alpha'], ['1.29', 'beta'], ['1.31', 'ga']),
@@ -225,7 +238,7 @@ export const SVC_FEATURE_GATES: readonly VersionedFeature[] = [
   gate('WatchListClient', ['1.30', 'beta-off']),
   gate('WindowsCPUAndMemoryAffinity', ['1.32', 'alpha']),
   gate('WindowsGracefulNodeShutdown', ['1.32', 'alpha']),
-  gate('WindowsHostNetwork', ['1.26', 'alpha']),
+  gate('WindowsHostNetwork', ['1.26', 'alpha-on']),
   gate('WinDSR', ['1.14', 'alpha']),
   gate('WinOverlay', ['1.14', 'alpha'], ['1.20', 'beta']),
   gate('ZeroLimitedNominalConcurrencyShares', ['1.29', 'beta-off'], ['1.30', 'ga']),
