@@ -3,11 +3,10 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { useNaming } from '@svc/api';
 import { RestClient, SharedInformerFactory, componentClientConfig, runLeaderElected, svcconfigPath } from '@svc/client';
-import { collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import {
   ComponentConfigError,
   ComponentMetrics,
-  ComponentRegistry,
   startDelegatedSecureServer,
   type HealthCheck,
   type Logger,
@@ -42,8 +41,7 @@ export async function startControllerManager(
 ): Promise<RunningControllerManager> {
   useNaming(o.naming);
   const logger = deps.logger;
-  for (const warning of o.featureGates.warnings) logger.warn(warning);
-  const registry = new ComponentRegistry(o.metrics);
+  const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const metrics = new ComponentMetrics(registry);
   const definitions = (deps.controllers ?? CONTROLLERS).filter(

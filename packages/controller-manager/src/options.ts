@@ -13,12 +13,6 @@ import {
   withApiClientFlags,
   withLeaderElectionFlags,
   withLoggingFlags,
-  featureOptions,
-  metricsPolicy,
-  withFeatureFlags,
-  withMetricsFlags,
-  type FeatureOptions,
-  type MetricsPolicy,
   withSecureServingFlags,
   type ApiClientOptions,
   type DelegatedServingOptions,
@@ -42,10 +36,7 @@ export interface SigningFiles {
 }
 
 /** Every svc-controller-manager setting, parsed and validated. Durations are milliseconds. */
-export interface ControllerManagerOptions
-  extends ApiClientOptions, DelegatedServingOptions, LeaderElectionOptions, FeatureOptions {
-  /** `--disabled-metrics`, `--show-hidden-metrics-for-version`, `--allow-metric-labels*`. */
-  metrics: MetricsPolicy;
+export interface ControllerManagerOptions extends ApiClientOptions, DelegatedServingOptions, LeaderElectionOptions {
   controllers: ControllerSelection;
   clusterName: string;
   /** `--cluster-signing-cert-file/-key-file`, or per signer. */
@@ -466,8 +457,6 @@ export function controllerManagerCommand(): Command {
     );
   }
   for (const [o] of IGNORED) cmd.addOption(o);
-  withFeatureFlags(cmd);
-  withMetricsFlags(cmd);
   withLoggingFlags(cmd.addOption(namingOption()));
   cmd.configureHelp({ sortOptions: false });
   return cmd;
@@ -547,8 +536,6 @@ export function parseControllerManagerOptions(
     concurrentSyncs,
     enableGarbageCollector: o.enableGarbageCollector as boolean,
     ...leaderElection,
-    ...featureOptions(parsed),
-    metrics: metricsPolicy(parsed),
     minResyncPeriodMs: o.minResyncPeriod as number,
     namespaceSyncPeriodMs: o.namespaceSyncPeriod as number,
     resourceQuotaSyncPeriodMs: o.resourceQuotaSyncPeriod as number,

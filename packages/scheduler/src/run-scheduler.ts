@@ -12,7 +12,6 @@ import {
 } from '@svc/client';
 import {
   ComponentMetrics,
-  ComponentRegistry,
   logCheck,
   pingCheck,
   startDelegatedSecureServer,
@@ -21,7 +20,7 @@ import {
   runningComponent,
   type RunningComponent,
 } from '@svc/component-base';
-import { collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import { SchedulerMetrics } from './metrics.js';
 import { DEFAULT_SCHEDULER_NAME, type SchedulerOptions } from './options.js';
 import { Scheduler } from './scheduler.js';
@@ -45,8 +44,7 @@ export async function startScheduler(
 ): Promise<RunningScheduler> {
   useNaming(o.naming);
   const logger = deps.logger;
-  for (const warning of o.featureGates.warnings) logger.warn(warning);
-  const registry = new ComponentRegistry(o.metrics);
+  const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const metrics = new ComponentMetrics(registry);
   const schedulerMetrics = new SchedulerMetrics(registry, DEFAULT_SCHEDULER_NAME);

@@ -1,27 +1,18 @@
-import {
-  type FeatureGates,
-  componentFeatureGates,
-  featuresAt,
-  BINARY_VERSION,
-  parseGoBool,
-  SVC_FEATURE_GATES,
-} from '@svc/machinery';
-import type { FeatureSpec } from '@svc/machinery';
+import { API_SERVER_GATES, FeatureGates, parseGoBool, type FeatureSpec } from '@svc/machinery';
 
 /**
- * The spec gives the node agent other stages for two gates (Versioning 3: ConsistentListFromCache
- * and RetryGenerateName alpha, off); every other gate is Kubernetes 1.32's, as the API server has them.
+ * The svclet's gates: the API server's table with the stages the spec gives for the node agent
+ * (Versioning 3: ConsistentListFromCache and RetryGenerateName alpha), plus Kubernetes'
+ * LoggingBetaOptions, which gates `--logging-format=json`.
  */
-function svcletAdjust(specs: FeatureSpec[]): FeatureSpec[] {
-  return specs.map((g): FeatureSpec =>
+export const SVCLET_GATES: readonly FeatureSpec[] = [
+  ...API_SERVER_GATES.map((g): FeatureSpec =>
     g.name === 'ConsistentListFromCache' || g.name === 'RetryGenerateName'
       ? { ...g, stage: 'ALPHA', default: false }
       : g,
-  );
-}
-
-/** The svclet's gates: Kubernetes 1.32's whole table with the node agent's stages from the spec. */
-export const SVCLET_GATES: readonly FeatureSpec[] = svcletAdjust(featuresAt(SVC_FEATURE_GATES, BINARY_VERSION));
+  ),
+  { name: 'LoggingBetaOptions', stage: 'BETA', default: true },
+];
 
 /**
  * `--feature-gates` of the node agent: plain `Key=true|false` pairs (no `<component>:` prefix),
@@ -44,12 +35,9 @@ export function parseGatePairs(value: string): Record<string, boolean> {
   return out;
 }
 
-/**
- * The svclet's gates set from the merged `featureGates` map; throws for unknown or locked gates.
- * Setting a GA or deprecated gate leaves a line in `warnings`.
- */
+/** The svclet's gates set from the merged `featureGates` map; throws for unknown or locked gates. */
 export function svcletFeatureGates(values: Readonly<Record<string, boolean>>): FeatureGates {
-  const gates = componentFeatureGates({ adjust: svcletAdjust });
+  const gates = new FeatureGates(SVCLET_GATES);
   for (const [k, v] of Object.entries(values)) gates.set(k, v);
   return gates;
 }
