@@ -501,3 +501,16 @@ export function apfResponseHeaders(): { flowSchemaUid: string; priorityLevelUid:
     priorityLevelUid: `X-${product}-PF-PriorityLevel-UID`,
   };
 }
+
+/**
+ * Kubernetes' streaming subprotocols (exec and attach: remotecommand over WebSocket or SPDY;
+ * port-forward). Wire names that stock clients send whatever the server's naming, so they do
+ * not switch with it.
+ */
+export const STREAMING_PROTOCOLS = {
+  remoteCommandV5: 'v5.channel.k8s.io',
+  remoteCommandV4: 'v4.channel.k8s.io',
+  remoteCommandV3: 'v3.channel.k8s.io',
+  remoteCommandV2: 'v2.channel.k8s.io',
+  portForward: 'portforward.k8s.io',
+} as const;

@@ -24,6 +24,8 @@ export {
 } from './delegated-auth.js';
 export { startSecureServer, type SecureServer, type SecureServingOptions } from './secure-serving.js';
 export * from './logger.js';
+export { acceptUpgrades, isUpgrade, proxyUpgrade, takeUpgrade, type UpgradeProxyOptions } from './upgrade.js';
+export { STREAMING_PROTOCOLS } from '@svc/api';
 export { ComponentMetrics, type ClientRequestObserver, type QueueObserver } from './client-metrics.js';
 export * from './component-flags.js';
 export {

@@ -7,6 +7,7 @@ import { AuthenticationFailed, UnionAuthenticator, type Authenticator } from './
 import { healthHandler } from './health/handler.js';
 import type { HealthCheck } from './health/checks.js';
 import { ensureServingCert } from './self-signed.js';
+import { acceptUpgrades } from './upgrade.js';
 import type { PathAuthorizer } from './delegated-auth.js';
 
 export interface SecureServingOptions {
@@ -123,6 +124,7 @@ export async function startSecureServer(o: SecureServingOptions): Promise<Secure
     { cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false },
     app,
   );
+  const upgraded = acceptUpgrades(server, app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port, o.bindAddress, () => resolve());
@@ -136,6 +138,7 @@ export async function startSecureServer(o: SecureServingOptions): Promise<Secure
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
+        upgraded.destroyAll();
         server.close(() => resolve());
       }),
   };

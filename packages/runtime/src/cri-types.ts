@@ -255,6 +255,30 @@ export interface ExecSyncResponse {
   exitCode: number;
 }
 
+export interface ExecRequest {
+  containerId: string;
+  cmd: string[];
+  tty: boolean;
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+}
+export interface AttachRequest {
+  containerId: string;
+  stdin: boolean;
+  tty: boolean;
+  stdout: boolean;
+  stderr: boolean;
+}
+export interface PortForwardRequest {
+  podSandboxId: string;
+  port: number[];
+}
+/** Exec, Attach and PortForward answer where to stream: a one-time URL of the runtime's streaming server. */
+export interface StreamingResponse {
+  url: string;
+}
+
 export interface RuntimeCondition {
   type: string;
   status: boolean;
@@ -340,6 +364,9 @@ export interface RuntimeServiceApi {
   containerStatus(req: CriInput<ContainerStatusRequest>): Promise<ContainerStatusResponse>;
   reopenContainerLog(req: CriInput<ReopenContainerLogRequest>): Promise<Empty>;
   execSync(req: CriInput<ExecSyncRequest>): Promise<ExecSyncResponse>;
+  exec(req: CriInput<ExecRequest>): Promise<StreamingResponse>;
+  attach(req: CriInput<AttachRequest>): Promise<StreamingResponse>;
+  portForward(req: CriInput<PortForwardRequest>): Promise<StreamingResponse>;
   status(req: CriInput<StatusRequest>): Promise<StatusResponse>;
 }
 

@@ -9,7 +9,13 @@ import { CriError, failedPrecondition, invalidArgument, notFound } from './cri-p
 import { execSync, killGroup } from './exec-sync.js';
 import { nowNs, readJson, writeJson } from './json-files.js';
 import type { ImageStore } from './image-store.js';
+import { execRequest } from './streaming/command-streams.js';
+import type { StreamServer } from './streaming/stream-server.js';
 import type {
+  AttachRequest,
+  ExecRequest,
+  PortForwardRequest,
+  StreamingResponse,
   Container,
   ContainerFilter,
   ContainerMetadata,
@@ -123,6 +129,12 @@ export interface ProcessRuntimeOptions {
   /** Reported as every sandbox's IP. */
   podIp: string;
   logger: Logger;
+  /** Where Exec and PortForward streams are served; without it they fail UNAVAILABLE. */
+  streams?: StreamServer;
+}
+
+function pick(r: { stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }) {
+  return { stdin: r.stdin, stdout: r.stdout, stderr: r.stderr, tty: r.tty };
 }
 
 /**
@@ -147,6 +159,7 @@ export class ProcessRuntime {
   private readonly rootDir: string;
   private readonly podIp: string;
   private readonly logger: Logger;
+  private readonly streamServer?: StreamServer;
 
   constructor(
     private readonly images: ImageStore,
@@ -155,6 +168,7 @@ export class ProcessRuntime {
     this.rootDir = opts.rootDir;
     this.podIp = opts.podIp;
     this.logger = opts.logger;
+    this.streamServer = opts.streams;
     this.load();
   }
 
@@ -413,6 +427,34 @@ export class ProcessRuntime {
         }
       : {};
     return { status, info };
+  }
+
+  /** A one-time URL of the streaming server running `cmd` in the container's environment and working directory. */
+  async exec(req: ExecRequest): Promise<StreamingResponse> {
+    const c = this.container(req.containerId);
+    if (this.refresh(c) !== 'CONTAINER_RUNNING') throw failedPrecondition(`container ${c.id} is not running`);
+    if (req.cmd.length === 0 || !req.cmd[0]) throw invalidArgument('exec: cmd is required');
+    if (!req.stdin && !req.stdout && !req.stderr) throw invalidArgument('one of stdin, stdout, or stderr must be set');
+    const request = execRequest({ argv: req.cmd, cwd: c.cwd, env: c.env, ...pick(req) });
+    return { url: this.streams().register({ kind: 'exec', request }) };
+  }
+
+  /** Not served: a container's own stdio belongs to its shim, which does not share it. */
+  async attach(req: AttachRequest): Promise<StreamingResponse> {
+    this.container(req.containerId);
+    throw new CriError(status.UNIMPLEMENTED, 'attach is not supported by svc-runtime');
+  }
+
+  /** A one-time URL of the streaming server forwarding to the sandbox's ports. */
+  async portForward(req: PortForwardRequest): Promise<StreamingResponse> {
+    const s = this.sandbox(req.podSandboxId);
+    if (s.state !== 'SANDBOX_READY') throw failedPrecondition(`pod sandbox ${s.id} is not ready`);
+    return { url: this.streams().register({ kind: 'portforward', target: { sandboxId: s.id, host: s.ip } }) };
+  }
+
+  private streams(): StreamServer {
+    if (!this.streamServer) throw new CriError(status.UNAVAILABLE, 'the streaming server is not running');
+    return this.streamServer;
   }
 
   async execSync(req: ExecSyncRequest): Promise<ExecSyncResponse> {

@@ -7,6 +7,7 @@ import { CriError, criServices } from './cri-proto.js';
 import { ImageStore } from './image-store.js';
 import { RecordedImageService } from './image-service.js';
 import { ProcessRuntime } from './process-runtime.js';
+import { StreamServer } from './streaming/stream-server.js';
 
 export interface RuntimeServerOptions {
   /** Unix socket path to serve on; a stale socket file is replaced, a live one is an error. */
@@ -36,7 +37,8 @@ export async function startRuntimeServer(opts: RuntimeServerOptions): Promise<Ru
   await removeStaleSocket(socket);
 
   const images = new ImageStore(rootDir);
-  const runtime = new ProcessRuntime(images, { rootDir, podIp: opts.podIp ?? '127.0.0.1', logger });
+  const streams = await StreamServer.start({ host: '127.0.0.1', logger });
+  const runtime = new ProcessRuntime(images, { rootDir, podIp: opts.podIp ?? '127.0.0.1', logger, streams });
   const { RuntimeService, ImageService } = criServices();
   const server = new grpc.Server();
   server.addService(RuntimeService.service, handlers(RuntimeService.service, runtime, logger));
@@ -55,6 +57,7 @@ export async function startRuntimeServer(opts: RuntimeServerOptions): Promise<Ru
     close: () => {
       closed ??= new Promise<void>((res) => {
         runtime.close();
+        void streams.close();
         const force = setTimeout(() => server.forceShutdown(), CLOSE_GRACE_MS);
         server.tryShutdown(() => {
           clearTimeout(force);

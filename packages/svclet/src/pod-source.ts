@@ -33,6 +33,32 @@ export interface ContainerLogFiles {
   running?: boolean;
 }
 
+/** What `/exec`, `/attach` and `/portForward` ask the runtime for (Kubernetes' query parameters). */
+export type StreamRequest =
+  | {
+      kind: 'exec' | 'attach';
+      namespace: string;
+      pod: string;
+      container: string;
+      /** exec only. */
+      command: string[];
+      stdin: boolean;
+      stdout: boolean;
+      stderr: boolean;
+      tty: boolean;
+    }
+  | { kind: 'portforward'; namespace: string; pod: string; ports: number[] };
+
+/** A stream request refused, with the HTTP code the svclet answers. */
+export class StreamRequestError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** What the svclet's HTTPS API serves from the pod side. Calls are synchronous reads of its state. */
 export interface PodSource {
   /** The pods this node runs now (API and static pods), as `/pods` lists them. */
@@ -42,6 +68,11 @@ export interface PodSource {
    * such container (→ 404). Called again while following, to see `running` and rotations.
    */
   containerLogFiles(namespace: string, pod: string, container: string): ContainerLogFiles | undefined;
+  /**
+   * The runtime's one-time URL for an exec, attach or port-forward (CRI Exec, Attach,
+   * PortForward); rejects with a `StreamRequestError` for a missing pod or container.
+   */
+  streamUrl?(r: StreamRequest): Promise<string>;
   /**
    * When the pod workers' sync loop last started an iteration (ms since the epoch; 0 = not yet):
    * the `syncloop` health check fails once that is longer ago than max(2 × syncFrequency, 5m).

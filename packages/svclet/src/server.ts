@@ -12,7 +12,9 @@ import {
   TokenReviewAuthenticator,
   generateServingCert,
   healthHandler,
+  isUpgrade,
   parseCertificateBundle,
+  proxyUpgrade,
   startSecureServer,
   type Authenticator,
   type HealthCheck,
@@ -24,7 +26,7 @@ import {
 } from '@svc/component-base';
 import { readCriLog } from './container-logs.js';
 import type { SvcletConfiguration } from './configuration.js';
-import type { PodSource } from './pod-source.js';
+import { StreamRequestError, type PodSource, type StreamRequest } from './pod-source.js';
 
 /** True when `path` is `prefix` or below it (Kubernetes' isSubpath). */
 function isSubpath(path: string, prefix: string): boolean {
@@ -192,6 +194,59 @@ async function containerLogs(source: PodSource, req: Request, res: Response): Pr
   res.end();
 }
 
+const one = (q: URLSearchParams, name: string): boolean => q.get(name) === '1' || q.get(name) === 'true';
+
+/**
+ * `/exec/<ns>/<pod>/<container>`, `/attach/...` and `/portForward/<ns>/<pod>` (GET or POST,
+ * upgrade requests only; Kubernetes' query `command`, `input`, `output`, `error`, `tty` as
+ * `1`): asks the runtime for a streaming URL and joins the client's connection to it, so the
+ * client and the runtime negotiate WebSocket or SPDY between them.
+ */
+async function streamHandler(
+  o: { source: PodSource; kind: StreamRequest['kind'] },
+  req: Request,
+  res: Response,
+): Promise<void> {
+  const plain = (code: number, msg: string): void => {
+    res.status(code).type('text/plain; charset=utf-8').send(`${msg}\n`);
+  };
+  if (!isUpgrade(req)) return plain(400, 'Upgrade request required');
+  if (!o.source.streamUrl) return plain(501, 'streaming is not supported by this node');
+  const { namespace = '', pod = '', container = '' } = req.params as Record<string, string>;
+  const q = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
+  const r: StreamRequest =
+    o.kind === 'portforward'
+      ? { kind: 'portforward', namespace, pod, ports: q.getAll('port').map(Number) }
+      : {
+          kind: o.kind,
+          namespace,
+          pod,
+          container,
+          command: q.getAll('command'),
+          stdin: one(q, 'input'),
+          stdout: one(q, 'output'),
+          stderr: one(q, 'error'),
+          tty: one(q, 'tty'),
+        };
+  if (r.kind === 'exec' && r.command.length === 0)
+    return plain(400, 'you must specify at least one command for the container');
+  let url: string;
+  try {
+    url = await o.source.streamUrl(r);
+  } catch (e) {
+    return plain(e instanceof StreamRequestError ? e.code : 500, (e as Error).message);
+  }
+  try {
+    const out = await proxyUpgrade({ req, res, url: new URL(url) });
+    if (!out.upgraded) {
+      res.status(out.response.statusCode ?? 500).type('text/plain; charset=utf-8');
+      out.response.pipe(res);
+    }
+  } catch (e) {
+    if (!res.headersSent) plain(500, `error connecting to the runtime's streaming server: ${(e as Error).message}`);
+  }
+}
+
 /** The svclet's API handlers beside `/healthz` and `/metrics` (Kubernetes' default and debugging handlers). */
 export function svcletRoutes(source: PodSource, c: SvcletConfiguration): (app: Router) => void {
   return (app) => {
@@ -200,6 +255,15 @@ export function svcletRoutes(source: PodSource, c: SvcletConfiguration): (app: R
     });
     if (c.enableDebuggingHandlers) {
       app.get('/containerLogs/:namespace/:pod/:container', (req, res) => containerLogs(source, req, res));
+      for (const kind of ['exec', 'attach'] as const) {
+        const serve = (req: Request, res: Response): Promise<void> => streamHandler({ source, kind }, req, res);
+        app.get(`/${kind}/:namespace/:pod/:container`, serve);
+        app.post(`/${kind}/:namespace/:pod/:container`, serve);
+      }
+      const forward = (req: Request, res: Response): Promise<void> =>
+        streamHandler({ source, kind: 'portforward' }, req, res);
+      app.get('/portForward/:namespace/:pod', forward);
+      app.post('/portForward/:namespace/:pod', forward);
     } else {
       app.all('/containerLogs/{*rest}', (_req, res) => {
         res.status(405).type('text/plain; charset=utf-8').send('Debug endpoints are disabled.\n');

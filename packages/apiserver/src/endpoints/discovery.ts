@@ -52,6 +52,13 @@ function subresourceKinds(
       return [{ name, kind: { group: scale.group, version: scale.version, kind: scale.kind }, verbs: writable }];
     if (name === 'log') return [{ name, kind: { group: r.group, version: r.version, kind: r.kind }, verbs: ['get'] }];
     if (name === 'binding') return [{ name, kind: { group: '', version: 'v1', kind: 'Binding' }, verbs: ['create'] }];
+    const connect: Record<string, string> = {
+      exec: 'PodExecOptions',
+      attach: 'PodAttachOptions',
+      portforward: 'PodPortForwardOptions',
+    };
+    const options = connect[name];
+    if (options) return [{ name, kind: { group: '', version: 'v1', kind: options }, verbs: ['create', 'get'] }];
     return [];
   });
 }

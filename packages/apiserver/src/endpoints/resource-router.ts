@@ -69,7 +69,7 @@ export type ConnectHandler = (r: ServedRequest) => Promise<void>;
  * An endpoint of its own at `<resource>[/<subresource>]` instead of a stored type's verbs: a
  * create-only kind (reviews, `serviceaccounts/token`, `pods/binding`) or a connect GET (`pods/log`).
  */
-export type OwnEndpoint = { create: CreateOnlyHandler } | { connect: ConnectHandler };
+export type OwnEndpoint = { create: CreateOnlyHandler } | { connect: ConnectHandler; connectPost?: boolean };
 
 export interface ResourceRouterDeps {
   catalog: Catalog;
@@ -132,7 +132,8 @@ export async function serveResource(deps: ResourceRouterDeps, r: ServedRequest):
   }
   if (resource.virtual) throw statusError('NotFound', 'the server could not find the requested resource');
   if (own && info.subresource && info.parts.length === 3) {
-    if (info.verb !== 'get') throw methodNotAllowed();
+    // exec, attach and portforward are also served to POST (SPDY), authorized as create.
+    if (info.verb !== 'get' && !(own.connectPost && info.verb === 'create')) throw methodNotAllowed();
     await own.connect(r);
     return;
   }

@@ -2,6 +2,7 @@ import type { ResourceType } from '@svc/api';
 import type { Authentication } from '../authn/build.js';
 import { accessReviewHandlers, type Authorization } from '../authz/rbac/setup.js';
 import { servePodLog } from '../endpoints/handlers/pod-log.js';
+import { servePodStream } from '../endpoints/handlers/pod-stream.js';
 import type { OwnEndpoint, ResourceRouterDeps } from '../endpoints/resource-router.js';
 import { endpointKey } from '../registry/create-only.js';
 import { podBindingHandlers } from '../registry/pod-binding.js';
@@ -30,6 +31,11 @@ export function resourceRouter(
     if (nodes) {
       const logs = { pods: () => d.stores.storeFor(pods), nodes: () => d.stores.storeFor(nodes), svclet: d.svclet };
       endpoints.set(endpointKey(pods, 'log'), { connect: (r) => servePodLog(logs, r) });
+      for (const kind of ['exec', 'attach', 'portforward'] as const)
+        endpoints.set(endpointKey(pods, kind), {
+          connect: (r) => servePodStream({ ...logs, kind }, r),
+          connectPost: true,
+        });
     }
   }
   for (const [key, create] of creates) endpoints.set(key, { create });

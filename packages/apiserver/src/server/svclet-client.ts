@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { Agent, request as httpsRequest } from 'node:https';
 import type { ApiObject } from '@svc/api';
+import { proxyUpgrade, type UpgradeProxyOptions } from '@svc/component-base';
 import { ConfigurationError, type SvcletClientFlags } from '../options.js';
 
 /** The node agent's port when the Node does not report one (Kubernetes' kubelet port). */
@@ -87,6 +88,14 @@ export class SvcletClient {
       });
       req.end();
     });
+  }
+
+  /**
+   * Passes an upgrade request (exec, attach, port-forward) on to a node agent with these TLS
+   * settings; the timeout bounds the agent's answer. See `proxyUpgrade`.
+   */
+  upgrade(o: Omit<UpgradeProxyOptions, 'agent' | 'timeoutMs'>): ReturnType<typeof proxyUpgrade> {
+    return proxyUpgrade({ ...o, agent: this.agent, timeoutMs: this.flags.timeoutMs });
   }
 
   close(): void {

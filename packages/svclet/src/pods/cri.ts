@@ -129,6 +129,23 @@ export interface CriRuntimeService {
     cmd: string[];
     timeout: number;
   }): Promise<{ stdout?: Uint8Array | string; stderr?: Uint8Array | string; exitCode?: number }>;
+  /** Exec, Attach and PortForward answer a URL of the runtime's streaming server. */
+  exec(req: {
+    containerId: string;
+    cmd: string[];
+    tty: boolean;
+    stdin: boolean;
+    stdout: boolean;
+    stderr: boolean;
+  }): Promise<{ url: string }>;
+  attach(req: {
+    containerId: string;
+    tty: boolean;
+    stdin: boolean;
+    stdout: boolean;
+    stderr: boolean;
+  }): Promise<{ url: string }>;
+  portForward(req: { podSandboxId: string; port: number[] }): Promise<{ url: string }>;
 }
 
 /** ImageService: the RPCs the pod side calls. */

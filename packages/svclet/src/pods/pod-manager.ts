@@ -19,6 +19,7 @@ import { fetchManifestUrl, readManifestPath } from './static-pods.js';
 import { sleep } from './sleep.js';
 import { StatusManager } from './status-manager.js';
 import { podKey, type PodEvent, type PodSource } from './types.js';
+import { StreamRequestError, type StreamRequest } from '../pod-source.js';
 
 export interface PodManagerOptions {
   /** API-server mode; absent = standalone (static pods only, no mirror pods, no status writes). */
@@ -229,6 +230,32 @@ export class PodManager {
     if (![...(pod.spec.initContainers ?? []), ...pod.spec.containers].some((c) => c.name === container))
       return undefined;
     return w.logPaths(container) ?? {};
+  }
+
+  /** The runtime's streaming URL for `r` (see `PodSource.streamUrl`). */
+  async streamUrl(r: StreamRequest): Promise<string> {
+    const w = [...this.workers.values()].find(
+      (x) => !x.isRemoved && podKey(x.podWithStatus()) === `${r.namespace}/${r.pod}`,
+    );
+    if (!w) throw new StreamRequestError(404, `pod does not exist`);
+    const rt = this.o.cri.runtime;
+    try {
+      if (r.kind === 'portforward') {
+        const { sandboxId } = w.runningIds();
+        if (!sandboxId) throw new StreamRequestError(400, `pod ${JSON.stringify(r.pod)} has no running sandbox`);
+        return (await rt.portForward({ podSandboxId: sandboxId, port: r.ports })).url;
+      }
+      const pod = w.podWithStatus();
+      if (![...(pod.spec.initContainers ?? []), ...pod.spec.containers].some((c) => c.name === r.container))
+        throw new StreamRequestError(404, `container not found (${JSON.stringify(r.container)})`);
+      const { containerId } = w.runningIds(r.container);
+      if (!containerId) throw new StreamRequestError(400, `container ${JSON.stringify(r.container)} is not running`);
+      const io = { containerId, tty: r.tty, stdin: r.stdin, stdout: r.stdout, stderr: r.stderr };
+      return r.kind === 'exec' ? (await rt.exec({ ...io, cmd: r.command })).url : (await rt.attach(io)).url;
+    } catch (e) {
+      if (e instanceof StreamRequestError) throw e;
+      throw new StreamRequestError(500, criErrorMessage(e));
+    }
   }
 
   /** When the housekeeping loop last started an iteration (ms since the epoch; 0 = not yet). */

@@ -33,6 +33,7 @@ export const startPodSide: StartPodSide = async (ctx) => {
     pods: () => manager.pods(),
     containerLogFiles: (namespace, pod, container) => manager.containerLogFiles(namespace, pod, container),
     lastSyncLoop: () => manager.lastSyncLoop(),
+    streamUrl: (r) => manager.streamUrl(r),
     stopped,
   };
 };

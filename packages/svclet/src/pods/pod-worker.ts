@@ -202,6 +202,15 @@ export class PodWorker {
     this.wake?.();
   }
 
+  /** The CRI id of `container`'s newest instance if it runs now, and of the ready sandbox, as last observed. */
+  runningIds(container?: string): { containerId?: string; sandboxId?: string } {
+    const latest = container === undefined ? undefined : this.lastSeen?.byName.get(container)?.[0];
+    return {
+      containerId: latest?.state === 'CONTAINER_RUNNING' ? latest.id : undefined,
+      sandboxId: this.lastSeen?.ready?.id,
+    };
+  }
+
   /** Current and previous log file of `container` as last observed, and whether the current one still runs; undefined when it never ran. */
   logPaths(container: string): { current: string; previous?: string; running: boolean } | undefined {
     const [latest, prev] = this.lastSeen?.byName.get(container) ?? [];

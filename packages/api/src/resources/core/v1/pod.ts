@@ -775,7 +775,7 @@ export const pod = (): ResourceType =>
     shortNames: ['po'],
     categories: ['all'],
     namespaced: true,
-    subresources: ['status', 'log', 'binding'],
+    subresources: ['status', 'log', 'binding', 'exec', 'attach', 'portforward'],
     tableColumns: [
       nameColumn,
       column('Ready', 'string', podReady),

@@ -1,0 +1,85 @@
+import { connect, type Socket } from 'node:net';
+import type { SpdyConnection, SpdyStream } from './spdy-connection.js';
+
+export interface PortForwardTarget {
+  /** The sandbox's id, named in error messages as Kubernetes names the pod. */
+  sandboxId: string;
+  /** Where the pod's ports are reached (its IP; containers share the node's network here). */
+  host: string;
+}
+
+/**
+ * Kubernetes' port-forward protocol (`portforward.k8s.io`) over SPDY: the client opens a pair
+ * of streams per connection, `streamType` error and data, with the same `requestID` and the
+ * `port`. Once both are there the data stream is joined to a TCP connection to the pod's port;
+ * a failure is written on the error stream. Either side ending ends the other; the error
+ * stream is closed last, which tells the client the connection is done.
+ */
+export function portForwardOverSpdy(conn: SpdyConnection, target: PortForwardTarget): (s: SpdyStream) => void {
+  const pairs = new Map<string, { error?: SpdyStream; data?: SpdyStream }>();
+  return (s) => {
+    const type = s.headers.streamtype;
+    const id = s.headers.requestid ?? '';
+    if (type !== 'error' && type !== 'data') {
+      conn.reset(s.id);
+      return;
+    }
+    const pair = pairs.get(id) ?? {};
+    if (pair[type]) {
+      conn.reset(s.id);
+      return;
+    }
+    pair[type] = s;
+    pairs.set(id, pair);
+    if (pair.error && pair.data) {
+      pairs.delete(id);
+      forward({ error: pair.error, data: pair.data, target, conn });
+    }
+  };
+}
+
+function forward(o: { error: SpdyStream; data: SpdyStream; target: PortForwardTarget; conn: SpdyConnection }): void {
+  const { error, data, target, conn } = o;
+  const portText = data.headers.port ?? '';
+  const port = Number(portText);
+  const fail = (message: string): void => {
+    error.write(Buffer.from(message));
+    error.end();
+    data.end();
+  };
+  if (!/^\d+$/.test(portText) || port < 1 || port > 65535) {
+    fail(`invalid port ${JSON.stringify(portText)}`);
+    return;
+  }
+  const socket: Socket = connect({ host: target.host, port });
+  let connected = false;
+  socket.on('connect', () => {
+    connected = true;
+  });
+  socket.on('data', (b: Buffer) => {
+    if (!data.write(b)) {
+      socket.pause();
+      conn.transport.once('drain', () => socket.resume());
+    }
+  });
+  data.onData((b) => {
+    if (!socket.write(b)) {
+      conn.transport.pause();
+      socket.once('drain', () => conn.transport.resume());
+    }
+  });
+  data.onEnd(() => socket.end());
+  socket.on('error', (e: NodeJS.ErrnoException) => {
+    if (!connected) {
+      fail(
+        `error forwarding port ${port} to pod ${target.sandboxId}, uid : failed to connect to ${target.host}:${port}: ${e.message}`,
+      );
+    }
+    socket.destroy();
+  });
+  socket.on('close', () => {
+    if (!connected) return;
+    data.end();
+    error.end();
+  });
+}

@@ -1,0 +1,417 @@
+// `kubectl exec` and `kubectl port-forward` end to end on `./scripts/cluster.sh up` (real
+// processes, needs the build): stock kubectl → svc-apiserver → svclet → svc-runtime's streaming
+// server and back, over WebSocket (kubectl 1.32's default) and SPDY (its fallback), plus a
+// WebSocket client of our own for the protocol details kubectl does not show (negotiation, the
+// v5 close signal, resize, the Status on the error channel, the normal close).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import WebSocket from 'ws';
+import YAML from 'yaml';
+import { group } from '@svc/api';
+import { freePorts } from '../free-port.js';
+import { kubectl, type KubectlResult } from '../kubectl.js';
+import { runCommand } from '../run-command.js';
+import { waitFor } from '../wait.js';
+
+const ROOT = resolve(__dirname, '../../../..');
+const MIB = 1024 * 1024;
+/** The web pod's payload: 20 MiB of a repeated pattern, hashed on both ends. */
+const BIG_BYTES = 20 * MIB;
+
+const log = (s: string): void => {
+  process.stderr.write(`[exec-port-forward] ${s}\n`);
+};
+
+/** A Node HTTP server for the web pod: `/` answers a greeting, `/big` BIG_BYTES bytes. */
+function webServerScript(port: number): string {
+  return [
+    "const http = require('http');",
+    'const chunk = Buffer.alloc(1024 * 1024, "0123456789abcdef");',
+    'http.createServer((req, res) => {',
+    `  if (req.url !== '/big') return res.end('hello from the pod\\n');`,
+    `  res.writeHead(200, { 'content-length': ${BIG_BYTES} });`,
+    `  let left = ${BIG_BYTES / MIB};`,
+    '  const more = () => { while (left > 0) { left--; if (!res.write(chunk)) return res.once("drain", more); } res.end(); };',
+    '  more();',
+    `}).listen(${port}, '127.0.0.1');`,
+  ].join('\n');
+}
+
+function sha256(b: Buffer): string {
+  return createHash('sha256').update(b).digest('hex');
+}
+
+/** GETs `http://127.0.0.1:<port><path>`; resolves with the body. */
+function httpGet(port: number, path: string): Promise<Buffer> {
+  return new Promise((ok, fail) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (b: Buffer) => parts.push(b));
+      res.on('end', () => ok(Buffer.concat(parts)));
+      res.on('error', fail);
+    });
+    req.on('error', fail);
+    req.end();
+  });
+}
+
+interface Forward {
+  child: ChildProcess;
+  localPort: number;
+  output: () => string;
+}
+
+/** Starts `kubectl port-forward pod/<pod> :<port>` and waits for the local port it chose. */
+async function portForward(o: {
+  config: string;
+  pod: string;
+  port: number;
+  env?: NodeJS.ProcessEnv;
+}): Promise<Forward> {
+  const child = spawn('kubectl', ['port-forward', `pod/${o.pod}`, `:${o.port}`], {
+    env: { ...process.env, KUBECONFIG: o.config, ...o.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr?.on('data', (b: Buffer) => (out += b.toString()));
+  const localPort = await waitFor(
+    'kubectl port-forward to report its local port',
+    () => {
+      if (child.exitCode !== null) throw new Error(`kubectl port-forward exited ${child.exitCode}: ${out}`);
+      const m = /Forwarding from 127\.0\.0\.1:(\d+) ->/.exec(out);
+      return m ? Number(m[1]) : undefined;
+    },
+    { timeoutMs: 20_000, intervalMs: 50 },
+  );
+  return { child, localPort, output: () => out };
+}
+
+async function stopForward(f: Forward): Promise<void> {
+  if (f.child.exitCode !== null) return;
+  const exited = new Promise<void>((ok) => f.child.once('exit', () => ok()));
+  f.child.kill('SIGTERM');
+  await exited;
+}
+
+/** What our own WebSocket client saw of one exec. */
+interface WsExec {
+  protocol: string;
+  stdout: string;
+  stderr: string;
+  status: { status?: string; reason?: string; details?: { causes?: Array<{ reason?: string; message?: string }> } };
+  closeCode: number;
+}
+
+describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  let admin: string;
+  let server: string;
+  let token: string;
+  let ca: Buffer;
+  let webPort: number;
+  let upOk = false;
+
+  const k = (args: string[], o: { stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<KubectlResult> =>
+    o.env
+      ? runCommand('kubectl', args, {
+          env: { ...process.env, KUBECONFIG: admin, ...o.env },
+          stdin: o.stdin,
+          timeoutMs: 60_000,
+        })
+      : kubectl(admin, args, { stdin: o.stdin, timeoutMs: 60_000 });
+  const kOk = async (...args: string[]): Promise<string> => {
+    const r = await k(args);
+    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: exit ${r.code}\n${r.stderr}${r.stdout}`);
+    return r.stdout;
+  };
+
+  /** Opens `pods/<pod>/exec` with our client, sends `stdin` then v5's close signal, and collects the channels. */
+  function wsExec(o: {
+    pod: string;
+    command: string[];
+    protocols: string[];
+    stdin?: string;
+    resize?: boolean;
+    as?: string;
+  }): Promise<WsExec> {
+    const q = new URLSearchParams();
+    for (const c of o.command) q.append('command', c);
+    q.set('stdout', 'true');
+    q.set('stderr', 'true');
+    if (o.stdin !== undefined) q.set('stdin', 'true');
+    const url = `${server.replace(/^https/, 'wss')}/api/v1/namespaces/default/pods/${o.pod}/exec?${q.toString()}`;
+    const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+    if (o.as) headers['Impersonate-User'] = o.as;
+    return new Promise((ok, fail) => {
+      const ws = new WebSocket(url, o.protocols, { ca, headers });
+      const seen = { stdout: '', stderr: '', error: '' };
+      ws.on('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (b: Buffer) => (body += b.toString()));
+        res.on('end', () => fail(new Error(`${res.statusCode} ${body}`)));
+      });
+      ws.on('error', fail);
+      ws.on('open', () => {
+        if (o.resize) ws.send(Buffer.concat([Buffer.of(4), Buffer.from('{"Width":80,"Height":24}')]));
+        if (o.stdin !== undefined) {
+          ws.send(Buffer.concat([Buffer.of(0), Buffer.from(o.stdin)]));
+          ws.send(Buffer.of(255, 0));
+        }
+      });
+      ws.on('message', (data: Buffer) => {
+        const text = data.subarray(1).toString();
+        if (data[0] === 1) seen.stdout += text;
+        else if (data[0] === 2) seen.stderr += text;
+        else if (data[0] === 3) seen.error += text;
+      });
+      ws.on('close', (code) =>
+        ok({
+          protocol: ws.protocol,
+          stdout: seen.stdout,
+          stderr: seen.stderr,
+          status: JSON.parse(seen.error || '{}') as WsExec['status'],
+          closeCode: code,
+        }),
+      );
+    });
+  }
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svc-exec-'));
+    admin = join(dir, 'admin.svcconfig');
+    const p = await freePorts(8);
+    const at = (i: number): string => String(p[i]);
+    webPort = p[7] ?? 0;
+    env = {
+      ...process.env,
+      SVC_CLUSTER_DIR: dir,
+      SVC_ETCD_PORT: at(0),
+      SVC_ETCD_PEER_PORT: at(1),
+      SVC_APISERVER_PORT: at(2),
+      SVC_CONTROLLER_MANAGER_PORT: at(3),
+      SVC_SCHEDULER_PORT: at(4),
+      // Node 1 serves on base+1 and base+100.
+      SVC_NODE_PORT_BASE: String(Number(at(5)) - 1),
+      SVC_NODE_HEALTHZ_PORT_BASE: String(Number(at(6)) - 100),
+    };
+    const started = Date.now();
+    const up = await runCommand('bash', ['scripts/cluster.sh', 'up', '--nodes', '1'], {
+      env,
+      cwd: ROOT,
+      timeoutMs: 240_000,
+    });
+    log(`up: exit ${up.code} in ${Date.now() - started} ms`);
+    if (up.code !== 0) throw new Error(`cluster.sh up failed:\n${up.stdout}${up.stderr}`);
+    upOk = true;
+    const config = YAML.parse(readFileSync(admin, 'utf8')) as {
+      clusters: Array<{ cluster: { server: string; 'certificate-authority-data': string } }>;
+      users: Array<{ user: { token: string } }>;
+    };
+    server = config.clusters[0]?.cluster.server ?? '';
+    ca = Buffer.from(config.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64');
+    token = config.users[0]?.user.token ?? '';
+    await kOk('run', 'shell', '--image=busybox', '--restart=Never', '--', 'sleep', '3600');
+    await kOk('run', 'web', '--image=busybox', '--restart=Never', '--', 'node', '-e', webServerScript(webPort));
+    await kOk('wait', '--for=condition=Ready', 'pod/shell', 'pod/web', '--timeout=90s');
+    await waitFor('the web pod to serve', async () => (await httpGet(webPort, '/')).toString().includes('hello'), {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    if (!dir) return;
+    const down = await runCommand('bash', ['scripts/cluster.sh', 'down'], { env, cwd: ROOT, timeoutMs: 120_000 });
+    if (down.code !== 0) log(`down failed:\n${down.stdout}${down.stderr}`);
+    let left = '';
+    try {
+      await waitFor(
+        'no process of the cluster left',
+        () => {
+          left = spawnSync('pgrep', ['-af', dir], { encoding: 'utf8' }).stdout.trim();
+          return left === '';
+        },
+        { timeoutMs: 10_000, intervalMs: 200 },
+      );
+    } catch {
+      /* reported below */
+    }
+    await rm(dir, { recursive: true, force: true });
+    expect(left).toBe('');
+  }, 180_000);
+
+  it('exec prints the output and exits with the command’s code', async () => {
+    expect(upOk).toBe(true);
+    expect(await k(['exec', 'shell', '--', 'echo', 'hi'])).toMatchObject({ code: 0, stdout: 'hi\n' });
+    const r = await k(['exec', 'shell', '--', 'sh', '-c', 'echo out; echo err >&2; exit 3']);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('out\n');
+    expect(r.stderr).toBe('err\ncommand terminated with exit code 3\n');
+    // The container's environment and working directory.
+    const cwd = (await kOk('exec', 'shell', '--', 'pwd')).trim();
+    expect(cwd).toMatch(/\/containers\/[0-9a-f]+\/work$/);
+    expect((await kOk('exec', 'shell', '--', 'sh', '-c', 'echo $HOSTNAME')).trim()).toBe('shell');
+  });
+
+  it('exec -i passes piped stdin and ends it', async () => {
+    expect(
+      await k(['exec', '-i', 'shell', '--', 'sh', '-c', 'tr a-z A-Z; echo done'], { stdin: 'piped in\n' }),
+    ).toMatchObject({
+      code: 0,
+      stdout: 'PIPED IN\ndone\n',
+    });
+  });
+
+  it('exec over SPDY when kubectl is told not to use WebSocket', async () => {
+    const spdy = { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' };
+    expect(await k(['exec', 'shell', '--', 'sh', '-c', 'echo spdy; exit 4'], { env: spdy })).toMatchObject({
+      code: 4,
+      stdout: 'spdy\n',
+    });
+    expect(await k(['exec', '-i', 'shell', '--', 'cat'], { env: spdy, stdin: 'through spdy\n' })).toMatchObject({
+      code: 0,
+      stdout: 'through spdy\n',
+    });
+  });
+
+  it('answers errors as Kubernetes does, before any upgrade', async () => {
+    const missingPod = await k(['exec', 'nope', '--', 'true']);
+    expect(missingPod).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): pods "nope" not found\n' });
+    const badContainer = await k(['exec', 'shell', '-c', 'nope', '--', 'true']);
+    expect(badContainer).toMatchObject({
+      code: 1,
+      stderr: 'Error from server (BadRequest): container nope is not valid for pod shell\n',
+    });
+    const noSuchCommand = await k(['exec', 'shell', '--', 'no-such-command']);
+    expect(noSuchCommand.code).toBe(1);
+    expect(noSuchCommand.stderr).toContain('executable file not found in $PATH');
+    // A reader may get the pod but not exec into it: the SPDY POST is `create` on pods/exec.
+    const rbac = group('rbac.authorization');
+    const grants = {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        {
+          apiVersion: `${rbac}/v1`,
+          kind: 'Role',
+          metadata: { name: 'pod-reader', namespace: 'default' },
+          rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }],
+        },
+        {
+          apiVersion: `${rbac}/v1`,
+          kind: 'RoleBinding',
+          metadata: { name: 'pod-reader', namespace: 'default' },
+          roleRef: { apiGroup: rbac, kind: 'Role', name: 'pod-reader' },
+          subjects: [{ apiGroup: rbac, kind: 'User', name: 'reader' }],
+        },
+      ],
+    };
+    expect(await k(['create', '-f', '-'], { stdin: JSON.stringify(grants) })).toMatchObject({ code: 0 });
+    const forbidden = await k(['--as=reader', 'exec', 'shell', '--', 'true']);
+    expect(forbidden.code).toBe(1);
+    expect(forbidden.stderr).toContain(
+      'pods "shell" is forbidden: User "reader" cannot create resource "pods/exec" in API group "" in the namespace "default"',
+    );
+    // ...and the WebSocket GET is `get` on pods/exec (Kubernetes 1.32).
+    await expect(
+      wsExec({ pod: 'shell', command: ['true'], protocols: ['v5.channel.k8s.io'], as: 'reader' }),
+    ).rejects.toThrow(/^403 .*cannot get resource \\"pods\/exec\\"/);
+    // A plain request (no upgrade) is refused with a Status.
+    const plain = await new Promise<{ code: number; body: string }>((ok, fail) => {
+      const req = httpsRequest(
+        `${server}/api/v1/namespaces/default/pods/shell/exec?command=true&stdout=true`,
+        { ca, headers: { Authorization: `Bearer ${token}` } },
+        (res) => {
+          let body = '';
+          res.on('data', (b: Buffer) => (body += b.toString()));
+          res.on('end', () => ok({ code: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', fail);
+      req.end();
+    });
+    expect(plain.code).toBe(400);
+    expect(JSON.parse(plain.body)).toMatchObject({
+      kind: 'Status',
+      reason: 'BadRequest',
+      message: 'Upgrade request required',
+    });
+  });
+
+  it('speaks v5.channel.k8s.io and v4 to a WebSocket client of our own', async () => {
+    const v5 = await wsExec({
+      pod: 'shell',
+      command: ['sh', '-c', 'cat; echo gone >&2; exit 7'],
+      protocols: ['v5.channel.k8s.io', 'v4.channel.k8s.io'],
+      stdin: 'closed by signal\n',
+      resize: true,
+    });
+    expect(v5).toMatchObject({
+      protocol: 'v5.channel.k8s.io',
+      stdout: 'closed by signal\n',
+      stderr: 'gone\n',
+      closeCode: 1000,
+    });
+    expect(v5.status).toMatchObject({
+      status: 'Failure',
+      reason: 'NonZeroExitCode',
+      details: { causes: [{ reason: 'ExitCode', message: '7' }] },
+    });
+    const v4 = await wsExec({ pod: 'shell', command: ['echo', 'four'], protocols: ['v4.channel.k8s.io'] });
+    expect(v4).toMatchObject({
+      protocol: 'v4.channel.k8s.io',
+      stdout: 'four\n',
+      closeCode: 1000,
+      status: { status: 'Success' },
+    });
+    await expect(wsExec({ pod: 'shell', command: ['true'], protocols: ['v1.channel.k8s.io'] })).rejects.toThrow(
+      /^400 /,
+    );
+  });
+
+  it('port-forward reaches the pod’s port over WebSocket and SPDY, several connections at once', async () => {
+    const direct = await httpGet(webPort, '/big');
+    expect(direct.length).toBe(BIG_BYTES);
+    const want = sha256(direct);
+    for (const [name, extra] of [
+      ['websocket', {}],
+      ['spdy', { KUBECTL_PORT_FORWARD_WEBSOCKETS: 'false' }],
+    ] as const) {
+      const f = await portForward({ config: admin, pod: 'web', port: webPort, env: extra });
+      try {
+        expect((await httpGet(f.localPort, '/')).toString()).toBe('hello from the pod\n');
+        const bodies = await Promise.all([1, 2, 3, 4].map(() => httpGet(f.localPort, '/big')));
+        for (const b of bodies) expect(sha256(b)).toBe(want);
+        let t = Date.now();
+        await httpGet(webPort, '/big');
+        const directMs = Date.now() - t;
+        t = Date.now();
+        await httpGet(f.localPort, '/big');
+        const forwardedMs = Date.now() - t;
+        log(`port-forward (${name}) of ${BIG_BYTES / MIB} MiB: ${forwardedMs} ms, direct ${directMs} ms`);
+      } finally {
+        await stopForward(f);
+      }
+    }
+  });
+
+  it('exec round trip (kubectl exec -- true)', async () => {
+    const times: number[] = [];
+    for (let i = 0; i < 9; i++) {
+      const t = Date.now();
+      await kOk('exec', 'shell', '--', 'true');
+      times.push(Date.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    log(`kubectl exec -- true: p50 ${times[4]} ms (min ${times[0]}, max ${times[8]})`);
+    expect(times[4]).toBeLessThan(5000);
+  });
+});
