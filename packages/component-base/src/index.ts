@@ -36,3 +36,13 @@ export {
 } from './delegated-serving.js';
 export { componentMain } from './component-main.js';
 export { runningComponent, type RunningComponent } from './running-component.js';
+export {
+  ComponentRegistry,
+  CURRENT_RELEASE,
+  UNEXPECTED_LABEL_VALUE,
+  type ComponentRegistryOptions,
+  type MetricsPolicy,
+} from './metrics/component-registry.js';
+export { withMetricsFlags, metricsPolicy, parseStringToString, previousRelease } from './metrics/metrics-flags.js';
+export { METRIC_STABILITY, isHiddenIn, type StabilityLevel, type MetricStability } from './metrics/stability.js';
+export { withFeatureFlags, featureOptions, type FeatureOptions } from './feature-flags.js';

@@ -3,10 +3,11 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { useNaming } from '@svc/api';
 import { RestClient, SharedInformerFactory, componentClientConfig, runLeaderElected, svcconfigPath } from '@svc/client';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { collectDefaultMetrics } from 'prom-client';
 import {
   ComponentConfigError,
   ComponentMetrics,
+  ComponentRegistry,
   startDelegatedSecureServer,
   type HealthCheck,
   type Logger,
@@ -41,7 +42,8 @@ export async function startControllerManager(
 ): Promise<RunningControllerManager> {
   useNaming(o.naming);
   const logger = deps.logger;
-  const registry = new Registry();
+  for (const warning of o.featureGates.warnings) logger.warn(warning);
+  const registry = new ComponentRegistry(o.metrics);
   collectDefaultMetrics({ register: registry });
   const metrics = new ComponentMetrics(registry);
   const definitions = (deps.controllers ?? CONTROLLERS).filter(

@@ -13,6 +13,12 @@ import {
   withApiClientFlags,
   withLeaderElectionFlags,
   withLoggingFlags,
+  featureOptions,
+  metricsPolicy,
+  withFeatureFlags,
+  withMetricsFlags,
+  type FeatureOptions,
+  type MetricsPolicy,
   withSecureServingFlags,
   type ApiClientOptions,
   type DelegatedServingOptions,
@@ -36,7 +42,10 @@ export interface SigningFiles {
 }
 
 /** Every svc-controller-manager setting, parsed and validated. Durations are milliseconds. */
-export interface ControllerManagerOptions extends ApiClientOptions, DelegatedServingOptions, LeaderElectionOptions {
+export interface ControllerManagerOptions
+  extends ApiClientOptions, DelegatedServingOptions, LeaderElectionOptions, FeatureOptions {
+  /** `--disabled-metrics`, `--show-hidden-metrics-for-version`, `--allow-metric-labels*`. */
+  metrics: MetricsPolicy;
   controllers: ControllerSelection;
   clusterName: string;
   /** `--cluster-signing-cert-file/-key-file`, or per signer. */
@@ -457,6 +466,8 @@ export function controllerManagerCommand(): Command {
     );
   }
   for (const [o] of IGNORED) cmd.addOption(o);
+  withFeatureFlags(cmd);
+  withMetricsFlags(cmd);
   withLoggingFlags(cmd.addOption(namingOption()));
   cmd.configureHelp({ sortOptions: false });
   return cmd;
@@ -536,6 +547,8 @@ export function parseControllerManagerOptions(
     concurrentSyncs,
     enableGarbageCollector: o.enableGarbageCollector as boolean,
     ...leaderElection,
+    ...featureOptions(parsed),
+    metrics: metricsPolicy(parsed),
     minResyncPeriodMs: o.minResyncPeriod as number,
     namespaceSyncPeriodMs: o.namespaceSyncPeriod as number,
     resourceQuotaSyncPeriodMs: o.resourceQuotaSyncPeriod as number,

@@ -1,4 +1,12 @@
-import { API_SERVER_GATES, FeatureGates, type FeatureSpec } from './feature-gates.js';
+import {
+  API_SERVER_GATES,
+  FeatureGates,
+  componentFeatureGates,
+  featuresAt,
+  parseEmulatedVersion,
+  type FeatureSpec,
+} from './feature-gates.js';
+import { SVC_FEATURE_GATES } from './feature-gate-table.js';
 
 const TABLE: FeatureSpec[] = [
   { name: 'AlphaOne', stage: 'ALPHA', default: false },
@@ -35,8 +43,6 @@ describe('FeatureGates', () => {
     [['svc:AlphaOne=true'], { AlphaOne: true }],
     [[' svc : AlphaOne = true , BetaOn=false '], { AlphaOne: true, BetaOn: false }],
     [[':AlphaOne=true'], { AlphaOne: true }],
-    [['other:AlphaOne=true'], { AlphaOne: false }],
-    [['other:Unknown=maybe,AlphaTwo=1'], { AlphaTwo: true }],
     [['AlphaOne=t,BetaOn=F'], { AlphaOne: true, BetaOn: false }],
     [['AllAlpha=true'], { AlphaOne: true, AlphaTwo: true, BetaOff: false, AllAlpha: true }],
     [['AllAlpha=true,AlphaTwo=false'], { AlphaOne: true, AlphaTwo: false }],
@@ -62,6 +68,8 @@ describe('FeatureGates', () => {
     [['AlphaOne='], 'invalid value of AlphaOne=, err: strconv.ParseBool: parsing "": invalid syntax'],
     [['Done=false'], 'cannot set feature gate Done to false, feature is locked to true'],
     [['Locked=false'], 'cannot set feature gate Locked to false, feature is locked to true'],
+    [['other:AlphaOne=true'], 'component not registered: other'],
+    [['AlphaTwo=true,wardle:Unknown=maybe'], 'component not registered: wardle'],
   ])('%j is rejected', (flags, message) => {
     expect(() => gates(...flags)).toThrow(message);
   });
@@ -84,7 +92,7 @@ describe('FeatureGates', () => {
   });
 
   test('a custom component prefix', () => {
-    const g = new FeatureGates(TABLE, { component: 'svclet' });
+    const g = new FeatureGates(TABLE, { component: 'svclet', otherComponents: ['svc'] });
     g.parse(['svc:AlphaOne=true,svclet:AlphaTwo=true,BetaOn=false']);
     expect([g.enabled('AlphaOne'), g.enabled('AlphaTwo'), g.enabled('BetaOn')]).toEqual([false, true, false]);
   });
@@ -158,5 +166,93 @@ describe('API_SERVER_GATES', () => {
     const w = new FeatureGates(API_SERVER_GATES);
     w.parse(['svc:WatchList=true']);
     expect(w.enabled('WatchList')).toBe(true);
+  });
+});
+
+describe('the lifecycle rules', () => {
+  test('GA and deprecated gates warn once when set', () => {
+    const g = gates('Done=true,Old=true', 'Done=true,AlphaOne=true');
+    expect(g.warnings).toEqual([
+      'Setting GA feature gate Done=true. It will be removed in a future release.',
+      'Setting deprecated feature gate Old=true. It will be removed in a future release.',
+    ]);
+  });
+});
+
+describe("Kubernetes 1.32's whole table", () => {
+  const at132 = new Map(featuresAt(SVC_FEATURE_GATES, '1.32').map((s) => [s.name, s]));
+  const at131 = new Map(featuresAt(SVC_FEATURE_GATES, '1.31').map((s) => [s.name, s]));
+
+  test('agrees with the spec on every gate the spec lists', () => {
+    for (const spec of API_SERVER_GATES) {
+      const got = at132.get(spec.name);
+      expect([spec.name, got?.stage, got?.default]).toEqual([spec.name, spec.stage, spec.default]);
+    }
+  });
+
+  test('holds every gate once, sorted versions, and more than the spec lists', () => {
+    const names = SVC_FEATURE_GATES.map((f) => f.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(at132.size).toBeGreaterThan(150);
+    for (const f of SVC_FEATURE_GATES) {
+      const minors = f.specs.map((s) => Number(s.version.split('.')[1]));
+      expect([f.name, [...minors].sort((a, b) => a - b)]).toEqual([f.name, minors]);
+    }
+  });
+
+  test.each<[string, [string, boolean], [string, boolean]]>([
+    // name, [stage, default] at 1.32, at 1.31
+    ['SchedulerQueueingHints', ['BETA', true], ['BETA', false]],
+    ['JobManagedBy', ['BETA', true], ['ALPHA', false]],
+    ['ServiceAccountTokenJTI', ['GA', true], ['BETA', true]],
+    ['DynamicResourceAllocation', ['BETA', false], ['ALPHA', false]],
+    ['AllowOverwriteTerminationGracePeriodSeconds', ['DEPRECATED', false], ['GA', true]],
+  ])('%s: %j at 1.32, %j at 1.31', (name, at132Want, at131Want) => {
+    expect([at132.get(name)?.stage, at132.get(name)?.default]).toEqual(at132Want);
+    expect([at131.get(name)?.stage, at131.get(name)?.default]).toEqual(at131Want);
+  });
+
+  test('gates new in 1.32 do not exist when emulating 1.31', () => {
+    expect(at132.has('MutatingAdmissionPolicy')).toBe(true);
+    expect(at131.has('MutatingAdmissionPolicy')).toBe(false);
+    const g = componentFeatureGates({ emulatedVersion: '1.31' });
+    expect(() => g.parse(['MutatingAdmissionPolicy=true'])).toThrow(
+      'feature gate MutatingAdmissionPolicy does not exist at emulated version 1.31',
+    );
+    expect(g.enabled('SchedulerQueueingHints')).toBe(false);
+    expect(componentFeatureGates().enabled('SchedulerQueueingHints')).toBe(true);
+  });
+
+  test('GA gates are locked, AllAlpha and AllBeta switch the rest', () => {
+    const g = componentFeatureGates();
+    expect(() => g.parse(['ServiceAccountTokenJTI=false'])).toThrow(
+      'cannot set feature gate ServiceAccountTokenJTI to false, feature is locked to true',
+    );
+    expect(() => g.parse(['AllowServiceLBStatusOnNonLB=true'])).toThrow('locked to false');
+    g.parse(['AllAlpha=true,AllBeta=false']);
+    expect(g.enabled('WatchList')).toBe(true);
+    expect(g.enabled('APIServerIdentity')).toBe(false);
+    expect(g.enabled('ServiceAccountTokenJTI')).toBe(true);
+  });
+});
+
+describe('parseEmulatedVersion', () => {
+  test.each<[string[], string | undefined]>([
+    [[], undefined],
+    [['svc=1.31'], '1.31'],
+    [['1.31'], '1.31'],
+    [[' svc = 1.31 '], '1.31'],
+  ])('%j', (values, want) => {
+    expect(parseEmulatedVersion(values)).toBe(want);
+  });
+
+  test.each<[string, string]>([
+    ['svc=1.30', 'svc=1.30: emulation version 1.30 is not between [1.31] (this binary is 1.32)'],
+    ['svc=1.32', 'emulation version 1.32 is not between [1.31]'],
+    ['svc=1.31.0', 'svc=1.31.0: the version must be <major>.<minor>'],
+    ['svc=x', 'the version must be <major>.<minor>'],
+    ['wardle=1.31', 'component not registered: wardle'],
+  ])('%s is refused', (value, message) => {
+    expect(() => parseEmulatedVersion([value])).toThrow(message);
   });
 });

@@ -66,10 +66,18 @@ export { parseGoBool } from './go-flags.js';
 export {
   FeatureGates,
   API_SERVER_GATES,
+  BINARY_VERSION,
+  EMULATABLE_VERSIONS,
+  componentFeatureGates,
+  featuresAt,
+  featuresAfter,
+  parseEmulatedVersion,
   type FeatureStage,
   type FeatureSpec,
   type FeatureGatesOptions,
+  type ComponentFeatureGatesOptions,
 } from './feature-gates.js';
+export { SVC_FEATURE_GATES, type VersionedFeature, type VersionedSpec } from './feature-gate-table.js';
 export {
   parseRuntimeConfig,
   isEnabled,

@@ -15,7 +15,9 @@ function parseError(...args: string[]): string {
 
 describe('svc-scheduler flags', () => {
   it("has kube-scheduler's defaults", () => {
-    expect(parse()).toEqual({
+    const { featureGates, ...rest } = parse();
+    expect(featureGates.enabled('SchedulerQueueingHints')).toBe(true);
+    expect(rest).toEqual({
       svcconfig: undefined,
       master: undefined,
       apiQps: 50,
@@ -43,9 +45,29 @@ describe('svc-scheduler flags', () => {
       leaseName: 'svc-scheduler',
       leaseNamespace: 'svc-system',
       podMaxInUnschedulablePodsDurationMs: 300_000,
+      emulatedVersion: undefined,
+      metrics: { disabledMetrics: [], showHiddenMetricsForVersion: undefined, allowListMapping: undefined },
       naming: 'svc',
       loggingFormat: 'text',
       verbosity: 0,
+    });
+  });
+
+  it('takes feature gates, the emulated version and the metrics flags', () => {
+    const o = parse(
+      '--emulated-version=svc=1.31',
+      '--feature-gates=svc:AllAlpha=true,ServiceAccountTokenNodeBinding=true',
+      '--disabled-metrics=scheduler_pending_pods',
+      '--show-hidden-metrics-for-version=1.31',
+      '--allow-metric-labels=scheduler_schedule_attempts_total,result=scheduled',
+    );
+    expect(o.emulatedVersion).toBe('1.31');
+    expect(o.featureGates.enabled('SchedulerQueueingHints')).toBe(false);
+    expect(o.featureGates.enabled('InPlacePodVerticalScaling')).toBe(true);
+    expect(o.metrics).toEqual({
+      disabledMetrics: ['scheduler_pending_pods'],
+      showHiddenMetricsForVersion: '1.31',
+      allowListMapping: { 'scheduler_schedule_attempts_total,result': ['scheduled'] },
     });
   });
 
@@ -73,5 +95,14 @@ describe('svc-scheduler flags', () => {
     expect(parseError('--svc-api-content-type=text/plain')).toMatch(/svc-api-content-type/);
     expect(parseError('--tls-cert-file=a.crt')).toMatch(/must be given together/);
     expect(parseError('--controllers=x')).toMatch(/unknown option/);
+    expect(parseError('--emulated-version=svc=1.30')).toMatch(
+      /invalid argument for "--emulated-version" flag: svc=1.30: emulation version 1.30 is not between \[1.31\]/,
+    );
+    expect(parseError('--feature-gates=ServiceAccountTokenJTI=false')).toMatch(
+      /invalid argument for "--feature-gates" flag: cannot set feature gate ServiceAccountTokenJTI to false, feature is locked to true/,
+    );
+    expect(parseError('--feature-gates=wardle:Foo=true')).toMatch(/component not registered: wardle/);
+    expect(parseError('--show-hidden-metrics-for-version=1.30')).toMatch(/value '1.31'/);
+    expect(parseError('--allow-metric-labels=x=y')).toMatch(/--allow-metric-labels must have/);
   });
 });

@@ -9,9 +9,15 @@ import {
   secureServingOptions,
   withApiClientFlags,
   withLeaderElectionFlags,
+  featureOptions,
+  metricsPolicy,
+  withFeatureFlags,
   withLoggingFlags,
+  withMetricsFlags,
   withSecureServingFlags,
   type ApiClientOptions,
+  type FeatureOptions,
+  type MetricsPolicy,
   type DelegatedServingOptions,
   type LeaderElectionOptions,
   type LogFormat,
@@ -24,7 +30,10 @@ import {
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
 
 /** Every svc-scheduler setting, parsed and validated. Durations are milliseconds. */
-export interface SchedulerOptions extends ApiClientOptions, DelegatedServingOptions, LeaderElectionOptions {
+export interface SchedulerOptions
+  extends ApiClientOptions, DelegatedServingOptions, LeaderElectionOptions, FeatureOptions {
+  /** `--disabled-metrics`, `--show-hidden-metrics-for-version`, `--allow-metric-labels*`. */
+  metrics: MetricsPolicy;
   /** A pod left this long among the unschedulable ones is retried anyway. */
   podMaxInUnschedulablePodsDurationMs: number;
   naming: NamingScheme;
@@ -50,6 +59,8 @@ export function schedulerCommand(): Command {
       300_000,
     ),
   );
+  withFeatureFlags(cmd);
+  withMetricsFlags(cmd);
   withLoggingFlags(cmd.addOption(namingOption()));
   cmd.configureHelp({ sortOptions: false });
   return cmd;
@@ -65,6 +76,8 @@ export function parseSchedulerOptions(argv: string[], opts: { quiet?: boolean } 
     ...apiClientOptions(parsed, scheme),
     ...secureServingOptions(parsed),
     ...leaderElectionOptions(parsed, scheme),
+    ...featureOptions(parsed),
+    metrics: metricsPolicy(parsed),
     podMaxInUnschedulablePodsDurationMs: o.podMaxInUnschedulablePodsDuration as number,
     naming: scheme,
     loggingFormat: o.loggingFormat as LogFormat,

@@ -12,6 +12,7 @@ import {
 } from '@svc/client';
 import {
   ComponentMetrics,
+  ComponentRegistry,
   logCheck,
   pingCheck,
   startDelegatedSecureServer,
@@ -20,7 +21,7 @@ import {
   runningComponent,
   type RunningComponent,
 } from '@svc/component-base';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { collectDefaultMetrics } from 'prom-client';
 import { SchedulerMetrics } from './metrics.js';
 import { DEFAULT_SCHEDULER_NAME, type SchedulerOptions } from './options.js';
 import { Scheduler } from './scheduler.js';
@@ -44,7 +45,8 @@ export async function startScheduler(
 ): Promise<RunningScheduler> {
   useNaming(o.naming);
   const logger = deps.logger;
-  const registry = new Registry();
+  for (const warning of o.featureGates.warnings) logger.warn(warning);
+  const registry = new ComponentRegistry(o.metrics);
   collectDefaultMetrics({ register: registry });
   const metrics = new ComponentMetrics(registry);
   const schedulerMetrics = new SchedulerMetrics(registry, DEFAULT_SCHEDULER_NAME);

@@ -53,6 +53,8 @@ const BOOLEAN_FLAGS: Record<string, boolean> = {
  * and `--flag=true|false` for boolean flags.
  */
 export function normalizeArgs(argv: string[]): string[] {
+  // `rollout status` watches unless told not to; `get` only when told to.
+  const defaults = argv.includes('rollout') ? { ...BOOLEAN_FLAGS, watch: true } : BOOLEAN_FLAGS;
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] ?? '';
@@ -66,11 +68,11 @@ export function normalizeArgs(argv: string[]): string[] {
       continue;
     }
     const bool = /^--([a-z0-9-]+)=(true|false|True|False|TRUE|FALSE|1|0|t|f|T|F)$/.exec(a);
-    if (bool && Object.hasOwn(BOOLEAN_FLAGS, bool[1] ?? '')) {
+    if (bool && Object.hasOwn(defaults, bool[1] ?? '')) {
       const name = bool[1] ?? '';
       const on = /^(true|1|t)$/i.test(bool[2] ?? '');
       if (on) out.push(`--${name}`);
-      else if (BOOLEAN_FLAGS[name]) out.push(`--no-${name}`);
+      else if (defaults[name]) out.push(`--no-${name}`);
       continue;
     }
     out.push(a);

@@ -1,18 +1,27 @@
-import { API_SERVER_GATES, FeatureGates, parseGoBool, type FeatureSpec } from '@svc/machinery';
+import {
+  type FeatureGates,
+  componentFeatureGates,
+  featuresAt,
+  BINARY_VERSION,
+  parseGoBool,
+  SVC_FEATURE_GATES,
+} from '@svc/machinery';
+import type { FeatureSpec } from '@svc/machinery';
 
 /**
- * The svclet's gates: the API server's table with the stages the spec gives for the node agent
- * (Versioning 3: ConsistentListFromCache and RetryGenerateName alpha), plus Kubernetes'
- * LoggingBetaOptions, which gates `--logging-format=json`.
+ * The spec gives the node agent other stages for two gates (Versioning 3: ConsistentListFromCache
+ * and RetryGenerateName alpha, off); every other gate is Kubernetes 1.32's, as the API server has them.
  */
-export const SVCLET_GATES: readonly FeatureSpec[] = [
-  ...API_SERVER_GATES.map((g): FeatureSpec =>
+function svcletAdjust(specs: FeatureSpec[]): FeatureSpec[] {
+  return specs.map((g): FeatureSpec =>
     g.name === 'ConsistentListFromCache' || g.name === 'RetryGenerateName'
       ? { ...g, stage: 'ALPHA', default: false }
       : g,
-  ),
-  { name: 'LoggingBetaOptions', stage: 'BETA', default: true },
-];
+  );
+}
+
+/** The svclet's gates: Kubernetes 1.32's whole table with the node agent's stages from the spec. */
+export const SVCLET_GATES: readonly FeatureSpec[] = svcletAdjust(featuresAt(SVC_FEATURE_GATES, BINARY_VERSION));
 
 /**
  * `--feature-gates` of the node agent: plain `Key=true|false` pairs (no `<component>:` prefix),
@@ -35,9 +44,12 @@ export function parseGatePairs(value: string): Record<string, boolean> {
   return out;
 }
 
-/** The svclet's gates set from the merged `featureGates` map; throws for unknown or locked gates. */
+/**
+ * The svclet's gates set from the merged `featureGates` map; throws for unknown or locked gates.
+ * Setting a GA or deprecated gate leaves a line in `warnings`.
+ */
 export function svcletFeatureGates(values: Readonly<Record<string, boolean>>): FeatureGates {
-  const gates = new FeatureGates(SVCLET_GATES);
+  const gates = componentFeatureGates({ adjust: svcletAdjust });
   for (const [k, v] of Object.entries(values)) gates.set(k, v);
   return gates;
 }

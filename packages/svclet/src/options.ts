@@ -1,6 +1,16 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { isNamingScheme, naming, useNaming, type NamingScheme, type Taint } from '@svc/api';
-import { boolArg, durationArg, intArg, listOption, portArg, splitList } from '@svc/component-base';
+import {
+  boolArg,
+  durationArg,
+  intArg,
+  listOption,
+  metricsPolicy,
+  portArg,
+  splitList,
+  withMetricsFlags,
+  type MetricsPolicy,
+} from '@svc/component-base';
 import { formatDuration, type FeatureGates } from '@svc/machinery';
 import {
   ConfigurationError,
@@ -38,6 +48,8 @@ export interface SvcletOptions {
   imageCredentialProviderConfig?: string;
   naming: NamingScheme;
   featureGates: FeatureGates;
+  /** `--disabled-metrics`, `--show-hidden-metrics-for-version`, `--allow-metric-labels*`. */
+  metrics: MetricsPolicy;
   /** One line per deprecated flag given (each flag once, however often it was given), to log at start. */
   warnings: string[];
 }
@@ -558,8 +570,12 @@ export function svcletCommand(): Command {
         .default('svc')
         .choices(['svc', 'kubernetes']),
     )
-    .addOption(new Option('-v, --v <level>', 'number for the log level verbosity').argParser(intArg))
-    .version(`${naming().nodeAgentName} ${SVCLET_VERSION}`, '--version', 'Print version information and quit.');
+    .addOption(new Option('-v, --v <level>', 'number for the log level verbosity').argParser(intArg));
+  withMetricsFlags(cmd).version(
+    `${naming().nodeAgentName} ${SVCLET_VERSION}`,
+    '--version',
+    'Print version information and quit.',
+  );
   cmd.configureHelp({ sortOptions: false });
   return cmd;
 }
@@ -582,6 +598,7 @@ export function parseSvcletOptions(argv: string[], opts: { quiet?: boolean } = {
   const scheme = String(o.naming);
   if (!isNamingScheme(scheme)) return fail(`--naming: unknown naming ${scheme}`);
   useNaming(scheme);
+  const metrics = metricsPolicy({ cmd, o, fail, givenOnCli: given });
   if (given('svcconfig') && given('kubeconfig') && o.svcconfig !== o.kubeconfig)
     fail('--svcconfig and --kubeconfig name different files');
   const cloud = String(o.cloudProvider ?? '');
@@ -612,6 +629,7 @@ export function parseSvcletOptions(argv: string[], opts: { quiet?: boolean } = {
   } catch (e) {
     throw new ConfigurationError(`invalid configuration: featureGates: ${(e as Error).message}`);
   }
+  warnings.push(...featureGates.warnings);
   if (config.logging.format === 'json' && !featureGates.enabled('LoggingBetaOptions')) {
     throw new ConfigurationError(
       'invalid configuration: logging.format json needs the LoggingBetaOptions feature gate',
@@ -633,6 +651,7 @@ export function parseSvcletOptions(argv: string[], opts: { quiet?: boolean } = {
     imageCredentialProviderConfig: o.imageCredentialProviderConfig as string | undefined,
     naming: scheme,
     featureGates,
+    metrics,
     warnings,
   };
 }

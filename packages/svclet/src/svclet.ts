@@ -5,13 +5,14 @@ import { naming, useNaming, type ApiObject } from '@svc/api';
 import { RestClient, loadSvcconfig, type ClientConfig } from '@svc/client';
 import {
   ComponentMetrics,
+  ComponentRegistry,
   logCheck,
   pingCheck,
   type HealthCheck,
   type Logger,
   type SecureServer,
 } from '@svc/component-base';
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, collectDefaultMetrics } from 'prom-client';
 import {
   CertificateStore,
   bootstrapClientCertificate,
@@ -173,7 +174,7 @@ export async function startSvclet(o: SvcletOptions, deps: SvcletDeps): Promise<R
   setMaxListeners(0, stop.signal);
   await mkdir(o.rootDir, { recursive: true });
 
-  const registry = new Registry();
+  const registry = new ComponentRegistry(o.metrics);
   collectDefaultMetrics({ register: registry });
   const metrics = new ComponentMetrics(registry);
   const agent = naming().nodeAgentName;

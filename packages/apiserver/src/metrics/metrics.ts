@@ -1,10 +1,15 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, collectDefaultMetrics } from 'prom-client';
+import { ComponentRegistry, type MetricsPolicy } from '@svc/component-base';
 
-/** The API server's metrics, in a registry of its own (several servers may share a process in tests). */
+/**
+ * The API server's metrics, in a registry of its own (several servers may share a process in
+ * tests) that applies the `--disabled-metrics`, `--show-hidden-metrics-for-version` and
+ * `--allow-metric-labels*` policy and Kubernetes' stability classes.
+ */
 export class ApiServerMetrics {
-  readonly registry = new Registry();
+  readonly registry = new ComponentRegistry();
   readonly requestTotal = new Counter({
     name: 'apiserver_request_total',
     registers: [this.registry],
@@ -94,10 +99,29 @@ export class ApiServerMetrics {
     labelNames: ['status', 'apiserver_id_hash'] as const,
   });
 
+  /**
+   * Kubernetes 1.32 still declares these two (deprecated in 1.30, so hidden in 1.32): served
+   * only with `--show-hidden-metrics-for-version=1.31`, counted with the reloads.
+   */
+  readonly encryptionConfigReloadFailures = new Counter({
+    name: 'apiserver_encryption_config_controller_automatic_reload_failures_total',
+    registers: [this.registry],
+    help: 'Total number of failed automatic reloads of encryption configuration split by apiserver identity.',
+    labelNames: ['apiserver_id_hash'] as const,
+  });
+  readonly encryptionConfigReloadSuccesses = new Counter({
+    name: 'apiserver_encryption_config_controller_automatic_reload_success_total',
+    registers: [this.registry],
+    help: 'Total number of successful automatic reloads of encryption configuration split by apiserver identity.',
+    labelNames: ['apiserver_id_hash'] as const,
+  });
+
   constructor(
+    policy: MetricsPolicy = {},
     private readonly apiserverIdHash = `sha256:${createHash('sha256').update(`apiserver-${hostname()}`).digest('hex')}`,
   ) {
     collectDefaultMetrics({ register: this.registry });
+    this.registry.configure(policy);
   }
 
   /** One automatic reload of `--authentication-config` (Kubernetes' two metrics). */
@@ -109,13 +133,15 @@ export class ApiServerMetrics {
 
   /**
    * One automatic reload of `--encryption-provider-config` (Kubernetes 1.32's two visible
-   * metrics; its `..._reload_failures_total` and `..._reload_success_total`, deprecated in
-   * 1.30, are hidden in 1.32 and not served).
+   * metrics, and the two it deprecated in 1.30, hidden unless hidden metrics are shown).
    */
   recordEncryptionConfigReload(status: 'success' | 'failure', atSeconds: number): void {
     const labels = { status, apiserver_id_hash: this.apiserverIdHash };
     this.encryptionConfigReloads.inc(labels);
     this.encryptionConfigReloadLastTimestamp.set(labels, atSeconds);
+    (status === 'success' ? this.encryptionConfigReloadSuccesses : this.encryptionConfigReloadFailures).inc({
+      apiserver_id_hash: this.apiserverIdHash,
+    });
   }
 }
 

@@ -1,10 +1,19 @@
 import type { Command } from 'commander';
-import { type Built, fileFlags, lazyAction, outputFlag, subcommand } from './command-kit.js';
+import { type Built, dryRunFlag, fileFlags, lazyAction, outputFlag, selectorFlags, subcommand } from './command-kit.js';
 
-/** explain, convert. */
+/** describe, explain, rollout, convert. */
 export function registerInspectCommands(program: Command, b: Built): void {
   const io = b.io;
   const add = (name: string, description: string): Command => subcommand(program, { name, description, io });
+
+  const describe = add('describe', 'Show details of a specific resource or group of resources.').argument('[args...]');
+  fileFlags(describe)
+    .option('-l, --selector <selector>', 'Selector (label query) to filter on.')
+    .option('-A, --all-namespaces', 'If present, list the requested object(s) across all namespaces.')
+    .option('--show-events', 'If true, display events related to the described object.')
+    .option('--no-show-events', 'Do not display events.')
+    .option('--chunk-size <n>', 'Return large lists in chunks rather than all at once.', '500');
+  lazyAction(describe, () => import('../commands/describe.js'), b);
 
   const explain = add('explain', 'Get documentation for a resource.').argument('[args...]');
   explain
@@ -12,6 +21,35 @@ export function registerInspectCommands(program: Command, b: Built): void {
     .option('--api-version <version>', 'Use given api-version (group/version) of the resource.')
     .option('-o, --output <format>', 'Format in which to render the schema (plaintext).');
   lazyAction(explain, () => import('../commands/explain.js'), b);
+
+  const rollout = add('rollout', 'Manage the rollout of a resource.');
+  const rolloutCmd = (
+    name: string,
+    description: string,
+    run: 'runStatus' | 'runHistory' | 'runUndo' | 'runRestart' | 'runPause' | 'runResume',
+  ): Command => {
+    const c = subcommand(rollout, { name, description, io }).argument('[args...]');
+    selectorFlags(fileFlags(c));
+    lazyAction(c, () => import('../commands/rollout.js').then((m) => ({ run: m[run] })), b);
+    return c;
+  };
+  rolloutCmd('status', 'Show the status of the rollout.', 'runStatus')
+    .option('-w, --watch', 'Watch the status of the rollout until it is done.', true)
+    .option('--no-watch', 'Print the status once.')
+    .option('--timeout <duration>', 'The length of time to wait before ending watch, zero means never.', '0s')
+    .option('--revision <n>', 'Pin to a specific revision for showing its status.');
+  rolloutCmd('history', 'View rollout history.', 'runHistory').option(
+    '--revision <n>',
+    'See the details, including podTemplate of the revision specified.',
+  );
+  dryRunFlag(rolloutCmd('undo', 'Undo a previous rollout.', 'runUndo')).option(
+    '--to-revision <n>',
+    'The revision to rollback to (0: the previous one).',
+    '0',
+  );
+  dryRunFlag(rolloutCmd('restart', 'Restart a resource.', 'runRestart'));
+  dryRunFlag(rolloutCmd('pause', 'Mark the provided resource as paused.', 'runPause'));
+  dryRunFlag(rolloutCmd('resume', 'Resume a paused resource.', 'runResume'));
 
   const convert = add('convert', 'Convert config files between different API versions.');
   outputFlag(fileFlags(convert), 'Output format. One of: (json, yaml, jsonpath=...).')

@@ -1,0 +1,245 @@
+/**
+ * Kubernetes 1.32's feature gates with their history, as data: for each gate, the stage and
+ * default from each release that changed them (Kubernetes' versioned feature specs). Every
+ * component binary of Kubernetes registers this one table (kube, apiserver, apiextensions,
+ * client-go and component-base gates together), and so do ours.
+ *
+ * Written by hand from the facts of Kubernetes' `pkg/features` and the staging feature files,
+ * keeping only what held at 1.31 and 1.32. Where the spec's table (health-and-component-flags,
+ * Versioning 3) gives a gate another stage or default than Kubernetes 1.32 has, the spec wins:
+ * AnonymousAuthConfigurableEndpoints, AuthorizeWithSelectors, AuthorizeNodeWithSelectors and
+ * WatchList stay alpha and off, ComponentSLIs, CustomResourceFieldSelectors, RetryGenerateName
+ * and StructuredAuthorizationConfiguration stay beta (not GA) in 1.32.
+ */
+import type { FeatureStage } from './feature-gates.js';
+
+/** One change of a gate: from `version` on it has this stage and default. */
+export interface VersionedSpec {
+  version: string;
+  stage: FeatureStage;
+  default: boolean;
+  lockToDefault?: boolean;
+}
+
+export interface VersionedFeature {
+  name: string;
+  /** Ascending by version. */
+  specs: readonly VersionedSpec[];
+}
+
+type Step = readonly [version: string, kind: Kind];
+type Kind =
+  | 'alpha'
+  | 'alpha-on'
+  | 'beta'
+  | 'beta-off'
+  | 'ga'
+  | 'ga-unlocked'
+  | 'deprecated'
+  | 'deprecated-on'
+  | 'deprecated-locked';
+
+const KINDS: Record<Kind, Omit<VersionedSpec, 'version'>> = {
+  alpha: { stage: 'ALPHA', default: false },
+  // An alpha gate on by default: Kubernetes has one (WindowsHostNetwork).
+  'alpha-on': { stage: 'ALPHA', default: true },
+  beta: { stage: 'BETA', default: true },
+  'beta-off': { stage: 'BETA', default: false },
+  ga: { stage: 'GA', default: true, lockToDefault: true },
+  'ga-unlocked': { stage: 'GA', default: true },
+  deprecated: { stage: 'DEPRECATED', default: false },
+  'deprecated-on': { stage: 'DEPRECATED', default: true },
+  'deprecated-locked': { stage: 'DEPRECATED', default: false, lockToDefault: true },
+};
+
+function gate(name: string, ...steps: Step[]): VersionedFeature {
+  return { name, specs: steps.map(([version, kind]) => ({ version, ...KINDS[kind] })) };
+}
+
+export const SVC_FEATURE_GATES: readonly VersionedFeature[] = [
+  gate('AdmissionWebhookMatchConditions', ['1.27', 'alpha'], ['1.28', 'beta'], ['1.30', 'ga']),
+  gate('AggregatedDiscoveryEndpoint', ['1.26', 'alpha'], ['1.27', 'beta'], ['1.30', 'ga']),
+  gate('AllowDNSOnlyNodeCSR', ['1.0', 'ga-unlocked'], ['1.31', 'deprecated']),
+  gate('AllowInsecureKubeletCertificateSigningRequests', ['1.0', 'ga-unlocked'], ['1.31', 'deprecated']),
+  gate('AllowOverwriteTerminationGracePeriodSeconds', ['1.0', 'ga-unlocked'], ['1.32', 'deprecated']),
+  gate('AllowServiceLBStatusOnNonLB', ['1.0', 'ga-unlocked'], ['1.29', 'deprecated'], ['1.32', 'deprecated-locked']),
+  gate('AllowUnsafeMalformedObjectDeletion', ['1.32', 'alpha']),
+  gate('AnonymousAuthConfigurableEndpoints', ['1.31', 'alpha']),
+  gate('AnyVolumeDataSource', ['1.18', 'alpha'], ['1.24', 'beta']),
+  gate('APIResponseCompression', ['1.8', 'alpha'], ['1.16', 'beta']),
+  gate('APIServerIdentity', ['1.20', 'alpha'], ['1.26', 'beta']),
+  gate('APIServerTracing', ['1.22', 'alpha'], ['1.27', 'beta']),
+  gate('APIServingWithRoutine', ['1.30', 'alpha']),
+  gate('AppArmor', ['1.4', 'beta'], ['1.31', 'ga']),
+  gate('AppArmorFields', ['1.30', 'beta'], ['1.31', 'ga']),
+  gate('AuthorizeNodeWithSelectors', ['1.31', 'alpha']),
+  gate('AuthorizeWithSelectors', ['1.31', 'alpha']),
+  gate('BtreeWatchCache', ['1.32', 'beta']),
+  gate('CBORServingAndStorage', ['1.32', 'alpha']),
+  gate('ClientsAllowCBOR', ['1.32', 'alpha']),
+  gate('ClientsPreferCBOR', ['1.32', 'alpha']),
+  gate('CloudControllerManagerWebhook', ['1.27', 'alpha']),
+  gate('CloudDualStackNodeIPs', ['1.27', 'alpha'], ['1.29', 'beta'], ['1.30', 'ga']),
+  gate('ClusterTrustBundle', ['1.27', 'alpha']),
+  gate('ClusterTrustBundleProjection', ['1.29', 'alpha']),
+  gate('ComponentFlagz', ['1.32', 'alpha']),
+  gate('ComponentSLIs', ['1.26', 'alpha'], ['1.27', 'beta']),
+  gate('ComponentStatusz', ['1.32', 'alpha']),
+  gate('ConcurrentWatchObjectDecode', ['1.31', 'beta-off']),
+  gate('ConsistentHTTPGetHandlers', ['1.25', 'ga']),
+  gate('ConsistentListFromCache', ['1.28', 'alpha'], ['1.31', 'beta']),
+  gate('ContainerCheckpoint', ['1.25', 'alpha'], ['1.30', 'beta']),
+  gate('ContextualLogging', ['1.24', 'alpha'], ['1.30', 'beta']),
+  gate('CoordinatedLeaderElection', ['1.31', 'alpha']),
+  gate('CPUManager', ['1.8', 'alpha'], ['1.10', 'beta'], ['1.26', 'ga']),
+  gate('CPUManagerPolicyAlphaOptions', ['1.23', 'alpha']),
+  gate('CPUManagerPolicyBetaOptions', ['1.23', 'beta']),
+  gate('CPUManagerPolicyOptions', ['1.22', 'alpha'], ['1.23', 'beta']),
+  gate('CRDValidationRatcheting', ['1.28', 'alpha'], ['1.30', 'beta']),
+  gate('CronJobsScheduledAnnotation', ['1.28', 'beta'], ['1.32', 'ga']),
+  gate('CrossNamespaceVolumeDataSource', ['1.26', 'alpha']),
+  gate('CSIMigrationPortworx', ['1.23', 'alpha'], ['1.25', 'beta-off'], ['1.31', 'beta']),
+  gate('CSIVolumeHealth', ['1.21', 'alpha']),
+  gate('CustomCPUCFSQuotaPeriod', ['1.12', 'alpha']),
+  gate('CustomResourceFieldSelectors', ['1.30', 'alpha'], ['1.31', 'beta']),
+  gate('DeploymentPodReplacementPolicy', ['1.32', 'alpha']),
+  gate('DevicePluginCDIDevices', ['1.28', 'alpha'], ['1.29', 'beta'], ['1.31', 'ga']),
+  gate('DisableAllocatorDualWrite', ['1.31', 'alpha']),
+  gate('DisableCloudProviders', ['1.22', 'alpha'], ['1.29', 'beta'], ['1.31', 'ga']),
+  gate('DisableKubeletCloudCredentialProviders', ['1.23', 'alpha'], ['1.29', 'beta'], ['1.31', 'ga']),
+  gate('DisableNodeKubeProxyVersion', ['1.29', 'alpha'], ['1.31', 'deprecated']),
+  gate('DRAAdminAccess', ['1.32', 'alpha']),
+  gate('DRAResourceClaimDeviceStatus', ['1.32', 'alpha']),
+  gate('DynamicResourceAllocation', ['1.26', 'alpha'], ['1.32', 'beta-off']),
+  gate('ElasticIndexedJob', ['1.27', 'beta'], ['1.31', 'ga']),
+  gate('EventedPLEG', ['1.26', 'alpha']),
+  gate('ExecProbeTimeout', ['1.20', 'ga-unlocked']),
+  gate('ExternalServiceAccountTokenSigner', ['1.32', 'alpha']),
+  gate('GracefulNodeShutdown', ['1.20', 'alpha'], ['1.21', 'beta']),
+  gate('GracefulNodeShutdownBasedOnPodPriority', ['1.23', 'alpha'], ['1.24', 'beta']),
+  gate('HonorPVReclaimPolicy', ['1.23', 'alpha'], ['1.31', 'beta']),
+  gate('HPAContainerMetrics', ['1.20', 'alpha'], ['1.27', 'beta'], ['1.30', 'ga']),
+  gate('HPAScaleToZero', ['1.16', 'alpha']),
+  gate('ImageMaximumGCAge', ['1.29', 'alpha'], ['1.30', 'beta']),
+  gate('ImageVolume', ['1.31', 'alpha']),
+  gate('InformerResourceVersion', ['1.30', 'alpha']),
+  gate('InPlacePodVerticalScaling', ['1.27', 'alpha']),
+  gate('InPlacePodVerticalScalingAllocatedStatus', ['1.32', 'alpha']),
+  gate('InPlacePodVerticalScalingExclusiveCPUs', ['1.32', 'alpha']),
+  gate('InTreePluginPortworxUnregister', ['1.23', 'alpha']),
+  gate('JobBackoffLimitPerIndex', ['1.28', 'alpha'], ['1.29', 'beta']),
+  gate('JobManagedBy', ['1.30', 'alpha'], ['1.32', 'beta']),
+  gate('JobPodFailurePolicy', ['1.25', 'alpha'], ['1.26', 'beta'], ['1.31', 'ga']),
+  gate('JobPodReplacementPolicy', ['1.28', 'alpha'], ['1.29', 'beta']),
+  gate('JobSuccessPolicy', ['1.30', 'alpha'], ['1.31', 'beta']),
+  gate('KMSv1', ['1.0', 'ga-unlocked'], ['1.28', 'deprecated-on'], ['1.29', 'deprecated']),
+  gate('KMSv2', ['1.25', 'alpha'], ['1.27', 'beta'], ['1.29', 'ga']),
+  gate('KMSv2KDF', ['1.28', 'beta-off'], ['1.29', 'ga']),
+  gate('KubeletCgroupDriverFromCRI', ['1.28', 'alpha'], ['1.31', 'beta']),
+  gate('KubeletCrashLoopBackOffMax', ['1.32', 'alpha']),
+  gate('KubeletFineGrainedAuthz', ['1.32', 'alpha']),
+  gate('KubeletInUserNamespace', ['1.22', 'alpha']),
+  gate('KubeletPodResourcesDynamicResources', ['1.27', 'alpha']),
+  gate('KubeletPodResourcesGet', ['1.27', 'alpha']),
+  gate('KubeletRegistrationGetOnExistsOnly', ['1.0', 'ga-unlocked'], ['1.32', 'deprecated']),
+  gate('KubeletSeparateDiskGC', ['1.29', 'alpha'], ['1.31', 'beta']),
+  gate('KubeletTracing', ['1.25', 'alpha'], ['1.27', 'beta']),
+  gate('KubeProxyDrainingTerminatingNodes', ['1.28', 'alpha'], ['1.30', 'beta'], ['1.31', 'ga']),
+  gate('LegacyServiceAccountTokenCleanUp', ['1.28', 'alpha'], ['1.29', 'beta'], ['1.30', 'ga']),
+  gate('LoadBalancerIPMode', ['1.29', 'alpha'], ['1.30', 'beta'], ['1.32', 'ga']),
+  gate('LocalStorageCapacityIsolationFSQuotaMonitoring', ['1.15', 'alpha'], ['1.31', 'beta-off']),
+  gate('LogarithmicScaleDown', ['1.21', 'alpha'], ['1.22', 'beta'], ['1.31', 'ga']),
+  gate('LoggingAlphaOptions', ['1.24', 'alpha']),
+  gate('LoggingBetaOptions', ['1.24', 'beta']),
+  gate('MatchLabelKeysInPodAffinity', ['1.29', 'alpha'], ['1.31', 'beta']),
+  gate('MatchLabelKeysInPodTopologySpread', ['1.25', 'alpha'], ['1.27', 'beta']),
+  gate('MaxUnavailableStatefulSet', ['1.24', 'alpha']),
+  gate('MemoryManager', ['1.21', 'alpha'], ['1.22', 'beta'], ['1.32', 'ga']),
+  gate('MemoryQoS', ['1.22', 'alpha']),
+  gate('MinDomainsInPodTopologySpread', ['1.24', 'alpha'], ['1.25', 'beta-off'], ['1.27', 'beta'], ['1.30', 'ga']),
+  gate('MultiCIDRServiceAllocator', ['1.27', 'alpha'], ['1.31', 'beta-off']),
+  gate('MutatingAdmissionPolicy', ['1.32', 'alpha']),
+  gate('NewVolumeManagerReconstruction', ['1.27', 'beta'], ['1.30', 'ga']),
+  gate('NFTablesProxyMode', ['1.29', 'alpha'], ['1.31', 'beta']),
+  gate('NodeInclusionPolicyInPodTopologySpread', ['1.25', 'alpha'], ['1.26', 'beta']),
+  gate('NodeLogQuery', ['1.27', 'alpha'], ['1.30', 'beta-off']),
+  gate('NodeSwap', ['1.22', 'alpha'], ['1.28', 'beta-off'], ['1.30', 'beta']),
+  gate('OpenAPIEnums', ['1.23', 'alpha'], ['1.24', 'beta']),
+  gate('OrderedNamespaceDeletion', ['1.30', 'beta-off']),
+  gate('PersistentVolumeLastPhaseTransitionTime', ['1.28', 'alpha'], ['1.29', 'beta'], ['1.31', 'ga']),
+  gate('PodAndContainerStatsFromCRI', ['1.23', 'alpha']),
+  gate('PodDeletionCost', ['1.21', 'alpha'], ['1.22', 'beta']),
+  gate('PodDisruptionConditions', ['1.25', 'alpha'], ['1.26', 'beta'], ['1.31', 'ga']),
+  gate('PodHostIPs', ['1.28', 'alpha'], ['1.29', 'beta'], ['1.30', 'ga']),
+  gate('PodIndexLabel', ['1.28', 'beta'], ['1.32', 'ga']),
+  gate('PodLevelResources', ['1.32', 'alpha']),
+  gate('PodLifecycleSleepAction', ['1.29', 'alpha'], ['1.30', 'beta']),
+  gate('PodLifecycleSleepActionAllowZero', ['1.32', 'alpha']),
+  gate('PodLogsQuerySplitStreams', ['1.32', 'alpha']),
+  gate('PodReadyToStartContainersCondition', ['1.28', 'alpha'], ['1.29', 'beta']),
+  gate('PodSchedulingReadiness', ['1.26', 'alpha'], ['1.27', 'beta'], ['1.30', 'ga']),
+  gate('PortForwardWebsockets', ['1.30', 'alpha'], ['1.31', 'beta']),
+  gate('ProcMountType', ['1.12', 'alpha'], ['1.31', 'beta-off']),
+  gate('QOSReserved', ['1.11', 'alpha']),
+  gate('RecoverVolumeExpansionFailure', ['1.23', 'alpha'], ['1.32', 'beta']),
+  gate('RecursiveReadOnlyMounts', ['1.30', 'alpha'], ['1.31', 'beta']),
+  gate('RelaxedDNSSearchValidation', ['1.32', 'alpha']),
+  gate('RelaxedEnvironmentVariableValidation', ['1.30', 'alpha'], ['1.32', 'beta']),
+  gate('ReloadKubeletServerCertificateFile', ['1.31', 'beta']),
+  gate('RemoteRequestHeaderUID', ['1.32', 'alpha']),
+  gate('ResilientWatchCacheInitialization', ['1.31', 'beta']),
+  gate('ResourceHealthStatus', ['1.31', 'alpha']),
+  gate('RetryGenerateName', ['1.30', 'alpha'], ['1.31', 'beta']),
+  gate('RotateKubeletServerCertificate', ['1.7', 'alpha'], ['1.12', 'beta']),
+  gate('RuntimeClassInImageCriAPI', ['1.29', 'alpha']),
+  gate('SchedulerAsyncPreemption', ['1.32', 'alpha']),
+  gate('SchedulerQueueingHints', ['1.28', 'beta-off'], ['1.32', 'beta']),
+  gate('SELinuxChangePolicy', ['1.32', 'alpha']),
+  gate('SELinuxMount', ['1.30', 'alpha']),
+  gate('SELinuxMountReadWriteOncePod', ['1.25', 'alpha'], ['1.27', 'beta-off'], ['1.28', 'beta']),
+  gate('SeparateCacheWatchRPC', ['1.28', 'beta']),
+  gate('SeparateTaintEvictionController', ['1.29', 'beta']),
+  gate('ServiceAccountNodeAudienceRestriction', ['1.32', 'beta-off']),
+  gate('ServiceAccountTokenJTI', ['1.29', 'alpha'], ['1.30', 'beta'], ['1.32', 'ga']),
+  gate('ServiceAccountTokenNodeBinding', ['1.29', 'alpha'], ['1.31', 'beta']),
+  gate('ServiceAccountTokenNodeBindingValidation', ['1.29', 'alpha'], ['1.30', 'beta'], ['1.32', 'ga']),
+  gate('ServiceAccountTokenPodNodeInfo', ['1.29', 'alpha'], ['1.30', 'beta'], ['1.32', 'ga']),
+  gate('ServiceTrafficDistribution', ['1.30', 'alpha'], ['1.31', 'beta']),
+  gate('SidecarContainers', ['1.28', 'alpha'], ['1.29', 'beta']),
+  gate('SizeMemoryBackedVolumes', ['1.20', 'alpha'], ['1.22', 'beta'], ['1.32', 'ga']),
+  gate('StableLoadBalancerNodeSet', ['1.27', 'beta'], ['1.30', 'ga']),
+  gate('StatefulSetAutoDeletePVC', ['1.23', 'alpha'], ['1.27', 'beta'], ['1.32', 'ga']),
+  gate('StatefulSetStartOrdinal', ['1.26', 'alpha'], ['1.27', 'beta'], ['1.31', 'ga']),
+  gate('StorageNamespaceIndex', ['1.30', 'beta']),
+  gate('StorageVersionAPI', ['1.20', 'alpha']),
+  gate('StorageVersionHash', ['1.14', 'alpha'], ['1.15', 'beta']),
+  gate('StorageVersionMigrator', ['1.30', 'alpha']),
+  gate('StrictCostEnforcementForVAP', ['1.30', 'beta-off'], ['1.32', 'ga']),
+  gate('StrictCostEnforcementForWebhooks', ['1.30', 'beta-off'], ['1.32', 'ga']),
+  gate('StructuredAuthenticationConfiguration', ['1.29', 'alpha'], ['1.30', 'beta']),
+  gate('StructuredAuthorizationConfiguration', ['1.29', 'alpha'], ['1.30', 'beta']),
+  gate('SupplementalGroupsPolicy', ['1.31', 'alpha']),
+  gate('SystemdWatchdog', ['1.32', 'beta']),
+  gate('TopologyAwareHints', ['1.21', 'alpha'], ['1.23', 'beta-off'], ['1.24', 'beta']),
+  gate('TopologyManagerPolicyAlphaOptions', ['1.26', 'alpha']),
+  gate('TopologyManagerPolicyBetaOptions', ['1.26', 'beta-off'], ['1.28', 'beta']),
+  gate('TopologyManagerPolicyOptions', ['1.26', 'alpha'], ['1.28', 'beta'], ['1.32', 'ga-unlocked']),
+  gate('TranslateStreamCloseWebsocketRequests', ['1.29', 'alpha'], ['1.30', 'beta']),
+  gate('UnauthenticatedHTTP2DOSMitigation', ['1.25', 'beta-off'], ['1.29', 'beta']),
+  gate('UnknownVersionInteroperabilityProxy', ['1.28', 'alpha']),
+  gate('UserNamespacesPodSecurityStandards', ['1.29', 'alpha']),
+  gate('UserNamespacesSupport', ['1.25', 'alpha'], ['1.30', 'beta-off']),
+  gate('ValidatingAdmissionPolicy', ['1.26', 'alpha'], ['1.28', 'beta-off'], ['1.30', 'ga']),
+  gate('VolumeAttributesClass', ['1.29', 'alpha'], ['1.31', 'beta-off']),
+  gate('VolumeCapacityPriority', ['1.21', 'alpha']),
+  gate('WatchCacheInitializationPostStartHook', ['1.31', 'beta-off']),
+  gate('WatchFromStorageWithoutResourceVersion', ['1.27', 'beta-off']),
+  gate('WatchList', ['1.27', 'alpha']),
+  gate('WatchListClient', ['1.30', 'beta-off']),
+  gate('WindowsCPUAndMemoryAffinity', ['1.32', 'alpha']),
+  gate('WindowsGracefulNodeShutdown', ['1.32', 'alpha']),
+  gate('WindowsHostNetwork', ['1.26', 'alpha-on']),
+  gate('WinDSR', ['1.14', 'alpha']),
+  gate('WinOverlay', ['1.14', 'alpha'], ['1.20', 'beta']),
+  gate('ZeroLimitedNominalConcurrencyShares', ['1.29', 'beta-off'], ['1.30', 'ga']),
+];
