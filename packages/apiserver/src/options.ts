@@ -16,6 +16,9 @@ import {
   portArg,
   repeatable,
   withLoggingFlags,
+  metricsPolicy,
+  withMetricsFlags,
+  type MetricsPolicy,
 } from '@svc/component-base';
 import {
   builtinResources,
@@ -28,8 +31,9 @@ import {
   type ResourceType,
 } from '@svc/api';
 import {
-  FeatureGates,
-  API_SERVER_GATES,
+  type FeatureGates,
+  componentFeatureGates,
+  parseEmulatedVersion,
   parseRuntimeConfig,
   groupVersionKey,
   resourceKey,
@@ -135,6 +139,10 @@ export interface ApiServerOptions extends ServerFlags {
   authorizationWebhookCacheAuthorizedTtlMs: number;
   authorizationWebhookCacheUnauthorizedTtlMs: number;
   featureGates: FeatureGates;
+  /** `--emulated-version` (`svc=1.31`): the release whose gate defaults and APIs the server has; unset: 1.32. */
+  emulatedVersion?: string;
+  /** `--disabled-metrics`, `--show-hidden-metrics-for-version`, `--allow-metric-labels*`. */
+  metrics: MetricsPolicy;
   runtimeConfig: RuntimeConfig;
   livezGracePeriodMs: number;
   shutdownDelayDurationMs: number;
@@ -533,7 +541,15 @@ export function apiServerCommand(): Command {
     .addOption(
       new Option(
         '--feature-gates <gates>',
-        'A set of key=value pairs that describe feature gates for alpha/experimental features (repeatable).',
+        'A set of key=value pairs that describe feature gates for alpha/experimental features, optionally prefixed with the component (svc:Key=true; svc when omitted). Every gate of Kubernetes 1.32 is known; GA gates are locked to true; AllAlpha and AllBeta switch every unset gate of their stage (repeatable).',
+      )
+        .default([], '')
+        .argParser(repeatable),
+    )
+    .addOption(
+      new Option(
+        '--emulated-version <versions>',
+        "The versions different components emulate their capabilities (APIs, features, ...) of. Version format is <major>.<minor>, e.g. '--emulated-version=svc=1.31'. Options are: svc=1.31. If the component is not specified, defaults to svc (repeatable).",
       )
         .default([], '')
         .argParser(repeatable),
@@ -632,6 +648,7 @@ export function apiServerCommand(): Command {
     .addOption(namingOption('Spelling of product identifiers: svc, or kubernetes for stock clients.'));
   withAuditFlags(cmd);
   withServerFlags(cmd);
+  withMetricsFlags(cmd);
   withLoggingFlags(cmd);
   cmd.configureHelp({ sortOptions: false });
   return cmd;
@@ -645,7 +662,13 @@ export function apiServerCommand(): Command {
 export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } = {}): ApiServerOptions {
   const { cmd, o, fail, givenOnCli } = parseFlags(apiServerCommand(), argv, opts);
 
-  const gates = new FeatureGates(API_SERVER_GATES);
+  let emulatedVersion: string | undefined;
+  try {
+    emulatedVersion = parseEmulatedVersion(o.emulatedVersion as string[]);
+  } catch (e) {
+    fail(`invalid argument for "--emulated-version" flag: ${(e as Error).message}`);
+  }
+  const gates = componentFeatureGates({ emulatedVersion });
   try {
     gates.parse(o.featureGates as string[]);
   } catch (e) {
@@ -811,6 +834,8 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     authorizationWebhookCacheAuthorizedTtlMs: o.authorizationWebhookCacheAuthorizedTtl as number,
     authorizationWebhookCacheUnauthorizedTtlMs: o.authorizationWebhookCacheUnauthorizedTtl as number,
     featureGates: gates,
+    emulatedVersion,
+    metrics: metricsPolicy({ cmd, o, fail, givenOnCli }),
     runtimeConfig,
     livezGracePeriodMs: o.livezGracePeriod as number,
     shutdownDelayDurationMs: o.shutdownDelayDuration as number,

@@ -83,7 +83,9 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const listener = await orStop(s, storage, () => listen(opts, { tls: served.tls, handler: expressApp(served.chain) }));
   s.address.bound(listener.port);
   s.log.info('serving securely', { address: `${opts.bindAddress}:${listener.port}` });
-  const started = Promise.all([served.postStart.run(), served.flowControl.start(s.stopping.signal)]).then(() => undefined);
+  const started = Promise.all([served.postStart.run(), served.flowControl.start(s.stopping.signal)]).then(
+    () => undefined,
+  );
   encryption?.startReloading();
   const stopCounting = pollObjectCounts(s, storage, started);
   const controllers = startApiServerControllers(s, {
@@ -139,6 +141,7 @@ function startup(opts: ApiServerOptions, deps: Deps): Startup {
   const log =
     deps.logger ??
     createLogger({ format: opts.loggingFormat, verbosity: opts.verbosity }, { component: naming().apiserverName });
+  for (const warning of opts.featureGates.warnings) log.warn(warning);
   const stopping = new AbortController();
   // Every open watch listens for the server stopping.
   setMaxListeners(0, stopping.signal);
@@ -146,7 +149,7 @@ function startup(opts: ApiServerOptions, deps: Deps): Startup {
     opts,
     log,
     startedAt: Date.now(),
-    metrics: new ApiServerMetrics(),
+    metrics: new ApiServerMetrics(opts.metrics),
     catalog: servedCatalog(opts),
     address: new ServingAddress(opts),
     stopping,
