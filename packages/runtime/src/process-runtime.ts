@@ -9,7 +9,8 @@ import { CriError, failedPrecondition, invalidArgument, notFound } from './cri-p
 import { execSync, killGroup } from './exec-sync.js';
 import { nowNs, readJson, writeJson } from './json-files.js';
 import type { ImageStore } from './image-store.js';
-import { execRequest } from './streaming/command-streams.js';
+import { attachToOutput } from './streaming/attach.js';
+import { execRequest, type CommandRequest } from './streaming/command-streams.js';
 import type { StreamServer } from './streaming/stream-server.js';
 import type {
   AttachRequest,
@@ -439,10 +440,22 @@ export class ProcessRuntime {
     return { url: this.streams().register({ kind: 'exec', request }) };
   }
 
-  /** Not served: a container's own stdio belongs to its shim, which does not share it. */
+  /**
+   * A one-time URL of the streaming server attached to the container's output (read from its
+   * log, which its shim owns); its stdin is /dev/null, so stdin sent to attach is dropped.
+   */
   async attach(req: AttachRequest): Promise<StreamingResponse> {
-    this.container(req.containerId);
-    throw new CriError(status.UNIMPLEMENTED, 'attach is not supported by svc-runtime');
+    const c = this.container(req.containerId);
+    if (this.refresh(c) !== 'CONTAINER_RUNNING') throw failedPrecondition(`container ${c.id} is not running`);
+    if (!req.stdin && !req.stdout && !req.stderr) throw invalidArgument('one of stdin, stdout, or stderr must be set');
+    if (!c.logPath) throw failedPrecondition(`container ${c.id} has no log to attach to`);
+    const logPath = c.logPath;
+    const running = (): boolean => this.refresh(c) === 'CONTAINER_RUNNING';
+    const request: CommandRequest = {
+      ...pick(req),
+      start: (io) => attachToOutput({ ...io, tty: req.tty, logPath, running }),
+    };
+    return { url: this.streams().register({ kind: 'attach', request }) };
   }
 
   /** A one-time URL of the streaming server forwarding to the sandbox's ports. */

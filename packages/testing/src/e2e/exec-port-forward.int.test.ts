@@ -403,6 +403,36 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
     }
   });
 
+  it('attach follows the container’s output until it exits', async () => {
+    await kOk(
+      'run',
+      'ticker',
+      '--image=busybox',
+      '--restart=Never',
+      '--',
+      'sh',
+      '-c',
+      'until [ -e stop ]; do echo tick; echo tock >&2; sleep 0.2; done',
+    );
+    await kOk('wait', '--for=condition=Ready', 'pod/ticker', '--timeout=60s');
+    const child = spawn('kubectl', ['attach', 'ticker'], {
+      env: { ...process.env, KUBECONFIG: admin },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
+    try {
+      await waitFor('attached output', () => out.includes('tick\n') && err.includes('tock\n'), { timeoutMs: 20_000 });
+      await kOk('exec', 'ticker', '--', 'touch', 'stop');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill();
+    }
+  });
+
   it('exec round trip (kubectl exec -- true)', async () => {
     const times: number[] = [];
     for (let i = 0; i < 9; i++) {
