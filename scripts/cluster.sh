@@ -145,7 +145,7 @@ start_apiserver() { # name port store-servers
     --store-servers "$3" --bind-address 127.0.0.1 --secure-port "$2" \
     --tls-cert-file "$PKI/apiserver.crt" --tls-private-key-file "$PKI/apiserver.key" --client-ca-file "$PKI/ca.crt" \
     --service-account-key-file "$PKI/sa.key" --service-account-signing-key-file "$PKI/sa.key" \
-    --token-auth-file "$DIR/tokens.csv" --enable-bootstrap-token-auth --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction \
+    --token-auth-file "$DIR/tokens.csv" --enable-bootstrap-token-auth --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction --allow-privileged=true \
     --svclet-client-certificate "$PKI/apiserver-svclet-client.crt" --svclet-client-key "$PKI/apiserver-svclet-client.key" \
     --svclet-preferred-address-types InternalIP,Hostname ${EXTRA_API_ARGS[@]+"${EXTRA_API_ARGS[@]}"}
 }

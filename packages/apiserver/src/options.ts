@@ -861,7 +861,7 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     loggingFormat: o.loggingFormat as LogFormat,
     verbosity: o.v as number,
     audit: auditOptions({ o, scheme: namingScheme, fail }),
-    ...serverFlags(o, fail),
+    ...serverFlags(o, { fail, gates }),
   };
 }
 

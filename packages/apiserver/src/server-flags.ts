@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { NAMINGS, isNamingScheme } from '@svc/api';
 import { Option, type Command } from 'commander';
-import { boolOption, intArg } from '@svc/component-base';
+import { boolOption, durationOption, intArg } from '@svc/component-base';
+import { parseEgressSelectorConfiguration, type EgressSelection } from './egress-selector.js';
 import { ENDPOINT_RECONCILER_TYPES, type EndpointReconcilerType } from './server/endpoint-reconciler.js';
 
 /**
@@ -23,10 +26,14 @@ export interface ServerFlags {
   allowPrivileged: boolean;
   /** `--egress-selector-config-file`: EgressSelectorConfiguration, read at start. */
   egressSelectorConfigFile?: string;
+  /** Its selections (all Direct: the only kind this server makes). */
+  egressSelections: EgressSelection[];
   /** `--peer-advertise-ip`, `--peer-advertise-port`, `--peer-ca-file` (gate UnknownVersionInteroperabilityProxy). */
   peerAdvertiseIp?: string;
   peerAdvertisePort?: number;
   peerCaFile?: string;
+  /** `--log-flush-frequency`: lines are written as they are logged, so any bound holds. */
+  logFlushFrequencyMs: number;
 }
 
 /** Kubernetes' default NodePort range (`--service-node-port-range`, which svc does not have). */
@@ -91,6 +98,13 @@ export function withServerFlags(cmd: Command): Command {
       ).argParser(intArg),
     )
     .addOption(
+      durationOption(
+        '--log-flush-frequency',
+        'Maximum number of seconds between log flushes (this server writes each line as it is logged).',
+        5000,
+      ),
+    )
+    .addOption(
       new Option(
         '--peer-ca-file <file>',
         'If set and the UnknownVersionInteroperabilityProxy feature gate is enabled, this file will be used to verify serving certificates of peer API servers.',
@@ -99,7 +113,11 @@ export function withServerFlags(cmd: Command): Command {
 }
 
 /** The flags above, checked (`fail` exits 2 with one line). */
-export function serverFlags(o: Record<string, unknown>, fail: (msg: string) => never): ServerFlags {
+export function serverFlags(
+  o: Record<string, unknown>,
+  c: { fail: (msg: string) => never; gates: { enabled(name: string): boolean } },
+): ServerFlags {
+  const { fail } = c;
   const type = String(o.endpointReconcilerType);
   if (!(ENDPOINT_RECONCILER_TYPES as readonly string[]).includes(type))
     fail(
@@ -125,6 +143,19 @@ export function serverFlags(o: Record<string, unknown>, fail: (msg: string) => n
   const peerPort = o.peerAdvertisePort as number | undefined;
   if (peerPort !== undefined && (peerPort < 1 || peerPort > 65535))
     fail(`--peer-advertise-port: ${peerPort} must be between 1 and 65535, inclusive`);
+  // As Kubernetes: the peer flags need the gate of the peer proxy.
+  if (!c.gates.enabled('UnknownVersionInteroperabilityProxy'))
+    for (const [flag, key] of [
+      ['--peer-ca-file', 'peerCaFile'],
+      ['--peer-advertise-ip', 'peerAdvertiseIp'],
+      ['--peer-advertise-port', 'peerAdvertisePort'],
+    ] as const)
+      if (o[key] !== undefined) fail(`${flag} requires UnknownVersionInteroperabilityProxy feature to be turned on`);
+  const flush = o.logFlushFrequency as number;
+  if (flush <= 0) fail(`--log-flush-frequency: ${flush / 1000}s must be greater than 0`);
+  const egressFile = o.egressSelectorConfigFile as string | undefined;
+  const peerCa = o.peerCaFile as string | undefined;
+  if (peerCa !== undefined) readPem('--peer-ca-file', { file: peerCa, fail });
   return {
     endpointReconcilerType: type as EndpointReconcilerType,
     apiserverCount: count,
@@ -132,9 +163,44 @@ export function serverFlags(o: Record<string, unknown>, fail: (msg: string) => n
     deleteCollectionWorkers: workers,
     enableGarbageCollector: o.enableGarbageCollector as boolean,
     allowPrivileged: o.allowPrivileged as boolean,
-    egressSelectorConfigFile: o.egressSelectorConfigFile as string | undefined,
+    egressSelectorConfigFile: egressFile,
+    egressSelections: egress(egressFile, { o, fail }),
     peerAdvertiseIp: peerIp,
     peerAdvertisePort: peerPort,
     peerCaFile: o.peerCaFile as string | undefined,
+    logFlushFrequencyMs: flush,
   };
+}
+
+/** `--egress-selector-config-file` read and checked now (a bad file exits 2 naming it). */
+function egress(
+  file: string | undefined,
+  c: { o: Record<string, unknown>; fail: (msg: string) => never },
+): EgressSelection[] {
+  if (file === undefined) return [];
+  const scheme = String(c.o.naming);
+  const suffix = isNamingScheme(scheme) ? NAMINGS[scheme].groupSuffix : NAMINGS.svc.groupSuffix;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    return c.fail(`--egress-selector-config-file: ${(e as Error).message}`);
+  }
+  try {
+    return parseEgressSelectorConfiguration(text, suffix);
+  } catch (e) {
+    return c.fail(`--egress-selector-config-file: ${file}: ${(e as Error).message}`);
+  }
+}
+
+/** A file of PEM certificates, read now (a bad one exits 2 naming the flag). */
+function readPem(flag: string, c: { file: string; fail: (msg: string) => never }): string {
+  let text: string;
+  try {
+    text = readFileSync(c.file, 'utf8');
+  } catch (e) {
+    return c.fail(`${flag}: ${(e as Error).message}`);
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) c.fail(`${flag}: ${c.file}: no PEM certificate found`);
+  return text;
 }

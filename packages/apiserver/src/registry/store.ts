@@ -136,6 +136,10 @@ export interface StoreOptions {
   generateNameAttempts?: number;
   /** Every write attaches the object to a store lease expiring this long after it (Events). */
   ttlSeconds?: number;
+  /** `--delete-collection-workers`: deletes a DeleteCollection runs at once (default 1). */
+  deleteCollectionWorkers?: number;
+  /** `--enable-garbage-collector` (default true): false ignores the propagation policy (no orphan/foreground finalizers). */
+  enableGarbageCollector?: boolean;
 }
 
 export interface DeleteResult {
@@ -174,6 +178,8 @@ export class GenericStore {
   private readonly admission: AdmissionChain;
   private readonly generateNameAttempts: number;
   private readonly writeOptions: { ttlSeconds?: number };
+  private readonly deleteCollectionWorkers: number;
+  private readonly enableGarbageCollector: boolean;
 
   constructor(opts: StoreOptions) {
     this.resource = opts.resource;
@@ -183,6 +189,8 @@ export class GenericStore {
     this.admission = opts.admission;
     this.generateNameAttempts = opts.generateNameAttempts ?? 8;
     this.writeOptions = opts.ttlSeconds ? { ttlSeconds: opts.ttlSeconds } : {};
+    this.deleteCollectionWorkers = opts.deleteCollectionWorkers ?? 1;
+    this.enableGarbageCollector = opts.enableGarbageCollector ?? true;
   }
 
   private get tokenResource(): string {
@@ -625,18 +633,26 @@ export class GenericStore {
   async deleteCollection(namespace: string, p: DeleteCollectionParams): Promise<ObjectList> {
     const { ctx, options, list } = p;
     const items = (await this.list(namespace, { ...list, limit: undefined, continueToken: undefined })).items;
-    const deleted: ApiObject[] = [];
-    for (const item of items) {
-      try {
-        const r = await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', {
-          ctx,
-          options: { ...options, preconditions: undefined },
-        });
-        deleted.push(r.object);
-      } catch (e) {
-        if ((e as { status?: Status }).status?.reason !== 'NotFound') throw e;
+    const results: Array<ApiObject | undefined> = [];
+    // As Kubernetes: `--delete-collection-workers` deletes run at once, each taking the next item.
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let i = next++; i < items.length; i = next++) {
+        const item = items[i] as ApiObject;
+        try {
+          const r = await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', {
+            ctx,
+            options: { ...options, preconditions: undefined },
+          });
+          results[i] = r.object;
+        } catch (e) {
+          if ((e as { status?: Status }).status?.reason !== 'NotFound') throw e;
+        }
       }
-    }
+    };
+    const workers = Math.max(1, Math.min(this.deleteCollectionWorkers, items.length));
+    await Promise.all(Array.from({ length: workers }, worker));
+    const deleted = results.filter((o): o is ApiObject => o !== undefined);
     const res = await this.list(namespace, { limit: 1 });
     return {
       kind: this.resource.listKind,
@@ -677,9 +693,11 @@ export class GenericStore {
     const obj = clone(current);
     const m = obj.metadata;
     let finalizers = [...(m.finalizers ?? [])];
-    const policy =
-      options.propagationPolicy ??
-      (options.orphanDependents === true ? 'Orphan' : options.orphanDependents === false ? 'Background' : undefined);
+    // As Kubernetes: without the garbage collector no propagation finalizer is added or removed.
+    const policy = !this.enableGarbageCollector
+      ? undefined
+      : (options.propagationPolicy ??
+        (options.orphanDependents === true ? 'Orphan' : options.orphanDependents === false ? 'Background' : undefined));
     if (policy === 'Orphan' && !finalizers.includes('orphan'))
       finalizers = finalizers.filter((f) => f !== 'foregroundDeletion').concat('orphan');
     if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion'))

@@ -27,6 +27,7 @@ import { SvcletClient } from './svclet-client.js';
 import { CrdController } from '../apiextensions/crd-controller.js';
 import { customResourceStrategy } from '../apiextensions/custom-resource-strategy.js';
 import { strategyFor } from '../registry/strategies/index.js';
+import { setAllowPrivileged } from '../registry/strategies/capabilities.js';
 import { startApiServerControllers, type ApiServerControllerHooks } from './apiserver-controllers.js';
 import { FlowControl } from '../flowcontrol/flow-control.js';
 
@@ -58,6 +59,7 @@ interface Deps {
  */
 export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): Promise<RunningApiServer> {
   useNaming(opts.naming);
+  setAllowPrivileged(opts.allowPrivileged);
   const s = startup(opts, deps);
   const encryption = await orAbort(s, () =>
     encryptionAtRest(opts, { log: s.log, metrics: s.metrics, signal: s.stopping.signal }),
@@ -73,6 +75,8 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     storage: storage.storage,
     storePrefix: opts.storePrefix,
     eventTtlSeconds: Math.floor(opts.eventTtlMs / 1000),
+    deleteCollectionWorkers: opts.deleteCollectionWorkers,
+    enableGarbageCollector: opts.enableGarbageCollector,
     strategyFor: (r) =>
       r.custom
         ? customResourceStrategy(r, { ratcheting: opts.featureGates.enabled('CRDValidationRatcheting') })

@@ -54,6 +54,13 @@ export function startApiServerControllers(
         peerAddress,
       })
     : undefined;
+  if (peerAddress)
+    log.info(
+      'UnknownVersionInteroperabilityProxy: the peer address is published on the identity Lease; this server does not proxy requests to peers',
+      {
+        peerAddress,
+      },
+    );
   log.info('API server Service endpoints', { reconciler: opts.endpointReconcilerType, address: service.ip });
   let runningNow = false;
   const running = d.started.then(() => {

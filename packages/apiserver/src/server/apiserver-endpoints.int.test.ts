@@ -19,6 +19,7 @@ import {
   HttpsClient,
   kubectl,
   startEtcd,
+  createDefaultServiceAccount,
   startTestApiServer,
   svcconfigYaml,
   waitFor,
@@ -271,7 +272,7 @@ describe('the svc Service of two API servers on one etcd', () => {
   });
 });
 
-describe('the other reconcilers', () => {
+describe('the other reconcilers, --allow-privileged, --enable-garbage-collector, --delete-collection-workers', () => {
   let none: TestApiServer;
   let masterCount: TestApiServer;
 
@@ -286,6 +287,8 @@ describe('the other reconcilers', () => {
         '--endpoint-reconciler-type=master-count',
         '--advertise-address=192.0.2.21',
         '--svc-service-node-port=30443',
+        '--enable-garbage-collector=false',
+        '--delete-collection-workers=4',
       ],
     });
   });
@@ -314,5 +317,60 @@ describe('the other reconcilers', () => {
       return r.status === 200 ? r.json<Json>() : undefined;
     });
     expect(addresses(e)).toEqual(['192.0.2.21']);
+  });
+
+  const pod = (name: string): Json => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    spec: { containers: [{ name: 'c', image: 'busybox', securityContext: { privileged: true } }] },
+  });
+
+  // --allow-privileged=true is one setting per process, as in Kubernetes; the PodSecurity test
+  // runs its server with it and creates privileged pods.
+  it('refuses privileged containers by default (--allow-privileged=false)', async () => {
+    await createDefaultServiceAccount(none.client, 'default');
+    expectFailure(await none.client.post('/api/v1/namespaces/default/pods', pod('p')), {
+      code: 422,
+      reason: 'Invalid',
+      message:
+        'Pod "p" is invalid: spec.containers[0].securityContext.privileged: Forbidden: disallowed by cluster policy',
+    });
+  });
+
+  it('adds no propagation finalizer without the garbage collector', async () => {
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fg' } };
+    const foreground = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' };
+    for (const s of [none, masterCount]) {
+      expectCode(await s.client.post('/api/v1/namespaces/default/configmaps', cm), 201);
+      expectCode(await s.client.delete('/api/v1/namespaces/default/configmaps/fg', { body: foreground }), 200);
+    }
+    const kept = expectCode(await none.client.get('/api/v1/namespaces/default/configmaps/fg'), 200);
+    expect(kept.metadata.finalizers).toEqual(['foregroundDeletion']);
+    expect((await masterCount.client.get('/api/v1/namespaces/default/configmaps/fg')).status).toBe(404);
+  });
+
+  it('deletes a collection with several workers', async () => {
+    for (let i = 0; i < 12; i++)
+      expectCode(
+        await masterCount.client.post('/api/v1/namespaces/default/configmaps', {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `dc-${i}`, labels: { batch: 'dc' } },
+        }),
+        201,
+      );
+    const deleted = expectCode(
+      await masterCount.client.delete('/api/v1/namespaces/default/configmaps?labelSelector=batch%3Ddc'),
+      200,
+    );
+    expect((deleted.items as Json[]).map((i) => i.metadata.name).sort()).toEqual(
+      Array.from({ length: 12 }, (_, i) => `dc-${i}`).sort(),
+    );
+    const left = expectCode(
+      await masterCount.client.get('/api/v1/namespaces/default/configmaps?labelSelector=batch%3Ddc'),
+      200,
+    );
+    expect(left.items).toEqual([]);
   });
 });

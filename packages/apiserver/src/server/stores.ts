@@ -14,6 +14,9 @@ export interface StoresConfig {
   eventTtlSeconds: number;
   /** A type's strategy (built-in types: `strategyFor`; custom resources: theirs). */
   strategyFor: (r: ResourceType) => Strategy | undefined;
+  /** `--delete-collection-workers` and `--enable-garbage-collector`, for every store. */
+  deleteCollectionWorkers?: number;
+  enableGarbageCollector?: boolean;
 }
 
 /**
@@ -89,6 +92,8 @@ export class Stores {
     return new GenericStore({
       resource: r,
       storePrefix,
+      deleteCollectionWorkers: this.c.deleteCollectionWorkers,
+      enableGarbageCollector: this.c.enableGarbageCollector,
       strategy: this.c.strategyFor(r),
       admission: this.chain,
       storage: r.custom

@@ -75,7 +75,8 @@ describe('the default naming', () => {
       ].join('\n'),
     );
     env = await startKubectlEnv({
-      args: [`--admission-control-config-file=${config}`],
+      // Privileged containers must pass validation to meet PodSecurity (as kubeadm clusters run).
+      args: [`--admission-control-config-file=${config}`, '--allow-privileged=true'],
       tokens: [`${EXEMPT_TOKEN},exempt-user,exempt-uid,"system:masters"`],
     });
   });

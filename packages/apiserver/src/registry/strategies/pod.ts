@@ -13,6 +13,7 @@ import {
   validateResourceRequirements,
 } from '@svc/machinery';
 import type { Strategy } from '../strategy.js';
+import { privilegedAllowed } from './capabilities.js';
 
 interface Container {
   name?: string;
@@ -22,6 +23,7 @@ interface Container {
   terminationMessagePolicy?: string;
   ports?: Array<{ containerPort?: number; protocol?: string }>;
   resources?: { limits?: Record<string, string>; requests?: Record<string, string> };
+  securityContext?: { privileged?: boolean };
 }
 export interface PodSpec {
   containers?: Container[];
@@ -60,6 +62,8 @@ function validateContainers(
     }
     if (!c.image || !c.image.trim()) errs.push(fieldErrors.required(`${p}.image`, ''));
     errs.push(...validateResourceRequirements(c.resources, `${p}.resources`));
+    if (c.securityContext?.privileged === true && !privilegedAllowed())
+      errs.push(fieldErrors.forbidden(`${p}.securityContext.privileged`, 'disallowed by cluster policy'));
     (c.ports ?? []).forEach((port, j) => {
       const n = port.containerPort;
       if (typeof n !== 'number' || n < 1 || n > 65535) {
