@@ -12,6 +12,25 @@ import type { Logger } from '@svc/component-base';
 import { startEtcd, type EtcdHandle } from '../etcd.js';
 import { HttpsClient } from '../https-client.js';
 import { runCommand } from '../run-command.js';
+import { freePort } from '../free-port.js';
+import { svcconfigYaml } from '../svcconfig.js';
+import { spawnProcess, type TestProcess } from '../test-process.js';
+import { waitFor } from '../wait.js';
+import { request as httpsRequest } from 'node:https';
+
+/** GET over HTTPS from a component's self-signed secure port: [status, body]. */
+function getInsecure(url: string): Promise<[number, string]> {
+  return new Promise((resolveGet, reject) => {
+    const req = httpsRequest(url, { rejectUnauthorized: false }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolveGet([res.statusCode ?? 0, body]));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 const BINS = {
   apiserver: resolve(__dirname, '../../../apiserver/dist/bin/svc-apiserver.js'),
@@ -96,12 +115,14 @@ describe("the API server's /metrics under the metrics flags", () => {
   let dir: string;
   let server: RunningApiServer;
   let client: HttpsClient;
+  let token: string;
   const warnings: string[] = [];
+  const components: TestProcess[] = [];
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'component-globals-'));
     etcd = await startEtcd();
-    const token = randomBytes(16).toString('hex');
+    token = randomBytes(16).toString('hex');
     await writeFile(join(dir, 'tokens.csv'), `${token},admin,admin-uid,"system:masters"\n`);
     const manifest = join(dir, 'allow.yaml');
     await writeFile(manifest, '"apiserver_request_total,verb": "GET,LIST"\n');
@@ -137,6 +158,8 @@ describe("the API server's /metrics under the metrics flags", () => {
   });
 
   afterAll(async () => {
+    for (const c of components) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
+    await Promise.all(components.map((c) => c.exited));
     await server?.shutdown();
     await etcd?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -173,4 +196,45 @@ describe("the API server's /metrics under the metrics flags", () => {
       'Setting GA feature gate AppArmor=true. It will be removed in a future release.',
     ]);
   });
+
+  it.each<[Binary]>([['controller-manager'], ['scheduler']])(
+    "svc-%s's /metrics follows the same flags and warns once for a deprecated gate",
+    async (bin) => {
+      const svcconfig = join(dir, 'admin.svcconfig');
+      await writeFile(svcconfig, svcconfigYaml({ server: server.url, caPem: server.caPem, token }));
+      const port = await freePort();
+      const c = spawnProcess(bin, 'node', [
+        BINS[bin],
+        `--svcconfig=${svcconfig}`,
+        '--bind-address=127.0.0.1',
+        `--secure-port=${port}`,
+        `--cert-dir=${join(dir, `${bin}-pki`)}`,
+        '--leader-elect=false',
+        '--authorization-always-allow-paths=/metrics',
+        '--disabled-metrics=workqueue_depth',
+        '--allow-metric-labels=rest_client_requests_total,method=GET',
+        '--feature-gates=KMSv1=false',
+        '--feature-gates=svc:KMSv1=false',
+      ]);
+      components.push(c);
+      const text = await waitFor(
+        `${bin} /metrics with a GET counted`,
+        async () => {
+          const [status, body] = await getInsecure(`https://127.0.0.1:${port}/metrics`);
+          return status === 200 && /^rest_client_requests_total\{[^}]*method="GET"/m.test(body) ? body : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
+      expect(text).toMatch(/^# HELP rest_client_requests_total \[ALPHA\] /m);
+      expect(text).not.toMatch(/^workqueue_depth/m);
+      expect(text).toMatch(/^disabled_metrics_total 1$/m);
+      const methods = [...text.matchAll(/^rest_client_requests_total\{[^}]*method="([^"]*)"/gm)].map((m) => m[1]);
+      expect(new Set(methods).size).toBeGreaterThan(0);
+      for (const m of methods) expect(['GET', 'unexpected']).toContain(m);
+      const warned = c.log.text.split('\n').filter((l) => l.includes('Setting deprecated feature gate KMSv1=false'));
+      expect(warned).toHaveLength(1);
+      c.child.kill('SIGTERM');
+      expect(await c.exited).toBe(0);
+    },
+  );
 });
