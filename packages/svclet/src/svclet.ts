@@ -28,6 +28,7 @@ import { SVCLET_VERSION, type SvcletOptions } from './options.js';
 import { NO_PODS, type PodSide, type RuntimeStatusService, type StartPodSide } from './pod-source.js';
 import { RotatingRestClient } from './rotating-client.js';
 import { startHealthzServer, startSvcletServer, type HealthzServer } from './server.js';
+import { reportInapplicableSettings } from './inapplicable-settings.js';
 
 export class SvcletConfigError extends Error {}
 
@@ -167,6 +168,7 @@ export async function startSvclet(o: SvcletOptions, deps: SvcletDeps): Promise<R
   useNaming(o.naming);
   const logger = deps.logger;
   for (const w of o.warnings) logger.warn(w);
+  reportInapplicableSettings(o.config, logger);
   const nodeName = nodeNameOf(o.hostnameOverride);
   const ips = hostIps(o.nodeIps);
   const c = o.config;
