@@ -39,3 +39,13 @@ export function withLastApplied(obj: JsonObject, annotation: string): JsonObject
   const text = `${goEscape(JSON.stringify(sortKeys(bare)))}\n`;
   return { ...obj, metadata: { ...meta, annotations: { ...annotations, [annotation]: text } } };
 }
+
+/**
+ * kubectl's GetModifiedConfiguration without annotating (what `diff` patches with): the object
+ * with `annotations` present, even empty, and the last-applied annotation left out.
+ */
+export function withoutLastApplied(obj: JsonObject, annotation: string): JsonObject {
+  const annotations = { ...((annotationsOf(obj) ?? {}) as JsonObject) };
+  delete annotations[annotation];
+  return { ...obj, metadata: { ...((obj.metadata ?? {}) as JsonObject), annotations } };
+}

@@ -1,7 +1,16 @@
 import type { Command } from 'commander';
-import { type Built, dryRunFlag, fileFlags, lazyAction, outputFlag, selectorFlags, subcommand } from './command-kit.js';
+import {
+  type Built,
+  dryRunFlag,
+  fileFlags,
+  lazyAction,
+  outputFlag,
+  selectorFlags,
+  subcommand,
+  validateFlag,
+} from './command-kit.js';
 
-/** describe, explain, rollout, convert. */
+/** describe, explain, rollout, edit, diff, convert. */
 export function registerInspectCommands(program: Command, b: Built): void {
   const io = b.io;
   const add = (name: string, description: string): Command => subcommand(program, { name, description, io });
@@ -50,6 +59,21 @@ export function registerInspectCommands(program: Command, b: Built): void {
   dryRunFlag(rolloutCmd('restart', 'Restart a resource.', 'runRestart'));
   dryRunFlag(rolloutCmd('pause', 'Mark the provided resource as paused.', 'runPause'));
   dryRunFlag(rolloutCmd('resume', 'Resume a paused resource.', 'runResume'));
+
+  const edit = add('edit', 'Edit a resource on the server.').argument('[args...]');
+  fileFlags(edit)
+    .option('-o, --output <format>', 'Output format of the edited file: yaml (default) or json.')
+    .option('--field-manager <name>', 'Name of the manager used to track field ownership.')
+    .option('--subresource <name>', 'If specified, edit will operate on the subresource of the requested object.');
+  lazyAction(edit, () => import('../commands/edit.js'), b);
+
+  const diff = add('diff', 'Diff the live version against a would-be applied version.');
+  validateFlag(fileFlags(diff))
+    .option('--server-side', 'If true, apply runs in the server instead of the client.')
+    .option('--force-conflicts', 'If true, server-side apply will force the changes against conflicts.')
+    .option('--field-manager <name>', 'Name of the manager used to track field ownership.')
+    .option('--show-managed-fields', 'If true, include managed fields in the diff.');
+  lazyAction(diff, () => import('../commands/diff.js'), b);
 
   const convert = add('convert', 'Convert config files between different API versions.');
   outputFlag(fileFlags(convert), 'Output format. One of: (json, yaml, jsonpath=...).')

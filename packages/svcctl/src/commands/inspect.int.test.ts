@@ -1,8 +1,10 @@
+import { chmod, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { crdManifest } from '@svc/testing';
 import YAML from 'yaml';
-import { expectSameAsKubectl, startSvcctlEnv, type SvcctlEnv } from '../svcctl-testing.js';
+import { expectSameAsKubectl, startSvcctlEnv, type RunResult, type SvcctlEnv } from '../svcctl-testing.js';
 
-describe.each([['kubernetes'], ['svc']])('svcctl explain, convert (--naming=%s)', (naming) => {
+describe.each([['kubernetes'], ['svc']])('svcctl explain, convert, diff, edit (--naming=%s)', (naming) => {
   let env: SvcctlEnv;
   const suffix = naming === 'kubernetes' ? 'k8s.io' : 'svc.io';
 
@@ -138,5 +140,123 @@ describe.each([['kubernetes'], ['svc']])('svcctl explain, convert (--naming=%s)'
     expect(bad.stderr).toContain('ConfigMap in version "v9" cannot be handled');
     expect((await env.run(['convert', '-f', file, '-o', 'wide'])).code).toBe(1);
     expect((await env.run(['convert', '-f', '/nonexistent.yaml'])).code).toBe(1);
+  });
+
+  /** `diff -u -N` of kubectl's temporary directories, with their random names and file times taken out. */
+  const diffText = (s: string): string =>
+    s.replace(/\/[^ \t\n]*\/(LIVE|MERGED)-[^/]+\//g, '$1/').replace(/\t\d{4}-\d\d-\d\d [\d:.]+ [+-]\d{4}/g, '');
+
+  it('diff -f shows what applying would change, as kubectl does', async () => {
+    const cm = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'dcm', labels: { a: 'b' } },
+      data: { k: 'v1', other: 'x' },
+    };
+    const deploy = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'dweb' },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'dweb' } },
+        template: { metadata: { labels: { app: 'dweb' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.26' }] } },
+      },
+    };
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'dsec' }, stringData: { password: 'pw1' } };
+    await env.ok(['apply', '-f', await env.manifest(cm, deploy, secret)]);
+    const unchanged = await env.manifest(cm, deploy);
+    expect(await env.run(['diff', '-f', unchanged])).toEqual({ code: 0, stdout: '', stderr: '' });
+    const changed = await env.manifest(
+      { ...cm, data: { k: 'v2', other: 'x' } },
+      { ...deploy, spec: { ...deploy.spec, replicas: 3 } },
+      { ...secret, stringData: { password: 'pw2', user: 'u1' } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dnew' }, data: { num: '1' } },
+    );
+    const ours = await env.run(['diff', '-f', changed]);
+    expect(ours.code).toBe(1);
+    const text = diffText(ours.stdout);
+    expect(text).toContain('diff -u -N LIVE/apps.v1.Deployment.default.dweb MERGED/apps.v1.Deployment.default.dweb\n');
+    expect(text).toContain('-  replicas: 1\n+  replicas: 3\n');
+    expect(text).toContain('-  k: v1\n+  k: v2\n');
+    expect(text).toContain("-  password: '*** (before)'\n+  password: '*** (after)'\n+  user: '***'\n");
+    expect(text).toContain(
+      '--- LIVE/v1.ConfigMap.default.dnew\n+++ MERGED/v1.ConfigMap.default.dnew\n@@ -0,0 +1,9 @@\n',
+    );
+    // Nothing was changed on the server.
+    expect((await env.ok(['get', 'cm', 'dcm', '-o', 'jsonpath={.data.k}'])).stdout).toBe('v1');
+    expect((await env.run(['get', 'cm', 'dnew'])).code).toBe(1);
+    if (naming === 'kubernetes') {
+      // uids of objects the dry run makes up differ from run to run.
+      const t = (s: string): string => diffText(s).replace(/uid: [0-9a-f-]+/g, 'uid: U');
+      await expectSameAsKubectl(env, ['diff', '-f', changed], { transform: t });
+      await expectSameAsKubectl(env, ['diff', '-f', unchanged]);
+      await expectSameAsKubectl(env, ['diff', '-f', changed, '--server-side', '--force-conflicts'], { transform: t });
+    }
+    const external = await env.run(['diff', '-f', changed], { env: { SVCCTL_EXTERNAL_DIFF: 'ls' } });
+    expect(external.stdout).toMatch(
+      /LIVE-\S+:\napps\.v1\.Deployment\.default\.dweb\nv1\.ConfigMap\.default\.dcm\nv1\.Secret/,
+    );
+    expect((await env.run(['diff'])).code).toBe(1);
+    expect((await env.run(['diff', '-f', '/nonexistent.yaml'])).code).toBeGreaterThan(0);
+  });
+
+  /** Edits a ConfigMap `name` with `cli` and an editor script: each step's output, and the data after it. */
+  async function editStory(cli: 'svcctl' | 'kubectl', name: string): Promise<string[]> {
+    await env.ok(['create', 'configmap', name, '--from-literal=k=v1']);
+    const editor = async (script: string): Promise<string> => {
+      const file = join(env.home, `editor-${name}-${Math.random().toString(36).slice(2)}.sh`);
+      await writeFile(file, `#!/bin/sh\n${script}\n`);
+      await chmod(file, 0o755);
+      return file;
+    };
+    const run = async (args: string[], editorScript: string): Promise<string> => {
+      const EDITOR = await editor(editorScript);
+      let r: RunResult;
+      if (cli === 'svcctl') r = await env.run(args, { env: { EDITOR } });
+      else {
+        process.env.EDITOR = EDITOR;
+        try {
+          r = await env.kubectl(args);
+        } finally {
+          delete process.env.EDITOR;
+        }
+      }
+      const printed = r.stdout.replace(/"(creationTimestamp|resourceVersion|uid)": "[^"]+"/g, '"$1": "X"');
+      return `${r.code}\n${printed}${r.stderr.replace(/svcctl/g, 'kubectl').replace(/\/tmp\/\S+/g, 'FILE')}`;
+    };
+    const data = async (): Promise<string> => (await env.ok(['get', 'cm', name, '-o', 'jsonpath={.data}'])).stdout;
+    const out: string[] = [];
+    out.push(await run(['edit', 'cm', name], `sed -i -e 's/^  k: v1$/  k: v2/' "$1"`));
+    out.push(await data());
+    out.push(
+      await run(['edit', `configmap/${name}`, '-o', 'json'], `sed -i -e 's/"k": "v2"/"k": "v3", "n": "1"/' "$1"`),
+    );
+    out.push(await data());
+    out.push(await run(['edit', 'cm', name], 'true'));
+    out.push(await run(['edit', 'cm', name], ': > "$1"'));
+    out.push(await run(['edit', 'cm', name], 'exit 3'));
+    out.push(await data());
+    out.push(await run(['edit', 'cm', 'missing-one'], 'true'));
+    return out.map((x) => x.replaceAll(name, 'C'));
+  }
+
+  it('edit opens the object in $EDITOR and patches what changed, as kubectl does', async () => {
+    const story = await editStory('svcctl', 'edit-ours');
+    expect(story.slice(0, 4)).toEqual([
+      '0\nconfigmap/C edited\n',
+      '{"k":"v2"}',
+      // -o json: edited as JSON, and the result printed so.
+      expect.stringMatching(/^0\n\{\n {4}"apiVersion": "v1",\n {4}"data": \{\n {8}"k": "v3",\n {8}"n": "1"\n {4}\},/),
+      '{"k":"v3","n":"1"}',
+    ]);
+    expect(story[4]).toBe('0\nEdit cancelled, no changes made.\n');
+    expect(story[5]).toMatch(
+      /^1\nerror: configmaps "C" is invalid\nA copy of your changes has been stored to "FILE\nerror: Edit cancelled, no valid changes were saved\.\n$/,
+    );
+    expect(story[6]).toMatch(/^1\nerror: there was a problem with the editor "FILE\n$/);
+    expect(story[7]).toBe('{"k":"v3","n":"1"}');
+    expect(story[8]).toMatch(/^1\nError from server \(NotFound\): configmaps "missing-one" not found\n$/);
+    if (naming === 'kubernetes') expect(await editStory('kubectl', 'edit-theirs')).toEqual(story);
   });
 });
