@@ -16,8 +16,8 @@ const RST_STREAM = 3;
 const PING = 6;
 const GOAWAY = 7;
 const FLAG_FIN = 0x01;
-/** Largest DATA frame written (SPDY allows 16 MiB; Go's spdystream reads any). */
-const MAX_DATA = 32 * 1024;
+/** Largest DATA frame written (SPDY's length field allows 16 MiB; Go's spdystream reads any). */
+const MAX_DATA = 64 * 1024;
 
 /**
  * One stream of a `SpdyConnection` opened by the peer: its headers (names lower-case, as
@@ -117,9 +117,9 @@ export class SpdyConnection {
     void this.outbound.then(() => this.close());
   }
 
-  /** @internal Writes DATA frames for stream `id` (after any frame still being compressed). */
+  /** @internal Writes DATA frames for stream `id` in one transport write (after any frame still being compressed). */
   writeData(id: number, data: Buffer, fin: boolean): boolean {
-    let ok = true;
+    const parts: Buffer[] = [];
     let off = 0;
     do {
       const part = data.subarray(off, off + MAX_DATA);
@@ -128,9 +128,9 @@ export class SpdyConnection {
       const head = Buffer.alloc(8);
       head.writeUInt32BE(id & 0x7fffffff, 0);
       head.writeUInt32BE(((fin && last ? FLAG_FIN : 0) << 24) | part.length, 4);
-      ok = this.send(Buffer.concat([head, part])) && ok;
+      parts.push(head, part);
     } while (off < data.length);
-    return ok;
+    return this.send(Buffer.concat(parts));
   }
 
   /** Resets stream `id` (RST_STREAM, status CANCEL). */
