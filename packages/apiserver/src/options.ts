@@ -43,6 +43,7 @@ import type { LogFormat } from '@svc/component-base';
 import { OIDC_SIGNING_ALGS, type OidcOptions } from './authn/oidc.js';
 import { auditOptions, withAuditFlags, type AuditOptions } from './audit/options.js';
 import { serverFlags, withServerFlags, type ServerFlags } from './server-flags.js';
+import { serviceRangeFlags, withServiceRangeFlags, type ServiceRangeFlags } from './service-range-flags.js';
 import {
   parseAuthenticationConfig,
   type AuthenticationConfig,
@@ -89,7 +90,7 @@ export interface AuthenticationConfigFile {
 export class ConfigurationError extends Error {}
 
 /** Every svc-apiserver setting, parsed and validated. Durations are milliseconds. */
-export interface ApiServerOptions extends ServerFlags {
+export interface ApiServerOptions extends ServerFlags, ServiceRangeFlags {
   storeServers: string[];
   storePrefix: string;
   storeCaFile?: string;
@@ -648,6 +649,7 @@ export function apiServerCommand(): Command {
     .addOption(namingOption('Spelling of product identifiers: svc, or kubernetes for stock clients.'));
   withAuditFlags(cmd);
   withServerFlags(cmd);
+  withServiceRangeFlags(cmd);
   withMetricsFlags(cmd);
   withLoggingFlags(cmd);
   cmd.configureHelp({ sortOptions: false });
@@ -862,6 +864,7 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     verbosity: o.v as number,
     audit: auditOptions({ o, scheme: namingScheme, fail }),
     ...serverFlags(o, { fail, gates }),
+    ...serviceRangeFlags(o, { fail }),
   };
 }
 

@@ -27,6 +27,7 @@ import { SvcletClient } from './svclet-client.js';
 import { CrdController } from '../apiextensions/crd-controller.js';
 import { customResourceStrategy } from '../apiextensions/custom-resource-strategy.js';
 import { strategyFor } from '../registry/strategies/index.js';
+import { serviceAllocation } from '../registry/service-ranges.js';
 import { setAllowPrivileged } from '../registry/strategies/capabilities.js';
 import { startApiServerControllers, type ApiServerControllerHooks } from './apiserver-controllers.js';
 import { FlowControl } from '../flowcontrol/flow-control.js';
@@ -77,6 +78,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     eventTtlSeconds: Math.floor(opts.eventTtlMs / 1000),
     deleteCollectionWorkers: opts.deleteCollectionWorkers,
     enableGarbageCollector: opts.enableGarbageCollector,
+    serviceAllocation: serviceAllocation(opts, storage.storage),
     strategyFor: (r) =>
       r.custom
         ? customResourceStrategy(r, { ratcheting: opts.featureGates.enabled('CRDValidationRatcheting') })

@@ -13,6 +13,7 @@ import { sleep } from '@svc/machinery';
 import type { Logger } from '@svc/component-base';
 import type { ApiServerOptions } from '../options.js';
 import { deepEqual } from '../registry/object-utils.js';
+import { firstServiceIp } from '../registry/service-allocator.js';
 import type { BuiltStorage } from './storage.js';
 import type { Stores } from './stores.js';
 import {
@@ -114,7 +115,12 @@ export class ApiService {
         namespace: 'default',
         labels: { component: 'apiserver', provider: naming().clusterName },
       },
-      spec: { ports: [port], sessionAffinity: 'None', type: nodePort > 0 ? 'NodePort' : 'ClusterIP' },
+      spec: {
+        ports: [port],
+        sessionAffinity: 'None',
+        type: nodePort > 0 ? 'NodePort' : 'ClusterIP',
+        clusterIP: firstServiceIp(this.o.opts.serviceClusterIpRange),
+      },
     };
   }
 

@@ -1,8 +1,9 @@
 import { isNotFound, type ApiObject, type ResourceType } from '@svc/api';
 import type { Admission } from '../admission/admission.js';
 import { resourcePrefix } from '../registry/keys.js';
-import { GenericStore, type AdmissionChain } from '../registry/store.js';
+import { GenericStore, type AdmissionChain, type StoreOptions } from '../registry/store.js';
 import type { Strategy } from '../registry/strategy.js';
+import { ServiceStore, type ServiceAllocation } from '../registry/service-store.js';
 import { customResourceStorage } from '../apiextensions/version-conversion.js';
 import { ConvertingStorage } from '../storage/converting-storage.js';
 import type { Storage } from '../storage/interface.js';
@@ -14,6 +15,8 @@ export interface StoresConfig {
   eventTtlSeconds: number;
   /** A type's strategy (built-in types: `strategyFor`; custom resources: theirs). */
   strategyFor: (r: ResourceType) => Strategy | undefined;
+  /** Where Services take their ClusterIPs and node ports (core Services get a ServiceStore). */
+  serviceAllocation?: ServiceAllocation;
   /** `--delete-collection-workers` and `--enable-garbage-collector`, for every store. */
   deleteCollectionWorkers?: number;
   enableGarbageCollector?: boolean;
@@ -89,7 +92,7 @@ export class Stores {
     const { storage, storePrefix } = this.c;
     const stored = r.storedAs ?? r;
     const isEvent = stored.group === '' && stored.plural === 'events';
-    return new GenericStore({
+    const options: StoreOptions = {
       resource: r,
       storePrefix,
       deleteCollectionWorkers: this.c.deleteCollectionWorkers,
@@ -108,6 +111,9 @@ export class Stores {
           : storage,
       // As Kubernetes: Events (of either API) expire `--event-ttl` after their last write.
       ttlSeconds: isEvent ? this.c.eventTtlSeconds || undefined : undefined,
-    });
+    };
+    const services = this.c.serviceAllocation;
+    if (services && !r.custom && r.group === '' && r.kind === 'Service') return new ServiceStore(options, services);
+    return new GenericStore(options);
   }
 }
