@@ -169,6 +169,20 @@ describe('flag errors exit 2 with exactly one line on stderr', () => {
       ['--lease-reuse-duration-seconds=0'],
       /--lease-reuse-duration-seconds must be greater than 0/,
     ],
+    ['an unknown endpoint reconciler', ['--endpoint-reconciler-type=etcd'], /--endpoint-reconciler-type.*etcd/],
+    ['a node port outside the range', ['--svc-service-node-port=443'], /--svc-service-node-port.*30000-32767/],
+    ['an advertise address that is no IP', ['--advertise-address=nowhere'], /--advertise-address.*failed to parse IP/],
+    ['zero delete-collection workers', ['--delete-collection-workers=0'], /--delete-collection-workers/],
+    [
+      'a peer flag without its gate',
+      ['--peer-advertise-ip=10.0.0.1'],
+      /--peer-advertise-ip requires UnknownVersionInteroperabilityProxy/,
+    ],
+    [
+      'a missing egress selector file',
+      ['--egress-selector-config-file=/nonexistent'],
+      /--egress-selector-config-file.*ENOENT/,
+    ],
   ])('%s', async (_what, args, mentions) => {
     const r = await run(args);
     expect(r.code).toBe(2);
