@@ -8,10 +8,24 @@ const STDIN = 0;
 const STDOUT = 1;
 const STDERR = 2;
 const ERROR = 3;
+const RESIZE = 4;
 const CLOSE = 255;
 
 /** How long the client has to open every stream it announced over SPDY (Kubernetes' 30s). */
 const STREAM_CREATION_MS = 30_000;
+
+/** Applies resize messages: JSON `{"Width":..,"Height":..}` objects, one or more per chunk. */
+function resize(session: CommandSession, b: Buffer): void {
+  for (const line of b.toString('utf8').split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const size = JSON.parse(line) as { Width?: unknown; Height?: unknown };
+      if (typeof size.Width === 'number' && typeof size.Height === 'number') session.resize?.(size.Width, size.Height);
+    } catch {
+      // not a size: ignored, as Kubernetes logs and goes on
+    }
+  }
+}
 
 /** What a session asks for: the command (exec) or the container's own streams (attach). */
 export interface CommandRequest {
@@ -38,8 +52,8 @@ export function execRequest(
 
 /**
  * remotecommand over WebSocket (`v5.channel.k8s.io`, `v4.channel.k8s.io`): each binary
- * message is a channel byte and its data; stdin on 0, output on 1 and 2, resize on 4 (read
- * and ignored: no pseudo-terminal here), v5's close signal `[255, 0]` ends stdin; the Status
+ * message is a channel byte and its data; stdin on 0, output on 1 and 2, resize on 4 (applied
+ * to a TTY session's terminal), v5's close signal `[255, 0]` ends stdin; the Status
  * goes on 3 at the end, then a normal close. The client leaving kills the command.
  */
 export function commandOverWebSocket(ws: WebSocket, o: { protocol: string; request: CommandRequest }): void {
@@ -55,6 +69,7 @@ export function commandOverWebSocket(ws: WebSocket, o: { protocol: string; reque
     const b = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
     if (b.length === 0) return;
     if (b[0] === STDIN) session.writeStdin(b.subarray(1));
+    else if (b[0] === RESIZE) resize(session, b.subarray(1));
     else if (b[0] === CLOSE && b[1] === STDIN && o.protocol === STREAMING_PROTOCOLS.remoteCommandV5) session.endStdin();
   });
   ws.on('close', () => session.kill());
@@ -92,6 +107,7 @@ export function commandOverSpdy(
     const stdin = streams.get('stdin');
     stdin?.onData((b) => session.writeStdin(b));
     stdin?.onEnd(() => session.endStdin());
+    streams.get('resize')?.onData((b) => resize(session, b));
     conn.transport.once('close', () => session.kill());
     void session.done.then((status) => {
       out?.end();

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { spawn as spawnPty } from '@lydell/node-pty';
 import { killGroup, signalNumber } from '../exec-sync.js';
 
 /** What the error channel carries at the end (Kubernetes' metav1.Status as kubelet writes it, without kind). */
@@ -41,7 +42,7 @@ export interface CommandOptions {
   cwd: string;
   env: Record<string, string>;
   stdin: boolean;
-  /** Without a pseudo-terminal here: stderr joins stdout, as on a terminal. */
+  /** Runs the command on a pseudo-terminal (its output, stdout and stderr alike, goes to `stdout`). */
   tty: boolean;
   /** Where output goes; a stream not asked for is dropped. */
   stdout?: (b: Buffer) => void;
@@ -53,6 +54,8 @@ export interface CommandSession {
   endStdin(): void;
   /** Kills the command's process group (the client went away). */
   kill(): void;
+  /** A new terminal size (TTY sessions; ignored otherwise). */
+  resize?(columns: number, rows: number): void;
   /** Settles once the command ended and all its output was handed on: the error channel's Status. */
   done: Promise<StreamStatus>;
 }
@@ -63,6 +66,7 @@ export interface CommandSession {
  * InternalError Status naming why, as kubelet reports a runtime's exec failure.
  */
 export function startCommand(o: CommandOptions): CommandSession {
+  if (o.tty) return startOnTerminal(o);
   const [file = '', ...args] = o.argv;
   const child = spawn(file, args, {
     cwd: o.cwd,
@@ -98,6 +102,64 @@ export function startCommand(o: CommandOptions): CommandSession {
     },
     kill: () => {
       if (child.exitCode === null && child.signalCode === null) killGroup(child, 'SIGKILL');
+    },
+    done,
+  };
+}
+
+/** Kubernetes' terminal size until the client sends one. */
+const DEFAULT_COLUMNS = 80;
+const DEFAULT_ROWS = 24;
+
+/**
+ * `startCommand` on a pseudo-terminal (node-pty): a session of its own with the terminal as
+ * its controlling tty, TERM=xterm unless the container sets it; the end of stdin is the
+ * terminal's EOF character.
+ */
+function startOnTerminal(o: CommandOptions): CommandSession {
+  const [file = '', ...args] = o.argv;
+  let term: ReturnType<typeof spawnPty>;
+  try {
+    term = spawnPty(file, args, {
+      name: o.env.TERM ?? 'xterm',
+      cols: DEFAULT_COLUMNS,
+      rows: DEFAULT_ROWS,
+      cwd: o.cwd,
+      env: { TERM: 'xterm', ...o.env },
+    });
+  } catch (e) {
+    const why = (e as Error).message;
+    return {
+      writeStdin: () => undefined,
+      endStdin: () => undefined,
+      kill: () => undefined,
+      done: Promise.resolve(
+        internalErrorStatus(`error executing command in container: failed to exec in container: ${why}`),
+      ),
+    };
+  }
+  let exited = false;
+  term.onData((d) => o.stdout?.(Buffer.from(d, 'utf8')));
+  const done = new Promise<StreamStatus>((resolve) => {
+    term.onExit(({ exitCode, signal }) => {
+      exited = true;
+      const code = signal ? 128 + signal : exitCode;
+      // A command that could not be started: node-pty's child exits 1 after printing execvp's error.
+      resolve(code === 0 ? SUCCESS : exitStatus(o.argv, code));
+    });
+  });
+  return {
+    writeStdin: (b) => {
+      if (!exited) term.write(b.toString('utf8'));
+    },
+    endStdin: () => {
+      if (!exited) term.write('\x04');
+    },
+    kill: () => {
+      if (!exited) killGroup(term.pid, 'SIGKILL');
+    },
+    resize: (columns, rows) => {
+      if (!exited && columns > 0 && rows > 0) term.resize(columns, rows);
     },
     done,
   };

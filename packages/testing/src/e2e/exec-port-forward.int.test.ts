@@ -139,13 +139,15 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
     command: string[];
     protocols: string[];
     stdin?: string;
-    resize?: boolean;
+    resize?: { Width: number; Height: number };
+    tty?: boolean;
     as?: string;
   }): Promise<WsExec> {
     const q = new URLSearchParams();
     for (const c of o.command) q.append('command', c);
     q.set('stdout', 'true');
-    q.set('stderr', 'true');
+    if (o.tty) q.set('tty', 'true');
+    else q.set('stderr', 'true');
     if (o.stdin !== undefined) q.set('stdin', 'true');
     const url = `${server.replace(/^https/, 'wss')}/api/v1/namespaces/default/pods/${o.pod}/exec?${q.toString()}`;
     const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
@@ -160,7 +162,7 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
       });
       ws.on('error', fail);
       ws.on('open', () => {
-        if (o.resize) ws.send(Buffer.concat([Buffer.of(4), Buffer.from('{"Width":80,"Height":24}')]));
+        if (o.resize) ws.send(Buffer.concat([Buffer.of(4), Buffer.from(JSON.stringify(o.resize))]));
         if (o.stdin !== undefined) {
           ws.send(Buffer.concat([Buffer.of(0), Buffer.from(o.stdin)]));
           ws.send(Buffer.of(255, 0));
@@ -352,7 +354,7 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
       command: ['sh', '-c', 'cat; echo gone >&2; exit 7'],
       protocols: ['v5.channel.k8s.io', 'v4.channel.k8s.io'],
       stdin: 'closed by signal\n',
-      resize: true,
+      resize: { Width: 80, Height: 24 },
     });
     expect(v5).toMatchObject({
       protocol: 'v5.channel.k8s.io',
@@ -375,6 +377,19 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
     await expect(wsExec({ pod: 'shell', command: ['true'], protocols: ['v1.channel.k8s.io'] })).rejects.toThrow(
       /^400 /,
     );
+  });
+
+  it('runs a TTY session on a pseudo-terminal that follows resize', async () => {
+    const tty = await wsExec({
+      pod: 'shell',
+      command: ['sh', '-c', 'read x; tty; stty size'],
+      protocols: ['v5.channel.k8s.io'],
+      tty: true,
+      resize: { Width: 100, Height: 30 },
+      stdin: 'go\n',
+    });
+    expect(tty).toMatchObject({ protocol: 'v5.channel.k8s.io', closeCode: 1000, status: { status: 'Success' } });
+    expect(tty.stdout).toMatch(/\/dev\/pts\/\d+\r\n30 100\r\n/);
   });
 
   it('port-forward reaches the pod’s port over WebSocket and SPDY, several connections at once', async () => {
