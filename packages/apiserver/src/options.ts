@@ -44,6 +44,7 @@ import { OIDC_SIGNING_ALGS, type OidcOptions } from './authn/oidc.js';
 import { auditOptions, withAuditFlags, type AuditOptions } from './audit/options.js';
 import { serverFlags, withServerFlags, type ServerFlags } from './server-flags.js';
 import { serviceRangeFlags, withServiceRangeFlags, type ServiceRangeFlags } from './service-range-flags.js';
+import { servingOptions, withServingFlags, type ServingOptions } from './server/serving-options.js';
 import {
   parseAuthenticationConfig,
   type AuthenticationConfig,
@@ -171,6 +172,8 @@ export interface ApiServerOptions extends ServerFlags, ServiceRangeFlags {
   verbosity: number;
   /** The `--audit-*` flags (policy read and checked). */
   audit: AuditOptions;
+  /** The listener's flags: HTTP/2, GOAWAY, CORS, throttling, profiling (`server/serving-options.ts`). */
+  serving: ServingOptions;
 }
 
 /** Node address types (`--svclet-preferred-address-types`), in the default order. */
@@ -650,6 +653,7 @@ export function apiServerCommand(): Command {
   withAuditFlags(cmd);
   withServerFlags(cmd);
   withServiceRangeFlags(cmd);
+  withServingFlags(cmd);
   withMetricsFlags(cmd);
   withLoggingFlags(cmd);
   cmd.configureHelp({ sortOptions: false });
@@ -865,6 +869,7 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     audit: auditOptions({ o, scheme: namingScheme, fail }),
     ...serverFlags(o, { fail, gates }),
     ...serviceRangeFlags(o, { fail }),
+    serving: servingOptions({ o, fail }),
   };
 }
 

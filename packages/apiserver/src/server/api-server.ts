@@ -1,5 +1,4 @@
 import { setMaxListeners } from 'node:events';
-import express from 'express';
 import { builtinResources, Catalog, group, naming, useNaming } from '@svc/api';
 import { isEnabled, sleep } from '@svc/machinery';
 import { createLogger, ShutdownCheck, type Logger, type ServingCert } from '@svc/component-base';
@@ -17,6 +16,9 @@ import { healthChecks } from './health.js';
 import { nonResourceHandler } from './non-resource.js';
 import { postStartHooks, type PostStart } from './post-start.js';
 import { listen, servingCertificate, ServingAddress } from './serve.js';
+import { expressEdge } from './express-edge.js';
+import { profilingEndpoints, type ProfilingHandler } from './profiling.js';
+import { serveDebugSocket } from './debug-socket.js';
 import { buildStorage, storedTypes, type BuiltStorage } from './storage.js';
 import { encryptionAtRest, type EncryptionAtRest } from './encryption.js';
 import { Stores } from './stores.js';
@@ -85,8 +87,18 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
         : strategyFor(r),
   });
   const served = await orStop(s, storage, () => buildServed(s, { storage, stores, encryption }));
+  const debugSocket = opts.serving.debugSocketPath
+    ? await orStop(s, storage, () =>
+        serveDebugSocket(
+          opts.serving.debugSocketPath as string,
+          profilingEndpoints({ contention: opts.serving.contentionProfiling, cmdline: true }),
+        ),
+      )
+    : undefined;
   storage.start();
-  const listener = await orStop(s, storage, () => listen(opts, { tls: served.tls, handler: expressApp(served.chain) }));
+  const listener = await orStop(s, storage, () =>
+    listen(opts, { tls: served.tls, handler: expressEdge(served.chain) }),
+  );
   s.address.bound(listener.port);
   s.log.info('serving securely', { address: `${opts.bindAddress}:${listener.port}` });
   const started = Promise.all([served.postStart.run(), served.flowControl.start(s.stopping.signal)]).then(
@@ -107,6 +119,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     stopCounting();
     served.svclet.close();
     await listener.close();
+    await debugSocket?.close();
     await served.audit?.shutdown(); // every event taken is written or counted as lost
     await started.catch(() => undefined);
     await storage.storage.close();
@@ -220,6 +233,7 @@ async function buildServed(
     health,
     documents: authentication.documents,
     address: s.address,
+    profiling: profilingOf(opts),
   });
   const dispatch: Handler = (r) => (r.info.isResourceRequest ? serveResource(resources, r) : nonResource(r));
   const audit = buildAuditor(opts.audit, { registry: s.metrics.registry, log: s.log });
@@ -293,19 +307,16 @@ function buildChain(
     authorizer: d.authorization.authorizer,
     inFlight: { readonly: s.opts.maxRequestsInflight, mutating: s.opts.maxMutatingRequestsInflight },
     flowControl: d.flowControl,
+    corsAllowedOrigins: s.opts.serving.corsAllowedOrigins,
+    goawayChance: s.opts.serving.goawayChance,
     audit: d.audit,
     handler: d.dispatch,
   });
 }
 
-/** express at the edge: its request and response helpers, no routing of its own (the chain routes). */
-function expressApp(chain: ReturnType<typeof buildHandlerChain>): express.Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.disable('etag');
-  app.set('query parser', 'simple');
-  app.use(chain);
-  return app;
+/** `--profiling`: the `/debug/pprof/` endpoints on the secure port (`--contention-profiling` samples finer). */
+function profilingOf(opts: ApiServerOptions): ProfilingHandler | undefined {
+  return opts.serving.profiling ? profilingEndpoints({ contention: opts.serving.contentionProfiling }) : undefined;
 }
 
 /** `apiserver_storage_objects`, every `--store-count-metric-poll-period` once started; returns the stop. */

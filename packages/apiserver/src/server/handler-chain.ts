@@ -7,6 +7,8 @@ import { withAudit } from './filters/audit.js';
 import { withAuditInit } from './filters/audit-init.js';
 import { withAuthentication, type RequestAuthenticator } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
+import { withCors } from './filters/cors.js';
+import { withProbabilisticGoaway } from './filters/goaway.js';
 import { chain, type Handler } from './filters/chain.js';
 import { withImpersonation } from './filters/impersonation.js';
 import { InFlightWatermark, withMaxInFlight, type InFlightLimits } from './filters/max-in-flight.js';
@@ -29,6 +31,10 @@ export interface HandlerChainConfig {
   flowControl?: FlowControl;
   /** Absent: no audit policy or backend (answers still carry an `Audit-ID`). */
   audit?: Auditor;
+  /** `--cors-allowed-origins`, compiled; empty or absent: no CORS. */
+  corsAllowedOrigins?: readonly RegExp[];
+  /** `--goaway-chance`: the fraction of HTTP/2 requests whose connection gets a GOAWAY. */
+  goawayChance?: number;
   /** What an authorized request reaches: the resource router, or the non-resource routes. */
   handler: Handler;
 }
@@ -45,7 +51,9 @@ export function buildHandlerChain(c: HandlerChainConfig): (req: Request, res: Re
       withAuditInit(c.audit),
       withPanicRecovery(c.log),
       withRequestMetrics(c.metrics),
+      withProbabilisticGoaway(c.goawayChance ?? 0),
       withRequestTimeout(c.requestTimeoutMs),
+      withCors(c.corsAllowedOrigins ?? []),
       withAuthentication(c.authenticator),
       withAudit(c.audit),
       withImpersonation(c.authorizer),

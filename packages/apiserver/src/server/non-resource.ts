@@ -13,6 +13,7 @@ import { openApiV2Answer, openApiV3Document, openApiV3Root } from '../endpoints/
 import type { ApiServerMetrics } from '../metrics/metrics.js';
 import type { ApiRequest, Handler } from './filters/chain.js';
 import type { HealthChecks } from './health.js';
+import type { ProfilingHandler } from './profiling.js';
 import type { ServingAddress } from './serve.js';
 import { versionInfo } from './version.js';
 
@@ -23,6 +24,8 @@ export interface NonResourceDeps {
   /** Issuer discovery documents of service-account tokens. */
   documents: readonly AuthnDocument[];
   address: ServingAddress;
+  /** `--profiling`: `/debug/pprof/…` (authorized like any non-resource path: RBAC's `/debug/*`). */
+  profiling?: ProfilingHandler;
 }
 
 type Route = (r: ApiRequest, rest: string[]) => Promise<void> | void;
@@ -67,6 +70,14 @@ export function nonResourceHandler(d: NonResourceDeps): Handler {
     r.res.setHeader('Cache-Control', 'public, immutable');
     r.res.json(doc);
   });
+  const profiling = d.profiling;
+  if (profiling) {
+    const debug: Route = async (r) => {
+      if (!(await profiling(r.req, r.res, r.info.path))) throw notFoundPath();
+    };
+    exact.set('/debug/pprof', debug);
+    prefixed.set('/debug/pprof', debug);
+  }
   exact.set('/api', (r) => discovery(d, r, true));
   exact.set('/apis', (r) => discovery(d, r, false));
   exact.set('/api/v1', (r) => void r.res.json(found(apiResourceList(d.catalog, '', 'v1'))));

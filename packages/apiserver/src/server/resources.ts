@@ -45,6 +45,7 @@ export function resourceRouter(
     watch: {
       minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds,
       watchListEnabled: opts.featureGates.enabled('WatchList'),
+      maxBytesPerSec: opts.serving.maxConnectionBytesPerSec,
       stopping: s.stopping.signal,
     },
     responseCompression: opts.featureGates.enabled('APIResponseCompression'),

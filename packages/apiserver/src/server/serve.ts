@@ -1,14 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
+import { createServer } from 'node:https';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createSecureServer, type Http2Session } from 'node:http2';
 import type { Duplex } from 'node:stream';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { statusFailure } from '@svc/api';
-import { acceptUpgrades, ensureServingCert, type ServingCert } from '@svc/component-base';
+import { ensureServingCert, type ServingCert } from '@svc/component-base';
 import type { ApiServerOptions } from '../options.js';
-
-type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+import type { EdgeListener } from './express-edge.js';
+import { DEFAULT_HTTP2_MAX_STREAMS } from './serving-options.js';
 
 export interface Listener {
   /** The port bound (`--secure-port`, or the one the system chose for 0). */
@@ -38,7 +39,7 @@ export async function servingCertificate(opts: ApiServerOptions): Promise<Servin
 export class ServingAddress {
   private port?: number;
 
-  constructor(private readonly opts: Pick<ApiServerOptions, 'advertiseAddress' | 'bindAddress'>) {}
+  constructor(private readonly opts: Pick<ApiServerOptions, 'advertiseAddress' | 'bindAddress' | 'serving'>) {}
 
   bound(port: number): void {
     this.port = port;
@@ -50,9 +51,15 @@ export class ServingAddress {
     return `${this.opts.advertiseAddress ?? local}:${this.boundPort()}`;
   }
 
-  /** `https://<advertise address or this host>:<port>` (issuer discovery documents). */
+  /**
+   * `https://<external host>` (issuer discovery documents): `--external-hostname` (with the
+   * secure port unless it names one), else the advertise address or this host and the port.
+   */
   externalUrl(): string {
-    return `https://${this.opts.advertiseAddress ?? localHost(this.opts.bindAddress)}:${this.boundPort()}`;
+    const external = this.opts.serving?.externalHostname;
+    if (external && /^(\[[^\]]*\]|[^:]*):\d+$/.test(external)) return `https://${external}`;
+    const host = external ?? this.opts.advertiseAddress ?? localHost(this.opts.bindAddress);
+    return `https://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${this.boundPort()}`;
   }
 
   private boundPort(): number {
@@ -66,23 +73,45 @@ function localHost(bindAddress: string): string {
   return bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress;
 }
 
+/** The largest request body Kubernetes expects in one frame (99% of objects), its HTTP/2 frame and stream window. */
+const RESOURCE_BODY_99_PERCENTILE = 256 * 1024;
+
 /**
  * Binds the HTTPS listener with `handler` (client certificates requested, not required:
- * authentication decides).
+ * authentication decides). ALPN offers `h2` and `http/1.1` (`http/1.1` only with
+ * `--disable-http2-serving`); HTTP/2 connections get Kubernetes' settings: at most
+ * `--http2-max-streams-per-connection` concurrent streams (100 when 0), 256 KiB frames and
+ * per-stream window, a connection window of that times the streams.
  */
 export async function listen(
   opts: ApiServerOptions,
-  o: { tls: ServingCert; handler: RequestListener },
+  o: { tls: ServingCert; handler: EdgeListener },
 ): Promise<Listener> {
   const { tls } = o;
-  const server: Server = createServer(
-    { cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false },
-    o.handler,
-  );
-  server.keepAliveTimeout = 65_000;
+  const secure = { cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false };
+  const streams = opts.serving.http2MaxStreamsPerConnection || DEFAULT_HTTP2_MAX_STREAMS;
+  const server = opts.serving.http2
+    ? createSecureServer(
+        {
+          ...secure,
+          allowHTTP1: true,
+          settings: {
+            maxConcurrentStreams: streams,
+            maxFrameSize: RESOURCE_BODY_99_PERCENTILE,
+            initialWindowSize: RESOURCE_BODY_99_PERCENTILE,
+          },
+        },
+        o.handler,
+      )
+    : createServer(secure, o.handler);
+  const sessions = new Set<Http2Session>();
+  server.on('session', (session: Http2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+    session.once('connect', () => session.setLocalWindowSize(RESOURCE_BODY_99_PERCENTILE * streams));
+  });
+  (server as { keepAliveTimeout?: number }).keepAliveTimeout = 65_000;
   server.on('clientError', answerUnparsable);
-  // WebSocket and SPDY upgrades (exec, attach, port-forward; HTTP/1.1 only) go through the same handler.
-  const upgraded = acceptUpgrades(server, o.handler);
   // CONNECT is no verb of the API (Node would reset the connection without a listener).
   server.on('connect', (_req: IncomingMessage, socket: Duplex) =>
     endSocketWithStatus(socket, [
@@ -101,15 +130,20 @@ export async function listen(
       resolve();
     });
   });
+  const closeIdle = (): void => {
+    // Idle HTTP/1.1 keep-alive connections (Node's HTTP/2 server has this too when it allows HTTP/1.1).
+    (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+    // HTTP/2 sessions end gracefully: a GOAWAY, open streams finish, then the session closes.
+    for (const session of sessions) session.close();
+  };
   return {
     port: (server.address() as AddressInfo).port,
     host: localHost(opts.bindAddress),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        upgraded.destroyAll();
-        server.closeIdleConnections();
-        const idle = setInterval(() => server.closeIdleConnections(), 50);
+        closeIdle();
+        const idle = setInterval(closeIdle, 50);
         server.once('close', () => clearInterval(idle));
       }),
   };

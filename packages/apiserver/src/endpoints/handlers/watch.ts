@@ -6,6 +6,8 @@ import { chunkFrame, protobufWatchFrame, watchFrame } from '../serialization-cac
 import { advertisedMediaTypes, contentTypeOf } from '../media-types.js';
 import { includeObjectOf, toTable } from '../table.js';
 import { WatchWriteScheduler } from '../watch-writes.js';
+import { watchSink } from '../watch-sink.js';
+import { throttle } from '../throttle.js';
 
 /** Whether objects of `schema` may hold values without a Protobuf form (`s.any()` other than FieldsV1). */
 export function hasLooseFields(schema: Schema, seen = new Set<Schema>()): boolean {
@@ -29,6 +31,8 @@ export function hasLooseFields(schema: Schema, seen = new Set<Schema>()): boolea
 export interface WatchSettings {
   minRequestTimeoutSeconds: number;
   watchListEnabled: boolean;
+  /** `--max-connection-bytes-per-sec`: the stream's events are paced to this rate; 0: not throttled. */
+  maxBytesPerSec?: number;
   /** Fires when the server shuts down: open watches end. */
   stopping: AbortSignal;
 }
@@ -73,14 +77,16 @@ export async function handleWatch(s: HandlerScope, settings: WatchSettings): Pro
       'Content-Type',
       protobuf ? `${contentTypeOf('protobuf', s.format.mediaType)};stream=watch` : 'application/json',
     );
-  s.res.setHeader('Transfer-Encoding', 'chunked');
-  s.res.setHeader('Cache-Control', 'no-cache, private');
-  s.res.flushHeaders();
-  const socket = s.res.socket;
-  if (!socket) {
+  const sink = watchSink(s.res);
+  if (!sink) {
     ac.abort();
     return;
   }
+  if (!sink.http2) s.res.setHeader('Transfer-Encoding', 'chunked');
+  s.res.setHeader('Cache-Control', 'no-cache, private');
+  s.res.flushHeaders();
+  const socket = sink.target;
+  const pace = settings.maxBytesPerSec ? throttle(settings.maxBytesPerSec, ac.signal) : undefined;
   let failed = false;
   // A watch that ends (timeout, client gone, shutdown) is let go at once, even while its
   // socket is full: what is queued for it is written now.
@@ -111,7 +117,15 @@ export async function handleWatch(s: HandlerScope, settings: WatchSettings): Pro
       // Pre-framed chunks go straight to the socket (the response is chunked and its headers
       // are sent) in the next write pass: the same bytes shared by every watcher of an event.
       // The pass lets this watch add what arrived meanwhile before it writes.
-      await writes.write(socket, frames);
+      const out = sink.http2 ? frames.map(sink.frame) : frames;
+      if (pace) {
+        // Throttled: one event at a time, each after the bytes before it took their time.
+        for (const frame of out) {
+          await writes.write(socket, [frame]);
+          await pace([frame]);
+          if (ac.signal.aborted) break;
+        }
+      } else await writes.write(socket, out);
       if (failed) break;
     }
   } finally {
