@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { statusFailure } from '@svc/api';
-import { ensureServingCert, type ServingCert } from '@svc/component-base';
+import { acceptUpgrades, ensureServingCert, type ServingCert } from '@svc/component-base';
 import type { ApiServerOptions } from '../options.js';
 import type { EdgeListener } from './express-edge.js';
 import { DEFAULT_HTTP2_MAX_STREAMS } from './serving-options.js';
@@ -112,6 +112,8 @@ export async function listen(
   });
   (server as { keepAliveTimeout?: number }).keepAliveTimeout = 65_000;
   server.on('clientError', answerUnparsable);
+  // WebSocket and SPDY upgrades (exec, attach, port-forward; HTTP/1.1 only) go through the same handler.
+  const upgraded = acceptUpgrades(server, o.handler);
   // CONNECT is no verb of the API (Node would reset the connection without a listener).
   server.on('connect', (_req: IncomingMessage, socket: Duplex) =>
     endSocketWithStatus(socket, [
@@ -142,6 +144,7 @@ export async function listen(
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
+        upgraded.destroyAll();
         closeIdle();
         const idle = setInterval(closeIdle, 50);
         server.once('close', () => clearInterval(idle));
