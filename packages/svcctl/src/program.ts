@@ -32,6 +32,8 @@ const BOOLEAN_FLAGS: Record<string, boolean> = {
   previous: false,
   follow: false,
   timestamps: false,
+  prefix: false,
+  'all-containers': false,
   local: false,
   namespaced: true,
   'show-managed-fields': false,

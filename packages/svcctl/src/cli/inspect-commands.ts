@@ -10,7 +10,7 @@ import {
   validateFlag,
 } from './command-kit.js';
 
-/** describe, explain, rollout, edit, diff, convert. */
+/** describe, logs, explain, rollout, edit, diff, convert. */
 export function registerInspectCommands(program: Command, b: Built): void {
   const io = b.io;
   const add = (name: string, description: string): Command => subcommand(program, { name, description, io });
@@ -23,6 +23,24 @@ export function registerInspectCommands(program: Command, b: Built): void {
     .option('--no-show-events', 'Do not display events.')
     .option('--chunk-size <n>', 'Return large lists in chunks rather than all at once.', '500');
   lazyAction(describe, () => import('../commands/describe.js'), b);
+
+  const logs = add('logs', 'Print the logs for a container in a pod.').argument('[args...]');
+  logs
+    .option('-f, --follow', 'Specify if the logs should be streamed.')
+    .option(
+      '-p, --previous',
+      'If true, print the logs for the previous instance of the container in a pod if it exists.',
+    )
+    .option('-c, --container <name>', 'Print the logs of this container.')
+    .option('--timestamps', 'Include timestamps on each line in the log output.')
+    .option('--tail <lines>', 'Lines of recent log file to display (-1: all).', '-1')
+    .option('--since <duration>', 'Only return logs newer than a relative duration like 5s, 2m, or 3h.')
+    .option('--since-time <time>', 'Only return logs after a specific date (RFC3339).')
+    .option('--limit-bytes <n>', 'Maximum bytes of logs to return.')
+    .option('--all-containers', 'Get all containers’ logs in the pod(s).')
+    .option('--prefix', 'Prefix each log line with the log source (pod name and container name).')
+    .option('-l, --selector <selector>', 'Selector (label query) to filter on.');
+  lazyAction(logs, () => import('../commands/logs.js'), b);
 
   const explain = add('explain', 'Get documentation for a resource.').argument('[args...]');
   explain
