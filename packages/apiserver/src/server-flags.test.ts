@@ -69,6 +69,10 @@ describe('svc-apiserver control-plane flags', () => {
     [['--apiserver-count=0'], '--apiserver-count: 0 must be a positive number'],
     [['--svc-service-node-port=-1'], '--svc-service-node-port: -1 must be between 0 and 65535, inclusive'],
     [['--svc-service-node-port=443'], '--svc-service-node-port: 443 must be inside the node port range 30000-32767'],
+    [
+      ['--service-node-port-range=31000-31999', '--svc-service-node-port=30443'],
+      '--svc-service-node-port: 30443 must be inside the node port range 31000-31999',
+    ],
     [['--delete-collection-workers=0'], '--delete-collection-workers: 0 must be at least 1'],
     [['--advertise-address=nowhere'], 'invalid argument "nowhere" for "--advertise-address" flag: failed to parse IP'],
     [[PROXY, '--peer-advertise-ip=10.0.0'], '--peer-advertise-ip: "10.0.0" is not a valid IP address'],

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { NAMINGS, isNamingScheme } from '@svc/api';
 import { Option, type Command } from 'commander';
 import { boolOption, durationOption, intArg } from '@svc/component-base';
+import { serviceRangeFlags } from './service-range-flags.js';
 import { parseEgressSelectorConfiguration, type EgressSelection } from './egress-selector.js';
 import { ENDPOINT_RECONCILER_TYPES, type EndpointReconcilerType } from './server/endpoint-reconciler.js';
 
@@ -36,9 +37,6 @@ export interface ServerFlags {
   logFlushFrequencyMs: number;
 }
 
-/** Kubernetes' default NodePort range (`--service-node-port-range`, which svc does not have). */
-const NODE_PORT_RANGE = { min: 30000, max: 32767 };
-
 export function withServerFlags(cmd: Command): Command {
   return cmd
     .addOption(
@@ -58,7 +56,7 @@ export function withServerFlags(cmd: Command): Command {
     .addOption(
       new Option(
         '--svc-service-node-port <port>',
-        `If non-zero, the API server's own Service (svc in default) is of type NodePort with this node port (${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}); if zero, it is of type ClusterIP.`,
+        `If non-zero, the API server's own Service (svc in default) is of type NodePort with this node port (inside --service-node-port-range); if zero, it is of type ClusterIP.`,
       )
         .default(0)
         .argParser(intArg),
@@ -128,10 +126,9 @@ export function serverFlags(
   const nodePort = o.svcServiceNodePort as number;
   if (nodePort < 0 || nodePort > 65535)
     fail(`--svc-service-node-port: ${nodePort} must be between 0 and 65535, inclusive`);
-  if (nodePort > 0 && (nodePort < NODE_PORT_RANGE.min || nodePort > NODE_PORT_RANGE.max))
-    fail(
-      `--svc-service-node-port: ${nodePort} must be inside the node port range ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}`,
-    );
+  const range = serviceRangeFlags(o, { fail }).serviceNodePortRange;
+  if (nodePort > 0 && (nodePort < range.min || nodePort > range.max))
+    fail(`--svc-service-node-port: ${nodePort} must be inside the node port range ${range.min}-${range.max}`);
   const workers = o.deleteCollectionWorkers as number;
   if (workers < 1) fail(`--delete-collection-workers: ${workers} must be at least 1`);
   const advertise = o.advertiseAddress as string | undefined;
