@@ -6,6 +6,7 @@ import { registerCreateCommands } from './cli/create-commands.js';
 import { registerWriteCommands } from './cli/write-commands.js';
 import { registerAuthCommands } from './cli/auth-commands.js';
 import { registerInspectCommands } from './cli/inspect-commands.js';
+import { registerCompletionCommand } from './cli/completion-command.js';
 
 /** Boolean flags (by long name) and whether they default to true (`--wait`): `--x=false` needs their names. */
 const BOOLEAN_FLAGS: Record<string, boolean> = {
@@ -107,5 +108,6 @@ export function buildProgram(io: SvcctlIo, state: { code: number }): Command {
   registerWriteCommands(program, b);
   registerAuthCommands(program, b);
   registerInspectCommands(program, b);
+  registerCompletionCommand(program, b);
   return program;
 }
