@@ -482,6 +482,18 @@ export function endpointSliceLabel(name: 'service-name' | 'managed-by' | 'skip-m
 }
 
 /**
+ * Keys the endpoints controllers write (Kubernetes' `endpoints.kubernetes.io/last-change-trigger-time`,
+ * `service.kubernetes.io/headless`, and the EndpointSlice controller's managed-by value
+ * `endpointslice-controller.k8s.io`): `endpoints.svc.io/...`, `service.svc.io/headless`,
+ * `endpointslice-controller.svc.io`.
+ */
+export function endpointsControllerKey(name: 'trigger-time' | 'headless' | 'slice-manager'): string {
+  if (name === 'trigger-time') return `endpoints.${current.labelPrefix}/last-change-trigger-time`;
+  if (name === 'headless') return `service.${current.labelPrefix}/headless`;
+  return `endpointslice-controller.${current.groupSuffix}`;
+}
+
+/**
  * Priority and fairness's annotation on its configuration objects (Kubernetes'
  * `apf.kubernetes.io/autoupdate-spec`): `apf.svc.io/autoupdate-spec`. `true` lets the server
  * keep a suggested object's spec up to date; `false` leaves it as the admin wrote it.

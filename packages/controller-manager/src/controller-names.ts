@@ -7,8 +7,8 @@
 export const KNOWN_CONTROLLERS: ReadonlyArray<{ name: string; alias?: string; run?: true; disabledByDefault?: true }> =
   [
     { name: 'serviceaccount-token-controller', alias: 'serviceaccount-token' },
-    { name: 'endpoints-controller', alias: 'endpoint' },
-    { name: 'endpointslice-controller', alias: 'endpointslice' },
+    { name: 'endpoints-controller', alias: 'endpoint', run: true },
+    { name: 'endpointslice-controller', alias: 'endpointslice', run: true },
     { name: 'endpointslice-mirroring-controller', alias: 'endpointslicemirroring' },
     { name: 'replicationcontroller-controller', alias: 'replicationcontroller' },
     { name: 'pod-garbage-collector-controller', alias: 'podgc' },

@@ -55,6 +55,8 @@ export interface ControllerManagerOptions
   rootCaFile?: string;
   /** `--concurrent-<name>-syncs` by name (e.g. `namespace`, `gc`). */
   concurrentSyncs: Record<string, number>;
+  /** `--max-endpoints-per-slice` (100). */
+  maxEndpointsPerSlice: number;
   enableGarbageCollector: boolean;
   minResyncPeriodMs: number;
   namespaceSyncPeriodMs: number;
@@ -94,7 +96,15 @@ const CONCURRENT_SYNCS: Record<string, number> = {
   'validating-admission-policy-status': 5,
 };
 /** The `--concurrent-*-syncs` of controllers we run; the others are accepted and ignored. */
-const CONCURRENT_SYNCS_USED = new Set(['deployment', 'gc', 'namespace', 'replicaset', 'resource-quota']);
+const CONCURRENT_SYNCS_USED = new Set([
+  'deployment',
+  'endpoint',
+  'gc',
+  'namespace',
+  'replicaset',
+  'resource-quota',
+  'service-endpoint',
+]);
 
 function floatArg(v: string): number {
   const n = Number(v);
@@ -122,6 +132,8 @@ function stringOption(flags: string, description: string, def?: string): Option 
  * Flags of the spec's table for controllers this manager does not run: parsed and
  * validated like the others, then reported once at start.
  */
+/** Flags of the list below that a controller run here reads (they are not reported as ignored). */
+const USED_FLAGS = new Set(['--max-endpoints-per-slice']);
 const IGNORED: Array<[Option, string]> = [
   [
     boolOption('--allocate-node-cidrs', 'Should CIDRs for Pods be allocated and set on the cloud provider.', false),
@@ -533,6 +545,7 @@ export function parseControllerManagerOptions(
     if (!CONCURRENT_SYNCS_USED.has(name) && givenOnCli(attr)) ignoredFlags.push(`--concurrent-${name}-syncs`);
   }
   for (const [opt, controller] of IGNORED) {
+    if (USED_FLAGS.has(opt.long ?? '')) continue;
     if (givenOnCli(opt.attributeName())) ignoredFlags.push(`${opt.long ?? ''} (${controller})`);
   }
   return {
@@ -545,6 +558,7 @@ export function parseControllerManagerOptions(
     clusterSigningDurationMs: o.clusterSigningDuration as number,
     rootCaFile: o.rootCaFile as string | undefined,
     concurrentSyncs,
+    maxEndpointsPerSlice: o.maxEndpointsPerSlice as number,
     enableGarbageCollector: o.enableGarbageCollector as boolean,
     ...leaderElection,
     ...featureOptions(parsed),

@@ -9,6 +9,12 @@ export const R = {
   serviceAccounts: (): GroupVersionResource => ({ group: '', version: 'v1', resource: 'serviceaccounts' }),
   pods: (): GroupVersionResource => ({ group: '', version: 'v1', resource: 'pods' }),
   services: (): GroupVersionResource => ({ group: '', version: 'v1', resource: 'services' }),
+  endpoints: (): GroupVersionResource => ({ group: '', version: 'v1', resource: 'endpoints' }),
+  endpointSlices: (): GroupVersionResource => ({
+    group: group('discovery'),
+    version: 'v1',
+    resource: 'endpointslices',
+  }),
   resourceQuotas: (): GroupVersionResource => ({ group: '', version: 'v1', resource: 'resourcequotas' }),
   nodes: (): GroupVersionResource => ({ group: '', version: 'v1', resource: 'nodes' }),
   events: (): GroupVersionResource => ({ group: '', version: 'v1', resource: 'events' }),

@@ -4,6 +4,8 @@ import { clusterRoleAggregationController } from './clusterrole-aggregation.js';
 import { csrApprovingController } from './csr-approving.js';
 import { csrSigningController } from './csr-signing.js';
 import { deploymentController } from './deployment.js';
+import { endpointsController } from './endpoints.js';
+import { endpointSliceController } from './endpoint-slice.js';
 import { garbageCollectorController } from './garbage-collector.js';
 import { namespaceController } from './namespace.js';
 import { nodeLifecycleController } from './node-lifecycle.js';
@@ -27,6 +29,8 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   taintEvictionController,
   replicaSetController,
   deploymentController,
+  endpointsController,
+  endpointSliceController,
   csrApprovingController,
   csrSigningController,
   resourceQuotaController,
