@@ -154,6 +154,8 @@ describe('dryRun=All', () => {
     const obj = expectCode(res, 200);
     expect(obj.data).toEqual({ a: '2', b: '3' });
     expect(obj.metadata.uid).toBe(created.metadata.uid);
+    // Nothing was written, so the answer carries the stored version (kubectl diff shows no change to it).
+    expect(obj.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
     expect(obj.metadata.managedFields.map((e: Json) => e.manager).sort()).toEqual(['putter', 'setup']);
     expect((await stored('configmaps', name))?.data).toEqual({ a: '1' });
 
@@ -187,13 +189,14 @@ describe('dryRun=All', () => {
 
   it.each(patches)('PATCH ($type) answers 200 with the patched object and leaves etcd alone', async (p) => {
     const name = uniqueName('patch');
-    await createCm(name, { a: '1' });
+    const created = await createCm(name, { a: '1' });
     const body = p.contentType === APPLY ? { ...(p.body as Json), metadata: { name } } : p.body;
     const res = await untouched(() =>
       t.client.patch(`${cmPath(name)}?${DRY}${p.query ?? ''}`, JSON.stringify(body), p.contentType),
     );
     const obj = expectCode(res, 200);
     expect(obj.data).toEqual({ a: '2', b: '3' });
+    expect(obj.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
     expect((await stored('configmaps', name))?.data).toEqual({ a: '1' });
     expect(expectCode(await t.client.get(cmPath(name)), 200).data).toEqual({ a: '1' });
   });

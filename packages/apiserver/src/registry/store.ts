@@ -449,7 +449,10 @@ export class GenericStore {
     try {
       if (ctx.dryRun) {
         const current = await this.storage.get(key);
-        return { object: await transform(current), created: false };
+        const object = await transform(current);
+        // Nothing is written: the answer keeps the version it was computed from, as Kubernetes' does.
+        object.metadata.resourceVersion = current.metadata.resourceVersion;
+        return { object, created: false };
       }
       const object = await this.storage.guaranteedUpdate(key, transform, this.writeOptions);
       if (this.shouldDeleteAfterUpdate(object)) {
