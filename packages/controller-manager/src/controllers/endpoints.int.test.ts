@@ -17,7 +17,7 @@ import { ResourceClient, type RestClient } from '@svc/client';
 import { waitFor } from '@svc/testing';
 import { withControllerManager } from '../cm-testing.js';
 import { R } from '../resources.js';
-import { createNamespace, pods } from './workload-testing.js';
+import { createNamespace, kubectlIn, pods } from './workload-testing.js';
 import { nowTime } from './workload-util.js';
 
 const env = withControllerManager(['--controllers=endpoint,endpointslice', '--max-endpoints-per-slice=2']);
@@ -199,5 +199,23 @@ describe('endpoints and endpointslice controllers', () => {
         (s) => s.metadata.labels?.[endpointSliceLabel('managed-by')] !== endpointsControllerKey('slice-manager'),
       ),
     ).toBe(true);
+  });
+
+  it('stock kubectl: expose a pod, get its ClusterIP and its endpoints', async () => {
+    const ns = await createNamespace(env.api, 'ep');
+    await pod(ns, { name: 'hello', app: 'hello', ip: '10.244.3.1', ready: true });
+    const k = await kubectlIn(env.server.svcconfigPath);
+    try {
+      await k.ok(['-n', ns, 'expose', 'pod', 'hello', '--port', '80', '--target-port', '8080']);
+      const ip = (await k.ok(['-n', ns, 'get', 'service', 'hello', '-o', 'jsonpath={.spec.clusterIP}'])).stdout;
+      expect(ip).toMatch(/^10\.0\.0\.\d+$/);
+      const out = await waitFor('kubectl get endpoints lists the pod', async () => {
+        const r = await k.ok(['-n', ns, 'get', 'endpoints', 'hello']);
+        return r.stdout.includes('10.244.3.1:8080') ? r.stdout : undefined;
+      });
+      expect(out.split('\n')[0]).toMatch(/^NAME\s+ENDPOINTS\s+AGE$/);
+    } finally {
+      await k.stop();
+    }
   });
 });
