@@ -11,12 +11,14 @@ import {
   durationOption,
   intArg,
   listOption,
+  metricsPolicy,
   namingOption,
   parseFlags,
   portArg,
   repeatable,
+  featureOptions,
+  withFeatureFlags,
   withLoggingFlags,
-  metricsPolicy,
   withMetricsFlags,
   type MetricsPolicy,
 } from '@svc/component-base';
@@ -32,8 +34,6 @@ import {
 } from '@svc/api';
 import {
   type FeatureGates,
-  componentFeatureGates,
-  parseEmulatedVersion,
   parseRuntimeConfig,
   groupVersionKey,
   resourceKey,
@@ -543,22 +543,6 @@ export function apiServerCommand(): Command {
       ),
     )
     .addOption(
-      new Option(
-        '--feature-gates <gates>',
-        'A set of key=value pairs that describe feature gates for alpha/experimental features, optionally prefixed with the component (svc:Key=true; svc when omitted). Every gate of Kubernetes 1.32 is known; GA gates are locked to true; AllAlpha and AllBeta switch every unset gate of their stage (repeatable).',
-      )
-        .default([], '')
-        .argParser(repeatable),
-    )
-    .addOption(
-      new Option(
-        '--emulated-version <versions>',
-        "The versions different components emulate their capabilities (APIs, features, ...) of. Version format is <major>.<minor>, e.g. '--emulated-version=svc=1.31'. Options are: svc=1.31. If the component is not specified, defaults to svc (repeatable).",
-      )
-        .default([], '')
-        .argParser(repeatable),
-    )
-    .addOption(
       new Option('--runtime-config <config>', 'A set of key=value pairs that enable or disable built-in APIs.')
         .default([], '')
         .argParser(repeatable),
@@ -650,6 +634,7 @@ export function apiServerCommand(): Command {
       ),
     )
     .addOption(namingOption('Spelling of product identifiers: svc, or kubernetes for stock clients.'));
+  withFeatureFlags(cmd);
   withAuditFlags(cmd);
   withServerFlags(cmd);
   withServiceRangeFlags(cmd);
@@ -666,20 +651,9 @@ export function apiServerCommand(): Command {
  * still goes to stdout.
  */
 export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } = {}): ApiServerOptions {
-  const { cmd, o, fail, givenOnCli } = parseFlags(apiServerCommand(), argv, opts);
-
-  let emulatedVersion: string | undefined;
-  try {
-    emulatedVersion = parseEmulatedVersion(o.emulatedVersion as string[]);
-  } catch (e) {
-    fail(`invalid argument for "--emulated-version" flag: ${(e as Error).message}`);
-  }
-  const gates = componentFeatureGates({ emulatedVersion });
-  try {
-    gates.parse(o.featureGates as string[]);
-  } catch (e) {
-    fail(`invalid argument for "--feature-gates" flag: ${(e as Error).message}`);
-  }
+  const parsed = parseFlags(apiServerCommand(), argv, opts);
+  const { cmd, o, fail, givenOnCli } = parsed;
+  const { featureGates: gates, emulatedVersion } = featureOptions(parsed);
   let runtimeConfig: RuntimeConfig;
   try {
     runtimeConfig = parseRuntimeConfig((o.runtimeConfig as string[]).join(','));
