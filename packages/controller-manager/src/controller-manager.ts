@@ -65,6 +65,14 @@ export async function startControllerManager(
     metrics: metrics.client(),
     contentType: o.apiContentType,
   });
+  // As Kubernetes: leader election has a client (and rate limiter) of its own, so the burst of
+  // lists and watches the controllers start with cannot hold a lease renewal past its deadline.
+  const leaderElectionClient = new RestClient(config, {
+    qps: o.apiQps,
+    burst: o.apiBurst,
+    userAgent: `${userAgent}/leader-election`,
+    contentType: o.apiContentType,
+  });
   for (const name of o.controllers.notImplemented)
     logger.info('controller is enabled but not part of this controller manager; skipping', { controller: name });
   for (const flag of o.ignoredFlags) logger.info('flag has no effect: its controller does not run here', { flag });
@@ -109,7 +117,7 @@ export async function startControllerManager(
   };
 
   const run = runLeaderElected({
-    client,
+    client: leaderElectionClient,
     settings: o,
     identity,
     logger,
@@ -117,5 +125,14 @@ export async function startControllerManager(
     onLeading: (leading) => metrics.setLeader(o.leaseName, leading),
   });
   leader.check = run.healthCheck;
-  return runningComponent({ server, identity, metrics: registry, run, close: () => client.close() });
+  return runningComponent({
+    server,
+    identity,
+    metrics: registry,
+    run,
+    close: () => {
+      client.close();
+      leaderElectionClient.close();
+    },
+  });
 }

@@ -58,6 +58,14 @@ export async function startScheduler(
     metrics: metrics.client(),
     contentType: o.apiContentType,
   });
+  // As Kubernetes: leader election has a client (and rate limiter) of its own, so a burst of
+  // scheduling requests cannot hold a lease renewal past its deadline.
+  const leaderElectionClient = new RestClient(config, {
+    qps: o.apiQps,
+    burst: o.apiBurst,
+    userAgent: `svc-scheduler/${process.version}/leader-election`,
+    contentType: o.apiContentType,
+  });
   const identity = `${hostname()}_${randomUUID()}`;
   /** The leader-election check, set once leader election runs (the server starts before it). */
   const leader: { check?: HealthCheck } = {};
@@ -83,7 +91,7 @@ export async function startScheduler(
   });
 
   const run = runLeaderElected({
-    client,
+    client: leaderElectionClient,
     settings: o,
     identity,
     logger,
@@ -110,5 +118,14 @@ export async function startScheduler(
     },
   });
   leader.check = run.healthCheck;
-  return runningComponent({ server, identity, metrics: registry, run, close: () => client.close() });
+  return runningComponent({
+    server,
+    identity,
+    metrics: registry,
+    run,
+    close: () => {
+      client.close();
+      leaderElectionClient.close();
+    },
+  });
 }
