@@ -52,6 +52,10 @@ const reviews: Array<{ apiVersion: string; desired: string; objects: Json[] }> =
 let t: TestApiServer;
 let etcd: Etcd3;
 let server: Server;
+// Services take ClusterIPs from --service-cluster-ip-range; the server's own Service holds its first
+// address (127.0.0.1), so the hook Service gets 127.0.0.2, where a second listener serves the same hooks.
+let serviceServer: Server | undefined;
+const SERVICE_IP = '127.0.0.2';
 let port: number;
 let caBundle: string;
 let ns: string;
@@ -143,7 +147,7 @@ function answer(review: Json): [number, string, string] | undefined {
   return json({ uid, convertedObjects: converted, result });
 }
 
-function startHook(certPem: string, keyPem: string): Promise<Server> {
+function startHook(certPem: string, keyPem: string, at = { host: '127.0.0.1', port: 0 }): Promise<Server> {
   const s = createServer({ cert: certPem, key: keyPem }, (req, res) => {
     let body = '';
     req.on('data', (d: Buffer) => {
@@ -169,7 +173,7 @@ function startHook(certPem: string, keyPem: string): Promise<Server> {
       res.end(a[1]);
     });
   });
-  return new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve(s)));
+  return new Promise((resolve) => s.listen(at.port, at.host, () => resolve(s)));
 }
 
 function widgetVersion(name: string, o: { field: string; storage: boolean }): CrdVersionInput {
@@ -236,7 +240,7 @@ async function inEtcd(g: string, name: string): Promise<Json | undefined> {
 }
 
 beforeAll(async () => {
-  t = await startTestApiServer();
+  t = await startTestApiServer({ args: ['--service-cluster-ip-range=127.0.0.0/24'] });
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
   ns = await createNamespace(t.client, 'conv');
   const ca = await createTestCa('conversion-webhook-ca');
@@ -247,6 +251,7 @@ beforeAll(async () => {
   });
   server = await startHook(serving.certPem, serving.keyPem);
   port = (server.address() as AddressInfo).port;
+  serviceServer = await startHook(serving.certPem, serving.keyPem, { host: SERVICE_IP, port });
   caBundle = Buffer.from(ca.certPem).toString('base64');
 });
 
@@ -258,8 +263,10 @@ afterEach(() => {
 afterAll(async () => {
   await t?.stop();
   etcd?.close();
-  server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
+  for (const s of [server, serviceServer]) {
+    s?.closeAllConnections();
+    await new Promise((r) => s?.close(r));
+  }
 });
 
 describe('conversion webhook', () => {
@@ -541,7 +548,7 @@ describe('conversion webhook clientConfig', () => {
         apiVersion: 'v1',
         kind: 'Service',
         metadata: { name: SERVICE },
-        spec: { clusterIP: '127.0.0.1', ports: [{ port }] },
+        spec: { clusterIP: SERVICE_IP, ports: [{ port }] },
       }),
       201,
     );

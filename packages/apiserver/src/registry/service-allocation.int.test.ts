@@ -60,6 +60,8 @@ it('gives a Service an address of the range, its families and policies; the svc 
   await waitFor('the svc Service', async () => (await t.client.get(`${SVCS}/${apiServiceName()}`)).status === 200);
   const api = expectCode(await t.client.get(`${SVCS}/${apiServiceName()}`), 200) as Svc;
   expect(api.spec.clusterIP).toBe('10.96.0.1');
+  // The requested addresses of the next tests must be free: 'a' took a random one of the range.
+  expectCode(await t.client.delete(`${SVCS}/a`), 200);
 });
 
 it('honours a requested address and refuses a taken, an outside and a malformed one as Kubernetes does', async () => {
@@ -133,13 +135,14 @@ it('takes node ports for NodePort and LoadBalancer Services, honours or refuses 
   expect(port).toBeGreaterThanOrEqual(30000);
   expect(port).toBeLessThanOrEqual(30009);
   expect(n.spec.externalTrafficPolicy).toBe('Cluster');
-  const lb = await create(svc('lb', { type: 'LoadBalancer', ports: [{ port: 80, nodePort: 30007 }] }));
-  expect(lb.spec.ports[0]?.nodePort).toBe(30007);
-  expectFailure(await t.client.post(SVCS, svc('np2', { type: 'NodePort', ports: [{ port: 80, nodePort: 30007 }] })), {
+  // A port the random pick above did not take.
+  const wanted = port === 30007 ? 30008 : 30007;
+  const lb = await create(svc('lb', { type: 'LoadBalancer', ports: [{ port: 80, nodePort: wanted }] }));
+  expect(lb.spec.ports[0]?.nodePort).toBe(wanted);
+  expectFailure(await t.client.post(SVCS, svc('np2', { type: 'NodePort', ports: [{ port: 80, nodePort: wanted }] })), {
     code: 422,
     reason: 'Invalid',
-    message:
-      'Service "np2" is invalid: spec.ports[0].nodePort: Invalid value: 30007: provided port is already allocated',
+    message: `Service "np2" is invalid: spec.ports[0].nodePort: Invalid value: ${wanted}: provided port is already allocated`,
   });
   expectFailure(await t.client.post(SVCS, svc('np3', { type: 'NodePort', ports: [{ port: 80, nodePort: 31000 }] })), {
     code: 422,
@@ -149,8 +152,8 @@ it('takes node ports for NodePort and LoadBalancer Services, honours or refuses 
   });
   expectCode(await t.client.delete(`${SVCS}/lb`), 200);
   expect(
-    (await create(svc('np4', { type: 'NodePort', ports: [{ port: 80, nodePort: 30007 }] }))).spec.ports[0]?.nodePort,
-  ).toBe(30007);
+    (await create(svc('np4', { type: 'NodePort', ports: [{ port: 80, nodePort: wanted }] }))).spec.ports[0]?.nodePort,
+  ).toBe(wanted);
 });
 
 it('answers 500 when the range is full', async () => {

@@ -306,6 +306,28 @@ describe('long-running answers', () => {
   });
 });
 
+/** An admin GET's status, headers and first bytes; the connection is dropped after the first chunk. */
+function firstBytes(
+  s: TestApiServer,
+  path: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; first: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      `${s.server.url}${path}`,
+      { ca: s.server.caPem, headers: { authorization: `Bearer ${s.adminToken}` } },
+      (res) => {
+        res.on('error', () => undefined);
+        res.once('data', (chunk: Buffer) => {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, first: chunk.toString('utf8', 0, 64) });
+          req.destroy();
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 describe('profiling', () => {
   it('serves a CPU profile and a heap snapshot under /debug/pprof/ to an authorized user', async () => {
     const index = await t.client.get('/debug/pprof/');
@@ -320,10 +342,11 @@ describe('profiling', () => {
     const p = profile.json<{ nodes: unknown[]; startTime: number; endTime: number }>();
     expect(p.nodes.length).toBeGreaterThan(0);
     expect(p.endTime - p.startTime).toBeGreaterThanOrEqual(900_000);
-    const heap = await t.client.get('/debug/pprof/heap');
+    // The snapshot is of this test process (the server runs in it) and large: read its start only.
+    const heap = await firstBytes(t, '/debug/pprof/heap');
     expect(heap.status).toBe(200);
-    expect(heap.headers['content-disposition']).toContain('.heapsnapshot');
-    expect(heap.json<{ snapshot: { node_count: number } }>().snapshot.node_count).toBeGreaterThan(0);
+    expect(String(heap.headers['content-disposition'])).toContain('.heapsnapshot');
+    expect(heap.first).toMatch(/^\{"snapshot":\{/);
     // --contention-profiling: the event loop's delay.
     const block = await t.client.get('/debug/pprof/block');
     expect(block.json<{ count: number }>().count).toBeGreaterThan(0);

@@ -33,6 +33,10 @@ let env: KubectlEnv;
 let t: TestApiServer;
 let etcd: Etcd3;
 let server: Server;
+// Services take ClusterIPs from --service-cluster-ip-range; the server's own Service holds its first
+// address (127.0.0.1), so the hook Service gets 127.0.0.2, where a second listener serves the same hooks.
+let serviceServer: Server | undefined;
+const SERVICE_IP = '127.0.0.2';
 let port: number;
 let caBundle: string;
 let hooksNs: string;
@@ -43,7 +47,7 @@ const VALIDATING = (): string => `${ADMISSIONREGISTRATION()}/validatingwebhookco
 
 const reviewsOf = (path: string): Json[] => received.get(path) ?? [];
 
-function startHooks(certPem: string, keyPem: string): Promise<Server> {
+function startHooks(certPem: string, keyPem: string, at = { host: '127.0.0.1', port: 0 }): Promise<Server> {
   const s = createServer({ cert: certPem, key: keyPem }, (req, res) => {
     let body = '';
     req.on('data', (d: Buffer) => {
@@ -72,7 +76,7 @@ function startHooks(certPem: string, keyPem: string): Promise<Server> {
       res.end(reply.body);
     });
   });
-  return new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve(s)));
+  return new Promise((resolve) => s.listen(at.port, at.host, () => resolve(s)));
 }
 
 const allow = (extra: Json = {}): Reply => ({ response: { allowed: true, ...extra } });
@@ -177,7 +181,7 @@ function denied(res: { status: number; text: string; json<T>(): T }, code: numbe
 }
 
 beforeAll(async () => {
-  env = await startKubectlEnv({ args: ['--naming=kubernetes'] });
+  env = await startKubectlEnv({ args: ['--naming=kubernetes', '--service-cluster-ip-range=127.0.0.0/24'] });
   t = env.server;
   etcd = new Etcd3({ hosts: t.etcd.endpoints });
   hooksNs = uniqueName('hooks');
@@ -189,6 +193,7 @@ beforeAll(async () => {
   });
   server = await startHooks(serving.certPem, serving.keyPem);
   port = (server.address() as AddressInfo).port;
+  serviceServer = await startHooks(serving.certPem, serving.keyPem, { host: SERVICE_IP, port });
   caBundle = Buffer.from(ca.certPem).toString('base64');
   expectCode(
     await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: hooksNs } }),
@@ -199,8 +204,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.stop();
   etcd?.close();
-  server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
+  for (const s of [server, serviceServer]) {
+    s?.closeAllConnections();
+    await new Promise((r) => s?.close(r));
+  }
 });
 
 describe('mutating webhooks', () => {
@@ -553,7 +560,7 @@ describe('validating webhooks', () => {
         apiVersion: 'v1',
         kind: 'Service',
         metadata: { name: 'hooks' },
-        spec: { clusterIP: '127.0.0.1', ports: [{ port }] },
+        spec: { clusterIP: SERVICE_IP, ports: [{ port }] },
       }),
       201,
     );
