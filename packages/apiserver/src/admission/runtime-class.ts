@@ -1,8 +1,9 @@
-import { group, type Pod, type ResourceList, type RuntimeClass, type Toleration } from '@svc/api';
+import { group, type Pod, type ResourceList, type RuntimeClass } from '@svc/api';
 import { quantitiesEqual, quantitiesOf } from '@svc/machinery';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 import { admissionForbidden } from './admission-errors.js';
 import type { AdmissionContext } from './plugins.js';
+import { mergeTolerations } from './tolerations.js';
 
 export interface RuntimeClassOptions {
   /** The class, from the cache, else storage; undefined when it does not exist. */
@@ -12,48 +13,6 @@ export interface RuntimeClassOptions {
 /** Kubernetes' semantic equality of two lists (nil and empty alike, quantities by value). */
 function sameOverhead(a: ResourceList | undefined, b: ResourceList | undefined): boolean {
   return quantitiesEqual(quantitiesOf(a), quantitiesOf(b));
-}
-
-function sameToleration(x: Toleration, y: Toleration): boolean {
-  return (
-    (x.key ?? '') === (y.key ?? '') &&
-    (x.operator ?? '') === (y.operator ?? '') &&
-    (x.value ?? '') === (y.value ?? '') &&
-    (x.effect ?? '') === (y.effect ?? '') &&
-    x.tolerationSeconds === y.tolerationSeconds
-  );
-}
-
-/** Whether `ss` tolerates everything `t` tolerates (Kubernetes' tolerations.isSuperset). */
-function isSuperset(ss: Toleration, t: Toleration): boolean {
-  if (sameToleration(ss, t)) return true;
-  const key = ss.key ?? '';
-  if ((t.key ?? '') !== key && (key !== '' || ss.operator !== 'Exists')) return false;
-  if ((t.effect ?? '') !== (ss.effect ?? '') && (ss.effect ?? '') !== '') return false;
-  if (ss.effect === 'NoExecute' && ss.tolerationSeconds !== undefined) {
-    if (t.tolerationSeconds === undefined || t.tolerationSeconds > ss.tolerationSeconds) return false;
-  }
-  switch (ss.operator ?? '') {
-    case 'Equal':
-    case '':
-      return t.operator === 'Equal' && (t.value ?? '') === (ss.value ?? '');
-    case 'Exists':
-      return true;
-    default:
-      return false;
-  }
-}
-
-/** Kubernetes' MergeTolerations: both lists, without those another one covers (of equal ones, the first stays). */
-export function mergeTolerations(first: readonly Toleration[], second: readonly Toleration[]): Toleration[] {
-  const all = [...first, ...second];
-  const merged: Toleration[] = [];
-  all.forEach((t, i) => {
-    if (merged.some((m) => isSuperset(m, t))) return;
-    if (all.slice(i + 1).some((t2) => !sameToleration(t, t2) && isSuperset(t2, t))) return;
-    merged.push(t);
-  });
-  return merged;
 }
 
 /**
