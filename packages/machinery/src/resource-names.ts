@@ -96,7 +96,7 @@ function isQuotaHugePageResourceName(name: string): boolean {
   return name.startsWith(HUGE_PAGES_PREFIX) || name.startsWith(`${REQUESTS_PREFIX}${HUGE_PAGES_PREFIX}`);
 }
 
-/** Unprefixed names and names under the naming's own prefix (`svc.io/`, `kubernetes.io/`). */
+/** Unprefixed names and names under the naming's own prefix (the svc domain, or kubernetes.io under its naming). */
 export function isNativeResource(name: string): boolean {
   return !name.includes('/') || name.includes(`${naming().labelPrefix}/`);
 }

@@ -2,8 +2,8 @@ import { NAMINGS, type NamingScheme } from '@svc/api';
 
 /**
  * Annotations the command-line client itself reads and writes share the prefix of its
- * last-applied annotation (`svcctl.svc.io/`; kubectl's `kubectl.kubernetes.io/` under
- * `--naming=kubernetes`): `restartedAt` (rollout restart), `default-container` (logs).
+ * last-applied annotation (svcctl's domain, or kubectl's under `--naming=kubernetes`):
+ * `restartedAt` (rollout restart), `default-container` (logs).
  */
 export function cliAnnotation(naming: NamingScheme, name: 'restartedAt' | 'default-container'): string {
   const last = NAMINGS[naming].lastAppliedAnnotation;

@@ -46,7 +46,7 @@ function aggregatedAccept(): string {
   return [...spellings, 'application/json'].join(',');
 }
 
-/** The naming a server speaks, read from the groups it serves (`*.svc.io` or not). */
+/** The naming a server speaks, read from the groups it serves (under the svc suffix or not). */
 export function namingOfGroups(groups: readonly string[]): NamingScheme {
   return groups.some((g) => g.endsWith(`.${NAMINGS.svc.groupSuffix}`)) ? 'svc' : 'kubernetes';
 }
@@ -219,7 +219,7 @@ export class Discovery {
     return out;
   }
 
-  /** The server's spelling of a built-in group: `rbac.authorization` → `rbac.authorization.svc.io` (or `.k8s.io`). */
+  /** The server's spelling of a built-in group: `rbac.authorization` with the server's group suffix. */
   group(prefix: string): string {
     return `${prefix}.${NAMINGS[this.naming].groupSuffix}`;
   }

@@ -2,7 +2,7 @@ import { NAMINGS, type NamingScheme } from '@svc/api';
 import { goEscape, sortKeys } from './printers/json-yaml.js';
 import type { JsonObject } from './three-way-patch.js';
 
-/** The server's last-applied annotation: `svcctl.svc.io/last-applied-configuration` or kubectl's under `--naming=kubernetes`. */
+/** The server's last-applied annotation: svcctl's under the svc domain, or kubectl's under `--naming=kubernetes` (names.ts). */
 export function lastAppliedAnnotation(naming: NamingScheme): string {
   return NAMINGS[naming].lastAppliedAnnotation;
 }

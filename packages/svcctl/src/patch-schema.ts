@@ -1,6 +1,6 @@
 import { NAMINGS, type Schema } from '@svc/api';
 
-/** A group without the naming's suffix: `rbac.authorization.svc.io` and `rbac.authorization.k8s.io` → `rbac.authorization`. */
+/** A group without the naming's suffix (either naming's): `rbac.authorization`. */
 function groupBase(group: string): string {
   for (const n of Object.values(NAMINGS)) {
     const sfx = `.${n.groupSuffix}`;

@@ -18,7 +18,7 @@ export interface ControlPlaneOptions {
   /**
    * CustomResourceDefinition manifests to install before `startControlPlane` resolves: paths
    * of YAML or JSON files (several `---` documents per file allowed) or objects. Written as
-   * `apiextensions.k8s.io/v1` or `apiextensions.svc.io/v1`, either works under either naming.
+   * apiextensions/v1 under either naming's group suffix; either works under either naming.
    */
   crds?: Array<string | CrdManifest>;
   /** `svc` (default) or `kubernetes` (the API server's `--naming`; it is process-wide). */

@@ -29,8 +29,8 @@ function respell(schema: unknown, p: { from: string; to: string }): unknown {
 }
 
 /**
- * `crd` spelled for the server's naming: its apiVersion (`apiextensions.k8s.io/v1` or
- * `apiextensions.svc.io/v1`) and its schemas' vendor extensions (`x-kubernetes-*` or
+ * `crd` spelled for the server's naming: its apiVersion (apiextensions under either naming's
+ * group suffix) and its schemas' vendor extensions (`x-kubernetes-*` or
  * `x-svc-*`), so a manifest written for Kubernetes installs on a server with the default
  * naming, and the reverse. Other manifests are returned as they are.
  */

@@ -1,6 +1,6 @@
 /**
  * The simple JSONPath of printer columns, selectable fields and scale paths (`.spec.replicas`,
- * `.status.conditions[0].type`, `.metadata.labels['app.svc.io/name']`, `.items[*].name`,
+ * `.status.conditions[0].type`, `.metadata.labels['app.example.com/name']`, `.items[*].name`,
  * `.status.conditions[?(@.type=="Ready")].status`): a chain of fields, indexes and simple
  * filters, no recursion or unions.
  */

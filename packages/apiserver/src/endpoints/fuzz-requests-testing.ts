@@ -4,7 +4,7 @@
  * alone, so any request of a run can be rebuilt and sent again by its index.
  */
 import YAML from 'yaml';
-import { naming, type ObjectSchema, type ResourceType, type Schema } from '@svc/api';
+import { NAMINGS, naming, type ObjectSchema, type ResourceType, type Schema } from '@svc/api';
 import { encodeProtobufObject, PROTOBUF_MAGIC } from '@svc/machinery';
 
 /** sfc32 seeded through splitmix32: small, fast, and the same on every machine. */
@@ -547,8 +547,8 @@ function oddContentType(rnd: Prng): string {
     'application/json\u00ff',
     'application/merge-patch+json',
     'application/apply-patch+yaml',
-    'application/vnd.svc.protobuf;charset=utf-8',
-    'application/vnd.kubernetes.protobuf;stream=watch',
+    `${NAMINGS.svc.protobufMediaType};charset=utf-8`,
+    `${NAMINGS.kubernetes.protobufMediaType};stream=watch`,
     `application/json; ${'p=v;'.repeat(500)}`,
     'a'.repeat(3000),
   ]);
@@ -568,12 +568,12 @@ function acceptHeader(rnd: Prng): string | undefined {
         'application/*',
         'text/html',
         'image/png',
-        'application/json;as=Table;g=meta.svc.io;v=v1',
-        'application/json;as=Table;g=meta.k8s.io;v=v1, application/json',
-        'application/json;as=PartialObjectMetadataList;g=meta.svc.io;v=v1',
+        `application/json;as=Table;g=meta.${NAMINGS.svc.groupSuffix};v=v1`,
+        `application/json;as=Table;g=meta.${NAMINGS.kubernetes.groupSuffix};v=v1, application/json`,
+        `application/json;as=PartialObjectMetadataList;g=meta.${NAMINGS.svc.groupSuffix};v=v1`,
         'application/json;as=Nonsense;g=x;v=v9',
-        'application/yaml;as=Table;g=meta.svc.io;v=v1',
-        `${naming().protobufMediaType};as=Table;g=meta.svc.io;v=v1`,
+        `application/yaml;as=Table;g=meta.${NAMINGS.svc.groupSuffix};v=v1`,
+        `${naming().protobufMediaType};as=Table;g=meta.${NAMINGS.svc.groupSuffix};v=v1`,
         'application/json;q=abc',
         'application/json;q=0, application/yaml;q=0',
         'application/yaml;q=0.5, application/json;q=0.1',
@@ -581,7 +581,7 @@ function acceptHeader(rnd: Prng): string | undefined {
         '',
         'application/json;q=1e400',
         `${'application/x-foo, '.repeat(300)}application/yaml`,
-        'application/json;as=toString;g=meta.svc.io;v=v1',
+        `application/json;as=toString;g=meta.${NAMINGS.svc.groupSuffix};v=v1`,
         'application/json;__proto__=x;constructor=y',
       ]),
       17,

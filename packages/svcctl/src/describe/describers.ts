@@ -35,7 +35,7 @@ export interface DescribeContext {
   podsError?: string;
   /** Services: their endpoints, as `ip:port` per port name. */
   endpoints?: Map<string, string>;
-  /** Nodes: the role labels (`node-role.svc.io/<role>`, `svc.io/role`). */
+  /** Nodes: the role labels (node-role.<domain>/<role> and <domain>/role, from names.ts). */
   nodeRoles?: { prefix: string; label: string };
 }
 

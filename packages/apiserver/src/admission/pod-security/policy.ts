@@ -85,7 +85,7 @@ export function equivalentPolicies(a: Policy, b: Policy): boolean {
   return MODES.every((m) => equivalent(a[m], b[m]));
 }
 
-/** The namespace label of a mode's level (`pod-security.svc.io/enforce`) or version (`.../enforce-version`). */
+/** The namespace label of a mode's level (pod-security.<domain>/enforce) or version (`.../enforce-version`). */
 export function policyLabel(mode: Mode, what: 'level' | 'version'): string {
   return `${podSecurityLabelPrefix()}/${mode}${what === 'version' ? '-version' : ''}`;
 }
