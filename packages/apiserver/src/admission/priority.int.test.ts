@@ -4,16 +4,8 @@
 // to spec.priority and preemptionPolicy, and Kubernetes' refusals; then stock kubectl under
 // --naming=kubernetes (`kubectl create priorityclass`, `get pc`, the 403 text).
 import type { Pod, PriorityClass } from '@svc/api';
-import {
-  createDefaultServiceAccount,
-  createNamespace,
-  expectCode,
-  startKubectlEnv,
-  uniqueName,
-  waitFor,
-  type HttpResponse,
-  type KubectlEnv,
-} from '@svc/testing';
+import { expectCode, startKubectlEnv, uniqueName, waitFor, type HttpResponse, type KubectlEnv } from '@svc/testing';
+import { podNamespace, postPod } from './pod-admission-testing.js';
 
 let env: KubectlEnv;
 
@@ -31,20 +23,10 @@ function createClass(suffix: string, body: Partial<PriorityClass> & { name: stri
   });
 }
 
-async function namespace(): Promise<string> {
-  const ns = await createNamespace(env.server.client, 'prio');
-  await createDefaultServiceAccount(env.server.client, ns);
-  return ns;
-}
+const namespace = (): Promise<string> => podNamespace(env.server.client, 'prio');
 
-function createPod(ns: string, spec: object, name = uniqueName('p')): Promise<HttpResponse> {
-  return env.server.client.post(`/api/v1/namespaces/${ns}/pods`, {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name },
-    spec: { automountServiceAccountToken: false, containers: [{ name: 'c', image: 'busybox' }], ...spec },
-  });
-}
+const createPod = (ns: string, spec: object, name?: string): Promise<HttpResponse> =>
+  postPod(env.server.client, { namespace: ns, spec, name });
 
 describe('the default naming', () => {
   beforeAll(async () => {

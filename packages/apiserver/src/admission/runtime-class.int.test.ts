@@ -3,15 +3,8 @@
 // selector and tolerations, and are refused (Kubernetes' messages) for a missing class, a
 // conflicting node selector or an overhead of their own.
 import type { Pod, RuntimeClass } from '@svc/api';
-import {
-  createDefaultServiceAccount,
-  createNamespace,
-  expectCode,
-  startKubectlEnv,
-  uniqueName,
-  type HttpResponse,
-  type KubectlEnv,
-} from '@svc/testing';
+import { expectCode, startKubectlEnv, uniqueName, type HttpResponse, type KubectlEnv } from '@svc/testing';
+import { podNamespace, postPod } from './pod-admission-testing.js';
 
 let env: KubectlEnv;
 const path = '/apis/node.svc.io/v1/runtimeclasses';
@@ -32,20 +25,10 @@ function createClass(name: string, body: Partial<RuntimeClass>): Promise<HttpRes
   });
 }
 
-async function namespace(): Promise<string> {
-  const ns = await createNamespace(env.server.client, 'rc');
-  await createDefaultServiceAccount(env.server.client, ns);
-  return ns;
-}
+const namespace = (): Promise<string> => podNamespace(env.server.client, 'rc');
 
-function createPod(ns: string, spec: object, name = uniqueName('p')): Promise<HttpResponse> {
-  return env.server.client.post(`/api/v1/namespaces/${ns}/pods`, {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name },
-    spec: { automountServiceAccountToken: false, containers: [{ name: 'c', image: 'busybox' }], ...spec },
-  });
-}
+const createPod = (ns: string, spec: object, name?: string): Promise<HttpResponse> =>
+  postPod(env.server.client, { namespace: ns, spec, name });
 
 describe('RuntimeClass', () => {
   it('validates as Kubernetes and keeps the handler', async () => {
