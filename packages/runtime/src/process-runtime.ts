@@ -6,6 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { status } from '@grpc/grpc-js';
 import type { Logger } from '@svc/component-base';
 import { CriError, failedPrecondition, invalidArgument, notFound } from './cri-proto.js';
+import {
+  createMountPoints,
+  enterMountsArgv,
+  invalidMount,
+  mountedArgv,
+  mountNamespaceUnavailable,
+} from './container-mounts.js';
 import { execSync, killGroup } from './exec-sync.js';
 import { nowNs, readJson, writeJson } from './json-files.js';
 import type { ImageStore } from './image-store.js';
@@ -306,6 +313,10 @@ export class ProcessRuntime {
         `container ${m.name}: working directory ${JSON.stringify(config.workingDir)} does not exist (svc-runtime runs containers on the host and does not create it)`,
       );
     }
+    for (const mount of config.mounts) {
+      const bad = invalidMount(mount);
+      if (bad) throw invalidArgument(`container ${m.name}: ${bad}`);
+    }
     const id = newId();
     const dir = this.containerDir(id);
     // Without a working directory a container runs in a scratch directory of its own.
@@ -349,7 +360,8 @@ export class ProcessRuntime {
     this.starting.add(c.id);
     try {
       const dir = this.containerDir(c.id);
-      writeJson(join(dir, 'process.json'), { argv: c.argv, env: c.env, cwd: c.cwd, logPath: c.logPath || null });
+      const argv = this.startArgv(c);
+      writeJson(join(dir, 'process.json'), { argv, env: c.env, cwd: c.cwd, logPath: c.logPath || null });
       const report = await spawnShim(dir);
       if ('error' in report) this.startFailed(c, report.error);
       c.pid = report.pid;
@@ -361,6 +373,25 @@ export class ProcessRuntime {
     } finally {
       this.starting.delete(c.id);
     }
+  }
+
+  /** The command line the shim starts: in a mount namespace of the container's own when it has mounts (see container-mounts.ts). */
+  private startArgv(c: ContainerRecord): string[] {
+    if (c.mounts.length === 0) return c.argv;
+    const why = mountNamespaceUnavailable();
+    if (why) this.startFailed(c, why);
+    try {
+      createMountPoints(c.mounts);
+    } catch (e) {
+      this.startFailed(c, `cannot create a mount point: ${(e as Error).message}`);
+    }
+    return mountedArgv({ mounts: c.mounts, argv: c.argv, cwd: c.cwd });
+  }
+
+  /** An exec's command line: entering the container's mount namespace when it has one. */
+  private execArgv(c: ContainerRecord, cmd: string[]): string[] {
+    if (c.mounts.length === 0 || c.pid === undefined) return cmd;
+    return enterMountsArgv({ pid: c.pid, argv: cmd, cwd: c.cwd, env: c.env });
   }
 
   /** SIGTERM to the container's process group, SIGKILL after `timeout` seconds (at once for 0); returns once it has exited. */
@@ -436,7 +467,7 @@ export class ProcessRuntime {
     if (this.refresh(c) !== 'CONTAINER_RUNNING') throw failedPrecondition(`container ${c.id} is not running`);
     if (req.cmd.length === 0 || !req.cmd[0]) throw invalidArgument('exec: cmd is required');
     if (!req.stdin && !req.stdout && !req.stderr) throw invalidArgument('one of stdin, stdout, or stderr must be set');
-    const request = execRequest({ argv: req.cmd, cwd: c.cwd, env: c.env, ...pick(req) });
+    const request = execRequest({ argv: this.execArgv(c, req.cmd), cwd: c.cwd, env: c.env, ...pick(req) });
     return { url: this.streams().register({ kind: 'exec', request }) };
   }
 
@@ -474,7 +505,13 @@ export class ProcessRuntime {
     const c = this.container(req.containerId);
     if (this.refresh(c) !== 'CONTAINER_RUNNING') throw failedPrecondition(`container ${c.id} is not running`);
     if (req.cmd.length === 0 || !req.cmd[0]) throw invalidArgument('exec: cmd is required');
-    return execSync({ argv: req.cmd, cwd: c.cwd, env: c.env, timeout: req.timeout, running: this.execs });
+    return execSync({
+      argv: this.execArgv(c, req.cmd),
+      cwd: c.cwd,
+      env: c.env,
+      timeout: req.timeout,
+      running: this.execs,
+    });
   }
 
   /** Asks the shim to reopen the log file (after rotation). */

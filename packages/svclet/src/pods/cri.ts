@@ -67,6 +67,8 @@ export interface ContainerConfig {
   annotations?: Record<string, string>;
   /** Relative to the sandbox's `logDirectory`. */
   logPath?: string;
+  /** Host paths (the pod's volumes) the runtime makes appear at `containerPath` in the container. */
+  mounts?: Array<{ containerPath: string; hostPath: string; readonly: boolean }>;
   stdin?: boolean;
   stdinOnce?: boolean;
   tty?: boolean;

@@ -19,6 +19,7 @@ import { fetchManifestUrl, readManifestPath } from './static-pods.js';
 import { sleep } from './sleep.js';
 import { StatusManager } from './status-manager.js';
 import { podKey, type PodEvent, type PodSource } from './types.js';
+import { VolumeManager } from '../volumes/volume-manager.js';
 import { StreamRequestError, type StreamRequest } from '../pod-source.js';
 
 export interface PodManagerOptions {
@@ -28,8 +29,12 @@ export interface PodManagerOptions {
   nodeName: string;
   /** The node's IP: pods' `hostIP`, and `podIP` when the runtime reports none. */
   nodeIp: string;
-  /** `--root-dir` (reserved for pod volumes). */
+  /** `--root-dir`: pod volumes go to `<rootDir>/pods/<uid>/volumes/`. */
   rootDir: string;
+  /** How often configMap, secret, projected and downwardAPI volumes are rewritten from their sources (`syncFrequency`, Kubernetes: 1 min). */
+  volumeResyncPeriodMs?: number;
+  /** The ClusterTrustBundleProjection feature gate (off: such projections are skipped). */
+  clusterTrustBundleProjection?: boolean;
   /** Container logs go to `<podLogsDir>/<ns>_<pod>_<uid>/<container>/<restartCount>.log`. */
   podLogsDir: string;
   /** `--pod-manifest-path`: a file or directory of static pod manifests. */
@@ -121,6 +126,7 @@ export class PodManager {
   private readonly backoff: BackOff;
   private readonly pullBackoff: BackOff;
   private readonly metrics?: PodMetrics;
+  private readonly volumes: VolumeManager;
   private readonly sourcesRead = new Set<string>();
   private runtimeName = '';
   private signal?: AbortSignal;
@@ -153,6 +159,17 @@ export class PodManager {
       },
     });
     if (o.metrics) this.metrics = new PodMetrics(o.metrics);
+    this.volumes = new VolumeManager({
+      rootDir: o.rootDir,
+      client: o.client,
+      read: o.client ? readerOf(o.client) : undefined,
+      nodeIp: o.nodeIp,
+      nodeAllocatable: o.nodeAllocatable,
+      clusterTrustBundles: o.clusterTrustBundleProjection ?? false,
+      resyncPeriodMs: o.volumeResyncPeriodMs ?? 60_000,
+      logger: o.logger,
+      onFailedMount: (pod, message) => this.recordEvent(pod, { type: 'Warning', reason: 'FailedMount', message }),
+    });
     if (o.client) {
       this.informer = new Informer<Pod>(
         listWatcherFor<Pod>(o.client, PODS, { fieldSelector: `spec.nodeName=${o.nodeName}` }),
@@ -179,7 +196,7 @@ export class PodManager {
     this.signal = signal;
     this.runtimeName = await this.waitForRuntime(signal);
     if (signal.aborted) return;
-    const loops: Promise<void>[] = [this.housekeeping(signal)];
+    const loops: Promise<void>[] = [this.housekeeping(signal), this.volumes.run(signal)];
     if (this.informer) {
       this.informer.addEventHandler({
         onAdd: (p) => this.apiPod(p),
@@ -337,6 +354,7 @@ export class PodManager {
         readObject: this.o.client ? readerOf(this.o.client) : undefined,
         recordEvent: (pod, e) => this.recordEvent(pod, e),
         nodeAllocatable: this.o.nodeAllocatable,
+        volumes: this.volumes,
       },
       signal: this.signal,
     });
@@ -389,7 +407,10 @@ export class PodManager {
     while (!signal.aborted) {
       this.lastLoop = Date.now();
       try {
-        if (this.sourcesReady()) await this.removeOrphans();
+        if (this.sourcesReady()) {
+          await this.removeOrphans();
+          await this.volumes.removeOrphans(new Set([...this.workers.keys(), ...this.desired.keys()]));
+        }
         if (this.mirrors && this.informer?.hasSynced()) {
           const statics = [...this.desired.values()].filter((d) => d.source !== 'api').map((d) => d.pod);
           await this.mirrors.sync(statics, this.informer.store.list().filter(isMirrorPod));

@@ -17,6 +17,8 @@ export const startPodSide: StartPodSide = async (ctx) => {
     nodeName: ctx.nodeName,
     nodeIp: ctx.hostIps[0] ?? '127.0.0.1',
     rootDir: ctx.rootDir,
+    volumeResyncPeriodMs: c.syncFrequency,
+    clusterTrustBundleProjection: c.featureGates.ClusterTrustBundleProjection === true,
     podLogsDir: c.podLogsDir,
     staticPodPath: c.staticPodPath || undefined,
     fileCheckFrequencyMs: c.fileCheckFrequency,

@@ -31,6 +31,8 @@ import {
   type ObjectReader,
 } from './environment.js';
 import { timeString, type PodEvent, type PodSource } from './types.js';
+import type { MountedVolume, VolumeManager } from '../volumes/volume-manager.js';
+import { containerMounts } from '../volumes/container-mounts.js';
 
 /** Kubernetes' minimumGracePeriodInSeconds: a container always gets this long between TERM and KILL. */
 const MIN_GRACE_SECONDS = 2;
@@ -61,6 +63,8 @@ export interface WorkerContext {
   nodeAllocatable?: Readonly<Record<string, string>>;
   /** Records a core/v1 Event about the pod (Kubernetes' kubelet events); `fieldPath` names the container. */
   recordEvent?(pod: Pod, e: PodEvent): void;
+  /** Sets up, resyncs and removes pods' volumes; absent: volumes are ignored. */
+  volumes?: VolumeManager;
 }
 
 type ContainerKind = 'container' | 'init_container';
@@ -153,6 +157,8 @@ export class PodWorker {
   private startTimeMs?: number;
   private lastSeen?: Observed;
   private readonly waiting = new Map<string, ContainerStateWaiting>();
+  /** The pod's volumes once set up. */
+  private volumes: ReadonlyMap<string, MountedVolume> = new Map();
   private kicked = true;
   private wakeAtMs = Infinity;
   private wake?: () => void;
@@ -310,13 +316,26 @@ export class PodWorker {
   private async sync(): Promise<void> {
     this.startTimeMs ??= Date.now();
     let seen = await this.observe();
-    if (!this.finished) {
+    if (!this.finished && (await this.mountVolumes())) {
       if (await this.syncContainers(seen)) seen = await this.observe();
     }
     const status = this.generateStatus(seen, false);
     if (status.phase === 'Succeeded' || status.phase === 'Failed') this.finished = true;
     if (this.finished) await this.stopAll(seen, 0);
     await this.publish(status);
+  }
+
+  /** Sets up the pod's volumes (Kubernetes' WaitForAttachAndMount); false, and a retry soon, while one cannot be. */
+  private async mountVolumes(): Promise<boolean> {
+    const volumes = this.ctx.volumes;
+    if (!volumes) return true;
+    const r = await volumes.mount(this.pod, this.lastSeen?.ip);
+    if (!r.ok) {
+      this.wakeAfter(1000);
+      return false;
+    }
+    this.volumes = r.volumes;
+    return true;
   }
 
   /** Brings the containers to what the spec asks; true when it started or stopped one. */
@@ -439,6 +458,7 @@ export class PodWorker {
     const rt = this.ctx.cri.runtime;
     await mkdir(join(sandboxConfig.logDirectory ?? '', c.name), { recursive: true });
     let env: Map<string, string>;
+    let mounts: NonNullable<ContainerConfig['mounts']>;
     try {
       env = await containerEnvironment(c, {
         namespace: this.pod.metadata.namespace ?? '',
@@ -454,6 +474,7 @@ export class PodWorker {
           return resourceFieldValue(named, ref, this.ctx.nodeAllocatable ?? {});
         },
       });
+      mounts = await containerMounts(c, { volumes: this.volumes, env, managed: !!this.ctx.volumes });
     } catch (e) {
       if (!(e instanceof ContainerConfigError)) throw e;
       this.failed(c, kind, {
@@ -468,7 +489,7 @@ export class PodWorker {
     try {
       ({ containerId } = await rt.createContainer({
         podSandboxId: sandboxId,
-        config: this.containerConfig(c, { restartCount, imageRef, env }),
+        config: { ...this.containerConfig(c, { restartCount, imageRef, env }), mounts },
         sandboxConfig,
       }));
     } catch (e) {
@@ -707,6 +728,7 @@ export class PodWorker {
     for (const i of [...seen.byName.values()].flat()) await rt.removeContainer({ containerId: i.id });
     for (const s of seen.sandboxes) await rt.removePodSandbox({ podSandboxId: s.id });
     await rm(podLogDir(this.ctx.podLogsDir, this.pod), { recursive: true, force: true });
+    await this.ctx.volumes?.unmount(this.uid);
     this.ctx.backoff.forget(`${this.uid}/`);
     this.ctx.pullBackoff.forget(`${this.uid}/`);
     this.log.info('pod removed');

@@ -3,7 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { naming, type ContainerStatus, type Pod } from '@svc/api';
+import { naming, type ApiObject, type ContainerStatus, type Pod } from '@svc/api';
 import { ResourceClient, RestClient, loadSvcconfig, type ClientLogger } from '@svc/client';
 import { connectCri, startRuntimeServer, type CriClient as RuntimeCriClient, type RuntimeServer } from '@svc/runtime';
 import { startTestApiServer, uniqueName, waitFor, type TestApiServer, createDefaultServiceAccount } from '@svc/testing';
@@ -61,8 +61,17 @@ export function withPodEnv(o: { api?: boolean } = {}): PodEnv {
         kind: 'Node',
         metadata: { name: env.nodeName },
       });
-      // No controller manager runs: pods in `default` need its ServiceAccount.
+      // No controller manager runs: pods in `default` need its ServiceAccount, and the root CA
+      // ConfigMap their service-account token volume projects.
       await createDefaultServiceAccount(env.testApi, 'default');
+      await new ResourceClient(env.testApi, { group: '', version: 'v1', resource: 'configmaps' })
+        .namespace('default')
+        .create({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: naming().rootCaConfigMap },
+          data: { 'ca.crt': env.server.server.caPem },
+        } as ApiObject);
     }
     env.pods = (ns = 'default') => new ResourceClient<Pod>(env.testApi, PODS).namespace(ns);
     env.startManager = async (m = {}) => {

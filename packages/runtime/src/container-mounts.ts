@@ -1,0 +1,165 @@
+import { accessSync, closeSync, constants, mkdirSync, openSync, statSync } from 'node:fs';
+import { delimiter, dirname, isAbsolute, join, normalize } from 'node:path';
+import type { Mount } from './cri-types.js';
+
+/**
+ * A container's mounts made real. svc-runtime runs containers on the host's root file system,
+ * so a container with mounts starts in a mount namespace of its own (`unshare --mount
+ * --propagation private`, util-linux): a small `/bin/sh` script bind-mounts each host path
+ * onto its container path (remounted read-only when asked) and then execs the command, so the
+ * container's pid is the namespace's first process. Nothing is mounted in the host's
+ * namespace and nothing propagates back. Exec sessions enter the same namespace with
+ * `nsenter --target <pid> --mount`. Bind mounts need CAP_SYS_ADMIN: without root (or without
+ * the tools) the container does not start, with a message saying why.
+ */
+
+const SHELL = '/bin/sh';
+
+/** The script run in the new namespace: `<cwd> (<src> <dst> <ro|rw>)... -- <argv...>`. */
+const MOUNT_SCRIPT = [
+  'set -e',
+  'cwd=$1; shift',
+  'while [ "$1" != "--" ]; do',
+  '  mount --bind -- "$1" "$2"',
+  '  if [ "$3" = ro ]; then mount -o remount,bind,ro -- "$2"; fi',
+  '  shift 3',
+  'done',
+  'shift',
+  'cd "$cwd"',
+  'exec "$@"',
+].join('\n');
+
+let tools: { unshare?: string; nsenter?: string; mount?: string } | undefined;
+
+function findTool(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin').split(delimiter)) {
+    const p = join(dir, name);
+    try {
+      accessSync(p, constants.X_OK);
+      return p;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** Why containers with mounts cannot start here, or undefined when they can. */
+export function mountNamespaceUnavailable(): string | undefined {
+  if (typeof process.getuid === 'function' && process.getuid() !== 0)
+    return `svc-runtime runs as uid ${process.getuid()}, not root: it cannot bind-mount volumes into a mount namespace of the container's own, and does not run containers without their volumes`;
+  tools ??= { unshare: findTool('unshare'), nsenter: findTool('nsenter'), mount: findTool('mount') };
+  const missing = Object.entries(tools)
+    .filter(([, path]) => !path)
+    .map(([name]) => name);
+  if (missing.length > 0)
+    return `${missing.join(', ')} not found on PATH (util-linux): svc-runtime cannot make the container's volume mounts`;
+  return undefined;
+}
+
+/** Checks one mount of a container config; the message says what is wrong, undefined when it is fine. */
+export function invalidMount(m: Mount): string | undefined {
+  if (!isAbsolute(m.containerPath)) return `mount path ${JSON.stringify(m.containerPath)} must be absolute`;
+  if (!isAbsolute(m.hostPath)) return `mount source ${JSON.stringify(m.hostPath)} must be absolute`;
+  try {
+    statSync(m.hostPath);
+  } catch {
+    return `mount source ${JSON.stringify(m.hostPath)} does not exist`;
+  }
+  return undefined;
+}
+
+/**
+ * Creates each missing mount point on the host's file system (a directory, or an empty file for
+ * a file source), as a container runtime creates it in the container's root file system; here
+ * that root is the host's, so the point stays (empty) after the container.
+ */
+export function createMountPoints(mounts: readonly Mount[]): void {
+  for (const m of mounts) {
+    const target = cleanPath(m.containerPath);
+    let exists = true;
+    try {
+      statSync(target);
+    } catch {
+      exists = false;
+    }
+    if (exists) continue;
+    if (statSync(m.hostPath).isDirectory()) mkdirSync(target, { recursive: true });
+    else {
+      mkdirSync(dirname(target), { recursive: true });
+      closeSync(openSync(target, 'a'));
+    }
+  }
+}
+
+/** The command line that starts `argv` in a mount namespace of its own with `mounts` bound (parents before children). */
+export function mountedArgv({
+  mounts,
+  argv,
+  cwd,
+}: {
+  mounts: readonly Mount[];
+  argv: string[];
+  cwd: string;
+}): string[] {
+  const ordered = [...mounts].sort((a, b) => depth(a.containerPath) - depth(b.containerPath));
+  const pairs = ordered.flatMap((m) => [m.hostPath, cleanPath(m.containerPath), m.readonly ? 'ro' : 'rw']);
+  return [
+    tools?.unshare ?? 'unshare',
+    '--mount',
+    '--propagation',
+    'private',
+    '--',
+    SHELL,
+    '-c',
+    MOUNT_SCRIPT,
+    'sh',
+    cwd,
+    ...pairs,
+    '--',
+    ...argv,
+  ];
+}
+
+function depth(p: string): number {
+  return normalize(p).split('/').filter(Boolean).length;
+}
+
+/** `p` normalized, without a trailing slash. */
+function cleanPath(p: string): string {
+  return normalize(p).replace(/(.)\/+$/, '$1');
+}
+
+/**
+ * `argv` run in the mount namespace of the container whose main process is `pid`, in `cwd`.
+ * The executable is looked up as the container sees it (`/proc/<pid>/root`); one that cannot
+ * be found there is left to the caller's own start, which reports it as before.
+ */
+export function enterMountsArgv({
+  pid,
+  argv,
+  cwd,
+  env,
+}: {
+  pid: number;
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+}): string[] {
+  const [file = ''] = argv;
+  const root = `/proc/${pid}/root`;
+  const candidates = file.includes('/')
+    ? [isAbsolute(file) ? file : join(cwd, file)]
+    : (env.PATH ?? '').split(delimiter).map((d) => join(d || '.', file));
+  if (!candidates.some((p) => executable(join(root, p)))) return argv;
+  return [tools?.nsenter ?? 'nsenter', `--target=${pid}`, '--mount', `--wd=${cwd}`, '--', ...argv];
+}
+
+function executable(p: string): boolean {
+  try {
+    accessSync(p, constants.X_OK);
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
