@@ -5,6 +5,9 @@ import type { Status } from '@svc/api';
  * unless the message is already complete) with `exitCode`.
  */
 export class CliError extends Error {
+  /** What to print on standard output before the error (a template's partial output and debugging text). */
+  stdout?: string;
+
   constructor(
     message: string,
     readonly exitCode = 1,

@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
 import { buildProgram, normalizeArgs } from './program.js';
 import type { SvcctlIo } from './io.js';
-import { describeError } from './errors.js';
+import { CliError, describeError } from './errors.js';
 
 /**
  * Runs one svcctl command line (without the program name) and resolves with its exit
@@ -20,6 +20,7 @@ export async function runSvcctl(argv: string[], io: SvcctlIo): Promise<number> {
         return 0;
       return e.exitCode === 0 ? 0 : 1;
     }
+    if (e instanceof CliError && e.stdout) io.out(e.stdout);
     const { text, code } = describeError(e);
     io.err(text.endsWith('\n') ? text : `${text}\n`);
     return code;

@@ -22,7 +22,16 @@ export function registerReadCommands(program: Command, b: Built): void {
     .option('--ignore-not-found', 'If the requested object does not exist the command will return exit code 0.')
     .option('--sort-by <jsonpath>', 'Sort list types using this field specification (a JSONPath expression).')
     .option('--subresource <name>', 'If specified, gets the subresource of the requested object.')
-    .option('--raw <uri>', 'Raw URI to request from the server.');
+    .option('--raw <uri>', 'Raw URI to request from the server.')
+    .option(
+      '--template <template>',
+      'Template string or path to template file to use when -o=go-template, -o=go-template-file.',
+    )
+    .option(
+      '--allow-missing-template-keys',
+      'If true, ignore any errors in templates when a field or map key is missing in the template.',
+    )
+    .option('--no-allow-missing-template-keys', 'Fail on a missing field or map key in a template.');
   lazyAction(get, () => import('../commands/get.js'), b);
 
   const apiResources = add('api-resources', 'Print the supported API resources on the server.');

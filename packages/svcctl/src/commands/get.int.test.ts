@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { expectSameAsKubectl, startSvcctlEnv, type SvcctlEnv } from '../svcctl-testing.js';
 
 describe.each([['kubernetes'], ['svc']])('svcctl get, api-resources, api-versions (--naming=%s)', (naming) => {
@@ -57,6 +59,41 @@ describe.each([['kubernetes'], ['svc']])('svcctl get, api-resources, api-version
       'custom-columns=NS:.metadata.namespace,NAME:.metadata.name,DATA:.data,NONE:.spec',
     ]);
     await same(['get', 'deploy', 'web', '-o', 'jsonpath={.spec.template.spec.containers[?(@.name=="nginx")].image}']);
+  });
+
+  it('prints objects through go templates as kubectl does', async () => {
+    await same([
+      'get',
+      'cm',
+      '-A',
+      '-o',
+      'go-template={{range .items}}{{.metadata.name}} {{len .data}}{{"\\n"}}{{end}}',
+    ]);
+    await same(['get', 'cm', 'alpha', '-o', 'go-template={{.metadata.labels}} {{index .data "b"}} {{.metadata.nope}}']);
+    await same(['get', 'deploy', 'web', '-o', 'template={{.spec.replicas}}/{{.metadata.generation}}']);
+    await same([
+      'get',
+      'deploy',
+      'web',
+      '-o',
+      'go-template',
+      '--template',
+      '{{range .spec.template.spec.containers}}{{printf "%s=%q" .name .image}}{{end}}',
+    ]);
+    await same([
+      'get',
+      'cm',
+      '-o',
+      'go-template={{range .items}}{{if eq .metadata.name "alpha"}}{{.data.a}}{{else}}-{{end}}{{end}}',
+    ]);
+    const tmpl = join(env.home, 'names.tmpl');
+    await writeFile(tmpl, '{{range .items}}{{.kind}}/{{.metadata.name}}\n{{end}}');
+    await same(['get', 'cm,deploy', '-o', `go-template-file=${tmpl}`]);
+    // Bad templates: kubectl's parse error before any request, and its execution error (exit 1).
+    await same(['get', 'cm', '-o', 'go-template={{.metadata.name']);
+    await same(['get', 'cm', 'alpha', '-o', 'go-template={{.metadata.name.x}}']);
+    await same(['get', 'cm', 'alpha', '--allow-missing-template-keys=false', '-o', 'go-template={{.nope}}']);
+    await same(['get', 'cm', '-o', 'go-template']);
   });
 
   it('reports errors and empty results as kubectl does', async () => {

@@ -34,6 +34,8 @@ export interface GetOptions {
   sortBy?: string;
   subresource?: string;
   raw?: string;
+  template?: string;
+  allowMissingTemplateKeys?: boolean;
 }
 
 interface Request {
@@ -299,7 +301,12 @@ function tablePrintOptions(
 
 export async function run(inv: Invocation<GetOptions>): Promise<void> {
   const { opts, io } = inv;
-  const format = parseOutputFormat(opts.output, { allowed: GET_FORMATS, readFile: (p) => readFileSync(p, 'utf8') });
+  const format = parseOutputFormat(opts.output, {
+    allowed: GET_FORMATS,
+    readFile: (p) => readFileSync(p, 'utf8'),
+    template: opts.template,
+    allowMissingKeys: opts.allowMissingTemplateKeys,
+  });
   const session = Session.open(inv.globals, io);
   try {
     if (opts.raw) {
@@ -332,7 +339,8 @@ export async function run(inv: Invocation<GetOptions>): Promise<void> {
       const names: string[] = [];
       for (const req of reqs) {
         for (const obj of await getter.objects(req)) {
-          objects.push(stripForOutput(obj));
+          // kubectl omits managed fields from json and yaml, not from what a go template sees.
+          objects.push(format.kind === 'go-template' ? obj : stripForOutput(obj));
           names.push(`${kindPrefix(req.target.resource)}/${obj.metadata?.name ?? ''}`);
         }
       }

@@ -26,6 +26,8 @@ export function printObjects(
       return toYaml(whole);
     case 'jsonpath':
       return new JsonPathTemplate(f.template).execute(whole);
+    case 'go-template':
+      return f.printer.print(whole);
     case 'name':
       return (o.names ?? []).map((n) => `${n}\n`).join('');
     case 'custom-columns':

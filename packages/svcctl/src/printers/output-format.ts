@@ -1,4 +1,5 @@
 import { CliError } from '../errors.js';
+import { GoTemplatePrinter } from './go-template/printer.js';
 
 export type OutputFormat =
   | { kind: 'table'; wide: boolean }
@@ -6,7 +7,8 @@ export type OutputFormat =
   | { kind: 'yaml' }
   | { kind: 'name' }
   | { kind: 'jsonpath'; template: string }
-  | { kind: 'custom-columns'; spec: string };
+  | { kind: 'custom-columns'; spec: string }
+  | { kind: 'go-template'; printer: GoTemplatePrinter };
 
 const ALLOWED = [
   'custom-columns',
@@ -27,12 +29,19 @@ const ALLOWED = [
 /** `-o` as kubectl reads it; `allowed` narrows the formats a command prints. */
 export function parseOutputFormat(
   o: string | undefined,
-  opts: { allowed?: string[]; readFile?: (path: string) => string } = {},
+  opts: {
+    allowed?: string[];
+    readFile?: (path: string) => string;
+    /** `--template`: the template (or its file) when `-o` names a template format without one. */
+    template?: string;
+    /** `--allow-missing-template-keys` (default true): a missing key prints `<no value>` rather than failing. */
+    allowMissingKeys?: boolean;
+  } = {},
 ): OutputFormat {
   if (o === undefined || o === '') return { kind: 'table', wide: false };
   const i = o.indexOf('=');
   const name = i < 0 ? o : o.slice(0, i);
-  const arg = i < 0 ? '' : o.slice(i + 1);
+  const arg = i < 0 ? (opts.template ?? '') : o.slice(i + 1);
   const allowed = opts.allowed ?? ALLOWED;
   const bad = (): CliError =>
     new CliError(
@@ -49,9 +58,27 @@ export function parseOutputFormat(
     case 'name':
       return { kind: 'name' };
     case 'jsonpath':
-    case 'template':
       if (arg === '') throw new CliError('template format specified but no template given');
       return { kind: 'jsonpath', template: arg };
+    case 'go-template':
+    case 'template':
+    case 'go-template-file':
+    case 'templatefile': {
+      if (arg === '') throw new CliError('template format specified but no template given');
+      const file = name.endsWith('file');
+      let text = arg;
+      if (file) {
+        try {
+          text = opts.readFile?.(arg) ?? '';
+        } catch (e) {
+          throw new CliError(`error reading --template ${arg}, ${(e as Error).message}`);
+        }
+      }
+      return {
+        kind: 'go-template',
+        printer: new GoTemplatePrinter(text, { allowMissingKeys: opts.allowMissingKeys !== false }),
+      };
+    }
     case 'jsonpath-file':
       return { kind: 'jsonpath', template: opts.readFile?.(arg) ?? '' };
     case 'custom-columns':
@@ -70,20 +97,28 @@ export function parseOutputFormat(
 export const GET_FORMATS = [
   'custom-columns',
   'custom-columns-file',
+  'go-template',
+  'go-template-file',
   'json',
   'jsonpath',
   'jsonpath-file',
   'name',
+  'template',
+  'templatefile',
   'wide',
   'yaml',
 ];
 
 /** The formats of commands that print the objects they changed (`create`, `apply`, `label`...). */
 export const OBJECT_FORMATS = [
+  'go-template',
+  'go-template-file',
   'json',
   'jsonpath',
   'jsonpath-file',
   'name',
+  'template',
+  'templatefile',
   'yaml',
   'custom-columns',
   'custom-columns-file',
