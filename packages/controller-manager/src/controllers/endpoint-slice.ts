@@ -25,9 +25,15 @@ interface Group {
   endpoints: SliceEndpoint[];
 }
 
+/**
+ * A port set's identity, independent of the order of the ports and of the keys inside each
+ * (a slice read back from the server spells its ports in schema order, not in ours).
+ */
 const portsKey = (ports: readonly SlicePort[]): string =>
   JSON.stringify(
-    [...ports].sort((a, b) => (a.name ?? '').localeCompare(b.name ?? '') || (a.port ?? 0) - (b.port ?? 0)),
+    ports
+      .map((p) => [p.name ?? '', p.port ?? 0, p.protocol ?? 'TCP', p.appProtocol ?? ''])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0])) || Number(a[1]) - Number(b[1])),
   );
 
 /** The desired endpoints of `svc`, grouped by the ports they resolve to (terminating pods included, as Kubernetes). */
@@ -65,10 +71,9 @@ export function sliceGroups(svc: Service, pods: readonly Pod[]): Map<string, Gro
  * at most `--max-endpoints-per-slice` endpoints each, one slice set per port set), with
  * ready/serving/terminating conditions from pod readiness and deletion, nodeName and
  * targetRef, the Service's labels plus service-name and managed-by, a controller reference to
- * the Service and the last-change-trigger-time annotation. A Service with no endpoints has no
- * slice (Kubernetes keeps an empty placeholder; this server's EndpointSlice validation refuses
- * an empty `endpoints`). Slices of other managers (the API server's own
- * `svc` Service) are not touched.
+ * the Service and the last-change-trigger-time annotation. A Service with no endpoints keeps
+ * one empty placeholder slice (no ports, no endpoints), as Kubernetes. Slices of other managers
+ * (the API server's own `svc` Service) are not touched.
  */
 export const endpointSliceController: ControllerDefinition = {
   name: NAME,
@@ -112,6 +117,7 @@ export const endpointSliceController: ControllerDefinition = {
         }
         const nsPods = pods.store.byIndex(NAMESPACE_INDEX, namespace);
         const groups = sliceGroups(svc, nsPods);
+        if (groups.size === 0) groups.set(portsKey([]), { ports: [], endpoints: [] });
         const labels = {
           ...serviceLabels(svc),
           [endpointSliceLabel('service-name')]: name,

@@ -125,6 +125,14 @@ describe('endpoints and endpointslice controllers', () => {
         conditions: { ready: false, serving: false, terminating: false },
       }),
     ]);
+    // A settled slice is updated in place, not replaced: a label change of the Service keeps its
+    // uid (a port set compared by key order once made the controller recreate it on every sync).
+    await services(env.api, ns).patch('web', { metadata: { labels: { tier: 'back' } } }, { type: 'merge' });
+    const relabelled = await waitFor('the slice relabelled', async () => {
+      const s = await slicesOf(ns, 'web');
+      return s.length === 1 && s[0]?.metadata.labels?.tier === 'back' ? s : undefined;
+    });
+    expect(relabelled[0]?.metadata.uid).toBe(slice?.metadata.uid);
   });
 
   it('follow pods turning ready, terminating and going; split slices past --max-endpoints-per-slice', async () => {
@@ -167,6 +175,14 @@ describe('endpoints and endpointslice controllers', () => {
       const s = await slicesOf(ns, 'api');
       return s.length === 1 && s[0]?.endpoints?.map((e) => e.addresses[0]).join() === '10.244.1.1';
     });
+    // No endpoints left: one empty placeholder slice stays, as Kubernetes keeps one.
+    await pods(env.api, ns).delete('a', { gracePeriodSeconds: 0 });
+    const [placeholder] = await waitFor('the placeholder slice', async () => {
+      const s = await slicesOf(ns, 'api');
+      return s.length === 1 && (s[0]?.endpoints ?? []).length === 0 ? s : undefined;
+    });
+    expect(placeholder?.ports ?? []).toEqual([]);
+    expect(placeholder?.addressType).toBe('IPv4');
     await services(env.api, ns).delete('api');
     await waitFor('Endpoints and slices gone with the Service', async () => {
       const e = await endpoints(env.api, ns).find('api');

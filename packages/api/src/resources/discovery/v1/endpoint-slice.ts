@@ -39,7 +39,9 @@ export const endpointSliceSchema = objectSchema(
     endpoints: s.atomic(sliceEndpoint, { tag: 2 }),
     ports: s.atomic(slicePort, { tag: 3 }),
   },
-  { required: ['addressType', 'endpoints'] },
+  // Only addressType: Kubernetes' ValidateEndpointSlice does not require `endpoints`, and an
+  // empty placeholder slice arrives without it over Protobuf (an empty list is not encoded).
+  { required: ['addressType'] },
 );
 
 /** kubectl's list cells: the first three, then `+ N more...`; `<unset>` when empty. */
