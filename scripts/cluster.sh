@@ -2,7 +2,7 @@
 # The README's run command: a local cluster as processes under .cluster/:
 # etcd, svc-apiserver, svc-controller-manager, svc-scheduler and N nodes (svc-runtime + svclet),
 # the nodes joined with a bootstrap token through `svcadm join`.
-#   ./scripts/cluster.sh up [--nodes N] [--ha] | join | down | status | logs <component>
+#   ./scripts/cluster.sh up [--nodes N] [--ha] [--node-ip ADDR] | join | down | status | logs <component>
 # join: one more node, joined with a fresh bootstrap token (as a user joins a machine).
 # --ha: 3 etcd members, 2 API servers behind svc-lb (a TCP load balancer on SVC_APISERVER_PORT,
 #   the address every client uses), 2 controller managers and 2 schedulers (leader-elected).
@@ -14,6 +14,10 @@
 #   (6444) and SVC_APISERVER_2_PORT (6445) behind the LB on SVC_APISERVER_PORT; the second
 #   controller manager on SVC_CONTROLLER_MANAGER_2_PORT (10267), the second scheduler on
 #   SVC_SCHEDULER_2_PORT (10269).
+# --node-ip ADDR (or SVC_NODE_IP): the nodes' address (default 127.0.0.1). Pods run as processes on
+#   their node and share its address; Kubernetes' Endpoints validation refuses loopback addresses,
+#   so Services get endpoints only with a non-loopback address of this machine, e.g.
+#   --node-ip "$(hostname -I | cut -d' ' -f1)". The svclets then listen on that address.
 # SVC_CLUSTER_DIR: where the cluster lives (default .cluster).
 # SVC_APISERVER_ARGS, SVC_CONTROLLER_MANAGER_ARGS, SVC_SCHEDULER_ARGS: extra flags (split on spaces).
 set -euo pipefail
@@ -108,15 +112,19 @@ YAML
   chmod 600 "$SVCCONFIG"
 }
 
+# The nodes' address: --node-ip of `up` (kept for `join`), else SVC_NODE_IP, else 127.0.0.1.
+node_ip() { cat "$DIR/node-ip" 2>/dev/null || echo "${SVC_NODE_IP:-127.0.0.1}"; }
+
 start_node() { # index token hash [--naming=...]
   local i=$1 token=$2 hash=$3 naming=${4:-} name="node-$1" nd="$DIR/node-$1" suffix=svc.io
   [ "$naming" = --naming=kubernetes ] && suffix=k8s.io
   mkdir -p "$nd/manifests"
-  start_bg "$name-runtime" node packages/runtime/dist/bin/svc-runtime.js --socket "$nd/cri.sock" --root-dir "$nd/runtime"
+  start_bg "$name-runtime" node packages/runtime/dist/bin/svc-runtime.js --socket "$nd/cri.sock" --root-dir "$nd/runtime" \
+    --pod-ip "$(node_ip)"
   cat >"$nd/config.yaml" <<YAML
 apiVersion: svclet.config.$suffix/v1beta1
 kind: SvcletConfiguration
-address: 127.0.0.1
+address: $(node_ip)
 port: $((NODE_PORT_BASE + i))
 healthzPort: $((NODE_HEALTHZ_PORT_BASE + 100 * i))
 staticPodPath: manifests
@@ -129,7 +137,7 @@ authorization: {mode: Webhook}
 YAML
   start_bg "$name" "${SVCADM[@]}" join "127.0.0.1:$API_PORT" --token "$token" --discovery-token-ca-cert-hash "$hash" \
     --bootstrap-kubeconfig "$nd/bootstrap.svcconfig" --svclet-svcconfig "$nd/svclet.svcconfig" --svclet-path "$PWD/node_modules/.bin/svclet" -- \
-    --config "$nd/config.yaml" --hostname-override "$name" --node-ip 127.0.0.1 --cert-dir "$nd/pki" --root-dir "$nd" \
+    --config "$nd/config.yaml" --hostname-override "$name" --node-ip "$(node_ip)" --cert-dir "$nd/pki" --root-dir "$nd" \
     --container-runtime-endpoint "unix://$nd/cri.sock" ${naming:+"$naming"}
 }
 
@@ -224,12 +232,14 @@ join() {
 }
 
 up() {
-  local nodes=1 mode=single
+  local nodes=1 mode=single node_ip=${SVC_NODE_IP:-127.0.0.1}
   while [ $# -gt 0 ]; do
     case "$1" in
       --nodes) nodes=$2; shift 2 ;;
       --nodes=*) nodes=${1#--nodes=}; shift ;;
       --ha) mode=ha; shift ;;
+      --node-ip) node_ip=$2; shift 2 ;;
+      --node-ip=*) node_ip=${1#--node-ip=}; shift ;;
       *) echo "unknown flag $1" >&2; exit 2 ;;
     esac
   done
@@ -245,6 +255,7 @@ up() {
     done
   fi
   echo "$mode" >"$DIR/mode"
+  echo "$node_ip" >"$DIR/node-ip"
   "${SVCADM[@]}" init pki --cert-dir "$PKI" >/dev/null
   if [ ! -f "$DIR/tokens.csv" ]; then
     (umask 077; echo "$(node -e 'console.log(require("crypto").randomBytes(16).toString("hex"))'),admin,admin,\"system:masters\"" >"$DIR/tokens.csv")
