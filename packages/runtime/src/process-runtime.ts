@@ -111,6 +111,10 @@ interface ContainerRecord {
   argv: string[];
   env: Record<string, string>;
   cwd: string;
+  /** The container's own stdin kept open (fed by attach through its shim), closed after the first attach with `stdinOnce`; `tty` runs it on a terminal. */
+  stdin?: boolean;
+  stdinOnce?: boolean;
+  tty?: boolean;
   /** Set once started: the main process (leader of its own process group) and its shim. */
   pid?: number;
   shimPid?: number;
@@ -341,6 +345,9 @@ export class ProcessRuntime {
       argv: [...config.command, ...config.args],
       env,
       cwd,
+      stdin: config.stdin,
+      stdinOnce: config.stdinOnce,
+      tty: config.tty,
     };
     this.containers.set(id, c);
     this.saveContainer(c);
@@ -361,7 +368,15 @@ export class ProcessRuntime {
     try {
       const dir = this.containerDir(c.id);
       const argv = this.startArgv(c);
-      writeJson(join(dir, 'process.json'), { argv, env: c.env, cwd: c.cwd, logPath: c.logPath || null });
+      writeJson(join(dir, 'process.json'), {
+        argv,
+        env: c.env,
+        cwd: c.cwd,
+        logPath: c.logPath || null,
+        stdin: c.stdin === true,
+        stdinOnce: c.stdinOnce === true,
+        tty: c.tty === true,
+      });
       const report = await spawnShim(dir);
       if ('error' in report) this.startFailed(c, report.error);
       c.pid = report.pid;
@@ -472,8 +487,10 @@ export class ProcessRuntime {
   }
 
   /**
-   * A one-time URL of the streaming server attached to the container's output (read from its
-   * log, which its shim owns); its stdin is /dev/null, so stdin sent to attach is dropped.
+   * A one-time URL of the streaming server attached to the container: its output read from its
+   * log (which its shim owns), its stdin (a container with `stdin`) written into the shim's
+   * FIFO, its terminal's size (a container with `tty`) into another. As kubelet does, the
+   * container's own `tty` decides, not the request's; stdin sent to a container without one is dropped.
    */
   async attach(req: AttachRequest): Promise<StreamingResponse> {
     const c = this.container(req.containerId);
@@ -484,7 +501,15 @@ export class ProcessRuntime {
     const running = (): boolean => this.refresh(c) === 'CONTAINER_RUNNING';
     const request: CommandRequest = {
       ...pick(req),
-      start: (io) => attachToOutput({ ...io, tty: req.tty, logPath, running }),
+      start: (io) =>
+        attachToOutput({
+          ...io,
+          tty: req.tty,
+          logPath,
+          running,
+          stdinPath: req.stdin && c.stdin ? join(this.containerDir(c.id), 'stdin') : undefined,
+          resizePath: c.tty ? join(this.containerDir(c.id), 'resize') : undefined,
+        }),
     };
     return { url: this.streams().register({ kind: 'attach', request }) };
   }

@@ -448,6 +448,109 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
     }
   });
 
+  it('run -i --rm attaches stdin (stdinOnce) and deletes the pod; attach -i feeds a container’s open stdin', async () => {
+    const run = await k(['run', '-i', '--rm', '--restart=Never', '--image=busybox', 'runi', '--', 'sh'], {
+      stdin: 'echo hi from stdin; exit 0\n',
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('hi from stdin\n');
+    expect(run.stdout).toContain('pod "runi" deleted');
+    expect((await k(['get', 'pod', 'runi'])).stderr).toContain('pods "runi" not found');
+
+    // stdin without stdinOnce stays open across attaches: each attach's line reaches the same shell.
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'reader' },
+      spec: {
+        restartPolicy: 'Never',
+        containers: [
+          {
+            name: 'reader',
+            image: 'busybox',
+            stdin: true,
+            command: ['sh', '-c', 'read a; echo got $a; read b; echo got $b; exit 5'],
+          },
+        ],
+      },
+    };
+    await k(['create', '-f', '-'], { stdin: JSON.stringify(pod) });
+    await kOk('wait', '--for=condition=Ready', 'pod/reader', '--timeout=60s');
+    const first = spawn('kubectl', ['attach', '-i', 'reader'], {
+      env: { ...process.env, KUBECONFIG: admin },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    first.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    const firstExit = new Promise<void>((ok) => first.once('exit', () => ok()));
+    first.stdin.end('one\n');
+    try {
+      await waitFor('the first line echoed', () => out.includes('got one\n'), { timeoutMs: 20_000 });
+    } finally {
+      first.kill();
+    }
+    await firstExit;
+    const second = await k(['attach', '-i', 'reader'], { stdin: 'two\n' });
+    expect(second.stdout).toContain('got two\n');
+    expect((await kOk('logs', 'reader')).split('\n')).toEqual(['got one', 'got two', '']);
+    const phase = await waitFor(
+      'the reader pod to fail with exit code 5',
+      async () => {
+        const p = JSON.parse(await kOk('get', 'pod', 'reader', '-o', 'json')) as {
+          status: { phase: string; containerStatuses?: Array<{ state?: { terminated?: { exitCode: number } } }> };
+        };
+        return p.status.phase === 'Failed' ? p.status.containerStatuses?.[0]?.state?.terminated?.exitCode : undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(phase).toBe(5);
+  });
+
+  it('attach to a tty container joins its terminal, which follows resize', async () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'terminal' },
+      spec: {
+        containers: [
+          {
+            name: 'terminal',
+            image: 'busybox',
+            stdin: true,
+            tty: true,
+            command: ['sh', '-c', 'while read x; do tty; stty size; done'],
+          },
+        ],
+      },
+    };
+    await k(['create', '-f', '-'], { stdin: JSON.stringify(pod) });
+    await kOk('wait', '--for=condition=Ready', 'pod/terminal', '--timeout=60s');
+    const url = `${server.replace(/^https/, 'wss')}/api/v1/namespaces/default/pods/terminal/attach?stdin=true&stdout=true&tty=true`;
+    const ws = new WebSocket(url, ['v5.channel.k8s.io'], { ca, headers: { Authorization: `Bearer ${token}` } });
+    let out = '';
+    ws.on('message', (data: Buffer) => {
+      if (data[0] === 1) out += data.subarray(1).toString();
+    });
+    await new Promise<void>((ok, fail) => {
+      ws.once('open', () => ok());
+      ws.once('error', fail);
+    });
+    try {
+      ws.send(Buffer.concat([Buffer.of(4), Buffer.from(JSON.stringify({ Width: 100, Height: 30 }))]));
+      await waitFor(
+        'the terminal’s size as sent',
+        () => {
+          ws.send(Buffer.concat([Buffer.of(0), Buffer.from('\n')]));
+          return /\/dev\/pts\/\d+\r\n30 100\r\n/.test(out);
+        },
+        { timeoutMs: 20_000, intervalMs: 200 },
+      );
+    } finally {
+      ws.close();
+      await kOk('delete', 'pod', 'terminal', '--grace-period=0');
+    }
+  });
+
   it('exec round trip (kubectl exec -- true)', async () => {
     const times: number[] = [];
     for (let i = 0; i < 9; i++) {
