@@ -74,6 +74,8 @@ interface PodState {
   volumes?: Map<string, MountedVolume>;
   lastError?: string;
   lastAttemptMs: number;
+  /** Resyncs and the removal of one pod's volumes run one after the other. */
+  queue: Promise<void>;
 }
 
 /** The source field of a volume (`configMap`, `hostPath`, ...), the first key besides `name`. */
@@ -114,12 +116,17 @@ export class VolumeManager {
     const uid = pod.metadata.uid ?? '';
     let st = this.pods.get(uid);
     if (!st) {
-      st = { pod, podIp, lastAttemptMs: 0 };
+      st = { pod, podIp, lastAttemptMs: 0, queue: Promise.resolve() };
       this.pods.set(uid, st);
     }
+    const before = st.pod;
     st.pod = pod;
     st.podIp = podIp ?? st.podIp;
-    if (st.volumes) return { ok: true, volumes: st.volumes };
+    if (st.volumes) {
+      // As Kubernetes remounts on every pod sync: a change of the pod's labels or annotations reaches downwardAPI files now.
+      if (metadataChanged(before, pod)) void this.resyncPod(st);
+      return { ok: true, volumes: st.volumes };
+    }
     if (st.lastError !== undefined && Date.now() - st.lastAttemptMs < RETRY_MS)
       return { ok: false, message: st.lastError };
     st.lastAttemptMs = Date.now();
@@ -151,24 +158,33 @@ export class VolumeManager {
 
   /** One resync of every set-up pod's synced volumes (a failure leaves the old files and is reported). */
   async resyncAll(): Promise<void> {
-    for (const st of [...this.pods.values()]) {
-      if (!st.volumes) continue;
-      for (const v of st.pod.spec.volumes ?? []) {
-        if (!SYNCED.has(volumeType(v))) continue;
-        try {
-          await this.setUp(st, v);
-        } catch (e) {
-          const message = `MountVolume.SetUp failed for volume ${JSON.stringify(v.name)} : ${(e as Error).message}`;
-          this.o.onFailedMount?.(st.pod, message);
-          this.o.logger.warn('cannot resync a volume', { pod: podName(st.pod), volume: v.name, error: message });
-        }
+    for (const st of [...this.pods.values()]) await this.resyncPod(st);
+  }
+
+  private resyncPod(st: PodState): Promise<void> {
+    st.queue = st.queue.then(() => this.rewrite(st));
+    return st.queue;
+  }
+
+  private async rewrite(st: PodState): Promise<void> {
+    if (!st.volumes || this.pods.get(st.pod.metadata.uid ?? '') !== st) return;
+    for (const v of st.pod.spec.volumes ?? []) {
+      if (!SYNCED.has(volumeType(v))) continue;
+      try {
+        await this.setUp(st, v);
+      } catch (e) {
+        const message = `MountVolume.SetUp failed for volume ${JSON.stringify(v.name)} : ${(e as Error).message}`;
+        this.o.onFailedMount?.(st.pod, message);
+        this.o.logger.warn('cannot resync a volume', { pod: podName(st.pod), volume: v.name, error: message });
       }
     }
   }
 
   /** Removes the pod's volumes (tmpfs unmounted first) and forgets it. */
   async unmount(uid: string): Promise<void> {
+    const st = this.pods.get(uid);
     this.pods.delete(uid);
+    await st?.queue;
     this.tokens?.forget(uid);
     await this.removePodDir(uid);
   }
@@ -263,6 +279,12 @@ export class VolumeManager {
       throw new MountError(`cannot mount tmpfs at ${dir}: ${(e as { stderr?: string }).stderr || String(e)}`);
     }
   }
+}
+
+function metadataChanged(a: Pod, b: Pod): boolean {
+  const same = (x?: Record<string, string>, y?: Record<string, string>): boolean =>
+    JSON.stringify(Object.entries(x ?? {}).sort()) === JSON.stringify(Object.entries(y ?? {}).sort());
+  return !same(a.metadata.labels, b.metadata.labels) || !same(a.metadata.annotations, b.metadata.annotations);
 }
 
 function podName(pod: Pod): string {
