@@ -5,7 +5,6 @@ import {
   isNotFound,
   type ApiObject,
   type Catalog,
-  type FlowControlCondition,
   type FlowSchema,
   type PriorityLevelConfiguration,
   type ResourceType,
@@ -16,6 +15,7 @@ import { StoreInformer } from '../authz/rbac/informer.js';
 import type { RequestInfo } from '../endpoints/request-info.js';
 import type { GenericStore } from '../registry/store.js';
 import { retryUntil } from '../server/retry.js';
+import { forEachInParallel } from '../server/in-parallel.js';
 import {
   CATCH_ALL,
   mandatoryFlowSchemas,
@@ -26,6 +26,13 @@ import {
 import { byPrecedence, flowDistinguisher, schemaMatches } from './classify.js';
 import { Dispatcher, levelLimits, type PriorityLevel } from './dispatcher.js';
 import { FlowControlMetrics } from './metrics.js';
+import { DanglingConditions } from './dangling.js';
+
+/** The configuration objects to ensure, each with whether it is mandatory. */
+type EnsurePlan = Array<{ type: ResourceType; wanted: ApiObject; mandatory: boolean }>;
+
+/** Writes in flight at once while ensuring the configuration objects. */
+const ENSURE_WORKERS = 8;
 
 export interface FlowControlConfig {
   catalog: Catalog;
@@ -84,6 +91,7 @@ export class FlowControl {
   private levels = new Map<string, PriorityLevelConfiguration>();
   private readonly types: { schemas?: ResourceType; levels?: ResourceType };
   private informers?: { schemas: StoreInformer; levels: StoreInformer };
+  private dangling?: DanglingConditions;
 
   constructor(private readonly c: FlowControlConfig) {
     this.metrics = new FlowControlMetrics(c.registry);
@@ -120,6 +128,14 @@ export class FlowControl {
       schemas: new StoreInformer(() => this.c.storeFor(schemas), warn('flowschemas')),
       levels: new StoreInformer(() => this.c.storeFor(levels), warn('prioritylevelconfigurations')),
     };
+    this.dangling = new DanglingConditions({
+      store: () => this.c.storeFor(schemas),
+      log: this.c.log,
+      snapshot: () => ({
+        schemas: [...(this.informers?.schemas.list() ?? [])] as FlowSchema[],
+        levelExists: (name) => this.levels.has(name),
+      }),
+    });
     const onChange = (): void => this.reload();
     this.informers.schemas.onChange(onChange);
     this.informers.levels.onChange(onChange);
@@ -148,13 +164,18 @@ export class FlowControl {
   private async ensure(): Promise<void> {
     const { schemas, levels } = this.types;
     if (!schemas || !levels) return;
-    const plan: Array<{ type: ResourceType; wanted: ApiObject; mandatory: boolean }> = [
+    const levelPlan: EnsurePlan = [
       ...mandatoryPriorityLevels().map((wanted) => ({ type: levels, wanted, mandatory: true })),
       ...suggestedPriorityLevels().map((wanted) => ({ type: levels, wanted, mandatory: false })),
+    ];
+    const schemaPlan: EnsurePlan = [
       ...mandatoryFlowSchemas().map((wanted) => ({ type: schemas, wanted, mandatory: true })),
       ...suggestedFlowSchemas().map((wanted) => ({ type: schemas, wanted, mandatory: false })),
     ];
-    for (const p of plan) await this.ensureOne(p);
+    // The levels before the schemas that name them; within each kind the objects are independent.
+    const each = (p: EnsurePlan[number]): Promise<void> => this.ensureOne(p);
+    await forEachInParallel(levelPlan, { workers: ENSURE_WORKERS, each });
+    await forEachInParallel(schemaPlan, { workers: ENSURE_WORKERS, each });
   }
 
   private async ensureOne(p: { type: ResourceType; wanted: ApiObject; mandatory: boolean }): Promise<void> {
@@ -198,7 +219,7 @@ export class FlowControl {
     for (const m of mandatoryPriorityLevels())
       if (!levels.some((l) => l.metadata.name === m.metadata.name)) levels.push(m);
     this.apply(schemas, levels);
-    void this.updateDangling(schemas);
+    this.dangling?.request();
   }
 
   private apply(schemas: FlowSchema[], levels: PriorityLevelConfiguration[]): void {
@@ -208,51 +229,6 @@ export class FlowControl {
     this.schemas = [...schemas, ...fallback]
       .filter((s) => this.levels.has(s.spec.priorityLevelConfiguration?.name ?? ''))
       .sort(byPrecedence);
-  }
-
-  private async updateDangling(schemas: FlowSchema[]): Promise<void> {
-    const type = this.types.schemas;
-    if (!type) return;
-    for (const fs of schemas) {
-      const plName = fs.spec.priorityLevelConfiguration?.name ?? '';
-      const dangling = !this.levels.has(plName);
-      const wanted: FlowControlCondition = dangling
-        ? {
-            type: 'Dangling',
-            status: 'True',
-            reason: 'NotFound',
-            message: `This FlowSchema references the PriorityLevelConfiguration object named ${JSON.stringify(plName)} but there is no such object`,
-          }
-        : {
-            type: 'Dangling',
-            status: 'False',
-            reason: 'Found',
-            message: `This FlowSchema references the PriorityLevelConfiguration object named ${JSON.stringify(plName)} and it exists`,
-          };
-      const current = fs.status?.conditions?.find((c) => c.type === 'Dangling');
-      if (
-        current &&
-        current.status === wanted.status &&
-        current.reason === wanted.reason &&
-        current.message === wanted.message
-      )
-        continue;
-      try {
-        await this.c.storeFor(type).update('', fs.metadata.name ?? '', {
-          ctx: {},
-          subresource: 'status',
-          updater: (obj) => {
-            const o = obj as FlowSchema;
-            const others = (o.status?.conditions ?? []).filter((c) => c.type !== 'Dangling');
-            const condition = { ...wanted, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
-            return { ...o, status: { ...o.status, conditions: [...others, condition] } };
-          },
-        });
-      } catch (e) {
-        if (!isNotFound(e))
-          this.c.log.warn('FlowSchema status not updated', { name: fs.metadata.name, error: (e as Error).message });
-      }
-    }
   }
 
   /** The first schema by matching precedence that takes the request; catch-all when none does. */

@@ -194,6 +194,10 @@ async function buildServed(
 ): Promise<Served> {
   const { opts, catalog } = s;
   const { stores } = d;
+  // The serving certificate (made in --cert-dir when missing) is made while the authenticators
+  // are built: key generation waits on the thread pool either way.
+  const tls = servingCertificate(opts);
+  tls.catch(() => undefined); // awaited below; a failure building security first must not go unhandled
   const authentication = await buildAuthenticationStep(s, stores);
   const authorization = buildAuthorizationStep(s, stores);
   stores.admitWith(admissionChain(s, authorization, stores));
@@ -244,7 +248,7 @@ async function buildServed(
     audit,
     flowControl: opts.enablePriorityAndFairness ? flowControl : undefined,
   });
-  return { tls: await servingCertificate(opts), chain, postStart, shutdownCheck, svclet, audit, flowControl };
+  return { tls: await tls, chain, postStart, shutdownCheck, svclet, audit, flowControl };
 }
 
 /** The apiextensions controllers over the CRD store; a deleted CRD's watch cache and stores go with it. */

@@ -4,6 +4,7 @@ import type { GenericStore } from '../../registry/store.js';
 import type { Subject } from '../../registry/strategies/rbac.js';
 import { autoupdateAnnotation, defaultClusterRoleBindings, defaultClusterRoles } from './bootstrap-policy.js';
 import { uncoveredRules, type PolicyRule } from './rules.js';
+import { forEachInParallel } from '../../server/in-parallel.js';
 
 /** Adds what `want` has and `have` lacks: labels, annotations, rules (missing permissions), aggregation selectors, subjects. */
 function reconciled(have: ApiObject, want: ApiObject): ApiObject {
@@ -48,28 +49,36 @@ export async function reconcileBootstrapPolicy(stores: {
     ...defaultClusterRoles().map((o): [GenericStore, ApiObject] => [stores.clusterRoles, o]),
     ...defaultClusterRoleBindings().map((o): [GenericStore, ApiObject] => [stores.clusterRoleBindings, o]),
   ];
-  for (const [store, want] of work) {
-    const name = want.metadata.name ?? '';
-    for (let attempt = 0; ; attempt++) {
+  // Each object is independent of the others (bindings may name roles not there yet, as in
+  // Kubernetes), so several are in flight at once.
+  await forEachInParallel(work, { workers: BOOTSTRAP_WORKERS, each: ([store, want]) => reconcileOne(store, want) });
+}
+
+/** Writes in flight at once while reconciling the default policy. */
+const BOOTSTRAP_WORKERS = 8;
+
+/** Creates `want`, or re-adds what the stored object lacks (unless it opted out of auto-update). */
+async function reconcileOne(store: GenericStore, want: ApiObject): Promise<void> {
+  const name = want.metadata.name ?? '';
+  for (let attempt = 0; ; attempt++) {
+    try {
+      let have: ApiObject | undefined;
       try {
-        let have: ApiObject | undefined;
-        try {
-          have = await store.get('', name);
-        } catch (e) {
-          if (!isNotFound(e)) throw e;
-        }
-        if (!have) {
-          await store.create('', want, { ctx: {} });
-          break;
-        }
-        if (have.metadata.annotations?.[autoupdateAnnotation()] === 'false') break;
-        const next = reconciled(have, want);
-        if (!jsonEqual(next, have)) await store.update('', name, { updater: () => next, ctx: {} });
-        break;
+        have = await store.get('', name);
       } catch (e) {
-        if ((isConflict(e) || isAlreadyExists(e)) && attempt < 5) continue;
-        throw e;
+        if (!isNotFound(e)) throw e;
       }
+      if (!have) {
+        await store.create('', want, { ctx: {} });
+        break;
+      }
+      if (have.metadata.annotations?.[autoupdateAnnotation()] === 'false') break;
+      const next = reconciled(have, want);
+      if (!jsonEqual(next, have)) await store.update('', name, { updater: () => next, ctx: {} });
+      break;
+    } catch (e) {
+      if ((isConflict(e) || isAlreadyExists(e)) && attempt < 5) continue;
+      throw e;
     }
   }
 }
