@@ -85,7 +85,8 @@ export class ServiceAccountTokens {
   }
 }
 
-function refreshAt(c: Cached): number {
+/** When a token issued at `issuedAtMs` and expiring at `expiresAtMs` is renewed: at 80% of its life, at most 24 h after issue. */
+export function refreshAt(c: { issuedAtMs: number; expiresAtMs: number }): number {
   return Math.min(c.issuedAtMs + 0.8 * (c.expiresAtMs - c.issuedAtMs), c.issuedAtMs + MAX_TTL_MS);
 }
 

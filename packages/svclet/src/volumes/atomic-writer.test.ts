@@ -1,0 +1,51 @@
+import { mkdtemp, readFile, readdir, readlink, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { invalidPayloadPath, writeAtomic, type Payload } from './atomic-writer.js';
+import { refreshAt } from './service-account-tokens.js';
+
+const file = (text: string, mode = 0o644): { data: Buffer; mode: number } => ({ data: Buffer.from(text), mode });
+
+describe('the atomic writer', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'atomic-writer-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes through ..data, skips an unchanged payload, swaps a changed one and drops paths no longer given', async () => {
+    const first: Payload = new Map([
+      ['a', file('1')],
+      ['sub/b', file('2', 0o600)],
+    ]);
+    expect(await writeAtomic(dir, first)).toBe(true);
+    const data = await readlink(join(dir, '..data'));
+    expect(await readlink(join(dir, 'a'))).toBe('..data/a');
+    expect(await readlink(join(dir, 'sub'))).toBe('..data/sub');
+    expect(await readFile(join(dir, 'sub/b'), 'utf8')).toBe('2');
+    expect((await stat(join(dir, 'sub/b'))).mode & 0o777).toBe(0o600);
+    expect(await writeAtomic(dir, first)).toBe(false);
+    expect(await readlink(join(dir, '..data'))).toBe(data);
+
+    expect(await writeAtomic(dir, new Map([['a', file('changed')]]))).toBe(true);
+    expect(await readFile(join(dir, 'a'), 'utf8')).toBe('changed');
+    expect((await readdir(dir)).sort()).toEqual(['..data', await readlink(join(dir, '..data')), 'a'].sort());
+  });
+
+  it('refuses paths that are absolute, contain .. or start with ..', async () => {
+    expect(invalidPayloadPath('/etc/x')).toBe('invalid path: must be relative path: /etc/x');
+    expect(invalidPayloadPath('a/../b')).toBe("invalid path: must not contain '..': a/../b");
+    expect(invalidPayloadPath('..data')).toBe("invalid path: must not start with '..': ..data");
+    await expect(writeAtomic(dir, new Map([['../x', file('no')]]))).rejects.toThrow("must not contain '..'");
+  });
+});
+
+describe('service-account token renewal', () => {
+  it('renews at 80% of the lifetime, and after 24 h at the latest', () => {
+    expect(refreshAt({ issuedAtMs: 0, expiresAtMs: 600_000 })).toBe(480_000);
+    const day = 24 * 3600 * 1000;
+    expect(refreshAt({ issuedAtMs: 0, expiresAtMs: 2 * day })).toBe(day);
+  });
+});
