@@ -526,3 +526,16 @@ export const STREAMING_PROTOCOLS = {
   remoteCommandV2: 'v2.channel.k8s.io',
   portForward: 'portforward.k8s.io',
 } as const;
+
+/**
+ * Keys of the batch controllers (Kubernetes' `batch.kubernetes.io/...`): the Job's generated selector
+ * and pod labels `batch.svc.io/controller-uid` and `batch.svc.io/job-name` (pods also carry the
+ * unprefixed `controller-uid` and `job-name`, as Kubernetes), the Indexed completion annotation and
+ * label `batch.svc.io/job-completion-index`, the pod finalizer `batch.svc.io/job-tracking`, and the
+ * CronJob's `batch.svc.io/cronjob-scheduled-timestamp` annotation on the Jobs it creates.
+ */
+export function batchKey(
+  name: 'controller-uid' | 'job-name' | 'job-completion-index' | 'job-tracking' | 'cronjob-scheduled-timestamp',
+): string {
+  return `batch.${current.labelPrefix}/${name}`;
+}

@@ -183,3 +183,4 @@ export { Quantity, canonicalQuantity, type QuantityFormat } from './quantity-mat
 export * from './resource-names.js';
 export * from './pod-resources.js';
 export * from './resource-quota.js';
+export { parseCronSchedule, isKnownTimeZone, wallClock, type CronSchedule } from './cron-schedule.js';

@@ -12,6 +12,8 @@ import { serviceAccount } from './core/v1/service-account.js';
 import { lease } from './coordination/v1/lease.js';
 import { deployment } from './apps/v1/deployment.js';
 import { replicaSet } from './apps/v1/replica-set.js';
+import { job } from './batch/v1/job.js';
+import { cronJob } from './batch/v1/cron-job.js';
 import { selfSubjectReview } from './authentication/v1/self-subject-review.js';
 import { tokenReview } from './authentication/v1/token-review.js';
 import { role } from './rbac/v1/role.js';
@@ -65,6 +67,8 @@ export function builtinResources(): ResourceType[] {
     clusterRoleBinding(),
     deployment(),
     replicaSet(),
+    job(),
+    cronJob(),
     eventsEvent(),
     subjectAccessReview(),
     selfSubjectAccessReview(),

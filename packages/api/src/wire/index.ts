@@ -18,3 +18,4 @@ export * from './networking.js';
 export * from './policy-objects.js';
 export * from './flowcontrol.js';
 export * from './endpoints.js';
+export * from './batch.js';

@@ -1,6 +1,8 @@
 import type { objectMeta } from '../meta-schema.js';
 import type { deploymentSchema } from '../resources/apps/v1/deployment.js';
 import type { replicaSetSchema } from '../resources/apps/v1/replica-set.js';
+import type { cronJobSchema } from '../resources/batch/v1/cron-job.js';
+import type { jobSchema } from '../resources/batch/v1/job.js';
 import type { subjectAccessReviewSchema } from '../resources/authorization/v1/access-review.js';
 import type { certificateSigningRequestSchema } from '../resources/certificates/v1/certificate-signing-request.js';
 import type { leaseSchema } from '../resources/coordination/v1/lease.js';
@@ -39,6 +41,8 @@ import type {
   Node,
   Pod,
   ReplicaSet,
+  Job,
+  CronJob,
   Secret,
   ServiceAccount,
   SubjectAccessReview,
@@ -70,6 +74,8 @@ export type WireConformance = [
   Conforms<Mismatches<Node, typeof nodeSchema, 'Node'>>,
   Conforms<Mismatches<ReplicaSet, typeof replicaSetSchema, 'ReplicaSet'>>,
   Conforms<Mismatches<Deployment, typeof deploymentSchema, 'Deployment'>>,
+  Conforms<Mismatches<Job, typeof jobSchema, 'Job'>>,
+  Conforms<Mismatches<CronJob, typeof cronJobSchema, 'CronJob'>>,
   Conforms<Mismatches<Lease, typeof leaseSchema, 'Lease'>>,
   Conforms<Mismatches<Event, typeof eventSchema, 'Event'>>,
   Conforms<Mismatches<Namespace, typeof namespaceSchema, 'Namespace'>>,

@@ -2,6 +2,7 @@ import { group, type ResourceType } from '@svc/api';
 import type { Strategy } from '../strategy.js';
 import { crdStrategy } from '../../apiextensions/crd-strategy.js';
 import { deploymentStrategy, replicaSetStrategy } from './apps.js';
+import { cronJobStrategy, jobStrategy } from './batch.js';
 import { certificateSigningRequestStrategy } from './certificate-signing-request.js';
 import { configMapStrategy } from './config-map.js';
 import { eventStrategy, eventsV1EventStrategy } from './event.js';
@@ -37,6 +38,8 @@ const BY_KIND: Record<string, Strategy> = {
   '/Event': eventStrategy,
   'apps/Deployment': deploymentStrategy,
   'apps/ReplicaSet': replicaSetStrategy,
+  'batch/Job': jobStrategy,
+  'batch/CronJob': cronJobStrategy,
   '/LimitRange': limitRangeStrategy,
   '/ResourceQuota': resourceQuotaStrategy,
   '/PersistentVolume': persistentVolumeStrategy,
