@@ -131,6 +131,11 @@ apiserver_down() {
   for i in 1 2 3 4 5 6; do kubectl get nodes >/dev/null || return 1; done
   kubectl create configmap after-apiserver-1-stopped --from-literal=k=v >/dev/null
 }
+# A Service over the Deployment: its Endpoints and EndpointSlice list both pods' addresses.
+endpoint_ips() { kubectl get endpoints hello -o jsonpath='{.subsets[*].addresses[*].ip}' | wc -w; }
+slice_ready() { kubectl get endpointslices -o jsonpath='{range .items[?(@.metadata.ownerReferences[0].name=="hello")]}{range .endpoints[?(@.conditions.ready==true)]}{.addresses[0]}{"\n"}{end}{end}' | grep -c .; }
+two_endpoints() { [ "$(endpoint_ips)" = 2 ] && [ "$(slice_ready)" = 2 ] && kubectl get endpoints hello; }
+exposed() { kubectl expose deployment hello --port 80 >/dev/null && until_ok 60 two_endpoints; }
 scrape() { "${COMPOSE[@]}" run --rm --no-deps -T init node deploy/scrape-check.mjs deploy/prometheus.yml; }
 
 check "admin svcconfig written to the mounted folder" until_ok 120 test -s "$KUBECONFIG"
@@ -141,6 +146,7 @@ kubectl create deployment hello --image=busybox --replicas=2 -- sh -c 'while tru
 check "a Deployment's 2 pods Running" until_ok 120 two_running
 kubectl get pods -o wide || true
 check "kubectl logs through the API server and the node agent" until_ok 30 logs_say_hello
+check "kubectl expose: the Service's Endpoints and EndpointSlice list both pods" exposed
 check "one controller-manager leader" one_leader svc-controller-manager
 check "one scheduler leader" one_leader svc-scheduler
 check "every target of deploy/prometheus.yml scraped" scrape
