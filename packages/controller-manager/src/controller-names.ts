@@ -17,7 +17,7 @@ export const KNOWN_CONTROLLERS: ReadonlyArray<{ name: string; alias?: string; ru
     { name: 'serviceaccount-controller', alias: 'serviceaccount', run: true },
     { name: 'garbage-collector-controller', alias: 'garbagecollector', run: true },
     { name: 'daemonset-controller', alias: 'daemonset' },
-    { name: 'job-controller', alias: 'job' },
+    { name: 'job-controller', alias: 'job', run: true },
     { name: 'deployment-controller', alias: 'deployment', run: true },
     { name: 'replicaset-controller', alias: 'replicaset', run: true },
     { name: 'horizontal-pod-autoscaler-controller', alias: 'horizontalpodautoscaling' },

@@ -129,14 +129,17 @@ describe('svc-controller-manager flags', () => {
   it('accepts flags of controllers it does not run and lists them once', () => {
     const o = parse(
       '--horizontal-pod-autoscaler-sync-period=30s',
-      '--concurrent-job-syncs=3',
+      '--concurrent-ephemeralvolume-syncs=3',
       '--concurrent-deployment-syncs=2',
+      '--concurrent-job-syncs=4',
     );
     expect(o.ignoredFlags).toEqual([
-      '--concurrent-job-syncs',
+      '--concurrent-ephemeralvolume-syncs',
       '--horizontal-pod-autoscaler-sync-period (horizontal-pod-autoscaler-controller)',
     ]);
     expect(o.concurrentSyncs.deployment).toBe(2);
+    expect(o.concurrentSyncs.job).toBe(4);
+    expect(parseError('--concurrent-job-syncs=0')).toMatch(/--concurrent-job-syncs must be at least 1/);
   });
 });
 
@@ -147,7 +150,8 @@ describe('--controllers', () => {
     expect(s.enabled.has('garbage-collector-controller')).toBe(true);
     expect(s.enabled.has('token-cleaner-controller')).toBe(false);
     expect(s.enabled.has('bootstrap-signer-controller')).toBe(false);
-    expect(s.notImplemented).toContain('job-controller');
+    expect(s.enabled.has('job-controller')).toBe(true);
+    expect(s.notImplemented).toContain('ephemeral-volume-controller');
   });
 
   it('turns the two on by either spelling', () => {

@@ -100,6 +100,7 @@ const CONCURRENT_SYNCS_USED = new Set([
   'deployment',
   'endpoint',
   'gc',
+  'job',
   'namespace',
   'replicaset',
   'resource-quota',

@@ -36,4 +36,6 @@ export const R = {
   }),
   deployments: (): GroupVersionResource => ({ group: 'apps', version: 'v1', resource: 'deployments' }),
   replicaSets: (): GroupVersionResource => ({ group: 'apps', version: 'v1', resource: 'replicasets' }),
+  jobs: (): GroupVersionResource => ({ group: 'batch', version: 'v1', resource: 'jobs' }),
+  cronJobs: (): GroupVersionResource => ({ group: 'batch', version: 'v1', resource: 'cronjobs' }),
 };

@@ -7,6 +7,7 @@ import { deploymentController } from './deployment.js';
 import { endpointsController } from './endpoints.js';
 import { endpointSliceController } from './endpoint-slice.js';
 import { garbageCollectorController } from './garbage-collector.js';
+import { jobController } from './job.js';
 import { namespaceController } from './namespace.js';
 import { nodeLifecycleController } from './node-lifecycle.js';
 import { replicaSetController } from './replica-set.js';
@@ -29,6 +30,7 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   taintEvictionController,
   replicaSetController,
   deploymentController,
+  jobController,
   endpointsController,
   endpointSliceController,
   csrApprovingController,
