@@ -17,7 +17,7 @@ export function withServiceRangeFlags(cmd: Command): Command {
     .addOption(
       new Option(
         '--service-cluster-ip-range <cidr>',
-        'A CIDR notation IP range from which to assign service cluster IPs. This must not overlap with any IP ranges assigned to nodes or pods. Max of two dual-stack CIDRs is allowed (one is supported here).',
+        'A CIDR notation IP range from which to assign service cluster IPs. This must not overlap with any IP ranges assigned to nodes or pods. Max of two dual-stack CIDRs is allowed (one is supported here). Not given: 10.0.0.0/24.',
       ),
     )
     .addOption(

@@ -45,7 +45,7 @@ export function withServingFlags(cmd: Command): Command {
     .addOption(
       new Option(
         '--http2-max-streams-per-connection <n>',
-        "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang's default.",
+        "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang's default (here 100).",
       )
         .default(0)
         .argParser(intArg),
@@ -62,7 +62,7 @@ export function withServingFlags(cmd: Command): Command {
     .addOption(
       new Option(
         '--external-hostname <host>',
-        'The hostname to use when generating externalized URLs for this server (e.g. OpenID Discovery).',
+        'The hostname to use when generating externalized URLs for this server (e.g. OpenID Discovery). Defaults to the advertise address.',
       ),
     )
     .addOption(
