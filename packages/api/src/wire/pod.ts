@@ -142,6 +142,7 @@ export interface PodStatus {
   startTime?: string;
   initContainerStatuses?: ContainerStatus[];
   containerStatuses?: ContainerStatus[];
+  ephemeralContainerStatuses?: ContainerStatus[];
   qosClass?: 'BestEffort' | 'Burstable' | 'Guaranteed';
 }
 

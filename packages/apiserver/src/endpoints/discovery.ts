@@ -46,7 +46,7 @@ function subresourceKinds(
   const scale = scaleKind();
   const writable = ['get', 'patch', 'update'];
   return r.subresources.flatMap((name) => {
-    if (name === 'status' || name === 'approval')
+    if (name === 'status' || name === 'approval' || name === 'ephemeralcontainers')
       return [{ name, kind: { group: r.group, version: r.version, kind: r.kind }, verbs: writable }];
     if (name === 'scale')
       return [{ name, kind: { group: scale.group, version: scale.version, kind: scale.kind }, verbs: writable }];
@@ -57,6 +57,20 @@ function subresourceKinds(
       attach: 'PodAttachOptions',
       portforward: 'PodPortForwardOptions',
     };
+    const proxyOptions: Record<string, string> = {
+      pods: 'PodProxyOptions',
+      services: 'ServiceProxyOptions',
+      nodes: 'NodeProxyOptions',
+    };
+    const proxied = name === 'proxy' && r.group === '' ? proxyOptions[r.plural] : undefined;
+    if (proxied)
+      return [
+        {
+          name,
+          kind: { group: '', version: 'v1', kind: proxied },
+          verbs: ['create', 'delete', 'get', 'patch', 'update'],
+        },
+      ];
     const options = connect[name];
     if (options) return [{ name, kind: { group: '', version: 'v1', kind: options }, verbs: ['create', 'get'] }];
     return [];

@@ -47,6 +47,7 @@ const SUBRESOURCE_VERBS: Record<string, readonly string[]> = {
   scale: ['get', 'update', 'patch'],
   finalize: ['update'],
   approval: ['get', 'update', 'patch'],
+  ephemeralcontainers: ['get', 'update', 'patch'],
 };
 
 /** Verbs that need a name in the path, and the one that must not have one. */
@@ -69,7 +70,14 @@ export type ConnectHandler = (r: ServedRequest) => Promise<void>;
  * An endpoint of its own at `<resource>[/<subresource>]` instead of a stored type's verbs: a
  * create-only kind (reviews, `serviceaccounts/token`, `pods/binding`) or a connect GET (`pods/log`).
  */
-export type OwnEndpoint = { create: CreateOnlyHandler } | { connect: ConnectHandler; connectPost?: boolean };
+export type OwnEndpoint =
+  | { create: CreateOnlyHandler }
+  | {
+      connect: ConnectHandler;
+      connectPost?: boolean;
+      /** `proxy`: every method (each authorized as its own verb) and paths below the subresource. */
+      anyMethod?: boolean;
+    };
 
 export interface ResourceRouterDeps {
   catalog: Catalog;
@@ -131,9 +139,9 @@ export async function serveResource(deps: ResourceRouterDeps, r: ServedRequest):
     return;
   }
   if (resource.virtual) throw statusError('NotFound', 'the server could not find the requested resource');
-  if (own && info.subresource && info.parts.length === 3) {
+  if (own && info.subresource && (info.parts.length === 3 || (own.anyMethod && info.parts.length > 3))) {
     // exec, attach and portforward are also served to POST (SPDY), authorized as create.
-    if (info.verb !== 'get' && !(own.connectPost && info.verb === 'create')) throw methodNotAllowed();
+    if (!own.anyMethod && info.verb !== 'get' && !(own.connectPost && info.verb === 'create')) throw methodNotAllowed();
     await own.connect(r);
     return;
   }

@@ -3,6 +3,7 @@ import type { Authentication } from '../authn/build.js';
 import { accessReviewHandlers, type Authorization } from '../authz/rbac/setup.js';
 import { servePodLog } from '../endpoints/handlers/pod-log.js';
 import { servePodStream } from '../endpoints/handlers/pod-stream.js';
+import { serveProxy } from '../endpoints/handlers/proxy.js';
 import type { OwnEndpoint, ResourceRouterDeps } from '../endpoints/resource-router.js';
 import { endpointKey } from '../registry/create-only.js';
 import { podBindingHandlers } from '../registry/pod-binding.js';
@@ -36,6 +37,24 @@ export function resourceRouter(
           connect: (r) => servePodStream({ ...logs, kind }, r),
           connectPost: true,
         });
+      const services = lookup('', 'v1', 'services');
+      const endpointsType = lookup('', 'v1', 'endpoints');
+      if (services && endpointsType) {
+        const proxy = {
+          ...logs,
+          services: () => d.stores.storeFor(services),
+          endpoints: () => d.stores.storeFor(endpointsType),
+        };
+        for (const [type, kind] of [
+          [pods, 'pods'],
+          [services, 'services'],
+          [nodes, 'nodes'],
+        ] as const)
+          endpoints.set(endpointKey(type, 'proxy'), {
+            connect: (r) => serveProxy({ ...proxy, kind }, r),
+            anyMethod: true,
+          });
+      }
     }
   }
   for (const [key, create] of creates) endpoints.set(key, { create });

@@ -62,6 +62,11 @@ export class SvcletClient {
     });
   }
 
+  /** The TLS settings above, for a proxy to the node agent (`nodes/proxy`). */
+  get tlsAgent(): Agent {
+    return this.agent;
+  }
+
   get preferredAddressTypes(): readonly string[] {
     return this.flags.preferredAddressTypes;
   }

@@ -243,9 +243,7 @@ export class PodManager {
       (x) => !x.isRemoved && podKey(x.podWithStatus()) === `${namespace}/${name}`,
     );
     if (!w) return undefined;
-    const pod = w.podWithStatus();
-    if (![...(pod.spec.initContainers ?? []), ...pod.spec.containers].some((c) => c.name === container))
-      return undefined;
+    if (!hasContainer(w.podWithStatus(), container)) return undefined;
     return w.logPaths(container) ?? {};
   }
 
@@ -262,8 +260,7 @@ export class PodManager {
         if (!sandboxId) throw new StreamRequestError(400, `pod ${JSON.stringify(r.pod)} has no running sandbox`);
         return (await rt.portForward({ podSandboxId: sandboxId, port: r.ports })).url;
       }
-      const pod = w.podWithStatus();
-      if (![...(pod.spec.initContainers ?? []), ...pod.spec.containers].some((c) => c.name === r.container))
+      if (!hasContainer(w.podWithStatus(), r.container))
         throw new StreamRequestError(404, `container not found (${JSON.stringify(r.container)})`);
       const { containerId } = w.runningIds(r.container);
       if (!containerId) throw new StreamRequestError(400, `container ${JSON.stringify(r.container)} is not running`);
@@ -450,4 +447,10 @@ export class PodManager {
 function readerOf(client: RestClient): ObjectReader {
   return (resource, namespace, name) =>
     new ResourceClient<ConfigMap | Secret>(client, { group: '', version: 'v1', resource }, namespace).find(name);
+}
+
+/** Whether `pod` has a container named `name`: init, regular or ephemeral (Kubernetes' VisitContainers). */
+function hasContainer(pod: Pod, name: string): boolean {
+  const s = pod.spec;
+  return [...(s.initContainers ?? []), ...s.containers, ...(s.ephemeralContainers ?? [])].some((c) => c.name === name);
 }

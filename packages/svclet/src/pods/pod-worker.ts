@@ -56,7 +56,7 @@ export interface WorkerContext {
   writeStatus?(pod: Pod, source: PodSource, status: PodStatus): Promise<void>;
   /** Deletes the API pod once it is terminated (grace 0, uid precondition); true when it is gone. */
   finalDelete?(pod: Pod): Promise<boolean>;
-  onContainerStarted?(kind: 'container' | 'init_container', error?: string): void;
+  onContainerStarted?(kind: ContainerKind, error?: string): void;
   /** Reads the ConfigMaps and Secrets env vars name (absent in standalone mode). */
   readObject?: ObjectReader;
   /** The node's allocatable resources: a `resourceFieldRef` to a limit the container does not set. */
@@ -67,7 +67,13 @@ export interface WorkerContext {
   volumes?: VolumeManager;
 }
 
-type ContainerKind = 'container' | 'init_container';
+type ContainerKind = 'container' | 'init_container' | 'ephemeral_container';
+
+const FIELD_PATH_LIST: Record<ContainerKind, string> = {
+  container: 'containers',
+  init_container: 'initContainers',
+  ephemeral_container: 'ephemeralContainers',
+};
 
 /** An event about one container of the pod. */
 type ContainerEvent = Omit<PodEvent, 'fieldPath'>;
@@ -409,6 +415,9 @@ export class PodWorker {
         else this.waiting.delete(c.name);
       }
     }
+    // Ephemeral containers (kubectl debug) start once and are never restarted.
+    for (const c of spec.ephemeralContainers ?? [])
+      if (!seen.byName.has(c.name)) changed = (await this.start(target(c, 'ephemeral_container'), 0)) || changed;
     this.ctx.prober.prune(this.uid, live);
     await this.removeDead(seen);
     return changed;
@@ -609,7 +618,7 @@ export class PodWorker {
   private event(c: Pick<Container, 'name'>, kind: ContainerKind, e: ContainerEvent): void {
     this.ctx.recordEvent?.(this.pod, {
       ...e,
-      fieldPath: `spec.${kind === 'init_container' ? 'initContainers' : 'containers'}{${c.name}}`,
+      fieldPath: `spec.${FIELD_PATH_LIST[kind]}{${c.name}}`,
     });
   }
 
@@ -784,6 +793,10 @@ export class PodWorker {
     status.startTime = timeString(this.startTimeMs ?? Date.now());
     if (init.length > 0) status.initContainerStatuses = init;
     status.containerStatuses = regular;
+    const ephemeral = (pod.spec.ephemeralContainers ?? []).map((c) =>
+      containerStatus(c, view(c), { runtimeName: rt, initWaitingReason: 'ContainerCreating' }),
+    );
+    if (ephemeral.length > 0) status.ephemeralContainerStatuses = ephemeral;
     status.qosClass = qosClass(pod);
     return status;
   }

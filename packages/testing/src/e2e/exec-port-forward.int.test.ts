@@ -6,10 +6,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import WebSocket from 'ws';
 import YAML from 'yaml';
@@ -24,22 +24,44 @@ const MIB = 1024 * 1024;
 /** The web pod's payload: 20 MiB of a repeated pattern, hashed on both ends. */
 const BIG_BYTES = 20 * MIB;
 
+/**
+ * The nodes' and pods' address: the machine's first non-loopback IPv4 address, as proxying to
+ * pods, services and nodes refuses loopback addresses (as Kubernetes does) and Services get
+ * endpoints only for such an address.
+ */
+const NODE_IP =
+  Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address ?? '127.0.0.1';
+
 const log = (s: string): void => {
   process.stderr.write(`[exec-port-forward] ${s}\n`);
 };
 
-/** A Node HTTP server for the web pod: `/` answers a greeting, `/big` BIG_BYTES bytes. */
+/**
+ * A Node HTTP server for the web pod on every address: `/` answers a greeting, `/big`
+ * BIG_BYTES bytes, `/echo/<status>...` the request it got as JSON with that status.
+ */
 function webServerScript(port: number): string {
   return [
     "const http = require('http');",
     'const chunk = Buffer.alloc(1024 * 1024, "0123456789abcdef");',
     'http.createServer((req, res) => {',
+    "  if (req.url.startsWith('/echo/')) {",
+    "    let body = '';",
+    "    req.on('data', (b) => (body += b));",
+    "    req.on('end', () => {",
+    "      res.writeHead(Number(req.url.split('/')[2].split('?')[0]) || 200, { 'content-type': 'application/json', 'x-backend': 'web' });",
+    '      res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, body }));',
+    '    });',
+    '    return;',
+    '  }',
     `  if (req.url !== '/big') return res.end('hello from the pod\\n');`,
     `  res.writeHead(200, { 'content-length': ${BIG_BYTES} });`,
     `  let left = ${BIG_BYTES / MIB};`,
     '  const more = () => { while (left > 0) { left--; if (!res.write(chunk)) return res.once("drain", more); } res.end(); };',
     '  more();',
-    `}).listen(${port}, '127.0.0.1');`,
+    `}).listen(${port}, '0.0.0.0');`,
   ].join('\n');
 }
 
@@ -117,6 +139,8 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
   let token: string;
   let ca: Buffer;
   let webPort: number;
+  /** A port nothing listens on. */
+  let closedPort: number;
   let upOk = false;
 
   const k = (args: string[], o: { stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<KubectlResult> =>
@@ -132,6 +156,27 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
     if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: exit ${r.code}\n${r.stderr}${r.stdout}`);
     return r.stdout;
   };
+
+  /** One request to the API server with the admin's token (as `as`, when given); resolves with the answer. */
+  function api(o: {
+    method?: string;
+    path: string;
+    body?: string;
+    headers?: Record<string, string>;
+    as?: string;
+  }): Promise<{ code: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+    const headers: Record<string, string> = { Authorization: `Bearer ${token}`, ...o.headers };
+    if (o.as) headers['Impersonate-User'] = o.as;
+    return new Promise((ok, fail) => {
+      const req = httpsRequest(`${server}${o.path}`, { method: o.method ?? 'GET', ca, headers }, (res) => {
+        let body = '';
+        res.on('data', (b: Buffer) => (body += b.toString()));
+        res.on('end', () => ok({ code: res.statusCode ?? 0, headers: res.headers, body }));
+      });
+      req.on('error', fail);
+      req.end(o.body);
+    });
+  }
 
   /** Opens `pods/<pod>/exec` with our client, sends `stdin` then v5's close signal, and collects the channels. */
   function wsExec(o: {
@@ -189,12 +234,14 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-exec-'));
     admin = join(dir, 'admin.svcconfig');
-    const p = await freePorts(8);
+    const p = await freePorts(9);
     const at = (i: number): string => String(p[i]);
     webPort = p[7] ?? 0;
+    closedPort = p[8] ?? 0;
     env = {
       ...process.env,
       SVC_CLUSTER_DIR: dir,
+      SVC_NODE_IP: NODE_IP,
       SVC_ETCD_PORT: at(0),
       SVC_ETCD_PEER_PORT: at(1),
       SVC_APISERVER_PORT: at(2),
@@ -549,6 +596,265 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
       ws.close();
       await kOk('delete', 'pod', 'terminal', '--grace-period=0');
     }
+  });
+
+  it('proxies to a pod: method, path, query, body and headers pass through, the answer streams back', async () => {
+    const base = `/api/v1/namespaces/default/pods/web:${webPort}/proxy`;
+    expect(await kOk('get', '--raw', `${base}/`)).toBe('hello from the pod\n');
+    expect(await kOk('get', '--raw', `/api/v1/namespaces/default/pods/http:web:${webPort}/proxy/`)).toBe(
+      'hello from the pod\n',
+    );
+    const r = await api({
+      method: 'POST',
+      path: `${base}/echo/201/a%2Fb?x=1&y=two`,
+      body: 'payload',
+      headers: { 'Content-Type': 'text/plain', 'X-Custom': 'yes', Connection: 'keep-alive, X-Drop', 'X-Drop': 'no' },
+    });
+    expect(r.code).toBe(201);
+    expect(r.headers['x-backend']).toBe('web');
+    const seen = JSON.parse(r.body) as { method: string; url: string; body: string; headers: Record<string, string> };
+    expect(seen).toMatchObject({ method: 'POST', url: '/echo/201/a%2Fb?x=1&y=two', body: 'payload' });
+    expect(seen.headers).toMatchObject({ 'x-custom': 'yes', 'content-type': 'text/plain' });
+    for (const h of ['authorization', 'impersonate-user', 'x-drop']) expect(seen.headers[h]).toBeUndefined();
+    expect(seen.headers['x-forwarded-for']).toBeTruthy();
+  });
+
+  it('authorizes proxy requests by their method on the proxy subresource, and answers errors as Kubernetes', async () => {
+    const rbac = group('rbac.authorization');
+    const grants = {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        {
+          apiVersion: `${rbac}/v1`,
+          kind: 'Role',
+          metadata: { name: 'proxy-reader', namespace: 'default' },
+          rules: [{ apiGroups: [''], resources: ['pods/proxy'], verbs: ['get'] }],
+        },
+        {
+          apiVersion: `${rbac}/v1`,
+          kind: 'RoleBinding',
+          metadata: { name: 'proxy-reader', namespace: 'default' },
+          roleRef: { apiGroup: rbac, kind: 'Role', name: 'proxy-reader' },
+          subjects: [{ apiGroup: rbac, kind: 'User', name: 'proxier' }],
+        },
+      ],
+    };
+    expect(await k(['create', '-f', '-'], { stdin: JSON.stringify(grants) })).toMatchObject({ code: 0 });
+    const path = `/api/v1/namespaces/default/pods/web:${webPort}/proxy/echo/200`;
+    expect((await api({ path, as: 'proxier' })).code).toBe(200);
+    for (const [method, verb] of [
+      ['POST', 'create'],
+      ['PUT', 'update'],
+      ['PATCH', 'patch'],
+      ['DELETE', 'delete'],
+    ] as const) {
+      const r = await api({ method, path, as: 'proxier' });
+      expect(r.code).toBe(403);
+      expect((JSON.parse(r.body) as { message: string }).message).toBe(
+        `pods "web:${webPort}" is forbidden: User "proxier" cannot ${verb} resource "pods/proxy" in API group "" in the namespace "default"`,
+      );
+    }
+    const status = async (p: string): Promise<{ code: number; reason?: string; message?: string }> => {
+      const r = await api({ path: p });
+      return { code: r.code, ...(JSON.parse(r.body) as { reason?: string; message?: string }) };
+    };
+    expect(await status('/api/v1/namespaces/default/pods/nope/proxy/')).toMatchObject({
+      code: 404,
+      reason: 'NotFound',
+      message: 'pods "nope" not found',
+    });
+    expect(await status('/api/v1/namespaces/default/pods/a:b:c:d/proxy/')).toMatchObject({
+      code: 400,
+      message: 'invalid pod request "a:b:c:d"',
+    });
+    expect(await status(`/api/v1/namespaces/default/pods/web:${closedPort}/proxy/`)).toMatchObject({
+      code: 503,
+      reason: 'ServiceUnavailable',
+      message: `error trying to reach service: dial tcp ${NODE_IP}:${closedPort}: connect: connection refused`,
+    });
+    // A pod that has no IP (never scheduled).
+    await kOk(
+      'run',
+      'unplaced',
+      '--image=busybox',
+      '--restart=Never',
+      '--overrides={"spec":{"nodeSelector":{"nowhere":"x"}}}',
+      '--',
+      'sleep',
+      '60',
+    );
+    expect(await status('/api/v1/namespaces/default/pods/unplaced/proxy/')).toMatchObject({
+      code: 400,
+      reason: 'BadRequest',
+      message: 'address not allowed',
+    });
+  });
+
+  it('proxies to a service through a ready endpoint, resolving its port by name or number', async () => {
+    const services = {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 'web' },
+          spec: { selector: { run: 'web' }, ports: [{ name: 'http', port: 80, targetPort: webPort }] },
+        },
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 'empty' },
+          spec: { selector: { run: 'nothing' }, ports: [{ port: 80 }] },
+        },
+      ],
+    };
+    expect(await k(['create', '-f', '-'], { stdin: JSON.stringify(services) })).toMatchObject({ code: 0 });
+    await waitFor(
+      'the web service’s endpoint and the empty one’s Endpoints',
+      async () =>
+        (await kOk('get', 'endpoints', 'web', '-o', 'jsonpath={.subsets[0].addresses[0].ip}')).trim() === NODE_IP &&
+        (await k(['get', 'endpoints', 'empty'])).code === 0,
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    for (const id of ['web:http', 'web:80', 'http:web:80'])
+      expect(await kOk('get', '--raw', `/api/v1/namespaces/default/services/${id}/proxy/`)).toBe(
+        'hello from the pod\n',
+      );
+    const status = async (id: string): Promise<{ code: number; reason?: string; message?: string }> => {
+      const r = await api({ path: `/api/v1/namespaces/default/services/${id}/proxy/` });
+      return { code: r.code, ...(JSON.parse(r.body) as { reason?: string; message?: string }) };
+    };
+    expect(await status('web:81')).toMatchObject({
+      code: 503,
+      reason: 'ServiceUnavailable',
+      message: 'no service port 81 found for service "web"',
+    });
+    expect(await status('web:nope')).toMatchObject({ code: 503, message: 'no endpoints available for service "web"' });
+    expect(await status('empty')).toMatchObject({ code: 503, message: 'no endpoints available for service "empty"' });
+    expect(await status('nope:80')).toMatchObject({ code: 404, message: 'services "nope" not found' });
+    const r = await k(['get', '--raw', '/api/v1/namespaces/default/services/empty/proxy/']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('ServiceUnavailable');
+  });
+
+  it('proxies to the node agent with the API server’s client certificate (nodes/proxy)', async () => {
+    const node = (await kOk('get', 'nodes', '-o', 'jsonpath={.items[0].metadata.name}')).trim();
+    const metrics = await kOk('get', '--raw', `/api/v1/nodes/${node}/proxy/metrics`);
+    expect(metrics).toContain('# TYPE');
+    expect(await kOk('get', '--raw', `/api/v1/nodes/${node}/proxy/healthz`)).toBe('ok');
+    const pods = JSON.parse(await kOk('get', '--raw', `/api/v1/nodes/${node}/proxy/pods`)) as { kind: string };
+    expect(pods.kind).toBe('PodList');
+    const missing = await api({ path: '/api/v1/nodes/nope/proxy/metrics' });
+    expect(missing.code).toBe(404);
+    expect((JSON.parse(missing.body) as { message: string }).message).toBe('nodes "nope" not found');
+  });
+
+  it('cp copies a file into a container and back (tar over exec)', async () => {
+    const local = join(dir, 'to-pod.txt');
+    const content = `copied ${'x'.repeat(100_000)}\n`;
+    await writeFile(local, content);
+    const inPod = join(dir, 'in-pod', 'x.txt');
+    await kOk('exec', 'shell', '--', 'mkdir', '-p', join(dir, 'in-pod'));
+    await kOk('cp', local, `shell:${inPod}`);
+    expect(await kOk('exec', 'shell', '--', 'cat', inPod)).toBe(content);
+    const back = join(dir, 'from-pod.txt');
+    await kOk('cp', `shell:${inPod}`, back);
+    expect(await readFile(back, 'utf8')).toBe(content);
+    const missing = await k(['cp', `shell:${join(dir, 'no-such-file')}`, join(dir, 'never')]);
+    // kubectl 1.32 passes tar's complaint on and exits 0.
+    expect(missing.stdout + missing.stderr).toContain('No such file or directory');
+  });
+
+  it('debug -it adds an ephemeral container the node starts, attached to its stdin', async () => {
+    const r = await k(['debug', '-it', 'shell', '--image=busybox', '--target=shell', '--', 'sh'], {
+      stdin: 'echo hi from debug; exit 0\n',
+    });
+    expect(r.stdout).toContain('hi from debug');
+    expect(r.code).toBe(0);
+    type Pod = {
+      spec: { ephemeralContainers?: Array<{ name: string; targetContainerName?: string }> };
+      status: {
+        ephemeralContainerStatuses?: Array<{ name: string; state: { terminated?: { exitCode: number } } }>;
+      };
+    };
+    const pod = await waitFor(
+      'the ephemeral container’s terminated status',
+      async () => {
+        const p = JSON.parse(await kOk('get', 'pod', 'shell', '-o', 'json')) as Pod;
+        return p.status.ephemeralContainerStatuses?.[0]?.state.terminated ? p : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
+    const name = pod.spec.ephemeralContainers?.[0]?.name ?? '';
+    expect(name).toMatch(/^debugger-/);
+    expect(pod.spec.ephemeralContainers?.[0]?.targetContainerName).toBe('shell');
+    expect(pod.status.ephemeralContainerStatuses?.[0]).toMatchObject({
+      name,
+      state: { terminated: { exitCode: 0 } },
+    });
+  });
+
+  it('pods/ephemeralcontainers: only additions, without ports or probes, authorized as its own subresource', async () => {
+    const path = '/api/v1/namespaces/default/pods/shell/ephemeralcontainers';
+    const got = await api({ path });
+    expect(got.code).toBe(200);
+    const pod = JSON.parse(got.body) as {
+      kind: string;
+      metadata: { resourceVersion: string };
+      spec: { ephemeralContainers?: Array<{ name: string }> };
+    };
+    expect(pod.kind).toBe('Pod');
+    const existing = pod.spec.ephemeralContainers?.[0]?.name ?? '';
+    expect(existing).toMatch(/^debugger-/);
+    const patch = (container: object, as?: string): ReturnType<typeof api> =>
+      api({
+        method: 'PATCH',
+        path,
+        as,
+        headers: { 'Content-Type': 'application/strategic-merge-patch+json' },
+        body: JSON.stringify({ spec: { ephemeralContainers: [container] } }),
+      });
+    const message = (r: { body: string }): string => (JSON.parse(r.body) as { message: string }).message;
+    const ported = await patch({ name: 'ported', image: 'busybox', ports: [{ containerPort: 80 }] });
+    expect(ported.code).toBe(422);
+    expect(message(ported)).toMatch(
+      /^Pod "shell" is invalid: spec\.ephemeralContainers\[\d\]\.ports: Forbidden: cannot be set for an Ephemeral Container$/,
+    );
+    const probed = await patch({ name: 'probed', image: 'busybox', readinessProbe: { exec: { command: ['true'] } } });
+    expect(message(probed)).toContain('readinessProbe: Forbidden: cannot be set for an Ephemeral Container');
+    const targeted = await patch({ name: 'targeted', image: 'busybox', targetContainerName: 'nope' });
+    expect(message(targeted)).toMatch(/targetContainerName: Not found: "nope"/);
+    const changed = await patch({ name: existing, image: 'other' });
+    expect(changed.code).toBe(422);
+    expect(message(changed)).toContain(`existing ephemeral containers "${existing}" may not be changed`);
+    const removed = await api({
+      method: 'PUT',
+      path,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...pod, spec: { ...pod.spec, ephemeralContainers: [] } }),
+    });
+    expect(removed.code).toBe(422);
+    expect(message(removed)).toContain(`existing ephemeral containers "${existing}" may not be removed`);
+    const forbidden = await patch({ name: 'other', image: 'busybox' }, 'proxier');
+    expect(forbidden.code).toBe(403);
+    expect(message(forbidden)).toContain(
+      'User "proxier" cannot patch resource "pods/ephemeralcontainers" in API group "" in the namespace "default"',
+    );
+    const created = await k(['create', '-f', '-'], {
+      stdin: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'born-ephemeral' },
+        spec: {
+          containers: [{ name: 'c', image: 'busybox', command: ['true'] }],
+          ephemeralContainers: [{ name: 'e', image: 'busybox' }],
+        },
+      }),
+    });
+    expect(created.code).toBe(1);
+    expect(created.stderr).toContain('spec.ephemeralContainers: Forbidden: cannot be set on create');
   });
 
   it('exec round trip (kubectl exec -- true)', async () => {

@@ -1,5 +1,6 @@
 import {
   fieldErrors,
+  podConfigAnnotation,
   type ApiObject,
   type DeleteOptions,
   type FieldError,
@@ -28,6 +29,7 @@ interface Container {
 export interface PodSpec {
   containers?: Container[];
   initContainers?: Container[];
+  ephemeralContainers?: EphemeralContainer[];
   restartPolicy?: string;
   terminationGracePeriodSeconds?: number;
   dnsPolicy?: string;
@@ -40,6 +42,124 @@ export interface PodSpec {
 }
 
 const spec = (o: ApiObject): PodSpec => (o.spec ?? {}) as PodSpec;
+
+type EphemeralContainer = Container & Record<string, unknown> & { targetContainerName?: string };
+
+/**
+ * The fields an ephemeral container may set (Kubernetes' allowedEphemeralContainerFields);
+ * ports, probes, lifecycle, resources and the rest cannot be set for one.
+ */
+const EPHEMERAL_ALLOWED = new Set([
+  'name',
+  'image',
+  'command',
+  'args',
+  'workingDir',
+  'envFrom',
+  'env',
+  'volumeMounts',
+  'terminationMessagePath',
+  'terminationMessagePolicy',
+  'imagePullPolicy',
+  'securityContext',
+  'stdin',
+  'stdinOnce',
+  'tty',
+  'targetContainerName',
+]);
+
+/** Go's IsZero for a decoded JSON value: absent, false, 0, '', an empty list or an object of zero values. */
+function isZero(v: unknown): boolean {
+  if (v === undefined || v === null || v === false || v === 0 || v === '') return true;
+  if (Array.isArray(v)) return v.length === 0;
+  if (typeof v === 'object') return Object.values(v).every(isZero);
+  return false;
+}
+
+/** Kubernetes' validateEphemeralContainers for the fields checked here. */
+function validateEphemeralContainers(s: PodSpec): FieldError[] {
+  const errs: FieldError[] = [];
+  const others = new Set([...(s.containers ?? []), ...(s.initContainers ?? [])].map((c) => c.name ?? ''));
+  const all = new Set(others);
+  (s.ephemeralContainers ?? []).forEach((c, i) => {
+    const p = `spec.ephemeralContainers[${i}]`;
+    if (!c.name) errs.push(fieldErrors.required(`${p}.name`, ''));
+    else {
+      errs.push(...validateDnsLabel(c.name, `${p}.name`));
+      if (all.has(c.name)) errs.push(fieldErrors.duplicate(`${p}.name`, c.name));
+      all.add(c.name);
+    }
+    if (!c.image || !c.image.trim()) errs.push(fieldErrors.required(`${p}.image`, ''));
+    if (c.targetContainerName && !others.has(c.targetContainerName))
+      errs.push({ path: `${p}.targetContainerName`, type: 'FieldValueNotFound', value: c.targetContainerName });
+    for (const [k, v] of Object.entries(c))
+      if (!EPHEMERAL_ALLOWED.has(k) && !isZero(v))
+        errs.push(fieldErrors.forbidden(`${p}.${k}`, 'cannot be set for an Ephemeral Container'));
+    ((c.volumeMounts ?? []) as Array<{ subPath?: string; subPathExpr?: string }>).forEach((m, j) => {
+      if (m.subPath)
+        errs.push(fieldErrors.forbidden(`${p}.volumeMounts[${j}].subPath`, 'cannot be set for an Ephemeral Container'));
+      if (m.subPathExpr)
+        errs.push(
+          fieldErrors.forbidden(`${p}.volumeMounts[${j}].subPathExpr`, 'cannot be set for an Ephemeral Container'),
+        );
+    });
+  });
+  return errs;
+}
+
+/**
+ * A write to `pods/<name>/ephemeralcontainers` (Kubernetes' ValidatePodEphemeralContainersUpdate):
+ * static pods have none; existing ephemeral containers may be neither removed nor changed.
+ */
+function validateEphemeralContainersUpdate(obj: ApiObject, old: ApiObject): FieldError[] {
+  if (old.metadata.annotations?.[podConfigAnnotation('mirror')] !== undefined)
+    return [fieldErrors.forbidden('', 'static pods do not support ephemeral containers')];
+  const errs = validateEphemeralContainers(spec(obj));
+  const now = new Map((spec(obj).ephemeralContainers ?? []).map((c) => [c.name ?? '', c]));
+  for (const was of spec(old).ephemeralContainers ?? []) {
+    const name = was.name ?? '';
+    const is = now.get(name);
+    if (!is)
+      errs.push(
+        fieldErrors.forbidden(
+          'spec.ephemeralContainers',
+          `existing ephemeral containers ${JSON.stringify(name)} may not be removed\n`,
+        ),
+      );
+    else if (JSON.stringify(canonical(is)) !== JSON.stringify(canonical(was)))
+      errs.push(
+        fieldErrors.forbidden(
+          `spec.ephemeralContainers[${name}]`,
+          `existing ephemeral containers ${JSON.stringify(name)} may not be changed\n`,
+        ),
+      );
+  }
+  return errs;
+}
+
+/** A JSON value with its object keys sorted (for comparing decoded objects). */
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+    );
+  return v;
+}
+
+/** Kubernetes' v1 defaults of an ephemeral container's fields. */
+function defaultEphemeralContainers(s: PodSpec): void {
+  for (const c of s.ephemeralContainers ?? []) {
+    c.terminationMessagePath ??= '/dev/termination-log';
+    c.terminationMessagePolicy ??= 'File';
+    if (!c.imagePullPolicy) {
+      const last = (c.image ?? '').split('/').pop() ?? '';
+      c.imagePullPolicy = !last.includes(':') || last.endsWith(':latest') ? 'Always' : 'IfNotPresent';
+    }
+  }
+}
 
 export { defaultPodSpec };
 
@@ -129,10 +249,27 @@ export const podStrategy: Strategy = {
     defaultPodSpec(spec(obj));
     defaultRequestsFromLimits(spec(obj) as WirePodSpec);
   },
-  validate: validatePod,
-  // Only `pods/binding` writes reach here (`log` is read-only): the binding handler built the whole object.
-  prepareForSubresourceUpdate: (obj) => ({ ...obj }),
+  validate(obj) {
+    const errs = validatePod(obj);
+    if ((spec(obj).ephemeralContainers ?? []).length > 0)
+      errs.push(fieldErrors.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
+    return errs;
+  },
+  // `pods/binding` writes (the binding handler built the whole object) and
+  // `pods/ephemeralcontainers` writes, which change only `spec.ephemeralContainers`.
+  prepareForSubresourceUpdate(obj, old, ctx) {
+    if (ctx.subresource !== 'ephemeralcontainers') return { ...obj };
+    const next = structuredClone(old);
+    const s = spec(next);
+    const asked = spec(obj).ephemeralContainers;
+    if (asked === undefined) delete s.ephemeralContainers;
+    else s.ephemeralContainers = structuredClone(asked);
+    defaultEphemeralContainers(s);
+    return next;
+  },
   validateUpdate(obj, old, ctx) {
+    if (ctx.subresource === 'ephemeralcontainers')
+      return [...validatePod(obj), ...validateEphemeralContainersUpdate(obj, old)];
     const errs = validatePod(obj);
     if (ctx.subresource === 'binding') return errs;
     if (JSON.stringify(mutableFieldsCleared(spec(obj))) !== JSON.stringify(mutableFieldsCleared(spec(old)))) {

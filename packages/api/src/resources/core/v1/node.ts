@@ -127,7 +127,7 @@ export const node = (): ResourceType =>
     singular: 'node',
     shortNames: ['no'],
     namespaced: false,
-    subresources: ['status'],
+    subresources: ['status', 'proxy'],
     tableColumns: [
       nameColumn,
       column('Status', 'string', nodeStatus),

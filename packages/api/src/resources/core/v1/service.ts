@@ -67,7 +67,7 @@ export const service = (): ResourceType =>
     categories: ['all'],
     namespaced: true,
     nameRule: 'dns-label',
-    subresources: ['status'],
+    subresources: ['status', 'proxy'],
     tableColumns: [
       nameColumn,
       column('Type', 'string', (o) => (o.spec as { type?: string } | undefined)?.type ?? ''),
