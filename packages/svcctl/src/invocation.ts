@@ -7,6 +7,8 @@ export interface Invocation<O = Record<string, unknown>> {
   opts: O;
   globals: GlobalFlags;
   io: SvcctlIo;
+  /** How many of `args` came before a `--` on the command line (exec), if there was one. */
+  dashIndex?: number;
   /** Marks the run failed (exit 1) without stopping it: kubectl's "print the error, go on". */
   fail(code?: number): void;
 }

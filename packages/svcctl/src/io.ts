@@ -14,6 +14,36 @@ export interface SvcctlIo {
   signal?: AbortSignal;
   /** The directory relative paths are read from; default the process's. */
   cwd?: string;
+  /** Standard input as a stream (`exec -i`); without it `readStdin()`'s text is sent. */
+  stdin?: NodeJS.ReadableStream;
+  /** Bytes to standard output and error as they come (`exec`); without them the text goes to `out`/`err`. */
+  outBytes?(b: Buffer): void;
+  errBytes?(b: Buffer): void;
+  /** The terminal standard input is, if it is one (`exec -t`). */
+  terminal?: Terminal;
+}
+
+/** What `exec -t` needs of the local terminal. */
+export interface Terminal {
+  setRaw(on: boolean): void;
+  /** The size of the terminal standard output is. */
+  size(): { columns: number; rows: number } | undefined;
+  /** Calls `fn` on SIGWINCH; answers the function that stops it. */
+  onResize(fn: () => void): () => void;
+}
+
+function processTerminal(): Terminal | undefined {
+  if (!process.stdin.isTTY) return undefined;
+  return {
+    setRaw: (on) => {
+      process.stdin.setRawMode(on);
+    },
+    size: () => (process.stdout.isTTY ? { columns: process.stdout.columns, rows: process.stdout.rows } : undefined),
+    onResize: (fn) => {
+      process.on('SIGWINCH', fn);
+      return () => process.off('SIGWINCH', fn);
+    },
+  };
 }
 
 /** The io of the svcctl process itself. */
@@ -33,5 +63,13 @@ export function processIo(signal?: AbortSignal): SvcctlIo {
     env: process.env,
     isTerminal: process.stdout.isTTY === true,
     signal,
+    stdin: process.stdin,
+    outBytes: (b) => {
+      process.stdout.write(b);
+    },
+    errBytes: (b) => {
+      process.stderr.write(b);
+    },
+    terminal: processTerminal(),
   };
 }

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { SvcctlIo } from './io.js';
+import { DASH_MARK } from './dash-mark.js';
 import { collect, type Built } from './cli/command-kit.js';
 import { registerReadCommands } from './cli/read-commands.js';
 import { registerCreateCommands } from './cli/create-commands.js';
@@ -7,6 +8,7 @@ import { registerWriteCommands } from './cli/write-commands.js';
 import { registerAuthCommands } from './cli/auth-commands.js';
 import { registerInspectCommands } from './cli/inspect-commands.js';
 import { registerCompletionCommand } from './cli/completion-command.js';
+import { registerStreamCommands } from './cli/stream-commands.js';
 
 /** Boolean flags (by long name) and whether they default to true (`--wait`): `--x=false` needs their names. */
 const BOOLEAN_FLAGS: Record<string, boolean> = {
@@ -49,6 +51,9 @@ const BOOLEAN_FLAGS: Record<string, boolean> = {
   'allow-missing-template-keys': true,
   'keep-annotations': false,
   'ignore-daemonsets': false,
+  stdin: false,
+  tty: false,
+  quiet: false,
 };
 
 /**
@@ -62,7 +67,9 @@ export function normalizeArgs(argv: string[]): string[] {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] ?? '';
     if (a === '--') {
-      out.push(...argv.slice(i));
+      // exec needs to know where `--` was (commander drops it): a marker operand says.
+      const marked = argv.slice(0, i).includes('exec') ? [DASH_MARK] : [];
+      out.push('--', ...marked, ...argv.slice(i + 1));
       break;
     }
     const short = /^-([a-zA-Z])=(.*)$/s.exec(a);
@@ -108,6 +115,7 @@ export function buildProgram(io: SvcctlIo, state: { code: number }): Command {
   registerWriteCommands(program, b);
   registerAuthCommands(program, b);
   registerInspectCommands(program, b);
+  registerStreamCommands(program, b);
   registerCompletionCommand(program, b);
   return program;
 }

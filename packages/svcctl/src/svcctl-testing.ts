@@ -14,6 +14,7 @@ import {
   type TestApiServerOptions,
 } from '@svc/testing';
 import { runSvcctl } from './main.js';
+import type { Terminal } from './io.js';
 
 export interface RunResult {
   code: number;
@@ -29,6 +30,8 @@ export interface RunOptions {
   onOut?: (s: string) => void;
   cwd?: string;
   isTerminal?: boolean;
+  /** The terminal standard input stands for (`exec -t`). */
+  terminal?: Terminal;
 }
 
 /** Runs svcctl in this process with `env` (KUBECONFIG...) and captures its output. */
@@ -48,6 +51,7 @@ export async function svcctl(args: string[], o: RunOptions = {}): Promise<RunRes
     isTerminal: o.isTerminal ?? false,
     signal: o.signal,
     cwd: o.cwd,
+    terminal: o.terminal,
   });
   return { code, stdout, stderr };
 }

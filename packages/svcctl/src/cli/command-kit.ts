@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { SvcctlIo } from '../io.js';
 import type { GlobalFlags } from '../flags.js';
 import type { Invocation } from '../invocation.js';
+import { DASH_MARK } from '../dash-mark.js';
 
 export type Loader = () => Promise<{ run: (inv: Invocation<never>) => Promise<void> }>;
 
@@ -39,8 +40,10 @@ export function lazyAction(cmd: Command, load: Loader, b: Built): Command {
   return cmd.action(async (...a: unknown[]) => {
     const self = a[a.length - 1] as Command;
     const mod = await load();
+    const dash = self.args.indexOf(DASH_MARK);
     const inv: Invocation<never> = {
-      args: self.args,
+      args: self.args.filter((x) => x !== DASH_MARK),
+      dashIndex: dash >= 0 ? dash : undefined,
       opts: effectiveOpts(self) as never,
       globals: self.optsWithGlobals() as GlobalFlags,
       io: b.io,

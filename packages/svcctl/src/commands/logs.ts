@@ -4,6 +4,7 @@ import { resourcePath, type Discovery } from '../discovery.js';
 import { CliError, statusOf } from '../errors.js';
 import { cliAnnotation } from '../cli-annotations.js';
 import type { ApiObjectJson } from '../objects.js';
+import { allContainerNames, rankPods, type Pod } from '../streaming/pods.js';
 
 export interface LogsOptions {
   follow?: boolean;
@@ -17,23 +18,6 @@ export interface LogsOptions {
   allContainers?: boolean;
   prefix?: boolean;
   selector?: string;
-}
-
-interface Pod extends ApiObjectJson {
-  spec?: {
-    containers?: Array<{ name: string }>;
-    initContainers?: Array<{ name: string }>;
-    ephemeralContainers?: Array<{ name: string }>;
-  };
-  status?: { phase?: string; conditions?: Array<{ type: string; status: string }> };
-}
-
-function allContainerNames(p: Pod): string {
-  return [
-    ...(p.spec?.containers ?? []).map((c) => c.name),
-    ...(p.spec?.ephemeralContainers ?? []).map((c) => `${c.name} (ephem)`),
-    ...(p.spec?.initContainers ?? []).map((c) => `${c.name} (init)`),
-  ].join(', ');
 }
 
 function hasContainer(p: Pod, name: string): boolean {
@@ -71,19 +55,6 @@ function sinceSeconds(v: string): number {
     );
   }
   return Math.ceil(total);
-}
-
-/** Pods in kubectl's order for picking one to log: ready and running first, then the older. */
-function rankPods(pods: Pod[]): Pod[] {
-  const ready = (p: Pod): number =>
-    p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? 0 : 1;
-  const running = (p: Pod): number => (p.status?.phase === 'Running' ? 0 : 1);
-  return [...pods].sort(
-    (a, b) =>
-      ready(a) - ready(b) ||
-      running(a) - running(b) ||
-      Date.parse(a.metadata?.creationTimestamp ?? '') - Date.parse(b.metadata?.creationTimestamp ?? ''),
-  );
 }
 
 /** The pods a `logs` argument names: a pod, `pod/NAME`, or one pod of a workload (`deployment/web`). */
