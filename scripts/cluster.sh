@@ -2,7 +2,7 @@
 # The README's run command: a local cluster as processes under .cluster/:
 # etcd, svc-apiserver, svc-controller-manager, svc-scheduler and N nodes (svc-runtime + svclet),
 # the nodes joined with a bootstrap token through `svcadm join`.
-#   ./scripts/cluster.sh up [--nodes N] [--ha] [--node-ip ADDR] | join | down | status | logs <component>
+#   ./scripts/cluster.sh up [--nodes N] [--ha] [--node-ip ADDR] [--events-store etcd|redis] | join | down | status | logs <component>
 # join: one more node, joined with a fresh bootstrap token (as a user joins a machine).
 # --ha: 3 etcd members, 2 API servers behind svc-lb (a TCP load balancer on SVC_APISERVER_PORT,
 #   the address every client uses), 2 controller managers and 2 schedulers (leader-elected).
@@ -18,6 +18,9 @@
 #   their node and share its address; Kubernetes' Endpoints validation refuses loopback addresses,
 #   so Services get endpoints only with a non-loopback address of this machine, e.g.
 #   --node-ip "$(hostname -I | cut -d' ' -f1)". The svclets then listen on that address.
+# --events-store redis: Events (core and events/v1) live in a Redis (Debian's redis-server, on
+#   SVC_REDIS_PORT, 6379; append-only file with appendfsync always under $SVC_CLUSTER_DIR/redis)
+#   through --store-servers-overrides, off etcd's raft log. Default etcd.
 # SVC_CLUSTER_DIR: where the cluster lives (default .cluster).
 # SVC_APISERVER_ARGS, SVC_CONTROLLER_MANAGER_ARGS, SVC_SCHEDULER_ARGS: extra flags (split on spaces).
 set -euo pipefail
@@ -42,6 +45,8 @@ CM_2_PORT="${SVC_CONTROLLER_MANAGER_2_PORT:-10267}"
 SCHED_2_PORT="${SVC_SCHEDULER_2_PORT:-10269}"
 NODE_PORT_BASE="${SVC_NODE_PORT_BASE:-10250}"
 NODE_HEALTHZ_PORT_BASE="${SVC_NODE_HEALTHZ_PORT_BASE:-10248}"
+REDIS_PORT="${SVC_REDIS_PORT:-6379}"
+EVENTS_ARGS=()
 read -r -a EXTRA_API_ARGS <<<"${SVC_APISERVER_ARGS:-}"
 read -r -a EXTRA_CM_ARGS <<<"${SVC_CONTROLLER_MANAGER_ARGS:-}"
 read -r -a EXTRA_SCHED_ARGS <<<"${SVC_SCHEDULER_ARGS:-}"
@@ -155,7 +160,17 @@ start_apiserver() { # name port store-servers
     --service-account-key-file "$PKI/sa.key" --service-account-signing-key-file "$PKI/sa.key" \
     --token-auth-file "$DIR/tokens.csv" --enable-bootstrap-token-auth --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction --allow-privileged=true \
     --svclet-client-certificate "$PKI/apiserver-svclet-client.crt" --svclet-client-key "$PKI/apiserver-svclet-client.key" \
-    --svclet-preferred-address-types InternalIP,Hostname ${EXTRA_API_ARGS[@]+"${EXTRA_API_ARGS[@]}"}
+    --svclet-preferred-address-types InternalIP,Hostname ${EVENTS_ARGS[@]+"${EVENTS_ARGS[@]}"} ${EXTRA_API_ARGS[@]+"${EXTRA_API_ARGS[@]}"}
+}
+
+# Redis for Events (--events-store redis): persistence on (AOF, fsync per write, as etcd's commits).
+start_redis() {
+  mkdir -p "$DIR/redis"
+  start_bg redis redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$DIR/redis" \
+    --appendonly yes --appendfsync always --save '' --daemonize no
+  local url="redis://127.0.0.1:$REDIS_PORT" group=events.svc.io
+  case "$(naming_args)" in *kubernetes*) group=events.k8s.io ;; esac
+  EVENTS_ARGS=(--store-servers-overrides "/events#$url,$group/events#$url")
 }
 
 start_controller_manager() { # name port naming
@@ -232,7 +247,7 @@ join() {
 }
 
 up() {
-  local nodes=1 mode=single node_ip=${SVC_NODE_IP:-127.0.0.1}
+  local nodes=1 mode=single node_ip=${SVC_NODE_IP:-127.0.0.1} events_store=etcd
   while [ $# -gt 0 ]; do
     case "$1" in
       --nodes) nodes=$2; shift 2 ;;
@@ -240,11 +255,15 @@ up() {
       --ha) mode=ha; shift ;;
       --node-ip) node_ip=$2; shift 2 ;;
       --node-ip=*) node_ip=${1#--node-ip=}; shift ;;
+      --events-store) events_store=$2; shift 2 ;;
+      --events-store=*) events_store=${1#--events-store=}; shift ;;
       *) echo "unknown flag $1" >&2; exit 2 ;;
     esac
   done
+  case "$events_store" in etcd|redis) ;; *) echo "--events-store: must be etcd or redis, not \"$events_store\"" >&2; exit 2 ;; esac
   local started=$SECONDS
   ensure_etcd
+  [ "$events_store" = etcd ] || ensure_redis
   ensure_deps
   mkdir -p "$DIR"
   local prev c
@@ -262,6 +281,7 @@ up() {
   fi
   local naming
   naming=$(naming_args)
+  if [ "$events_store" = redis ]; then start_redis; fi
   if [ "$mode" = ha ]; then
     local initial="svc-1=http://127.0.0.1:$ETCD_PEER_PORT,svc-2=http://127.0.0.1:$ETCD_2_PEER_PORT,svc-3=http://127.0.0.1:$ETCD_3_PEER_PORT"
     local store="http://127.0.0.1:$ETCD_PORT,http://127.0.0.1:$ETCD_2_PORT,http://127.0.0.1:$ETCD_3_PORT"
@@ -313,7 +333,7 @@ MSG
 components() { # stop order: nodes, then the control plane from the top
   local f
   for f in "$DIR"/node-*.pid; do [ -e "$f" ] && basename "$f" .pid; done | sort
-  for f in scheduler controller-manager lb apiserver etcd; do
+  for f in scheduler controller-manager lb apiserver redis etcd; do
     [ -e "$DIR/$f.pid" ] && echo "$f"
     ls "$DIR" 2>/dev/null | sed -n "s/^\($f-[0-9]\)\.pid$/\1/p" | sort
   done

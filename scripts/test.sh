@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib/ensure-tools.sh
 ensure_pnpm
 ensure_etcd
+ensure_redis
 ensure_python_client
 pnpm_install
 echo "== type-check and build"

@@ -1,4 +1,4 @@
-# Shared by scripts/*.sh: install pnpm and etcd when they are missing (fresh machine).
+# Shared by scripts/*.sh: install pnpm, etcd and redis when they are missing (fresh machine).
 ensure_pnpm() {
   if ! command -v pnpm >/dev/null 2>&1; then
     echo "== installing pnpm"
@@ -12,6 +12,16 @@ ensure_etcd() {
     [ "$(id -u)" = 0 ] || sudo=sudo
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq etcd-server >/dev/null
+  fi
+}
+# Redis, for Events on Redis (--store-servers-overrides redis://...): tests and cluster.sh start it.
+ensure_redis() {
+  if ! command -v redis-server >/dev/null 2>&1; then
+    echo "== installing redis (Debian redis-server)"
+    local sudo=""
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >/dev/null
   fi
 }
 # The official Kubernetes Python client, for the test that drives svc with it unchanged.

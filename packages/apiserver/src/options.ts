@@ -43,6 +43,7 @@ import type { LogFormat } from '@svc/component-base';
 import { OIDC_SIGNING_ALGS, type OidcOptions } from './authn/oidc.js';
 import { auditOptions, withAuditFlags, type AuditOptions } from './audit/options.js';
 import { serverFlags, withServerFlags, type ServerFlags } from './server-flags.js';
+import { parseStoreOverrides, type StoreOverride } from './store-overrides.js';
 import { serviceRangeFlags, withServiceRangeFlags, type ServiceRangeFlags } from './service-range-flags.js';
 import { servingOptions, withServingFlags, type ServingOptions } from './server/serving-options.js';
 import {
@@ -93,6 +94,8 @@ export class ConfigurationError extends Error {}
 /** Every svc-apiserver setting, parsed and validated. Durations are milliseconds. */
 export interface ApiServerOptions extends ServerFlags, ServiceRangeFlags {
   storeServers: string[];
+  /** `--store-servers-overrides`: resources kept in stores of their own. */
+  storeServersOverrides: StoreOverride[];
   storePrefix: string;
   storeCaFile?: string;
   storeCertFile?: string;
@@ -203,6 +206,12 @@ export function apiServerCommand(): Command {
         '--store-servers <urls>',
         'List of store servers to connect with (scheme://ip:port), comma separated.',
         ['http://127.0.0.1:2379'],
+      ),
+    )
+    .addOption(
+      listOption(
+        '--store-servers-overrides <overrides>',
+        'Per-resource store servers, comma separated: group/resource#servers, where servers are URLs, semicolon separated (etcd http/https URLs, or one redis://host:port).',
       ),
     )
     .addOption(
@@ -722,6 +731,12 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     if ((o[k] as number) < 0) fail(`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} must not be negative`);
   }
   if ((o.eventTtl as number) <= 0) fail('--event-ttl must be greater than 0');
+  let storeServersOverrides: StoreOverride[] = [];
+  try {
+    storeServersOverrides = parseStoreOverrides((o.storeServersOverrides as string[] | undefined) ?? []);
+  } catch (e) {
+    fail((e as Error).message);
+  }
   if (o.encryptionProviderConfigAutomaticReload && !o.encryptionProviderConfig)
     fail('--encryption-provider-config-automatic-reload must be set with --encryption-provider-config');
   if ((o.requestTimeout as number) <= 0) fail('--request-timeout must be greater than 0');
@@ -766,6 +781,7 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
 
   return {
     storeServers: o.storeServers as string[],
+    storeServersOverrides,
     storePrefix: String(o.storePrefix).replace(/\/+$/, '') || '/registry',
     storeCaFile: o.storeCafile as string | undefined,
     storeCertFile: o.storeCertfile as string | undefined,

@@ -165,6 +165,16 @@ describe('flag errors exit 2 with exactly one line on stderr', () => {
     ['a bad value in --runtime-config', ['--runtime-config=v1=maybe'], /--runtime-config/],
     ['a zero --event-ttl', ['--event-ttl=0s'], /--event-ttl must be greater than 0/],
     [
+      'a malformed --store-servers-overrides entry',
+      ['--store-servers-overrides=/events'],
+      /--store-servers-overrides: invalid entry "\/events": must be of format: group\/resource#servers/,
+    ],
+    [
+      'an unknown scheme in --store-servers-overrides',
+      ['--store-servers-overrides=/events#memcached://127.0.0.1:11211'],
+      /--store-servers-overrides: .*unsupported scheme "memcached"/,
+    ],
+    [
       'a zero --lease-reuse-duration-seconds',
       ['--lease-reuse-duration-seconds=0'],
       /--lease-reuse-duration-seconds must be greater than 0/,

@@ -1,6 +1,6 @@
 import type { Catalog } from '@svc/api';
 import type { Logger } from '@svc/component-base';
-import type { ApiServerOptions } from '../options.js';
+import { ConfigurationError, type ApiServerOptions } from '../options.js';
 import type { ApiServerMetrics } from '../metrics/metrics.js';
 import { InstrumentedStorage } from '../metrics/instrumented-storage.js';
 import { resourcePrefix } from '../registry/keys.js';
@@ -8,6 +8,8 @@ import { CachedStorage } from '../storage/cacher/cached-storage.js';
 import { runCompactor } from '../storage/compactor.js';
 import { Etcd3Storage } from '../storage/etcd3/etcd3-storage.js';
 import type { Storage } from '../storage/interface.js';
+import { RedisStorage } from '../storage/redis/redis-storage.js';
+import { RoutedStorage, type StorageRoute } from '../storage/routed-storage.js';
 import type { KeyTransformers } from '../storage/value/resource-transformers.js';
 
 export interface BuiltStorage {
@@ -48,9 +50,17 @@ export function buildStorage(
     leaseReuseDurationSeconds: opts.leaseReuseDurationSeconds,
     transformers: deps.transformers,
   });
-  const instrumented = new InstrumentedStorage(etcd, metrics, opts.storePrefix);
-  const compact = (): void =>
-    runCompactor(etcd, {
+  const overrides = overrideStores(opts, { catalog, tls });
+  const main = new InstrumentedStorage(etcd, metrics, opts.storePrefix);
+  const instrumented =
+    overrides.length === 0
+      ? main
+      : new RoutedStorage(
+          main,
+          overrides.map((r) => ({ ...r, storage: new InstrumentedStorage(r.storage, metrics, opts.storePrefix) })),
+        );
+  const compactOne = (store: Etcd3Storage): void =>
+    runCompactor(store, {
       intervalMs: opts.storeCompactionIntervalMs,
       signal: deps.signal,
       onError: (e) => log.warn('compaction failed', { error: (e as Error).message }),
@@ -59,10 +69,16 @@ export function buildStorage(
         log.v(2).info('compacted the store', { revision: rev });
       },
     });
+  // Every etcd is compacted by its own rounds; a Redis store compacts its change log itself.
+  const compact = (): void => {
+    compactOne(etcd);
+    for (const r of overrides) if (r.storage instanceof Etcd3Storage) compactOne(r.storage);
+  };
   if (!opts.watchCache) return { etcd, storage: instrumented, start: compact };
   const cache = new CachedStorage(instrumented, {
     storePrefix: opts.storePrefix,
     consistentListFromCache: opts.featureGates.enabled('ConsistentListFromCache'),
+    ...(instrumented instanceof RoutedStorage ? { storeFor: (p: string) => instrumented.storageFor(p) } : {}),
     cacher: {
       onError: (e) => log.warn('watch cache: store watch failed; restarting', { error: (e as Error).message }),
       onCorrupt: (keys) => log.error('watch cache: stored values that cannot be decoded; reads of them fail', { keys }),
@@ -73,6 +89,48 @@ export function buildStorage(
     compact();
   };
   return { etcd, storage: cache, cache, start };
+}
+
+/**
+ * The stores of `--store-servers-overrides`, one per overridden resource, keyed by the
+ * resource's storage prefix (a type stored as another, events/v1 Events, names that type's
+ * prefix). Overrides naming the same servers share one client.
+ */
+function overrideStores(
+  opts: ApiServerOptions,
+  deps: { catalog: Catalog; tls?: { caFile?: string; certFile?: string; keyFile?: string } },
+): StorageRoute[] {
+  const clients = new Map<string, Storage>();
+  const routes: StorageRoute[] = [];
+  for (const o of opts.storeServersOverrides) {
+    const served = deps.catalog.all().find((r) => r.group === o.group && r.plural === o.resource);
+    const stored = served?.storedAs ?? { group: o.group, plural: o.resource };
+    const prefix = resourcePrefix(opts.storePrefix, stored);
+    const id = o.servers.join(';');
+    let storage = clients.get(id);
+    if (!storage) {
+      storage =
+        o.kind === 'redis'
+          ? new RedisStorage({
+              url: o.servers[0] as string,
+              compactionIntervalMs: opts.storeCompactionIntervalMs,
+            })
+          : new Etcd3Storage({
+              endpoints: o.servers,
+              tls: deps.tls,
+              leaseReuseDurationSeconds: opts.leaseReuseDurationSeconds,
+            });
+      clients.set(id, storage);
+    }
+    const same = routes.find((r) => r.prefix === prefix);
+    if (same && same.storage !== storage) {
+      throw new ConfigurationError(
+        `--store-servers-overrides: ${o.group}/${o.resource} is stored with another overridden resource under other servers`,
+      );
+    }
+    if (!same) routes.push({ prefix, storage });
+  }
+  return routes;
 }
 
 /** The served types that have storage of their own (not virtual, not stored as another type). */

@@ -21,6 +21,12 @@ export interface CachedStorageOptions {
   /** Serve consistent (Most Recent) lists from the cache once it caught up (ConsistentListFromCache). */
   consistentListFromCache: boolean;
   cacher?: Partial<CacherOptions>;
+  /**
+   * The store a resource prefix's cache lists and watches, and asks for its current revision
+   * (default: the store behind this one). With stores of their own per resource
+   * (`--store-servers-overrides`) a cache must compare revisions of its resource's store.
+   */
+  storeFor?: (prefix: string) => Storage;
 }
 
 /**
@@ -69,7 +75,7 @@ export class CachedStorage implements Storage {
     const prefix = `${base}${group}/${resource}/`;
     let c = this.cachers.get(prefix);
     if (!c) {
-      c = new Cacher(this.inner, prefix, this.opts.cacher);
+      c = new Cacher(this.opts.storeFor?.(prefix) ?? this.inner, prefix, this.opts.cacher);
       this.cachers.set(prefix, c);
     }
     return c;
