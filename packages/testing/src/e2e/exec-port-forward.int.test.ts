@@ -40,13 +40,15 @@ const log = (s: string): void => {
 
 /**
  * A Node HTTP server for the web pod on every address: `/` answers a greeting, `/big`
- * BIG_BYTES bytes, `/echo/<status>...` the request it got as JSON with that status.
+ * BIG_BYTES bytes, `/echo/<status>...` the request it got as JSON with that status; a
+ * WebSocket upgrade is accepted and answered with one text message naming its path.
  */
 function webServerScript(port: number): string {
   return [
     "const http = require('http');",
+    "const crypto = require('crypto');",
     'const chunk = Buffer.alloc(1024 * 1024, "0123456789abcdef");',
-    'http.createServer((req, res) => {',
+    'const server = http.createServer((req, res) => {',
     "  if (req.url.startsWith('/echo/')) {",
     "    let body = '';",
     "    req.on('data', (b) => (body += b));",
@@ -61,7 +63,16 @@ function webServerScript(port: number): string {
     `  let left = ${BIG_BYTES / MIB};`,
     '  const more = () => { while (left > 0) { left--; if (!res.write(chunk)) return res.once("drain", more); } res.end(); };',
     '  more();',
-    `}).listen(${port}, '0.0.0.0');`,
+    '});',
+    "server.on('upgrade', (req, socket) => {",
+    "  const key = req.headers['sec-websocket-key'] + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';",
+    "  const accept = crypto.createHash('sha1').update(key).digest('base64');",
+    "  socket.write('HTTP/1.1 101 Switching Protocols\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\nSec-WebSocket-Accept: ' + accept + '\\r\\n\\r\\n');",
+    "  const text = Buffer.from('upgraded at ' + req.url);",
+    '  socket.write(Buffer.concat([Buffer.from([0x81, text.length]), text]));',
+    "  socket.on('data', () => undefined);",
+    '});',
+    `server.listen(${port}, '0.0.0.0');`,
   ].join('\n');
 }
 
@@ -617,6 +628,20 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
     expect(seen.headers).toMatchObject({ 'x-custom': 'yes', 'content-type': 'text/plain' });
     for (const h of ['authorization', 'impersonate-user', 'x-drop']) expect(seen.headers[h]).toBeUndefined();
     expect(seen.headers['x-forwarded-for']).toBeTruthy();
+    // A WebSocket upgrade is passed on and joined.
+    const ws = new WebSocket(`${server.replace(/^https/, 'wss')}${base}/ws?q=1`, {
+      ca,
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    try {
+      const first = await new Promise<string>((ok, fail) => {
+        ws.once('message', (data: Buffer) => ok(data.toString()));
+        ws.once('error', fail);
+      });
+      expect(first).toBe('upgraded at /ws?q=1');
+    } finally {
+      ws.terminate();
+    }
   });
 
   it('authorizes proxy requests by their method on the proxy subresource, and answers errors as Kubernetes', async () => {
