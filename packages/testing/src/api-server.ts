@@ -59,8 +59,17 @@ export async function startTestApiServer(o: TestApiServerOptions = {}): Promise<
     ],
     { quiet: true },
   );
-  const server = await startApiServer(opts, { logger: silentLogger });
-  await server.started;
+  let server: RunningApiServer | undefined;
+  try {
+    server = await startApiServer(opts, { logger: silentLogger });
+    await server.started;
+  } catch (e) {
+    // A server that did not start must not leave itself or its etcd running (that keeps Jest from exiting).
+    await server?.shutdown().catch(() => undefined);
+    if (!o.etcd) await etcd.stop();
+    await rm(dir, { recursive: true, force: true });
+    throw e;
+  }
   const svcconfigPath = join(dir, 'admin.svcconfig');
   await writeFile(svcconfigPath, svcconfigYaml({ server: server.url, caPem: server.caPem, token: adminToken }));
   const client = new HttpsClient(server.url, server.caPem, { token: adminToken });

@@ -44,29 +44,55 @@ function reconciled(have: ApiObject, want: ApiObject): ApiObject {
 export async function reconcileBootstrapPolicy(stores: {
   clusterRoles: GenericStore;
   clusterRoleBindings: GenericStore;
+  /**
+   * Synced caches of both kinds (RBAC's informers), when there are: an object they lack is
+   * created without reading it first; one they hold is read from the store and reconciled.
+   */
+  cached?: { clusterRoles: CachedLookup; clusterRoleBindings: CachedLookup };
 }): Promise<void> {
-  const work: Array<[GenericStore, ApiObject]> = [
-    ...defaultClusterRoles().map((o): [GenericStore, ApiObject] => [stores.clusterRoles, o]),
-    ...defaultClusterRoleBindings().map((o): [GenericStore, ApiObject] => [stores.clusterRoleBindings, o]),
+  const work: Array<[Target, ApiObject]> = [
+    ...defaultClusterRoles().map((o): [Target, ApiObject] => [
+      { store: stores.clusterRoles, cached: stores.cached?.clusterRoles },
+      o,
+    ]),
+    ...defaultClusterRoleBindings().map((o): [Target, ApiObject] => [
+      { store: stores.clusterRoleBindings, cached: stores.cached?.clusterRoleBindings },
+      o,
+    ]),
   ];
   // Each object is independent of the others (bindings may name roles not there yet, as in
   // Kubernetes), so several are in flight at once.
-  await forEachInParallel(work, { workers: BOOTSTRAP_WORKERS, each: ([store, want]) => reconcileOne(store, want) });
+  await forEachInParallel(work, { workers: BOOTSTRAP_WORKERS, each: ([target, want]) => reconcileOne(target, want) });
+}
+
+/** A synced cache's lookup of a cluster-scoped object by name. */
+export interface CachedLookup {
+  get(namespace: string, name: string): ApiObject | undefined;
+}
+
+/** Where one kind of default object lives. */
+interface Target {
+  store: GenericStore;
+  cached?: CachedLookup;
 }
 
 /** Writes in flight at once while reconciling the default policy. */
 const BOOTSTRAP_WORKERS = 8;
 
 /** Creates `want`, or re-adds what the stored object lacks (unless it opted out of auto-update). */
-async function reconcileOne(store: GenericStore, want: ApiObject): Promise<void> {
+async function reconcileOne({ store, cached }: Target, want: ApiObject): Promise<void> {
   const name = want.metadata.name ?? '';
   for (let attempt = 0; ; attempt++) {
     try {
       let have: ApiObject | undefined;
-      try {
-        have = await store.get('', name);
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
+      // A fresh store has none of them: no read per object then. Should another server
+      // create one meanwhile, the create conflicts and the retry reads it.
+      if (attempt > 0 || !cached || cached.get('', name)) {
+        try {
+          have = await store.get('', name);
+        } catch (e) {
+          if (!isNotFound(e)) throw e;
+        }
       }
       if (!have) {
         await store.create('', want, { ctx: {} });

@@ -195,7 +195,11 @@ export function buildAuthorization(
     if (rbac) {
       await Promise.all(Object.values(rbac.informers).map((i) => i.synced));
     }
-    await reconcileBootstrapPolicy({ clusterRoles: crStore(), clusterRoleBindings: crbStore() });
+    await reconcileBootstrapPolicy({
+      clusterRoles: crStore(),
+      clusterRoleBindings: crbStore(),
+      cached: rbac?.informers,
+    });
     if (!rbac || !aggregator) return;
     const agg = aggregator;
     // Serve only once the caches hold the defaults, aggregated roles filled.
