@@ -10,8 +10,9 @@
 //
 // The users are the admin token impersonating `flood` and `steady` (priority and fairness
 // classifies the impersonated user: both fall in the global-default level, each its own
-// flow) and the admin itself (exempt). The flood's 2,000 connections are opened and busy
-// for FLOOD_RAMP_MS before the steady users are measured. The server runs as a separate
+// flow) and the admin itself (exempt). The flood's 2,000 connections are opened, each has had
+// an answer (the time that takes is logged), and they stay busy for FLOOD_RAMP_MS more before
+// the steady users are measured. The server runs as a separate
 // process and the flood in a worker thread; etcd, the server and both share the machine's CPUs.
 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -23,6 +24,7 @@ const FLOOD = Number(process.env.SVC_BENCH_APF_FLOOD ?? 2000);
 const PERIOD_MS = 100;
 const BASELINE_MS = 5000;
 const FLOOD_RAMP_MS = 3000;
+const FLOOD_CONNECT_LIMIT_MS = 180_000;
 const MEASURE_MS = Number(process.env.SVC_BENCH_APF_MEASURE_MS ?? 10_000);
 const PAYLOAD = 'x'.repeat(256);
 
@@ -112,6 +114,12 @@ export default async function run({ log = () => undefined } = {}) {
       worker.once('error', reject);
     });
     scope.defer(() => worker.terminate());
+    // The flood runs once every one of its connections has had an answer: 2,000 TLS handshakes
+    // at once take the server a while, and measuring during them would measure the connect storm.
+    const rampStart = performance.now();
+    while ((counts.answered ?? 0) < FLOOD && performance.now() - rampStart < FLOOD_CONNECT_LIMIT_MS) await sleep(200);
+    const rampMs = performance.now() - rampStart;
+    log(`  all ${counts.answered} flood connections answered after ${(rampMs / 1000).toFixed(1)} s`);
     await sleep(FLOOD_RAMP_MS);
     const before = { ...counts };
     const lag = monitorEventLoopDelay({ resolution: 10 });
@@ -178,7 +186,7 @@ export default async function run({ log = () => undefined } = {}) {
 /** The flooding user, in a worker thread: FLOOD workers each creating, waiting Retry-After on a 429. */
 async function flood({ url, caPem, token, flood: n }) {
   const c = client({ url, caPem, token }, { maxSockets: n, impersonate: 'flood' });
-  const counts = { created: 0, refused: 0, other: 0, errors: 0, p50: NaN, p99: NaN };
+  const counts = { created: 0, refused: 0, other: 0, errors: 0, answered: 0, p50: NaN, p99: NaN };
   const latencies = [];
   let flooding = true;
   parentPort.on('message', () => {
@@ -188,11 +196,16 @@ async function flood({ url, caPem, token, flood: n }) {
   let next = 0;
   await Promise.all(
     Array.from({ length: n }, async () => {
+      let first = true;
       while (flooding) {
         try {
           const t0 = performance.now();
           const r = await c.create(`flood-${next++}`);
           latencies.push(performance.now() - t0);
+          if (first) {
+            first = false;
+            counts.answered++;
+          }
           if (r.status === 201) counts.created++;
           else if (r.status === 429) {
             counts.refused++;

@@ -46,3 +46,4 @@ export {
 export { withMetricsFlags, metricsPolicy, parseStringToString, previousRelease } from './metrics/metrics-flags.js';
 export { METRIC_STABILITY, isHiddenIn, type StabilityLevel, type MetricStability } from './metrics/stability.js';
 export { withFeatureFlags, featureOptions, type FeatureOptions } from './feature-flags.js';
+export { listenBacklog } from './listen-backlog.js';

@@ -9,6 +9,7 @@ import type { HealthCheck } from './health/checks.js';
 import { ensureServingCert } from './self-signed.js';
 import { acceptUpgrades } from './upgrade.js';
 import type { PathAuthorizer } from './delegated-auth.js';
+import { listenBacklog } from './listen-backlog.js';
 
 export interface SecureServingOptions {
   bindAddress: string;
@@ -127,7 +128,7 @@ export async function startSecureServer(o: SecureServingOptions): Promise<Secure
   const upgraded = acceptUpgrades(server, app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(o.port, o.bindAddress, () => resolve());
+    server.listen({ port: o.port, host: o.bindAddress, backlog: listenBacklog() }, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   const host = o.bindAddress === '0.0.0.0' ? '127.0.0.1' : o.bindAddress;

@@ -1,6 +1,7 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { request as httpsRequest } from 'node:https';
 import { readFileSync } from 'node:fs';
+import { listenBacklog } from '@svc/component-base';
 
 /**
  * svc-lb: a small TCP load balancer in front of several API servers (the stable address of an
@@ -186,7 +187,7 @@ export async function startLoadBalancer(o: LoadBalancerOptions): Promise<LoadBal
   const server: Server = createServer(handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: listenBacklog() }, () => {
       server.off('error', reject);
       resolve();
     });

@@ -12,6 +12,7 @@ import {
   TokenReviewAuthenticator,
   generateServingCert,
   healthHandler,
+  listenBacklog,
   isUpgrade,
   parseCertificateBundle,
   proxyUpgrade,
@@ -327,7 +328,7 @@ export async function startHealthzServer(o: {
   const server: Server = createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(o.port, o.bindAddress, () => resolve());
+    server.listen({ port: o.port, host: o.bindAddress, backlog: listenBacklog() }, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   const host = o.bindAddress === '0.0.0.0' || o.bindAddress === '' ? '127.0.0.1' : o.bindAddress;

@@ -2,6 +2,7 @@ import { connect, type ClientHttp2Session, type IncomingHttpHeaders } from 'node
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import { connect as tlsConnect } from 'node:tls';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCommand, startEtcd, startTestApiServer, waitFor, type EtcdHandle, type TestApiServer } from '@svc/testing';
 import { refusal } from '../options-testing.js';
@@ -417,6 +418,15 @@ describe('profiling', () => {
       await s.stop();
     }
   }, 60_000);
+});
+
+describe('accept queue', () => {
+  it("listens with the kernel's somaxconn as its backlog, as Go's servers do (Node's 511 overflows under a connection storm)", async () => {
+    const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8').trim());
+    // For a listening socket, ss prints the backlog in the Send-Q column.
+    const out = await runCommand('ss', ['-Hltn', `sport = :${t.server.port}`]);
+    expect(out.stdout.trim().split(/\s+/)[2]).toBe(String(Math.min(somaxconn, 65535)));
+  });
 });
 
 describe('external hostname', () => {

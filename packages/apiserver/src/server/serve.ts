@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { statusFailure } from '@svc/api';
-import { acceptUpgrades, ensureServingCert, type ServingCert } from '@svc/component-base';
+import { acceptUpgrades, ensureServingCert, listenBacklog, type ServingCert } from '@svc/component-base';
 import type { ApiServerOptions } from '../options.js';
 import type { EdgeListener } from './express-edge.js';
 import { DEFAULT_HTTP2_MAX_STREAMS } from './serving-options.js';
@@ -127,7 +127,7 @@ export async function listen(
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.securePort, opts.bindAddress, () => {
+    server.listen({ port: opts.securePort, host: opts.bindAddress, backlog: listenBacklog() }, () => {
       server.off('error', reject);
       resolve();
     });
