@@ -97,6 +97,7 @@ const CONCURRENT_SYNCS: Record<string, number> = {
 };
 /** The `--concurrent-*-syncs` of controllers we run; the others are accepted and ignored. */
 const CONCURRENT_SYNCS_USED = new Set([
+  'cron-job',
   'deployment',
   'endpoint',
   'gc',
@@ -105,6 +106,7 @@ const CONCURRENT_SYNCS_USED = new Set([
   'replicaset',
   'resource-quota',
   'service-endpoint',
+  'ttl-after-finished',
 ]);
 
 function floatArg(v: string): number {

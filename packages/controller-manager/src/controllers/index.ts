@@ -8,6 +8,8 @@ import { endpointsController } from './endpoints.js';
 import { endpointSliceController } from './endpoint-slice.js';
 import { garbageCollectorController } from './garbage-collector.js';
 import { jobController } from './job.js';
+import { cronJobController } from './cronjob.js';
+import { ttlAfterFinishedController } from './ttl-after-finished.js';
 import { namespaceController } from './namespace.js';
 import { nodeLifecycleController } from './node-lifecycle.js';
 import { replicaSetController } from './replica-set.js';
@@ -31,6 +33,8 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   replicaSetController,
   deploymentController,
   jobController,
+  cronJobController,
+  ttlAfterFinishedController,
   endpointsController,
   endpointSliceController,
   csrApprovingController,
