@@ -48,6 +48,8 @@ export class StreamServer {
   private readonly tokens = new Map<string, { target: StreamTarget; expires: number }>();
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   private readonly sockets = new Set<Duplex>();
+  /** The subprotocol chosen for each upgrade, answered here rather than by `ws` (see websocket()). */
+  private readonly chosen = new WeakMap<IncomingMessage, string>();
 
   private constructor(
     private readonly server: Server,
@@ -55,6 +57,10 @@ export class StreamServer {
     private readonly logger: Logger,
   ) {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
+    this.wss.on('headers', (headers: string[], req: IncomingMessage) => {
+      const protocol = this.chosen.get(req);
+      if (protocol) headers.push(`Sec-WebSocket-Protocol: ${protocol}`);
+    });
     server.on('request', (_req, res) => {
       res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Upgrade request required\n');
     });
@@ -116,6 +122,11 @@ export class StreamServer {
     if (!protocol) {
       return refuse(o.socket, 400, `none of the requested subprotocols is supported: ${offered.join(', ')}\n`);
     }
+    // `ws` refuses a subprotocol that is not an RFC 7230 token, and kubectl's port-forward
+    // tunnel is `SPDY/3.1+portforward.k8s.io` (a '/'): the choice is made above and answered
+    // through the 'headers' event, so `ws` never parses the offer.
+    delete o.req.headers['sec-websocket-protocol'];
+    this.chosen.set(o.req, protocol);
     this.wss.handleUpgrade(o.req, o.socket, o.head, (ws) => {
       ws.on('error', () => ws.terminate());
       if (o.target.kind === 'portforward') {
