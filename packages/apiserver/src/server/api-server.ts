@@ -67,12 +67,16 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   const encryption = await orAbort(s, () =>
     encryptionAtRest(opts, { log: s.log, metrics: s.metrics, signal: s.stopping.signal }),
   );
+  const redis = opts.storeServersOverrides.some((o) => o.kind === 'redis')
+    ? (await import('../storage/redis/redis-storage.js')).RedisStorage
+    : undefined;
   const storage = buildStorage(opts, {
     catalog: s.catalog,
     metrics: s.metrics,
     log: s.log,
     signal: s.stopping.signal,
     transformers: encryption?.transformers,
+    redis,
   });
   const stores = new Stores({
     storage: storage.storage,
