@@ -260,6 +260,28 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
     editedAt = Date.now();
   }, 150_000);
 
+  it('runs a Job to completion on the node agents, and fails one whose pod fails past its backoffLimit', async () => {
+    await kOk('create', 'job', 'once', '--image=busybox', '--', 'sh', '-c', 'echo job ran');
+    await kOk('wait', '--for=condition=complete', 'job/once', '--timeout=90s');
+    expect(await kOk('logs', 'job/once')).toContain('job ran');
+    const failing = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'fails' },
+      spec: {
+        backoffLimit: 0,
+        template: {
+          spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['false'] }] },
+        },
+      },
+    };
+    const created = await kubectl(admin, ['apply', '-f', '-'], { stdin: JSON.stringify(failing), timeoutMs: 60_000 });
+    expect(created.code).toBe(0);
+    await kOk('wait', '--for=condition=failed', 'job/fails', '--timeout=90s');
+    const reason = await kOk('get', 'job', 'fails', '-o', 'jsonpath={.status.conditions[?(@.type=="Failed")].reason}');
+    expect(reason).toBe('BackoffLimitExceeded');
+  }, 200_000);
+
   it('scales to 5 and back to 3', async () => {
     await kOk('scale', 'deployment', DEP, '--replicas=5');
     let t0 = Date.now();
