@@ -10,6 +10,7 @@ import type {
   DeleteOptions,
   GetOptions,
   WriteOptions,
+  ChangeProbe,
 } from '../storage/interface.js';
 import type { ApiServerMetrics } from './metrics.js';
 import { watchBatchesOf } from '../storage/watch-batches.js';
@@ -64,7 +65,7 @@ export class InstrumentedStorage implements Storage {
   currentRevision(): Promise<number> {
     return this.inner.currentRevision();
   }
-  probeChanges(prefix: string, since: number): Promise<{ revision: number; changed: boolean; count: number }> {
+  probeChanges(prefix: string, since: number): Promise<ChangeProbe> {
     return this.time('probe', prefix, () => this.inner.probeChanges(prefix, since));
   }
   compact(revision: number): Promise<void> {

@@ -11,6 +11,7 @@ import type {
   UpdateOptions,
   WatchOptions,
   WriteOptions,
+  ChangeProbe,
 } from './interface.js';
 import { watchBatchesOf } from './watch-batches.js';
 
@@ -180,10 +181,7 @@ export class ConvertingStorage implements Storage {
     return this.inner.currentRevision();
   }
 
-  async probeChanges(
-    prefix: string,
-    sinceRevision: number,
-  ): Promise<{ revision: number; changed: boolean; count: number }> {
+  async probeChanges(prefix: string, sinceRevision: number): Promise<ChangeProbe> {
     return this.inner.probeChanges(this.stored(prefix), sinceRevision);
   }
 

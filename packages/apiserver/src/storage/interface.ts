@@ -1,5 +1,17 @@
 import type { ApiObject } from '@svc/api';
 
+/** What `Storage.probeChanges` found under a prefix. */
+export interface ChangeProbe {
+  /** The store's revision the probe read at. */
+  revision: number;
+  /** Whether a key under the prefix was written after the probe's `sinceRevision`. */
+  changed: boolean;
+  /** How many keys are under the prefix. */
+  count: number;
+  /** The newest modification revision among those changed keys, when the store tells it. */
+  latest?: number;
+}
+
 /**
  * The storage contract. Keys are full paths (`/registry/core/configmaps/ns/name`); values
  * are API objects. `metadata.resourceVersion` of every returned object is the store's
@@ -43,7 +55,7 @@ export interface Storage {
    * Unchanged and with the same count as at `sinceRevision` proves nothing was deleted
    * either, so a cache at `sinceRevision` equals the store at `revision`.
    */
-  probeChanges(prefix: string, sinceRevision: number): Promise<{ revision: number; changed: boolean; count: number }>;
+  probeChanges(prefix: string, sinceRevision: number): Promise<ChangeProbe>;
   /** Compacts history before `revision` (the API server's periodic compaction). */
   compact(revision: number): Promise<void>;
   /** Resolves when the store answers within `timeoutMs`; throws otherwise. */

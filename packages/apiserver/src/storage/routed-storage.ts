@@ -10,6 +10,7 @@ import type {
   UpdateOptions,
   WatchOptions,
   WriteOptions,
+  ChangeProbe,
 } from './interface.js';
 import { watchBatchesOf } from './watch-batches.js';
 
@@ -64,7 +65,7 @@ export class RoutedStorage implements Storage {
   currentRevision(): Promise<number> {
     return this.fallback.currentRevision();
   }
-  probeChanges(prefix: string, sinceRevision: number): Promise<{ revision: number; changed: boolean; count: number }> {
+  probeChanges(prefix: string, sinceRevision: number): Promise<ChangeProbe> {
     return this.storageFor(prefix).probeChanges(prefix, sinceRevision);
   }
   compact(revision: number): Promise<void> {

@@ -90,6 +90,43 @@ describe('CachedStorage specifics', () => {
     await expectStorageError(s.list(p, { minRevision: rev + 1000 }), 'FutureRevision');
   }, 10_000);
 
+  it('reads a consistent list from the store when the cache cannot catch up in time (as Kubernetes falls back)', async () => {
+    const { etcd } = await cluster();
+    const store = new Etcd3Storage({ endpoints: etcd.endpoints });
+    // The cache's watch never delivers an event, so the cache stays at its initial list.
+    const frozen = new Proxy(store, {
+      get(target, prop, receiver): unknown {
+        if (prop === 'watch')
+          return (_p: string, o: { signal: AbortSignal }) => ({
+            [Symbol.asyncIterator]: () => ({
+              next: () =>
+                new Promise<IteratorResult<StorageEvent>>((resolve) =>
+                  o.signal.addEventListener('abort', () => resolve({ done: true, value: undefined }), { once: true }),
+                ),
+            }),
+          });
+        const v: unknown = Reflect.get(target, prop, receiver);
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const s = new CachedStorage(frozen, {
+      storePrefix: '/registry',
+      consistentListFromCache: true,
+      cacher: { freshnessTimeoutMs: 200 },
+    });
+    closers.push(() => s.close());
+    const p = prefix();
+    await s.create(`${p}a`, cm('a'));
+    await s.list(p, { allowStale: true });
+    await waitFor('cache ready', () => s.synced);
+    await s.create(`${p}b`, cm('b'));
+    expect((await s.list(p, { allowStale: true })).items.map((o) => o.metadata.name)).toEqual(['a']);
+    const consistent = await s.list(p);
+    expect(consistent.items.map((o) => o.metadata.name)).toEqual(['a', 'b']);
+    // A read that names a revision the cache has not reached still waits and then refuses.
+    await expectStorageError(s.list(p, { minRevision: consistent.revision }), 'FutureRevision');
+  }, 10_000);
+
   it('fans one event out to many watchers in the same order', async () => {
     const { s, p } = await syncedCache();
     const from = await s.currentRevision();

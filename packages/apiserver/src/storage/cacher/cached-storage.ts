@@ -1,5 +1,6 @@
 import type { ApiObject } from '@svc/api';
 import {
+  type ChangeProbe,
   StorageError,
   type DeleteOptions,
   type GetOptions,
@@ -97,7 +98,14 @@ export class CachedStorage implements Storage {
     if (opts.minRevision !== undefined) await c.waitFresh(opts.minRevision);
     else if (!opts.allowStale) {
       if (!this.opts.consistentListFromCache) return this.inner.list(prefix, opts);
-      await c.syncWithStore();
+      try {
+        await c.syncWithStore();
+      } catch (e) {
+        // Kubernetes 1.32's cacher: a consistent list the cache cannot serve within the
+        // freshness timeout is read from the store instead (a 504 only for not-older-than reads).
+        if (e instanceof StorageError && e.code === 'FutureRevision') return this.inner.list(prefix, opts);
+        throw e;
+      }
     }
     return c.list(prefix, opts);
   }
@@ -135,7 +143,7 @@ export class CachedStorage implements Storage {
     return this.inner.currentRevision();
   }
 
-  probeChanges(prefix: string, sinceRevision: number): Promise<{ revision: number; changed: boolean; count: number }> {
+  probeChanges(prefix: string, sinceRevision: number): Promise<ChangeProbe> {
     return this.inner.probeChanges(prefix, sinceRevision);
   }
 

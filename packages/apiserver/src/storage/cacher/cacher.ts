@@ -180,6 +180,18 @@ export class Cacher {
       this.advance(probe.revision);
       return;
     }
+    // Writes under the prefix up to `latest`: once the cache has their events and holds as many
+    // keys as the store, nothing else under the prefix changed up to the probe's revision (a
+    // later write would be newer than `latest`, a later delete would show in the count). The
+    // store's revision moves on with every other resource's writes, whose events never reach
+    // this cache, so waiting for that revision itself would only end at the timeout.
+    if (probe.latest !== undefined) {
+      await this.waitFresh(probe.latest);
+      if (this.objects.size + this.corrupt.size === probe.count) {
+        this.advance(probe.revision);
+        return;
+      }
+    }
     await this.waitFresh(probe.revision);
   }
 

@@ -14,9 +14,10 @@ import {
   type IWatchResponse,
   type Watcher,
 } from 'etcd3';
-import { isApiObject, type ApiObject } from '@svc/api';
+import type { ApiObject } from '@svc/api';
 import { jsonEqual } from '@svc/machinery';
 import {
+  type ChangeProbe,
   StorageError,
   type DeleteOptions,
   type GetOptions,
@@ -29,6 +30,7 @@ import {
   type WatchOptions,
   type WriteOptions,
 } from '../interface.js';
+import { decodeStored, encodeStored, messageOf, storedFromCached, type StoredValue } from '../stored-object.js';
 import { LeaseManager } from './lease-manager.js';
 import type { KeyTransformers } from '../value/resource-transformers.js';
 import type { Plaintext } from '../value/transformer.js';
@@ -65,11 +67,8 @@ const MAX_LIST_BATCH = 10_000;
 /** How long `close()` and an ended watch wait for etcd to confirm a watcher's cancellation. */
 const WATCH_CANCEL_TIMEOUT_MS = 2000;
 
-interface Current {
-  /** The stored value (decrypted): JSON of the object without `metadata.resourceVersion`. */
-  json: string;
-  /** Modification revision of the key. */
-  rev: number;
+/** The stored value (decrypted) and the key's modification revision. */
+interface Current extends StoredValue {
   /** Not written with the current encryption provider and key: an unchanged write still goes to etcd. */
   stale?: boolean;
 }
@@ -207,7 +206,7 @@ export class Etcd3Storage implements Storage {
   }
 
   async create(key: string, obj: ApiObject, opts: WriteOptions = {}): Promise<ApiObject> {
-    const json = encode(obj);
+    const json = encodeStored(obj);
     const value = await this.toStored(key, json);
     const lease = await this.grantLease(key, opts.ttlSeconds);
     const res = await this.call(key, () => {
@@ -216,7 +215,7 @@ export class Etcd3Storage implements Storage {
       return this.client.if(key, 'Mod', '==', 0).then(put).commit();
     });
     if (!res.succeeded) throw new StorageError('KeyExists', key);
-    return decode(key, json, Number(res.header.revision));
+    return decodeStored(key, json, Number(res.header.revision));
   }
 
   /**
@@ -227,14 +226,14 @@ export class Etcd3Storage implements Storage {
    */
   async guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<ApiObject> {
     let fromCache = false;
-    let cur = opts.cached ? fromCached(opts.cached) : undefined;
+    let cur: Current | undefined = opts.cached ? storedFromCached(opts.cached) : undefined;
     if (cur) fromCache = true;
     else cur = await this.readCurrent(key);
     for (;;) {
-      const updated = await tryUpdate(decode(key, cur.json, cur.rev));
-      const json = encode(updated);
+      const updated = await tryUpdate(decodeStored(key, cur.json, cur.rev));
+      const json = encodeStored(updated);
       if (!cur.stale && (json === cur.json || jsonEqual(JSON.parse(json), JSON.parse(cur.json)))) {
-        if (!fromCache) return decode(key, cur.json, cur.rev);
+        if (!fromCache) return decodeStored(key, cur.json, cur.rev);
         cur = await this.readCurrent(key);
         fromCache = false;
         continue;
@@ -247,7 +246,7 @@ export class Etcd3Storage implements Storage {
         if (lease) put.lease(lease);
         return this.client.if(key, 'Mod', '==', expected).then(put).else(this.client.get(key)).commit();
       });
-      if (res.succeeded) return decode(key, json, Number(res.header.revision));
+      if (res.succeeded) return decodeStored(key, json, Number(res.header.revision));
       cur = await this.currentFromElse(key, res.responses[0]?.response_range);
       fromCache = false;
     }
@@ -259,11 +258,11 @@ export class Etcd3Storage implements Storage {
    */
   async delete(key: string, opts: DeleteOptions = {}): Promise<ApiObject> {
     let fromCache = false;
-    let cur = opts.cached ? fromCached(opts.cached) : undefined;
+    let cur = opts.cached ? storedFromCached(opts.cached) : undefined;
     if (cur) fromCache = true;
     else cur = await this.readCurrent(key);
     for (;;) {
-      const obj = decode(key, cur.json, cur.rev);
+      const obj = decodeStored(key, cur.json, cur.rev);
       if (opts.check) {
         try {
           opts.check(obj);
@@ -311,10 +310,7 @@ export class Etcd3Storage implements Storage {
     return { [Symbol.asyncIterator]: () => this.runWatch(prefix, opts) };
   }
 
-  async probeChanges(
-    prefix: string,
-    sinceRevision: number,
-  ): Promise<{ revision: number; changed: boolean; count: number }> {
+  async probeChanges(prefix: string, sinceRevision: number): Promise<ChangeProbe> {
     const range = Range.prefix(prefix);
     const res = await this.call(prefix, () =>
       this.client.kv.range({
@@ -325,7 +321,13 @@ export class Etcd3Storage implements Storage {
         min_mod_revision: String(sinceRevision + 1),
       }),
     );
-    return { revision: Number(res.header.revision), changed: res.kvs.length > 0, count: Number(res.count) };
+    const latest = res.kvs.reduce((m, kv) => Math.max(m, Number(kv.mod_revision)), 0);
+    return {
+      revision: Number(res.header.revision),
+      changed: res.kvs.length > 0,
+      count: Number(res.count),
+      ...(latest > 0 ? { latest } : {}),
+    };
   }
 
   /**
@@ -584,8 +586,8 @@ export class Etcd3Storage implements Storage {
   private decodeKv(kv: IKeyValue, rev = Number(kv.mod_revision)): ApiObject | Promise<ApiObject> {
     const key = kv.key.toString('utf8');
     const p = this.plain(key, kv.value);
-    if (p instanceof Promise) return p.then((x) => decode(key, x.json, rev));
-    return decode(key, p.json, rev);
+    if (p instanceof Promise) return p.then((x) => decodeStored(key, x.json, rev));
+    return decodeStored(key, p.json, rev);
   }
 
   /**
@@ -604,8 +606,8 @@ export class Etcd3Storage implements Storage {
       const deleted = (p: { json: string }): StorageEvent => ({
         type: 'DELETED',
         key,
-        object: decode(key, p.json, rev),
-        prevObject: decode(key, p.json, Number(prevKv.mod_revision)),
+        object: decodeStored(key, p.json, rev),
+        prevObject: decodeStored(key, p.json, Number(prevKv.mod_revision)),
         revision: rev,
       });
       const p = this.plain(key, prevKv.value);
@@ -614,8 +616,8 @@ export class Etcd3Storage implements Storage {
     const type = kv.create_revision === kv.mod_revision ? 'ADDED' : 'MODIFIED';
     const prevKv = type === 'MODIFIED' ? ev.prev_kv : undefined;
     const made = (c: { json: string }, p: { json: string } | undefined): StorageEvent => {
-      const result: StorageEvent = { type, key, object: decode(key, c.json, rev), revision: rev };
-      if (p && prevKv) result.prevObject = decode(key, p.json, Number(prevKv.mod_revision));
+      const result: StorageEvent = { type, key, object: decodeStored(key, c.json, rev), revision: rev };
+      if (p && prevKv) result.prevObject = decodeStored(key, p.json, Number(prevKv.mod_revision));
       return result;
     };
     const cur = this.plain(key, kv.value);
@@ -654,40 +656,12 @@ function checkMinRevision(key: string, readAt: number, minRevision: number | und
   }
 }
 
-function encode(obj: ApiObject): string {
-  const { resourceVersion: _omit, ...metadata } = obj.metadata ?? {};
-  return JSON.stringify({ ...obj, metadata });
-}
-
-function decode(key: string, json: string, rev: number): ApiObject {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch (err) {
-    throw new StorageError('InvalidObject', key, { message: `${key}: stored value is not JSON: ${messageOf(err)}` });
-  }
-  if (!isApiObject(value))
-    throw new StorageError('InvalidObject', key, { message: `${key}: stored value is not an API object` });
-  value.metadata.resourceVersion = String(rev);
-  return value;
-}
-
-function fromCached(obj: ApiObject): Current | undefined {
-  const rev = Number(obj.metadata?.resourceVersion);
-  if (!Number.isSafeInteger(rev) || rev <= 0) return undefined;
-  return { json: encode(obj), rev };
-}
-
 /** A list item that cannot be decoded fails the whole list, naming its key (Kubernetes' message for a value it cannot decrypt). */
 function listItemError(key: string, err: unknown): unknown {
   if (!(err instanceof StorageError) || err.code !== 'InternalError') return err;
   return new StorageError('InternalError', key, {
     message: `unable to transform key ${JSON.stringify(key)}: ${err.message}`,
   });
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 const UNREACHABLE_MESSAGES = [

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
-import { isApiObject, type ApiObject } from '@svc/api';
+import type { ApiObject } from '@svc/api';
 import { jsonEqual } from '@svc/machinery';
 import {
+  type ChangeProbe,
   StorageError,
   type DeleteOptions,
   type GetOptions,
@@ -15,6 +16,7 @@ import {
   type WatchOptions,
   type WriteOptions,
 } from '../interface.js';
+import { decodeStored, encodeStored, messageOf, storedFromCached, type StoredValue } from '../stored-object.js';
 import * as scripts from './scripts.js';
 
 export interface RedisStorageOptions {
@@ -33,10 +35,7 @@ export interface RedisStorageOptions {
   requestTimeoutMs?: number;
 }
 
-interface Current {
-  json: string;
-  rev: number;
-}
+type Current = StoredValue;
 
 /** Keys deleted per expiry run at most (more wait for the next run). */
 const EXPIRE_BATCH = 1000;
@@ -96,7 +95,7 @@ export class RedisStorage implements Storage {
     checkMinRevision(key, read.revision, opts.minRevision);
     const entry = read.entries[0];
     if (!entry) throw new StorageError('KeyNotFound', key);
-    return decode(key, entry.json, entry.rev);
+    return decodeStored(key, entry.json, entry.rev);
   }
 
   /**
@@ -116,7 +115,7 @@ export class RedisStorage implements Storage {
     for (const [i, e] of all.entries()) {
       let obj: ApiObject;
       try {
-        obj = decode(e.key, e.json, e.rev);
+        obj = decodeStored(e.key, e.json, e.rev);
       } catch (err) {
         if (!(err instanceof StorageError) || !opts.onCorruptObject) throw err;
         opts.onCorruptObject(e.key, err);
@@ -136,30 +135,30 @@ export class RedisStorage implements Storage {
   }
 
   async create(key: string, obj: ApiObject, opts: WriteOptions = {}): Promise<ApiObject> {
-    const json = encode(obj);
+    const json = encodeStored(obj);
     const rev = Number(await this.script(key, scripts.CREATE, [key, json, ttlMs(opts.ttlSeconds)]));
     if (rev === 0) throw new StorageError('KeyExists', key);
-    return decode(key, json, rev);
+    return decodeStored(key, json, rev);
   }
 
   /** As `Etcd3Storage.guaranteedUpdate`: a no-op computed from a cached copy is confirmed against a fresh read. */
   async guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<ApiObject> {
     let fromCache = false;
-    let cur = opts.cached ? fromCached(opts.cached) : undefined;
+    let cur = opts.cached ? storedFromCached(opts.cached) : undefined;
     if (cur) fromCache = true;
     else cur = await this.readCurrent(key);
     for (;;) {
-      const updated = await tryUpdate(decode(key, cur.json, cur.rev));
-      const json = encode(updated);
+      const updated = await tryUpdate(decodeStored(key, cur.json, cur.rev));
+      const json = encodeStored(updated);
       if (json === cur.json || jsonEqual(JSON.parse(json), JSON.parse(cur.json))) {
-        if (!fromCache) return decode(key, cur.json, cur.rev);
+        if (!fromCache) return decodeStored(key, cur.json, cur.rev);
         cur = await this.readCurrent(key);
         fromCache = false;
         continue;
       }
       const res = await this.script(key, scripts.UPDATE, [key, json, String(cur.rev), ttlMs(opts.ttlSeconds)]);
       const written = casResult(key, res);
-      if (written.rev !== undefined) return decode(key, json, written.rev);
+      if (written.rev !== undefined) return decodeStored(key, json, written.rev);
       cur = written.current;
       fromCache = false;
     }
@@ -167,11 +166,11 @@ export class RedisStorage implements Storage {
 
   async delete(key: string, opts: DeleteOptions = {}): Promise<ApiObject> {
     let fromCache = false;
-    let cur = opts.cached ? fromCached(opts.cached) : undefined;
+    let cur = opts.cached ? storedFromCached(opts.cached) : undefined;
     if (cur) fromCache = true;
     else cur = await this.readCurrent(key);
     for (;;) {
-      const obj = decode(key, cur.json, cur.rev);
+      const obj = decodeStored(key, cur.json, cur.rev);
       if (opts.check) {
         try {
           opts.check(obj);
@@ -203,10 +202,7 @@ export class RedisStorage implements Storage {
     return { [Symbol.asyncIterator]: () => this.runWatch(prefix, opts) };
   }
 
-  async probeChanges(
-    prefix: string,
-    sinceRevision: number,
-  ): Promise<{ revision: number; changed: boolean; count: number }> {
+  async probeChanges(prefix: string, sinceRevision: number): Promise<ChangeProbe> {
     const res = await this.script(prefix, scripts.PROBE, [prefix, prefixEnd(prefix), String(sinceRevision)]);
     const [revision, changed, count] = res as [number, number, number];
     return { revision: Number(revision), changed: Number(changed) === 1, count: Number(count) };
@@ -439,8 +435,8 @@ function toEvent(e: LogEntry): StorageEvent | undefined {
     return {
       type: 'DELETED',
       key,
-      object: decode(key, prev, e.rev),
-      prevObject: decode(key, prev, prevRev),
+      object: decodeStored(key, prev, e.rev),
+      prevObject: decodeStored(key, prev, prevRev),
       revision: e.rev,
     };
   }
@@ -448,10 +444,10 @@ function toEvent(e: LogEntry): StorageEvent | undefined {
   const ev: StorageEvent = {
     type: type === 'A' ? 'ADDED' : 'MODIFIED',
     key,
-    object: decode(key, value, e.rev),
+    object: decodeStored(key, value, e.rev),
     revision: e.rev,
   };
-  if (type === 'M' && prev !== undefined) ev.prevObject = decode(key, prev, prevRev);
+  if (type === 'M' && prev !== undefined) ev.prevObject = decodeStored(key, prev, prevRev);
   return ev;
 }
 
@@ -495,34 +491,6 @@ function prefixEnd(prefix: string): string {
     }
   }
   return '\xff';
-}
-
-function encode(obj: ApiObject): string {
-  const { resourceVersion: _omit, ...metadata } = obj.metadata ?? {};
-  return JSON.stringify({ ...obj, metadata });
-}
-
-function decode(key: string, json: string, rev: number): ApiObject {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch (err) {
-    throw new StorageError('InvalidObject', key, { message: `${key}: stored value is not JSON: ${messageOf(err)}` });
-  }
-  if (!isApiObject(value))
-    throw new StorageError('InvalidObject', key, { message: `${key}: stored value is not an API object` });
-  value.metadata.resourceVersion = String(rev);
-  return value;
-}
-
-function fromCached(obj: ApiObject): Current | undefined {
-  const rev = Number(obj.metadata?.resourceVersion);
-  if (!Number.isSafeInteger(rev) || rev <= 0) return undefined;
-  return { json: encode(obj), rev };
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** Connection failures and timeouts are `Unreachable`; others pass through. */
