@@ -96,7 +96,10 @@ describe('Protobuf answers under the default naming', () => {
   it('list in Protobuf: {metadata, items} of the list kind, items equal to the JSON list', async () => {
     expect((await c.post(NS, cm(name))).status).toBe(201);
     const json = (await c.get(`${NS}?labelSelector=app=web`)).json<{ metadata: Obj['metadata']; items: Obj[] }>();
-    const r = await c.get(`${NS}?labelSelector=app=web`, { headers: { accept: PB } });
+    // The same list at the JSON list's revision: the server writes in the background (leases,
+    // status), so a second most-recent list may carry a later resourceVersion.
+    const at = `resourceVersion=${json.metadata?.resourceVersion ?? ''}&resourceVersionMatch=Exact`;
+    const r = await c.get(`${NS}?labelSelector=app=web&${at}`, { headers: { accept: PB } });
     expect(r.status).toBe(200);
     const env = decodeEnvelope(r.body);
     expect([env.apiVersion, env.kind]).toEqual(['v1', 'ConfigMapList']);
