@@ -46,7 +46,8 @@ SCHED_2_PORT="${SVC_SCHEDULER_2_PORT:-10269}"
 NODE_PORT_BASE="${SVC_NODE_PORT_BASE:-10250}"
 NODE_HEALTHZ_PORT_BASE="${SVC_NODE_HEALTHZ_PORT_BASE:-10248}"
 REDIS_PORT="${SVC_REDIS_PORT:-6379}"
-EVENTS_ARGS=()
+# --store-servers-overrides of the API servers: empty (Events in etcd) unless --events-store redis.
+EVENTS_OVERRIDES=
 read -r -a EXTRA_API_ARGS <<<"${SVC_APISERVER_ARGS:-}"
 read -r -a EXTRA_CM_ARGS <<<"${SVC_CONTROLLER_MANAGER_ARGS:-}"
 read -r -a EXTRA_SCHED_ARGS <<<"${SVC_SCHEDULER_ARGS:-}"
@@ -160,7 +161,7 @@ start_apiserver() { # name port store-servers
     --service-account-key-file "$PKI/sa.key" --service-account-signing-key-file "$PKI/sa.key" \
     --token-auth-file "$DIR/tokens.csv" --enable-bootstrap-token-auth --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction --allow-privileged=true \
     --svclet-client-certificate "$PKI/apiserver-svclet-client.crt" --svclet-client-key "$PKI/apiserver-svclet-client.key" \
-    --svclet-preferred-address-types InternalIP,Hostname ${EVENTS_ARGS[@]+"${EVENTS_ARGS[@]}"} ${EXTRA_API_ARGS[@]+"${EXTRA_API_ARGS[@]}"}
+    --svclet-preferred-address-types InternalIP,Hostname --store-servers-overrides "$EVENTS_OVERRIDES" ${EXTRA_API_ARGS[@]+"${EXTRA_API_ARGS[@]}"}
 }
 
 # Redis for Events (--events-store redis): persistence on (AOF, fsync per write, as etcd's commits).
@@ -170,7 +171,7 @@ start_redis() {
     --appendonly yes --appendfsync always --save '' --daemonize no
   local url="redis://127.0.0.1:$REDIS_PORT" group=events.svc.io
   case "$(naming_args)" in *kubernetes*) group=events.k8s.io ;; esac
-  EVENTS_ARGS=(--store-servers-overrides "/events#$url,$group/events#$url")
+  EVENTS_OVERRIDES="/events#$url,$group/events#$url"
 }
 
 start_controller_manager() { # name port naming

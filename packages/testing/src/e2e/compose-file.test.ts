@@ -28,7 +28,9 @@ const compose = parse(readFileSync(resolve(ROOT, 'docker-compose.yml'), 'utf8'),
 };
 const services = compose.services;
 const byBinary = (bin: string): string[] => Object.keys(services).filter((n) => services[n]?.command?.[0] === bin);
-const args = (name: string): string[] => services[name]?.command?.slice(1) ?? [];
+/** `${VAR:-default}` as docker compose fills it in with VAR unset. */
+const interpolate = (a: string): string => a.replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1');
+const args = (name: string): string[] => (services[name]?.command?.slice(1) ?? []).map(interpolate);
 const flagNames = (argv: string[]): string[] =>
   [...new Set(argv.filter((a) => a.startsWith('--')).map((a) => a.replace(/=.*$/, '')))].sort();
 
