@@ -40,3 +40,4 @@ export { createDefaultServiceAccount } from './service-account.js';
 export { runCommand, type CommandResult } from './run-command.js';
 export { spawnProcess, type TestProcess } from './test-process.js';
 export { sharedTestdata, gatewayApiCrdDir } from './shared-testdata.js';
+export { httpGetLocal, sha256Hex } from './http-get.js';

@@ -3,12 +3,10 @@
 // (remotecommand v5, and port-forward's SPDY tunnelled in WebSocket). Outputs and exit codes
 // are compared with stock kubectl's for the same command lines.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePorts, kubectl, runCommand, waitFor, type KubectlResult } from '@svc/testing';
+import { freePorts, httpGetLocal, kubectl, runCommand, sha256Hex, waitFor, type KubectlResult } from '@svc/testing';
 import { svcctl, type RunResult } from '../svcctl-testing.js';
 import type { Terminal } from '../io.js';
 
@@ -30,21 +28,6 @@ function webServer(port: number): string {
     `}).listen(${port}, '127.0.0.1');`,
   ].join('\n');
 }
-
-function httpGet(port: number, path: string): Promise<Buffer> {
-  return new Promise((ok, fail) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, agent: false }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (b: Buffer) => parts.push(b));
-      res.on('end', () => ok(Buffer.concat(parts)));
-      res.on('error', fail);
-    });
-    req.on('error', fail);
-    req.end();
-  });
-}
-
-const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
 describe('svcctl exec and port-forward on cluster.sh up', () => {
   let dir: string;
@@ -109,7 +92,7 @@ describe('svcctl exec and port-forward on cluster.sh up', () => {
     // kubectl create service selects app=web; the pod kubectl run made is labelled run=web.
     await ok('label', 'pod', 'web', 'app=web');
     await ok('wait', '--for=condition=Ready', 'pod/shell', 'pod/web', '--timeout=90s');
-    await waitFor('the web pod to serve', async () => (await httpGet(webPort, '/')).toString().includes('hello'), {
+    await waitFor('the web pod to serve', async () => (await httpGetLocal(webPort, '/')).toString().includes('hello'), {
       timeoutMs: 20_000,
       intervalMs: 100,
     });
@@ -177,7 +160,7 @@ describe('svcctl exec and port-forward on cluster.sh up', () => {
   });
 
   it('port-forward pod, svc and LOCAL:REMOTE forms, several connections at once', async () => {
-    const want = sha(await httpGet(webPort, '/big'));
+    const want = sha256Hex(await httpGetLocal(webPort, '/big'));
     for (const [target, spec, local] of [
       ['pod/web', `:${webPort}`, undefined],
       ['web', `${spare}:${webPort}`, spare],
@@ -203,9 +186,9 @@ describe('svcctl exec and port-forward on cluster.sh up', () => {
         );
         expect(port.remote).toBe(webPort);
         if (local) expect(port.local).toBe(local);
-        expect((await httpGet(port.local, '/')).toString()).toBe('hello from the pod\n');
-        const bodies = await Promise.all([1, 2, 3, 4].map(() => httpGet(port.local, '/big')));
-        for (const b of bodies) expect(sha(b)).toBe(want);
+        expect((await httpGetLocal(port.local, '/')).toString()).toBe('hello from the pod\n');
+        const bodies = await Promise.all([1, 2, 3, 4].map(() => httpGetLocal(port.local, '/big')));
+        for (const b of bodies) expect(sha256Hex(b)).toBe(want);
         expect(out).toContain(`Handling connection for ${port.local}\n`);
       } finally {
         abort.abort();

@@ -4,10 +4,8 @@
 // WebSocket client of our own for the protocol details kubectl does not show (negotiation, the
 // v5 close signal, resize, the Status on the error channel, the normal close).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,6 +16,7 @@ import { freePorts } from '../free-port.js';
 import { kubectl, type KubectlResult } from '../kubectl.js';
 import { runCommand } from '../run-command.js';
 import { waitFor } from '../wait.js';
+import { httpGetLocal, sha256Hex } from '../http-get.js';
 
 const ROOT = resolve(__dirname, '../../../..');
 const MIB = 1024 * 1024;
@@ -74,24 +73,6 @@ function webServerScript(port: number): string {
     '});',
     `server.listen(${port}, '0.0.0.0');`,
   ].join('\n');
-}
-
-function sha256(b: Buffer): string {
-  return createHash('sha256').update(b).digest('hex');
-}
-
-/** GETs `http://127.0.0.1:<port><path>`; resolves with the body. */
-function httpGet(port: number, path: string): Promise<Buffer> {
-  return new Promise((ok, fail) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, agent: false }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (b: Buffer) => parts.push(b));
-      res.on('end', () => ok(Buffer.concat(parts)));
-      res.on('error', fail);
-    });
-    req.on('error', fail);
-    req.end();
-  });
 }
 
 interface Forward {
@@ -282,7 +263,7 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
     await kOk('run', 'shell', '--image=busybox', '--restart=Never', '--', 'sleep', '3600');
     await kOk('run', 'web', '--image=busybox', '--restart=Never', '--', 'node', '-e', webServerScript(webPort));
     await kOk('wait', '--for=condition=Ready', 'pod/shell', 'pod/web', '--timeout=90s');
-    await waitFor('the web pod to serve', async () => (await httpGet(webPort, '/')).toString().includes('hello'), {
+    await waitFor('the web pod to serve', async () => (await httpGetLocal(webPort, '/')).toString().includes('hello'), {
       timeoutMs: 20_000,
       intervalMs: 100,
     });
@@ -452,23 +433,23 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
   });
 
   it('port-forward reaches the pod’s port over WebSocket and SPDY, several connections at once', async () => {
-    const direct = await httpGet(webPort, '/big');
+    const direct = await httpGetLocal(webPort, '/big');
     expect(direct.length).toBe(BIG_BYTES);
-    const want = sha256(direct);
+    const want = sha256Hex(direct);
     for (const [name, extra] of [
       ['websocket', {}],
       ['spdy', { KUBECTL_PORT_FORWARD_WEBSOCKETS: 'false' }],
     ] as const) {
       const f = await portForward({ config: admin, pod: 'web', port: webPort, env: extra });
       try {
-        expect((await httpGet(f.localPort, '/')).toString()).toBe('hello from the pod\n');
-        const bodies = await Promise.all([1, 2, 3, 4].map(() => httpGet(f.localPort, '/big')));
-        for (const b of bodies) expect(sha256(b)).toBe(want);
+        expect((await httpGetLocal(f.localPort, '/')).toString()).toBe('hello from the pod\n');
+        const bodies = await Promise.all([1, 2, 3, 4].map(() => httpGetLocal(f.localPort, '/big')));
+        for (const b of bodies) expect(sha256Hex(b)).toBe(want);
         let t = Date.now();
-        await httpGet(webPort, '/big');
+        await httpGetLocal(webPort, '/big');
         const directMs = Date.now() - t;
         t = Date.now();
-        await httpGet(f.localPort, '/big');
+        await httpGetLocal(f.localPort, '/big');
         const forwardedMs = Date.now() - t;
         log(`port-forward (${name}) of ${BIG_BYTES / MIB} MiB: ${forwardedMs} ms, direct ${directMs} ms`);
         // The WebSocket case really tunnels over WebSocket: kubectl did not fall back to SPDY.
