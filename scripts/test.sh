@@ -8,6 +8,7 @@ ensure_pnpm
 ensure_etcd
 ensure_redis
 ensure_python_client
+ensure_ss
 pnpm_install
 echo "== type-check and build"
 ./node_modules/.bin/tsc -b packages/*/tsconfig.json

@@ -1,4 +1,11 @@
-# Shared by scripts/*.sh: install pnpm, etcd and redis when they are missing (fresh machine).
+# Shared by scripts/*.sh: install pnpm, etcd, redis, the Python client and ss when they are missing (fresh machine).
+# Debian packages, as root or through sudo.
+apt_install() { # package...
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
 ensure_pnpm() {
   if ! command -v pnpm >/dev/null 2>&1; then
     echo "== installing pnpm"
@@ -8,30 +15,21 @@ ensure_pnpm() {
 ensure_etcd() {
   if ! command -v etcd >/dev/null 2>&1; then
     echo "== installing etcd (Debian etcd-server)"
-    local sudo=""
-    [ "$(id -u)" = 0 ] || sudo=sudo
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq etcd-server >/dev/null
+    apt_install etcd-server
   fi
 }
 # Redis, for Events on Redis (--store-servers-overrides redis://...): tests and cluster.sh start it.
 ensure_redis() {
   if ! command -v redis-server >/dev/null 2>&1; then
     echo "== installing redis (Debian redis-server)"
-    local sudo=""
-    [ "$(id -u)" = 0 ] || sudo=sudo
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >/dev/null
+    apt_install redis-server
   fi
 }
 # The official Kubernetes Python client, for the test that drives svc with it unchanged.
 ensure_python_client() {
   if ! /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1; then
     echo "== installing the Kubernetes Python client (Debian python3-kubernetes)"
-    local sudo=""
-    [ "$(id -u)" = 0 ] || sudo=sudo
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-kubernetes >/dev/null
+    apt_install python3-kubernetes
   fi
 }
 # pnpm 12 sometimes fails looking itself up in the registry (ERR_PNPM_BAD_CONFIG_DEP); retry.
@@ -48,4 +46,11 @@ ensure_deps() {
   [ -d node_modules/.pnpm ] || pnpm_install
   # Incremental: quick when nothing changed, and a fresh pull never runs stale binaries.
   ./node_modules/.bin/tsc -b packages/*/tsconfig.json
+}
+# ss (iproute2): a test reads a listening socket's accept-queue length with it.
+ensure_ss() {
+  if ! command -v ss >/dev/null 2>&1; then
+    echo "== installing ss (Debian iproute2)"
+    apt_install iproute2
+  fi
 }
