@@ -15,7 +15,6 @@ import {
   type Watcher,
 } from 'etcd3';
 import type { ApiObject } from '@svc/api';
-import { jsonEqual } from '@svc/machinery';
 import {
   type ChangeProbe,
   StorageError,
@@ -30,7 +29,7 @@ import {
   type WatchOptions,
   type WriteOptions,
 } from '../interface.js';
-import { decodeStored, encodeStored, messageOf, storedFromCached, type StoredValue } from '../stored-object.js';
+import { casDelete, casUpdate, decodeStored, encodeStored, messageOf, type StoredValue } from '../stored-object.js';
 import { LeaseManager } from './lease-manager.js';
 import type { KeyTransformers } from '../value/resource-transformers.js';
 import type { Plaintext } from '../value/transformer.js';
@@ -224,67 +223,49 @@ export class Etcd3Storage implements Storage {
    * reflects the current stored state. A stale stored value (not encrypted with the current
    * provider and key) is rewritten even when the object is unchanged, as in Kubernetes.
    */
-  async guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<ApiObject> {
-    let fromCache = false;
-    let cur: Current | undefined = opts.cached ? storedFromCached(opts.cached) : undefined;
-    if (cur) fromCache = true;
-    else cur = await this.readCurrent(key);
-    for (;;) {
-      const updated = await tryUpdate(decodeStored(key, cur.json, cur.rev));
-      const json = encodeStored(updated);
-      if (!cur.stale && (json === cur.json || jsonEqual(JSON.parse(json), JSON.parse(cur.json)))) {
-        if (!fromCache) return decodeStored(key, cur.json, cur.rev);
-        cur = await this.readCurrent(key);
-        fromCache = false;
-        continue;
-      }
-      const value = await this.toStored(key, json);
-      const lease = await this.grantLease(key, opts.ttlSeconds);
-      const expected = cur.rev;
-      const res = await this.call(key, () => {
-        const put = this.client.put(key).value(value);
-        if (lease) put.lease(lease);
-        return this.client.if(key, 'Mod', '==', expected).then(put).else(this.client.get(key)).commit();
-      });
-      if (res.succeeded) return decodeStored(key, json, Number(res.header.revision));
-      cur = await this.currentFromElse(key, res.responses[0]?.response_range);
-      fromCache = false;
-    }
+  guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<ApiObject> {
+    return casUpdate({
+      key,
+      cached: opts.cached,
+      tryUpdate,
+      read: () => this.readCurrent(key),
+      mustWrite: (read) => read.stale === true,
+      cas: async (json, expected) => {
+        const value = await this.toStored(key, json);
+        const lease = await this.grantLease(key, opts.ttlSeconds);
+        const res = await this.call(key, () => {
+          const put = this.client.put(key).value(value);
+          if (lease) put.lease(lease);
+          return this.client.if(key, 'Mod', '==', expected).then(put).else(this.client.get(key)).commit();
+        });
+        if (res.succeeded) return { rev: Number(res.header.revision) };
+        return { current: await this.currentFromElse(key, res.responses[0]?.response_range) };
+      },
+    });
   }
 
   /**
    * `check` runs against the state about to be deleted; when it throws on a cached copy,
    * the check is retried once against a fresh read before the error is passed on.
    */
-  async delete(key: string, opts: DeleteOptions = {}): Promise<ApiObject> {
-    let fromCache = false;
-    let cur = opts.cached ? storedFromCached(opts.cached) : undefined;
-    if (cur) fromCache = true;
-    else cur = await this.readCurrent(key);
-    for (;;) {
-      const obj = decodeStored(key, cur.json, cur.rev);
-      if (opts.check) {
-        try {
-          opts.check(obj);
-        } catch (err) {
-          if (!fromCache) throw err;
-          cur = await this.readCurrent(key);
-          fromCache = false;
-          continue;
-        }
-      }
-      const expected = cur.rev;
-      const res = await this.call(key, () =>
-        this.client
-          .if(key, 'Mod', '==', expected)
-          .then(this.client.delete().key(key))
-          .else(this.client.get(key))
-          .commit(),
-      );
-      if (res.succeeded) return obj;
-      cur = await this.currentFromElse(key, res.responses[0]?.response_range);
-      fromCache = false;
-    }
+  delete(key: string, opts: DeleteOptions = {}): Promise<ApiObject> {
+    return casDelete({
+      key,
+      cached: opts.cached,
+      check: opts.check,
+      read: () => this.readCurrent(key),
+      cas: async (expected) => {
+        const res = await this.call(key, () =>
+          this.client
+            .if(key, 'Mod', '==', expected)
+            .then(this.client.delete().key(key))
+            .else(this.client.get(key))
+            .commit(),
+        );
+        if (res.succeeded) return { rev: Number(res.header.revision) };
+        return { current: await this.currentFromElse(key, res.responses[0]?.response_range) };
+      },
+    });
   }
 
   async count(prefix: string): Promise<number> {

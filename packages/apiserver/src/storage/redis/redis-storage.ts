@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { ApiObject } from '@svc/api';
-import { jsonEqual } from '@svc/machinery';
 import {
   type ChangeProbe,
   StorageError,
@@ -16,7 +15,15 @@ import {
   type WatchOptions,
   type WriteOptions,
 } from '../interface.js';
-import { decodeStored, encodeStored, messageOf, storedFromCached, type StoredValue } from '../stored-object.js';
+import {
+  casDelete,
+  casUpdate,
+  decodeStored,
+  encodeStored,
+  messageOf,
+  type CasResult,
+  type StoredValue,
+} from '../stored-object.js';
 import * as scripts from './scripts.js';
 
 export interface RedisStorageOptions {
@@ -142,50 +149,25 @@ export class RedisStorage implements Storage {
   }
 
   /** As `Etcd3Storage.guaranteedUpdate`: a no-op computed from a cached copy is confirmed against a fresh read. */
-  async guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<ApiObject> {
-    let fromCache = false;
-    let cur = opts.cached ? storedFromCached(opts.cached) : undefined;
-    if (cur) fromCache = true;
-    else cur = await this.readCurrent(key);
-    for (;;) {
-      const updated = await tryUpdate(decodeStored(key, cur.json, cur.rev));
-      const json = encodeStored(updated);
-      if (json === cur.json || jsonEqual(JSON.parse(json), JSON.parse(cur.json))) {
-        if (!fromCache) return decodeStored(key, cur.json, cur.rev);
-        cur = await this.readCurrent(key);
-        fromCache = false;
-        continue;
-      }
-      const res = await this.script(key, scripts.UPDATE, [key, json, String(cur.rev), ttlMs(opts.ttlSeconds)]);
-      const written = casResult(key, res);
-      if (written.rev !== undefined) return decodeStored(key, json, written.rev);
-      cur = written.current;
-      fromCache = false;
-    }
+  guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<ApiObject> {
+    return casUpdate({
+      key,
+      cached: opts.cached,
+      tryUpdate,
+      read: () => this.readCurrent(key),
+      cas: async (json, rev) =>
+        casResult(key, await this.script(key, scripts.UPDATE, [key, json, String(rev), ttlMs(opts.ttlSeconds)])),
+    });
   }
 
-  async delete(key: string, opts: DeleteOptions = {}): Promise<ApiObject> {
-    let fromCache = false;
-    let cur = opts.cached ? storedFromCached(opts.cached) : undefined;
-    if (cur) fromCache = true;
-    else cur = await this.readCurrent(key);
-    for (;;) {
-      const obj = decodeStored(key, cur.json, cur.rev);
-      if (opts.check) {
-        try {
-          opts.check(obj);
-        } catch (err) {
-          if (!fromCache) throw err;
-          cur = await this.readCurrent(key);
-          fromCache = false;
-          continue;
-        }
-      }
-      const written = casResult(key, await this.script(key, scripts.DELETE, [key, String(cur.rev)]));
-      if (written.rev !== undefined) return obj;
-      cur = written.current;
-      fromCache = false;
-    }
+  delete(key: string, opts: DeleteOptions = {}): Promise<ApiObject> {
+    return casDelete({
+      key,
+      cached: opts.cached,
+      check: opts.check,
+      read: () => this.readCurrent(key),
+      cas: async (rev) => casResult(key, await this.script(key, scripts.DELETE, [key, String(rev)])),
+    });
   }
 
   async count(prefix: string): Promise<number> {
@@ -452,10 +434,7 @@ function toEvent(e: LogEntry): StorageEvent | undefined {
 }
 
 /** The answer of UPDATE/DELETE: written at `rev`, or the key's current state to retry from. */
-function casResult(
-  key: string,
-  res: unknown,
-): { rev: number; current?: undefined } | { rev?: undefined; current: Current } {
+function casResult(key: string, res: unknown): CasResult<Current> {
   const r = res as unknown[];
   if (r.length === 0) throw new StorageError('KeyNotFound', key);
   if (Number(r[0]) === 1) return { rev: Number(r[1]) };
