@@ -41,3 +41,4 @@ export { runCommand, type CommandResult } from './run-command.js';
 export { spawnProcess, type TestProcess } from './test-process.js';
 export { sharedTestdata, gatewayApiCrdDir } from './shared-testdata.js';
 export { httpGetLocal, sha256Hex } from './http-get.js';
+export { clusterScriptEnv } from './cluster-script-env.js';

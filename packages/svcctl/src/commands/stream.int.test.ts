@@ -6,7 +6,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePorts, httpGetLocal, kubectl, runCommand, sha256Hex, waitFor, type KubectlResult } from '@svc/testing';
+import {
+  clusterScriptEnv,
+  httpGetLocal,
+  kubectl,
+  runCommand,
+  sha256Hex,
+  waitFor,
+  type KubectlResult,
+} from '@svc/testing';
 import { svcctl, type RunResult } from '../svcctl-testing.js';
 import type { Terminal } from '../io.js';
 
@@ -50,21 +58,9 @@ describe('svcctl exec and port-forward on cluster.sh up', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svcctl-stream-'));
     admin = join(dir, 'admin.svcconfig');
-    const p = await freePorts(9);
-    const at = (i: number): string => String(p[i]);
-    webPort = p[7] ?? 0;
-    spare = p[8] ?? 0;
-    env = {
-      ...process.env,
-      SVC_CLUSTER_DIR: dir,
-      SVC_ETCD_PORT: at(0),
-      SVC_ETCD_PEER_PORT: at(1),
-      SVC_APISERVER_PORT: at(2),
-      SVC_CONTROLLER_MANAGER_PORT: at(3),
-      SVC_SCHEDULER_PORT: at(4),
-      SVC_NODE_PORT_BASE: String(Number(at(5)) - 1),
-      SVC_NODE_HEALTHZ_PORT_BASE: String(Number(at(6)) - 100),
-    };
+    const cluster = await clusterScriptEnv({ dir, extra: 2 });
+    env = cluster.env;
+    [webPort = 0, spare = 0] = cluster.extraPorts;
     const up = await runCommand('bash', ['scripts/cluster.sh', 'up', '--nodes', '1'], {
       env,
       cwd: ROOT,

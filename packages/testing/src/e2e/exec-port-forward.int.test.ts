@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import WebSocket from 'ws';
 import YAML from 'yaml';
 import { group } from '@svc/api';
-import { freePorts } from '../free-port.js';
+import { clusterScriptEnv } from '../cluster-script-env.js';
 import { kubectl, type KubectlResult } from '../kubectl.js';
 import { runCommand } from '../run-command.js';
 import { waitFor } from '../wait.js';
@@ -227,23 +227,9 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-exec-'));
     admin = join(dir, 'admin.svcconfig');
-    const p = await freePorts(9);
-    const at = (i: number): string => String(p[i]);
-    webPort = p[7] ?? 0;
-    closedPort = p[8] ?? 0;
-    env = {
-      ...process.env,
-      SVC_CLUSTER_DIR: dir,
-      SVC_NODE_IP: NODE_IP,
-      SVC_ETCD_PORT: at(0),
-      SVC_ETCD_PEER_PORT: at(1),
-      SVC_APISERVER_PORT: at(2),
-      SVC_CONTROLLER_MANAGER_PORT: at(3),
-      SVC_SCHEDULER_PORT: at(4),
-      // Node 1 serves on base+1 and base+100.
-      SVC_NODE_PORT_BASE: String(Number(at(5)) - 1),
-      SVC_NODE_HEALTHZ_PORT_BASE: String(Number(at(6)) - 100),
-    };
+    const cluster = await clusterScriptEnv({ dir, extra: 2, nodeIp: NODE_IP });
+    env = cluster.env;
+    [webPort = 0, closedPort = 0] = cluster.extraPorts;
     const started = Date.now();
     const up = await runCommand('bash', ['scripts/cluster.sh', 'up', '--nodes', '1'], {
       env,
