@@ -19,18 +19,21 @@ describe('TokenBucket', () => {
       ),
     );
     const elapsed = performance.now() - started;
-    expect(afterATurn).toEqual([false, false, false, false, false, true, true, true, true, true]);
-    // Five more tokens at 50/s take at least ~100 ms.
+    // The first five never wait for a timer. Whether the sixth does depends on how long the five
+    // took on a loaded machine (20 ms refills one token), so only the burst is pinned here.
+    expect(afterATurn.slice(0, 5)).toEqual([false, false, false, false, false]);
+    // Five more tokens at 50/s take at least ~100 ms, however the refills fall.
     expect(elapsed).toBeGreaterThanOrEqual(90);
     expect(Math.max(...waits)).toBeGreaterThanOrEqual(90);
   });
 
   it('refills up to burst only', async () => {
-    const bucket = new TokenBucket(1000, 2);
+    const bucket = new TokenBucket(10, 2);
     await bucket.take();
     await bucket.take();
-    await new Promise((r) => setTimeout(r, 20));
-    // 20 ms at 1000/s would be 20 tokens, but the bucket holds 2: the third take waits for a timer.
+    await new Promise((r) => setTimeout(r, 300));
+    // 300 ms at 10/s would be 3 tokens, but the bucket holds 2: the third take waits for a timer
+    // (a stall of 100 ms between the takes would be needed to refill one instead).
     let turned = false;
     setImmediate(() => {
       turned = true;
@@ -45,7 +48,7 @@ describe('TokenBucket', () => {
       ),
     );
     expect(afterATurn).toEqual([false, false, true]);
-    expect(waits[2]).toBeGreaterThan(0);
+    expect(waits[2]).toBeGreaterThan(50);
   });
 
   it('stops waiting when the signal fires', async () => {
