@@ -22,7 +22,8 @@
 #   SVC_REDIS_PORT, 6379; append-only file with appendfsync always under $SVC_CLUSTER_DIR/redis)
 #   through --store-servers-overrides, off etcd's raft log. Default etcd.
 # SVC_CLUSTER_DIR: where the cluster lives (default .cluster).
-# SVC_APISERVER_ARGS, SVC_CONTROLLER_MANAGER_ARGS, SVC_SCHEDULER_ARGS: extra flags (split on spaces).
+# SVC_APISERVER_ARGS, SVC_CONTROLLER_MANAGER_ARGS, SVC_SCHEDULER_ARGS, SVC_SVCLET_ARGS: extra flags (split on spaces);
+# SVC_SVCLET_CONFIG: extra lines for every node's SvcletConfiguration file (e.g. 'syncFrequency: 5s').
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/ensure-tools.sh
@@ -51,6 +52,7 @@ EVENTS_OVERRIDES=
 read -r -a EXTRA_API_ARGS <<<"${SVC_APISERVER_ARGS:-}"
 read -r -a EXTRA_CM_ARGS <<<"${SVC_CONTROLLER_MANAGER_ARGS:-}"
 read -r -a EXTRA_SCHED_ARGS <<<"${SVC_SCHEDULER_ARGS:-}"
+read -r -a EXTRA_SVCLET_ARGS <<<"${SVC_SVCLET_ARGS:-}"
 SVCCONFIG="$DIR/admin.svcconfig"
 SVCADM=(node packages/svcadm/dist/bin/svcadm.js)
 
@@ -141,10 +143,11 @@ authentication:
   x509: {clientCAFile: $PKI/ca.crt}
 authorization: {mode: Webhook}
 YAML
+  if [ -n "${SVC_SVCLET_CONFIG:-}" ]; then printf '%s\n' "$SVC_SVCLET_CONFIG" >>"$nd/config.yaml"; fi
   start_bg "$name" "${SVCADM[@]}" join "127.0.0.1:$API_PORT" --token "$token" --discovery-token-ca-cert-hash "$hash" \
     --bootstrap-kubeconfig "$nd/bootstrap.svcconfig" --svclet-svcconfig "$nd/svclet.svcconfig" --svclet-path "$PWD/node_modules/.bin/svclet" -- \
     --config "$nd/config.yaml" --hostname-override "$name" --node-ip "$(node_ip)" --cert-dir "$nd/pki" --root-dir "$nd" \
-    --container-runtime-endpoint "unix://$nd/cri.sock" ${naming:+"$naming"}
+    --container-runtime-endpoint "unix://$nd/cri.sock" ${naming:+"$naming"} ${EXTRA_SVCLET_ARGS[@]+"${EXTRA_SVCLET_ARGS[@]}"}
 }
 
 start_etcd() { # name data-dir-name client-port peer-port initial-cluster
