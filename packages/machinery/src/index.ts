@@ -184,3 +184,4 @@ export * from './resource-names.js';
 export * from './pod-resources.js';
 export * from './resource-quota.js';
 export { parseCronSchedule, isKnownTimeZone, wallClock, type CronSchedule } from './cron-schedule.js';
+export { podMatchesNode, matchesTerm, preferredAffinityWeight } from './node-affinity.js';

@@ -1,5 +1,5 @@
 import { nodeTaintKey, type Pod, type Taint, type Toleration } from '@svc/api';
-import { podMatchesNode } from './node-affinity.js';
+import { podMatchesNode } from '@svc/machinery';
 import { hostPorts, podRequests, type NodeInfo, type Resources } from './node-info.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Pod } from '@svc/api';
-import { preferredAffinityWeight } from './node-affinity.js';
+import { preferredAffinityWeight } from '@svc/machinery';
 import { podRequests, type NodeInfo, type Resources } from './node-info.js';
 import { toleratedBy } from './filters.js';
 

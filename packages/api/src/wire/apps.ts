@@ -76,3 +76,49 @@ export interface Deployment extends ApiObject {
   spec: DeploymentSpec;
   status?: DeploymentStatus;
 }
+
+/** apps/v1 DaemonSet. The server defaults `updateStrategy` (RollingUpdate, maxUnavailable 1, maxSurge 0) and `revisionHistoryLimit` (10). */
+export interface DaemonSetUpdateStrategy {
+  type?: 'RollingUpdate' | 'OnDelete';
+  rollingUpdate?: { maxUnavailable?: IntOrString; maxSurge?: IntOrString };
+}
+
+export interface DaemonSetSpec {
+  selector?: LabelSelectorObject;
+  template: PodTemplateSpec;
+  updateStrategy?: DaemonSetUpdateStrategy;
+  minReadySeconds?: number;
+  revisionHistoryLimit?: number;
+}
+
+export interface DaemonSetCondition {
+  type: string;
+  status: ConditionStatus;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface DaemonSetStatus {
+  currentNumberScheduled?: number;
+  numberMisscheduled?: number;
+  desiredNumberScheduled?: number;
+  numberReady?: number;
+  observedGeneration?: number;
+  updatedNumberScheduled?: number;
+  numberAvailable?: number;
+  numberUnavailable?: number;
+  collisionCount?: number;
+  conditions?: DaemonSetCondition[];
+}
+
+export interface DaemonSet extends ApiObject {
+  spec: DaemonSetSpec;
+  status?: DaemonSetStatus;
+}
+
+/** apps/v1 ControllerRevision: an immutable snapshot (`data`, a patch for DaemonSets) of a controller's state. */
+export interface ControllerRevision extends ApiObject {
+  data?: unknown;
+  revision: number;
+}

@@ -36,6 +36,11 @@ export class ControllerExpectations {
     this.byKey.set(key, { add: 0, del: podKeys.length, at: this.now(), deleting: new Set(podKeys) });
   }
 
+  /** Replaces `key`'s expectations with `creations` creations and the deletion of `deletions` (pod keys) at once. */
+  expect(key: string, { creations, deletions }: { creations: number; deletions: readonly string[] }): void {
+    this.byKey.set(key, { add: creations, del: deletions.length, at: this.now(), deleting: new Set(deletions) });
+  }
+
   creationObserved(key: string): void {
     const e = this.byKey.get(key);
     if (e) e.add--;

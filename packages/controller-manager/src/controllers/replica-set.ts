@@ -1,5 +1,6 @@
 import {
   isNotFound,
+  type DaemonSet,
   isStatusError,
   type Pod,
   type ReplicaSet,
@@ -39,14 +40,18 @@ export async function slowStartBatch(
   return { successes };
 }
 
-/** The pod a ReplicaSet creates from its template (Kubernetes' GetPodFromTemplate): template labels, annotations, finalizers and spec, name `<rs>-<random>`. */
-export function podFromTemplate(rs: ReplicaSet): Pod {
+/**
+ * The pod a ReplicaSet (or another apps/v1 workload, `kind`) creates from its template
+ * (Kubernetes' GetPodFromTemplate): template labels, annotations, finalizers and spec, name
+ * `<owner>-<random>`, controlled by the owner.
+ */
+export function podFromTemplate(rs: ReplicaSet | DaemonSet, kind: 'ReplicaSet' | 'DaemonSet' = 'ReplicaSet'): Pod {
   const t = rs.spec.template ?? {};
   const name = rs.metadata.name ?? '';
   const prefix = nameIsDnsSubdomain(`${name}-`, true) ? `${name}-` : name;
   const metadata: Pod['metadata'] = {
     generateName: prefix,
-    ownerReferences: [newControllerRef(rs, 'apps/v1', 'ReplicaSet')],
+    ownerReferences: [newControllerRef(rs, 'apps/v1', kind)],
   };
   if (t.metadata?.labels) metadata.labels = { ...t.metadata.labels };
   if (t.metadata?.annotations) metadata.annotations = { ...t.metadata.annotations };
