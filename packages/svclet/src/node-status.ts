@@ -43,6 +43,23 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   ]).finally(() => clearTimeout(t));
 }
 
+/**
+ * What the node status reports about the machine: the host the svclet runs on
+ * (`hostMachine`), or a simulated one (`simulated-machine.ts`). The status code path is the same.
+ */
+export interface NodeMachine {
+  /** `status.capacity`. */
+  capacity(): Record<string, string>;
+  /** The hard eviction signals observed now. */
+  pressure(): Pressure;
+  /** `status.nodeInfo` apart from the runtime's version. */
+  readonly info: NodeSystemInfo;
+  /** Why the node is not ready (Kubernetes' messages), or undefined when it is. */
+  readiness(): Promise<string | undefined>;
+  /** `<runtime name>://<version>`, or '' while the runtime has not answered. */
+  runtimeVersion(): Promise<string>;
+}
+
 export interface NodeStatusOptions {
   client: RestClient;
   nodeName: string;
@@ -50,12 +67,44 @@ export interface NodeStatusOptions {
   hostname: string;
   hostIps: string[];
   config: SvcletConfiguration;
-  rootDir: string;
   nodeLabels: Record<string, string>;
-  version: string;
-  /** The container runtime; absent (or not answering) the node is not Ready. */
-  runtime?: RuntimeStatusService;
+  machine: NodeMachine;
+  /**
+   * The Node as an informer holds it (the simulator's one watch of all nodes), read instead of a
+   * GET before each status computation; undefined (not seen yet) falls back to the GET.
+   */
+  cachedNode?: () => Node | undefined;
   logger: Logger;
+}
+
+/**
+ * The machine the svclet runs on: capacity and pressure from the host (`rootDir`'s file
+ * system), readiness and version from the container runtime (absent or not answering: not Ready).
+ */
+export function hostMachine(o: {
+  rootDir: string;
+  config: SvcletConfiguration;
+  version: string;
+  runtime?: RuntimeStatusService;
+}): NodeMachine {
+  let runtimeVersion = '';
+  return {
+    capacity: () => machineCapacity({ rootDir: o.rootDir, maxPods: o.config.maxPods }),
+    pressure: () => observePressure({ rootDir: o.rootDir, evictionHard: o.config.evictionHard }),
+    info: systemInfo(o.version),
+    readiness: () => runtimeReadiness(o.runtime),
+    runtimeVersion: async () => {
+      if (runtimeVersion === '' && o.runtime) {
+        try {
+          const v = await withTimeout(o.runtime.version({}), 2000);
+          if (v.runtimeName) runtimeVersion = `${v.runtimeName}://${v.runtimeVersion ?? ''}`;
+        } catch {
+          /* tried again next time */
+        }
+      }
+      return runtimeVersion;
+    },
+  };
 }
 
 const agentTitle = (): string => naming().nodeAgentName.charAt(0).toUpperCase() + naming().nodeAgentName.slice(1);
@@ -68,15 +117,12 @@ const agentTitle = (): string => naming().nodeAgentName.charAt(0).toUpperCase() 
  */
 export class NodeStatusManager {
   private readonly api: ResourceClient<Node>;
-  private readonly info: NodeSystemInfo;
-  private runtimeVersion = '';
   private lastReport = 0;
   /** When each pressure was last observed (Kubernetes holds a pressure condition for evictionPressureTransitionPeriod). */
   private readonly pressureSeen: Record<keyof Pressure, number> = { memory: 0, disk: 0, pid: 0 };
 
   constructor(private readonly o: NodeStatusOptions) {
     this.api = new ResourceClient<Node>(o.client, nodesResource());
-    this.info = systemInfo(o.version);
   }
 
   /** Kubernetes' initialNode: name, default and `--node-labels` labels, taints (with not-ready), provider ID. */
@@ -154,7 +200,7 @@ export class NodeStatusManager {
 
   /** Reads the Node, computes its status and writes it when changed or due (or `force`). */
   async update(signal: AbortSignal, force: boolean): Promise<void> {
-    const node = await this.api.get(this.o.nodeName, { signal });
+    const node = this.o.cachedNode?.() ?? (await this.api.get(this.o.nodeName, { signal }));
     const status = await this.computeStatus(node.status ?? {});
     const due = Date.now() - this.lastReport >= this.o.config.nodeStatusReportFrequency;
     if (!force && !due && !statusChanged(node.status ?? {}, status)) return;
@@ -166,9 +212,10 @@ export class NodeStatusManager {
   /** The status the node has now, given the one the API holds (for transition times). */
   async computeStatus(old: NodeStatus): Promise<NodeStatus> {
     const c = this.o.config;
-    const capacity = machineCapacity({ rootDir: this.o.rootDir, maxPods: c.maxPods });
+    const machine = this.o.machine;
+    const capacity = machine.capacity();
     const now = Date.now();
-    const pressure = observePressure({ rootDir: this.o.rootDir, evictionHard: c.evictionHard });
+    const pressure = machine.pressure();
     for (const k of Object.keys(pressure) as Array<keyof Pressure>) if (pressure[k]) this.pressureSeen[k] = now;
     const held = (k: keyof Pressure): boolean =>
       this.pressureSeen[k] > 0 && now - this.pressureSeen[k] < c.evictionPressureTransitionPeriod;
@@ -191,15 +238,8 @@ export class NodeStatusManager {
         message,
       };
     };
-    const ready = await this.readiness();
-    if (this.runtimeVersion === '' && this.o.runtime) {
-      try {
-        const v = await withTimeout(this.o.runtime.version({}), 2000);
-        if (v.runtimeName) this.runtimeVersion = `${v.runtimeName}://${v.runtimeVersion ?? ''}`;
-      } catch {
-        /* tried again next time */
-      }
-    }
+    const ready = await machine.readiness();
+    const runtimeVersion = await machine.runtimeVersion();
     return {
       capacity,
       allocatable: allocatable(capacity, c),
@@ -254,37 +294,37 @@ export class NodeStatusManager {
       ],
       addresses: nodeAddresses(this.o.hostIps, this.o.hostname),
       daemonEndpoints: { kubeletEndpoint: { Port: c.port } },
-      nodeInfo: { ...this.info, containerRuntimeVersion: this.runtimeVersion },
+      nodeInfo: { ...machine.info, containerRuntimeVersion: runtimeVersion },
     };
   }
+}
 
-  /** Why the node is not ready (Kubernetes' messages), or undefined when the runtime reports ready. */
-  private async readiness(): Promise<string | undefined> {
-    if (!this.o.runtime) return 'container runtime status check may not have completed yet';
-    let conditions;
-    try {
-      conditions = (await withTimeout(this.o.runtime.status({}), 2000)).status?.conditions ?? [];
-    } catch (e) {
-      return `container runtime is down: ${String(e)}`;
-    }
-    const errs: string[] = [];
-    const runtime = conditions.find((x) => x.type === 'RuntimeReady');
-    const network = conditions.find((x) => x.type === 'NetworkReady');
-    if (!runtime?.status)
-      errs.push(
-        runtime
-          ? `container runtime not ready: RuntimeReady=false reason:${runtime.reason ?? ''} message:${runtime.message ?? ''}`
-          : 'container runtime not ready: RuntimeReady condition is missing',
-      );
-    if (!network?.status)
-      errs.push(
-        network
-          ? `container runtime network not ready: NetworkReady=false reason:${network.reason ?? ''} message:${network.message ?? ''}`
-          : 'container runtime network not ready: NetworkReady condition is missing',
-      );
-    if (errs.length === 0) return undefined;
-    return errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`;
+/** Why the node is not ready (Kubernetes' messages), or undefined when the runtime reports ready. */
+async function runtimeReadiness(service: RuntimeStatusService | undefined): Promise<string | undefined> {
+  if (!service) return 'container runtime status check may not have completed yet';
+  let conditions;
+  try {
+    conditions = (await withTimeout(service.status({}), 2000)).status?.conditions ?? [];
+  } catch (e) {
+    return `container runtime is down: ${String(e)}`;
   }
+  const errs: string[] = [];
+  const runtime = conditions.find((x) => x.type === 'RuntimeReady');
+  const network = conditions.find((x) => x.type === 'NetworkReady');
+  if (!runtime?.status)
+    errs.push(
+      runtime
+        ? `container runtime not ready: RuntimeReady=false reason:${runtime.reason ?? ''} message:${runtime.message ?? ''}`
+        : 'container runtime not ready: RuntimeReady condition is missing',
+    );
+  if (!network?.status)
+    errs.push(
+      network
+        ? `container runtime network not ready: NetworkReady=false reason:${network.reason ?? ''} message:${network.message ?? ''}`
+        : 'container runtime network not ready: NetworkReady condition is missing',
+    );
+  if (errs.length === 0) return undefined;
+  return errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`;
 }
 
 /** Kubernetes' nodeStatusHasChanged: any difference but heartbeat times. */

@@ -24,6 +24,11 @@ import {
   type SvcletConfiguration,
 } from './configuration.js';
 import { parseGatePairs, svcletFeatureGates } from './feature-gates.js';
+import {
+  addSimulatedNodeFlags,
+  simulatedNodesOptions,
+  type SimulatedNodesOptions,
+} from './simulated/simulated-node-flags.js';
 
 /** The version the svclet reports (`nodeInfo.kubeletVersion`): the API server's release. */
 export const SVCLET_VERSION = 'v1.32.0-svc.0.1.0';
@@ -50,6 +55,8 @@ export interface SvcletOptions {
   featureGates: FeatureGates;
   /** `--disabled-metrics`, `--show-hidden-metrics-for-version`, `--allow-metric-labels*`. */
   metrics: MetricsPolicy;
+  /** `--simulate-nodes` and its shaping flags: run simulated nodes instead of this node (absent: off). */
+  simulated?: SimulatedNodesOptions;
   /** One line per deprecated flag given (each flag once, however often it was given), to log at start. */
   warnings: string[];
 }
@@ -564,6 +571,7 @@ export function svcletCommand(): Command {
     )
     .allowExcessArguments(false);
   for (const s of FLAGS) cmd.addOption(option(s, def));
+  addSimulatedNodeFlags(cmd);
   cmd
     .addOption(
       new Option('--naming <scheme>', 'Spelling of product identifiers: svc, or kubernetes.')
@@ -635,11 +643,13 @@ export function parseSvcletOptions(argv: string[], opts: { quiet?: boolean } = {
       'invalid configuration: logging.format json needs the LoggingBetaOptions feature gate',
     );
   }
+  const svcconfig = (o.svcconfig ?? o.kubeconfig) as string | undefined;
+  const simulated = simulatedNodesOptions(o, { maxPods: config.maxPods, svcconfig: !!svcconfig, fail });
   return {
     config,
     configFile,
     configDir,
-    svcconfig: (o.svcconfig ?? o.kubeconfig) as string | undefined,
+    svcconfig,
     bootstrapKubeconfig: o.bootstrapKubeconfig as string | undefined,
     certDir: (o.certDir as string | undefined) ?? `/var/lib/${naming().nodeAgentName}/pki`,
     rootDir: (o.rootDir as string | undefined) ?? `/var/lib/${naming().nodeAgentName}`,
@@ -652,6 +662,7 @@ export function parseSvcletOptions(argv: string[], opts: { quiet?: boolean } = {
     naming: scheme,
     featureGates,
     metrics,
+    simulated,
     warnings,
   };
 }

@@ -23,7 +23,7 @@ import {
 } from './client-certificate.js';
 import { hostIps, nodeNameOf } from './host-info.js';
 import { NodeLeaseController } from './node-lease.js';
-import { NodeStatusManager } from './node-status.js';
+import { NodeStatusManager, hostMachine } from './node-status.js';
 import { SVCLET_VERSION, type SvcletOptions } from './options.js';
 import { NO_PODS, type PodSide, type RuntimeStatusService, type StartPodSide } from './pod-source.js';
 import { RotatingRestClient } from './rotating-client.js';
@@ -288,10 +288,8 @@ export async function startSvclet(o: SvcletOptions, deps: SvcletDeps): Promise<R
       hostname: nodeName,
       hostIps: ips,
       config: c,
-      rootDir: o.rootDir,
       nodeLabels: o.nodeLabels,
-      version: SVCLET_VERSION,
-      runtime: deps.runtime,
+      machine: hostMachine({ rootDir: o.rootDir, config: c, version: SVCLET_VERSION, runtime: deps.runtime }),
       logger,
     });
     tasks.push(

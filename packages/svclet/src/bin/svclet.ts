@@ -5,6 +5,7 @@ import { ConfigurationError } from '../configuration.js';
 import { parseSvcletOptions, type SvcletOptions } from '../options.js';
 import { startPodSide } from '../pods/index.js';
 import { SvcletConfigError, startSvclet } from '../svclet.js';
+import { startSimulatedNodes } from '../simulated/simulated-nodes.js';
 
 async function main(): Promise<void> {
   let opts: SvcletOptions;
@@ -36,6 +37,12 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
+  if (opts.simulated) {
+    // Simulated nodes: no runtime, no server, no pods run; see docs/simulated-nodes.md.
+    const sim = await startSimulatedNodes(opts, { logger: logger.with({ component: 'simulated-nodes' }) });
+    running.shutdown = () => sim.shutdown();
+    return;
+  }
   // The node side's own connection for the runtime's Version and Status; the pod side opens its own.
   const cri = connectCri(c.containerRuntimeEndpoint);
   const svclet = await startSvclet(opts, {

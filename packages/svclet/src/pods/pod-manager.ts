@@ -344,7 +344,9 @@ export class PodManager {
         prober: this.prober,
         relistPeriodMs: this.o.relistPeriodMs ?? 1000,
         writeStatus: this.statuses
-          ? (pod, source, status) => this.statuses?.update(pod, source, status) ?? Promise.resolve()
+          ? async (pod, source, status) => {
+              await this.statuses?.update(pod, source, status);
+            }
           : undefined,
         finalDelete: this.statuses ? (pod) => this.statuses?.finalDelete(pod) ?? Promise.resolve(true) : undefined,
         onContainerStarted: (kind, error) => this.metrics?.containerStarted(kind, error),

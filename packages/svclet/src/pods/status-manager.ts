@@ -18,7 +18,7 @@ function sameStatus(api: PodStatus | undefined, ours: PodStatus): boolean {
  * patch carrying the target's uid, when the status differs from the one last written to that
  * object, or, at most every 10 s, from what the cached object holds (someone else changed
  * it); a static pod's status goes to its mirror pod (skipped while there is none). Failed
- * writes are logged and retried by the next `update`.
+ * writes are logged and retried by the next `update`, which answers false for them.
  */
 export class StatusManager {
   private readonly pods: ResourceClient<Pod>;
@@ -30,17 +30,17 @@ export class StatusManager {
     this.pods = new ResourceClient<Pod>(o.client, PODS);
   }
 
-  async update(pod: Pod, source: PodSource, status: PodStatus): Promise<void> {
+  async update(pod: Pod, source: PodSource, status: PodStatus): Promise<boolean> {
     const target = source === 'api' ? pod : this.o.mirrorOf(pod);
     const uid = target?.metadata.uid;
-    if (!target || !uid) return;
+    if (!target || !uid) return true;
     const json = JSON.stringify(status);
     const last = this.written.get(uid);
     if (last?.json === json) {
-      if (Date.now() - last.at < RECONCILE_MS) return;
+      if (Date.now() - last.at < RECONCILE_MS) return true;
       if (sameStatus(target.status, status)) {
         last.at = Date.now();
-        return;
+        return true;
       }
     }
     try {
@@ -48,9 +48,11 @@ export class StatusManager {
         .namespace(target.metadata.namespace ?? '')
         .patch(target.metadata.name ?? '', { metadata: { uid }, status }, { type: 'merge', subresource: 'status' });
       this.written.set(uid, { json, at: Date.now() });
+      return true;
     } catch (e) {
-      if (isNotFound(e)) return;
+      if (isNotFound(e)) return true;
       this.o.logger.warn('cannot write pod status', { pod: podKey(target), error: String(e) });
+      return false;
     }
   }
 

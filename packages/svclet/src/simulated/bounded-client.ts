@@ -1,0 +1,31 @@
+import { RestClient, type ClientConfig, type RequestOptions, type Response, type RestClientOptions } from '@svc/client';
+
+/**
+ * A `RestClient` with at most `maxInFlight` requests outstanding (later ones wait their turn, in
+ * order); streams (watches) are not counted. The simulator's nodes share one client, so their
+ * writes are bounded however many nodes there are.
+ */
+export class BoundedRestClient extends RestClient {
+  private inFlight = 0;
+  private readonly waiting: Array<() => void> = [];
+  private readonly maxInFlight: number;
+
+  constructor(config: ClientConfig, o: RestClientOptions & { maxInFlight: number }) {
+    const { maxInFlight, ...options } = o;
+    super(config, options);
+    this.maxInFlight = Math.max(1, maxInFlight);
+  }
+
+  override async request(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+    if (this.inFlight >= this.maxInFlight) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.inFlight++;
+    try {
+      return await super.request(method, path, opts);
+    } finally {
+      // The slot passes straight to the next waiter (inFlight stays), or is given back.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.inFlight--;
+    }
+  }
+}
