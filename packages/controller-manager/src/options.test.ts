@@ -51,6 +51,8 @@ describe('svc-controller-manager flags', () => {
     });
     expect(o.concurrentSyncs).toEqual({
       'cron-job': 5,
+      // Not in the spec's table: Kubernetes 1.32's default.
+      daemonset: 2,
       deployment: 5,
       endpoint: 5,
       ephemeralvolume: 5,

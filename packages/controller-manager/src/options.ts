@@ -75,9 +75,10 @@ export interface ControllerManagerOptions
   ignoredFlags: string[];
 }
 
-/** `--concurrent-*-syncs` and their defaults (the spec's table). */
+/** `--concurrent-*-syncs` and their defaults (the spec's table; daemonset, which it leaves out, as Kubernetes 1.32). */
 const CONCURRENT_SYNCS: Record<string, number> = {
   'cron-job': 5,
+  daemonset: 2,
   deployment: 5,
   endpoint: 5,
   ephemeralvolume: 5,
@@ -98,6 +99,7 @@ const CONCURRENT_SYNCS: Record<string, number> = {
 /** The `--concurrent-*-syncs` of controllers we run; the others are accepted and ignored. */
 const CONCURRENT_SYNCS_USED = new Set([
   'cron-job',
+  'daemonset',
   'deployment',
   'endpoint',
   'gc',

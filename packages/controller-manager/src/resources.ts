@@ -36,6 +36,8 @@ export const R = {
   }),
   deployments: (): GroupVersionResource => ({ group: 'apps', version: 'v1', resource: 'deployments' }),
   replicaSets: (): GroupVersionResource => ({ group: 'apps', version: 'v1', resource: 'replicasets' }),
+  daemonSets: (): GroupVersionResource => ({ group: 'apps', version: 'v1', resource: 'daemonsets' }),
+  controllerRevisions: (): GroupVersionResource => ({ group: 'apps', version: 'v1', resource: 'controllerrevisions' }),
   jobs: (): GroupVersionResource => ({ group: 'batch', version: 'v1', resource: 'jobs' }),
   cronJobs: (): GroupVersionResource => ({ group: 'batch', version: 'v1', resource: 'cronjobs' }),
 };

@@ -120,6 +120,7 @@ function controllerRoles(): Array<{ name: string; rules: PolicyRule[] }> {
         rule(['list', 'watch'], [''], ['nodes']),
         rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
         rule(['create'], [''], ['pods/binding']),
+        rule(['get', 'list', 'watch', 'create', 'delete', 'update', 'patch'], [apps], ['controllerrevisions']),
         events,
       ],
     },
