@@ -1,4 +1,5 @@
 import type { ScalePaths, TableColumn } from '../../../catalog.js';
+import { s } from '../../../schema.js';
 import { wideColumn } from '../../../table-columns.js';
 import { NONE } from '../../../table-format.js';
 import type { ApiObject } from '../../../types.js';
@@ -73,3 +74,18 @@ export const workloadScale: ScalePaths = {
   statusReplicasPath: 'status.replicas',
   labelSelectorPath: 'spec.selector',
 };
+
+/** ReplicaSet and DaemonSet conditions (type, status, lastTransitionTime, reason, message), a list keyed by type. */
+export const workloadConditions = s.keyed(
+  s.obj(
+    {
+      type: s.str({ tag: 1 }),
+      status: s.str({ tag: 2 }),
+      lastTransitionTime: s.time({ tag: 3 }),
+      reason: s.str({ tag: 4 }),
+      message: s.str({ tag: 5 }),
+    },
+    { required: ['type', 'status'] },
+  ),
+  ['type'],
+);

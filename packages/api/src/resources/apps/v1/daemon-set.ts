@@ -5,7 +5,7 @@ import { ageColumn, column, nameColumn } from '../../../table-columns.js';
 import { NONE } from '../../../table-format.js';
 import type { ApiObject } from '../../../types.js';
 import { podTemplateSpec } from '../../core/v1/pod.js';
-import { templateColumns } from './common.js';
+import { templateColumns, workloadConditions } from './common.js';
 
 interface DaemonSetView {
   spec?: { template?: { spec?: { nodeSelector?: Record<string, string> } } };
@@ -61,20 +61,7 @@ export const daemonSetSchema = objectSchema({
       numberAvailable: s.int32({ tag: 7 }),
       numberUnavailable: s.int32({ tag: 8 }),
       collisionCount: s.int32({ tag: 9 }),
-      conditions: s.keyed(
-        s.obj(
-          {
-            type: s.str({ tag: 1 }),
-            status: s.str({ tag: 2 }),
-            lastTransitionTime: s.time({ tag: 3 }),
-            reason: s.str({ tag: 4 }),
-            message: s.str({ tag: 5 }),
-          },
-          { required: ['type', 'status'] },
-        ),
-        ['type'],
-        { tag: 10 },
-      ),
+      conditions: { ...workloadConditions, tag: 10 },
     },
     { tag: 3 },
   ),

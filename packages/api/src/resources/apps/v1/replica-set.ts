@@ -4,7 +4,7 @@ import { s } from '../../../schema.js';
 import { ageColumn, column, nameColumn } from '../../../table-columns.js';
 import type { ApiObject } from '../../../types.js';
 import { podTemplateSpec } from '../../core/v1/pod.js';
-import { templateColumns, workloadScale } from './common.js';
+import { templateColumns, workloadConditions, workloadScale } from './common.js';
 
 interface ReplicaSetCounts {
   spec?: { replicas?: number };
@@ -30,20 +30,7 @@ export const replicaSetSchema = objectSchema({
       readyReplicas: s.int32({ tag: 4 }),
       availableReplicas: s.int32({ tag: 5 }),
       observedGeneration: s.int64({ tag: 3 }),
-      conditions: s.keyed(
-        s.obj(
-          {
-            type: s.str({ tag: 1 }),
-            status: s.str({ tag: 2 }),
-            lastTransitionTime: s.time({ tag: 3 }),
-            reason: s.str({ tag: 4 }),
-            message: s.str({ tag: 5 }),
-          },
-          { required: ['type', 'status'] },
-        ),
-        ['type'],
-        { tag: 6 },
-      ),
+      conditions: { ...workloadConditions, tag: 6 },
     },
     { tag: 3 },
   ),
