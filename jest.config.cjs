@@ -20,4 +20,7 @@ module.exports = {
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testTimeout: 60000,
+  // Jest's default on a 2-core machine is one worker. Most files wait on etcd, servers and child
+  // processes rather than the CPU: two workers ran the whole suite in 1059 s instead of 1939 s.
+  maxWorkers: 2,
 };

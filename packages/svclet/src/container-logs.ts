@@ -79,6 +79,8 @@ export async function* readCriLog(path: string, o: ReadLogOptions = {}): AsyncGe
     let pos = o.tailLines === undefined ? 0 : await tailOffset(fh, first.size, o.tailLines);
     let pending = Buffer.alloc(0);
     let atLineStart = true;
+    /** Set once the old file of a rotation has been read to its end after the rename was seen. */
+    let drained = false;
     const buf = Buffer.alloc(64 * 1024);
     const emit = function* (line: Buffer): Generator<Buffer> {
       const parsed = parseCriLine(line);
@@ -115,7 +117,13 @@ export async function* readCriLog(path: string, o: ReadLogOptions = {}): AsyncGe
       }
       const now = await stat(path).catch(() => undefined);
       if (now && now.ino !== ino) {
-        // Rotated: what the old file still had was read above; continue with the new one.
+        // Rotated. Lines may have reached the old file between the read above and the rename:
+        // read it to its end once more before continuing with the new one.
+        if (!drained) {
+          drained = true;
+          continue;
+        }
+        drained = false;
         await fh.close();
         fh = await open(path, 'r');
         ino = (await fh.stat()).ino;
