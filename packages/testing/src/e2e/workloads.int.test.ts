@@ -19,12 +19,14 @@ const ROOT = resolve(__dirname, '../../../..');
 const DEP = 'ticker';
 const OLD_CMD = ['sh', '-c', 'while true; do echo tick; sleep 1; done'];
 const NEW_CMD = ['sh', '-c', 'while true; do echo tock-v2; sleep 1; done'];
-// cluster.sh gives svclet its default heartbeats (node status and Lease renewal every 10 s) and has
-// no knob for them, so a grace period under 10 s (e.g. 4 s) makes every node flap to Unknown
-// between heartbeats: the node lifecycle controller then sees "no node ready", enters full
-// disruption mode and stops NoExecute tainting, and node-2's pods are never evicted. 20 s is
-// the default heartbeat plus slack for a loaded machine.
-const GRACE_S = 20;
+// The nodes renew their Lease every 2 s here (nodeLeaseDurationSeconds 8: a quarter of it), so a
+// grace period of 10 s spans five heartbeats. A grace period shorter than the heartbeat makes every
+// node flap to Unknown between beats: the node lifecycle controller then sees "no node ready",
+// enters full disruption mode and stops NoExecute tainting, and node-2's pods are never evicted.
+const LEASE_S = 8;
+const GRACE_S = 10;
+// ConfigMap volumes are rewritten at the svclet's sync period (Kubernetes: 1 min); 5 s here.
+const SVCLET_CONFIG = `nodeLeaseDurationSeconds: ${LEASE_S}\nsyncFrequency: 5s`;
 
 interface Pod {
   metadata: { name: string; deletionTimestamp?: string };
@@ -153,6 +155,7 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
       SVC_NODE_HEALTHZ_PORT_BASE: String(await freeBase(100)),
       SVC_APISERVER_ARGS: '--default-not-ready-toleration-seconds=3 --default-unreachable-toleration-seconds=3',
       SVC_CONTROLLER_MANAGER_ARGS: `--node-monitor-grace-period=${GRACE_S}s --node-monitor-period=500ms`,
+      SVC_SVCLET_CONFIG: SVCLET_CONFIG,
     };
     const started = Date.now();
     const up = await run('bash', ['scripts/cluster.sh', 'up', '--nodes', '2'], { env, timeoutMs: 240_000 });
@@ -344,12 +347,12 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
     expect(out).not.toContain('tick');
   }, 240_000);
 
-  // Checked two tests later: the svclet rewrites the volume at its sync period (cluster.sh: the
-  // default 1 min), as Kubernetes does, so the wait overlaps the scaling and the rollout.
+  // Checked two tests later: the svclet rewrites the volume at its sync period (5 s here, see
+  // SVCLET_CONFIG), as Kubernetes does, so the wait overlaps the scaling and the rollout.
   it('the ConfigMap edit is seen in the mounted file', async () => {
     expect(webPod).not.toBe('');
     await waitFor('the edit in the mounted file', async () => (await cat()) === 'hi-again', {
-      timeoutMs: 90_000,
+      timeoutMs: 30_000,
       intervalMs: 1000,
     });
     log(`ConfigMap edit seen in the mounted file ${Date.now() - editedAt} ms after kubectl edit`);
@@ -385,7 +388,8 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
       { timeoutMs: (GRACE_S + 30) * 1000, intervalMs: 250 },
     );
     log(`node-2 not Ready after ${Date.now() - killedAt} ms`);
-    expect(Date.now() - killedAt).toBeGreaterThanOrEqual((GRACE_S - 10) * 1000);
+    // The last renewal was at most one beat (LEASE_S / 4) before the kill.
+    expect(Date.now() - killedAt).toBeGreaterThanOrEqual((GRACE_S - LEASE_S / 4) * 1000);
     let last: Pod[] = [];
     try {
       await waitFor(
