@@ -2,8 +2,12 @@
 # The README's run command: a local cluster as processes under .cluster/:
 # etcd, svc-apiserver, svc-controller-manager, svc-scheduler and N nodes (svc-runtime + svclet),
 # the nodes joined with a bootstrap token through `svcadm join`.
-#   ./scripts/cluster.sh up [--nodes N] [--ha] [--node-ip ADDR] [--events-store etcd|redis] | join | down | status | logs <component>
+#   ./scripts/cluster.sh up [--nodes N] [--simulated-nodes N] [--ha] [--node-ip ADDR] [--events-store etcd|redis] | join | down | status | logs <component>
 # join: one more node, joined with a fresh bootstrap token (as a user joins a machine).
+# --simulated-nodes N: N more nodes without processes (sim-node-0001...), run by one
+#   `svclet --simulate-nodes N` with the admin svcconfig (component node-simulated; its extra flags,
+#   e.g. --simulated-node-capacity, from SVC_SIMULATED_NODES_ARGS); --nodes 0 for simulated nodes only.
+#   See docs/simulated-nodes.md.
 # --ha: 3 etcd members, 2 API servers behind svc-lb (a TCP load balancer on SVC_APISERVER_PORT,
 #   the address every client uses), 2 controller managers and 2 schedulers (leader-elected).
 # Ports: SVC_ETCD_PORT (2379), SVC_ETCD_PEER_PORT (2380), SVC_APISERVER_PORT (6443),
@@ -53,6 +57,7 @@ read -r -a EXTRA_API_ARGS <<<"${SVC_APISERVER_ARGS:-}"
 read -r -a EXTRA_CM_ARGS <<<"${SVC_CONTROLLER_MANAGER_ARGS:-}"
 read -r -a EXTRA_SCHED_ARGS <<<"${SVC_SCHEDULER_ARGS:-}"
 read -r -a EXTRA_SVCLET_ARGS <<<"${SVC_SVCLET_ARGS:-}"
+read -r -a EXTRA_SIM_ARGS <<<"${SVC_SIMULATED_NODES_ARGS:-}"
 SVCCONFIG="$DIR/admin.svcconfig"
 SVCADM=(node packages/svcadm/dist/bin/svcadm.js)
 
@@ -220,7 +225,8 @@ wait_nodes_ready() { # N
     for (;;) {
       let ready = 0;
       try {
-        const nodes = JSON.parse(execFileSync("kubectl", ["get", "nodes", "-o", "json"], { stdio: ["ignore", "pipe", "ignore"] })).items;
+        // maxBuffer: a thousand nodes are megabytes of JSON (the default buffer is 1 MiB).
+        const nodes = JSON.parse(execFileSync("kubectl", ["get", "nodes", "-o", "json"], { stdio: ["ignore", "pipe", "ignore"], maxBuffer: 1 << 30 })).items;
         ready = nodes.filter((n) => (n.status.conditions || []).some((c) => c.type === "Ready" && c.status === "True")).length;
       } catch {}
       if (ready >= want) process.exit(0);
@@ -251,11 +257,13 @@ join() {
 }
 
 up() {
-  local nodes=1 mode=single node_ip=${SVC_NODE_IP:-127.0.0.1} events_store=etcd
+  local nodes=1 mode=single node_ip=${SVC_NODE_IP:-127.0.0.1} events_store=etcd simulated=0
   while [ $# -gt 0 ]; do
     case "$1" in
       --nodes) nodes=$2; shift 2 ;;
       --nodes=*) nodes=${1#--nodes=}; shift ;;
+      --simulated-nodes) simulated=$2; shift 2 ;;
+      --simulated-nodes=*) simulated=${1#--simulated-nodes=}; shift ;;
       --ha) mode=ha; shift ;;
       --node-ip) node_ip=$2; shift 2 ;;
       --node-ip=*) node_ip=${1#--node-ip=}; shift ;;
@@ -265,6 +273,7 @@ up() {
     esac
   done
   case "$events_store" in etcd|redis) ;; *) echo "--events-store: must be etcd or redis, not \"$events_store\"" >&2; exit 2 ;; esac
+  case "$simulated" in ''|*[!0-9]*) echo "--simulated-nodes: must be a whole number, not \"$simulated\"" >&2; exit 2 ;; esac
   local started=$SECONDS
   ensure_etcd
   [ "$events_store" = etcd ] || ensure_redis
@@ -322,9 +331,13 @@ up() {
   local i
   new_join_token "$naming"
   for i in $(seq 1 "$nodes"); do start_node "$i" "$JOIN_TOKEN" "$JOIN_HASH" "$naming"; done
-  wait_nodes_ready "$nodes" || fail_with_log node-1 "the nodes did not become Ready"
+  if [ "$simulated" -gt 0 ]; then
+    start_bg node-simulated node packages/svclet/dist/bin/svclet.js --simulate-nodes "$simulated" --svcconfig "$SVCCONFIG" \
+      --healthz-port 0 ${naming:+"$naming"} ${EXTRA_SIM_ARGS[@]+"${EXTRA_SIM_ARGS[@]}"}
+  fi
+  wait_nodes_ready $((nodes + simulated)) || fail_with_log "$([ "$nodes" -gt 0 ] && echo node-1 || echo node-simulated)" "the nodes did not become Ready"
   cat <<MSG
-svc cluster$([ "$mode" = ha ] && echo " (HA: 3 etcd, 2 API servers behind svc-lb, 2 controller managers, 2 schedulers)") is up in $((SECONDS - started)) s: https://127.0.0.1:$API_PORT, $nodes node(s) (logs in $DIR)
+svc cluster$([ "$mode" = ha ] && echo " (HA: 3 etcd, 2 API servers behind svc-lb, 2 controller managers, 2 schedulers)") is up in $((SECONDS - started)) s: https://127.0.0.1:$API_PORT, $nodes node(s)$([ "$simulated" -gt 0 ] && echo " and $simulated simulated") (logs in $DIR)
   export KUBECONFIG=$SVCCONFIG
   kubectl get nodes
   kubectl create deployment hello --image=busybox --replicas=2 -- sh -c 'while true; do date; sleep 5; done'
@@ -416,5 +429,5 @@ case "${1:-}" in
   down) down ;;
   status) status ;;
   logs) shift; logs "$@" ;;
-  *) echo "usage: $0 up [--nodes N] [--ha] | join | down | status | logs <component>" >&2; exit 2 ;;
+  *) echo "usage: $0 up [--nodes N] [--simulated-nodes N] [--ha] | join | down | status | logs <component>" >&2; exit 2 ;;
 esac

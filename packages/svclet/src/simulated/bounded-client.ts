@@ -3,12 +3,14 @@ import { RestClient, type ClientConfig, type RequestOptions, type Response, type
 /**
  * A `RestClient` with at most `maxInFlight` requests outstanding (later ones wait their turn, in
  * order); streams (watches) are not counted. The simulator's nodes share one client, so their
- * writes are bounded however many nodes there are.
+ * writes are bounded however many nodes there are. Once closed it refuses requests, so nothing
+ * late (an event write) opens a connection after `close`.
  */
 export class BoundedRestClient extends RestClient {
   private inFlight = 0;
   private readonly waiting: Array<() => void> = [];
   private readonly maxInFlight: number;
+  private closed = false;
 
   constructor(config: ClientConfig, o: RestClientOptions & { maxInFlight: number }) {
     const { maxInFlight, ...options } = o;
@@ -17,6 +19,7 @@ export class BoundedRestClient extends RestClient {
   }
 
   override async request(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+    if (this.closed) throw new Error('client closed');
     if (this.inFlight >= this.maxInFlight) await new Promise<void>((resolve) => this.waiting.push(resolve));
     else this.inFlight++;
     try {
@@ -27,5 +30,10 @@ export class BoundedRestClient extends RestClient {
       if (next) next();
       else this.inFlight--;
     }
+  }
+
+  override close(): void {
+    this.closed = true;
+    super.close();
   }
 }

@@ -90,6 +90,18 @@ beforeAll(async () => {
   pods = new ResourceClient<Pod>(api, { group: '', version: 'v1', resource: 'pods' }).namespace(NS);
   const config = join(dir, 'config.yaml');
   await writeFile(config, svcletConfigYaml({ nodeLeaseDurationSeconds: LEASE_S, healthzPort: 0 }));
+  const groups = join(dir, 'groups.yaml');
+  await writeFile(
+    groups,
+    [
+      'groups:',
+      '- count: 2',
+      '  namePrefix: gpu-',
+      '  labels: {pool: gpu}',
+      '  taints: ["example.com/gpu=present:NoSchedule"]',
+      '  capacity: {cpu: 64, example.com/gpu: "4"}',
+    ].join('\n'),
+  );
   sim = await startSimulatedNodes(
     parseSvcletOptions(
       [
@@ -105,6 +117,8 @@ beforeAll(async () => {
         'example.com/simulated=yes:PreferNoSchedule',
         '--simulated-node-capacity',
         'cpu=8,memory=32Gi,pods=20',
+        '--simulated-nodes-file',
+        groups,
       ],
       { quiet: true },
     ),
@@ -164,6 +178,16 @@ describe('svclet --simulate-nodes', () => {
       containerRuntimeVersion: 'simulated://v1.32.0-svc.0.1.0',
       operatingSystem: 'linux',
     });
+
+    // The file's group: its own name, labels, taint and capacity; addresses numbered after the flags' nodes.
+    const gpu = await waitFor('the file group Ready', async () => {
+      const list = (await nodes.list({ labelSelector: 'pool=gpu' })).items;
+      return list.length === 2 && list.every(isReady) ? list : undefined;
+    });
+    const g2 = gpu.find((n) => n.metadata.name === 'gpu-0002');
+    expect(g2?.status?.capacity).toMatchObject({ cpu: '64', 'example.com/gpu': '4', memory: '256Gi', pods: '110' });
+    expect(g2?.spec?.taints).toContainEqual({ key: 'example.com/gpu', value: 'present', effect: 'NoSchedule' });
+    expect(g2?.status?.addresses?.[0]).toEqual({ type: 'InternalIP', address: `100.64.0.${NODES + 2}` });
 
     const leases = new ResourceClient<Lease>(api, {
       group: group('coordination'),
@@ -303,7 +327,11 @@ describe('svclet --simulate-nodes', () => {
     expect(sim.runningPods()).toBe(0);
   });
 
-  it('exits 2 with one line for bad simulator flags', () => {
+  it('exits 2 with one line for bad simulator flags and files', async () => {
+    const badFile = join(dir, 'bad-groups.yaml');
+    await writeFile(badFile, 'groups:\n- count: 2\n  namePrefix: x-\n  cpus: 4\n');
+    const clash = join(dir, 'clash-groups.yaml');
+    await writeFile(clash, 'groups:\n- {count: 2, namePrefix: sim-node-}\n');
     const cases: Array<[string[], RegExp]> = [
       [['--simulate-nodes', 'many'], /^Error: option '--simulate-nodes <int>' argument 'many' is invalid/],
       [
@@ -321,6 +349,14 @@ describe('svclet --simulate-nodes', () => {
       [['--simulate-nodes', '3'], /^Error: --simulate-nodes needs --svcconfig/],
       [['--simulated-node-labels', 'a=b'], /^Error: --simulated-node-labels needs --simulate-nodes/],
       [
+        ['--svcconfig', '/x', '--simulated-nodes-file', badFile],
+        new RegExp(`^Error: --simulated-nodes-file: ${badFile}: groups\\[0\\]: unknown field "cpus"$`),
+      ],
+      [
+        ['--svcconfig', '/x', '--simulate-nodes', '3', '--simulated-nodes-file', clash],
+        /: groups\[0\]: node name "sim-node-0001" is also another group's$/,
+      ],
+      [
         ['--simulate-nodes', '3', '--svcconfig', '/x', '--simulated-node-name-prefix', 'Bad_'],
         /^Error: --simulated-node-name-prefix: "Bad_0003" is not a valid node name/,
       ],
@@ -328,7 +364,7 @@ describe('svclet --simulate-nodes', () => {
     for (const [args, message] of cases) {
       const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
       expect([args, r.status]).toEqual([args, 2]);
-      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim()).toMatch(message);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
   });

@@ -43,7 +43,7 @@ interface Member {
 }
 
 /**
- * Runs `o.simulated.count` simulated nodes in this process, through one API client (`--svcconfig`)
+ * Runs the simulated nodes of `o.simulated` (every group's) in this process, through one API client (`--svcconfig`)
  * whose credential may write every node (a node's own credential may not: the Node authorizer
  * and NodeRestriction confine it to itself). Each node goes through the real svclet's code for
  * the node side — `NodeStatusManager` (registration, status every `nodeStatusUpdateFrequency`,
@@ -66,9 +66,10 @@ export async function startSimulatedNodes(o: SvcletOptions, deps: { logger: Logg
   } catch (e) {
     throw new SvcletConfigError(`--svcconfig: ${(e as Error).message}`);
   }
+  const total = sim.groups.reduce((n, g) => n + g.count, 0);
   const client = new BoundedRestClient(config, {
-    qps: c.svcAPIQPS * sim.count,
-    burst: c.svcAPIBurst * sim.count,
+    qps: c.svcAPIQPS * total,
+    burst: c.svcAPIBurst * total,
     contentType: c.contentType,
     userAgent: `${naming().nodeAgentName}/${SVCLET_VERSION} (simulated nodes)`,
     maxInFlight: MAX_IN_FLIGHT,
@@ -82,26 +83,30 @@ export async function startSimulatedNodes(o: SvcletOptions, deps: { logger: Logg
       logger,
     },
   );
-  const nodeConfig = { ...c, registerWithTaints: sim.taints };
   const nodes = new Map<string, SimulatedNode>();
   const members = new Map<string, Member>();
-  for (let i = 1; i <= sim.count; i++) {
-    const name = simulatedNodeName(sim.namePrefix, i);
-    const ip = simulatedNodeIp(i);
-    nodes.set(name, { name, index: i, ip });
-    members.set(name, {
-      status: new NodeStatusManager({
-        client,
-        nodeName: name,
-        hostname: name,
-        hostIps: [ip],
-        config: nodeConfig,
-        nodeLabels: sim.labels,
-        machine: simulatedMachine({ name, capacity: sim.capacity, version: SVCLET_VERSION }),
-        cachedNode: () => nodeInformer.store.get(name),
-        logger,
-      }),
-    });
+  // The index across all groups numbers the nodes' addresses.
+  let index = 0;
+  for (const g of sim.groups) {
+    const nodeConfig = { ...c, registerWithTaints: g.taints };
+    for (let k = 1; k <= g.count; k++) {
+      const name = simulatedNodeName(g.namePrefix, k);
+      const ip = simulatedNodeIp(++index);
+      nodes.set(name, { name, index, ip });
+      members.set(name, {
+        status: new NodeStatusManager({
+          client,
+          nodeName: name,
+          hostname: name,
+          hostIps: [ip],
+          config: nodeConfig,
+          nodeLabels: g.labels,
+          machine: simulatedMachine({ name, capacity: g.capacity, version: SVCLET_VERSION }),
+          cachedNode: () => nodeInformer.store.get(name),
+          logger,
+        }),
+      });
+    }
   }
   const pods = new SimulatedPods({
     client,
@@ -152,8 +157,8 @@ export async function startSimulatedNodes(o: SvcletOptions, deps: { logger: Logg
     if (!signal.aborted) logger.info('simulated nodes registered', { count: registeredCount });
   });
   logger.info('starting simulated nodes', {
-    count: sim.count,
-    first: simulatedNodeName(sim.namePrefix, 1),
+    count: total,
+    groups: sim.groups.map((g) => `${g.count}×${g.namePrefix}`).join(','),
     server: config.server,
   });
 

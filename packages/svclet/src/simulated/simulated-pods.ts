@@ -63,6 +63,7 @@ export class SimulatedPods {
   private readonly states = new Map<string, PodState>();
   /** The uid last seen under each key (a pod re-created under its name has a new one). */
   private readonly uids = new Map<string, string>();
+  private stopped = false;
 
   constructor(private readonly o: SimulatedPodsOptions) {
     this.informer = new Informer<Pod>(listWatcherFor<Pod>(o.client, PODS, { fieldSelector: 'spec.nodeName!=' }), {
@@ -91,8 +92,11 @@ export class SimulatedPods {
     return this.informer.hasSynced();
   }
 
+  /** Runs until `signal` fires; resolves once the workers stopped and the events recorded were written. */
   async run(signal: AbortSignal): Promise<void> {
     await Promise.all([this.informer.run(signal), this.controller.run(signal)]);
+    this.stopped = true;
+    await Promise.all([...this.byNode.values()].map((n) => n.events?.flush()));
   }
 
   private nodePods(node: string): NodePods {
@@ -105,6 +109,7 @@ export class SimulatedPods {
   }
 
   private event(pod: Pod, e: PodEvent): void {
+    if (this.stopped) return;
     const node = pod.spec.nodeName ?? '';
     const n = this.nodePods(node);
     n.events ??= new EventRecorder(this.o.client, {
