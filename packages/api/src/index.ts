@@ -10,6 +10,7 @@ export * from './catalog.js';
 export { builtinResources, builtinCatalog } from './resources/index.js';
 export { tokenRequest, type SubresourceKind } from './resources/authentication/v1/token-request.js';
 export { bindingKind } from './resources/core/v1/binding.js';
+export { evictionKind } from './resources/policy/v1/pod-disruption-budget.js';
 export { eventFromCore, eventToCore } from './resources/events/v1/event.js';
 export { scaleKind } from './resources/autoscaling/v1/scale.js';
 export * from './table-format.js';

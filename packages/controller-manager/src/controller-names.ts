@@ -21,7 +21,7 @@ export const KNOWN_CONTROLLERS: ReadonlyArray<{ name: string; alias?: string; ru
     { name: 'deployment-controller', alias: 'deployment', run: true },
     { name: 'replicaset-controller', alias: 'replicaset', run: true },
     { name: 'horizontal-pod-autoscaler-controller', alias: 'horizontalpodautoscaling' },
-    { name: 'disruption-controller', alias: 'disruption' },
+    { name: 'disruption-controller', alias: 'disruption', run: true },
     { name: 'statefulset-controller', alias: 'statefulset' },
     { name: 'cronjob-controller', alias: 'cronjob', run: true },
     { name: 'certificatesigningrequest-signing-controller', alias: 'csrsigning', run: true },

@@ -14,6 +14,7 @@ import { deployment } from './apps/v1/deployment.js';
 import { replicaSet } from './apps/v1/replica-set.js';
 import { job } from './batch/v1/job.js';
 import { cronJob } from './batch/v1/cron-job.js';
+import { podDisruptionBudget } from './policy/v1/pod-disruption-budget.js';
 import { selfSubjectReview } from './authentication/v1/self-subject-review.js';
 import { tokenReview } from './authentication/v1/token-review.js';
 import { role } from './rbac/v1/role.js';
@@ -69,6 +70,7 @@ export function builtinResources(): ResourceType[] {
     replicaSet(),
     job(),
     cronJob(),
+    podDisruptionBudget(),
     eventsEvent(),
     subjectAccessReview(),
     selfSubjectAccessReview(),

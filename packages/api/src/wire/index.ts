@@ -19,3 +19,4 @@ export * from './policy-objects.js';
 export * from './flowcontrol.js';
 export * from './endpoints.js';
 export * from './batch.js';
+export * from './disruption.js';

@@ -3,6 +3,7 @@ import type { deploymentSchema } from '../resources/apps/v1/deployment.js';
 import type { replicaSetSchema } from '../resources/apps/v1/replica-set.js';
 import type { cronJobSchema } from '../resources/batch/v1/cron-job.js';
 import type { jobSchema } from '../resources/batch/v1/job.js';
+import type { podDisruptionBudgetSchema } from '../resources/policy/v1/pod-disruption-budget.js';
 import type { subjectAccessReviewSchema } from '../resources/authorization/v1/access-review.js';
 import type { certificateSigningRequestSchema } from '../resources/certificates/v1/certificate-signing-request.js';
 import type { leaseSchema } from '../resources/coordination/v1/lease.js';
@@ -43,6 +44,7 @@ import type {
   ReplicaSet,
   Job,
   CronJob,
+  PodDisruptionBudget,
   Secret,
   ServiceAccount,
   SubjectAccessReview,
@@ -76,6 +78,7 @@ export type WireConformance = [
   Conforms<Mismatches<Deployment, typeof deploymentSchema, 'Deployment'>>,
   Conforms<Mismatches<Job, typeof jobSchema, 'Job'>>,
   Conforms<Mismatches<CronJob, typeof cronJobSchema, 'CronJob'>>,
+  Conforms<Mismatches<PodDisruptionBudget, typeof podDisruptionBudgetSchema, 'PodDisruptionBudget'>>,
   Conforms<Mismatches<Lease, typeof leaseSchema, 'Lease'>>,
   Conforms<Mismatches<Event, typeof eventSchema, 'Event'>>,
   Conforms<Mismatches<Namespace, typeof namespaceSchema, 'Namespace'>>,

@@ -21,7 +21,10 @@ export async function serveCreateOnly(h: CreateOnlyHandler, r: ServedRequest): P
   const dryRun = dryRunOf(info.query);
   const level = fieldValidationOf(info.query);
   const read = await readBodyValue(req, { schema: h.kind.schema });
-  const apiVersions = groupSpellings(h.kind.group).map((g) => groupVersion({ group: g, version: h.kind.version }));
+  const versions = [h.kind.version, ...(h.alsoVersions ?? [])];
+  const apiVersions = groupSpellings(h.kind.group).flatMap((g) =>
+    versions.map((version) => groupVersion({ group: g, version })),
+  );
   const warnings: string[] = [];
   const body = checkObjectShape({ kind: h.kind, apiVersions, level, warnings }, read);
   ctx.dryRun = dryRun;

@@ -52,6 +52,8 @@ function subresourceKinds(
       return [{ name, kind: { group: scale.group, version: scale.version, kind: scale.kind }, verbs: writable }];
     if (name === 'log') return [{ name, kind: { group: r.group, version: r.version, kind: r.kind }, verbs: ['get'] }];
     if (name === 'binding') return [{ name, kind: { group: '', version: 'v1', kind: 'Binding' }, verbs: ['create'] }];
+    if (name === 'eviction')
+      return [{ name, kind: { group: 'policy', version: 'v1', kind: 'Eviction' }, verbs: ['create'] }];
     const connect: Record<string, string> = {
       exec: 'PodExecOptions',
       attach: 'PodAttachOptions',

@@ -20,6 +20,8 @@ export interface CreateOnlyRequest {
 export interface CreateOnlyHandler {
   /** The kind read and answered; its schema types the body (and decodes Protobuf bodies). */
   kind: { group: string; version: string; kind: string; schema: ObjectSchema };
+  /** Other versions of the kind's group a body may name (an Eviction in `policy/v1beta1`). */
+  alsoVersions?: readonly string[];
   create(req: CreateOnlyRequest): Promise<object>;
 }
 

@@ -7,6 +7,7 @@ import { serveProxy } from '../endpoints/handlers/proxy.js';
 import type { OwnEndpoint, ResourceRouterDeps } from '../endpoints/resource-router.js';
 import { endpointKey } from '../registry/create-only.js';
 import { podBindingHandlers } from '../registry/pod-binding.js';
+import { podEvictionHandler } from '../registry/pod-eviction.js';
 import type { Startup } from './startup.js';
 import type { Stores } from './stores.js';
 import type { SvcletClient } from './svclet-client.js';
@@ -29,6 +30,15 @@ export function resourceRouter(
     creates.push(
       ...podBindingHandlers({ pod: pods, binding: lookup('', 'v1', 'bindings'), pods: () => d.stores.storeFor(pods) }),
     );
+    const budgets = lookup('policy', 'v1', 'poddisruptionbudgets');
+    if (budgets)
+      creates.push(
+        podEvictionHandler({
+          pod: pods,
+          pods: () => d.stores.storeFor(pods),
+          budgets: () => d.stores.storeFor(budgets),
+        }),
+      );
     if (nodes) {
       const logs = { pods: () => d.stores.storeFor(pods), nodes: () => d.stores.storeFor(nodes), svclet: d.svclet };
       endpoints.set(endpointKey(pods, 'log'), { connect: (r) => servePodLog(logs, r) });

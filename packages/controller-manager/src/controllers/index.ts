@@ -4,6 +4,7 @@ import { clusterRoleAggregationController } from './clusterrole-aggregation.js';
 import { csrApprovingController } from './csr-approving.js';
 import { csrSigningController } from './csr-signing.js';
 import { deploymentController } from './deployment.js';
+import { disruptionController } from './disruption.js';
 import { endpointsController } from './endpoints.js';
 import { endpointSliceController } from './endpoint-slice.js';
 import { garbageCollectorController } from './garbage-collector.js';
@@ -34,6 +35,7 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   deploymentController,
   jobController,
   cronJobController,
+  disruptionController,
   ttlAfterFinishedController,
   endpointsController,
   endpointSliceController,

@@ -144,6 +144,18 @@ function controllerRoles(): Array<{ name: string; rules: PolicyRule[] }> {
       ],
     },
     {
+      name: 'disruption-controller',
+      rules: [
+        rule(['get', 'list', 'watch'], [apps], ['deployments', 'replicasets', 'statefulsets']),
+        rule(['get', 'list', 'watch'], [''], ['replicationcontrollers']),
+        rule(['get', 'list', 'watch'], ['policy'], ['poddisruptionbudgets']),
+        rule(['update'], ['policy'], ['poddisruptionbudgets/status']),
+        rule(['get'], ['*'], ['*/scale']),
+        rule(['patch', 'update'], [''], ['pods/status']),
+        events,
+      ],
+    },
+    {
       name: 'endpoint-controller',
       rules: [
         rule(READ, [''], ['services', 'pods']),

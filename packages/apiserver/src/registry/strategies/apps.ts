@@ -12,7 +12,7 @@ import type { Strategy } from '../strategy.js';
 import { deepEqual } from '../object-utils.js';
 import { defaultPodSpec, validatePodSpec, type PodSpec } from './pod.js';
 
-type IntOrPercent = number | string;
+export type IntOrPercent = number | string;
 interface WorkloadSpec {
   replicas?: number;
   minReadySeconds?: number;
@@ -98,7 +98,7 @@ function validateWorkloadSpec(s: WorkloadSpec): FieldError[] {
 }
 
 /** A percent string's number, or undefined when `v` is not one (Kubernetes' getPercentValue). */
-function percentOf(v: IntOrPercent | undefined): number | undefined {
+export function percentOf(v: IntOrPercent | undefined): number | undefined {
   return typeof v === 'string' && /^[0-9]+%$/.test(v) ? Number(v.slice(0, -1)) : undefined;
 }
 
@@ -108,7 +108,7 @@ function intOrPercentValue(v: IntOrPercent | undefined): number {
   return percentOf(v) ?? (/^[+-]?[0-9]+$/.test(v ?? '') ? Number(v) : 0);
 }
 
-function validateIntOrPercent(v: IntOrPercent | undefined, path: string): FieldError[] {
+export function validateIntOrPercent(v: IntOrPercent | undefined, path: string): FieldError[] {
   if (typeof v === 'number') return nonNegative(path, v);
   if (v === undefined || percentOf(v) !== undefined) return [];
   return [

@@ -3,6 +3,7 @@ import type { Strategy } from '../strategy.js';
 import { crdStrategy } from '../../apiextensions/crd-strategy.js';
 import { deploymentStrategy, replicaSetStrategy } from './apps.js';
 import { cronJobStrategy, jobStrategy } from './batch.js';
+import { podDisruptionBudgetStrategy } from './disruption-budget.js';
 import { certificateSigningRequestStrategy } from './certificate-signing-request.js';
 import { configMapStrategy } from './config-map.js';
 import { eventStrategy, eventsV1EventStrategy } from './event.js';
@@ -40,6 +41,7 @@ const BY_KIND: Record<string, Strategy> = {
   'apps/ReplicaSet': replicaSetStrategy,
   'batch/Job': jobStrategy,
   'batch/CronJob': cronJobStrategy,
+  'policy/PodDisruptionBudget': podDisruptionBudgetStrategy,
   '/LimitRange': limitRangeStrategy,
   '/ResourceQuota': resourceQuotaStrategy,
   '/PersistentVolume': persistentVolumeStrategy,

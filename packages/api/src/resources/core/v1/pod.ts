@@ -775,7 +775,17 @@ export const pod = (): ResourceType =>
     shortNames: ['po'],
     categories: ['all'],
     namespaced: true,
-    subresources: ['status', 'log', 'binding', 'exec', 'attach', 'portforward', 'proxy', 'ephemeralcontainers'],
+    subresources: [
+      'status',
+      'log',
+      'binding',
+      'eviction',
+      'exec',
+      'attach',
+      'portforward',
+      'proxy',
+      'ephemeralcontainers',
+    ],
     tableColumns: [
       nameColumn,
       column('Ready', 'string', podReady),
