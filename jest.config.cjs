@@ -17,6 +17,7 @@ module.exports = {
   transformIgnorePatterns: [`/node_modules/(?!(\\.pnpm/[^/]+/node_modules/)?(${esmOnly.join('|')})/)`],
   moduleNameMapper: {
     '^@svc/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
+    '^@svc/([a-z-]+)/([a-z/-]+)$': '<rootDir>/packages/$1/src/$2.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testTimeout: 60000,

@@ -8,8 +8,23 @@ import {
   statusSchema,
 } from '@svc/machinery';
 import type { GroupVersionResource } from './reflector.js';
+import type { RestClient } from './rest-client.js';
 
 const catalogs = new Map<NamingScheme, Catalog>();
+const codecs = new WeakMap<RestClient, ClientCodec>();
+
+/**
+ * The codec of a client's typed requests. It lives here rather than on RestClient so that a
+ * client that sends only untyped requests (svcctl) never loads the catalog and Protobuf.
+ */
+export function codecOf(client: RestClient): ClientCodec {
+  let c = codecs.get(client);
+  if (!c) {
+    c = new ClientCodec(client.contentType);
+    codecs.set(client, c);
+  }
+  return c;
+}
 
 /** The compiled-in catalog under the naming in use (built once per naming). */
 function catalog(): Catalog {

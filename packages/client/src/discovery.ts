@@ -1,4 +1,5 @@
-import { isNotFound, statusError, type APIResourceList } from '@svc/api';
+import { isNotFound, statusError } from '@svc/api/errors';
+import type { APIResourceList } from '@svc/api/wire/discovery';
 import type { RestClient } from './rest-client.js';
 import type { ResourceRef } from './resource-client.js';
 import { responseError } from './watch-stream.js';

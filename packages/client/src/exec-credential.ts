@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { NAMINGS, acceptedGroupSuffixes, naming } from '@svc/api';
+import { NAMINGS, acceptedGroupSuffixes, naming } from '@svc/api/names';
 import type { ClientConfig, ExecConfig } from './svcconfig.js';
 
 /** What a credential plugin hands back (ExecCredential `status`). */

@@ -66,7 +66,7 @@ export {
   type PatchOptions,
   type DeleteOptions,
 } from './resource-client.js';
-export { ClientCodec } from './codec.js';
+export { ClientCodec, codecOf } from './codec.js';
 export {
   discoverResource,
   discoverResources,

@@ -7,4 +7,4 @@ export interface ClientLogger {
 
 export const silentClientLogger: ClientLogger = { info() {}, warn() {}, error() {} };
 
-export { sleep } from '@svc/machinery';
+export { sleep } from '@svc/machinery/sleep';

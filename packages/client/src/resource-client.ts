@@ -1,6 +1,7 @@
 import { isNotFound, type ApiObject, type WatchEvent } from '@svc/api';
 import type { RestClient } from './rest-client.js';
 import { collectionPath, type GroupVersionResource } from './reflector.js';
+import { codecOf } from './codec.js';
 import { responseError, watch, type WatchOptions } from './watch-stream.js';
 
 /** The list envelope the API returns. */
@@ -90,7 +91,7 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
     path: string,
     o: { obj?: T; body?: object | string; contentType?: string; signal?: AbortSignal } = {},
   ): Promise<R> {
-    const codec = this.client.codec;
+    const codec = codecOf(this.client);
     const encoded = o.obj ? codec.encode(this.gvr, o.obj) : { body: o.body, contentType: o.contentType };
     const r = await this.client.request(method, path, {
       body: encoded.body,

@@ -5,7 +5,6 @@ import { buffer as readAll } from 'node:stream/consumers';
 import { ExecCredentialProvider } from './exec-credential.js';
 import type { ClientConfig } from './svcconfig.js';
 import { TokenBucket } from './token-bucket.js';
-import { ClientCodec } from './codec.js';
 
 const TOKEN_FILE_PERIOD_MS = 60_000;
 
@@ -68,14 +67,14 @@ export class RestClient {
   private agentCert: string | undefined;
   private tokenFromFile?: { token: string; readAt: number };
   private readonly limiter?: TokenBucket;
-  /** The wire format of typed requests (ResourceClient). */
-  readonly codec: ClientCodec;
+  /** The wire format of typed requests (`--svc-api-content-type`; ResourceClient's codec). */
+  readonly contentType: string | undefined;
 
   constructor(
     readonly config: ClientConfig,
     private readonly options: RestClientOptions = {},
   ) {
-    this.codec = new ClientCodec(options.contentType);
+    this.contentType = options.contentType;
     if (options.qps && options.qps > 0) this.limiter = new TokenBucket(options.qps, Math.max(1, options.burst ?? 1));
     if (config.user.exec) this.exec = new ExecCredentialProvider(config.user.exec, config);
     this.agent = this.makeAgent(config.user.clientCertPem, config.user.clientKeyPem);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { apiServiceEnv, serviceAccountMountPath } from '@svc/api';
+import { apiServiceEnv, serviceAccountMountPath } from '@svc/api/names';
 import YAML from 'yaml';
 
 /** An `exec` credential plugin entry of a user (kubeconfig format). */

@@ -1,4 +1,5 @@
-import { StatusError, type ApiObject, type Status, type WatchEvent } from '@svc/api';
+import { StatusError } from '@svc/api/errors';
+import type { ApiObject, Status, WatchEvent } from '@svc/api/types';
 import type { RestClient } from './rest-client.js';
 
 export interface WatchOptions {

@@ -1,4 +1,4 @@
-import { NAMINGS, type NamingScheme } from '@svc/api';
+import { NAMINGS, type NamingScheme } from '@svc/api/names';
 
 /**
  * Annotations the command-line client itself reads and writes share the prefix of its

@@ -1,5 +1,7 @@
-import { NAMINGS, byKubeVersionPriority, type APIResourceList, type NamingScheme } from '@svc/api';
-import { apiResources, type ApiResource } from '@svc/client';
+import { NAMINGS, type NamingScheme } from '@svc/api/names';
+import { byKubeVersionPriority } from '@svc/api/kube-version';
+import type { APIResourceList } from '@svc/api/wire/discovery';
+import { apiResources, type ApiResource } from '@svc/client/rest';
 import { CliError } from './errors.js';
 import type { Session } from './session.js';
 

@@ -1,4 +1,4 @@
-import type { Status } from '@svc/api';
+import type { Status } from '@svc/api/types';
 
 /**
  * An error svcctl reports itself: printed as kubectl prints its own (`error: <message>`

@@ -1,4 +1,4 @@
-import { NAMINGS, type NamingScheme } from '@svc/api';
+import { NAMINGS, type NamingScheme } from '@svc/api/names';
 import { goEscape, sortKeys } from './printers/json-yaml.js';
 import type { JsonObject } from './three-way-patch.js';
 

@@ -1,4 +1,5 @@
-import { NAMINGS, type Schema } from '@svc/api';
+import { NAMINGS } from '@svc/api/names';
+import type { Schema } from '@svc/api/schema';
 
 /** A group without the naming's suffix (either naming's): `rbac.authorization`. */
 function groupBase(group: string): string {

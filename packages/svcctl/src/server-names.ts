@@ -1,4 +1,4 @@
-import { naming, useNaming, type NamingScheme } from '@svc/api';
+import { naming, useNaming, type NamingScheme } from '@svc/api/names';
 
 /**
  * Runs `f` with names.ts answering in the server's naming (`deploymentAnnotation()`,

@@ -8,8 +8,8 @@ import {
   svcconfigPath,
   type ClientConfig,
   type StreamResponse,
-} from '@svc/client';
-import { NAMINGS } from '@svc/api';
+} from '@svc/client/rest';
+import { NAMINGS } from '@svc/api/names';
 import { CliError } from './errors.js';
 import { parseRequestTimeout, type GlobalFlags } from './flags.js';
 import type { SvcctlIo } from './io.js';

@@ -6,7 +6,7 @@
  * `$setElementOrder/` and `$deleteFromPrimitiveList/` directives); without one (custom
  * resources) a JSON merge patch. Pure; inputs are not modified.
  */
-import type { ArraySchema, Schema } from '@svc/api';
+import type { ArraySchema, Schema } from '@svc/api/schema';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type JsonObject = { [k: string]: Json };

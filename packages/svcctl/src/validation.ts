@@ -1,4 +1,4 @@
-import { NAMINGS } from '@svc/api';
+import { NAMINGS } from '@svc/api/names';
 import { CliError } from './errors.js';
 import type { ResolvedObject } from './resolve-objects.js';
 import type { Session } from './session.js';

@@ -1,4 +1,4 @@
-import { NAMINGS } from '@svc/api';
+import { NAMINGS } from '@svc/api/names';
 import { CliError } from './errors.js';
 import type { Query } from './session.js';
 

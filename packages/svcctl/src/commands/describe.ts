@@ -1,4 +1,4 @@
-import { NAMINGS, podTemplateHashLabel } from '@svc/api';
+import { NAMINGS, podTemplateHashLabel } from '@svc/api/names';
 import { jsonEqual } from '../three-way-patch.js';
 import type { Invocation } from '../invocation.js';
 import { Session } from '../session.js';

@@ -1,7 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { Readable } from 'node:stream';
 import type WebSocket from 'ws';
-import { STREAMING_PROTOCOLS } from '@svc/api';
+import { STREAMING_PROTOCOLS } from '@svc/api/names';
 import type { Invocation } from '../invocation.js';
 import { Session } from '../session.js';
 import { resourcePath } from '../discovery.js';

@@ -1,4 +1,4 @@
-import { NAMINGS } from '@svc/api';
+import { NAMINGS } from '@svc/api/names';
 import type { Invocation } from '../invocation.js';
 import { Session } from '../session.js';
 import { CliError } from '../errors.js';

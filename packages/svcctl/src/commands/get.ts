@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { NAMINGS } from '@svc/api';
+import { NAMINGS } from '@svc/api/names';
 import { CliError, describeError, statusOf } from '../errors.js';
 import type { Invocation } from '../invocation.js';
 import { Session } from '../session.js';

@@ -1,5 +1,5 @@
 import { createServer, isIP, type Server, type Socket } from 'node:net';
-import { STREAMING_PROTOCOLS } from '@svc/api';
+import { STREAMING_PROTOCOLS } from '@svc/api/names';
 import type { Invocation } from '../invocation.js';
 import { Session } from '../session.js';
 import { resourcePath, type Discovery } from '../discovery.js';

@@ -1,4 +1,4 @@
-import { deploymentAnnotation, podTemplateHashLabel } from '@svc/api';
+import { deploymentAnnotation, podTemplateHashLabel } from '@svc/api/names';
 import type { Invocation } from '../invocation.js';
 import { Session } from '../session.js';
 import { kindPrefix, resourcePath, type Discovery } from '../discovery.js';

@@ -1,4 +1,4 @@
-import { quantityMilliValue, quantityValue } from '@svc/machinery';
+import { quantityMilliValue, quantityValue } from '@svc/machinery/quantity';
 import { humanAge } from '../commands/get.js';
 import {
   DescribeWriter,

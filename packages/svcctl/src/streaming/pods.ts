@@ -1,5 +1,5 @@
 /** The pod a streaming command (exec, port-forward) talks to, and its default container. */
-import type { NamingScheme } from '@svc/api';
+import type { NamingScheme } from '@svc/api/names';
 import { resourcePath, type Discovery } from '../discovery.js';
 import { CliError } from '../errors.js';
 import { cliAnnotation } from '../cli-annotations.js';

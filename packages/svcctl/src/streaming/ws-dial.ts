@@ -6,8 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
-import { ExecCredentialProvider } from '@svc/client';
-import { NAMINGS, type Status } from '@svc/api';
+import { ExecCredentialProvider } from '@svc/client/rest';
+import { NAMINGS } from '@svc/api/names';
+import type { Status } from '@svc/api/types';
 import { CliError } from '../errors.js';
 import type { GlobalFlags } from '../flags.js';
 import type { Session } from '../session.js';
