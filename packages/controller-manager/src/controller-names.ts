@@ -16,7 +16,7 @@ export const KNOWN_CONTROLLERS: ReadonlyArray<{ name: string; alias?: string; ru
     { name: 'namespace-controller', alias: 'namespace', run: true },
     { name: 'serviceaccount-controller', alias: 'serviceaccount', run: true },
     { name: 'garbage-collector-controller', alias: 'garbagecollector', run: true },
-    { name: 'daemonset-controller', alias: 'daemonset' },
+    { name: 'daemonset-controller', alias: 'daemonset', run: true },
     { name: 'job-controller', alias: 'job', run: true },
     { name: 'deployment-controller', alias: 'deployment', run: true },
     { name: 'replicaset-controller', alias: 'replicaset', run: true },

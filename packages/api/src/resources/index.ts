@@ -12,6 +12,8 @@ import { serviceAccount } from './core/v1/service-account.js';
 import { lease } from './coordination/v1/lease.js';
 import { deployment } from './apps/v1/deployment.js';
 import { replicaSet } from './apps/v1/replica-set.js';
+import { daemonSet } from './apps/v1/daemon-set.js';
+import { controllerRevision } from './apps/v1/controller-revision.js';
 import { job } from './batch/v1/job.js';
 import { cronJob } from './batch/v1/cron-job.js';
 import { podDisruptionBudget } from './policy/v1/pod-disruption-budget.js';
@@ -68,6 +70,8 @@ export function builtinResources(): ResourceType[] {
     clusterRoleBinding(),
     deployment(),
     replicaSet(),
+    daemonSet(),
+    controllerRevision(),
     job(),
     cronJob(),
     podDisruptionBudget(),

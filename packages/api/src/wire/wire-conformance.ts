@@ -1,6 +1,8 @@
 import type { objectMeta } from '../meta-schema.js';
 import type { deploymentSchema } from '../resources/apps/v1/deployment.js';
 import type { replicaSetSchema } from '../resources/apps/v1/replica-set.js';
+import type { daemonSetSchema } from '../resources/apps/v1/daemon-set.js';
+import type { controllerRevisionSchema } from '../resources/apps/v1/controller-revision.js';
 import type { cronJobSchema } from '../resources/batch/v1/cron-job.js';
 import type { jobSchema } from '../resources/batch/v1/job.js';
 import type { podDisruptionBudgetSchema } from '../resources/policy/v1/pod-disruption-budget.js';
@@ -42,6 +44,8 @@ import type {
   Node,
   Pod,
   ReplicaSet,
+  DaemonSet,
+  ControllerRevision,
   Job,
   CronJob,
   PodDisruptionBudget,
@@ -76,6 +80,8 @@ export type WireConformance = [
   Conforms<Mismatches<Node, typeof nodeSchema, 'Node'>>,
   Conforms<Mismatches<ReplicaSet, typeof replicaSetSchema, 'ReplicaSet'>>,
   Conforms<Mismatches<Deployment, typeof deploymentSchema, 'Deployment'>>,
+  Conforms<Mismatches<DaemonSet, typeof daemonSetSchema, 'DaemonSet'>>,
+  Conforms<Mismatches<ControllerRevision, typeof controllerRevisionSchema, 'ControllerRevision'>>,
   Conforms<Mismatches<Job, typeof jobSchema, 'Job'>>,
   Conforms<Mismatches<CronJob, typeof cronJobSchema, 'CronJob'>>,
   Conforms<Mismatches<PodDisruptionBudget, typeof podDisruptionBudgetSchema, 'PodDisruptionBudget'>>,

@@ -3,6 +3,7 @@ import { bootstrapSigner } from './bootstrap-signer.js';
 import { clusterRoleAggregationController } from './clusterrole-aggregation.js';
 import { csrApprovingController } from './csr-approving.js';
 import { csrSigningController } from './csr-signing.js';
+import { daemonSetController } from './daemonset.js';
 import { deploymentController } from './deployment.js';
 import { disruptionController } from './disruption.js';
 import { endpointsController } from './endpoints.js';
@@ -33,6 +34,7 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   taintEvictionController,
   replicaSetController,
   deploymentController,
+  daemonSetController,
   jobController,
   cronJobController,
   disruptionController,

@@ -13,7 +13,7 @@ import { deepEqual } from '../object-utils.js';
 import { defaultPodSpec, validatePodSpec, type PodSpec } from './pod.js';
 
 export type IntOrPercent = number | string;
-interface WorkloadSpec {
+export interface WorkloadSpec {
   replicas?: number;
   minReadySeconds?: number;
   selector?: LabelSelectorObject;
@@ -27,7 +27,7 @@ type Counts = Record<string, number | undefined>;
 const spec = (o: ApiObject): WorkloadSpec => (o.spec ?? {}) as WorkloadSpec;
 const status = (o: ApiObject): Counts => (o.status ?? {}) as Counts;
 
-function nonNegative(path: string, v: number | undefined): FieldError[] {
+export function nonNegative(path: string, v: number | undefined): FieldError[] {
   return v !== undefined && v < 0 ? [fieldErrors.invalid(path, v, 'must be greater than or equal to 0')] : [];
 }
 
@@ -78,10 +78,18 @@ function validateWorkloadSpec(s: WorkloadSpec): FieldError[] {
       fieldErrors.invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'),
     );
   }
-  errs.push(
-    ...validateLabels(labels, 'spec.template.metadata.labels'),
+  return [...errs, ...validateWorkloadTemplate(t, 'ReplicaSet')];
+}
+
+/**
+ * Kubernetes' ValidatePodTemplateSpec of `spec.template` plus the rules of long-running
+ * workloads: `restartPolicy` Always and no `activeDeadlineSeconds` (named after `kind`).
+ */
+export function validateWorkloadTemplate(t: NonNullable<WorkloadSpec['template']>, kind: string): FieldError[] {
+  const errs = [
+    ...validateLabels(t.metadata?.labels ?? {}, 'spec.template.metadata.labels'),
     ...validateAnnotations(t.metadata?.annotations ?? {}, 'spec.template.metadata.annotations'),
-  );
+  ];
   const pod = t.spec ?? {};
   errs.push(...validatePodSpec(pod, 'spec.template.spec'));
   if (pod.restartPolicy !== 'Always')
@@ -90,7 +98,7 @@ function validateWorkloadSpec(s: WorkloadSpec): FieldError[] {
     errs.push(
       fieldErrors.forbidden(
         'spec.template.spec.activeDeadlineSeconds',
-        'activeDeadlineSeconds in ReplicaSet is not Supported',
+        `activeDeadlineSeconds in ${kind} is not Supported`,
       ),
     );
   }
@@ -103,7 +111,7 @@ export function percentOf(v: IntOrPercent | undefined): number | undefined {
 }
 
 /** Kubernetes' getIntOrPercentValue: a non-numeric string counts as 0. */
-function intOrPercentValue(v: IntOrPercent | undefined): number {
+export function intOrPercentValue(v: IntOrPercent | undefined): number {
   if (typeof v === 'number') return v;
   return percentOf(v) ?? (/^[+-]?[0-9]+$/.test(v ?? '') ? Number(v) : 0);
 }
@@ -176,7 +184,7 @@ function validateCounts(st: Counts, counts: readonly string[], atMostReplicas: r
   return errs;
 }
 
-interface WorkloadRules {
+export interface WorkloadRules {
   defaults(obj: ApiObject): void;
   validateSpec(s: WorkloadSpec): FieldError[];
   validateStatus(obj: ApiObject, old: ApiObject): FieldError[];
@@ -187,7 +195,7 @@ interface WorkloadRules {
  * `/status` (the generic store keeps it on main-resource writes and bumps the generation on
  * spec changes), `spec.selector` is immutable (apps/v1 rule).
  */
-function workloadStrategy(rules: WorkloadRules): Strategy {
+export function workloadStrategy(rules: WorkloadRules): Strategy {
   return {
     prepareForCreate(obj) {
       rules.defaults(obj);

@@ -3,6 +3,7 @@ import type { Strategy } from '../strategy.js';
 import { crdStrategy } from '../../apiextensions/crd-strategy.js';
 import { deploymentStrategy, replicaSetStrategy } from './apps.js';
 import { cronJobStrategy, jobStrategy } from './batch.js';
+import { controllerRevisionStrategy, daemonSetStrategy } from './daemon-set.js';
 import { podDisruptionBudgetStrategy } from './disruption-budget.js';
 import { certificateSigningRequestStrategy } from './certificate-signing-request.js';
 import { configMapStrategy } from './config-map.js';
@@ -39,6 +40,8 @@ const BY_KIND: Record<string, Strategy> = {
   '/Event': eventStrategy,
   'apps/Deployment': deploymentStrategy,
   'apps/ReplicaSet': replicaSetStrategy,
+  'apps/DaemonSet': daemonSetStrategy,
+  'apps/ControllerRevision': controllerRevisionStrategy,
   'batch/Job': jobStrategy,
   'batch/CronJob': cronJobStrategy,
   'policy/PodDisruptionBudget': podDisruptionBudgetStrategy,
