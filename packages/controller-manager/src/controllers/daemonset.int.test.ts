@@ -3,15 +3,7 @@
 // Node objects; no scheduler or node agent runs: pods stay bound to their node by the required
 // affinity the controller writes, and the tests make them Running/Ready through `/status` as a
 // node agent would.
-import {
-  isStatusError,
-  nodeTaintKey,
-  type ControllerRevision,
-  type DaemonSet,
-  type Node,
-  type Pod,
-  type Taint,
-} from '@svc/api';
+import { nodeTaintKey, type ControllerRevision, type DaemonSet, type Node, type Pod, type Taint } from '@svc/api';
 import { ResourceClient, type RestClient } from '@svc/client';
 import { uniqueName, waitFor } from '@svc/testing';
 import { withControllerManager } from '../cm-testing.js';
@@ -19,7 +11,7 @@ import { R } from '../resources.js';
 import { controllerOf } from './controller-ref.js';
 import { REVISION_HASH_LABEL, targetNodeName } from './daemonset-util.js';
 import { isPodActive, isPodReady } from './pod-util.js';
-import { createNamespace, kubectlIn, pods, template, watchPods, type PodWatch } from './workload-testing.js';
+import { createNamespace, kubectlIn, pods, refusal, template, watchPods, type PodWatch } from './workload-testing.js';
 
 const env = withControllerManager(['--controllers=daemonset']);
 
@@ -92,19 +84,9 @@ const rolledOut = (ns: string, name: string, want: number): Promise<DaemonSet> =
     { timeoutMs: 20_000 },
   );
 
-/** The causes of a refused write, as `field: reason: message`. */
-async function refusal(write: Promise<unknown>): Promise<{ code: number; causes: string[] }> {
-  try {
-    await write;
-  } catch (e) {
-    if (!isStatusError(e)) throw e;
-    return {
-      code: e.status.code ?? 0,
-      causes: (e.status.details?.causes ?? []).map((c) => `${c.field ?? ''}: ${c.reason ?? ''}: ${c.message ?? ''}`),
-    };
-  }
-  throw new Error('the write was accepted');
-}
+/** The code and causes of a refused write, as `field: reason: message`. */
+const refused = (write: Promise<unknown>): Promise<{ code: number; causes: string[] }> =>
+  refusal(write, { messages: true });
 
 const image = (p: Pod): string => p.spec?.containers[0]?.image ?? '';
 
@@ -129,19 +111,19 @@ describe('apps/v1 DaemonSet and ControllerRevision on the API server', () => {
 
     const bad = (name: string, spec: Partial<DaemonSet['spec']>): Promise<unknown> =>
       daemonSets(env.api, ns).create(daemonSetOf(name, 'none', spec));
-    const mismatch = await refusal(bad('mismatch', { selector: { matchLabels: { app: 'other' } } }));
+    const mismatch = await refused(bad('mismatch', { selector: { matchLabels: { app: 'other' } } }));
     expect(mismatch).toEqual({
       code: 422,
       causes: [
         'spec.template.metadata.labels: FieldValueInvalid: Invalid value: {"app":"mismatch"}: `selector` does not match template `labels`',
       ],
     });
-    expect((await refusal(bad('empty', { selector: {} }))).causes).toContain(
+    expect((await refused(bad('empty', { selector: {} }))).causes).toContain(
       'spec.selector: FieldValueInvalid: Invalid value: {}: empty selector is invalid for daemonset',
     );
     expect(
       (
-        await refusal(
+        await refused(
           bad('both', { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 1 } } }),
         )
       ).causes,
@@ -150,14 +132,14 @@ describe('apps/v1 DaemonSet and ControllerRevision on the API server', () => {
     ]);
     expect(
       (
-        await refusal(
+        await refused(
           bad('zero', { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 0 } } }),
         )
       ).causes,
     ).toEqual([
       'spec.updateStrategy.rollingUpdate.maxUnavailable: FieldValueRequired: Required value: cannot be 0 when maxSurge is 0',
     ]);
-    expect((await refusal(bad('kind', { updateStrategy: { type: 'Sometimes' as 'OnDelete' } }))).causes[0]).toMatch(
+    expect((await refused(bad('kind', { updateStrategy: { type: 'Sometimes' as 'OnDelete' } }))).causes[0]).toMatch(
       /^spec\.updateStrategy: FieldValueNotSupported: Unsupported value: .*supported values: "RollingUpdate", "OnDelete"$/,
     );
     const never = daemonSetOf('never', 'none');
@@ -166,12 +148,12 @@ describe('apps/v1 DaemonSet and ControllerRevision on the API server', () => {
       containers: never.spec.template.spec?.containers ?? [],
       restartPolicy: 'Never',
     };
-    expect((await refusal(daemonSets(env.api, ns).create(never))).causes).toContain(
+    expect((await refused(daemonSets(env.api, ns).create(never))).causes).toContain(
       'spec.template.spec.restartPolicy: FieldValueNotSupported: Unsupported value: "Never": supported values: "Always"',
     );
     expect(
       (
-        await refusal(
+        await refused(
           daemonSets(env.api, ns).patch(
             'defaults',
             { spec: { selector: { matchLabels: { app: 'defaults', x: 'y' } } } },
@@ -190,16 +172,16 @@ describe('apps/v1 DaemonSet and ControllerRevision on the API server', () => {
       revision: 1,
       ...o,
     });
-    expect(await refusal(revisions(env.api, ns).create(rev('nodata', {})))).toEqual({
+    expect(await refused(revisions(env.api, ns).create(rev('nodata', {})))).toEqual({
       code: 422,
       causes: ['data: FieldValueRequired: Required value: data is mandatory'],
     });
-    expect((await refusal(revisions(env.api, ns).create(rev('neg', { data: {}, revision: -1 })))).causes).toEqual([
+    expect((await refused(revisions(env.api, ns).create(rev('neg', { data: {}, revision: -1 })))).causes).toEqual([
       'revision: FieldValueInvalid: Invalid value: -1: must be greater than or equal to 0',
     ]);
     await revisions(env.api, ns).create(rev('fixed', { data: { a: 1 } }));
     expect(
-      (await refusal(revisions(env.api, ns).patch('fixed', { data: { a: 2 } }, { type: 'merge' }))).causes,
+      (await refused(revisions(env.api, ns).patch('fixed', { data: { a: 2 } }, { type: 'merge' }))).causes,
     ).toEqual(['data: FieldValueInvalid: Invalid value: {"a":2}: field is immutable']);
   });
 });

@@ -1,13 +1,13 @@
 // batch/v1 Job against a real API server and etcd: the server's defaults and refusals, and
 // job-controller running pods to completion or failure. No node agent runs: the tests move
 // pods to Succeeded or Failed through `/status` as one would.
-import { batchKey, isStatusError, type Job, type Pod } from '@svc/api';
+import { batchKey, type Job, type Pod } from '@svc/api';
 import { ResourceClient, type RestClient } from '@svc/client';
 import { waitFor } from '@svc/testing';
 import { withControllerManager } from '../cm-testing.js';
 import { R } from '../resources.js';
 import { controllerOf } from './controller-ref.js';
-import { createNamespace, kubectlIn, pods } from './workload-testing.js';
+import { createNamespace, kubectlIn, pods, refusal } from './workload-testing.js';
 
 const env = withControllerManager(['--controllers=job']);
 
@@ -73,20 +73,6 @@ const waitForCondition = (ns: string, name: string, type: string): Promise<Job> 
     const j = await jobs(env.api, ns).get(name);
     return condition(j, type) !== undefined ? j : undefined;
   });
-
-/** The causes of a refused write, as `field: reason`. */
-async function refusal(write: Promise<unknown>): Promise<{ code: number; causes: string[] }> {
-  try {
-    await write;
-  } catch (e) {
-    if (!isStatusError(e)) throw e;
-    return {
-      code: e.status.code ?? 0,
-      causes: (e.status.details?.causes ?? []).map((c) => `${c.field ?? ''}: ${c.reason ?? ''}`),
-    };
-  }
-  throw new Error('the write was accepted');
-}
 
 describe('batch/v1 Job on the API server', () => {
   it('defaults as Kubernetes 1.32: one completion, parallelism 1, backoffLimit 6, a generated selector and labels', async () => {

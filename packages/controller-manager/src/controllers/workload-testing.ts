@@ -3,7 +3,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deploymentAnnotation, isNotFound, type Deployment, type Event, type Pod, type ReplicaSet } from '@svc/api';
+import {
+  deploymentAnnotation,
+  isNotFound,
+  isStatusError,
+  type Deployment,
+  type Event,
+  type Pod,
+  type ReplicaSet,
+} from '@svc/api';
 import { Informer, ResourceClient, listWatcherFor, type RestClient } from '@svc/client';
 import { createDefaultServiceAccount, kubectl, uniqueName, waitFor, type KubectlResult } from '@svc/testing';
 import { R } from '../resources.js';
@@ -189,4 +197,23 @@ export async function waitForRollout(
     },
     { timeoutMs: o.timeoutMs ?? 20_000 },
   );
+}
+
+/** The code and causes of a refused write, as `field: reason` (`field: reason: message` with `messages`); throws when it was accepted. */
+export async function refusal(
+  write: Promise<unknown>,
+  { messages = false }: { messages?: boolean } = {},
+): Promise<{ code: number; causes: string[] }> {
+  try {
+    await write;
+  } catch (e) {
+    if (!isStatusError(e)) throw e;
+    return {
+      code: e.status.code ?? 0,
+      causes: (e.status.details?.causes ?? []).map(
+        (c) => `${c.field ?? ''}: ${c.reason ?? ''}${messages ? `: ${c.message ?? ''}` : ''}`,
+      ),
+    };
+  }
+  throw new Error('the write was accepted');
 }
