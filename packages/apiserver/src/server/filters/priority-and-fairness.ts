@@ -1,4 +1,5 @@
 import { apfResponseHeaders, tooManyRequests } from '@svc/api';
+import { DroppedRequests } from '../../flowcontrol/dropped-requests.js';
 import type { FlowControl } from '../../flowcontrol/flow-control.js';
 import { requestUser } from './authentication.js';
 import type { Filter } from './chain.js';
@@ -14,7 +15,8 @@ const MAX_WAIT_LIMIT_MS = 60_000;
  * (matching precedence; its flow by user or namespace) into a priority level, waits for a seat
  * in the flow's shuffle-sharded queue (at most a quarter of `--request-timeout`, 1m at most),
  * and holds it while it runs — a watch only until its answer starts. The answer carries the
- * schema's and level's UIDs; a request the level cannot take is a 429 with `Retry-After: 1`.
+ * schema's and level's UIDs; a request the level cannot take is a 429 whose `Retry-After` grows while its level keeps
+ * dropping requests (1 s to 32 s, as Kubernetes 1.32).
  * `system:masters` and the health probes fall in the exempt level and never wait.
  */
 export function withPriorityAndFairness(
@@ -23,6 +25,7 @@ export function withPriorityAndFairness(
 ): Filter {
   const quarter = o.requestTimeoutMs > 0 ? o.requestTimeoutMs / 4 : DEFAULT_WAIT_LIMIT_MS;
   const waitLimitMs = Math.min(quarter, MAX_WAIT_LIMIT_MS);
+  const drops = new DroppedRequests();
   return (next) => async (r) => {
     const isWatch = r.info.verb === 'watch';
     if (r.info.longRunning && !isWatch) return next(r);
@@ -41,7 +44,8 @@ export function withPriorityAndFairness(
     });
     if ('rejected' in outcome) {
       fc.metrics.rejected.inc({ ...labels, reason: outcome.rejected });
-      throw tooManyRequests('Too many requests, please try again later.', 1);
+      drops.record(c.level.name);
+      throw tooManyRequests('Too many requests, please try again later.', drops.retryAfter(c.level.name));
     }
     fc.metrics.dispatched.inc(labels);
     const kind = requestKind(r);
