@@ -72,8 +72,11 @@ it('rejects renewDeadline >= leaseDuration (and other bad durations)', () => {
 
 it('exactly one of two candidates leads; on release the other takes over at once', async () => {
   const name = uniqueName('lease');
-  const a = candidate(name, 'a');
-  const b = candidate(name, 'b');
+  // Longer than the other tests' 1 s lease: this test asserts that the leader keeps leading, and
+  // on a loaded machine a renewal can miss a 500 ms deadline (which the third test covers).
+  const durations = { leaseDurationMs: 4000, renewDeadlineMs: 3000 };
+  const a = candidate(name, 'a', durations);
+  const b = candidate(name, 'b', durations);
   try {
     const first = await waitFor('a leader', () => (a.leading ? a : b.leading ? b : undefined));
     const other = first === a ? b : a;

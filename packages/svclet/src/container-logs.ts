@@ -81,6 +81,8 @@ export async function* readCriLog(path: string, o: ReadLogOptions = {}): AsyncGe
     let atLineStart = true;
     /** Set once the old file of a rotation has been read to its end after the rename was seen. */
     let drained = false;
+    /** Set once the file has been read to its end after the container was seen stopped. */
+    let finalRead = false;
     const buf = Buffer.alloc(64 * 1024);
     const emit = function* (line: Buffer): Generator<Buffer> {
       const parsed = parseCriLine(line);
@@ -137,6 +139,12 @@ export async function* readCriLog(path: string, o: ReadLogOptions = {}): AsyncGe
         continue;
       }
       if (o.running && !o.running()) {
+        // The container stopped after the read above found the end: read to the end once more,
+        // for what it wrote last, then stop.
+        if (!finalRead) {
+          finalRead = true;
+          continue;
+        }
         if (pending.length > 0) yield* emit(pending);
         return;
       }
