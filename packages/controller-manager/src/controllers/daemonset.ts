@@ -11,7 +11,7 @@ import { EventRecorder, NAMESPACE_INDEX, ResourceClient, objectKey, type EventOp
 import { jsonEqual, labelSelectorFromObject, type LabelSelector } from '@svc/machinery';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
-import { claimObjects, controllerOf, newControllerRef, recheckOwner, resolveControllerRef } from './controller-ref.js';
+import { claimObjects, controllerOf, newControllerRef, recheckOwner } from './controller-ref.js';
 import {
   REVISION_HASH_LABEL,
   affinityForNode,
@@ -28,6 +28,7 @@ import {
 } from './daemonset-util.js';
 import { computeHash } from './deployment-util.js';
 import { ControllerExpectations } from './expectations.js';
+import { watchOwnedPods } from './owned-pods.js';
 import { isPodAvailable, isPodReady } from './pod-util.js';
 import { omitZero, podFromTemplate, slowStartBatch } from './replica-set.js';
 
@@ -446,67 +447,12 @@ export const daemonSetController: ControllerDefinition = {
     const enqueueAll = (): void => {
       for (const ds of dss.store.list()) enqueue(ds);
     };
-    const dsOf = (o: Pod | ControllerRevision, ref = controllerOf(o)): DaemonSet | undefined =>
-      resolveControllerRef(ref, { group: 'apps', kind: 'DaemonSet' }, (name) =>
-        dss.store.get(`${o.metadata.namespace ?? ''}/${name}`),
-      );
-    const matching = (o: Pod | ControllerRevision): DaemonSet[] =>
-      dss.store.byIndex(NAMESPACE_INDEX, o.metadata.namespace ?? '').filter((ds) => {
-        try {
-          return labelSelectorFromObject(ds.spec.selector).matches(o.metadata.labels);
-        } catch {
-          return false;
-        }
-      });
-    const podGone = (pod: Pod): void => {
-      const ds = dsOf(pod);
-      if (!ds) return;
-      expectations.deletionObserved(objectKey(ds), objectKey(pod));
-      enqueue(ds);
-    };
-
-    controller.watch(dss);
-    dss.addEventHandler({
-      onUpdate: (old, cur) => {
-        if (old.metadata.uid !== cur.metadata.uid) expectations.delete(objectKey(old));
-      },
-      onDelete: (ds) => expectations.delete(objectKey(ds)),
-    });
-    controller.watch(pods, () => []);
-    pods.addEventHandler({
-      onAdd: (pod) => {
-        if (pod.metadata.deletionTimestamp) return podGone(pod);
-        const ref = controllerOf(pod);
-        if (ref) {
-          const ds = dsOf(pod, ref);
-          if (!ds) return;
-          expectations.creationObserved(objectKey(ds));
-          return enqueue(ds);
-        }
-        for (const ds of matching(pod)) enqueue(ds);
-      },
-      onUpdate: (old, cur) => {
-        if (old.metadata.resourceVersion === cur.metadata.resourceVersion) return;
-        if (cur.metadata.deletionTimestamp && !old.metadata.deletionTimestamp) podGone(cur);
-        const curRef = controllerOf(cur);
-        const oldRef = controllerOf(old);
-        if (oldRef && !jsonEqual(curRef ?? null, oldRef)) {
-          const ds = dsOf(old, oldRef);
-          if (ds) enqueue(ds);
-        }
-        if (curRef) {
-          const ds = dsOf(cur, curRef);
-          if (!ds) return;
-          enqueue(ds);
-          const minReady = ds.spec.minReadySeconds ?? 0;
-          if (!isPodReady(old) && isPodReady(cur) && minReady > 0)
-            controller.queue.addAfter(objectKey(ds), minReady * 1000 + 1000);
-          return;
-        }
-        if (!jsonEqual(old.metadata.labels ?? {}, cur.metadata.labels ?? {}) || oldRef)
-          for (const ds of matching(cur)) enqueue(ds);
-      },
-      onDelete: podGone,
+    const { ownerOf: dsOf, matching } = watchOwnedPods({
+      controller,
+      owners: dss,
+      pods,
+      owner: { group: 'apps', kind: 'DaemonSet' },
+      expectations,
     });
     controller.watch(nodes, () => []);
     nodes.addEventHandler({

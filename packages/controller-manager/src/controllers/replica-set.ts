@@ -11,8 +11,9 @@ import { EventRecorder, NAMESPACE_INDEX, ResourceClient, objectKey, type EventOp
 import { jsonEqual, labelSelectorFromObject, nameIsDnsSubdomain, type LabelSelector } from '@svc/machinery';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
-import { claimObjects, controllerOf, newControllerRef, recheckOwner, resolveControllerRef } from './controller-ref.js';
+import { claimObjects, controllerOf, newControllerRef, recheckOwner } from './controller-ref.js';
 import { ControllerExpectations } from './expectations.js';
+import { watchOwnedPods } from './owned-pods.js';
 import { isPodActive, isPodAvailable, isPodReady, sortPodsForDeletion } from './pod-util.js';
 import { nowTime, replicasOf } from './workload-util.js';
 
@@ -326,81 +327,7 @@ export const replicaSetController: ControllerDefinition = {
       }
     }
 
-    const enqueue = (rs: ReplicaSet): void => controller.enqueue(objectKey(rs));
-    const rsOf = (pod: Pod, ref = controllerOf(pod)): ReplicaSet | undefined =>
-      resolveControllerRef(ref, { group: 'apps', kind: 'ReplicaSet' }, (name) =>
-        rss.store.get(`${pod.metadata.namespace ?? ''}/${name}`),
-      );
-    /** ReplicaSets in the pod's namespace whose selector matches it (candidates to adopt an orphan). */
-    const matchingReplicaSets = (pod: Pod): ReplicaSet[] =>
-      rss.store.byIndex(NAMESPACE_INDEX, pod.metadata.namespace ?? '').filter((rs) => {
-        try {
-          return labelSelectorFromObject(rs.spec.selector).matches(pod.metadata.labels);
-        } catch {
-          return false;
-        }
-      });
-
-    const podDeleted = (pod: Pod): void => {
-      const rs = rsOf(pod);
-      if (!rs) return;
-      expectations.deletionObserved(objectKey(rs), objectKey(pod));
-      enqueue(rs);
-    };
-
-    controller.watch(rss);
-    // A deleted ReplicaSet (or one replaced under the same name) starts afresh.
-    rss.addEventHandler({
-      onUpdate: (old, cur) => {
-        if (old.metadata.uid !== cur.metadata.uid) expectations.delete(objectKey(old));
-      },
-      onDelete: (rs) => expectations.delete(objectKey(rs)),
-    });
-    // Registered so `run` waits for the pod cache; the handlers below do the work.
-    controller.watch(pods, () => []);
-    pods.addEventHandler({
-      onAdd: (pod) => {
-        // A pod already being deleted (seen after a restart) is no creation to observe.
-        if (pod.metadata.deletionTimestamp) return podDeleted(pod);
-        const ref = controllerOf(pod);
-        if (ref) {
-          const rs = rsOf(pod, ref);
-          if (!rs) return;
-          expectations.creationObserved(objectKey(rs));
-          return enqueue(rs);
-        }
-        for (const rs of matchingReplicaSets(pod)) enqueue(rs);
-      },
-      onUpdate: (old, cur) => {
-        if (old.metadata.resourceVersion === cur.metadata.resourceVersion) return;
-        const labelsChanged = !jsonEqual(old.metadata.labels ?? {}, cur.metadata.labels ?? {});
-        if (cur.metadata.deletionTimestamp) {
-          // A graceful deletion: the ReplicaSet replaces the pod now rather than when it is gone.
-          podDeleted(cur);
-          if (labelsChanged) podDeleted(old);
-          return;
-        }
-        const curRef = controllerOf(cur);
-        const oldRef = controllerOf(old);
-        const refChanged = !jsonEqual(curRef ?? null, oldRef ?? null);
-        if (refChanged && oldRef) {
-          const rs = rsOf(old, oldRef);
-          if (rs) enqueue(rs);
-        }
-        if (curRef) {
-          const rs = rsOf(cur, curRef);
-          if (!rs) return;
-          enqueue(rs);
-          const minReady = rs.spec.minReadySeconds ?? 0;
-          // Becoming available is no event of its own: look again once minReadySeconds (+1 s for skew) passed.
-          if (!isPodReady(old) && isPodReady(cur) && minReady > 0)
-            controller.queue.addAfter(objectKey(rs), minReady * 1000 + 1000);
-          return;
-        }
-        if (labelsChanged || refChanged) for (const rs of matchingReplicaSets(cur)) enqueue(rs);
-      },
-      onDelete: podDeleted,
-    });
+    watchOwnedPods({ controller, owners: rss, pods, owner: { group: 'apps', kind: 'ReplicaSet' }, expectations });
     return controller;
   },
 };
