@@ -27,6 +27,7 @@ import {
   type NodePods,
 } from './daemonset-util.js';
 import { computeHash } from './deployment-util.js';
+import { writeStatusRetryingOnce } from './workload-util.js';
 import { ControllerExpectations } from './expectations.js';
 import { watchOwnedPods } from './owned-pods.js';
 import { isPodAvailable, isPodReady } from './pod-util.js';
@@ -414,25 +415,18 @@ export const daemonSetController: ControllerDefinition = {
         (Object.keys(counts) as Array<keyof DaemonSetStatus>).every((k) => (old[k] ?? 0) === (counts[k] ?? 0)) &&
         (!observed || (old.observedGeneration ?? 0) >= generation);
       if (!same) {
-        const api = dsApi(ds.metadata.namespace ?? '');
-        let cur = ds;
-        for (let attempt = 0; ; attempt++) {
-          const status = omitZero(
-            {
-              ...cur.status,
-              ...counts,
-              observedGeneration: observed ? generation : cur.status?.observedGeneration,
-            },
-            ['currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady'],
-          );
-          try {
-            await api.update({ ...structuredClone(cur), status }, { subresource: 'status' });
-            break;
-          } catch (e) {
-            if (attempt >= 1 || isNotFound(e)) throw e;
-            cur = await api.get(ds.metadata.name ?? '');
-          }
-        }
+        await writeStatusRetryingOnce(dsApi(ds.metadata.namespace ?? ''), {
+          cached: ds,
+          status: (cur) =>
+            omitZero(
+              {
+                ...cur.status,
+                ...counts,
+                observedGeneration: observed ? generation : cur.status?.observedGeneration,
+              },
+              ['currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady'],
+            ),
+        });
       }
       const minReady = ds.spec.minReadySeconds ?? 0;
       // As Kubernetes: look again after minReadySeconds while ready pods are not yet available.

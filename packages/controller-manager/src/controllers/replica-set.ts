@@ -15,14 +15,11 @@ import { claimObjects, controllerOf, newControllerRef, recheckOwner } from './co
 import { ControllerExpectations } from './expectations.js';
 import { watchOwnedPods } from './owned-pods.js';
 import { isPodActive, isPodAvailable, isPodReady, sortPodsForDeletion } from './pod-util.js';
-import { nowTime, replicasOf } from './workload-util.js';
+import { nowTime, replicasOf, writeStatusRetryingOnce } from './workload-util.js';
 
 const NAME = 'replicaset-controller';
 /** Most pods created or deleted in one sync (Kubernetes' BurstReplicas). */
 const BURST_REPLICAS = 500;
-/** Status writes retried once after a conflict, with a fresh read (Kubernetes' statusUpdateRetries). */
-const STATUS_UPDATE_RETRIES = 1;
-
 /** Calls `fn` `count` times in batches of 1, 2, 4, ... (concurrently within a batch); stops after the first batch with a failure. Answers the successes and that failure. */
 export async function slowStartBatch(
   count: number,
@@ -312,19 +309,10 @@ export const replicaSetController: ControllerDefinition = {
         old.observedGeneration === generation &&
         jsonEqual(old.conditions ?? [], status.conditions ?? []);
       if (same) return cached;
-      const api = rsApi(cached.metadata.namespace ?? '');
-      let rs: ReplicaSet = cached;
-      for (let i = 0; ; i++) {
-        try {
-          return await api.update(
-            { ...structuredClone(rs), status: { ...status, observedGeneration: generation } },
-            { subresource: 'status' },
-          );
-        } catch (e) {
-          if (i >= STATUS_UPDATE_RETRIES) throw e;
-          rs = await api.get(cached.metadata.name ?? '');
-        }
-      }
+      return writeStatusRetryingOnce(rsApi(cached.metadata.namespace ?? ''), {
+        cached,
+        status: () => ({ ...status, observedGeneration: generation }),
+      });
     }
 
     watchOwnedPods({ controller, owners: rss, pods, owner: { group: 'apps', kind: 'ReplicaSet' }, expectations });
