@@ -1,6 +1,6 @@
 import { Etcd3 } from 'etcd3';
 import type { ApiObject } from '@svc/api';
-import { startEtcd, type EtcdHandle } from '@svc/testing';
+import { startEtcd, waitFor, type EtcdHandle } from '@svc/testing';
 import { cm, runStorageSuite } from './storage-suite.js';
 import { CachedStorage } from './cacher/cached-storage.js';
 import { ConvertingStorage } from './converting-storage.js';
@@ -54,7 +54,9 @@ const asyncConversion = {
   convertsAtOnce: (): boolean => false,
 };
 
-async function converting(o: { async?: boolean } = {}): Promise<{ storage: ConvertingStorage; raw: Etcd3 }> {
+async function converting(
+  o: { async?: boolean } = {},
+): Promise<{ storage: ConvertingStorage; raw: Etcd3; cached: CachedStorage }> {
   etcd ??= await startEtcd();
   raw ??= new Etcd3({ hosts: etcd.endpoints });
   const cached = new CachedStorage(new Etcd3Storage({ endpoints: etcd.endpoints }), {
@@ -67,7 +69,7 @@ async function converting(o: { async?: boolean } = {}): Promise<{ storage: Conve
     storedPrefix: '/registry/converted/',
     ...(o.async ? asyncConversion : { toStored, fromStored }),
   });
-  return { storage, raw };
+  return { storage, raw, cached };
 }
 
 runStorageSuite('ConvertingStorage over CachedStorage', async () => {
@@ -107,9 +109,12 @@ describe('ConvertingStorage specifics', () => {
   });
 
   it('hands every watcher the same converted object for one stored event', async () => {
-    const { storage } = await converting();
+    const { storage, cached } = await converting();
     const p = '/registry/suite/shared/';
+    // Only the watch cache shares objects between watchers: until it is ready, a watch reads
+    // the store, and each watcher decodes its own copy.
     await storage.list(p, { allowStale: true });
+    await waitFor('the watch cache ready', () => cached.synced);
     const from = await storage.currentRevision();
     const ac = new AbortController();
     const take = async (): Promise<ApiObject> => {
