@@ -471,8 +471,13 @@ async function freeRange(count, step) {
  * `cluster.sh up --nodes <nodes>` in a fresh temp directory with every port free; `down`
  * (and removal of the directory, and SIGKILL of leftovers, which then fail the bench) is
  * registered on `scope`. Resolves with the directory, the env, the ports and `up`'s time.
+ * `args` are more `up` arguments (e.g. `--simulated-nodes 1000`), `env` more environment
+ * (e.g. SVC_CONTROLLER_MANAGER_ARGS).
  */
-export async function clusterUp(scope, { nodes = 1, prefix = 'svc-bench-cluster-', timeoutMs = 240_000 } = {}) {
+export async function clusterUp(
+  scope,
+  { nodes = 1, prefix = 'svc-bench-cluster-', timeoutMs = 240_000, args = [], env: moreEnv = {} } = {},
+) {
   const { freePorts } = await svcTesting();
   const dir = await mkdtemp(join(tmpdir(), prefix));
   const [etcd, etcdPeer, apiserver, controllerManager, scheduler] = await freePorts(5);
@@ -486,6 +491,7 @@ export async function clusterUp(scope, { nodes = 1, prefix = 'svc-bench-cluster-
     SVC_SCHEDULER_PORT: String(scheduler),
     SVC_NODE_PORT_BASE: String(await freeRange(nodes, 1)),
     SVC_NODE_HEALTHZ_PORT_BASE: String(await freeRange(nodes, 100)),
+    ...moreEnv,
   };
   scope.defer(async () => {
     await spawnTracked('bash', ['scripts/cluster.sh', 'down'], { cwd: ROOT, env }).exited;
@@ -501,7 +507,7 @@ export async function clusterUp(scope, { nodes = 1, prefix = 'svc-bench-cluster-
     if (left) throw new Error(`processes left after cluster.sh down:\n${left}`);
   });
   const t0 = performance.now();
-  const up = spawnTracked('bash', ['scripts/cluster.sh', 'up', '--nodes', String(nodes)], { cwd: ROOT, env });
+  const up = spawnTracked('bash', ['scripts/cluster.sh', 'up', '--nodes', String(nodes), ...args], { cwd: ROOT, env });
   const timer = setTimeout(() => up.child.kill('SIGKILL'), timeoutMs);
   const code = await up.exited;
   clearTimeout(timer);
