@@ -38,6 +38,8 @@ export interface ScalePaths {
   statusReplicasPath: string;
   /** A label selector object (built-in workloads' `spec.selector`) or its text form. */
   labelSelectorPath?: string;
+  /** The selector is a plain label map (core/v1 ReplicationController's `spec.selector`). */
+  labelSelectorIsMap?: boolean;
 }
 
 /** One served resource type: everything handlers, storage and discovery need to know. */

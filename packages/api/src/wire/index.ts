@@ -18,5 +18,6 @@ export * from './networking.js';
 export * from './policy-objects.js';
 export * from './flowcontrol.js';
 export * from './endpoints.js';
+export * from './replication-controller.js';
 export * from './batch.js';
 export * from './disruption.js';

@@ -44,17 +44,24 @@ function setAt(obj: Record<string, unknown>, path: string, value: unknown): void
   o[last] = value;
 }
 
-/** A selector as Scale's `status.selector` carries it: text as it is, an object in its text form. */
-function selectorText(v: unknown): string {
+/**
+ * A selector as Scale's `status.selector` carries it: text as it is, an object in its text form
+ * (a plain label map, `isMap`, as Kubernetes' labels.SelectorFromSet).
+ */
+function selectorText(v: unknown, isMap = false): string {
   if (typeof v === 'string') return v;
-  return v !== null && typeof v === 'object' ? labelSelectorFromObject(v as LabelSelectorObject).toString() : '';
+  if (v === null || typeof v !== 'object') return '';
+  const sel = isMap ? { matchLabels: v as Record<string, string> } : (v as LabelSelectorObject);
+  return labelSelectorFromObject(sel).toString();
 }
 
 /** Kubernetes' scaleFromDeployment (and its kin): identity metadata, desired and current replicas, the selector. */
 export function scaleOf(paths: ScalePaths, obj: ApiObject): ApiObject {
   const { name, namespace, uid, resourceVersion, creationTimestamp } = obj.metadata;
   const replicas = Number(valueAt(obj, paths.specReplicasPath) ?? 0);
-  const selector = paths.labelSelectorPath ? selectorText(valueAt(obj, paths.labelSelectorPath)) : '';
+  const selector = paths.labelSelectorPath
+    ? selectorText(valueAt(obj, paths.labelSelectorPath), paths.labelSelectorIsMap)
+    : '';
   return {
     kind: SCALE.kind,
     apiVersion: groupVersion(SCALE),

@@ -28,8 +28,10 @@ export function resolveControllerRef<T extends ApiObject>(
   { group, kind }: { group: string; kind: string },
   get: (name: string) => T | undefined,
 ): T | undefined {
-  if (!ref || ref.kind !== kind || ref.apiVersion.split('/')[0] !== group || !ref.apiVersion.includes('/'))
-    return undefined;
+  if (!ref || ref.kind !== kind) return undefined;
+  // `v1` is the core group (''); `apps/v1` is `apps`.
+  const refGroup = ref.apiVersion.includes('/') ? ref.apiVersion.split('/')[0] : '';
+  if (refGroup !== group) return undefined;
   const o = get(ref.name);
   return o && o.metadata.uid === ref.uid ? o : undefined;
 }

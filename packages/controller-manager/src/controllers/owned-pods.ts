@@ -1,12 +1,16 @@
 import type { ApiObject, LabelSelectorObject, Pod } from '@svc/api';
 import { NAMESPACE_INDEX, objectKey, type Controller, type Informer } from '@svc/client';
-import { jsonEqual, labelSelectorFromObject } from '@svc/machinery';
+import { jsonEqual, labelSelectorFromObject, type LabelSelector } from '@svc/machinery';
 import { controllerOf, resolveControllerRef } from './controller-ref.js';
 import type { ControllerExpectations } from './expectations.js';
 import { isPodReady } from './pod-util.js';
 
-/** A workload that owns pods through a selector: a ReplicaSet, a DaemonSet. */
-export type PodOwner = ApiObject & { spec: { selector?: LabelSelectorObject; minReadySeconds?: number } };
+/** A workload that owns pods through a selector: a ReplicaSet, a DaemonSet, a ReplicationController. */
+export type PodOwner = ApiObject & { spec: { minReadySeconds?: number } };
+
+/** `spec.selector` as a label selector object (apps/v1 workloads). */
+const specSelector = (owner: PodOwner): LabelSelector =>
+  labelSelectorFromObject((owner.spec as { selector?: LabelSelectorObject }).selector);
 
 export interface OwnedPodsOptions<O extends PodOwner> {
   controller: Controller;
@@ -15,6 +19,8 @@ export interface OwnedPodsOptions<O extends PodOwner> {
   /** The owners' API group and kind, as their pods' controller references name them. */
   owner: { group: string; kind: string };
   expectations: ControllerExpectations;
+  /** The owner's pod selector; `spec.selector` as a label selector object unless given (a ReplicationController's is a map). */
+  selectorOf?: (owner: O) => LabelSelector;
 }
 
 export interface OwnedPods<O extends PodOwner> {
@@ -32,14 +38,14 @@ export interface OwnedPods<O extends PodOwner> {
  * pod turning ready queues its owner again once `minReadySeconds` (+1 s for skew) have passed.
  */
 export function watchOwnedPods<O extends PodOwner>(o: OwnedPodsOptions<O>): OwnedPods<O> {
-  const { controller, owners, pods, expectations } = o;
+  const { controller, owners, pods, expectations, selectorOf = specSelector } = o;
   const enqueue = (owner: O): void => controller.enqueue(objectKey(owner));
   const ownerOf = (obj: ApiObject, ref = controllerOf(obj)): O | undefined =>
     resolveControllerRef(ref, o.owner, (name) => owners.store.get(`${obj.metadata.namespace ?? ''}/${name}`));
   const matching = (obj: ApiObject): O[] =>
     owners.store.byIndex(NAMESPACE_INDEX, obj.metadata.namespace ?? '').filter((owner) => {
       try {
-        return labelSelectorFromObject(owner.spec.selector).matches(obj.metadata.labels);
+        return selectorOf(owner).matches(obj.metadata.labels);
       } catch {
         return false;
       }

@@ -7,17 +7,29 @@ import {
   type ReplicaSetCondition,
   type ReplicaSetStatus,
 } from '@svc/api';
-import { EventRecorder, NAMESPACE_INDEX, ResourceClient, objectKey, type EventOptions } from '@svc/client';
+import {
+  EventRecorder,
+  NAMESPACE_INDEX,
+  ResourceClient,
+  objectKey,
+  type EventOptions,
+  type GroupVersionResource,
+} from '@svc/client';
 import { jsonEqual, labelSelectorFromObject, nameIsDnsSubdomain, type LabelSelector } from '@svc/machinery';
-import { informer, newController, type ControllerDefinition } from '../controller-context.js';
+import {
+  informer,
+  newController,
+  type ControllerContext,
+  type ControllerDefinition,
+  type RunnableController,
+} from '../controller-context.js';
 import { R } from '../resources.js';
 import { claimObjects, controllerOf, newControllerRef, recheckOwner } from './controller-ref.js';
 import { ControllerExpectations } from './expectations.js';
-import { watchOwnedPods } from './owned-pods.js';
+import { watchOwnedPods, type PodOwner } from './owned-pods.js';
 import { isPodActive, isPodAvailable, isPodReady, sortPodsForDeletion } from './pod-util.js';
 import { nowTime, replicasOf, writeStatusRetryingOnce } from './workload-util.js';
 
-const NAME = 'replicaset-controller';
 /** Most pods created or deleted in one sync (Kubernetes' BurstReplicas). */
 const BURST_REPLICAS = 500;
 /** Calls `fn` `count` times in batches of 1, 2, 4, ... (concurrently within a batch); stops after the first batch with a failure. Answers the successes and that failure. */
@@ -39,17 +51,20 @@ export async function slowStartBatch(
 }
 
 /**
- * The pod a ReplicaSet (or another apps/v1 workload, `kind`) creates from its template
- * (Kubernetes' GetPodFromTemplate): template labels, annotations, finalizers and spec, name
- * `<owner>-<random>`, controlled by the owner.
+ * The pod a ReplicaSet (or another workload, `kind`: apps/v1 or a core/v1 ReplicationController)
+ * creates from its template (Kubernetes' GetPodFromTemplate): template labels, annotations,
+ * finalizers and spec, name `<owner>-<random>`, controlled by the owner.
  */
-export function podFromTemplate(rs: ReplicaSet | DaemonSet, kind: 'ReplicaSet' | 'DaemonSet' = 'ReplicaSet'): Pod {
+export function podFromTemplate(
+  rs: ReplicaSet | DaemonSet,
+  kind: 'ReplicaSet' | 'DaemonSet' | 'ReplicationController' = 'ReplicaSet',
+): Pod {
   const t = rs.spec.template ?? {};
   const name = rs.metadata.name ?? '';
   const prefix = nameIsDnsSubdomain(`${name}-`, true) ? `${name}-` : name;
   const metadata: Pod['metadata'] = {
     generateName: prefix,
-    ownerReferences: [newControllerRef(rs, 'apps/v1', kind)],
+    ownerReferences: [newControllerRef(rs, kind === 'ReplicationController' ? 'v1' : 'apps/v1', kind)],
   };
   if (t.metadata?.labels) metadata.labels = { ...t.metadata.labels };
   if (t.metadata?.annotations) metadata.annotations = { ...t.metadata.annotations };
@@ -121,201 +136,246 @@ export function calculateReplicaSetStatus(
 const hasNamespaceTerminatingCause = (e: unknown): boolean =>
   isStatusError(e) && (e.status.details?.causes ?? []).some((c) => c.reason === 'NamespaceTerminating');
 
+/** An owner of replicas: a ReplicaSet's status, its pods through a selector. */
+type ReplicaOwner = PodOwner & { status?: ReplicaSetStatus };
+
 /**
- * `replicaset-controller`: keeps `spec.replicas` active pods matching each ReplicaSet's
- * selector, as Kubernetes v1.32's ReplicaSet controller does: claims pods (adopts matching
- * orphans, releases owned pods that stopped matching), creates missing pods from the
- * template in slow-start batches, deletes surplus pods in deletion-preference order, and
- * writes `status` through `/status`. Creations and deletions it issued and has not yet seen
- * in its pod informer are expectations: until they are met (or 5 minutes pass) it does not
- * create or delete again for that ReplicaSet. Pods that are being deleted or finished do
- * not count.
+ * The kind a replica-keeping controller drives. Kubernetes runs its ReplicaSet controller on
+ * ReplicationControllers through a conversion; `asReplicaSet` is that conversion (the object
+ * as a ReplicaSet, its selector as a label selector object). Both kinds have the same status.
  */
+export interface ReplicaKind<O extends ReplicaOwner> {
+  /** The controller's name (logs, events, metrics) and its work queue's. */
+  name: string;
+  queueName: string;
+  workers(ctx: ControllerContext): number | undefined;
+  resource(): GroupVersionResource;
+  /** As the pods' controller references name it. */
+  apiVersion: string;
+  group: string;
+  kind: 'ReplicaSet' | 'ReplicationController';
+  asReplicaSet(o: O): ReplicaSet;
+}
+
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-export const replicaSetController: ControllerDefinition = {
-  name: NAME,
-  build(ctx) {
-    const rss = informer<ReplicaSet>(ctx, R.replicaSets());
-    const pods = informer<Pod>(ctx, R.pods());
-    const expectations = new ControllerExpectations();
-    const log = ctx.logger.with({ controller: NAME });
-    const events = new EventRecorder(ctx.client, { component: NAME, logger: log });
-    /** Kubernetes' pod-control events, recorded on the ReplicaSet. */
-    const record = (rs: ReplicaSet, e: Pick<EventOptions, 'type' | 'reason' | 'action' | 'message'>): void =>
-      events.event({ object: rs, apiVersion: 'apps/v1', kind: 'ReplicaSet', ...e });
+/**
+ * `replicaset-controller` (and, through a `ReplicaKind`, `replicationcontroller-controller`):
+ * keeps `spec.replicas` active pods matching each ReplicaSet's selector, as Kubernetes v1.32's
+ * ReplicaSet controller does: claims pods (adopts matching orphans, releases owned pods that
+ * stopped matching), creates missing pods from the template in slow-start batches, deletes
+ * surplus pods in deletion-preference order, and writes `status` through `/status`. Creations
+ * and deletions it issued and has not yet seen in its pod informer are expectations: until
+ * they are met (or 5 minutes pass) it does not create or delete again for that ReplicaSet.
+ * Pods that are being deleted or finished do not count.
+ */
+export function replicaKindController<O extends ReplicaOwner>(k: ReplicaKind<O>): ControllerDefinition {
+  return { name: k.name, build: (ctx) => buildReplicaController(ctx, k) };
+}
 
-    const rsApi = (ns: string): ResourceClient<ReplicaSet> =>
-      new ResourceClient<ReplicaSet>(ctx.client, R.replicaSets()).namespace(ns);
-    const podApi = (ns: string): ResourceClient<Pod> => new ResourceClient<Pod>(ctx.client, R.pods()).namespace(ns);
+function buildReplicaController<O extends ReplicaOwner>(ctx: ControllerContext, k: ReplicaKind<O>): RunnableController {
+  const NAME = k.name;
+  const owners = informer<O>(ctx, k.resource());
+  const pods = informer<Pod>(ctx, R.pods());
+  const expectations = new ControllerExpectations();
+  const log = ctx.logger.with({ controller: NAME });
+  const events = new EventRecorder(ctx.client, { component: NAME, logger: log });
+  /** Kubernetes' pod-control events, recorded on the owner. */
+  const record = (rs: ReplicaSet, e: Pick<EventOptions, 'type' | 'reason' | 'action' | 'message'>): void =>
+    events.event({ object: rs, apiVersion: k.apiVersion, kind: k.kind, ...e });
 
-    const controller = newController(ctx, {
-      name: NAME,
-      queueName: 'replicaset',
-      workers: ctx.options.concurrentSyncs.replicaset,
-      reconcile: async (key) => {
-        const rs = rss.store.get(key);
-        if (!rs) {
-          expectations.delete(key);
-          return;
-        }
-        const ns = rs.metadata.namespace ?? '';
-        const needsSync = expectations.satisfied(key);
-        let selector: LabelSelector;
-        try {
-          selector = labelSelectorFromObject(rs.spec.selector);
-        } catch (e) {
-          log.error('invalid selector, not syncing', { key, error: String(e) });
-          return;
-        }
-        const active = pods.store.byIndex(NAMESPACE_INDEX, ns).filter(isPodActive);
-        const claimed = await claimObjects<Pod>({
-          owner: rs,
-          ownerRef: newControllerRef(rs, 'apps/v1', 'ReplicaSet'),
-          selector,
-          objects: active,
-          client: podApi(ns),
-          canAdopt: recheckOwner(rs, () => rsApi(ns).get(rs.metadata.name ?? '')),
-        });
-        let manageError: unknown;
-        if (needsSync && !rs.metadata.deletionTimestamp) {
-          try {
-            await manageReplicas(key, rs, claimed);
-          } catch (e) {
-            manageError = e;
-          }
-        }
-        const updated = await updateStatus(rs, calculateReplicaSetStatus(rs, claimed, { manageError }));
-        if (manageError !== undefined) throw manageError;
-        const minReady = updated.spec.minReadySeconds ?? 0;
-        const st = updated.status ?? {};
-        // Resync after minReadySeconds as a last line of defense against clock skew (as Kubernetes).
-        if (
-          minReady > 0 &&
-          (st.readyReplicas ?? 0) === replicasOf(updated) &&
-          (st.availableReplicas ?? 0) !== replicasOf(updated)
-        ) {
-          return { requeueAfter: minReady * 1000 };
-        }
-        return undefined;
-      },
-    });
+  const rsApi = (ns: string): ResourceClient<O> => new ResourceClient<O>(ctx.client, k.resource()).namespace(ns);
+  const podApi = (ns: string): ResourceClient<Pod> => new ResourceClient<Pod>(ctx.client, R.pods()).namespace(ns);
 
-    /** Creates or deletes pods so `claimed` reaches `spec.replicas`, at most BURST_REPLICAS per call. */
-    async function manageReplicas(key: string, rs: ReplicaSet, claimed: readonly Pod[]): Promise<void> {
-      const ns = rs.metadata.namespace ?? '';
-      let diff = claimed.length - replicasOf(rs);
-      if (diff < 0) {
-        diff = Math.min(-diff, BURST_REPLICAS);
-        expectations.expectCreations(key, diff);
-        log.v(2).info('too few replicas', { key, need: replicasOf(rs), creating: diff });
-        const pod = podFromTemplate(rs);
-        const { successes, error } = await slowStartBatch(diff, 1, async () => {
-          if (Object.keys(pod.metadata.labels ?? {}).length === 0) throw new Error('unable to create pods, no labels');
-          try {
-            const created = await podApi(ns).create(structuredClone(pod));
-            record(rs, {
-              type: 'Normal',
-              reason: 'SuccessfulCreate',
-              action: 'Create',
-              message: `Created pod: ${created.metadata.name ?? ''}`,
-            });
-          } catch (e) {
-            // Nothing can be created in a namespace being deleted; not a failure (as Kubernetes).
-            if (!hasNamespaceTerminatingCause(e)) {
-              record(rs, {
-                type: 'Warning',
-                reason: 'FailedCreate',
-                action: 'Create',
-                message: `Error creating: ${errorText(e)}`,
-              });
-              throw e;
-            }
-          }
-        });
-        // Pods never attempted will not be seen: stop expecting them.
-        for (let i = successes; i < diff; i++) expectations.creationObserved(key);
-        if (error !== undefined) throw error;
+  const controller = newController(ctx, {
+    name: NAME,
+    queueName: k.queueName,
+    workers: k.workers(ctx),
+    reconcile: async (key) => {
+      const stored = owners.store.get(key);
+      if (!stored) {
+        expectations.delete(key);
         return;
       }
-      if (diff === 0) return;
-      diff = Math.min(diff, BURST_REPLICAS);
-      log.v(2).info('too many replicas', { key, need: replicasOf(rs), deleting: diff });
-      const victims =
-        diff < claimed.length ? sortPodsForDeletion(claimed, relatedPods(rs)).slice(0, diff) : [...claimed];
-      expectations.expectDeletions(key, victims.map(objectKey));
-      const results = await Promise.allSettled(
-        victims.map(async (p) => {
-          try {
-            await podApi(ns).delete(p.metadata.name ?? '');
-            record(rs, {
-              type: 'Normal',
-              reason: 'SuccessfulDelete',
-              action: 'Delete',
-              message: `Deleted pod: ${p.metadata.name ?? ''}`,
-            });
-          } catch (e) {
-            // The informer will not see this deletion.
-            expectations.deletionObserved(key, objectKey(p));
-            if (isNotFound(e)) return;
+      const rs = k.asReplicaSet(stored);
+      const ns = rs.metadata.namespace ?? '';
+      const needsSync = expectations.satisfied(key);
+      let selector: LabelSelector;
+      try {
+        selector = labelSelectorFromObject(rs.spec.selector);
+      } catch (e) {
+        log.error('invalid selector, not syncing', { key, error: String(e) });
+        return;
+      }
+      const active = pods.store.byIndex(NAMESPACE_INDEX, ns).filter(isPodActive);
+      const claimed = await claimObjects<Pod>({
+        owner: rs,
+        ownerRef: newControllerRef(rs, k.apiVersion, k.kind),
+        selector,
+        objects: active,
+        client: podApi(ns),
+        canAdopt: recheckOwner(rs, () => rsApi(ns).get(rs.metadata.name ?? '')),
+      });
+      let manageError: unknown;
+      if (needsSync && !rs.metadata.deletionTimestamp) {
+        try {
+          await manageReplicas(key, rs, claimed);
+        } catch (e) {
+          manageError = e;
+        }
+      }
+      const updated = k.asReplicaSet(
+        await updateStatus(stored, calculateReplicaSetStatus(rs, claimed, { manageError })),
+      );
+      if (manageError !== undefined) throw manageError;
+      const minReady = updated.spec.minReadySeconds ?? 0;
+      const st = updated.status ?? {};
+      // Resync after minReadySeconds as a last line of defense against clock skew (as Kubernetes).
+      if (
+        minReady > 0 &&
+        (st.readyReplicas ?? 0) === replicasOf(updated) &&
+        (st.availableReplicas ?? 0) !== replicasOf(updated)
+      ) {
+        return { requeueAfter: minReady * 1000 };
+      }
+      return undefined;
+    },
+  });
+
+  /** Creates or deletes pods so `claimed` reaches `spec.replicas`, at most BURST_REPLICAS per call. */
+  async function manageReplicas(key: string, rs: ReplicaSet, claimed: readonly Pod[]): Promise<void> {
+    const ns = rs.metadata.namespace ?? '';
+    let diff = claimed.length - replicasOf(rs);
+    if (diff < 0) {
+      diff = Math.min(-diff, BURST_REPLICAS);
+      expectations.expectCreations(key, diff);
+      log.v(2).info('too few replicas', { key, need: replicasOf(rs), creating: diff });
+      const pod = podFromTemplate(rs, k.kind);
+      const { successes, error } = await slowStartBatch(diff, 1, async () => {
+        if (Object.keys(pod.metadata.labels ?? {}).length === 0) throw new Error('unable to create pods, no labels');
+        try {
+          const created = await podApi(ns).create(structuredClone(pod));
+          record(rs, {
+            type: 'Normal',
+            reason: 'SuccessfulCreate',
+            action: 'Create',
+            message: `Created pod: ${created.metadata.name ?? ''}`,
+          });
+        } catch (e) {
+          // Nothing can be created in a namespace being deleted; not a failure (as Kubernetes).
+          if (!hasNamespaceTerminatingCause(e)) {
             record(rs, {
               type: 'Warning',
-              reason: 'FailedDelete',
-              action: 'Delete',
-              message: `Error deleting: ${errorText(e)}`,
+              reason: 'FailedCreate',
+              action: 'Create',
+              message: `Error creating: ${errorText(e)}`,
             });
             throw e;
           }
-        }),
-      );
-      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failed) throw failed.reason;
-    }
-
-    /** Pods of every ReplicaSet with the same controller as `rs` (just `rs` when it has none), for the same-node rank. */
-    function relatedPods(rs: ReplicaSet): Pod[] {
-      const ns = rs.metadata.namespace ?? '';
-      const owner = controllerOf(rs);
-      const siblings = owner
-        ? rss.store.byIndex(NAMESPACE_INDEX, ns).filter((o) => controllerOf(o)?.uid === owner.uid)
-        : [rs];
-      const seen = new Set<string>();
-      const out: Pod[] = [];
-      const inNs = pods.store.byIndex(NAMESPACE_INDEX, ns);
-      for (const s of siblings) {
-        let sel: LabelSelector;
-        try {
-          sel = labelSelectorFromObject(s.spec.selector);
-        } catch {
-          continue;
         }
-        for (const p of inNs) {
-          if (!sel.matches(p.metadata.labels) || seen.has(p.metadata.uid ?? '')) continue;
-          seen.add(p.metadata.uid ?? '');
-          out.push(p);
-        }
-      }
-      return out;
-    }
-
-    /** Writes `status` (with observedGeneration) unless it is unchanged; answers the ReplicaSet as stored. */
-    async function updateStatus(cached: ReplicaSet, status: ReplicaSetStatus): Promise<ReplicaSet> {
-      const old = cached.status ?? {};
-      const generation = cached.metadata.generation;
-      const same =
-        (['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'] as const).every(
-          (k) => (old[k] ?? 0) === (status[k] ?? 0),
-        ) &&
-        old.observedGeneration === generation &&
-        jsonEqual(old.conditions ?? [], status.conditions ?? []);
-      if (same) return cached;
-      return writeStatusRetryingOnce(rsApi(cached.metadata.namespace ?? ''), {
-        cached,
-        status: () => ({ ...status, observedGeneration: generation }),
       });
+      // Pods never attempted will not be seen: stop expecting them.
+      for (let i = successes; i < diff; i++) expectations.creationObserved(key);
+      if (error !== undefined) throw error;
+      return;
     }
+    if (diff === 0) return;
+    diff = Math.min(diff, BURST_REPLICAS);
+    log.v(2).info('too many replicas', { key, need: replicasOf(rs), deleting: diff });
+    const victims = diff < claimed.length ? sortPodsForDeletion(claimed, relatedPods(rs)).slice(0, diff) : [...claimed];
+    expectations.expectDeletions(key, victims.map(objectKey));
+    const results = await Promise.allSettled(
+      victims.map(async (p) => {
+        try {
+          await podApi(ns).delete(p.metadata.name ?? '');
+          record(rs, {
+            type: 'Normal',
+            reason: 'SuccessfulDelete',
+            action: 'Delete',
+            message: `Deleted pod: ${p.metadata.name ?? ''}`,
+          });
+        } catch (e) {
+          // The informer will not see this deletion.
+          expectations.deletionObserved(key, objectKey(p));
+          if (isNotFound(e)) return;
+          record(rs, {
+            type: 'Warning',
+            reason: 'FailedDelete',
+            action: 'Delete',
+            message: `Error deleting: ${errorText(e)}`,
+          });
+          throw e;
+        }
+      }),
+    );
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
 
-    watchOwnedPods({ controller, owners: rss, pods, owner: { group: 'apps', kind: 'ReplicaSet' }, expectations });
-    return controller;
-  },
-};
+  /** Pods of every ReplicaSet with the same controller as `rs` (just `rs` when it has none), for the same-node rank. */
+  function relatedPods(rs: ReplicaSet): Pod[] {
+    const ns = rs.metadata.namespace ?? '';
+    const owner = controllerOf(rs);
+    const siblings = owner
+      ? owners.store
+          .byIndex(NAMESPACE_INDEX, ns)
+          .filter((o) => controllerOf(o)?.uid === owner.uid)
+          .map(k.asReplicaSet)
+      : [rs];
+    const seen = new Set<string>();
+    const out: Pod[] = [];
+    const inNs = pods.store.byIndex(NAMESPACE_INDEX, ns);
+    for (const s of siblings) {
+      let sel: LabelSelector;
+      try {
+        sel = labelSelectorFromObject(s.spec.selector);
+      } catch {
+        continue;
+      }
+      for (const p of inNs) {
+        if (!sel.matches(p.metadata.labels) || seen.has(p.metadata.uid ?? '')) continue;
+        seen.add(p.metadata.uid ?? '');
+        out.push(p);
+      }
+    }
+    return out;
+  }
+
+  /** Writes `status` (with observedGeneration) unless it is unchanged; answers the object as stored. */
+  async function updateStatus(cached: O, status: ReplicaSetStatus): Promise<O> {
+    const old = cached.status ?? {};
+    const generation = cached.metadata.generation;
+    const same =
+      (['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'] as const).every(
+        (k) => (old[k] ?? 0) === (status[k] ?? 0),
+      ) &&
+      old.observedGeneration === generation &&
+      jsonEqual(old.conditions ?? [], status.conditions ?? []);
+    if (same) return cached;
+    return writeStatusRetryingOnce(rsApi(cached.metadata.namespace ?? ''), {
+      cached,
+      status: (): O['status'] => ({ ...status, observedGeneration: generation }),
+    });
+  }
+
+  watchOwnedPods({
+    controller,
+    owners,
+    pods,
+    owner: { group: k.group, kind: k.kind },
+    expectations,
+    selectorOf: (o) => labelSelectorFromObject(k.asReplicaSet(o).spec.selector),
+  });
+  return controller;
+}
+
+export const replicaSetController: ControllerDefinition = replicaKindController<ReplicaSet>({
+  name: 'replicaset-controller',
+  queueName: 'replicaset',
+  workers: (ctx) => ctx.options.concurrentSyncs.replicaset,
+  resource: R.replicaSets,
+  apiVersion: 'apps/v1',
+  group: 'apps',
+  kind: 'ReplicaSet',
+  asReplicaSet: (rs) => rs,
+});

@@ -170,7 +170,7 @@ function validateDeploymentSpec(s: WorkloadSpec): FieldError[] {
 }
 
 /** Kubernetes' status rules: counts non-negative, the listed ones at most `replicas`, available at most ready. */
-function validateCounts(st: Counts, counts: readonly string[], atMostReplicas: readonly string[]): FieldError[] {
+export function validateCounts(st: Counts, counts: readonly string[], atMostReplicas: readonly string[]): FieldError[] {
   const errs = counts.flatMap((c) => nonNegative(`status.${c}`, st[c]));
   for (const c of atMostReplicas) {
     if ((st[c] ?? 0) > (st.replicas ?? 0))
