@@ -3,6 +3,7 @@ import type { RestClient } from '@svc/client';
 import type { Logger } from '@svc/component-base';
 import type { Registry } from 'prom-client';
 import type { SvcletConfiguration } from './configuration.js';
+import type { ContainerUsage } from './resource-metrics.js';
 
 // The seams between the node side (registration, heartbeat, server, certificates) and the pod
 // side (pod workers over CRI, probes, pod status, static and mirror pods).
@@ -78,6 +79,11 @@ export interface PodSource {
    * the `syncloop` health check fails once that is longer ago than max(2 × syncFrequency, 5m).
    */
   lastSyncLoop?(): number;
+  /**
+   * CPU and memory of the running containers (`/metrics/resource`); absent: the node reports
+   * none of its own (simulated nodes run no processes).
+   */
+  containerUsage?(): Promise<{ containers: ContainerUsage[]; scrapeError: boolean }>;
 }
 
 /** What the node side hands the pod side when it starts it. */

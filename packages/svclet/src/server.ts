@@ -28,6 +28,7 @@ import {
 import { readCriLog } from './container-logs.js';
 import type { SvcletConfiguration } from './configuration.js';
 import { StreamRequestError, type PodSource, type StreamRequest } from './pod-source.js';
+import { nodeUsage, renderResourceMetrics } from './resource-metrics.js';
 
 /** True when `path` is `prefix` or below it (Kubernetes' isSubpath). */
 function isSubpath(path: string, prefix: string): boolean {
@@ -248,11 +249,24 @@ async function streamHandler(
   }
 }
 
+/** `/metrics/resource`: the containers' usage from the pod side, the node's from /proc. */
+async function resourceMetricsText(source: PodSource): Promise<string> {
+  const timestampMs = Date.now();
+  const [own, node] = await Promise.all([
+    source.containerUsage?.() ?? Promise.resolve({ containers: [], scrapeError: false }),
+    nodeUsage().catch(() => ({ cpuSeconds: 0, memoryBytes: 0 })),
+  ]);
+  return renderResourceMetrics({ node, containers: own.containers, scrapeError: own.scrapeError, timestampMs });
+}
+
 /** The svclet's API handlers beside `/healthz` and `/metrics` (Kubernetes' default and debugging handlers). */
 export function svcletRoutes(source: PodSource, c: SvcletConfiguration): (app: Router) => void {
   return (app) => {
     app.get('/pods', (_req, res) => {
       res.json({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: source.pods() });
+    });
+    app.get('/metrics/resource', async (_req, res) => {
+      res.type('text/plain; version=0.0.4; charset=utf-8').send(await resourceMetricsText(source));
     });
     if (c.enableDebuggingHandlers) {
       app.get('/containerLogs/:namespace/:pod/:container', (req, res) => containerLogs(source, req, res));

@@ -125,7 +125,11 @@ export interface CriRuntimeService {
   listContainers(req: {
     filter?: { id?: string; podSandboxId?: string; labelSelector?: Record<string, string> } | null;
   }): Promise<{ containers?: CriContainer[] }>;
-  containerStatus(req: { containerId: string; verbose?: boolean }): Promise<{ status?: CriContainerStatus | null }>;
+  /** With `verbose`, `info.info` is the runtime's JSON (the svc-runtime's carries the container's `pid`). */
+  containerStatus(req: {
+    containerId: string;
+    verbose?: boolean;
+  }): Promise<{ status?: CriContainerStatus | null; info?: Record<string, string> }>;
   execSync(req: {
     containerId: string;
     cmd: string[];

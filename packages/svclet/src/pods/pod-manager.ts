@@ -21,6 +21,7 @@ import { StatusManager } from './status-manager.js';
 import { podKey, type PodEvent, type PodSource } from './types.js';
 import { VolumeManager } from '../volumes/volume-manager.js';
 import { StreamRequestError, type StreamRequest } from '../pod-source.js';
+import { processGroupUsage, type ContainerUsage } from '../resource-metrics.js';
 
 export interface PodManagerOptions {
   /** API-server mode; absent = standalone (static pods only, no mirror pods, no status writes). */
@@ -270,6 +271,43 @@ export class PodManager {
       if (e instanceof StreamRequestError) throw e;
       throw new StreamRequestError(500, criErrorMessage(e));
     }
+  }
+
+  /**
+   * CPU and memory of every running container, from its process group (the svc-runtime's
+   * verbose ContainerStatus names the group leader's `pid`); `scrapeError` when one could not be read.
+   */
+  async containerUsage(): Promise<{ containers: ContainerUsage[]; scrapeError: boolean }> {
+    const rt = this.o.cri.runtime;
+    let scrapeError = false;
+    const found: Array<Omit<ContainerUsage, 'cpuSeconds' | 'memoryBytes'> & { pid: number }> = [];
+    const running = [...this.workers.values()]
+      .filter((w) => !w.isRemoved)
+      .flatMap((w) => w.runningContainers().map((c) => ({ pod: w.podWithStatus(), ...c })));
+    await Promise.all(
+      running.map(async (c) => {
+        try {
+          const { info } = await rt.containerStatus({ containerId: c.id, verbose: true });
+          const pid = Number((JSON.parse(info?.info ?? '{}') as { pid?: number }).pid ?? 0);
+          if (pid <= 0) throw new Error('no pid');
+          found.push({
+            namespace: c.pod.metadata.namespace ?? '',
+            pod: c.pod.metadata.name ?? '',
+            container: c.name,
+            startedAtMs: c.startedAtMs || undefined,
+            pid,
+          });
+        } catch {
+          scrapeError = true;
+        }
+      }),
+    );
+    const usage = await processGroupUsage(found.map((c) => c.pid));
+    const containers = found.flatMap(({ pid, ...c }) => {
+      const u = usage.get(pid);
+      return u ? [{ ...c, ...u }] : [];
+    });
+    return { containers, scrapeError };
   }
 
   /** When the housekeeping loop last started an iteration (ms since the epoch; 0 = not yet). */

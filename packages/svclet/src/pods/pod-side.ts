@@ -36,6 +36,7 @@ export const startPodSide: StartPodSide = async (ctx) => {
     containerLogFiles: (namespace, pod, container) => manager.containerLogFiles(namespace, pod, container),
     lastSyncLoop: () => manager.lastSyncLoop(),
     streamUrl: (r) => manager.streamUrl(r),
+    containerUsage: () => manager.containerUsage(),
     stopped,
   };
 };

@@ -223,6 +223,14 @@ export class PodWorker {
     };
   }
 
+  /** The running containers as last observed: name, runtime id and start time. */
+  runningContainers(): Array<{ name: string; id: string; startedAtMs: number }> {
+    const out: Array<{ name: string; id: string; startedAtMs: number }> = [];
+    for (const [name, [latest]] of this.lastSeen?.byName ?? [])
+      if (latest?.state === 'CONTAINER_RUNNING') out.push({ name, id: latest.id, startedAtMs: latest.startedAtMs });
+    return out;
+  }
+
   /** Current and previous log file of `container` as last observed, and whether the current one still runs; undefined when it never ran. */
   logPaths(container: string): { current: string; previous?: string; running: boolean } | undefined {
     const [latest, prev] = this.lastSeen?.byName.get(container) ?? [];
