@@ -15,10 +15,11 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const APISERVER_BIN = join(ROOT, 'packages/apiserver/dist/bin/svc-apiserver.js');
+/** The binary as cluster.sh and the image run it: the bundle scripts/bundle.mjs makes. */
+export const APISERVER_BIN = join(ROOT, 'packages/apiserver/dist/bundle/svc-apiserver.mjs');
 export { sleep };
 
-const BUILD_HINT = 'build first: ./node_modules/.bin/tsc -b packages/*/tsconfig.json (or `pnpm build`)';
+const BUILD_HINT = 'build first: `pnpm build` (tsc -b packages/*/tsconfig.json, then node scripts/bundle.mjs)';
 
 /** Throws a readable error when the built packages the benchmarks need are missing. */
 export function checkBuilt() {

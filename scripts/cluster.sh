@@ -163,7 +163,7 @@ start_etcd() { # name data-dir-name client-port peer-port initial-cluster
 }
 
 start_apiserver() { # name port store-servers
-  start_bg "$1" node packages/apiserver/dist/bin/svc-apiserver.js \
+  start_bg "$1" node packages/apiserver/dist/bundle/svc-apiserver.mjs \
     --store-servers "$3" --bind-address 127.0.0.1 --secure-port "$2" \
     --tls-cert-file "$PKI/apiserver.crt" --tls-private-key-file "$PKI/apiserver.key" --client-ca-file "$PKI/ca.crt" \
     --service-account-key-file "$PKI/sa.key" --service-account-signing-key-file "$PKI/sa.key" \
@@ -183,7 +183,7 @@ start_redis() {
 }
 
 start_controller_manager() { # name port naming
-  start_bg "$1" node packages/controller-manager/dist/bin/svc-controller-manager.js \
+  start_bg "$1" node packages/controller-manager/dist/bundle/svc-controller-manager.mjs \
     --svcconfig "$SVCCONFIG" --authentication-kubeconfig "$SVCCONFIG" --authorization-kubeconfig "$SVCCONFIG" \
     --bind-address 127.0.0.1 --secure-port "$2" --cert-dir "$DIR/$1" \
     --controllers='*,tokencleaner,bootstrapsigner' --root-ca-file "$PKI/ca.crt" \
@@ -192,7 +192,7 @@ start_controller_manager() { # name port naming
 }
 
 start_scheduler() { # name port naming
-  start_bg "$1" node packages/scheduler/dist/bin/svc-scheduler.js \
+  start_bg "$1" node packages/scheduler/dist/bundle/svc-scheduler.mjs \
     --svcconfig "$SVCCONFIG" --authentication-kubeconfig "$SVCCONFIG" --authorization-kubeconfig "$SVCCONFIG" \
     --bind-address 127.0.0.1 --secure-port "$2" --cert-dir "$DIR/$1" \
     ${3:+"$3"} ${EXTRA_SCHED_ARGS[@]+"${EXTRA_SCHED_ARGS[@]}"}

@@ -11,7 +11,7 @@ ensure_python_client
 ensure_ss
 pnpm_install
 echo "== type-check and build"
-./node_modules/.bin/tsc -b packages/*/tsconfig.json
+build_packages
 ./node_modules/.bin/tsc -p tsconfig.tests.json
 echo "== lint (ESLint with type information, Prettier)"
 if ! ./node_modules/.bin/eslint --max-warnings 0 packages || ! ./node_modules/.bin/prettier --check --log-level warn .; then

@@ -41,11 +41,17 @@ pnpm_install() {
   done
   return 1
 }
+# The build: tsc, then the binaries' bundles (scripts/bundle.mjs: what bin entries and cluster.sh run).
+build_packages() {
+  ./node_modules/.bin/tsc -b packages/*/tsconfig.json
+  node scripts/bundle.mjs
+}
 ensure_deps() {
   ensure_pnpm
-  [ -d node_modules/.pnpm ] || pnpm_install
+  # Installed, and not older than the lockfile (a pull that adds a dependency installs it).
+  if [ ! -d node_modules/.pnpm ] || [ pnpm-lock.yaml -nt node_modules/.modules.yaml ]; then pnpm_install; fi
   # Incremental: quick when nothing changed, and a fresh pull never runs stale binaries.
-  ./node_modules/.bin/tsc -b packages/*/tsconfig.json
+  build_packages
 }
 # ss (iproute2): a test reads a listening socket's accept-queue length with it.
 ensure_ss() {

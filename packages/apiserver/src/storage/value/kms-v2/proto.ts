@@ -1,10 +1,22 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
 
-/** proto/kms-v2.proto of this package; the same relative path from src/ (tests) and dist/. */
-export const KMS_V2_PROTO_PATH = fileURLToPath(new URL('../../../../proto/kms-v2.proto', import.meta.url));
+/**
+ * proto/kms-v2.proto of this package, found from the nearest package.json above this module:
+ * the same from src/ (tests), dist/ and the bundle in dist/bundle/.
+ */
+export const KMS_V2_PROTO_PATH = join(packageDir(fileURLToPath(import.meta.url)), 'proto', 'kms-v2.proto');
+
+function packageDir(file: string): string {
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${file}`);
+  }
+}
 
 /** How both ends of the plugin API decode messages: camelCase fields, bytes as Buffers. */
 const LOADER_OPTIONS: protoLoader.Options = { keepCase: false, longs: Number, enums: String, defaults: true };
