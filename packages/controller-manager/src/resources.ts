@@ -38,6 +38,12 @@ export const R = {
   replicaSets: (): GroupVersionResource => ({ group: 'apps', version: 'v1', resource: 'replicasets' }),
   daemonSets: (): GroupVersionResource => ({ group: 'apps', version: 'v1', resource: 'daemonsets' }),
   controllerRevisions: (): GroupVersionResource => ({ group: 'apps', version: 'v1', resource: 'controllerrevisions' }),
+  statefulSets: (): GroupVersionResource => ({ group: 'apps', version: 'v1', resource: 'statefulsets' }),
+  persistentVolumeClaims: (): GroupVersionResource => ({
+    group: '',
+    version: 'v1',
+    resource: 'persistentvolumeclaims',
+  }),
   jobs: (): GroupVersionResource => ({ group: 'batch', version: 'v1', resource: 'jobs' }),
   cronJobs: (): GroupVersionResource => ({ group: 'batch', version: 'v1', resource: 'cronjobs' }),
 };

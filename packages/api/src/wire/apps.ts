@@ -1,6 +1,7 @@
 import type { ApiObject } from '../types.js';
 import type { ConditionStatus, IntOrString, LabelSelectorObject } from './meta.js';
 import type { PodTemplateSpec } from './pod.js';
+import type { PersistentVolumeClaim } from './storage.js';
 
 /** apps/v1 ReplicaSet and Deployment. The server defaults and validates `spec.template`. */
 
@@ -121,4 +122,54 @@ export interface DaemonSet extends ApiObject {
 export interface ControllerRevision extends ApiObject {
   data?: unknown;
   revision: number;
+}
+
+/**
+ * apps/v1 StatefulSet. The server defaults `replicas` (1), `podManagementPolicy` (OrderedReady),
+ * `updateStrategy` (RollingUpdate, partition 0), `revisionHistoryLimit` (10) and
+ * `persistentVolumeClaimRetentionPolicy` (Retain, Retain).
+ */
+export interface StatefulSetUpdateStrategy {
+  type?: 'RollingUpdate' | 'OnDelete';
+  rollingUpdate?: { partition?: number; maxUnavailable?: IntOrString };
+}
+
+export interface StatefulSetSpec {
+  replicas?: number;
+  selector?: LabelSelectorObject;
+  template: PodTemplateSpec;
+  volumeClaimTemplates?: PersistentVolumeClaim[];
+  serviceName?: string;
+  podManagementPolicy?: 'OrderedReady' | 'Parallel';
+  updateStrategy?: StatefulSetUpdateStrategy;
+  revisionHistoryLimit?: number;
+  minReadySeconds?: number;
+  persistentVolumeClaimRetentionPolicy?: { whenDeleted?: 'Retain' | 'Delete'; whenScaled?: 'Retain' | 'Delete' };
+  ordinals?: { start?: number };
+}
+
+export interface StatefulSetCondition {
+  type: string;
+  status: ConditionStatus;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface StatefulSetStatus {
+  observedGeneration?: number;
+  replicas: number;
+  readyReplicas?: number;
+  currentReplicas?: number;
+  updatedReplicas?: number;
+  currentRevision?: string;
+  updateRevision?: string;
+  collisionCount?: number;
+  conditions?: StatefulSetCondition[];
+  availableReplicas?: number;
+}
+
+export interface StatefulSet extends ApiObject {
+  spec: StatefulSetSpec;
+  status?: StatefulSetStatus;
 }

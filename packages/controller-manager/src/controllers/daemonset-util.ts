@@ -153,11 +153,17 @@ export function byCreationAndPhase(a: Pod, b: Pod): number {
 
 // ---- history
 
+/** A workload whose history is its pod template (DaemonSet, StatefulSet). */
+export interface TemplatedWorkload {
+  spec: { template: PodTemplateSpec };
+}
+
 /**
- * A ControllerRevision's `data` for `ds` (Kubernetes' getPatch): a strategic-merge patch that
- * replaces `spec.template`; `kubectl rollout undo` sends it back as it is.
+ * A ControllerRevision's `data` for `ds` (Kubernetes' getPatch, for DaemonSets and StatefulSets
+ * alike): a strategic-merge patch that replaces `spec.template`; `kubectl rollout undo` sends it
+ * back as it is.
  */
-export function revisionData(ds: DaemonSet): { spec: { template: Record<string, unknown> } } {
+export function revisionData(ds: TemplatedWorkload): { spec: { template: Record<string, unknown> } } {
   return { spec: { template: { ...structuredClone(ds.spec.template), $patch: 'replace' } } };
 }
 
@@ -166,7 +172,7 @@ export function revisionData(ds: DaemonSet): { spec: { template: Record<string, 
  * templates are compared as `semanticTemplate`, so a revision written by a client that left out
  * empty fields still matches).
  */
-export function matchesRevision(ds: DaemonSet, rev: ControllerRevision): boolean {
+export function matchesRevision(ds: TemplatedWorkload, rev: ControllerRevision): boolean {
   const data = rev.data as { spec?: { template?: Record<string, unknown> } } | undefined;
   const { $patch: _directive, ...template } = data?.spec?.template ?? {};
   return jsonEqual(semanticTemplate(template), semanticTemplate(ds.spec.template));
