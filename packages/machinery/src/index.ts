@@ -98,6 +98,7 @@ export {
   nullListItemsAsEmptyObjects,
 } from './schema-check.js';
 export { jsonEqual, compareJson, canonicalJson } from './json-compare.js';
+export { withoutZeroValues } from './zero-values.js';
 export { applyStrategicMergePatch } from './strategic-merge-patch.js';
 export {
   fieldElement,

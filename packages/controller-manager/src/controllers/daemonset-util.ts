@@ -3,6 +3,7 @@
 import {
   nodeTaintKey,
   type Affinity,
+  type ApiObject,
   type ControllerRevision,
   type DaemonSet,
   type DaemonSetStatus,
@@ -13,7 +14,8 @@ import {
   type Toleration,
 } from '@svc/api';
 import { jsonEqual, podMatchesNode } from '@svc/machinery';
-import { scaledValue, semanticTemplate } from './deployment-util.js';
+import { newControllerRef } from './controller-ref.js';
+import { computeHash, scaledValue, semanticTemplate } from './deployment-util.js';
 import { toleratesTaint } from './node-taints.js';
 import { isPodAvailable, isPodReady } from './pod-util.js';
 
@@ -165,6 +167,31 @@ export interface TemplatedWorkload {
  */
 export function revisionData(ds: TemplatedWorkload): { spec: { template: Record<string, unknown> } } {
   return { spec: { template: { ...structuredClone(ds.spec.template), $patch: 'replace' } } };
+}
+
+/**
+ * Kubernetes' NewControllerRevision for a templated workload: `<owner>-<hash>` (the hash of its
+ * template and `collisionCount`), the template's labels plus `controller-revision-hash`, the
+ * owner's annotations, controlled by the owner, `data` the template patch.
+ */
+export function newControllerRevision(
+  owner: TemplatedWorkload & ApiObject,
+  o: { kind: 'DaemonSet' | 'StatefulSet'; revision: number; collisionCount?: number },
+): ControllerRevision {
+  const hash = computeHash(owner.spec.template, o.collisionCount);
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'ControllerRevision',
+    metadata: {
+      name: `${owner.metadata.name ?? ''}-${hash}`,
+      namespace: owner.metadata.namespace,
+      labels: { ...(owner.spec.template.metadata?.labels ?? {}), [REVISION_HASH_LABEL]: hash },
+      ...(owner.metadata.annotations ? { annotations: { ...owner.metadata.annotations } } : {}),
+      ownerReferences: [newControllerRef(owner, 'apps/v1', o.kind)],
+    },
+    data: revisionData(owner),
+    revision: o.revision,
+  };
 }
 
 /**

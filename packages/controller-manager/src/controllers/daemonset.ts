@@ -23,10 +23,9 @@ import {
   matchesRevision,
   nodeShouldRunDaemonPod,
   planRollingUpdate,
-  revisionData,
+  newControllerRevision,
   type NodePods,
 } from './daemonset-util.js';
-import { computeHash } from './deployment-util.js';
 import { writeStatusRetryingOnce } from './workload-util.js';
 import { ControllerExpectations } from './expectations.js';
 import { watchOwnedPods } from './owned-pods.js';
@@ -183,21 +182,8 @@ export const daemonSetController: ControllerDefinition = {
     /** Kubernetes' snapshot: a ControllerRevision `<ds>-<hash>`; a name taken by another template bumps collisionCount. */
     async function snapshot(ds: DaemonSet, revision: number): Promise<ControllerRevision> {
       const ns = ds.metadata.namespace ?? '';
-      const hash = computeHash(ds.spec.template, ds.status?.collisionCount);
-      const name = `${ds.metadata.name ?? ''}-${hash}`;
-      const rev: ControllerRevision = {
-        apiVersion: 'apps/v1',
-        kind: 'ControllerRevision',
-        metadata: {
-          name,
-          namespace: ns,
-          labels: { ...(ds.spec.template.metadata?.labels ?? {}), [REVISION_HASH_LABEL]: hash },
-          ...(ds.metadata.annotations ? { annotations: { ...ds.metadata.annotations } } : {}),
-          ownerReferences: [newControllerRef(ds, 'apps/v1', 'DaemonSet')],
-        },
-        data: revisionData(ds),
-        revision,
-      };
+      const rev = newControllerRevision(ds, { kind: 'DaemonSet', revision, collisionCount: ds.status?.collisionCount });
+      const name = rev.metadata.name ?? '';
       try {
         return await revApi(ns).create(rev);
       } catch (e) {

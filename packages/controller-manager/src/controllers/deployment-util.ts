@@ -11,7 +11,7 @@ import {
   type PodTemplateSpec,
   type ReplicaSet,
 } from '@svc/api';
-import { canonicalJson, jsonEqual } from '@svc/machinery';
+import { canonicalJson, jsonEqual, withoutZeroValues } from '@svc/machinery';
 import { nowTime, replicasOf } from './workload-util.js';
 
 /** `progressDeadlineSeconds` that means "no deadline" (Kubernetes: MaxInt32). */
@@ -110,25 +110,7 @@ export const byRevision = (a: ReplicaSet, b: ReplicaSet): number =>
  * zero would differ).
  */
 export function semanticTemplate(t: Partial<PodTemplateSpec> | undefined): unknown {
-  const prune = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(prune);
-    if (v === null || typeof v !== 'object') return v;
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) {
-      const p = prune(x);
-      const empty =
-        p === false ||
-        p === 0 ||
-        p === '' ||
-        p === null ||
-        p === undefined ||
-        (Array.isArray(p) && p.length === 0) ||
-        (typeof p === 'object' && p !== null && !Array.isArray(p) && Object.keys(p).length === 0);
-      if (!empty) out[k] = p;
-    }
-    return out;
-  };
-  return prune(t ?? {});
+  return withoutZeroValues(t ?? {});
 }
 
 /** Templates equal (as `semanticTemplate`) apart from the `pod-template-hash` label. */

@@ -4,6 +4,7 @@ import {
   validateAnnotations,
   validateLabels,
   validateLabelSelector,
+  withoutZeroValues,
   type LabelSelector,
   type LabelSelectorObject,
 } from '@svc/machinery';
@@ -168,26 +169,6 @@ function validateStatefulSetSpec(s: StatefulSetSpec): FieldError[] {
   return errs;
 }
 
-/** Go's zero values and absent fields compare alike (Kubernetes compares typed specs). */
-function semantic(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(semantic);
-  if (v === null || typeof v !== 'object') return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) {
-    const p = semantic(x);
-    const empty =
-      p === false ||
-      p === 0 ||
-      p === '' ||
-      p === null ||
-      p === undefined ||
-      (Array.isArray(p) && p.length === 0) ||
-      (typeof p === 'object' && p !== null && Object.keys(p).length === 0);
-    if (!empty) out[k] = p;
-  }
-  return out;
-}
-
 /** The fields ValidateStatefulSetUpdate lets change. */
 const MUTABLE = [
   'replicas',
@@ -204,7 +185,8 @@ function validateSpecUpdate(obj: ApiObject, old: ApiObject): FieldError[] {
   const rest = (o: ApiObject): unknown => {
     const copy: Record<string, unknown> = { ...(o.spec ?? {}) };
     for (const k of MUTABLE) delete copy[k];
-    return semantic(copy);
+    // Go's zero values and absent fields compare alike (Kubernetes compares typed specs).
+    return withoutZeroValues(copy);
   };
   if (!deepEqual(rest(obj), rest(old)))
     errs.push(
