@@ -17,12 +17,12 @@ async function cluster(): Promise<{ etcd: EtcdHandle; raw: Etcd3 }> {
   return { etcd, raw };
 }
 
-async function newCached(opts: { historyWindowMs?: number } = {}): Promise<CachedStorage> {
+async function newCached(opts: { historyWindowMs?: number; minEvents?: number } = {}): Promise<CachedStorage> {
   const { etcd } = await cluster();
   const storage = new CachedStorage(new Etcd3Storage({ endpoints: etcd.endpoints }), {
     storePrefix: '/registry',
     consistentListFromCache: true,
-    cacher: { historyWindowMs: opts.historyWindowMs },
+    cacher: { historyWindowMs: opts.historyWindowMs, minEvents: opts.minEvents },
   });
   closers.push(() => storage.close());
   return storage;
@@ -51,7 +51,9 @@ describe('CachedStorage specifics', () => {
   const prefix = (): string => `/registry/cache-specific/${++seq}-${Date.now()}/`;
 
   /** A cached storage whose cache for a fresh prefix has been started (by a list) and is synced. */
-  async function syncedCache(opts: { historyWindowMs?: number } = {}): Promise<{ s: CachedStorage; p: string }> {
+  async function syncedCache(
+    opts: { historyWindowMs?: number; minEvents?: number } = {},
+  ): Promise<{ s: CachedStorage; p: string }> {
     const s = await newCached(opts);
     const p = prefix();
     await s.list(p, { allowStale: true });
@@ -148,7 +150,7 @@ describe('CachedStorage specifics', () => {
   });
 
   it('replays a watch from before its history window from the store', async () => {
-    const { s, p } = await syncedCache({ historyWindowMs: 0 });
+    const { s, p } = await syncedCache({ historyWindowMs: 0, minEvents: 0 });
     const first = await s.create(`${p}a`, cm('a'));
     await s.create(`${p}b`, cm('b'));
     await s.create(`${p}c`, cm('c'));
@@ -226,5 +228,26 @@ describe('CachedStorage specifics', () => {
     const tooOld = revs[revs.length - 7] as number;
     expect(cacher.canWatchFrom(tooOld)).toBe(false);
     await expect(replay(tooOld)).rejects.toMatchObject({ code: 'ResourceVersionCompacted' });
+  });
+
+  it('drops events older than the history window but keeps the newest minEvents of them', async () => {
+    const { etcd } = await cluster();
+    const inner = new Etcd3Storage({ endpoints: etcd.endpoints });
+    const p = prefix();
+    // A negative window: every event is past it, even one from the same millisecond.
+    const cacher = new Cacher(inner, p, { historyWindowMs: -1, minEvents: 3 });
+    closers.push(async () => {
+      cacher.stop();
+      await inner.close();
+    });
+    await cacher.waitReady();
+    const revs: number[] = [];
+    for (let i = 0; i < 8; i++)
+      revs.push(Number((await inner.create(`${p}o${i}`, cm(`o${i}`))).metadata.resourceVersion));
+    await cacher.waitFresh(revs[7] as number);
+    // Every event is past the window, yet the newest three stay: a watch may start
+    // right before them (at the 4th-to-last revision), not earlier.
+    expect(cacher.canWatchFrom(revs[4] as number)).toBe(true);
+    expect(cacher.canWatchFrom(revs[3] as number)).toBe(false);
   });
 });

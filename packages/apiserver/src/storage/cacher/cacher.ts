@@ -3,9 +3,15 @@ import { StorageError, type Storage, type StorageEvent } from '../interface.js';
 import { sleep } from '@svc/machinery';
 
 export interface CacherOptions {
-  /** How long events stay replayable for watches (Kubernetes: 5 minutes). */
+  /**
+   * How long events stay replayable for watches (Kubernetes 1.32's watch cache keeps 75 s:
+   * its bookmark period plus 15 s); older ones are dropped as new events arrive. A watch from
+   * an older revision is replayed by the store.
+   */
   historyWindowMs: number;
-  /** Upper bound on kept events, whatever their age. */
+  /** Lower bound on kept events, whatever their age (Kubernetes' 100). */
+  minEvents: number;
+  /** Upper bound on kept events, whatever their age (Kubernetes' 100 × 1024). */
   maxEvents: number;
   /** How long a read waits for the cache to reach a revision before `FutureRevision`. */
   freshnessTimeoutMs: number;
@@ -17,8 +23,9 @@ export interface CacherOptions {
 }
 
 export const DEFAULT_CACHER_OPTIONS: CacherOptions = {
-  historyWindowMs: 5 * 60_000,
-  maxEvents: 100_000,
+  historyWindowMs: 75_000,
+  minEvents: 100,
+  maxEvents: 100 * 1024,
   freshnessTimeoutMs: 3000,
   maxWatcherQueue: 50_000,
 };
@@ -351,7 +358,8 @@ export class Cacher {
   }
 
   /**
-   * Drops the events older than the history window or beyond `maxEvents`. They are skipped
+   * Drops the events older than the history window (beyond the newest `minEvents`) or beyond
+   * `maxEvents`. They are skipped
    * by moving `windowStart`, and the array is compacted only once they are half of it: a
    * full window under steady writes would otherwise be copied on every event.
    */
@@ -359,7 +367,8 @@ export class Cacher {
     let start = this.windowStart;
     while (
       start < this.window.length &&
-      (now - (this.window[start] as WindowEvent).time > this.opts.historyWindowMs ||
+      ((now - (this.window[start] as WindowEvent).time > this.opts.historyWindowMs &&
+        this.window.length - start > this.opts.minEvents) ||
         this.window.length - start > this.opts.maxEvents)
     )
       start++;
