@@ -19,3 +19,4 @@ export type {
   RuntimeStatusService,
   RuntimeCondition,
 } from './pod-source.js';
+export { startPodSide } from './pods/index.js';

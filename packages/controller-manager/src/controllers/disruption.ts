@@ -76,7 +76,7 @@ function setAllowedCondition(
  * The plural of a kind and whether it serves `scale`, by discovery of its group version
  * (cached), as Kubernetes' REST mapper and implementsScale.
  */
-function scaleMapper(
+export function scaleMapper(
   client: RestClient,
 ): (apiVersion: string, kind: string) => Promise<{ plural: string; scale: boolean }> {
   type Listed = Array<{ name: string; kind: string }>;
