@@ -130,14 +130,14 @@ describe('svc-controller-manager flags', () => {
 
   it('accepts flags of controllers it does not run and lists them once', () => {
     const o = parse(
-      '--horizontal-pod-autoscaler-sync-period=30s',
+      '--attach-detach-reconcile-sync-period=2m',
       '--concurrent-ephemeralvolume-syncs=3',
       '--concurrent-deployment-syncs=2',
       '--concurrent-job-syncs=4',
     );
     expect(o.ignoredFlags).toEqual([
       '--concurrent-ephemeralvolume-syncs',
-      '--horizontal-pod-autoscaler-sync-period (horizontal-pod-autoscaler-controller)',
+      '--attach-detach-reconcile-sync-period (persistentvolume-attach-detach-controller)',
     ]);
     expect(o.concurrentSyncs.deployment).toBe(2);
     expect(o.concurrentSyncs.job).toBe(4);
