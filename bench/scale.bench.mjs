@@ -165,24 +165,18 @@ export default async function scale({ log = () => undefined } = {}) {
     log('  ceilings: raw etcd ...');
     const value = Buffer.alloc(Math.round(podBytes), 'x');
     const raw = (i) => `/bench-scale-ceiling/${i}`;
-    const writes = await runLoad({
-      op: (i) =>
-        etcd
-          .put(raw(i % PODS))
-          .value(value)
-          .exec(),
-      concurrency: 64,
-      count: PODS * 3,
-    });
-    const putProbe = await runLoad({
-      op: (i) =>
-        etcd
-          .put(raw(i % PODS))
-          .value(value)
-          .exec(),
-      concurrency: 1,
-      count: 300,
-    });
+    const puts = (concurrency, count) =>
+      runLoad({
+        op: (i) =>
+          etcd
+            .put(raw(i % PODS))
+            .value(value)
+            .exec(),
+        concurrency,
+        count,
+      });
+    const writes = await puts(64, PODS * 3);
+    const putProbe = await puts(1, 300);
     const getProbe = await runLoad({ op: (i) => etcd.get(raw(i % PODS)).buffer(), concurrency: 1, count: 300 });
     const rangeMs = [];
     for (let i = 0; i < LISTS; i++) {
