@@ -235,7 +235,8 @@ export type NodeTaintName =
   | 'memory-pressure'
   | 'disk-pressure'
   | 'pid-pressure'
-  | 'network-unavailable';
+  | 'network-unavailable'
+  | 'out-of-service';
 
 /** Key of a well-known node taint: `node.svc.io/unreachable`, `node.kubernetes.io/not-ready`. */
 export function nodeTaintKey(name: NodeTaintName): string {
@@ -538,4 +539,12 @@ export function batchKey(
   name: 'controller-uid' | 'job-name' | 'job-completion-index' | 'job-tracking' | 'cronjob-scheduled-timestamp',
 ): string {
   return `batch.${current.labelPrefix}/${name}`;
+}
+
+/**
+ * Labels the statefulset controller puts on its pods (Kubernetes' `statefulset.kubernetes.io/pod-name`
+ * and `apps.kubernetes.io/pod-index`): `statefulset.svc.io/pod-name` and `apps.svc.io/pod-index`.
+ */
+export function statefulSetPodLabel(name: 'pod-name' | 'pod-index'): string {
+  return name === 'pod-name' ? `statefulset.${current.labelPrefix}/pod-name` : `apps.${current.labelPrefix}/pod-index`;
 }

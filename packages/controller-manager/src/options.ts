@@ -57,6 +57,16 @@ export interface ControllerManagerOptions
   concurrentSyncs: Record<string, number>;
   /** `--max-endpoints-per-slice` (100). */
   maxEndpointsPerSlice: number;
+  /** The `--horizontal-pod-autoscaler-*` flags (durations in ms). */
+  horizontalPodAutoscaler: {
+    syncPeriodMs: number;
+    tolerance: number;
+    downscaleStabilizationMs: number;
+    cpuInitializationPeriodMs: number;
+    initialReadinessDelayMs: number;
+  };
+  /** `--terminated-pod-gc-threshold` (12500): terminated pods kept before podgc deletes the oldest; 0 or less keeps all. */
+  terminatedPodGcThreshold: number;
   enableGarbageCollector: boolean;
   minResyncPeriodMs: number;
   namespaceSyncPeriodMs: number;
@@ -103,8 +113,10 @@ const CONCURRENT_SYNCS_USED = new Set([
   'deployment',
   'endpoint',
   'gc',
+  'horizontal-pod-autoscaler',
   'job',
   'namespace',
+  'rc',
   'replicaset',
   'resource-quota',
   'service-endpoint',
@@ -138,7 +150,14 @@ function stringOption(flags: string, description: string, def?: string): Option 
  * validated like the others, then reported once at start.
  */
 /** Flags of the list below that a controller run here reads (they are not reported as ignored). */
-const USED_FLAGS = new Set(['--max-endpoints-per-slice']);
+const USED_FLAGS = new Set([
+  '--max-endpoints-per-slice',
+  '--horizontal-pod-autoscaler-cpu-initialization-period',
+  '--horizontal-pod-autoscaler-downscale-stabilization',
+  '--horizontal-pod-autoscaler-initial-readiness-delay',
+  '--horizontal-pod-autoscaler-sync-period',
+  '--horizontal-pod-autoscaler-tolerance',
+]);
 const IGNORED: Array<[Option, string]> = [
   [
     boolOption('--allocate-node-cidrs', 'Should CIDRs for Pods be allocated and set on the cloud provider.', false),
@@ -433,6 +452,13 @@ export function controllerManagerCommand(): Command {
     )
     .addOption(
       int32Option(
+        '--terminated-pod-gc-threshold',
+        'Number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled.',
+        12500,
+      ),
+    )
+    .addOption(
+      int32Option(
         '--large-cluster-size-threshold',
         'Number of nodes from which the node lifecycle controller treats the cluster as large for the eviction logic purposes.',
         50,
@@ -564,6 +590,14 @@ export function parseControllerManagerOptions(
     rootCaFile: o.rootCaFile as string | undefined,
     concurrentSyncs,
     maxEndpointsPerSlice: o.maxEndpointsPerSlice as number,
+    horizontalPodAutoscaler: {
+      syncPeriodMs: o.horizontalPodAutoscalerSyncPeriod as number,
+      tolerance: o.horizontalPodAutoscalerTolerance as number,
+      downscaleStabilizationMs: o.horizontalPodAutoscalerDownscaleStabilization as number,
+      cpuInitializationPeriodMs: o.horizontalPodAutoscalerCpuInitializationPeriod as number,
+      initialReadinessDelayMs: o.horizontalPodAutoscalerInitialReadinessDelay as number,
+    },
+    terminatedPodGcThreshold: o.terminatedPodGcThreshold as number,
     enableGarbageCollector: o.enableGarbageCollector as boolean,
     ...leaderElection,
     ...featureOptions(parsed),

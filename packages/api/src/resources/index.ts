@@ -14,9 +14,12 @@ import { deployment } from './apps/v1/deployment.js';
 import { replicaSet } from './apps/v1/replica-set.js';
 import { daemonSet } from './apps/v1/daemon-set.js';
 import { controllerRevision } from './apps/v1/controller-revision.js';
+import { statefulSet } from './apps/v1/stateful-set.js';
 import { job } from './batch/v1/job.js';
 import { cronJob } from './batch/v1/cron-job.js';
 import { podDisruptionBudget } from './policy/v1/pod-disruption-budget.js';
+import { horizontalPodAutoscalerV2 } from './autoscaling/v2/horizontal-pod-autoscaler.js';
+import { horizontalPodAutoscalerV1 } from './autoscaling/v1/horizontal-pod-autoscaler.js';
 import { selfSubjectReview } from './authentication/v1/self-subject-review.js';
 import { tokenReview } from './authentication/v1/token-review.js';
 import { role } from './rbac/v1/role.js';
@@ -46,6 +49,7 @@ import { runtimeClass } from './node/v1/runtime-class.js';
 import { flowSchema } from './flowcontrol/v1/flow-schema.js';
 import { priorityLevelConfiguration } from './flowcontrol/v1/priority-level-configuration.js';
 import { endpoints } from './core/v1/endpoints.js';
+import { replicationController } from './core/v1/replication-controller.js';
 import { endpointSlice } from './discovery/v1/endpoint-slice.js';
 
 /** Every compiled-in type, in discovery order. Build after `useNaming`. */
@@ -59,6 +63,7 @@ export function builtinResources(): ResourceType[] {
     binding(),
     service(),
     endpoints(),
+    replicationController(),
     node(),
     event(),
     lease(),
@@ -72,9 +77,12 @@ export function builtinResources(): ResourceType[] {
     replicaSet(),
     daemonSet(),
     controllerRevision(),
+    statefulSet(),
     job(),
     cronJob(),
     podDisruptionBudget(),
+    horizontalPodAutoscalerV2(),
+    horizontalPodAutoscalerV1(),
     eventsEvent(),
     subjectAccessReview(),
     selfSubjectAccessReview(),

@@ -3,8 +3,11 @@ import type { deploymentSchema } from '../resources/apps/v1/deployment.js';
 import type { replicaSetSchema } from '../resources/apps/v1/replica-set.js';
 import type { daemonSetSchema } from '../resources/apps/v1/daemon-set.js';
 import type { controllerRevisionSchema } from '../resources/apps/v1/controller-revision.js';
+import type { statefulSetSchema } from '../resources/apps/v1/stateful-set.js';
 import type { cronJobSchema } from '../resources/batch/v1/cron-job.js';
 import type { jobSchema } from '../resources/batch/v1/job.js';
+import type { horizontalPodAutoscalerSchema } from '../resources/autoscaling/v2/horizontal-pod-autoscaler.js';
+import type { horizontalPodAutoscalerV1Schema } from '../resources/autoscaling/v1/horizontal-pod-autoscaler.js';
 import type { podDisruptionBudgetSchema } from '../resources/policy/v1/pod-disruption-budget.js';
 import type { subjectAccessReviewSchema } from '../resources/authorization/v1/access-review.js';
 import type { certificateSigningRequestSchema } from '../resources/certificates/v1/certificate-signing-request.js';
@@ -30,9 +33,11 @@ import type { resourceQuotaSchema } from '../resources/core/v1/resource-quota.js
 import type { priorityClassSchema } from '../resources/scheduling/v1/priority-class.js';
 import type { runtimeClassSchema } from '../resources/node/v1/runtime-class.js';
 import type { endpointsSchema } from '../resources/core/v1/endpoints.js';
+import type { replicationControllerSchema } from '../resources/core/v1/replication-controller.js';
 import type { endpointSliceSchema } from '../resources/discovery/v1/endpoint-slice.js';
 import type { ObjectMeta } from '../types.js';
 import type { Conforms, Mismatches } from './conformance.js';
+import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerV1 } from './autoscaling.js';
 import type {
   CertificateSigningRequest,
   ConfigMap,
@@ -46,6 +51,7 @@ import type {
   ReplicaSet,
   DaemonSet,
   ControllerRevision,
+  StatefulSet,
   Job,
   CronJob,
   PodDisruptionBudget,
@@ -66,6 +72,7 @@ import type {
   RuntimeClass,
   Endpoints,
   EndpointSlice,
+  ReplicationController,
 } from './index.js';
 
 /**
@@ -82,9 +89,12 @@ export type WireConformance = [
   Conforms<Mismatches<Deployment, typeof deploymentSchema, 'Deployment'>>,
   Conforms<Mismatches<DaemonSet, typeof daemonSetSchema, 'DaemonSet'>>,
   Conforms<Mismatches<ControllerRevision, typeof controllerRevisionSchema, 'ControllerRevision'>>,
+  Conforms<Mismatches<StatefulSet, typeof statefulSetSchema, 'StatefulSet'>>,
   Conforms<Mismatches<Job, typeof jobSchema, 'Job'>>,
   Conforms<Mismatches<CronJob, typeof cronJobSchema, 'CronJob'>>,
   Conforms<Mismatches<PodDisruptionBudget, typeof podDisruptionBudgetSchema, 'PodDisruptionBudget'>>,
+  Conforms<Mismatches<HorizontalPodAutoscaler, typeof horizontalPodAutoscalerSchema, 'HorizontalPodAutoscaler'>>,
+  Conforms<Mismatches<HorizontalPodAutoscalerV1, typeof horizontalPodAutoscalerV1Schema, 'HorizontalPodAutoscalerV1'>>,
   Conforms<Mismatches<Lease, typeof leaseSchema, 'Lease'>>,
   Conforms<Mismatches<Event, typeof eventSchema, 'Event'>>,
   Conforms<Mismatches<Namespace, typeof namespaceSchema, 'Namespace'>>,
@@ -122,6 +132,7 @@ export type WireConformance = [
   Conforms<Mismatches<RuntimeClass, typeof runtimeClassSchema, 'RuntimeClass'>>,
   Conforms<Mismatches<Endpoints, typeof endpointsSchema, 'Endpoints'>>,
   Conforms<Mismatches<EndpointSlice, typeof endpointSliceSchema, 'EndpointSlice'>>,
+  Conforms<Mismatches<ReplicationController, typeof replicationControllerSchema, 'ReplicationController'>>,
 ];
 
 /** The check itself is checked: each kind of drift is caught (an unused `@ts-expect-error` fails the build). */

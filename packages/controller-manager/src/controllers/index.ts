@@ -4,8 +4,10 @@ import { clusterRoleAggregationController } from './clusterrole-aggregation.js';
 import { csrApprovingController } from './csr-approving.js';
 import { csrSigningController } from './csr-signing.js';
 import { daemonSetController } from './daemonset.js';
+import { statefulSetController } from './statefulset.js';
 import { deploymentController } from './deployment.js';
 import { disruptionController } from './disruption.js';
+import { horizontalPodAutoscalerController } from './horizontal-pod-autoscaler.js';
 import { endpointsController } from './endpoints.js';
 import { endpointSliceController } from './endpoint-slice.js';
 import { garbageCollectorController } from './garbage-collector.js';
@@ -15,6 +17,8 @@ import { ttlAfterFinishedController } from './ttl-after-finished.js';
 import { namespaceController } from './namespace.js';
 import { nodeLifecycleController } from './node-lifecycle.js';
 import { replicaSetController } from './replica-set.js';
+import { replicationControllerController } from './replication-controller.js';
+import { podGcController } from './pod-gc.js';
 import { resourceQuotaController } from './resource-quota.js';
 import { rootCaCertPublisher } from './root-ca-cert-publisher.js';
 import { serviceAccountController } from './service-account.js';
@@ -33,11 +37,15 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   nodeLifecycleController,
   taintEvictionController,
   replicaSetController,
+  replicationControllerController,
+  podGcController,
   deploymentController,
   daemonSetController,
+  statefulSetController,
   jobController,
   cronJobController,
   disruptionController,
+  horizontalPodAutoscalerController,
   ttlAfterFinishedController,
   endpointsController,
   endpointSliceController,

@@ -94,6 +94,15 @@ function controllerRoles(): Array<{ name: string; rules: PolicyRule[] }> {
       ],
     },
     {
+      name: 'replication-controller',
+      rules: [
+        rule(['get', 'list', 'watch', 'update'], [''], ['replicationcontrollers']),
+        rule(['update'], [''], ['replicationcontrollers/status']),
+        rule(['list', 'watch', 'patch', 'create', 'delete'], [''], ['pods']),
+        events,
+      ],
+    },
+    {
       name: 'deployment-controller',
       rules: [
         rule(['get', 'list', 'watch', 'update'], [apps], ['deployments']),
@@ -106,9 +115,13 @@ function controllerRoles(): Array<{ name: string; rules: PolicyRule[] }> {
     {
       name: 'statefulset-controller',
       rules: [
+        rule(['list', 'watch'], [''], ['pods']),
         rule(READ, [apps], ['statefulsets']),
         rule(['update'], [apps], ['statefulsets/status', 'statefulsets/finalizers']),
         rule(['get', 'create', 'delete', 'update', 'patch'], [''], ['pods']),
+        rule(['get', 'create', 'delete', 'update', 'patch', 'list', 'watch'], [apps], ['controllerrevisions']),
+        rule(['get', 'create'], [''], ['persistentvolumeclaims']),
+        rule(['update', 'delete'], [''], ['persistentvolumeclaims']),
         events,
       ],
     },
@@ -152,6 +165,18 @@ function controllerRoles(): Array<{ name: string; rules: PolicyRule[] }> {
         rule(['update'], ['policy'], ['poddisruptionbudgets/status']),
         rule(['get'], ['*'], ['*/scale']),
         rule(['patch', 'update'], [''], ['pods/status']),
+        events,
+      ],
+    },
+    {
+      // Kubernetes' rules, less the metrics APIs, plus nodes/proxy: usage is read from the node agents.
+      name: 'horizontal-pod-autoscaler',
+      rules: [
+        rule(['get', 'list', 'watch'], ['autoscaling'], ['horizontalpodautoscalers']),
+        rule(['update'], ['autoscaling'], ['horizontalpodautoscalers/status']),
+        rule(['get', 'update'], ['*'], ['*/scale']),
+        rule(['list', 'watch'], [''], ['pods']),
+        rule(['get'], [''], ['nodes/proxy']),
         events,
       ],
     },

@@ -4,7 +4,9 @@ import { crdStrategy } from '../../apiextensions/crd-strategy.js';
 import { deploymentStrategy, replicaSetStrategy } from './apps.js';
 import { cronJobStrategy, jobStrategy } from './batch.js';
 import { controllerRevisionStrategy, daemonSetStrategy } from './daemon-set.js';
+import { statefulSetStrategy } from './stateful-set.js';
 import { podDisruptionBudgetStrategy } from './disruption-budget.js';
+import { horizontalPodAutoscalerStrategy } from './horizontal-pod-autoscaler.js';
 import { certificateSigningRequestStrategy } from './certificate-signing-request.js';
 import { configMapStrategy } from './config-map.js';
 import { eventStrategy, eventsV1EventStrategy } from './event.js';
@@ -28,6 +30,7 @@ import { priorityClassStrategy } from './priority-class.js';
 import { runtimeClassStrategy } from './runtime-class.js';
 import { flowSchemaStrategy, priorityLevelConfigurationStrategy } from './flowcontrol.js';
 import { endpointsStrategy } from './endpoints.js';
+import { replicationControllerStrategy } from './replication-controller.js';
 import { endpointSliceStrategy } from './endpoint-slice.js';
 
 const BY_KIND: Record<string, Strategy> = {
@@ -37,14 +40,17 @@ const BY_KIND: Record<string, Strategy> = {
   '/Pod': podStrategy,
   '/Service': serviceStrategy,
   '/Endpoints': endpointsStrategy,
+  '/ReplicationController': replicationControllerStrategy,
   '/Event': eventStrategy,
   'apps/Deployment': deploymentStrategy,
   'apps/ReplicaSet': replicaSetStrategy,
   'apps/DaemonSet': daemonSetStrategy,
   'apps/ControllerRevision': controllerRevisionStrategy,
+  'apps/StatefulSet': statefulSetStrategy,
   'batch/Job': jobStrategy,
   'batch/CronJob': cronJobStrategy,
   'policy/PodDisruptionBudget': podDisruptionBudgetStrategy,
+  'autoscaling/HorizontalPodAutoscaler': horizontalPodAutoscalerStrategy,
   '/LimitRange': limitRangeStrategy,
   '/ResourceQuota': resourceQuotaStrategy,
   '/PersistentVolume': persistentVolumeStrategy,
