@@ -1,5 +1,4 @@
 // Needs the build (`tsc -b packages/*/tsconfig.json`): it runs dist/bin/svc-controller-manager.js as real processes.
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -7,6 +6,7 @@ import {
   componentTestArgs,
   freePorts,
   HttpsClient,
+  runCommand,
   spawnProcess,
   startTestApiServer,
   waitFor,
@@ -65,17 +65,10 @@ describe('svc-controller-manager processes', () => {
   }
 
   it('flags: --help exits 0, a bad flag exits 2 with one line', async () => {
-    const help = spawn(process.execPath, [BIN, '--help'], { stdio: 'ignore' });
-    expect(await new Promise((r) => help.on('exit', r))).toBe(0);
-    const bad = spawn(process.execPath, [BIN, '--leader-elect-renew-deadline=20s'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let err = '';
-    bad.stderr?.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    expect(await new Promise((r) => bad.on('exit', r))).toBe(2);
-    expect(err.trim().split('\n')).toEqual([
+    expect((await runCommand(process.execPath, [BIN, '--help'])).code).toBe(0);
+    const bad = await runCommand(process.execPath, [BIN, '--leader-elect-renew-deadline=20s']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toEqual([
       'Error: --leader-elect-renew-deadline (20s) must be less than --leader-elect-lease-duration (15s)',
     ]);
   });

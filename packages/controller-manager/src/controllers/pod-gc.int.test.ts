@@ -1,11 +1,10 @@
 // pod-garbage-collector-controller (podgc) against a real API server and etcd, with a sweep every
 // 300 ms and a 1 s node quarantine (Kubernetes: 20 s and 40 s) and --terminated-pod-gc-threshold=2.
 // No node agent runs: the tests write pod and node status through the API as one would.
-import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { nodeTaintKey, type Node, type Pod, type Taint } from '@svc/api';
 import { Informer, ResourceClient, RestClient, listWatcherFor, loadSvcconfig } from '@svc/client';
-import { startTestApiServer, uniqueName, waitFor, type TestApiServer } from '@svc/testing';
+import { runCommand, startTestApiServer, uniqueName, waitFor, type TestApiServer } from '@svc/testing';
 import { startTestControllerManager, type TestControllerManager } from '../cm-testing.js';
 import { R } from '../resources.js';
 import { makePodGcController } from './pod-gc.js';
@@ -177,15 +176,9 @@ describe('pod-garbage-collector-controller', () => {
   });
 
   it('a bad --terminated-pod-gc-threshold exits 2 with one line', async () => {
-    const bad = spawn(process.execPath, [BIN, '--terminated-pod-gc-threshold=lots'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let err = '';
-    bad.stderr?.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    expect(await new Promise((r) => bad.on('exit', r))).toBe(2);
-    expect(err.trim().split('\n')).toEqual([
+    const bad = await runCommand(process.execPath, [BIN, '--terminated-pod-gc-threshold=lots']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toEqual([
       `Error: option '--terminated-pod-gc-threshold <int>' argument 'lots' is invalid. strconv.ParseInt: parsing "lots": invalid syntax`,
     ]);
   });

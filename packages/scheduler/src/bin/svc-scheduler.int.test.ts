@@ -1,5 +1,4 @@
 // Needs the build (`tsc -b packages/*/tsconfig.json`): it runs dist/bin/svc-scheduler.js as real processes.
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -7,6 +6,7 @@ import {
   componentTestArgs,
   freePorts,
   HttpsClient,
+  runCommand,
   spawnProcess,
   startTestApiServer,
   waitFor,
@@ -112,23 +112,14 @@ describe('svc-scheduler processes', () => {
   }
 
   it("flags: --help exits 0 and lists the scheduler's flags; a bad flag exits 2 with one line", async () => {
-    const help = spawn(process.execPath, [BIN, '--help'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    help.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    expect(await new Promise((r) => help.on('exit', r))).toBe(0);
+    const help = await runCommand(process.execPath, [BIN, '--help']);
+    expect(help.code).toBe(0);
+    const out = help.stdout;
     expect(out).toMatch(/--secure-port <port>.*\(default: 10259\)/);
     expect(out).toMatch(/--leader-elect-resource-name <value>.*\(default: "svc-scheduler"\)/);
-    const bad = spawn(process.execPath, [BIN, '--leader-elect-renew-deadline=20s'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let err = '';
-    bad.stderr?.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    expect(await new Promise((r) => bad.on('exit', r))).toBe(2);
-    expect(err.trim().split('\n')).toEqual([
+    const bad = await runCommand(process.execPath, [BIN, '--leader-elect-renew-deadline=20s']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toEqual([
       'Error: --leader-elect-renew-deadline (20s) must be less than --leader-elect-lease-duration (15s)',
     ]);
   });

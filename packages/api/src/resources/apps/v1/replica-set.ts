@@ -13,6 +13,19 @@ interface ReplicaSetCounts {
 
 const counts = (o: ApiObject): ReplicaSetCounts => o as ReplicaSetCounts;
 
+/** ReplicaSet's status, field for field and number for number also ReplicationController's. */
+export const replicaSetStatus = s.obj(
+  {
+    replicas: s.int32({ tag: 1 }),
+    fullyLabeledReplicas: s.int32({ tag: 2 }),
+    readyReplicas: s.int32({ tag: 4 }),
+    availableReplicas: s.int32({ tag: 5 }),
+    observedGeneration: s.int64({ tag: 3 }),
+    conditions: { ...workloadConditions, tag: 6 },
+  },
+  { tag: 3 },
+);
+
 export const replicaSetSchema = objectSchema({
   spec: s.obj(
     {
@@ -23,17 +36,7 @@ export const replicaSetSchema = objectSchema({
     },
     { tag: 2 },
   ),
-  status: s.obj(
-    {
-      replicas: s.int32({ tag: 1 }),
-      fullyLabeledReplicas: s.int32({ tag: 2 }),
-      readyReplicas: s.int32({ tag: 4 }),
-      availableReplicas: s.int32({ tag: 5 }),
-      observedGeneration: s.int64({ tag: 3 }),
-      conditions: { ...workloadConditions, tag: 6 },
-    },
-    { tag: 3 },
-  ),
+  status: replicaSetStatus,
 });
 
 export const replicaSet = (): ResourceType =>

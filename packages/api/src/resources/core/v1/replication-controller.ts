@@ -4,7 +4,8 @@ import { s } from '../../../schema.js';
 import { ageColumn, column, nameColumn, wideColumn } from '../../../table-columns.js';
 import { NONE } from '../../../table-format.js';
 import type { ApiObject } from '../../../types.js';
-import { templateColumns, workloadConditions } from '../../apps/v1/common.js';
+import { templateColumns } from '../../apps/v1/common.js';
+import { replicaSetStatus } from '../../apps/v1/replica-set.js';
 import { podTemplateSpec } from './pod.js';
 
 interface ReplicationControllerView {
@@ -31,17 +32,7 @@ export const replicationControllerSchema = objectSchema({
     },
     { tag: 2 },
   ),
-  status: s.obj(
-    {
-      replicas: s.int32({ tag: 1 }),
-      fullyLabeledReplicas: s.int32({ tag: 2 }),
-      readyReplicas: s.int32({ tag: 4 }),
-      availableReplicas: s.int32({ tag: 5 }),
-      observedGeneration: s.int64({ tag: 3 }),
-      conditions: { ...workloadConditions, tag: 6 },
-    },
-    { tag: 3 },
-  ),
+  status: replicaSetStatus,
 });
 
 /** core/v1 ReplicationController: short name rc, category all, `status` and `scale` (a plain-map selector). */
