@@ -197,28 +197,37 @@ describe('HTTP/2 beside HTTP/1.1', () => {
   });
 
   it('sends a GOAWAY on about --goaway-chance of HTTP/2 requests; the request itself is answered', async () => {
+    // 1,000 requests at 0.02 each: 20 GOAWAYs expected. Fewer than 3 has probability ~5e-7,
+    // more than 60 far less; "every request" and "none" are both far outside.
+    const N = 1000;
     let requests = 0;
     let goaways = 0;
-    // 0.02 per request: 1,500 requests see none with probability 0.98^1500 ≈ 7e-14.
-    while (goaways < 2 && requests < 1500) {
+    while (requests < N) {
       const session = h2Session(t);
       let away = false;
       session.on('goaway', () => (away = true));
       session.on('error', () => undefined);
-      while (!away && requests < 1500) {
-        const r = await h2Request(session, { path: '/version' });
+      while (!away && requests < N) {
+        let status: number;
+        try {
+          status = (await h2Request(session, { path: '/version' })).status;
+        } catch (e) {
+          // A GOAWAY that arrived after the last answer refuses this new stream: not an answer to count.
+          await new Promise((resolve) => setImmediate(resolve));
+          if (away) break;
+          throw e;
+        }
         requests++;
-        expect(r.status).toBe(200);
+        expect(status).toBe(200);
         // The GOAWAY frame may arrive just after the answer's last frame.
         if (!away) await new Promise((resolve) => setImmediate(resolve));
       }
       if (away) goaways++;
       session.close();
     }
-    expect(goaways).toBe(2);
-    process.stdout.write(`GOAWAY: 2 in ${requests} HTTP/2 requests\n`);
-    // Far from every request: the chance is 1 in 50.
-    expect(requests).toBeGreaterThan(4);
+    process.stdout.write(`GOAWAY: ${goaways} in ${N} HTTP/2 requests\n`);
+    expect(goaways).toBeGreaterThanOrEqual(3);
+    expect(goaways).toBeLessThanOrEqual(60);
   });
 
   it('never sends HTTP/1.1 requests a GOAWAY (their connections stay open)', async () => {

@@ -5,6 +5,10 @@ import { withControllerManager } from '../cm-testing.js';
 import { R } from '../resources.js';
 
 const env = withControllerManager(['--controllers=namespace']);
+// A namespace is gone after passes over every namespaced resource (a list and a delete of
+// each, through the controller manager's rate-limited client): the held-content test takes
+// ~7.5 s on an idle machine; two of the three missed their former 15 s in a loaded clean-clone run.
+const NAMESPACE_GONE_MS = 45_000;
 
 describe('namespace-controller', () => {
   const namespaces = () => new ResourceClient<Namespace>(env.api, R.namespaces());
@@ -33,7 +37,9 @@ describe('namespace-controller', () => {
   it('deletes everything in a terminating namespace, then the namespace itself', async () => {
     const ns = await namespaceWithContent();
     await namespaces().delete(ns);
-    await waitFor('the namespace to disappear', async () => gone(`/api/v1/namespaces/${ns}`), { timeoutMs: 15_000 });
+    await waitFor('the namespace to disappear', async () => gone(`/api/v1/namespaces/${ns}`), {
+      timeoutMs: NAMESPACE_GONE_MS,
+    });
     const leftovers = await env.api.request('GET', `/api/v1/namespaces/${ns}/configmaps`);
     expect(leftovers.json<{ items: unknown[] }>().items).toEqual([]);
     expect(
@@ -73,7 +79,9 @@ describe('namespace-controller', () => {
     expect((await cms.list()).items.map((c) => c.metadata.name)).toEqual(['held']);
     const held = await cms.get('held');
     await cms.update({ ...held, metadata: { ...held.metadata, finalizers: [] } });
-    await waitFor('the namespace to disappear', async () => gone(`/api/v1/namespaces/${ns}`), { timeoutMs: 15_000 });
+    await waitFor('the namespace to disappear', async () => gone(`/api/v1/namespaces/${ns}`), {
+      timeoutMs: NAMESPACE_GONE_MS,
+    });
   });
 
   it('leaves active namespaces and their content alone', async () => {
@@ -81,7 +89,7 @@ describe('namespace-controller', () => {
     const other = await namespaceWithContent();
     await namespaces().delete(other);
     await waitFor('the other namespace to disappear', async () => gone(`/api/v1/namespaces/${other}`), {
-      timeoutMs: 15_000,
+      timeoutMs: NAMESPACE_GONE_MS,
     });
     expect((await new ResourceClient(env.api, R.configMaps()).namespace(ns).list()).items).toHaveLength(3);
   });
