@@ -516,3 +516,35 @@ export async function clusterUp(
   if (code !== 0) throw new Error(`cluster.sh up --nodes ${nodes} exited with ${code}:\n${up.output().slice(-3000)}`);
   return { dir, env, upMs, ports: { etcd, apiserver } };
 }
+
+/**
+ * The admin client of a `clusterUp` cluster: `server` ({url, token, caPem}), a keep-alive `api`
+ * (closed with `scope`) and `must(method, path, body?, want?)`, which answers the parsed body or throws.
+ */
+export async function clusterClient(scope, { dir, ports }) {
+  const server = {
+    url: `https://127.0.0.1:${ports.apiserver}`,
+    token: (await readFile(join(dir, 'tokens.csv'), 'utf8')).split(',')[0],
+    caPem: await readFile(join(dir, 'pki', 'ca.crt'), 'utf8'),
+  };
+  const api = apiClient(server, { maxSockets: 8 });
+  scope.defer(() => api.close());
+  const must = async (method, path, body, want = [200, 201]) => {
+    const r = await api.call(method, path, body);
+    if (!want.includes(r.status)) throw new Error(`${method} ${path}: ${r.status} ${r.body.slice(0, 300)}`);
+    return JSON.parse(r.body);
+  };
+  return { server, api, must };
+}
+
+/** Sums the API server's `apiserver_request_total` series of 2xx mutating requests on `resource` (`/metrics` text). */
+export function mutatingRequests(metricsText, resource) {
+  let n = 0;
+  for (const line of metricsText.split('\n')) {
+    if (!line.startsWith('apiserver_request_total{')) continue;
+    if (!line.includes(`resource="${resource}"`) || !/code="2\d\d"/.test(line)) continue;
+    if (!/verb="(POST|PUT|PATCH|DELETE|APPLY|CREATE|UPDATE)"/.test(line)) continue;
+    n += Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;
+  }
+  return n;
+}
