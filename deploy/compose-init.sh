@@ -51,6 +51,12 @@ pki() {
   svcadm token ca-cert-hash --ca-file "$PKI/ca.crt" | head -n1 >"$C/ca-cert-hash"
   admin_token=$(head -n1 "$C/tokens.csv" | cut -d, -f1)
   svcconfig "$C/admin.svcconfig" https://lb:6443 "token: $admin_token"
+  # The controller manager and the scheduler as their own users (svcadm's certificates), as
+  # kubeadm does: RBAC gives each its role and priority and fairness classifies its requests.
+  for c in controller-manager scheduler; do
+    svcconfig "$C/$c.svcconfig" https://lb:6443 \
+      "client-certificate-data: $(base64 -w0 <"$PKI/$c.crt")" "client-key-data: $(base64 -w0 <"$PKI/$c.key")"
+  done
   if [ -d /out ]; then
     svcconfig /out/admin.svcconfig "https://127.0.0.1:${SVC_APISERVER_PORT:-6443}" "token: $admin_token"
     # Readable by whoever owns the mounted folder.

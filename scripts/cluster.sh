@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The README's run command: a local cluster as processes under .cluster/:
 # etcd, svc-apiserver, svc-controller-manager, svc-scheduler and N nodes (svc-runtime + svclet),
-# the nodes joined with a bootstrap token through `svcadm join`.
+# the nodes joined with a bootstrap token through `svcadm join`. The controller manager and the
+# scheduler run as their own users (svcadm's client certificates, as kubeadm), the controller
+# manager with --use-service-account-credentials; the admin svcconfig is for people.
 #   ./scripts/cluster.sh up [--nodes N] [--simulated-nodes N] [--ha] [--node-ip ADDR] [--events-store etcd|redis] | join | down | status | logs <component>
 # join: one more node, joined with a fresh bootstrap token (as a user joins a machine).
 # --simulated-nodes N: N more nodes without processes (sim-node-0001...), run by one
-#   `svclet --simulate-nodes N` with the admin svcconfig (component node-simulated; its extra flags,
+#   `svclet --simulate-nodes N` as the user system:node-simulator (group system:nodes, bound to the
+#   system:node ClusterRole; component node-simulated; its extra flags,
 #   e.g. --simulated-node-capacity, from SVC_SIMULATED_NODES_ARGS); --nodes 0 for simulated nodes only.
 #   See docs/simulated-nodes.md.
 # --ha: 3 etcd members, 2 API servers behind svc-lb (a TCP load balancer on SVC_APISERVER_PORT,
@@ -125,6 +128,55 @@ YAML
   chmod 600 "$SVCCONFIG"
 }
 
+write_svcconfigs() {
+  write_admin_svcconfig
+  local c
+  for c in controller-manager scheduler node-simulator; do write_cert_svcconfig "$c"; done
+}
+
+# A component's svcconfig with its own client certificate from the PKI (kubeadm's
+# controller-manager.conf, scheduler.conf): RBAC gives it its role and priority and fairness
+# classifies its requests, where the admin credential (system:masters) is exempt from both.
+write_cert_svcconfig() { # name (a pair <name>.crt/.key in $PKI)
+  local file="$DIR/$1.svcconfig"
+  cat >"$file" <<YAML
+apiVersion: v1
+kind: Config
+clusters:
+- name: svc
+  cluster:
+    server: https://127.0.0.1:$API_PORT
+    certificate-authority-data: $(base64 -w0 <"$PKI/ca.crt")
+users:
+- name: $1
+  user:
+    client-certificate-data: $(base64 -w0 <"$PKI/$1.crt")
+    client-key-data: $(base64 -w0 <"$PKI/$1.key")
+contexts:
+- name: $1@svc
+  context:
+    cluster: svc
+    user: $1
+current-context: $1@svc
+YAML
+  chmod 600 "$file"
+}
+
+# The node simulator's user (svcadm's node-simulator certificate) gets the nodes' ClusterRole.
+bind_node_simulator() {
+  local group=rbac.authorization.svc.io
+  case "$(naming_args)" in *kubernetes*) group=rbac.authorization.k8s.io ;; esac
+  KUBECONFIG="$SVCCONFIG" kubectl apply -f - >/dev/null <<YAML
+apiVersion: $group/v1
+kind: ClusterRoleBinding
+metadata:
+  name: system:node-simulator
+roleRef: {apiGroup: $group, kind: ClusterRole, name: "system:node"}
+subjects:
+- {apiGroup: $group, kind: User, name: "system:node-simulator"}
+YAML
+}
+
 # The nodes' address: --node-ip of `up` (kept for `join`), else SVC_NODE_IP, else 127.0.0.1.
 node_ip() { cat "$DIR/node-ip" 2>/dev/null || echo "${SVC_NODE_IP:-127.0.0.1}"; }
 
@@ -183,8 +235,9 @@ start_redis() {
 }
 
 start_controller_manager() { # name port naming
+  local cfg="$DIR/controller-manager.svcconfig"
   start_bg "$1" node packages/controller-manager/dist/bundle/svc-controller-manager.mjs \
-    --svcconfig "$SVCCONFIG" --authentication-kubeconfig "$SVCCONFIG" --authorization-kubeconfig "$SVCCONFIG" \
+    --svcconfig "$cfg" --authentication-kubeconfig "$cfg" --authorization-kubeconfig "$cfg" --use-service-account-credentials \
     --bind-address 127.0.0.1 --secure-port "$2" --cert-dir "$DIR/$1" \
     --controllers='*,tokencleaner,bootstrapsigner' --root-ca-file "$PKI/ca.crt" \
     --cluster-signing-cert-file "$PKI/ca.crt" --cluster-signing-key-file "$PKI/ca.key" \
@@ -192,8 +245,9 @@ start_controller_manager() { # name port naming
 }
 
 start_scheduler() { # name port naming
+  local cfg="$DIR/scheduler.svcconfig"
   start_bg "$1" node packages/scheduler/dist/bundle/svc-scheduler.mjs \
-    --svcconfig "$SVCCONFIG" --authentication-kubeconfig "$SVCCONFIG" --authorization-kubeconfig "$SVCCONFIG" \
+    --svcconfig "$cfg" --authentication-kubeconfig "$cfg" --authorization-kubeconfig "$cfg" \
     --bind-address 127.0.0.1 --secure-port "$2" --cert-dir "$DIR/$1" \
     ${3:+"$3"} ${EXTRA_SCHED_ARGS[@]+"${EXTRA_SCHED_ARGS[@]}"}
 }
@@ -308,7 +362,7 @@ up() {
     start_bg lb node packages/svcadm/dist/bin/svc-lb.js --listen "127.0.0.1:$API_PORT" \
       --backend "127.0.0.1:$API_1_PORT" --backend "127.0.0.1:$API_2_PORT" --health-ca-file "$PKI/ca.crt" --health-interval 1s
     wait_ready "https://127.0.0.1:$API_PORT/readyz" "$PKI/ca.crt" 30 || fail_with_log lb "svc-lb did not pass requests"
-    write_admin_svcconfig
+    write_svcconfigs
     start_controller_manager controller-manager-1 "$CM_PORT" "$naming"
     start_controller_manager controller-manager-2 "$CM_2_PORT" "$naming"
     start_scheduler scheduler-1 "$SCHED_PORT" "$naming"
@@ -317,7 +371,7 @@ up() {
     start_etcd etcd svc "$ETCD_PORT" "$ETCD_PEER_PORT" "svc=http://127.0.0.1:$ETCD_PEER_PORT"
     start_apiserver apiserver "$API_PORT" "http://127.0.0.1:$ETCD_PORT"
     wait_ready "https://127.0.0.1:$API_PORT/readyz" "$PKI/ca.crt" 60 || fail_with_log apiserver "svc-apiserver did not become ready"
-    write_admin_svcconfig
+    write_svcconfigs
     start_controller_manager controller-manager "$CM_PORT" "$naming"
     start_scheduler scheduler "$SCHED_PORT" "$naming"
   fi
@@ -332,7 +386,8 @@ up() {
   new_join_token "$naming"
   for i in $(seq 1 "$nodes"); do start_node "$i" "$JOIN_TOKEN" "$JOIN_HASH" "$naming"; done
   if [ "$simulated" -gt 0 ]; then
-    start_bg node-simulated node packages/svclet/dist/bin/svclet.js --simulate-nodes "$simulated" --svcconfig "$SVCCONFIG" \
+    bind_node_simulator
+    start_bg node-simulated node packages/svclet/dist/bin/svclet.js --simulate-nodes "$simulated" --svcconfig "$DIR/node-simulator.svcconfig" \
       --healthz-port 0 ${naming:+"$naming"} ${EXTRA_SIM_ARGS[@]+"${EXTRA_SIM_ARGS[@]}"}
   fi
   wait_nodes_ready $((nodes + simulated)) || fail_with_log "$([ "$nodes" -gt 0 ] && echo node-1 || echo node-simulated)" "the nodes did not become Ready"

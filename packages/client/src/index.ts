@@ -16,7 +16,7 @@ export {
   type RequestMetrics,
 } from './rest-client.js';
 export { TokenBucket } from './token-bucket.js';
-export { type StreamResponse } from './rest-client.js';
+export { type StreamResponse, type TokenSource } from './rest-client.js';
 export { watch, responseError, type WatchOptions } from './watch-stream.js';
 export { type ClientLogger, silentClientLogger } from './logger.js';
 export {

@@ -40,6 +40,19 @@ export interface RestClientOptions {
   contentType?: string;
   /** Act as another user (`Impersonate-User`, `-Group`, `-Uid` headers; kubectl's `--as`, `--as-group`, `--as-uid`). */
   impersonate?: Impersonation;
+  /**
+   * Bearer tokens from code rather than the config (the controller manager's
+   * `--use-service-account-credentials`: a TokenRequest per controller, renewed before it
+   * expires). Takes precedence over the config's credentials; a 401 invalidates it once.
+   */
+  tokenSource?: TokenSource;
+}
+
+/** A bearer token that may change over time. */
+export interface TokenSource {
+  token(): Promise<string>;
+  /** Drops the current token so the next `token()` fetches a fresh one (after a 401). */
+  invalidate(): void;
 }
 
 /** Whom requests impersonate; the authenticated user needs the `impersonate` verb on each. */
@@ -102,6 +115,7 @@ export class RestClient {
   }
 
   private async credentials(): Promise<{ token?: string }> {
+    if (this.options.tokenSource) return { token: await this.options.tokenSource.token() };
     if (this.exec) {
       const c = await this.exec.get();
       if (c.clientCertificateData && c.clientCertificateData !== this.agentCert) {
@@ -136,12 +150,13 @@ export class RestClient {
     return { status: res.statusCode ?? 0, headers: res.headers, body: res };
   }
 
-  /** Sends the request; with an exec plugin a 401 drops the credential and sends it once more. */
+  /** Sends the request; with an exec plugin or a token source a 401 drops the credential and sends it once more. */
   private async open(method: string, path: string, opts: RequestOptions): Promise<IncomingMessage> {
     const first = await this.send(method, path, opts);
-    if (first.statusCode !== 401 || !this.exec) return first;
+    const renewable = this.options.tokenSource ?? this.exec;
+    if (first.statusCode !== 401 || !renewable) return first;
     first.resume();
-    this.exec.invalidate();
+    renewable.invalidate();
     return this.send(method, path, opts);
   }
 

@@ -17,6 +17,7 @@ import {
 import type { ControllerManagerOptions } from './options.js';
 import type { ControllerContext, ControllerDefinition } from './controller-context.js';
 import { CONTROLLERS } from './controllers/index.js';
+import { ControllerClients } from './service-account-credentials.js';
 
 export class ControllerManagerConfigError extends ComponentConfigError {}
 
@@ -58,12 +59,19 @@ export async function startControllerManager(
   }
   const config = componentClientConfig(svcconfigPath(o.svcconfig), { master: o.master, flag: '--svcconfig' });
   const userAgent = `svc-controller-manager/${process.version}`;
-  const client = new RestClient(config, {
+  const clientOptions = {
     qps: o.apiQps,
     burst: o.apiBurst,
     userAgent,
     metrics: metrics.client(),
     contentType: o.apiContentType,
+  };
+  const client = new RestClient(config, clientOptions);
+  const controllerClients = new ControllerClients({
+    root: client,
+    config,
+    options: clientOptions,
+    useServiceAccountCredentials: o.useServiceAccountCredentials,
   });
   // As Kubernetes: leader election has a client (and rate limiter) of its own, so the burst of
   // lists and watches the controllers start with cannot hold a lease renewal past its deadline.
@@ -99,7 +107,9 @@ export async function startControllerManager(
       resyncPeriodMs: o.minResyncPeriodMs * (1 + Math.random()),
     });
     const ctx: ControllerContext = { client, informers, options: o, logger, metrics };
-    const built = await Promise.all(definitions.map(async (d) => ({ d, c: await d.build(ctx) })));
+    const built = await Promise.all(
+      definitions.map(async (d) => ({ d, c: await d.build({ ...ctx, client: controllerClients.clientFor(d.name) }) })),
+    );
     informers.start(signal);
     await Promise.all(
       built.map(async ({ d, c }, i) => {
@@ -132,6 +142,7 @@ export async function startControllerManager(
     run,
     close: () => {
       client.close();
+      controllerClients.close();
       leaderElectionClient.close();
     },
   });

@@ -68,6 +68,8 @@ export interface ControllerManagerOptions
   /** `--terminated-pod-gc-threshold` (12500): terminated pods kept before podgc deletes the oldest; 0 or less keeps all. */
   terminatedPodGcThreshold: number;
   enableGarbageCollector: boolean;
+  /** `--use-service-account-credentials`: each controller calls the API as its own service account. */
+  useServiceAccountCredentials: boolean;
   minResyncPeriodMs: number;
   namespaceSyncPeriodMs: number;
   /** `--resource-quota-sync-period`: every quota is recounted this often. */
@@ -416,6 +418,13 @@ export function controllerManagerCommand(): Command {
         'Enables the generic garbage collector. Must be synced with the corresponding flag of the API server.',
         true,
       ),
+    )
+    .addOption(
+      boolOption(
+        '--use-service-account-credentials',
+        'If true, use individual service account credentials for each controller.',
+        false,
+      ),
     );
   withLeaderElectionFlags(cmd, { leaseName: n.controllerManagerName });
   cmd
@@ -599,6 +608,7 @@ export function parseControllerManagerOptions(
     },
     terminatedPodGcThreshold: o.terminatedPodGcThreshold as number,
     enableGarbageCollector: o.enableGarbageCollector as boolean,
+    useServiceAccountCredentials: o.useServiceAccountCredentials as boolean,
     ...leaderElection,
     ...featureOptions(parsed),
     metrics: metricsPolicy(parsed),

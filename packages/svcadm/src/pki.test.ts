@@ -13,7 +13,16 @@ describe('svcadm init pki', () => {
 
   it('writes a CA and certificates it signs, with the subjects, usages and names each use needs', async () => {
     const written = await initPki({ certDir: dir, apiserverSans: ['api.example', '10.1.2.3'] });
-    expect(written.map((f) => f.base)).toEqual(['ca', 'apiserver', 'apiserver-svclet-client', 'admin', 'sa']);
+    expect(written.map((f) => f.base)).toEqual([
+      'ca',
+      'apiserver',
+      'apiserver-svclet-client',
+      'admin',
+      'controller-manager',
+      'scheduler',
+      'node-simulator',
+      'sa',
+    ]);
     const ca = new X509Certificate(await readFile(join(dir, 'ca.crt')));
     expect(ca.ca).toBe(true);
     const cert = async (base: string) => new X509Certificate(await readFile(join(dir, `${base}.crt`)));
@@ -26,6 +35,10 @@ describe('svcadm init pki', () => {
     expect(toNodes.subject).toBe('CN=svc-apiserver-svclet-client\nO=system:masters');
     expect(toNodes.keyUsage).toEqual(['1.3.6.1.5.5.7.3.2']);
     expect((await cert('admin')).subject).toBe('CN=svc-admin\nO=system:masters');
+    // The components as their own users, outside system:masters (RBAC and flow control apply).
+    expect((await cert('controller-manager')).subject).toBe('CN=system:svc-controller-manager');
+    expect((await cert('scheduler')).subject).toBe('CN=system:svc-scheduler');
+    expect((await cert('node-simulator')).subject).toBe('CN=system:node-simulator\nO=system:nodes');
     expect(await readFile(join(dir, 'sa.key'), 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----/);
   });
 

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { naming } from '@svc/api';
 import { createCertificateAuthority, issueCertificate, type CertificateAuthority } from '@svc/component-base';
 
 /** One file pair `svcadm init pki` writes, and who uses it. */
@@ -19,10 +20,12 @@ export interface PkiOptions {
  * kubeadm's `init phase certs`, smaller: under `certDir`, the cluster CA (`ca.crt`/`ca.key`,
  * which signs everything here and, in the controller manager, node client certificates),
  * the API server's serving pair, its client pair towards the node agents
- * (`system:masters`), an admin client pair and the service-account signing key. Files that
+ * (`system:masters`), an admin client pair, client pairs of the controller manager, the
+ * scheduler and the node simulator, and the service-account signing key. Files that
  * exist are kept, so running it again changes nothing. Answers what was written.
  */
 export async function initPki(o: PkiOptions): Promise<PkiFile[]> {
+  const { controllerManagerName, schedulerName } = naming();
   await mkdir(o.certDir, { recursive: true, mode: 0o700 });
   const path = (f: string): string => join(o.certDir, f);
   const written: PkiFile[] = [];
@@ -65,6 +68,25 @@ export async function initPki(o: PkiOptions): Promise<PkiFile[]> {
       purpose: 'admin client certificate',
       cn: 'svc-admin',
       orgs: ['system:masters'],
+      usages: ['client'],
+    },
+    // As kubeadm's controller-manager.conf and scheduler.conf: each component as its own user,
+    // so RBAC gives it only its role and priority and fairness classifies its requests
+    // (system:masters would be exempt from both).
+    {
+      base: 'controller-manager',
+      purpose: 'controller manager client certificate',
+      cn: `system:${controllerManagerName}`,
+      usages: ['client'],
+    },
+    { base: 'scheduler', purpose: 'scheduler client certificate', cn: `system:${schedulerName}`, usages: ['client'] },
+    // Simulated nodes (`svclet --simulate-nodes`) share one client for every node, so not a
+    // node's own identity; in the nodes' group so flow control treats them as nodes.
+    {
+      base: 'node-simulator',
+      purpose: 'simulated nodes client certificate',
+      cn: 'system:node-simulator',
+      orgs: ['system:nodes'],
       usages: ['client'],
     },
   ];

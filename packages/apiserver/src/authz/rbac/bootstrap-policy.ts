@@ -212,7 +212,8 @@ function controllerRoles(): Array<{ name: string; rules: PolicyRule[] }> {
         rule(['get', 'list', 'update', 'delete', 'patch'], [''], ['nodes']),
         rule(['patch', 'update'], [''], ['nodes/status']),
         rule(['list', 'delete'], [''], ['pods']),
-        rule(['patch'], [''], ['pods/status']),
+        // Kubernetes patches; this node-lifecycle controller writes pod status with update.
+        rule(['patch', 'update'], [''], ['pods/status']),
         events,
       ],
     },
@@ -250,6 +251,22 @@ function controllerRoles(): Array<{ name: string; rules: PolicyRule[] }> {
           signers.nodeAgentServing,
         ]),
         rule(['create'], [group('authorization')], ['subjectaccessreviews']),
+        events,
+      ],
+    },
+    {
+      name: 'clusterrole-aggregation-controller',
+      rules: [
+        rule(['escalate', 'get', 'list', 'watch', 'update', 'patch'], [group('rbac.authorization')], ['clusterroles']),
+      ],
+    },
+    { name: 'root-ca-cert-publisher', rules: [rule(['create', 'update'], [''], ['configmaps']), events] },
+    {
+      name: 'taint-eviction-controller',
+      // Kubernetes patches the DisruptionTarget condition; this controller writes it with update.
+      rules: [
+        rule(['patch', 'update'], [''], ['pods/status']),
+        rule(['list', 'get', 'delete'], [''], ['pods']),
         events,
       ],
     },
@@ -436,11 +453,14 @@ export function defaultClusterRoles(): ApiObject[] {
       ...reviews,
       rule(['create'], [coordination], ['leases']),
       named(rule(['get', 'update'], [coordination], ['leases']), [cm]),
-      rule(['create'], [''], ['secrets', 'serviceaccounts']),
+      // Service accounts, their legacy token Secrets (the token controller runs as the
+      // manager) and TokenRequests for --use-service-account-credentials.
+      rule(['create', 'update'], [''], ['secrets', 'serviceaccounts']),
+      rule(['delete'], [''], ['secrets']),
       rule(['create'], [''], ['serviceaccounts/token']),
       named(rule(['get'], [''], ['configmaps']), ['extension-apiserver-authentication']),
       rule(['list', 'watch'], ['*'], ['*']),
-      rule(['get'], [''], ['secrets', 'serviceaccounts']),
+      rule(['get'], [''], ['configmaps', 'namespaces', 'secrets', 'serviceaccounts']),
     ]),
     clusterRole(`system:${sched}`, [
       events,
