@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { ROOT, median, result, runIfMain, svcTesting } from './lib.mjs';
 
 const RUNS = 15;
-const SVCCTL = join(ROOT, 'packages/svcctl/dist/bundle/svcctl.mjs');
+const SVCCTL = join(ROOT, 'packages/svcctl/dist/bundle/svcctl.cjs');
 
 function run(cmd, args, env) {
   return new Promise((ok, fail) => {

@@ -10,11 +10,19 @@
 // Left out of the bundles (loaded from node_modules as before): packages that read files next
 // to their own modules at run time — etcd3 (its .proto files), @svc/runtime (the CRI .proto
 // and the container shim) — and native addons. The svclet is not bundled: most of its start
-// is @svc/runtime and the gRPC stack (0.74 s unbundled, 0.76 s bundled without the runtime). `--check` only reports whether every bundle is
-// newer than the compiled files it came from.
+// is @svc/runtime and the gRPC stack (0.74 s unbundled, 0.76 s bundled without the runtime).
+//
+// svcctl, short-lived and run often, is bundled differently (see `bundleCodeCached`): one
+// CommonJS script, dist/bundle/svcctl.main.cjs, which the binary dist/bundle/svcctl.cjs (the
+// loader, packages/svcctl/src/bin/code-cache-loader.ts) compiles with a V8 code cache; this
+// script makes the cache by running `svcctl get` once against a socket that hangs up.
 
 import { build } from 'esbuild';
-import { readdirSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,8 +33,10 @@ const BINARIES = {
   apiserver: ['svc-apiserver'],
   'controller-manager': ['svc-controller-manager'],
   scheduler: ['svc-scheduler'],
-  svcctl: ['svcctl'],
 };
+
+/** package directory → its binary bundled as a code-cached CommonJS script (dist/bundle/<name>.cjs). */
+const CODE_CACHED = { svcctl: 'svcctl' };
 
 const EXTERNAL = ['etcd3', '@svc/runtime', '@lydell/node-pty', '*.node'];
 
@@ -34,8 +44,11 @@ const EXTERNAL = ['etcd3', '@svc/runtime', '@lydell/node-pty', '*.node'];
 const BANNER =
   "import { createRequire as __svcCreateRequire } from 'node:module';\nconst require = __svcCreateRequire(import.meta.url);";
 
+// In a CommonJS bundle: `import.meta.url` is this file's URL (`url` is loaded by Node's own start).
+const CJS_BANNER = "var __svcImportMetaUrl = require('node:url').pathToFileURL(__filename).href;";
+
 export function bundlePath(pkg, bin) {
-  return join(ROOT, 'packages', pkg, 'dist', 'bundle', `${bin}.mjs`);
+  return join(ROOT, 'packages', pkg, 'dist', 'bundle', pkg in CODE_CACHED ? `${bin}.cjs` : `${bin}.mjs`);
 }
 
 async function bundle(pkg, bins) {
@@ -53,6 +66,127 @@ async function bundle(pkg, bins) {
     logLevel: 'warning',
     legalComments: 'none',
   });
+}
+
+// Built-ins a short-lived binary rarely needs but its modules import at their top: commander
+// requires child_process for executable sub-commands (svcctl has none), the REST client for
+// credential plugins, the manifest reader fs/promises (which loads readline). Loading
+// child_process alone costs ~4 ms (it brings net, stream and dgram). In the code-cached bundle
+// each is a module whose properties load the built-in on first use.
+const LAZY_BUILTINS = ['child_process', 'fs/promises'];
+
+/** esbuild plugin: `node:<name>`/`<name>` of LAZY_BUILTINS → a stand-in loading it on first property read. */
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    const filter = new RegExp(`^(node:)?(${LAZY_BUILTINS.join('|').replace('/', '\\/')})$`);
+    b.onResolve({ filter }, (args) =>
+      args.namespace === 'lazy-builtin'
+        ? { path: args.path, external: true }
+        : { path: args.path.replace(/^node:/, ''), namespace: 'lazy-builtin' },
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, async (args) => {
+      const keys = Object.keys(await import(`node:${args.path}`)).filter((k) => k !== 'default');
+      return {
+        loader: 'js',
+        contents: [
+          `let real;`,
+          `const load = () => (real ??= require(${JSON.stringify(`node:${args.path}`)}));`,
+          `for (const k of ${JSON.stringify(keys)})`,
+          `  Object.defineProperty(exports, k, { enumerable: true, get: () => load()[k] });`,
+        ].join('\n'),
+      };
+    });
+  },
+};
+
+/**
+ * `bin`'s main bundle (dist/bin/bundle-main.js → dist/bundle/<bin>.main.cjs: CommonJS, no code
+ * splitting, lazy `import()`s become lazily run module bodies) and its loader (dist/bin/
+ * code-cache-loader.js → dist/bundle/<bin>.cjs, told the main bundle's name, hash and encoding),
+ * then the code cache from one run. The bundle directory is emptied first (old caches and chunks).
+ */
+async function bundleCodeCached(pkg, bin) {
+  const dist = join(ROOT, 'packages', pkg, 'dist');
+  const outdir = join(dist, 'bundle');
+  rmSync(outdir, { recursive: true, force: true });
+  const common = {
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: EXTERNAL,
+    define: { 'import.meta.url': '__svcImportMetaUrl' },
+    banner: { js: CJS_BANNER },
+    charset: 'ascii',
+    logLevel: 'warning',
+    legalComments: 'none',
+    plugins: [lazyBuiltins],
+  };
+  const mainFile = `${bin}.main.cjs`;
+  await build({ ...common, entryPoints: [join(dist, 'bin', 'bundle-main.js')], outfile: join(outdir, mainFile) });
+  const main = readFileSync(join(outdir, mainFile));
+  // The loader compiles the main bundle with vm.Script, which has no loader for import().
+  if (/\bimport\(/.test(main.toString('latin1'))) throw new Error(`${mainFile}: an import() was left in the bundle`);
+  const meta = {
+    file: mainFile,
+    hash: createHash('sha256').update(main).digest('hex'),
+    encoding: main.every((b) => b < 0x80) ? 'latin1' : 'utf8',
+  };
+  await build({
+    ...common,
+    entryPoints: [join(dist, 'bin', 'code-cache-loader.js')],
+    outfile: join(outdir, `${bin}.cjs`),
+    define: { ...common.define, SVC_MAIN_BUNDLE: JSON.stringify(meta) },
+  });
+  // Where the binary was before (a checkout's node_modules/.bin shim points here until the next
+  // `pnpm install` rewrites it).
+  writeFileSync(
+    join(outdir, `${bin}.mjs`),
+    `#!/usr/bin/env node\nimport { createRequire } from 'node:module';\ncreateRequire(import.meta.url)('./${bin}.cjs');\n`,
+    { mode: 0o755 },
+  );
+  await trainCodeCache(join(outdir, `${bin}.cjs`));
+  if (!readdirSync(outdir).some((f) => f.endsWith('.v8cache')))
+    console.warn(`${bin}: no code cache was written (it is made on the first run instead)`);
+}
+
+/**
+ * Runs `<binary> get namespaces` once, against a TCP server that closes every connection (the
+ * TLS handshake fails, exit 1): the start path (commands, svcconfig YAML, REST client, TLS
+ * connect, error printing) is compiled, and the loader writes the code cache when it exits.
+ */
+async function trainCodeCache(binary) {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bundle-'));
+  const server = createServer((s) => s.destroy());
+  try {
+    await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+    const config = join(dir, 'config');
+    writeFileSync(
+      config,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters:',
+        `- name: c\n  cluster:\n    server: https://127.0.0.1:${server.address().port}\n    insecure-skip-tls-verify: true`,
+        'users:\n- name: u\n  user:\n    token: t',
+        'contexts:\n- name: c\n  context:\n    cluster: c\n    user: u\n    namespace: default',
+        'current-context: c',
+        '',
+      ].join('\n'),
+    );
+    await new Promise((ok, fail) => {
+      const child = spawn(process.execPath, [binary, 'get', 'namespaces', '--request-timeout=10s'], {
+        stdio: 'ignore',
+        env: { ...process.env, SVCCONFIG: config, HOME: dir },
+      });
+      child.once('error', fail);
+      child.once('exit', ok);
+    });
+  } finally {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The newest .js file under `dir` (bundles excluded), as a modification time. */
@@ -89,11 +223,14 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const compiled = Math.max(
     ...readdirSync(join(ROOT, 'packages')).map((p) => newestJs(join(ROOT, 'packages', p, 'dist'))),
   );
-  const todo = Object.entries(BINARIES).filter(
-    ([pkg, bins]) => process.argv.includes('--force') || !fresh(pkg, bins, compiled),
-  );
-  await Promise.all(todo.map(([pkg, bins]) => bundle(pkg, bins)));
-  const names = todo.flatMap(([, bins]) => bins);
+  const force = process.argv.includes('--force');
+  const todo = Object.entries(BINARIES).filter(([pkg, bins]) => force || !fresh(pkg, bins, compiled));
+  const todoCached = Object.entries(CODE_CACHED).filter(([pkg, bin]) => force || !fresh(pkg, [bin], compiled));
+  await Promise.all([
+    ...todo.map(([pkg, bins]) => bundle(pkg, bins)),
+    ...todoCached.map(([pkg, bin]) => bundleCodeCached(pkg, bin)),
+  ]);
+  const names = [...todo.flatMap(([, bins]) => bins), ...todoCached.map(([, bin]) => bin)];
   console.log(
     names.length > 0
       ? `bundled ${names.join(', ')} in ${(performance.now() - t0).toFixed(0)} ms`

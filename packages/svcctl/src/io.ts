@@ -1,3 +1,5 @@
+import { isatty } from 'node:tty';
+
 /**
  * What a run of svcctl talks to: its output streams, standard input, environment and
  * terminal. The binary passes the process's; tests pass their own and read what was written.
@@ -33,7 +35,7 @@ export interface Terminal {
 }
 
 function processTerminal(): Terminal | undefined {
-  if (!process.stdin.isTTY) return undefined;
+  if (!isatty(0)) return undefined;
   return {
     setRaw: (on) => {
       process.stdin.setRawMode(on);
@@ -46,7 +48,10 @@ function processTerminal(): Terminal | undefined {
   };
 }
 
-/** The io of the svcctl process itself. */
+/**
+ * The io of the svcctl process itself. `process.stdin` is touched only when a command reads
+ * standard input: making it costs a few milliseconds of start-up (the stream modules).
+ */
 export function processIo(signal?: AbortSignal): SvcctlIo {
   return {
     out: (s) => {
@@ -63,7 +68,9 @@ export function processIo(signal?: AbortSignal): SvcctlIo {
     env: process.env,
     isTerminal: process.stdout.isTTY === true,
     signal,
-    stdin: process.stdin,
+    get stdin() {
+      return process.stdin;
+    },
     outBytes: (b) => {
       process.stdout.write(b);
     },

@@ -1,22 +1,6 @@
 #!/usr/bin/env node
-import { runSvcctl } from '../main.js';
-import { processIo } from '../io.js';
+// svcctl unbundled (what the tests spawn). The installed binary is the bundle scripts/bundle.mjs
+// makes: dist/bundle/svcctl.cjs (code-cache-loader.ts) loading dist/bundle/svcctl.main.cjs.
+import { runSvcctlProcess } from './process-main.js';
 
-const abort = new AbortController();
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(sig, () => {
-    abort.abort();
-    process.exitCode = 130;
-  });
-}
-runSvcctl(process.argv.slice(2), processIo(abort.signal)).then(
-  (code) => {
-    process.exitCode = code;
-    // Keep-alive sockets and finished watches must not hold the process open.
-    setImmediate(() => process.exit(code));
-  },
-  (e: unknown) => {
-    process.stderr.write(`error: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
-  },
-);
+runSvcctlProcess(process.argv.slice(2));
