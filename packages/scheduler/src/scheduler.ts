@@ -10,12 +10,13 @@ import {
 } from '@svc/client';
 import type { Logger } from '@svc/component-base';
 import { SchedulerCache } from './cache.js';
-import { podState, runFilters, type FilterStatus } from './filters.js';
+import { podState, runFilters } from './filters.js';
 import { NO_NODES_AVAILABLE, fitErrorMessage } from './fit-error.js';
 import type { SchedulerMetrics } from './metrics.js';
-import { isTerminated, type NodeInfo } from './node-info.js';
+import { isTerminated } from './node-info.js';
 import { SchedulingQueue, type QueuedPod } from './scheduling-queue.js';
 import { scoreNodes, selectHost } from './scores.js';
+import { findFeasibleNodes } from './feasible-nodes.js';
 
 export interface SchedulerDeps {
   client: RestClient;
@@ -63,6 +64,8 @@ export class Scheduler {
   /** The last write about each pod; the next one waits for it. */
   private readonly podWrites = new Map<string, Promise<void>>();
   private readonly logger: Logger;
+  /** Where the next cycle starts filtering (Kubernetes' nextStartNodeIndex): a cycle may stop before the last node. */
+  private nextStartNodeIndex = 0;
 
   constructor(private readonly d: SchedulerDeps) {
     this.logger = d.logger;
@@ -195,13 +198,11 @@ export class Scheduler {
         return true;
       }
       const s = podState(pod);
-      const feasible: NodeInfo[] = [];
-      const statuses: FilterStatus[] = [];
-      for (const n of nodes) {
-        const st = runFilters(s, n);
-        if (st) statuses.push(st);
-        else feasible.push(n);
-      }
+      const { feasible, statuses, processed } = findFeasibleNodes(nodes, {
+        start: this.nextStartNodeIndex % nodes.length,
+        filter: (n) => runFilters(s, n),
+      });
+      this.nextStartNodeIndex = (this.nextStartNodeIndex + processed) % nodes.length;
       if (feasible.length === 0) {
         this.failed(info, cycle, {
           reason: 'Unschedulable',
