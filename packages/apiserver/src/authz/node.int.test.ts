@@ -115,6 +115,28 @@ describe('Node authorizer', () => {
     );
   });
 
+  it('keeps what another pod of the node still references when one of two pods goes', async () => {
+    const cm = '/api/v1/namespaces/default/configmaps/only-pb3';
+    await ok(
+      t.client.post(
+        '/api/v1/namespaces/default/pods',
+        pod('pb3', 'node-b', { secret: 'unused', configMap: 'only-pb3' }),
+      ),
+    );
+    await ok(t.client.post('/api/v1/namespaces/default/pods', pod('pb4', 'node-b', { secret: 'unused' })));
+    // Allowed but missing is 404; not allowed is 403.
+    await waitFor('node-b to reach the ConfigMap only pb3 uses', async () => (await nodeB.get(cm)).status === 404);
+    await ok(t.client.delete('/api/v1/namespaces/default/pods/pb3?gracePeriodSeconds=0'));
+    await waitFor('node-b to lose the ConfigMap only pb3 used', async () => (await nodeB.get(cm)).status === 403);
+    // pb4 still mounts the secret both used.
+    expect((await nodeB.get('/api/v1/namespaces/default/secrets/unused')).status).toBe(200);
+    await ok(t.client.delete('/api/v1/namespaces/default/pods/pb4?gracePeriodSeconds=0'));
+    await waitFor(
+      'node-b to lose the secret with its last pod',
+      async () => (await nodeB.get('/api/v1/namespaces/default/secrets/unused')).status === 403,
+    );
+  });
+
   it("lets a node read and write its own Node, Lease and pods, not another node's", async () => {
     expect((await nodeA.get('/api/v1/nodes/node-a')).status).toBe(200);
     expect((await nodeA.get('/api/v1/nodes/node-b')).status).toBe(403);

@@ -68,30 +68,59 @@ export function podReferences(pod: ApiObject): string[] {
  * for each node the secrets, configmaps, claims and service accounts its pods use.
  * Rebuilt after each batch of pod events (a request may be decided before the event arrives).
  */
+function nodeOfPod(p: ApiObject): string | undefined {
+  return (p.spec as { nodeName?: string } | undefined)?.nodeName || undefined;
+}
+
 export class NodeGraph {
-  private podsByNode = new Map<string, Set<string>>();
-  private refsByNode = new Map<string, Set<string>>();
+  private readonly podsByNode = new Map<string, Set<string>>();
+  /** Per node, each object its pods reference with the number of its pods that do. */
+  private readonly refsByNode = new Map<string, Map<string, number>>();
 
   constructor(private readonly pods: StoreInformer) {
-    pods.onChange(() => this.rebuild());
+    // One pod at a time: rebuilding from every pod on each change cost O(pods) per pod write.
+    pods.onObject((c) => {
+      if (c.reset) {
+        this.podsByNode.clear();
+        this.refsByNode.clear();
+        for (const p of this.pods.list()) this.add(p);
+        return;
+      }
+      if (c.old) this.remove(c.old);
+      if (c.next) this.add(c.next);
+    });
   }
 
-  private rebuild(): void {
-    const podsByNode = new Map<string, Set<string>>();
-    const refsByNode = new Map<string, Set<string>>();
-    for (const p of this.pods.list()) {
-      const node = (p.spec as { nodeName?: string } | undefined)?.nodeName;
-      if (!node) continue;
-      if (!podsByNode.has(node)) {
-        podsByNode.set(node, new Set());
-        refsByNode.set(node, new Set());
-      }
-      podsByNode.get(node)?.add(`${p.metadata.namespace}/${p.metadata.name}`);
-      const refs = refsByNode.get(node);
-      for (const r of podReferences(p)) refs?.add(r);
+  private add(p: ApiObject): void {
+    const node = nodeOfPod(p);
+    if (!node) return;
+    let pods = this.podsByNode.get(node);
+    let refs = this.refsByNode.get(node);
+    if (!pods || !refs) {
+      pods = new Set();
+      refs = new Map();
+      this.podsByNode.set(node, pods);
+      this.refsByNode.set(node, refs);
     }
-    this.podsByNode = podsByNode;
-    this.refsByNode = refsByNode;
+    pods.add(`${p.metadata.namespace}/${p.metadata.name}`);
+    for (const r of podReferences(p)) refs.set(r, (refs.get(r) ?? 0) + 1);
+  }
+
+  private remove(p: ApiObject): void {
+    const node = nodeOfPod(p);
+    const pods = node ? this.podsByNode.get(node) : undefined;
+    const refs = node ? this.refsByNode.get(node) : undefined;
+    if (!node || !pods || !refs) return;
+    pods.delete(`${p.metadata.namespace}/${p.metadata.name}`);
+    for (const r of podReferences(p)) {
+      const n = (refs.get(r) ?? 0) - 1;
+      if (n > 0) refs.set(r, n);
+      else refs.delete(r);
+    }
+    if (pods.size === 0) {
+      this.podsByNode.delete(node);
+      this.refsByNode.delete(node);
+    }
   }
 
   hasPod(node: string, namespace: string, name: string): boolean {

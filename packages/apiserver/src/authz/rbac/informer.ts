@@ -1,11 +1,15 @@
 import type { ApiObject, Status } from '@svc/api';
 import type { GenericStore } from '../../registry/store.js';
 
+/** One object's change as the informer saw it, or `reset` after a (re)list replaced everything. */
+export type ObjectChange = { reset: true } | { reset?: false; old?: ApiObject; next?: ApiObject };
+
 /**
  * An informer over one of the server's own stores: list from the watch cache
  * (resourceVersion 0), then watch from the list's revision; relists when the watch ends
  * (410 or storage error). Objects are the cache's: never mutate them. `onChange` runs after
- * every batch of changes.
+ * every batch of changes; `onObject` for each object changed (for indexes kept up to date
+ * one object at a time instead of rebuilt from the whole store).
  */
 export class StoreInformer {
   private readonly objects = new Map<string, ApiObject>();
@@ -15,6 +19,7 @@ export class StoreInformer {
     this.syncedResolve = r;
   });
   private readonly listeners: Array<() => void> = [];
+  private readonly objectListeners: Array<(c: ObjectChange) => void> = [];
 
   constructor(
     private readonly storeOf: () => GenericStore,
@@ -27,6 +32,10 @@ export class StoreInformer {
 
   onChange(f: () => void): void {
     this.listeners.push(f);
+  }
+
+  onObject(f: (c: ObjectChange) => void): void {
+    this.objectListeners.push(f);
   }
 
   get(namespace: string, name: string): ApiObject | undefined {
@@ -50,6 +59,7 @@ export class StoreInformer {
         this.objects.clear();
         for (const o of l.items) this.objects.set(StoreInformer.key(o.metadata.namespace, o.metadata.name ?? ''), o);
         this.revision = Number(l.metadata.resourceVersion ?? 0);
+        for (const f of this.objectListeners) f({ reset: true });
         this.notify();
         this.syncedResolve();
         for await (const batch of this.storeOf().watch('', { resourceVersion: String(this.revision) }, signal)) {
@@ -58,8 +68,11 @@ export class StoreInformer {
             const o = e.object as ApiObject;
             if (e.type !== 'BOOKMARK') {
               const k = StoreInformer.key(o.metadata.namespace, o.metadata.name ?? '');
+              const old = this.objects.get(k);
               if (e.type === 'DELETED') this.objects.delete(k);
               else this.objects.set(k, o);
+              const next = e.type === 'DELETED' ? undefined : o;
+              for (const f of this.objectListeners) f({ old, next });
             }
             const rv = Number(o.metadata.resourceVersion ?? 0);
             if (rv > this.revision) this.revision = rv;
