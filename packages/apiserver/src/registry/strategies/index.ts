@@ -11,6 +11,7 @@ import { certificateSigningRequestStrategy } from './certificate-signing-request
 import { configMapStrategy } from './config-map.js';
 import { eventStrategy, eventsV1EventStrategy } from './event.js';
 import { namespaceStrategy } from './namespace.js';
+import { nodeStrategy } from './node.js';
 import { podStrategy } from './pod.js';
 import { secretStrategy } from './secret.js';
 import { serviceStrategy } from './service.js';
@@ -35,6 +36,7 @@ import { endpointSliceStrategy } from './endpoint-slice.js';
 
 const BY_KIND: Record<string, Strategy> = {
   '/Namespace': namespaceStrategy,
+  '/Node': nodeStrategy,
   '/ConfigMap': configMapStrategy,
   '/Secret': secretStrategy,
   '/Pod': podStrategy,
