@@ -29,7 +29,10 @@
 // First runs (27 November 2026, 2 cores): 50 nodes / 1,000 pods in 28-39 s. 1,000 nodes /
 // 5,000 pods did not finish: after ~3 minutes the controller manager and the scheduler both
 // failed to renew their Leases within the 10 s renew deadline and exited (4,592 pods Running,
-// 408 Pending; the API server's RSS 947 MB). See docs/simulated-nodes.md.
+// 408 Pending; the API server's RSS 947 MB). 28 November, with the components as their own
+// users, the node graph kept incrementally and the scheduler's node sampling: 1,000 nodes /
+// 5,000 pods Running in 250 s, mutating p99 1.10 s, get p99 0.55 s, no node flap. See
+// docs/simulated-nodes.md.
 
 import { readFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
