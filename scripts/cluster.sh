@@ -101,65 +101,35 @@ naming_args() {
   for a in ${EXTRA_API_ARGS[@]+"${EXTRA_API_ARGS[@]}"}; do case "$a" in --naming=*) echo "$a" ;; esac; done
 }
 
-write_admin_svcconfig() {
-  local token ca
-  token=$(cut -d, -f1 "$DIR/tokens.csv" | head -n1)
-  ca=$(base64 -w0 <"$PKI/ca.crt")
-  cat >"$SVCCONFIG" <<YAML
-apiVersion: v1
-kind: Config
-clusters:
-- name: svc
-  cluster:
-    server: https://127.0.0.1:$API_PORT
-    certificate-authority-data: $ca
-users:
-- name: admin
-  user:
-    token: $token
-contexts:
-- name: admin@svc
-  context:
-    cluster: svc
-    user: admin
-    namespace: default
-current-context: admin@svc
-YAML
-  chmod 600 "$SVCCONFIG"
+# A svcconfig for 127.0.0.1:$API_PORT: write_svcconfig <file> <user> <user lines (YAML, under user:)...>
+write_svcconfig() {
+  local file=$1 user=$2 line
+  shift 2
+  {
+    printf 'apiVersion: v1\nkind: Config\nclusters:\n- name: svc\n  cluster:\n'
+    printf '    server: https://127.0.0.1:%s\n    certificate-authority-data: %s\n' "$API_PORT" "$(base64 -w0 <"$PKI/ca.crt")"
+    printf 'users:\n- name: %s\n  user:\n' "$user"
+    for line in "$@"; do printf '    %s\n' "$line"; done
+    printf 'contexts:\n- name: %s@svc\n  context:\n    cluster: svc\n    user: %s\n    namespace: default\n' "$user" "$user"
+    printf 'current-context: %s@svc\n' "$user"
+  } >"$file"
+  chmod 600 "$file"
 }
 
+write_admin_svcconfig() {
+  write_svcconfig "$SVCCONFIG" admin "token: $(cut -d, -f1 "$DIR/tokens.csv" | head -n1)"
+}
+
+# The components' svcconfigs use their own client certificates from the PKI (kubeadm's
+# controller-manager.conf, scheduler.conf): RBAC gives each its role and priority and fairness
+# classifies its requests, where the admin credential (system:masters) is exempt from both.
 write_svcconfigs() {
   write_admin_svcconfig
   local c
-  for c in controller-manager scheduler node-simulator; do write_cert_svcconfig "$c"; done
-}
-
-# A component's svcconfig with its own client certificate from the PKI (kubeadm's
-# controller-manager.conf, scheduler.conf): RBAC gives it its role and priority and fairness
-# classifies its requests, where the admin credential (system:masters) is exempt from both.
-write_cert_svcconfig() { # name (a pair <name>.crt/.key in $PKI)
-  local file="$DIR/$1.svcconfig"
-  cat >"$file" <<YAML
-apiVersion: v1
-kind: Config
-clusters:
-- name: svc
-  cluster:
-    server: https://127.0.0.1:$API_PORT
-    certificate-authority-data: $(base64 -w0 <"$PKI/ca.crt")
-users:
-- name: $1
-  user:
-    client-certificate-data: $(base64 -w0 <"$PKI/$1.crt")
-    client-key-data: $(base64 -w0 <"$PKI/$1.key")
-contexts:
-- name: $1@svc
-  context:
-    cluster: svc
-    user: $1
-current-context: $1@svc
-YAML
-  chmod 600 "$file"
+  for c in controller-manager scheduler node-simulator; do
+    write_svcconfig "$DIR/$c.svcconfig" "$c" \
+      "client-certificate-data: $(base64 -w0 <"$PKI/$c.crt")" "client-key-data: $(base64 -w0 <"$PKI/$c.key")"
+  done
 }
 
 # The node simulator's user (svcadm's node-simulator certificate) gets the nodes' ClusterRole.
