@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { apiServiceEnv, serviceAccountMountPath } from '@svc/api/names';
-import YAML from 'yaml';
+import { parseConfigText } from './svcconfig-yaml.js';
 
 /** An `exec` credential plugin entry of a user (kubeconfig format). */
 export interface ExecConfig {
@@ -54,7 +54,7 @@ function named<T>(list: unknown, { what, name }: { what: string; name: string },
 export function loadSvcconfig(path: string, opts: { context?: string } = {}): ClientConfig {
   let doc: Record<string, unknown>;
   try {
-    doc = (YAML.parse(readFileSync(path, 'utf8')) ?? {}) as Record<string, unknown>;
+    doc = (parseConfigText(readFileSync(path, 'utf8')) ?? {}) as Record<string, unknown>;
   } catch (e) {
     throw new SvcconfigError(`${path}: ${(e as Error).message}`);
   }

@@ -1,5 +1,3 @@
-import { isatty } from 'node:tty';
-
 /**
  * What a run of svcctl talks to: its output streams, standard input, environment and
  * terminal. The binary passes the process's; tests pass their own and read what was written.
@@ -35,7 +33,7 @@ export interface Terminal {
 }
 
 function processTerminal(): Terminal | undefined {
-  if (!isatty(0)) return undefined;
+  if (!process.stdin.isTTY) return undefined;
   return {
     setRaw: (on) => {
       process.stdin.setRawMode(on);
@@ -50,7 +48,8 @@ function processTerminal(): Terminal | undefined {
 
 /**
  * The io of the svcctl process itself. `process.stdin` is touched only when a command reads
- * standard input: making it costs a few milliseconds of start-up (the stream modules).
+ * standard input or asks for the terminal: making it costs a few milliseconds of start-up (the
+ * stream and socket modules).
  */
 export function processIo(signal?: AbortSignal): SvcctlIo {
   return {
@@ -77,6 +76,8 @@ export function processIo(signal?: AbortSignal): SvcctlIo {
     errBytes: (b) => {
       process.stderr.write(b);
     },
-    terminal: processTerminal(),
+    get terminal() {
+      return processTerminal();
+    },
   };
 }
