@@ -1,7 +1,8 @@
 // `./scripts/cluster.sh up --nodes 2` as real processes (needs the build), driven with stock
 // kubectl: a Deployment running a real command becomes Available, scales up and down, rolls
 // out a new command, mounts a ConfigMap that kubectl exec reads and kubectl edit changes, and
-// survives the loss of node-2's svclet (its pods are replaced on node-1). Every port is free
+// survives the loss of node-2's svclet (its pods are replaced on node-1); a DaemonSet, a
+// StatefulSet, a Job made from a CronJob and an eviction refused by a PodDisruptionBudget. Every port is free
 // and passed through SVC_*_PORT; the cluster lives in a temp SVC_CLUSTER_DIR, and nothing
 // started for it may outlive `cluster.sh down`.
 import { spawnSync } from 'node:child_process';
@@ -359,6 +360,102 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
     await kOk('delete', 'deployment', 'web');
     await kOk('delete', 'configmap', 'web-config');
   }, 120_000);
+
+  it('a DaemonSet on each node, a StatefulSet in order, a Job from a CronJob, and an eviction a budget refuses', async () => {
+    const sleepy = { image: 'busybox', command: ['sleep', '3600'] };
+    const manifest = [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'DaemonSet',
+        metadata: { name: 'agent' },
+        spec: {
+          selector: { matchLabels: { app: 'agent' } },
+          template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', ...sleepy }] } },
+        },
+      },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: { name: 'db' },
+        spec: {
+          serviceName: 'db',
+          replicas: 2,
+          selector: { matchLabels: { app: 'db' } },
+          template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'c', ...sleepy }] } },
+        },
+      },
+      {
+        apiVersion: 'batch/v1',
+        kind: 'CronJob',
+        metadata: { name: 'nightly' },
+        spec: {
+          schedule: '0 3 * * *',
+          jobTemplate: {
+            spec: {
+              template: {
+                spec: {
+                  restartPolicy: 'Never',
+                  containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'true'] }],
+                },
+              },
+            },
+          },
+        },
+      },
+    ];
+    await kubectl(admin, ['apply', '-f', '-'], {
+      stdin: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: manifest }),
+      timeoutMs: 60_000,
+    }).then((r) => expect(r.code).toBe(0));
+    await kOk('rollout', 'status', 'daemonset/agent', '--timeout=90s');
+    const agents = (JSON.parse(await kOk('get', 'pods', '-l', 'app=agent', '-o', 'json')) as { items: Pod[] }).items;
+    expect(
+      live(agents)
+        .map((p) => p.spec.nodeName)
+        .sort(),
+    ).toEqual(['node-1', 'node-2']);
+    await kOk('rollout', 'status', 'statefulset/db', '--timeout=90s');
+    expect((await kOk('get', 'pods', '-l', 'app=db', '-o', 'name')).trim().split('\n').sort()).toEqual([
+      'pod/db-0',
+      'pod/db-1',
+    ]);
+    await kOk('scale', 'statefulset', 'db', '--replicas=1');
+    await waitFor(
+      'db-1 to go (scale down from the highest ordinal)',
+      async () => (await k('get', 'pod', 'db-1')).code !== 0,
+      {
+        timeoutMs: 60_000,
+        intervalMs: 500,
+      },
+    );
+    await kOk('create', 'job', 'manual', '--from=cronjob/nightly');
+    await kOk('wait', '--for=condition=complete', 'job/manual', '--timeout=90s');
+    // One replica and minAvailable 1: the budget allows no disruption, so the eviction is refused.
+    await kOk('create', 'poddisruptionbudget', 'db', '--selector=app=db', '--min-available=1');
+    await waitFor(
+      'the budget to count db-0 healthy',
+      async () => (await kOk('get', 'pdb', 'db', '-o', 'jsonpath={.status.currentHealthy}')) === '1',
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
+    const evicted = await kubectl(
+      admin,
+      ['create', '--raw', '/api/v1/namespaces/default/pods/db-0/eviction', '-f', '-'],
+      {
+        stdin: JSON.stringify({
+          apiVersion: 'policy/v1',
+          kind: 'Eviction',
+          metadata: { name: 'db-0', namespace: 'default' },
+        }),
+        timeoutMs: 30_000,
+      },
+    );
+    expect(evicted.code).not.toBe(0);
+    expect(evicted.stderr).toMatch(/Cannot evict pod as it would violate the pod's disruption budget/);
+    await kOk('delete', 'pdb', 'db');
+    await kOk('delete', 'daemonset', 'agent', '--wait=true');
+    await kOk('delete', 'statefulset', 'db', '--wait=true');
+    await kOk('delete', 'cronjob', 'nightly', '--wait=true');
+  }, 300_000);
 
   it('replaces the pods of a node whose svclet was killed, on node-1', async () => {
     const onNode2 = live(await pods())
