@@ -35,6 +35,7 @@ import {
   type VerificationKey,
 } from './service-account/keys.js';
 import { ServiceAccountTokenAuthenticator } from './service-account/token-authenticator.js';
+import { LegacyServiceAccountTokenAuthenticator } from './service-account/legacy-token-authenticator.js';
 import { createServiceAccountToken, ServiceAccountTokenSigner } from './service-account/token-request.js';
 import { TokenFileAuthenticator } from './token-file.js';
 import { RequestHeaderAuthenticator } from './request-header.js';
@@ -213,6 +214,17 @@ export async function buildAuthentication(
       lookup: o.serviceAccountLookup,
       getObject: deps.getObject,
     }),
+  );
+  // Legacy tokens in Secrets (serviceaccount-token-controller), verified with the same keys, as Kubernetes.
+  tokenAuthenticators.push(
+    audienceAgnostic(
+      new LegacyServiceAccountTokenAuthenticator({
+        keys: sa.keys,
+        lookup: o.serviceAccountLookup,
+        getObject: deps.getObject,
+      }),
+      apiAudiences,
+    ),
   );
   if (o.oidc) {
     const { caFile, ...flags } = o.oidc;

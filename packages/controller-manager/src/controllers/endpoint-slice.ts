@@ -36,6 +36,102 @@ const portsKey = (ports: readonly SlicePort[]): string =>
       .sort((a, b) => String(a[0]).localeCompare(String(b[0])) || Number(a[1]) - Number(b[1])),
   );
 
+/** One EndpointSlice to be written: its address type, ports and endpoints. */
+export interface DesiredSlice {
+  addressType: EndpointSlice['addressType'];
+  ports: SlicePort[];
+  endpoints: SliceEndpoint[];
+}
+
+/** The metadata a slice manager sets on a slice it writes (given the slice it replaces, if any). */
+export type SliceMeta = Required<Pick<EndpointSlice['metadata'], 'labels' | 'annotations' | 'ownerReferences'>>;
+
+/** The slices `manager` keeps for one Service (by the service-name and managed-by labels), by name. */
+export function slicesManagedBy(
+  store: { byIndex(i: string, v: string): EndpointSlice[] },
+  o: { namespace: string; service: string; manager: string },
+): EndpointSlice[] {
+  return store
+    .byIndex(NAMESPACE_INDEX, o.namespace)
+    .filter(
+      (s) =>
+        s.metadata.labels?.[endpointSliceLabel('service-name')] === o.service &&
+        s.metadata.labels?.[endpointSliceLabel('managed-by')] === o.manager,
+    )
+    .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+}
+
+/** The `namespace/service` key of a slice `manager` keeps, for its informer handler; none for other slices. */
+export function serviceKeyOfSlice(s: EndpointSlice, manager: string): string[] {
+  const svc = s.metadata.labels?.[endpointSliceLabel('service-name')];
+  return svc && s.metadata.labels?.[endpointSliceLabel('managed-by')] === manager
+    ? [`${s.metadata.namespace ?? ''}/${svc}`]
+    : [];
+}
+
+/** Deletes a slice; one already gone is fine. */
+export async function deleteSlice(api: ResourceClient<EndpointSlice>, s: EndpointSlice): Promise<void> {
+  try {
+    await api.namespace(s.metadata.namespace ?? '').delete(s.metadata.name ?? '');
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+}
+
+/**
+ * Makes `existing` (the slices one manager owns for one Service) into `desired`: each desired
+ * slice takes the place of an existing one of the same address type and port set (in order),
+ * is left alone when `unchanged` says so, else updated in place; the others are created with
+ * `generateName`; existing slices left over are deleted. Resolves with the slices written (as
+ * the server returned them) and the names deleted. Shared by the endpointslice and
+ * endpointslice-mirroring controllers.
+ */
+export async function writeSlices(o: {
+  api: ResourceClient<EndpointSlice>;
+  namespace: string;
+  existing: readonly EndpointSlice[];
+  desired: readonly DesiredSlice[];
+  generateName: string;
+  meta: (old: EndpointSlice | undefined) => SliceMeta;
+  unchanged: (old: EndpointSlice, want: DesiredSlice, meta: SliceMeta) => boolean;
+}): Promise<{ written: EndpointSlice[]; deleted: string[] }> {
+  const written: EndpointSlice[] = [];
+  const deleted: string[] = [];
+  const key = (addressType: string, ports: readonly SlicePort[]): string => `${addressType}${portsKey(ports)}`;
+  const byKey = new Map<string, EndpointSlice[]>();
+  for (const s of o.existing) {
+    const k = key(s.addressType, s.ports ?? []);
+    byKey.set(k, [...(byKey.get(k) ?? []), s]);
+  }
+  const api = o.api.namespace(o.namespace);
+  for (const want of o.desired) {
+    const old = byKey.get(key(want.addressType, want.ports))?.shift();
+    const meta = o.meta(old);
+    if (old && o.unchanged(old, want, meta)) continue;
+    const slice: EndpointSlice = {
+      apiVersion: `${group('discovery')}/v1`,
+      kind: 'EndpointSlice',
+      metadata: {
+        ...(old
+          ? { name: old.metadata.name, resourceVersion: old.metadata.resourceVersion }
+          : { generateName: o.generateName }),
+        namespace: o.namespace,
+        ...meta,
+      },
+      addressType: want.addressType,
+      endpoints: want.endpoints,
+      ports: want.ports,
+    };
+    written.push(await (old ? api.update(slice) : api.create(slice)));
+  }
+  for (const left of byKey.values())
+    for (const s of left) {
+      await deleteSlice(o.api, s);
+      deleted.push(s.metadata.name ?? '');
+    }
+  return { written, deleted };
+}
+
 /** The desired endpoints of `svc`, grouped by the ports they resolve to (terminating pods included, as Kubernetes). */
 export function sliceGroups(svc: Service, pods: readonly Pod[]): Map<string, Group> {
   const groups = new Map<string, Group>();
@@ -81,27 +177,9 @@ export const endpointSliceController: ControllerDefinition = {
     const services = informer<Service>(ctx, R.services());
     const pods = informer<Pod>(ctx, R.pods());
     const slices = informer<EndpointSlice>(ctx, R.endpointSlices());
-    const api = (ns: string): ResourceClient<EndpointSlice> =>
-      new ResourceClient<EndpointSlice>(ctx.client, R.endpointSlices()).namespace(ns);
+    const api = new ResourceClient<EndpointSlice>(ctx.client, R.endpointSlices());
     const maxPerSlice = ctx.options.maxEndpointsPerSlice || MAX_ENDPOINTS_PER_SLICE;
     const manager = (): string => endpointsControllerKey('slice-manager');
-    const ownedSlices = (namespace: string, name: string): EndpointSlice[] =>
-      slices.store
-        .byIndex(NAMESPACE_INDEX, namespace)
-        .filter(
-          (s) =>
-            s.metadata.labels?.[endpointSliceLabel('service-name')] === name &&
-            s.metadata.labels?.[endpointSliceLabel('managed-by')] === manager(),
-        )
-        .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
-
-    const remove = async (s: EndpointSlice): Promise<void> => {
-      try {
-        await api(s.metadata.namespace ?? '').delete(s.metadata.name ?? '');
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
-      }
-    };
 
     const controller = newController(ctx, {
       name: NAME,
@@ -110,9 +188,9 @@ export const endpointSliceController: ControllerDefinition = {
       reconcile: async (key) => {
         const { namespace = '', name } = splitKey(key);
         const svc = services.store.get(key);
-        const existing = ownedSlices(namespace, name);
+        const existing = slicesManagedBy(slices.store, { namespace, service: name, manager: manager() });
         if (!svc || !hasSelector(svc)) {
-          for (const s of existing) await remove(s);
+          for (const s of existing) await deleteSlice(api, s);
           return;
         }
         const nsPods = pods.store.byIndex(NAMESPACE_INDEX, namespace);
@@ -124,58 +202,35 @@ export const endpointSliceController: ControllerDefinition = {
           [endpointSliceLabel('managed-by')]: manager(),
         };
         const trigger = lastChangeTriggerTime(svc, nsPods);
-        const free = [...existing];
-        const byKey = new Map<string, EndpointSlice[]>();
-        for (const s of existing) {
-          const k = portsKey(s.ports ?? []);
-          byKey.set(k, [...(byKey.get(k) ?? []), s]);
-        }
-        for (const [k, g] of groups) {
-          const reuse = byKey.get(k) ?? [];
-          for (let i = 0; i < Math.max(1, Math.ceil(g.endpoints.length / maxPerSlice)); i++) {
-            const endpoints = g.endpoints.slice(i * maxPerSlice, (i + 1) * maxPerSlice);
-            const old = reuse[i];
-            if (old) free.splice(free.indexOf(old), 1);
-            if (
-              old &&
-              jsonEqual(old.endpoints ?? [], endpoints) &&
-              jsonEqual(old.ports ?? [], g.ports) &&
-              jsonEqual(old.metadata.labels ?? {}, labels)
-            )
-              continue;
+        const desired: DesiredSlice[] = [];
+        for (const g of groups.values())
+          for (let i = 0; i < Math.max(1, Math.ceil(g.endpoints.length / maxPerSlice)); i++)
+            desired.push({
+              addressType: 'IPv4',
+              ports: g.ports,
+              endpoints: g.endpoints.slice(i * maxPerSlice, (i + 1) * maxPerSlice),
+            });
+        await writeSlices({
+          api,
+          namespace,
+          existing,
+          desired,
+          generateName: `${name}-`,
+          meta: (old) => {
             const annotations: Record<string, string> = { ...(old?.metadata.annotations ?? {}) };
             if (trigger) annotations[endpointsControllerKey('trigger-time')] = trigger;
-            const slice: EndpointSlice = {
-              apiVersion: `${group('discovery')}/v1`,
-              kind: 'EndpointSlice',
-              metadata: {
-                ...(old
-                  ? { name: old.metadata.name, resourceVersion: old.metadata.resourceVersion }
-                  : { generateName: `${name}-` }),
-                namespace,
-                labels,
-                annotations,
-                ownerReferences: [newControllerRef(svc, 'v1', 'Service')],
-              },
-              addressType: 'IPv4',
-              endpoints,
-              ports: g.ports,
-            };
-            if (old) await api(namespace).update(slice);
-            else await api(namespace).create(slice);
-          }
-        }
-        for (const s of free) await remove(s);
+            return { labels, annotations, ownerReferences: [newControllerRef(svc, 'v1', 'Service')] };
+          },
+          unchanged: (old, want) =>
+            jsonEqual(old.endpoints ?? [], want.endpoints) &&
+            jsonEqual(old.ports ?? [], want.ports) &&
+            jsonEqual(old.metadata.labels ?? {}, labels),
+        });
       },
     });
 
     controller.watch(services);
-    controller.watch(slices, (s) => {
-      const svc = s.metadata.labels?.[endpointSliceLabel('service-name')];
-      return svc && s.metadata.labels?.[endpointSliceLabel('managed-by')] === manager()
-        ? [`${s.metadata.namespace ?? ''}/${svc}`]
-        : [];
-    });
+    controller.watch(slices, (s) => serviceKeyOfSlice(s, manager()));
     controller.watch(pods, () => []);
     const enqueue = (...ps: Pod[]): void => {
       for (const k of servicesOfPod(services.store, ps)) controller.enqueue(k);

@@ -1,4 +1,4 @@
-import { fieldErrors, type ApiObject, type FieldError } from '@svc/api';
+import { fieldErrors, serviceAccountTokenSecretKey, type ApiObject, type FieldError } from '@svc/api';
 import type { Strategy } from '../strategy.js';
 import { validateDataKeys, validateImmutable } from './config-map.js';
 
@@ -13,8 +13,17 @@ function mergeStringData(obj: ApiObject): void {
   delete obj.stringData;
 }
 
-const validate = (obj: ApiObject): FieldError[] =>
-  validateDataKeys([['data', obj.data as Record<string, string> | undefined]], (v) => Buffer.from(v, 'base64').length);
+const validate = (obj: ApiObject): FieldError[] => {
+  const errs = validateDataKeys(
+    [['data', obj.data as Record<string, string> | undefined]],
+    (v) => Buffer.from(v, 'base64').length,
+  );
+  // As Kubernetes' ValidateSecret: a legacy token Secret names its account (the controller fills the rest).
+  const account = serviceAccountTokenSecretKey('service-account.name');
+  if (obj.type === serviceAccountTokenSecretKey('type') && !obj.metadata.annotations?.[account])
+    errs.push(fieldErrors.required(`metadata.annotations[${account}]`));
+  return errs;
+};
 
 export const secretStrategy: Strategy = {
   prepareForCreate(obj) {
