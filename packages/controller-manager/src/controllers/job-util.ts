@@ -64,14 +64,14 @@ export function completionIndexOf(p: Pod, completions: number): number | undefin
   return n < completions ? n : undefined;
 }
 
-/** `1,3-5,7` (Kubernetes' compressed index list) from a set of indexes. */
+/** `1,3-5,7,8` (Kubernetes' compressed index list: runs of three or more as ranges) from a set of indexes. */
 export function formatIndexes(indexes: Iterable<number>): string {
   const sorted = [...new Set(indexes)].sort((a, b) => a - b);
   const out: string[] = [];
   for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j + 1 < sorted.length && (sorted[j + 1] ?? 0) === (sorted[j] ?? 0) + 1) j++;
-    out.push(i === j ? String(sorted[i]) : `${sorted[i]}-${sorted[j]}`);
+    out.push(i === j ? String(sorted[i]) : `${sorted[i]}${j === i + 1 ? ',' : '-'}${sorted[j]}`);
     i = j + 1;
   }
   return out.join(',');

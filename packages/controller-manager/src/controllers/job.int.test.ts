@@ -7,9 +7,12 @@ import { waitFor } from '@svc/testing';
 import { withControllerManager } from '../cm-testing.js';
 import { R } from '../resources.js';
 import { controllerOf } from './controller-ref.js';
+import { indexFailureKey } from './job-index-failures.js';
 import { createNamespace, kubectlIn, pods, refusal } from './workload-testing.js';
 
 const env = withControllerManager(['--controllers=job']);
+/** Controllers on a loaded machine: wait generously. */
+const LONG = { timeoutMs: 30_000 };
 
 const jobs = (api: RestClient, ns: string): ResourceClient<Job> => new ResourceClient<Job>(api, R.jobs()).namespace(ns);
 
@@ -35,10 +38,14 @@ async function podsOf(ns: string, job: Job): Promise<Pod[]> {
 
 /** The running pods of `job`, once there are `n`. */
 const running = (ns: string, job: Job, n: number): Promise<Pod[]> =>
-  waitFor(`${n} running pods of ${job.metadata.name ?? ''}`, async () => {
-    const ps = (await podsOf(ns, job)).filter((p) => !p.status?.phase || p.status.phase === 'Pending');
-    return ps.length === n ? ps : undefined;
-  });
+  waitFor(
+    `${n} running pods of ${job.metadata.name ?? ''}`,
+    async () => {
+      const ps = (await podsOf(ns, job)).filter((p) => !p.status?.phase || p.status.phase === 'Pending');
+      return ps.length === n ? ps : undefined;
+    },
+    LONG,
+  );
 
 /** Ends a pod as its node agent would report it: Succeeded (exit 0) or Failed (exit `exitCode`). */
 async function finish(pod: Pod, exitCode = 0): Promise<void> {
@@ -69,10 +76,14 @@ const condition = (job: Job, type: string): string | undefined =>
   job.status?.conditions?.find((c) => c.type === type && c.status === 'True')?.reason;
 
 const waitForCondition = (ns: string, name: string, type: string): Promise<Job> =>
-  waitFor(`job ${name} ${type}`, async () => {
-    const j = await jobs(env.api, ns).get(name);
-    return condition(j, type) !== undefined ? j : undefined;
-  });
+  waitFor(
+    `job ${name} ${type}`,
+    async () => {
+      const j = await jobs(env.api, ns).get(name);
+      return condition(j, type) !== undefined ? j : undefined;
+    },
+    LONG,
+  );
 
 describe('batch/v1 Job on the API server', () => {
   it('defaults as Kubernetes 1.32: one completion, parallelism 1, backoffLimit 6, a generated selector and labels', async () => {
@@ -154,6 +165,82 @@ describe('batch/v1 Job on the API server', () => {
     const idx = await api.get('elastic');
     const grown = await api.update({ ...idx, spec: { ...idx.spec, completions: 4, parallelism: 4 } });
     expect(grown.spec.completions).toBe(4);
+  });
+
+  it('refuses bad successPolicy and backoffLimitPerIndex specs with 422 and Kubernetes 1.32 field paths and messages', async () => {
+    const ns = await createNamespace(env.api, 'jobbad2');
+    const api = jobs(env.api, ns);
+    const indexed = (name: string, spec: Partial<Job['spec']>): Job =>
+      jobOf(name, { completionMode: 'Indexed', completions: 3, parallelism: 3, ...spec });
+    const refused = (job: Job): Promise<{ code: number; causes: string[] }> =>
+      refusal(api.create(job), { messages: true });
+    expect(await refused(jobOf('sp-nonidx', { successPolicy: { rules: [{ succeededCount: 1 }] } }))).toMatchObject({
+      code: 422,
+      causes: [expect.stringMatching(/^spec\.successPolicy: FieldValueInvalid: .*requires indexed completion mode$/)],
+    });
+    expect(await refused(indexed('sp-empty', { successPolicy: { rules: [] } }))).toEqual({
+      code: 422,
+      causes: [
+        'spec.successPolicy.rules: FieldValueRequired: Required value: at least one rules must be specified when the successPolicy is specified',
+      ],
+    });
+    expect(
+      await refused(
+        indexed('sp-rules', {
+          successPolicy: {
+            rules: [
+              {},
+              { succeededIndexes: '0-5' },
+              { succeededIndexes: '2,1' },
+              { succeededIndexes: '0-1', succeededCount: 4 },
+            ],
+          },
+        }),
+      ),
+    ).toEqual({
+      code: 422,
+      causes: [
+        'spec.successPolicy.rules[0]: FieldValueRequired: Required value: at least one of succeededCount or succeededIndexes must be specified',
+        'spec.successPolicy.rules[1].succeededIndexes: FieldValueInvalid: Invalid value: "0-5": error parsing succeededIndexes: too large index: "5"',
+        'spec.successPolicy.rules[2].succeededIndexes: FieldValueInvalid: Invalid value: "2,1": error parsing succeededIndexes: non-increasing order, previous: 2, current: 1',
+        'spec.successPolicy.rules[3].succeededCount: FieldValueInvalid: Invalid value: 4: must be less than or equal to 3 (the number of specified completions)',
+        'spec.successPolicy.rules[3].succeededCount: FieldValueInvalid: Invalid value: 4: must be less than or equal to 2 (the number of indexes in the specified succeededIndexes field)',
+      ],
+    });
+    expect(await refused(jobOf('bl-nonidx', { backoffLimitPerIndex: 1, maxFailedIndexes: 1 }))).toEqual({
+      code: 422,
+      causes: [
+        'spec.backoffLimitPerIndex: FieldValueInvalid: Invalid value: 1: requires indexed completion mode',
+        'spec.maxFailedIndexes: FieldValueInvalid: Invalid value: 1: requires indexed completion mode',
+      ],
+    });
+    expect(await refused(indexed('max-alone', { maxFailedIndexes: 1 }))).toEqual({
+      code: 422,
+      causes: ['spec.backoffLimitPerIndex: FieldValueRequired: Required value: when maxFailedIndexes is specified'],
+    });
+    expect(await refused(indexed('max-big', { backoffLimitPerIndex: 1, maxFailedIndexes: 4 }))).toEqual({
+      code: 422,
+      causes: ['spec.maxFailedIndexes: FieldValueInvalid: Invalid value: 4: must be less than or equal to completions'],
+    });
+    expect(
+      await refused(
+        indexed('failindex', {
+          podFailurePolicy: { rules: [{ action: 'FailIndex', onExitCodes: { operator: 'In', values: [3] } }] },
+        }),
+      ),
+    ).toEqual({
+      code: 422,
+      causes: [
+        'spec.podFailurePolicy.rules[0].action: FieldValueInvalid: Invalid value: "FailIndex": requires the backoffLimitPerIndex to be set',
+      ],
+    });
+    // backoffLimit defaults to the largest int32 when backoffLimitPerIndex is set; both are immutable.
+    const ok = await api.create(indexed('per-index', { suspend: true, backoffLimitPerIndex: 1 }));
+    expect(ok.spec.backoffLimit).toBe(2147483647);
+    expect(await refusal(api.update({ ...ok, spec: { ...ok.spec, backoffLimitPerIndex: 2 } }))).toEqual({
+      code: 422,
+      causes: ['spec.backoffLimitPerIndex: FieldValueInvalid'],
+    });
   });
 });
 
@@ -274,6 +361,130 @@ describe('job-controller', () => {
     await finish(retry);
     const done = await waitForCondition(ns, 'idx', 'Complete');
     expect(done.status).toMatchObject({ completedIndexes: '0-2', succeeded: 3, failed: 1 });
+  });
+
+  it('successPolicy: SuccessCriteriaMet (SuccessPolicy) once the named indexes succeed, the rest terminated, then Complete', async () => {
+    const ns = await createNamespace(env.api, 'jobsp');
+    const j = await jobs(env.api, ns).create(
+      jobOf('sp', {
+        completionMode: 'Indexed',
+        completions: 4,
+        parallelism: 4,
+        successPolicy: { rules: [{ succeededIndexes: '0,2' }] },
+      }),
+    );
+    const ps = await running(ns, j, 4);
+    const key = batchKey('job-completion-index');
+    for (const i of ['0', '2']) {
+      const p = ps.find((x) => x.metadata.annotations?.[key] === i);
+      if (p) await finish(p);
+    }
+    const done = await waitForCondition(ns, 'sp', 'Complete');
+    const types = (done.status?.conditions ?? []).map((c) => c.type);
+    expect(types).toEqual(['SuccessCriteriaMet', 'Complete']);
+    for (const type of ['SuccessCriteriaMet', 'Complete']) {
+      const c = done.status?.conditions?.find((x) => x.type === type);
+      expect(c).toMatchObject({ status: 'True', reason: 'SuccessPolicy', message: 'Matched rules at index 0' });
+    }
+    expect(done.status).toMatchObject({ completedIndexes: '0,2', succeeded: 2 });
+    expect(done.status?.active).toBeUndefined();
+    expect(done.status?.completionTime).toBeDefined();
+    // Indexes 1 and 3 were still running: their pods were deleted.
+    await waitFor(
+      'the running pods of indexes 1 and 3 gone or terminating',
+      async () =>
+        (await podsOf(ns, j))
+          .filter((p) => ['1', '3'].includes(p.metadata.annotations?.[key] ?? ''))
+          .every((p) => !!p.metadata.deletionTimestamp),
+      LONG,
+    );
+  });
+
+  it('backoffLimitPerIndex: an index out of retries is listed in failedIndexes, the others complete, the Job fails with FailedIndexes', async () => {
+    const ns = await createNamespace(env.api, 'jobbli');
+    const j = await jobs(env.api, ns).create(
+      jobOf('bli', { completionMode: 'Indexed', completions: 3, parallelism: 3, backoffLimitPerIndex: 1 }),
+    );
+    expect(j.spec.backoffLimit).toBe(2147483647);
+    const ps = await running(ns, j, 3);
+    const key = batchKey('job-completion-index');
+    const count = indexFailureKey('job-index-failure-count');
+    expect(ps.map((p) => p.metadata.annotations?.[count])).toEqual(['0', '0', '0']);
+    const first = ps.find((p) => p.metadata.annotations?.[key] === '1');
+    if (first) await finish(first, 1);
+    // The replacement (after the index's back-off) carries the index's failure count.
+    const retry = await waitFor(
+      'a second pod for index 1',
+      async () =>
+        (await podsOf(ns, j)).find(
+          (p) => p.metadata.annotations?.[key] === '1' && p.metadata.uid !== first?.metadata.uid,
+        ),
+      { timeoutMs: 45_000 },
+    );
+    expect(retry.metadata.annotations?.[count]).toBe('1');
+    await finish(retry, 1);
+    await waitFor(
+      'index 1 failed',
+      async () => (await jobs(env.api, ns).get('bli')).status?.failedIndexes === '1',
+      LONG,
+    );
+    for (const i of ['0', '2']) {
+      const p = ps.find((x) => x.metadata.annotations?.[key] === i);
+      if (p) await finish(p);
+    }
+    const failed = await waitForCondition(ns, 'bli', 'Failed');
+    expect(failed.status?.conditions?.find((c) => c.type === 'Failed')).toMatchObject({
+      reason: 'FailedIndexes',
+      message: 'Job has failed indexes',
+    });
+    expect(condition(failed, 'FailureTarget')).toBe('FailedIndexes');
+    expect(failed.status).toMatchObject({ failedIndexes: '1', completedIndexes: '0,2', succeeded: 2, failed: 2 });
+    // No third pod for the failed index.
+    expect((await podsOf(ns, j)).filter((p) => p.metadata.annotations?.[key] === '1').length).toBe(2);
+  });
+
+  it('maxFailedIndexes: the Job fails with MaxFailedIndexesExceeded when more indexes fail, and its running pods are deleted', async () => {
+    const ns = await createNamespace(env.api, 'jobmfi');
+    const j = await jobs(env.api, ns).create(
+      jobOf('mfi', {
+        completionMode: 'Indexed',
+        completions: 4,
+        parallelism: 4,
+        backoffLimitPerIndex: 0,
+        maxFailedIndexes: 1,
+        podFailurePolicy: {
+          rules: [{ action: 'FailIndex', onExitCodes: { containerName: 'c', operator: 'In', values: [7] } }],
+        },
+      }),
+    );
+    const ps = await running(ns, j, 4);
+    const key = batchKey('job-completion-index');
+    const byIndex = (i: string): Pod | undefined => ps.find((p) => p.metadata.annotations?.[key] === i);
+    const zero = byIndex('0');
+    if (zero) await finish(zero, 7);
+    await waitFor(
+      'index 0 failed',
+      async () => (await jobs(env.api, ns).get('mfi')).status?.failedIndexes === '0',
+      LONG,
+    );
+    const one = byIndex('1');
+    if (one) await finish(one, 1);
+    const failed = await waitForCondition(ns, 'mfi', 'Failed');
+    expect(failed.status?.conditions?.find((c) => c.type === 'Failed')).toMatchObject({
+      reason: 'MaxFailedIndexesExceeded',
+      message: 'Job has exceeded the specified maximal number of failed indexes',
+    });
+    expect(failed.status?.failedIndexes).toBe('0,1');
+    expect(failed.status?.failed).toBeGreaterThanOrEqual(2);
+    expect(failed.status?.active).toBeUndefined();
+    await waitFor(
+      'indexes 2 and 3 deleted',
+      async () =>
+        (await podsOf(ns, j))
+          .filter((p) => ['2', '3'].includes(p.metadata.annotations?.[key] ?? ''))
+          .every((p) => !!p.metadata.deletionTimestamp),
+      LONG,
+    );
   });
 
   it('creates no pods while suspended and deletes them on suspension; resumes', async () => {

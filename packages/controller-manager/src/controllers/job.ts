@@ -1,9 +1,10 @@
 import { batchKey, isNotFound, type Job, type JobStatus, type Pod } from '@svc/api';
 import { EventRecorder, NAMESPACE_INDEX, ResourceClient, objectKey, type EventOptions } from '@svc/client';
-import { jsonEqual, labelSelectorFromObject, nameIsDnsSubdomain, type LabelSelector } from '@svc/machinery';
+import { jsonEqual, labelSelectorFromObject, type LabelSelector } from '@svc/machinery';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
 import { claimObjects, controllerOf, newControllerRef, recheckOwner, resolveControllerRef } from './controller-ref.js';
+import { podForJob } from './job-pod.js';
 import { ControllerExpectations } from './expectations.js';
 import {
   DEFAULT_POD_FAILURE_BACKOFF_MS,
@@ -21,6 +22,15 @@ import {
   setCondition,
   type BackoffRecord,
 } from './job-util.js';
+import {
+  failedIndexesFailure,
+  failedIndexesOf,
+  failureCountAnnotations,
+  hasBackoffLimitPerIndex,
+  indexesPastBackoff,
+  lastFailedPodPerIndex,
+} from './job-index-failures.js';
+import { matchSuccessPolicy } from './job-success-policy.js';
 import { isPodActive, isPodReady } from './pod-util.js';
 import { slowStartBatch } from './replica-set.js';
 import { nowTime } from './workload-util.js';
@@ -38,37 +48,6 @@ export interface JobControllerOptions {
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-/** The pod a Job creates (Kubernetes' GetPodFromTemplate plus the tracking finalizer and, for Indexed Jobs, the index). */
-export function podForJob(job: Job, index?: number): Pod {
-  const t = job.spec.template;
-  const name = job.metadata.name ?? '';
-  const base = index === undefined ? name : `${name}-${index}`;
-  const metadata: Pod['metadata'] = {
-    generateName: nameIsDnsSubdomain(`${base}-`, true) ? `${base}-` : base,
-    labels: { ...(t.metadata?.labels ?? {}) },
-    annotations: { ...(t.metadata?.annotations ?? {}) },
-    finalizers: [...(t.metadata?.finalizers ?? []), batchKey('job-tracking')],
-    ownerReferences: [newControllerRef(job, 'batch/v1', 'Job')],
-  };
-  const spec = structuredClone(t.spec);
-  if (index !== undefined) {
-    const key = batchKey('job-completion-index');
-    (metadata.annotations ??= {})[key] = String(index);
-    (metadata.labels ??= {})[key] = String(index);
-    spec.hostname ??= `${name}-${index}`;
-    for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
-      const env = (c.env ??= []);
-      if (env.some((e) => e.name === 'JOB_COMPLETION_INDEX')) continue;
-      env.push({
-        name: 'JOB_COMPLETION_INDEX',
-        // apiVersion as Kubernetes' pod defaults would fill it in.
-        valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: `metadata.annotations['${key}']` } },
-      });
-    }
-  }
-  return { apiVersion: 'v1', kind: 'Pod', metadata, spec };
-}
-
 /**
  * `job-controller`: runs each Job's pods to completion as Kubernetes v1.32 does. Pods carry the
  * `job-tracking` finalizer until their end is counted: a finished pod goes first into
@@ -79,7 +58,10 @@ export function podForJob(job: Job, index?: number): Pod {
  * an exponential back-off after failures. A Job fails (`FailureTarget`, then `Failed` once its
  * pods are gone) past `backoffLimit`, `activeDeadlineSeconds` or a `FailJob` rule of
  * `podFailurePolicy`; it completes (`SuccessCriteriaMet`, then `Complete` with
- * `completionTime`) when enough pods succeeded. `suspend` deletes its active pods.
+ * `completionTime`) when enough pods succeeded or a `successPolicy` rule is met (the pods still
+ * running are then deleted). Indexed Jobs with `backoffLimitPerIndex` count failures per index
+ * (job-index-failures.ts) and fail with `MaxFailedIndexesExceeded` or `FailedIndexes`. `suspend`
+ * deletes its active pods.
  */
 export function makeJobController(o: JobControllerOptions = {}): ControllerDefinition {
   const now = o.now ?? Date.now;
@@ -163,15 +145,15 @@ export function makeJobController(o: JobControllerOptions = {}): ControllerDefin
         if (failed) throw failed.reason;
       }
 
-      async function createPods(key: string, job: Job, indexes: ReadonlyArray<number | undefined>): Promise<void> {
-        if (indexes.length === 0) return;
+      async function createPods(key: string, job: Job, newPods: readonly Pod[]): Promise<void> {
+        if (newPods.length === 0) return;
         const ns = job.metadata.namespace ?? '';
-        expectations.expectCreations(key, indexes.length);
+        expectations.expectCreations(key, newPods.length);
         let next = 0;
-        const { successes, error } = await slowStartBatch(indexes.length, 1, async () => {
-          const index = indexes[next++];
+        const { successes, error } = await slowStartBatch(newPods.length, 1, async () => {
+          const pod = newPods[next++];
           try {
-            const created = await podApi(ns).create(podForJob(job, index));
+            const created = await podApi(ns).create(pod ?? podForJob(job));
             record(job, {
               type: 'Normal',
               reason: 'SuccessfulCreate',
@@ -182,7 +164,7 @@ export function makeJobController(o: JobControllerOptions = {}): ControllerDefin
             throw e;
           }
         });
-        for (let i = successes; i < indexes.length; i++) expectations.creationObserved(key);
+        for (let i = successes; i < newPods.length; i++) expectations.creationObserved(key);
         if (error !== undefined) throw error;
       }
 
@@ -258,6 +240,23 @@ export function makeJobController(o: JobControllerOptions = {}): ControllerDefin
             const index = completionIndexOf(p, completions ?? 0);
             if (p.status?.phase === 'Succeeded' && counted && index !== undefined) completed.add(index);
           }
+        const active = claimed.filter(isPodActive);
+        // backoffLimitPerIndex: failed indexes, and the last failed pod of each index awaiting its replacement.
+        const perIndex = hasBackoffLimitPerIndex(job);
+        const failedIdx = perIndex ? failedIndexesOf(job, claimed) : new Set<number>();
+        const pending = claimed.filter((p) => {
+          const uid = p.metadata.uid ?? '';
+          return hasTrackingFinalizer(p) && !finalizerRemoved.has(uid) && !uncounted.failed.has(uid);
+        });
+        const busy = new Set(completed);
+        for (const p of active) busy.add(completionIndexOf(p, completions ?? 0) ?? -1);
+        const wasFinishing = !!conditionOf(job, 'FailureTarget') || !!conditionOf(job, 'SuccessCriteriaMet');
+        const lastFailed =
+          perIndex && !wasFinishing
+            ? lastFailedPodPerIndex(job, { pods: pending, busy, failed: failedIdx })
+            : new Map<number, Pod>();
+        const awaitingReplacement = new Set([...lastFailed.values()].map((p) => p.metadata.uid ?? ''));
+        let uncountedFailures = 0;
 
         // 1. Newly finished pods (still holding the finalizer) join the uncounted ones.
         let failureMessage: { reason: string; message: string } | undefined;
@@ -278,20 +277,29 @@ export function makeJobController(o: JobControllerOptions = {}): ControllerDefin
             bo.failuresAfterLastSuccess = 0;
           } else if (isPodFailed(p, job)) {
             const decision = spec.podFailurePolicy ? podFailurePolicyAction(job, p) : { action: 'Count' as const };
+            if (decision.action === 'FailJob')
+              failureMessage ??= { reason: 'PodFailurePolicy', message: decision.message ?? '' };
+            // Its replacement inherits its failure count: counted once the replacement exists.
+            if (awaitingReplacement.has(uid)) {
+              if (decision.action !== 'Ignore') uncountedFailures++;
+              continue;
+            }
             if (decision.action === 'Ignore') {
               await removeFinalizer(p);
               continue;
             }
-            if (decision.action === 'FailJob')
-              failureMessage ??= { reason: 'PodFailurePolicy', message: decision.message ?? '' };
             uncounted.failed.add(uid);
             bo.failuresAfterLastSuccess++;
             bo.lastFailureMs = nowMs;
+          } else if (wasFinishing && p.metadata.deletionTimestamp) {
+            // A finishing Job's deleted pods (even those podReplacementPolicy Failed waits for) lose the
+            // finalizer: counted as failed when the Job fails, left uncounted when it succeeded (as Kubernetes).
+            if (conditionOf(job, 'FailureTarget')) uncounted.failed.add(uid);
+            else await removeFinalizer(p);
           }
         }
         backoffs.set(key, bo);
 
-        const active = claimed.filter(isPodActive);
         const terminating = claimed.filter(
           (p) => !!p.metadata.deletionTimestamp && !isFinishedPod(p) && hasTrackingFinalizer(p),
         );
@@ -312,7 +320,7 @@ export function makeJobController(o: JobControllerOptions = {}): ControllerDefin
           const backoffLimit = spec.backoffLimit ?? 6;
           if (
             !failureMessage &&
-            (failed > backoffLimit || (restartsOnFailure > 0 && restartsOnFailure >= backoffLimit))
+            (failed + uncountedFailures > backoffLimit || (restartsOnFailure > 0 && restartsOnFailure >= backoffLimit))
           )
             failureMessage = { reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' };
           const startMs = status.startTime ? Date.parse(status.startTime) : undefined;
@@ -323,16 +331,29 @@ export function makeJobController(o: JobControllerOptions = {}): ControllerDefin
             nowMs - startMs >= spec.activeDeadlineSeconds * 1000
           )
             failureMessage = { reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' };
+          if (!failureMessage && perIndex)
+            failureMessage = failedIndexesFailure(job, { failed: failedIdx.size, succeeded: completed.size });
           if (failureMessage) {
             setCondition(conditions, { type: 'FailureTarget', status: 'True', ...failureMessage, nowMs });
             record(job, { type: 'Warning', reason: failureMessage.reason, message: failureMessage.message });
           } else {
+            const policyMet = indexed
+              ? matchSuccessPolicy(spec.successPolicy, { completions: completions ?? 0, succeeded: completed })
+              : undefined;
             const done = indexed
               ? completed.size >= (completions ?? 0)
               : completions !== undefined
                 ? succeeded >= completions
                 : succeeded > 0 && active.length === 0;
-            if (done)
+            if (policyMet !== undefined)
+              setCondition(conditions, {
+                type: 'SuccessCriteriaMet',
+                status: 'True',
+                reason: 'SuccessPolicy',
+                message: policyMet,
+                nowMs,
+              });
+            else if (done)
               setCondition(conditions, {
                 type: 'SuccessCriteriaMet',
                 status: 'True',
@@ -387,7 +408,7 @@ export function makeJobController(o: JobControllerOptions = {}): ControllerDefin
             const extra: Pod[] = [];
             for (const p of active) {
               const i = completionIndexOf(p, total);
-              if (i === undefined || completed.has(i)) extra.push(p);
+              if (i === undefined || completed.has(i) || failedIdx.has(i)) extra.push(p);
               else byIndex.set(i, [...(byIndex.get(i) ?? []), p]);
             }
             for (const ps of byIndex.values()) extra.push(...ps.slice(1));
@@ -399,14 +420,29 @@ export function makeJobController(o: JobControllerOptions = {}): ControllerDefin
               }
             const missing: number[] = [];
             for (let i = 0; i < total && missing.length < BURST; i++)
-              if (!completed.has(i) && !busy.has(i)) missing.push(i);
+              if (!completed.has(i) && !busy.has(i) && !failedIdx.has(i)) missing.push(i);
             const room = Math.max(0, parallelism - (occupying - extra.length));
             const toCreate = missing.slice(0, room);
             if (extra.length > 0) await deletePods(key, job, extra);
-            else if (toCreate.length > 0) {
+            else if (toCreate.length > 0 && perIndex) {
+              // Each index waits out its own back-off; its new pod carries the index's failure counts.
+              const { ready, waitMs } = indexesPastBackoff(toCreate, { lastFailed, nowMs, ...backoff });
+              if (waitMs > 0) requeueAfter = waitMs;
+              const newPods = ready.map((i) => {
+                const pod = podForJob(job, i);
+                Object.assign((pod.metadata.annotations ??= {}), failureCountAnnotations(job, lastFailed.get(i)));
+                return pod;
+              });
+              await createPods(key, job, newPods);
+            } else if (toCreate.length > 0) {
               const wait = remainingBackoffMs(bo, { nowMs, ...backoff });
               if (wait > 0) requeueAfter = wait;
-              else await createPods(key, job, toCreate);
+              else
+                await createPods(
+                  key,
+                  job,
+                  toCreate.map((i) => podForJob(job, i)),
+                );
             }
           } else {
             let want = parallelism;
@@ -425,7 +461,7 @@ export function makeJobController(o: JobControllerOptions = {}): ControllerDefin
                 await createPods(
                   key,
                   job,
-                  Array.from({ length: Math.min(diff, BURST) }, () => undefined),
+                  Array.from({ length: Math.min(diff, BURST) }, () => podForJob(job)),
                 );
             }
           }
@@ -440,6 +476,8 @@ export function makeJobController(o: JobControllerOptions = {}): ControllerDefin
         status.active = counts.active;
         status.ready = counts.ready;
         status.terminating = counts.terminating;
+        // An empty list is left out (the server does not keep an empty string).
+        if (perIndex && failedIdx.size > 0) status.failedIndexes = formatIndexes(failedIdx);
         status.uncountedTerminatedPods = {
           ...(uncounted.succeeded.size > 0 ? { succeeded: [...uncounted.succeeded].sort() } : {}),
           ...(uncounted.failed.size > 0 ? { failed: [...uncounted.failed].sort() } : {}),
@@ -477,11 +515,13 @@ export function makeJobController(o: JobControllerOptions = {}): ControllerDefin
               nowMs,
             });
           } else {
+            // Complete repeats SuccessCriteriaMet's reason and message (CompletionsReached or SuccessPolicy).
+            const met = conditionOf(job, 'SuccessCriteriaMet');
             setCondition(conds, {
               type: 'Complete',
               status: 'True',
-              reason: 'CompletionsReached',
-              message: 'Reached expected number of succeeded pods',
+              reason: met?.reason ?? 'CompletionsReached',
+              message: met?.message ?? 'Reached expected number of succeeded pods',
               nowMs,
             });
             after.completionTime = nowTime(nowMs);

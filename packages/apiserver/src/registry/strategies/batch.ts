@@ -14,6 +14,12 @@ import { defaultPodSpec, validatePodSpec, type PodSpec } from './pod.js';
 
 /** Kubernetes' limits on Indexed Jobs (maxParallelismForIndexedJob, maxCompletionsForIndexedJob...). */
 const MAX_INDEXED = 100_000;
+/** Above this many completions a Job with backoffLimitPerIndex needs maxFailedIndexes and tighter limits. */
+const COMPLETIONS_SOFT_LIMIT = 100_000;
+const HIGH_COMPLETIONS_LIMIT = 10_000;
+/** Kubernetes' maxSuccessPolicyRule and maxJobSuccessPolicySucceededIndexesLimit. */
+const MAX_SUCCESS_POLICY_RULES = 20;
+const MAX_SUCCEEDED_INDEXES_LENGTH = 64 * 1024;
 /** A CronJob's name leaves room for the 11-character suffix of its Jobs' names. */
 const MAX_CRONJOB_NAME = 52;
 const TIME_ZONE_PART = /^[A-Za-z.\-_0-9+]{1,14}$/;
@@ -84,6 +90,8 @@ function validateJobSpec(s: JobSpec, path: string): FieldError[] {
     ...nonNegative(`${path}.backoffLimitPerIndex`, s.backoffLimitPerIndex),
     ...nonNegative(`${path}.maxFailedIndexes`, s.maxFailedIndexes),
   ];
+  if (s.maxFailedIndexes !== undefined && s.backoffLimitPerIndex === undefined)
+    errs.push(fieldErrors.required(`${path}.backoffLimitPerIndex`, 'when maxFailedIndexes is specified'));
   if (s.activeDeadlineSeconds === 0)
     errs.push(fieldErrors.invalid(`${path}.activeDeadlineSeconds`, 0, 'must be greater than 0'));
   const mode = s.completionMode;
@@ -98,20 +106,22 @@ function validateJobSpec(s: JobSpec, path: string): FieldError[] {
       );
     if ((s.parallelism ?? 0) > MAX_INDEXED)
       errs.push(
-        fieldErrors.invalid(`${path}.parallelism`, s.parallelism, `must be less than or equal to ${MAX_INDEXED}`),
-      );
-  } else {
-    if (s.backoffLimitPerIndex !== undefined)
-      errs.push(
-        fieldErrors.required(
-          `${path}.completionMode`,
-          'when backoffLimitPerIndex is specified, completionMode must be Indexed',
+        fieldErrors.invalid(
+          `${path}.parallelism`,
+          s.parallelism,
+          `must be less than or equal to ${MAX_INDEXED} when completion mode is Indexed`,
         ),
       );
-    if (s.successPolicy)
-      errs.push(
-        fieldErrors.invalid(`${path}.completionMode`, mode ?? '', 'requires Indexed when successPolicy is specified'),
-      );
+    errs.push(...validateFailedIndexLimits(s, path));
+  } else {
+    for (const field of ['backoffLimitPerIndex', 'maxFailedIndexes'] as const)
+      if (s[field] !== undefined)
+        errs.push(fieldErrors.invalid(`${path}.${field}`, s[field], 'requires indexed completion mode'));
+  }
+  if (s.successPolicy) {
+    if (mode !== 'Indexed')
+      errs.push(fieldErrors.invalid(`${path}.successPolicy`, s.successPolicy, 'requires indexed completion mode'));
+    else errs.push(...validateSuccessPolicy(s, `${path}.successPolicy`));
   }
   const replacement = s.podReplacementPolicy;
   if (replacement !== undefined && replacement !== 'TerminatingOrFailed' && replacement !== 'Failed')
@@ -139,6 +149,133 @@ function validateJobSpec(s: JobSpec, path: string): FieldError[] {
         'only "Never" is supported when podFailurePolicy is specified',
       ),
     );
+  return errs;
+}
+
+/** Kubernetes' limits on maxFailedIndexes (and on parallelism for very many completions with backoffLimitPerIndex). */
+function validateFailedIndexLimits(s: JobSpec, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const max = s.maxFailedIndexes;
+  if (s.completions !== undefined && max !== undefined && max > s.completions)
+    errs.push(fieldErrors.invalid(`${path}.maxFailedIndexes`, max, 'must be less than or equal to completions'));
+  if (max !== undefined && max > MAX_INDEXED)
+    errs.push(fieldErrors.invalid(`${path}.maxFailedIndexes`, max, `must be less than or equal to ${MAX_INDEXED}`));
+  if ((s.completions ?? 0) > COMPLETIONS_SOFT_LIMIT && s.backoffLimitPerIndex !== undefined) {
+    const high = `when completions are above ${COMPLETIONS_SOFT_LIMIT} and used with backoff limit per index`;
+    if (max === undefined)
+      errs.push(
+        fieldErrors.required(
+          `${path}.maxFailedIndexes`,
+          `must be specified when completions is above ${COMPLETIONS_SOFT_LIMIT}`,
+        ),
+      );
+    if ((s.parallelism ?? 0) > HIGH_COMPLETIONS_LIMIT)
+      errs.push(
+        fieldErrors.invalid(
+          `${path}.parallelism`,
+          s.parallelism,
+          `must be less than or equal to ${HIGH_COMPLETIONS_LIMIT} ${high}`,
+        ),
+      );
+    if (max !== undefined && max > HIGH_COMPLETIONS_LIMIT)
+      errs.push(
+        fieldErrors.invalid(
+          `${path}.maxFailedIndexes`,
+          max,
+          `must be less than or equal to ${HIGH_COMPLETIONS_LIMIT} ${high}`,
+        ),
+      );
+  }
+  return errs;
+}
+
+/** Kubernetes' parseIndexInterval: `x` or `x-y` (x < y), each below `completions`; throws with Kubernetes' message. */
+function parseIndexInterval(text: string, completions: number): [number, number] {
+  const parts = text.split('-');
+  if (parts.length > 2)
+    throw new Error(
+      `the fragment ${JSON.stringify(text)} violates the requirement that an index interval can have at most two parts separated by '-'`,
+    );
+  const [x, y] = parts.map((part) => {
+    if (!/^[+-]?\d+$/.test(part))
+      throw new Error(`cannot convert string to integer for index: ${JSON.stringify(part)}`);
+    const n = Number(part);
+    if (n >= completions) throw new Error(`too large index: ${JSON.stringify(part)}`);
+    return n;
+  }) as [number, number | undefined];
+  if (y === undefined) return [x, x];
+  if (x >= y) throw new Error(`non-increasing order, previous: ${x}, current: ${y}`);
+  return [x, y];
+}
+
+/** Kubernetes' validateIndexesFormat: the number of indexes of a compressed list (`1,3-5`), or a message. */
+function countIndexes(text: string, completions: number): number {
+  if (text === '') return 0;
+  let last: number | undefined;
+  let total = 0;
+  for (const part of text.split(',')) {
+    const [x, y] = parseIndexInterval(part, completions);
+    if (last !== undefined && last >= x) throw new Error(`non-increasing order, previous: ${last}, current: ${x}`);
+    total += y - x + 1;
+    last = y;
+  }
+  return total;
+}
+
+/** Kubernetes' validateSuccessPolicy (1.32): 1-20 rules, each succeededIndexes and/or succeededCount within completions. */
+function validateSuccessPolicy(s: JobSpec, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const rules = s.successPolicy?.rules ?? [];
+  const completions = s.completions ?? 0;
+  if (rules.length === 0)
+    errs.push(
+      fieldErrors.required(`${path}.rules`, 'at least one rules must be specified when the successPolicy is specified'),
+    );
+  if (rules.length > MAX_SUCCESS_POLICY_RULES)
+    errs.push({
+      path: `${path}.rules`,
+      type: 'FieldValueTooMany',
+      value: rules.length,
+      detail: `must have at most ${MAX_SUCCESS_POLICY_RULES} items`,
+    });
+  rules.forEach((rule, i) => {
+    const at = `${path}.rules[${i}]`;
+    if (rule.succeededCount === undefined && rule.succeededIndexes === undefined)
+      errs.push(fieldErrors.required(at, 'at least one of succeededCount or succeededIndexes must be specified'));
+    let total = 0;
+    if (rule.succeededIndexes !== undefined) {
+      const ip = `${at}.succeededIndexes`;
+      if (rule.succeededIndexes.length > MAX_SUCCEEDED_INDEXES_LENGTH)
+        errs.push(fieldErrors.tooLong(ip, rule.succeededIndexes, MAX_SUCCEEDED_INDEXES_LENGTH));
+      try {
+        total = countIndexes(rule.succeededIndexes, completions);
+      } catch (e) {
+        const why = e instanceof Error ? e.message : String(e);
+        errs.push(fieldErrors.invalid(ip, rule.succeededIndexes, `error parsing succeededIndexes: ${why}`));
+      }
+    }
+    const count = rule.succeededCount;
+    if (count !== undefined) {
+      const cp = `${at}.succeededCount`;
+      errs.push(...nonNegative(cp, count));
+      if (count > completions)
+        errs.push(
+          fieldErrors.invalid(
+            cp,
+            count,
+            `must be less than or equal to ${completions} (the number of specified completions)`,
+          ),
+        );
+      if (rule.succeededIndexes !== undefined && count > total)
+        errs.push(
+          fieldErrors.invalid(
+            cp,
+            count,
+            `must be less than or equal to ${total} (the number of indexes in the specified succeededIndexes field)`,
+          ),
+        );
+    }
+  });
   return errs;
 }
 
