@@ -2,7 +2,8 @@
 // kubectl: a Deployment running a real command becomes Available, scales up and down, rolls
 // out a new command, mounts a ConfigMap that kubectl exec reads and kubectl edit changes, and
 // survives the loss of node-2's svclet (its pods are replaced on node-1); a DaemonSet, a
-// StatefulSet, a Job made from a CronJob and an eviction refused by a PodDisruptionBudget. Every port is free
+// StatefulSet, a Job made from a CronJob and an eviction refused by a PodDisruptionBudget;
+// expose, a taken ClusterIP refused, autoscale, cordon/uncordon and get all. Every port is free
 // and passed through SVC_*_PORT; the cluster lives in a temp SVC_CLUSTER_DIR, and nothing
 // started for it may outlive `cluster.sh down`.
 import { spawnSync } from 'node:child_process';
@@ -456,6 +457,25 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
     await kOk('delete', 'statefulset', 'db', '--wait=true');
     await kOk('delete', 'cronjob', 'nightly', '--wait=true');
   }, 300_000);
+
+  it('expose, a ClusterIP already taken, autoscale, cordon and uncordon, get all', async () => {
+    await kOk('expose', 'deployment', DEP, '--port=80', '--target-port=8080');
+    const ip = (await kOk('get', 'service', DEP, '-o', 'jsonpath={.spec.clusterIP}')).trim();
+    expect(ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    const taken = await k('create', 'service', 'clusterip', 'again', `--clusterip=${ip}`, '--tcp=80:8080');
+    expect(taken.code).not.toBe(0);
+    expect(taken.stderr).toMatch(/provided IP is already allocated/);
+    await kOk('autoscale', 'deployment', DEP, '--min=3', '--max=4', '--cpu-percent=80');
+    expect(await kOk('get', 'hpa', DEP, '-o', 'jsonpath={.spec.maxReplicas}')).toBe('4');
+    await kOk('cordon', 'node-1');
+    expect(await kOk('get', 'node', 'node-1', '-o', 'jsonpath={.spec.unschedulable}')).toBe('true');
+    await kOk('uncordon', 'node-1');
+    const all = await kOk('get', 'all');
+    for (const name of [`service/${DEP}`, `deployment.apps/${DEP}`, `horizontalpodautoscaler.autoscaling/${DEP}`])
+      expect(all).toContain(name);
+    await kOk('delete', 'hpa', DEP);
+    await kOk('delete', 'service', DEP);
+  }, 120_000);
 
   it('replaces the pods of a node whose svclet was killed, on node-1', async () => {
     const onNode2 = live(await pods())
