@@ -20,7 +20,7 @@
 import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -104,11 +104,12 @@ const lazyBuiltins = {
  * `bin`'s main bundle (dist/bin/bundle-main.js → dist/bundle/<bin>.main.cjs: CommonJS, no code
  * splitting, lazy `import()`s become lazily run module bodies) and its loader (dist/bin/
  * code-cache-loader.js → dist/bundle/<bin>.cjs, told the main bundle's name, hash and encoding),
- * then the code cache from one run. The bundle directory is emptied first (old caches and chunks).
+ * then the code cache from one run. All of it is made in a new directory that then replaces
+ * dist/bundle (old caches and chunks go; a svcctl started meanwhile finds a whole bundle).
  */
 async function bundleCodeCached(pkg, bin) {
   const dist = join(ROOT, 'packages', pkg, 'dist');
-  const outdir = join(dist, 'bundle');
+  const outdir = join(dist, `bundle-${process.pid}.tmp`);
   rmSync(outdir, { recursive: true, force: true });
   const common = {
     bundle: true,
@@ -149,6 +150,8 @@ async function bundleCodeCached(pkg, bin) {
   await trainCodeCache(join(outdir, `${bin}.cjs`));
   if (!readdirSync(outdir).some((f) => f.endsWith('.v8cache')))
     console.warn(`${bin}: no code cache was written (it is made on the first run instead)`);
+  rmSync(join(dist, 'bundle'), { recursive: true, force: true });
+  renameSync(outdir, join(dist, 'bundle'));
 }
 
 /**
@@ -178,6 +181,7 @@ async function trainCodeCache(binary) {
     await new Promise((ok, fail) => {
       const child = spawn(process.execPath, [binary, 'get', 'namespaces', '--request-timeout=10s'], {
         stdio: 'ignore',
+        timeout: 60_000,
         env: { ...process.env, SVCCONFIG: config, HOME: dir },
       });
       child.once('error', fail);
