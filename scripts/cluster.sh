@@ -211,6 +211,7 @@ start_controller_manager() { # name port naming
     --bind-address 127.0.0.1 --secure-port "$2" --cert-dir "$DIR/$1" \
     --controllers='*,tokencleaner,bootstrapsigner' --root-ca-file "$PKI/ca.crt" \
     --cluster-signing-cert-file "$PKI/ca.crt" --cluster-signing-key-file "$PKI/ca.key" \
+    --service-account-private-key-file "$PKI/sa.key" \
     ${3:+"$3"} ${EXTRA_CM_ARGS[@]+"${EXTRA_CM_ARGS[@]}"}
 }
 

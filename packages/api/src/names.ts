@@ -205,6 +205,33 @@ export function bootstrapTokenSecretType(): string {
   return `bootstrap.${current.labelPrefix}/token`;
 }
 
+/**
+ * Legacy service-account token Secrets (Kubernetes' type `kubernetes.io/service-account-token`,
+ * annotations `kubernetes.io/service-account.name` and `.uid`, labels
+ * `kubernetes.io/legacy-token-last-used` and `kubernetes.io/legacy-token-invalid-since`):
+ * `svc.io/service-account-token`, `svc.io/service-account.name`, ...
+ */
+export function serviceAccountTokenSecretKey(
+  name:
+    'type' | 'service-account.name' | 'service-account.uid' | 'legacy-token-last-used' | 'legacy-token-invalid-since',
+): string {
+  return name === 'type' ? `${current.labelPrefix}/service-account-token` : `${current.labelPrefix}/${name}`;
+}
+
+/**
+ * The issuer and private claims of legacy (Secret-held) service-account tokens: Kubernetes'
+ * `kubernetes/serviceaccount` issuer and `kubernetes.io/serviceaccount/<claim>` keys;
+ * `svc/serviceaccount` and `svc.io/serviceaccount/<claim>` under the default naming.
+ */
+export function legacyServiceAccountToken(): {
+  issuer: string;
+  claim(name: 'namespace' | 'secret.name' | 'service-account.name' | 'service-account.uid'): string;
+} {
+  const product = current.scheme === 'svc' ? 'svc' : 'kubernetes';
+  const prefix = current.labelPrefix;
+  return { issuer: `${product}/serviceaccount`, claim: (name) => `${prefix}/serviceaccount/${name}` };
+}
+
 /** A key of the user's `extra` set by the server's authenticators: `authentication.svc.io/pod-name`. */
 export function authenticationExtraKey(name: string): string {
   return `authentication.${current.labelPrefix}/${name}`;
@@ -298,6 +325,14 @@ export function deploymentAnnotation(
 /** Pod annotation ranking pods for scale-down (lower cost goes first): `controller.svc.io/pod-deletion-cost`. */
 export function podDeletionCostAnnotation(): string {
   return `controller.${current.labelPrefix}/pod-deletion-cost`;
+}
+
+/**
+ * Node annotation the ttl controller sets (Kubernetes' `node.alpha.kubernetes.io/ttl`): how many
+ * seconds a node agent may cache the objects it reads, by cluster size: `node.alpha.svc.io/ttl`.
+ */
+export function nodeTtlAnnotation(): string {
+  return `node.alpha.${current.labelPrefix}/ttl`;
 }
 
 /** Where a pod finds its service-account token, CA and namespace: `/var/run/secrets/svc.io/serviceaccount`. */
@@ -484,13 +519,17 @@ export function endpointSliceLabel(name: 'service-name' | 'managed-by' | 'skip-m
 
 /**
  * Keys the endpoints controllers write (Kubernetes' `endpoints.kubernetes.io/last-change-trigger-time`,
- * `service.kubernetes.io/headless`, and the EndpointSlice controller's managed-by value
- * `endpointslice-controller.k8s.io`): `endpoints.svc.io/...`, `service.svc.io/headless`,
- * `endpointslice-controller.svc.io`.
+ * `service.kubernetes.io/headless`, and the managed-by values of the EndpointSlice controller
+ * `endpointslice-controller.k8s.io` and of the mirroring controller
+ * `endpointslicemirroring-controller.k8s.io`): `endpoints.svc.io/...`, `service.svc.io/headless`,
+ * `endpointslice-controller.svc.io`, `endpointslicemirroring-controller.svc.io`.
  */
-export function endpointsControllerKey(name: 'trigger-time' | 'headless' | 'slice-manager'): string {
+export function endpointsControllerKey(
+  name: 'trigger-time' | 'headless' | 'slice-manager' | 'mirroring-manager',
+): string {
   if (name === 'trigger-time') return `endpoints.${current.labelPrefix}/last-change-trigger-time`;
   if (name === 'headless') return `service.${current.labelPrefix}/headless`;
+  if (name === 'mirroring-manager') return `endpointslicemirroring-controller.${current.groupSuffix}`;
   return `endpointslice-controller.${current.groupSuffix}`;
 }
 

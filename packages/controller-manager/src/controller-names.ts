@@ -6,10 +6,10 @@
  */
 export const KNOWN_CONTROLLERS: ReadonlyArray<{ name: string; alias?: string; run?: true; disabledByDefault?: true }> =
   [
-    { name: 'serviceaccount-token-controller', alias: 'serviceaccount-token' },
+    { name: 'serviceaccount-token-controller', alias: 'serviceaccount-token', run: true },
     { name: 'endpoints-controller', alias: 'endpoint', run: true },
     { name: 'endpointslice-controller', alias: 'endpointslice', run: true },
-    { name: 'endpointslice-mirroring-controller', alias: 'endpointslicemirroring' },
+    { name: 'endpointslice-mirroring-controller', alias: 'endpointslicemirroring', run: true },
     { name: 'replicationcontroller-controller', alias: 'replicationcontroller', run: true },
     { name: 'pod-garbage-collector-controller', alias: 'podgc', run: true },
     { name: 'resourcequota-controller', alias: 'resourcequota', run: true },
@@ -27,10 +27,10 @@ export const KNOWN_CONTROLLERS: ReadonlyArray<{ name: string; alias?: string; ru
     { name: 'certificatesigningrequest-signing-controller', alias: 'csrsigning', run: true },
     { name: 'certificatesigningrequest-approving-controller', alias: 'csrapproving', run: true },
     { name: 'certificatesigningrequest-cleaner-controller', alias: 'csrcleaner' },
-    { name: 'ttl-controller', alias: 'ttl' },
+    { name: 'ttl-controller', alias: 'ttl', run: true },
     { name: 'bootstrap-signer-controller', alias: 'bootstrapsigner', run: true, disabledByDefault: true },
     { name: 'token-cleaner-controller', alias: 'tokencleaner', run: true, disabledByDefault: true },
-    { name: 'node-ipam-controller', alias: 'nodeipam' },
+    { name: 'node-ipam-controller', alias: 'nodeipam', run: true },
     { name: 'node-lifecycle-controller', alias: 'nodelifecycle', run: true },
     { name: 'taint-eviction-controller', run: true },
     { name: 'service-lb-controller', alias: 'service' },

@@ -26,6 +26,7 @@ import {
   type LogFormat,
 } from '@svc/component-base';
 import { parseControllers, type ControllerSelection } from './controller-names.js';
+import { nodeIpamConfig, type NodeIpamConfig } from './controllers/node-ipam-config.js';
 
 /** `--cluster-signing-<signer>-cert-file/-key-file` flag stems and the signer each stands for (by naming). */
 export const SIGNER_FLAGS = {
@@ -53,6 +54,10 @@ export interface ControllerManagerOptions
   signerFiles: Partial<Record<SignerRole, SigningFiles>>;
   clusterSigningDurationMs: number;
   rootCaFile?: string;
+  /** `--service-account-private-key-file`: signs legacy token Secrets; without it serviceaccount-token-controller does not run. */
+  serviceAccountPrivateKeyFile?: string;
+  /** endpointslice-mirroring-controller's `--mirroring-*` flags. */
+  mirroring: { concurrentSyncs: number; maxEndpointsPerSubset: number; updatesBatchPeriodMs: number };
   /** `--concurrent-<name>-syncs` by name (e.g. `namespace`, `gc`). */
   concurrentSyncs: Record<string, number>;
   /** `--max-endpoints-per-slice` (100). */
@@ -68,6 +73,8 @@ export interface ControllerManagerOptions
   /** `--terminated-pod-gc-threshold` (12500): terminated pods kept before podgc deletes the oldest; 0 or less keeps all. */
   terminatedPodGcThreshold: number;
   enableGarbageCollector: boolean;
+  /** node-ipam-controller: `--allocate-node-cidrs`, `--cluster-cidr`, `--node-cidr-mask-size*`, `--service-cluster-ip-range`. */
+  nodeIpam: NodeIpamConfig;
   /** `--use-service-account-credentials`: each controller calls the API as its own service account. */
   useServiceAccountCredentials: boolean;
   minResyncPeriodMs: number;
@@ -122,6 +129,7 @@ const CONCURRENT_SYNCS_USED = new Set([
   'replicaset',
   'resource-quota',
   'service-endpoint',
+  'serviceaccount-token',
   'ttl-after-finished',
 ]);
 
@@ -154,11 +162,21 @@ function stringOption(flags: string, description: string, def?: string): Option 
 /** Flags of the list below that a controller run here reads (they are not reported as ignored). */
 const USED_FLAGS = new Set([
   '--max-endpoints-per-slice',
+  '--allocate-node-cidrs',
+  '--cidr-allocator-type',
+  '--cluster-cidr',
+  '--node-cidr-mask-size',
+  '--node-cidr-mask-size-ipv4',
+  '--node-cidr-mask-size-ipv6',
+  '--service-cluster-ip-range',
   '--horizontal-pod-autoscaler-cpu-initialization-period',
   '--horizontal-pod-autoscaler-downscale-stabilization',
   '--horizontal-pod-autoscaler-initial-readiness-delay',
   '--horizontal-pod-autoscaler-sync-period',
   '--horizontal-pod-autoscaler-tolerance',
+  '--mirroring-concurrent-service-endpoint-syncs',
+  '--mirroring-endpointslice-updates-batch-period',
+  '--mirroring-max-endpoints-per-subset',
 ]);
 const IGNORED: Array<[Option, string]> = [
   [
@@ -283,6 +301,14 @@ const IGNORED: Array<[Option, string]> = [
     'endpointslice-mirroring-controller',
   ],
   [
+    durationOption(
+      '--mirroring-endpointslice-updates-batch-period',
+      'The length of EndpointSlice updates batching period for mirroring controller. Processing of EndpointSlice changes will be delayed by this duration to join them with potential upcoming updates and reduce the overall number of EndpointSlice updates.',
+      0,
+    ),
+    'endpointslice-mirroring-controller',
+  ],
+  [
     int32Option(
       '--mirroring-max-endpoints-per-subset',
       'The maximum number of endpoints that will be added to an EndpointSlice by the endpointslice-mirroring-controller.',
@@ -358,6 +384,13 @@ const IGNORED: Array<[Option, string]> = [
   ],
   [
     stringOption(
+      '--service-cluster-ip-range',
+      'CIDR Range for Services in cluster. Only used when --allocate-node-cidrs=true; if false, this option will be ignored.',
+    ),
+    'node-ipam-controller',
+  ],
+  [
+    stringOption(
       '--flex-volume-plugin-dir',
       'Full path of the directory in which the flex volume plugin should search for additional third party volume plugins.',
       '/usr/libexec/svc/svclet-plugins/volume/exec/',
@@ -410,6 +443,12 @@ export function controllerManagerCommand(): Command {
       stringOption(
         '--root-ca-file',
         "If set, this root certificate authority will be published in every namespace's root CA ConfigMap.",
+      ),
+    )
+    .addOption(
+      stringOption(
+        '--service-account-private-key-file',
+        'Filename containing a PEM-encoded private RSA or ECDSA key used to sign service account tokens.',
       ),
     )
     .addOption(
@@ -571,6 +610,21 @@ export function parseControllerManagerOptions(
   if ((o.attachDetachReconcileSyncPeriod as number) <= 1000)
     fail('--attach-detach-reconcile-sync-period must exceed 1 second');
   if (givenOnCli('clusterCidr') && !o.allocateNodeCidrs) fail('--cluster-cidr requires --allocate-node-cidrs=true');
+  let nodeIpam: NodeIpamConfig;
+  try {
+    nodeIpam = nodeIpamConfig({
+      // As Kubernetes, the node-ipam flags are checked only when its controller would start.
+      allocateNodeCidrs: (o.allocateNodeCidrs as boolean) && controllers.enabled.has('node-ipam-controller'),
+      cidrAllocatorType: String(o.cidrAllocatorType),
+      clusterCidr: o.clusterCidr as string | undefined,
+      nodeCidrMaskSize: (o.nodeCidrMaskSize as number | undefined) ?? 0,
+      nodeCidrMaskSizeIpv4: (o.nodeCidrMaskSizeIpv4 as number | undefined) ?? 0,
+      nodeCidrMaskSizeIpv6: (o.nodeCidrMaskSizeIpv6 as number | undefined) ?? 0,
+      serviceClusterIpRange: o.serviceClusterIpRange as string | undefined,
+    });
+  } catch (e) {
+    return fail((e as Error).message);
+  }
 
   const concurrentSyncs: Record<string, number> = {};
   const ignoredFlags: string[] = [];
@@ -583,6 +637,19 @@ export function parseControllerManagerOptions(
     if (v < 1 && CONCURRENT_SYNCS_USED.has(name)) fail(`--concurrent-${name}-syncs must be at least 1`);
     concurrentSyncs[name] = v;
     if (!CONCURRENT_SYNCS_USED.has(name) && givenOnCli(attr)) ignoredFlags.push(`--concurrent-${name}-syncs`);
+  }
+  const mirroring = {
+    concurrentSyncs: o.mirroringConcurrentServiceEndpointSyncs as number,
+    maxEndpointsPerSubset: o.mirroringMaxEndpointsPerSubset as number,
+    updatesBatchPeriodMs: o.mirroringEndpointsliceUpdatesBatchPeriod as number,
+  };
+  // Kubernetes' EndpointSliceMirroringControllerOptions.Validate bounds.
+  for (const [flag, v, max] of [
+    ['--mirroring-concurrent-service-endpoint-syncs', mirroring.concurrentSyncs, 50],
+    ['--mirroring-max-endpoints-per-subset', mirroring.maxEndpointsPerSubset, 1000],
+  ] as const) {
+    if (v < 1) fail(`${flag} must not be less than 1, but got ${v}`);
+    if (v > max) fail(`${flag} must not be more than ${max}, but got ${v}`);
   }
   for (const [opt, controller] of IGNORED) {
     if (USED_FLAGS.has(opt.long ?? '')) continue;
@@ -597,6 +664,8 @@ export function parseControllerManagerOptions(
     signerFiles,
     clusterSigningDurationMs: o.clusterSigningDuration as number,
     rootCaFile: o.rootCaFile as string | undefined,
+    serviceAccountPrivateKeyFile: (o.serviceAccountPrivateKeyFile as string | undefined) || undefined,
+    mirroring,
     concurrentSyncs,
     maxEndpointsPerSlice: o.maxEndpointsPerSlice as number,
     horizontalPodAutoscaler: {
@@ -608,6 +677,7 @@ export function parseControllerManagerOptions(
     },
     terminatedPodGcThreshold: o.terminatedPodGcThreshold as number,
     enableGarbageCollector: o.enableGarbageCollector as boolean,
+    nodeIpam,
     useServiceAccountCredentials: o.useServiceAccountCredentials as boolean,
     ...leaderElection,
     ...featureOptions(parsed),

@@ -10,18 +10,22 @@ import { disruptionController } from './disruption.js';
 import { horizontalPodAutoscalerController } from './horizontal-pod-autoscaler.js';
 import { endpointsController } from './endpoints.js';
 import { endpointSliceController } from './endpoint-slice.js';
+import { endpointSliceMirroringController } from './endpointslice-mirroring.js';
 import { garbageCollectorController } from './garbage-collector.js';
 import { jobController } from './job.js';
 import { cronJobController } from './cronjob.js';
 import { ttlAfterFinishedController } from './ttl-after-finished.js';
 import { namespaceController } from './namespace.js';
 import { nodeLifecycleController } from './node-lifecycle.js';
+import { nodeIpamController } from './node-ipam.js';
+import { ttlController } from './ttl.js';
 import { replicaSetController } from './replica-set.js';
 import { replicationControllerController } from './replication-controller.js';
 import { podGcController } from './pod-gc.js';
 import { resourceQuotaController } from './resource-quota.js';
 import { rootCaCertPublisher } from './root-ca-cert-publisher.js';
 import { serviceAccountController } from './service-account.js';
+import { serviceAccountTokenController } from './serviceaccount-token.js';
 import { taintEvictionController } from './taint-eviction.js';
 import { tokenCleaner } from './token-cleaner.js';
 
@@ -29,12 +33,15 @@ import { tokenCleaner } from './token-cleaner.js';
 export const CONTROLLERS: readonly ControllerDefinition[] = [
   namespaceController,
   serviceAccountController,
+  serviceAccountTokenController,
   rootCaCertPublisher,
   tokenCleaner,
   bootstrapSigner,
   garbageCollectorController,
   clusterRoleAggregationController,
   nodeLifecycleController,
+  nodeIpamController,
+  ttlController,
   taintEvictionController,
   replicaSetController,
   replicationControllerController,
@@ -49,6 +56,7 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   ttlAfterFinishedController,
   endpointsController,
   endpointSliceController,
+  endpointSliceMirroringController,
   csrApprovingController,
   csrSigningController,
   resourceQuotaController,

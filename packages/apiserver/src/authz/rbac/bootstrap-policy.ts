@@ -199,6 +199,15 @@ function controllerRoles(): Array<{ name: string; rules: PolicyRule[] }> {
       ],
     },
     {
+      name: 'endpointslicemirroring-controller',
+      rules: [
+        rule(READ, [''], ['services', 'endpoints']),
+        rule(['update'], [''], ['services/finalizers', 'endpoints/finalizers']),
+        rule(['get', 'list', 'create', 'update', 'delete'], [group('discovery')], ['endpointslices']),
+        events,
+      ],
+    },
+    {
       name: 'generic-garbage-collector',
       rules: [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*'])],
     },
@@ -225,6 +234,7 @@ function controllerRoles(): Array<{ name: string; rules: PolicyRule[] }> {
         rule(['patch'], [''], ['pods/status']),
       ],
     },
+    { name: 'ttl-controller', rules: [rule(['update', 'patch', 'list', 'watch'], [''], ['nodes']), events] },
     {
       name: 'ttl-after-finished-controller',
       rules: [rule(['get', 'list', 'watch', 'delete'], ['batch'], ['jobs']), events],
