@@ -11,7 +11,6 @@
 // The ceiling, in the same run on the cluster's own etcd under another prefix: a raw etcd put
 // of a pod-sized value → the etcd3 client's watch event for it, 100 times one after another.
 
-import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
@@ -25,6 +24,7 @@ import {
   result,
   runIfMain,
   sleep,
+  watchObjects,
 } from './lib.mjs';
 
 const PODS = Number(process.env.SVC_ENDPOINTS_PODS ?? 100);
@@ -177,34 +177,6 @@ async function putToWatch(etcd, { count, bytes }) {
     await watcher.cancel();
   }
   return out;
-}
-
-/** Runs a watch on `path` until `scope` closes; `onObject` gets each ADDED/MODIFIED object and the time it arrived. */
-function watchObjects(server, { path, scope, onObject }) {
-  const ac = new AbortController();
-  scope.defer(() => ac.abort());
-  const req = httpsRequest(
-    `${server.url}${path}?watch=1`,
-    { ca: server.caPem, headers: { authorization: `Bearer ${server.token}` }, signal: ac.signal },
-    (res) => {
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => {
-        const now = performance.now();
-        buf += c;
-        for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-          const line = buf.slice(0, i);
-          buf = buf.slice(i + 1);
-          if (!line.trim()) continue;
-          const e = JSON.parse(line);
-          if (e.type === 'ADDED' || e.type === 'MODIFIED') onObject(e.object, now);
-        }
-      });
-      res.on('error', () => undefined);
-    },
-  );
-  req.on('error', () => undefined);
-  req.end();
 }
 
 /** `readyAt(key)` resolves with the time of the first `mark(key, t)` after the call (30 s at most). */

@@ -537,6 +537,34 @@ export async function clusterClient(scope, { dir, ports }) {
   return { server, api, must };
 }
 
+/** Runs a watch on `path` (from `resourceVersion` when given) until `scope` closes; `onObject` gets each ADDED/MODIFIED object and the time it arrived. */
+export function watchObjects(server, { path, resourceVersion, scope, onObject }) {
+  const ac = new AbortController();
+  scope.defer(() => ac.abort());
+  const req = httpsRequest(
+    `${server.url}${path}?watch=1${resourceVersion ? `&resourceVersion=${resourceVersion}` : ''}`,
+    { ca: server.caPem, headers: { authorization: `Bearer ${server.token}` }, signal: ac.signal },
+    (res) => {
+      let buf = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => {
+        const now = performance.now();
+        buf += c;
+        for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+          const line = buf.slice(0, i);
+          buf = buf.slice(i + 1);
+          if (!line.trim()) continue;
+          const e = JSON.parse(line);
+          if (e.type === 'ADDED' || e.type === 'MODIFIED') onObject(e.object, now);
+        }
+      });
+      res.on('error', () => undefined);
+    },
+  );
+  req.on('error', () => undefined);
+  req.end();
+}
+
 /** Sums the API server's `apiserver_request_total` series of 2xx mutating requests on `resource` (`/metrics` text). */
 export function mutatingRequests(metricsText, resource) {
   let n = 0;

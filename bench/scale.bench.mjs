@@ -35,9 +35,19 @@
 // docs/simulated-nodes.md.
 
 import { readFile } from 'node:fs/promises';
-import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
-import { Scope, apiClient, clusterUp, etcd3, percentile, result, runIfMain, runLoad, sleep } from './lib.mjs';
+import {
+  Scope,
+  clusterClient,
+  clusterUp,
+  etcd3,
+  percentile,
+  result,
+  runIfMain,
+  runLoad,
+  sleep,
+  watchObjects,
+} from './lib.mjs';
 
 const NODES = Number(process.env.SVC_SCALE_NODES ?? 1000);
 const PODS = Number(process.env.SVC_SCALE_PODS ?? 30_000);
@@ -61,20 +71,9 @@ export default async function scale({ log = () => undefined } = {}) {
       env: { SVC_CONTROLLER_MANAGER_ARGS: clientRate, SVC_SCHEDULER_ARGS: clientRate },
     });
     log(`  ${NODES} nodes Ready; up took ${(upMs / 1000).toFixed(1)} s`);
-    const server = {
-      url: `https://127.0.0.1:${ports.apiserver}`,
-      token: (await readFile(join(dir, 'tokens.csv'), 'utf8')).split(',')[0],
-      caPem: await readFile(join(dir, 'pki', 'ca.crt'), 'utf8'),
-    };
-    const api = apiClient(server, { maxSockets: 8 });
-    scope.defer(() => api.close());
-    const must = async (method, path, body, want = [200, 201]) => {
-      const r = await api.call(method, path, body);
-      if (!want.includes(r.status)) throw new Error(`${method} ${path}: ${r.status} ${r.body.slice(0, 300)}`);
-      return JSON.parse(r.body);
-    };
+    const { server, api, must } = await clusterClient(scope, { dir, ports });
 
-    const flaps = await watchNodeReadiness(server, scope);
+    const flaps = await watchNodeReadiness(server, must, scope);
     await must('POST', '/api/v1/namespaces', { metadata: { name: NS } });
     await must('POST', `/api/v1/namespaces/${NS}/configmaps`, { metadata: { name: 'probe' }, data: { n: '0' } });
 
@@ -278,55 +277,26 @@ function deployment(name, replicas) {
 }
 
 /** Watches the nodes from now on and counts each Ready → not Ready transition. */
-async function watchNodeReadiness(server, scope) {
+async function watchNodeReadiness(server, must, scope) {
   const flaps = { count: 0, names: [] };
   const ready = new Map();
-  const ac = new AbortController();
-  scope.defer(() => ac.abort());
-  const list = await new Promise((ok, fail) => {
-    const req = httpsRequest(
-      `${server.url}/api/v1/nodes`,
-      { ca: server.caPem, headers: { authorization: `Bearer ${server.token}` } },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (body += c));
-        res.on('end', () => ok(JSON.parse(body)));
-      },
-    );
-    req.on('error', fail);
-    req.end();
-  });
+  const list = await must('GET', '/api/v1/nodes');
   const isReady = (node) => node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
   for (const node of list.items) ready.set(node.metadata.name, isReady(node));
-  const req = httpsRequest(
-    `${server.url}/api/v1/nodes?watch=1&resourceVersion=${list.metadata.resourceVersion}`,
-    { ca: server.caPem, headers: { authorization: `Bearer ${server.token}` }, signal: ac.signal },
-    (res) => {
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => {
-        buf += c;
-        for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-          const line = buf.slice(0, i);
-          buf = buf.slice(i + 1);
-          if (!line.trim()) continue;
-          const e = JSON.parse(line);
-          if (e.type !== 'MODIFIED' && e.type !== 'ADDED') continue;
-          const name = e.object.metadata.name;
-          const now = isReady(e.object);
-          if (ready.get(name) === true && !now) {
-            flaps.count++;
-            flaps.names.push(name);
-          }
-          ready.set(name, now);
-        }
-      });
-      res.on('error', () => undefined);
+  watchObjects(server, {
+    path: '/api/v1/nodes',
+    resourceVersion: list.metadata.resourceVersion,
+    scope,
+    onObject: (node) => {
+      const name = node.metadata.name;
+      const now = isReady(node);
+      if (ready.get(name) === true && !now) {
+        flaps.count++;
+        flaps.names.push(name);
+      }
+      ready.set(name, now);
     },
-  );
-  req.on('error', () => undefined);
-  req.end();
+  });
   return flaps;
 }
 
