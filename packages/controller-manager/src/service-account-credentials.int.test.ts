@@ -11,6 +11,7 @@ import { RestClient, loadSvcconfig } from '@svc/client';
 import {
   HttpsClient,
   createDefaultServiceAccount,
+  createNamespace,
   startTestApiServer,
   svcconfigYaml,
   waitFor,
@@ -25,7 +26,7 @@ let manager: TestControllerManager;
 let cmClient: RestClient;
 const cmToken = randomBytes(16).toString('hex');
 const cmUser = `system:${naming().controllerManagerName}`;
-const ns = 'sa-credentials';
+let ns: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-sa-credentials-'));
@@ -57,12 +58,7 @@ beforeAll(async () => {
     '--use-service-account-credentials',
     '--controllers=deployment,replicaset',
   ]);
-  const r = await server.client.post('/api/v1/namespaces', {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: ns },
-  });
-  expect(r.status).toBe(201);
+  ns = await createNamespace(server.client, 'sa-credentials');
   await createDefaultServiceAccount(server.client, ns);
 });
 
