@@ -335,6 +335,14 @@ export function nodeTtlAnnotation(): string {
   return `node.alpha.${current.labelPrefix}/ttl`;
 }
 
+/**
+ * The annotation a leader-election lock on an Endpoints or ConfigMap carries (Kubernetes'
+ * `control-plane.alpha.kubernetes.io/leader`): `control-plane.alpha.svc.io/leader`.
+ */
+export function leaderElectionAnnotation(): string {
+  return `control-plane.alpha.${current.labelPrefix}/leader`;
+}
+
 /** Where a pod finds its service-account token, CA and namespace: `/var/run/secrets/svc.io/serviceaccount`. */
 export function serviceAccountMountPath(): string {
   return `/var/run/secrets/${current.labelPrefix}/serviceaccount`;

@@ -2,6 +2,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import {
   endpointSliceLabel,
   endpointsControllerKey,
+  leaderElectionAnnotation,
   naming,
   type EndpointAddress,
   type EndpointSlice,
@@ -127,21 +128,21 @@ export class OwnWrites {
 }
 
 /**
- * Whether `ep` is mirrored at all: not labelled `endpointslice.svc.io/skip-mirror=true` (the API
- * server's own Endpoints are) and not a leader-election lock.
+ * Whether `ep` is mirrored at all: not labelled skip-mirror=true (`endpointSliceLabel('skip-mirror')`;
+ * the API server's own Endpoints are) and not a leader-election lock (`leaderElectionAnnotation()`).
  */
 function shouldMirror(ep: Endpoints): boolean {
   return (
     ep.metadata.labels?.[endpointSliceLabel('skip-mirror')] !== 'true' &&
-    ep.metadata.annotations?.[`control-plane.alpha.${naming().labelPrefix}/leader`] === undefined
+    ep.metadata.annotations?.[leaderElectionAnnotation()] === undefined
   );
 }
 
 /**
  * `endpointslice-mirroring-controller` (Kubernetes' endpointslicemirroring): an Endpoints object
  * whose Service exists and has no selector (hand-written endpoints) gets EndpointSlices
- * mirroring it, labelled with the Endpoints' labels plus `svc.io/service-name` and
- * `endpointslice.svc.io/managed-by: endpointslicemirroring-controller.svc.io`, its annotations
+ * mirroring it, labelled with the Endpoints' labels plus the service-name and managed-by labels
+ * (`endpointSliceLabel`, managed by `endpointsControllerKey('mirroring-manager')`), its annotations
  * but the last-applied configuration and the last-change-trigger-time, and a controller
  * reference to the Endpoints. The slices go when the Endpoints or the Service goes, the Service
  * gets a selector, or the Endpoints gets the skip-mirror label. Workers:

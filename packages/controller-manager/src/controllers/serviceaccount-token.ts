@@ -93,10 +93,10 @@ const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 /**
  * `serviceaccount-token-controller` (Kubernetes' tokens controller, with
  * LegacyServiceAccountTokenNoAutoGeneration: no Secret is made for an account): a Secret of type
- * `svc.io/service-account-token` naming an existing account in its `svc.io/service-account.name`
- * annotation gets `data.token` (a legacy JWT signed with `--service-account-private-key-file`),
+ * `serviceAccountTokenSecretKey('type')` naming an existing account in its
+ * `serviceAccountTokenSecretKey('service-account.name')` annotation gets `data.token` (a legacy JWT signed with `--service-account-private-key-file`),
  * `data.ca.crt` (`--root-ca-file`, else the manager's own CA), `data.namespace` and the
- * `svc.io/service-account.uid` annotation. A token Secret whose account is gone, or has another
+ * `serviceAccountTokenSecretKey('service-account.uid')` annotation. A token Secret whose account is gone, or has another
  * uid than the annotation, is deleted; so are an account's tokens when it is deleted; a deleted
  * token Secret is dropped from its account's `secrets`. Without a private key file the
  * controller does not run (as Kubernetes, with a log line).

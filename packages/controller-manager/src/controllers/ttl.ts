@@ -41,7 +41,7 @@ function currentTtl(node: Node): number | undefined {
 }
 
 /**
- * `ttl-controller` (`ttl`), as Kubernetes v1.32's: keeps the annotation `node.alpha.svc.io/ttl`
+ * `ttl-controller` (`ttl`), as Kubernetes v1.32's: keeps the annotation `nodeTtlAnnotation()`
  * on every Node at the TTL (seconds) node agents may cache the Secrets and ConfigMaps they read,
  * chosen from the cluster's size by TTL_BOUNDARIES; a node is patched only when its value
  * differs. Every node add and update is checked (Kubernetes relies on node agents updating their
