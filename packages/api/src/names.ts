@@ -583,7 +583,14 @@ export const STREAMING_PROTOCOLS = {
  * CronJob's `batch.svc.io/cronjob-scheduled-timestamp` annotation on the Jobs it creates.
  */
 export function batchKey(
-  name: 'controller-uid' | 'job-name' | 'job-completion-index' | 'job-tracking' | 'cronjob-scheduled-timestamp',
+  name:
+    | 'controller-uid'
+    | 'job-name'
+    | 'job-completion-index'
+    | 'job-tracking'
+    | 'job-index-failure-count'
+    | 'job-index-ignored-failure-count'
+    | 'cronjob-scheduled-timestamp',
 ): string {
   return `batch.${current.labelPrefix}/${name}`;
 }

@@ -21,15 +21,6 @@ import {
 
 const MAX_INT32 = 2147483647;
 
-/**
- * The annotation keys `batch.<prefix>/job-index-failure-count` and `...-ignored-failure-count`:
- * names.ts's batch key prefix (that of `batchKey('job-tracking')`) with Kubernetes' key names.
- */
-export function indexFailureKey(name: 'job-index-failure-count' | 'job-index-ignored-failure-count'): string {
-  const tracking = batchKey('job-tracking');
-  return `${tracking.slice(0, tracking.length - 'job-tracking'.length)}${name}`;
-}
-
 const annotationCount = (p: Pod, key: string): number => {
   const v = p.metadata.annotations?.[key];
   if (v === undefined || !/^[+-]?\d+$/.test(v)) return 0;
@@ -38,10 +29,10 @@ const annotationCount = (p: Pod, key: string): number => {
 };
 
 /** The counted failures of a pod's index before it (0 when the annotation is absent or bad). */
-export const indexFailureCount = (p: Pod): number => annotationCount(p, indexFailureKey('job-index-failure-count'));
+export const indexFailureCount = (p: Pod): number => annotationCount(p, batchKey('job-index-failure-count'));
 
 const absoluteFailureCount = (p: Pod): number =>
-  indexFailureCount(p) + annotationCount(p, indexFailureKey('job-index-ignored-failure-count'));
+  indexFailureCount(p) + annotationCount(p, batchKey('job-index-ignored-failure-count'));
 
 export const hasBackoffLimitPerIndex = (job: Job): boolean =>
   job.spec.completionMode === 'Indexed' && job.spec.backoffLimitPerIndex !== undefined;
@@ -120,13 +111,13 @@ export function failureCountAnnotations(job: Job, replaced: Pod | undefined): Re
   let ignored = 0;
   if (replaced) {
     counted = indexFailureCount(replaced);
-    ignored = annotationCount(replaced, indexFailureKey('job-index-ignored-failure-count'));
+    ignored = annotationCount(replaced, batchKey('job-index-ignored-failure-count'));
     if (job.spec.podFailurePolicy && podFailurePolicyAction(job, replaced).action === 'Ignore') ignored++;
     else counted++;
   }
   return {
-    [indexFailureKey('job-index-failure-count')]: String(counted),
-    ...(ignored > 0 ? { [indexFailureKey('job-index-ignored-failure-count')]: String(ignored) } : {}),
+    [batchKey('job-index-failure-count')]: String(counted),
+    ...(ignored > 0 ? { [batchKey('job-index-ignored-failure-count')]: String(ignored) } : {}),
   };
 }
 

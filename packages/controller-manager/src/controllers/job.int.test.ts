@@ -7,7 +7,6 @@ import { waitFor } from '@svc/testing';
 import { withControllerManager } from '../cm-testing.js';
 import { R } from '../resources.js';
 import { controllerOf } from './controller-ref.js';
-import { indexFailureKey } from './job-index-failures.js';
 import { createNamespace, kubectlIn, pods, refusal } from './workload-testing.js';
 
 const env = withControllerManager(['--controllers=job']);
@@ -408,7 +407,7 @@ describe('job-controller', () => {
     expect(j.spec.backoffLimit).toBe(2147483647);
     const ps = await running(ns, j, 3);
     const key = batchKey('job-completion-index');
-    const count = indexFailureKey('job-index-failure-count');
+    const count = batchKey('job-index-failure-count');
     expect(ps.map((p) => p.metadata.annotations?.[count])).toEqual(['0', '0', '0']);
     const first = ps.find((p) => p.metadata.annotations?.[key] === '1');
     if (first) await finish(first, 1);
