@@ -186,3 +186,4 @@ export * from './pod-resources.js';
 export * from './resource-quota.js';
 export { parseCronSchedule, isKnownTimeZone, wallClock, type CronSchedule } from './cron-schedule.js';
 export { podMatchesNode, matchesTerm, preferredAffinityWeight } from './node-affinity.js';
+export { ipToBigInt, formatIp } from './ip-address.js';

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { ApiObject } from '@svc/api';
+import { formatIp, ipToBigInt } from '@svc/machinery';
 import { isStorageError, type Storage } from '../storage/interface.js';
 
 /**
@@ -140,40 +141,6 @@ function rangeOffset(size: number, c: { min: number; max: number; step: number }
   return Math.min(c.max, Math.max(c.min, Math.floor(size / c.step)));
 }
 
-/** An IP (v4 or v6) as a number, or undefined when it is not one. */
-export function ipToBigInt(ip: string): bigint | undefined {
-  const family = isIP(ip);
-  if (family === 4) return ip.split('.').reduce((n, p) => (n << 8n) | BigInt(Number(p)), 0n);
-  if (family !== 6) return undefined;
-  let text = ip;
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (v4) {
-    const n = ipToBigInt(v4[1] as string) ?? 0n;
-    text = text.replace(v4[1] as string, `${(n >> 16n).toString(16)}:${(n & 0xffffn).toString(16)}`);
-  }
-  const [head, tail] = text.includes('::') ? (text.split('::') as [string, string]) : [text, undefined];
-  const hs = head ? head.split(':') : [];
-  const ts = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? hs : [...hs, ...Array<string>(8 - hs.length - ts.length).fill('0'), ...ts];
-  return groups.reduce((n, g) => (n << 16n) | BigInt(parseInt(g, 16)), 0n);
-}
-
-export function bigIntToIp(n: bigint, family: 4 | 6): string {
-  if (family === 4) return [24n, 16n, 8n, 0n].map((s) => String((n >> s) & 0xffn)).join('.');
-  const groups: string[] = [];
-  for (let s = 112n; s >= 0n; s -= 16n) groups.push(((n >> s) & 0xffffn).toString(16));
-  // The canonical form: the longest run of two or more zero groups becomes '::'.
-  let best = { at: -1, len: 0 };
-  for (let i = 0; i < 8;) {
-    let j = i;
-    while (j < 8 && groups[j] === '0') j++;
-    if (j - i > best.len && j - i > 1) best = { at: i, len: j - i };
-    i = j === i ? i + 1 : j;
-  }
-  if (best.at < 0) return groups.join(':');
-  return `${groups.slice(0, best.at).join(':')}::${groups.slice(best.at + best.len).join(':')}`;
-}
-
 /** The Service ClusterIP range: addresses of a CIDR less the network (and, for IPv4, broadcast) address. */
 export class ClusterIpRange {
   readonly family: 4 | 6;
@@ -217,7 +184,7 @@ export class ClusterIpRange {
   }
 
   ipAt(index: number): string {
-    return bigIntToIp(this.base + BigInt(index), this.family);
+    return formatIp(this.base + BigInt(index), this.family);
   }
 }
 
@@ -254,5 +221,5 @@ export function firstServiceIp(cidr: string): string {
   const [ip, bits] = cidr.split('/') as [string, string];
   const family = isIP(ip) === 4 ? 4 : 6;
   const hostBits = BigInt((family === 4 ? 32 : 128) - Number(bits));
-  return bigIntToIp((((ipToBigInt(ip) ?? 0n) >> hostBits) << hostBits) + 1n, family);
+  return formatIp((((ipToBigInt(ip) ?? 0n) >> hostBits) << hostBits) + 1n, family);
 }

@@ -1,4 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import { formatIp, ipToBigInt } from '@svc/machinery';
 
 /** A network: its family, first address and prefix length. */
 export interface Cidr {
@@ -9,51 +10,6 @@ export interface Cidr {
 }
 
 const familyBits = (family: 4 | 6): number => (family === 4 ? 32 : 128);
-
-function ipv4ToBigInt(s: string): bigint {
-  return s.split('.').reduce((acc, part) => (acc << 8n) | BigInt(Number(part)), 0n);
-}
-
-function ipv6ToBigInt(s: string): bigint {
-  let text = s;
-  // A trailing dotted quad (::ffff:1.2.3.4) stands for the last two groups.
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const v4 = ipv4ToBigInt(dotted[1] as string);
-    text = `${text.slice(0, dotted.index)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups =
-    tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  return groups.reduce((acc, g) => (acc << 16n) | BigInt(parseInt(g, 16)), 0n);
-}
-
-/** An address as Go's net.IP.String prints it (IPv6 in RFC 5952's shortest form). */
-export function formatIp(ip: bigint, family: 4 | 6): string {
-  if (family === 4) return [24n, 16n, 8n, 0n].map((shift) => String((ip >> shift) & 0xffn)).join('.');
-  const groups = Array.from({ length: 8 }, (_, i) => Number((ip >> BigInt(112 - 16 * i)) & 0xffffn));
-  // The longest run of two or more zero groups (the first of equal runs) becomes `::`.
-  let bestStart = -1;
-  let bestLen = 1;
-  for (let i = 0; i < 8;) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  const hex = (g: number[]): string => g.map((n) => n.toString(16)).join(':');
-  if (bestStart < 0) return hex(groups);
-  return `${hex(groups.slice(0, bestStart))}::${hex(groups.slice(bestStart + bestLen))}`;
-}
 
 export function formatCidr(c: Cidr): string {
   return `${formatIp(c.ip, c.family)}/${c.prefix}`;
@@ -73,7 +29,7 @@ export function parseCidr(s: string): Cidr {
   const prefix = Number(prefixText);
   const family = isIPv4(addr) ? 4 : isIPv6(addr) ? 6 : undefined;
   if (family === undefined || prefix > familyBits(family)) throw bad();
-  const ip = family === 4 ? ipv4ToBigInt(addr) : ipv6ToBigInt(addr);
+  const ip = ipToBigInt(addr) ?? 0n;
   return { family, ip: maskTo(ip, { family, prefix }), prefix };
 }
 
