@@ -1,5 +1,5 @@
 import { batchKey, isAlreadyExists, isNotFound, type CronJob, type Job, type ObjectReference } from '@svc/api';
-import { EventRecorder, NAMESPACE_INDEX, ResourceClient, objectKey, type EventOptions } from '@svc/client';
+import { NAMESPACE_INDEX, objectKey } from '@svc/client';
 import { jsonEqual, parseCronSchedule, wallClock, type CronSchedule } from '@svc/machinery';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
@@ -7,6 +7,7 @@ import { REAL_CLOCK, type Clock } from './clock.js';
 import { controllerOf, newControllerRef, resolveControllerRef } from './controller-ref.js';
 import { conditionOf, isJobFinished } from './job-util.js';
 import { nowTime } from './workload-util.js';
+import { namespacedApi, ownerScaffold } from './owner-scaffold.js';
 
 const NAME = 'cronjob-controller';
 /** Kubernetes' nextScheduleDelta: requeues land this long after the scheduled time (clock skew). */
@@ -102,13 +103,9 @@ export function makeCronJobController({ clock = REAL_CLOCK }: { clock?: Clock } 
     build(ctx) {
       const cronJobs = informer<CronJob>(ctx, R.cronJobs());
       const jobs = informer<Job>(ctx, R.jobs());
-      const log = ctx.logger.with({ controller: NAME });
-      const events = new EventRecorder(ctx.client, { component: NAME, logger: log });
-      const record = (cj: CronJob, e: Pick<EventOptions, 'type' | 'reason' | 'message'>): void =>
-        events.event({ object: cj, apiVersion: 'batch/v1', kind: 'CronJob', ...e });
-      const cjApi = (ns: string): ResourceClient<CronJob> =>
-        new ResourceClient<CronJob>(ctx.client, R.cronJobs()).namespace(ns);
-      const jobApi = (ns: string): ResourceClient<Job> => new ResourceClient<Job>(ctx.client, R.jobs()).namespace(ns);
+      const { record } = ownerScaffold<CronJob>(ctx, { name: NAME, apiVersion: 'batch/v1', kind: 'CronJob' });
+      const cjApi = namespacedApi<CronJob>(ctx, R.cronJobs());
+      const jobApi = namespacedApi<Job>(ctx, R.jobs());
 
       async function deleteJob(cj: CronJob, job: Job, reason: string): Promise<boolean> {
         try {

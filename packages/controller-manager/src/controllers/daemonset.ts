@@ -7,8 +7,8 @@ import {
   type Node,
   type Pod,
 } from '@svc/api';
-import { EventRecorder, NAMESPACE_INDEX, ResourceClient, objectKey, type EventOptions } from '@svc/client';
-import { jsonEqual, labelSelectorFromObject, type LabelSelector } from '@svc/machinery';
+import { NAMESPACE_INDEX, objectKey } from '@svc/client';
+import { jsonEqual, type LabelSelector } from '@svc/machinery';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
 import { claimObjects, controllerOf, newControllerRef, recheckOwner } from './controller-ref.js';
@@ -27,6 +27,7 @@ import {
   type NodePods,
 } from './daemonset-util.js';
 import { writeStatusRetryingOnce } from './workload-util.js';
+import { namespacedApi, ownerScaffold, selectorOrSkip } from './owner-scaffold.js';
 import { ControllerExpectations } from './expectations.js';
 import { watchOwnedPods } from './owned-pods.js';
 import { isPodAvailable, isPodReady } from './pod-util.js';
@@ -73,16 +74,11 @@ export const daemonSetController: ControllerDefinition = {
     const revisions = informer<ControllerRevision>(ctx, R.controllerRevisions());
     const expectations = new ControllerExpectations();
     const failedBackoff = new Map<string, { delayMs: number; at: number }>();
-    const log = ctx.logger.with({ controller: NAME });
-    const events = new EventRecorder(ctx.client, { component: NAME, logger: log });
-    const record = (ds: DaemonSet, e: Pick<EventOptions, 'type' | 'reason' | 'message'> & { action?: string }): void =>
-      events.event({ object: ds, apiVersion: 'apps/v1', kind: 'DaemonSet', ...e });
+    const { log, record } = ownerScaffold<DaemonSet>(ctx, { name: NAME, apiVersion: 'apps/v1', kind: 'DaemonSet' });
 
-    const dsApi = (ns: string): ResourceClient<DaemonSet> =>
-      new ResourceClient<DaemonSet>(ctx.client, R.daemonSets()).namespace(ns);
-    const podApi = (ns: string): ResourceClient<Pod> => new ResourceClient<Pod>(ctx.client, R.pods()).namespace(ns);
-    const revApi = (ns: string): ResourceClient<ControllerRevision> =>
-      new ResourceClient<ControllerRevision>(ctx.client, R.controllerRevisions()).namespace(ns);
+    const dsApi = namespacedApi<DaemonSet>(ctx, R.daemonSets());
+    const podApi = namespacedApi<Pod>(ctx, R.pods());
+    const revApi = namespacedApi<ControllerRevision>(ctx, R.controllerRevisions());
 
     const controller = newController(ctx, {
       name: NAME,
@@ -94,13 +90,8 @@ export const daemonSetController: ControllerDefinition = {
           expectations.delete(key);
           return undefined;
         }
-        let selector: LabelSelector;
-        try {
-          selector = labelSelectorFromObject(ds.spec.selector);
-        } catch (e) {
-          log.error('invalid selector, not syncing', { key, error: String(e) });
-          return undefined;
-        }
+        const selector = selectorOrSkip(ds.spec.selector, { log, key });
+        if (!selector) return undefined;
         if (ds.metadata.deletionTimestamp) return undefined;
         const nodeList = nodes.store.list();
         const { current, old } = await constructHistory(ds, selector);

@@ -1,6 +1,6 @@
 import { batchKey, isNotFound, type Job, type JobStatus, type Pod } from '@svc/api';
-import { EventRecorder, NAMESPACE_INDEX, ResourceClient, objectKey, type EventOptions } from '@svc/client';
-import { jsonEqual, labelSelectorFromObject, type LabelSelector } from '@svc/machinery';
+import { NAMESPACE_INDEX, objectKey } from '@svc/client';
+import { jsonEqual, labelSelectorFromObject } from '@svc/machinery';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
 import { claimObjects, controllerOf, newControllerRef, recheckOwner, resolveControllerRef } from './controller-ref.js';
@@ -34,6 +34,7 @@ import { matchSuccessPolicy } from './job-success-policy.js';
 import { isPodActive, isPodReady } from './pod-util.js';
 import { slowStartBatch } from './replica-set.js';
 import { nowTime } from './workload-util.js';
+import { namespacedApi, ownerScaffold, selectorOrSkip } from './owner-scaffold.js';
 
 const NAME = 'job-controller';
 const BURST = 500;
@@ -80,12 +81,9 @@ export function makeJobController(o: JobControllerOptions = {}): ControllerDefin
       const backoffs = new Map<string, BackoffRecord>();
       /** The resourceVersion of each Job's last status write by this controller. */
       const written = new Map<string, { uid: string; rv: number }>();
-      const log = ctx.logger.with({ controller: NAME });
-      const events = new EventRecorder(ctx.client, { component: NAME, logger: log });
-      const record = (job: Job, e: Pick<EventOptions, 'type' | 'reason' | 'message'> & { action?: string }): void =>
-        events.event({ object: job, apiVersion: 'batch/v1', kind: 'Job', ...e });
-      const jobApi = (ns: string): ResourceClient<Job> => new ResourceClient<Job>(ctx.client, R.jobs()).namespace(ns);
-      const podApi = (ns: string): ResourceClient<Pod> => new ResourceClient<Pod>(ctx.client, R.pods()).namespace(ns);
+      const { log, record } = ownerScaffold<Job>(ctx, { name: NAME, apiVersion: 'batch/v1', kind: 'Job' });
+      const jobApi = namespacedApi<Job>(ctx, R.jobs());
+      const podApi = namespacedApi<Pod>(ctx, R.pods());
 
       async function removeFinalizer(p: Pod): Promise<void> {
         const i = (p.metadata.finalizers ?? []).indexOf(batchKey('job-tracking'));
@@ -189,13 +187,8 @@ export function makeJobController(o: JobControllerOptions = {}): ControllerDefin
           )
             return undefined;
           const ns = cached.metadata.namespace ?? '';
-          let selector: LabelSelector;
-          try {
-            selector = labelSelectorFromObject(cached.spec.selector);
-          } catch (e) {
-            log.error('invalid selector, not syncing', { key, error: String(e) });
-            return undefined;
-          }
+          const selector = selectorOrSkip(cached.spec.selector, { log, key });
+          if (!selector) return undefined;
           const inNs = pods.store.byIndex(NAMESPACE_INDEX, ns);
           if (isJobFinished(cached)) {
             // Only the finalizers of its pods are left to clean up.

@@ -7,14 +7,7 @@ import {
   type ReplicaSetCondition,
   type ReplicaSetStatus,
 } from '@svc/api';
-import {
-  EventRecorder,
-  NAMESPACE_INDEX,
-  ResourceClient,
-  objectKey,
-  type EventOptions,
-  type GroupVersionResource,
-} from '@svc/client';
+import { NAMESPACE_INDEX, objectKey, type GroupVersionResource } from '@svc/client';
 import { jsonEqual, labelSelectorFromObject, nameIsDnsSubdomain, type LabelSelector } from '@svc/machinery';
 import {
   informer,
@@ -29,6 +22,7 @@ import { ControllerExpectations } from './expectations.js';
 import { watchOwnedPods, type PodOwner } from './owned-pods.js';
 import { isPodActive, isPodAvailable, isPodReady, sortPodsForDeletion } from './pod-util.js';
 import { nowTime, replicasOf, writeStatusRetryingOnce } from './workload-util.js';
+import { namespacedApi, ownerScaffold, selectorOrSkip } from './owner-scaffold.js';
 
 /** Most pods created or deleted in one sync (Kubernetes' BurstReplicas). */
 const BURST_REPLICAS = 500;
@@ -178,14 +172,11 @@ function buildReplicaController<O extends ReplicaOwner>(ctx: ControllerContext, 
   const owners = informer<O>(ctx, k.resource());
   const pods = informer<Pod>(ctx, R.pods());
   const expectations = new ControllerExpectations();
-  const log = ctx.logger.with({ controller: NAME });
-  const events = new EventRecorder(ctx.client, { component: NAME, logger: log });
-  /** Kubernetes' pod-control events, recorded on the owner. */
-  const record = (rs: ReplicaSet, e: Pick<EventOptions, 'type' | 'reason' | 'action' | 'message'>): void =>
-    events.event({ object: rs, apiVersion: k.apiVersion, kind: k.kind, ...e });
+  /** Kubernetes' pod-control events are recorded on the owner. */
+  const { log, record } = ownerScaffold<ReplicaSet>(ctx, { name: NAME, apiVersion: k.apiVersion, kind: k.kind });
 
-  const rsApi = (ns: string): ResourceClient<O> => new ResourceClient<O>(ctx.client, k.resource()).namespace(ns);
-  const podApi = (ns: string): ResourceClient<Pod> => new ResourceClient<Pod>(ctx.client, R.pods()).namespace(ns);
+  const rsApi = namespacedApi<O>(ctx, k.resource());
+  const podApi = namespacedApi<Pod>(ctx, R.pods());
 
   const controller = newController(ctx, {
     name: NAME,
@@ -200,13 +191,8 @@ function buildReplicaController<O extends ReplicaOwner>(ctx: ControllerContext, 
       const rs = k.asReplicaSet(stored);
       const ns = rs.metadata.namespace ?? '';
       const needsSync = expectations.satisfied(key);
-      let selector: LabelSelector;
-      try {
-        selector = labelSelectorFromObject(rs.spec.selector);
-      } catch (e) {
-        log.error('invalid selector, not syncing', { key, error: String(e) });
-        return;
-      }
+      const selector = selectorOrSkip(rs.spec.selector, { log, key });
+      if (!selector) return;
       const active = pods.store.byIndex(NAMESPACE_INDEX, ns).filter(isPodActive);
       const claimed = await claimObjects<Pod>({
         owner: rs,

@@ -7,8 +7,8 @@ import {
   type StatefulSet,
   type StatefulSetStatus,
 } from '@svc/api';
-import { EventRecorder, NAMESPACE_INDEX, ResourceClient, objectKey, type EventOptions } from '@svc/client';
-import { labelSelectorFromObject, type LabelSelector } from '@svc/machinery';
+import { NAMESPACE_INDEX, objectKey } from '@svc/client';
+import { type LabelSelector } from '@svc/machinery';
 import { informer, newController, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
 import { claimObjects, controllerOf, newControllerRef, recheckOwner } from './controller-ref.js';
@@ -44,6 +44,7 @@ import {
   updateStorage,
 } from './statefulset-util.js';
 import { writeStatusRetryingOnce } from './workload-util.js';
+import { namespacedApi, ownerScaffold, selectorOrSkip } from './owner-scaffold.js';
 
 const NAME = 'statefulset-controller';
 
@@ -85,18 +86,12 @@ export const statefulSetController: ControllerDefinition = {
     const revisions = informer<ControllerRevision>(ctx, R.controllerRevisions());
     // Kubernetes' statefulset controller keeps no expectations (pod names are fixed); the shared pod wiring wants one.
     const expectations = new ControllerExpectations();
-    const log = ctx.logger.with({ controller: NAME });
-    const events = new EventRecorder(ctx.client, { component: NAME, logger: log });
-    const record = (set: StatefulSet, e: Pick<EventOptions, 'type' | 'reason' | 'message'>): void =>
-      events.event({ object: set, apiVersion: 'apps/v1', kind: 'StatefulSet', ...e });
+    const { log, record } = ownerScaffold<StatefulSet>(ctx, { name: NAME, apiVersion: 'apps/v1', kind: 'StatefulSet' });
 
-    const setApi = (ns: string): ResourceClient<StatefulSet> =>
-      new ResourceClient<StatefulSet>(ctx.client, R.statefulSets()).namespace(ns);
-    const podApi = (ns: string): ResourceClient<Pod> => new ResourceClient<Pod>(ctx.client, R.pods()).namespace(ns);
-    const claimApi = (ns: string): ResourceClient<PersistentVolumeClaim> =>
-      new ResourceClient<PersistentVolumeClaim>(ctx.client, R.persistentVolumeClaims()).namespace(ns);
-    const revApi = (ns: string): ResourceClient<ControllerRevision> =>
-      new ResourceClient<ControllerRevision>(ctx.client, R.controllerRevisions()).namespace(ns);
+    const setApi = namespacedApi<StatefulSet>(ctx, R.statefulSets());
+    const podApi = namespacedApi<Pod>(ctx, R.pods());
+    const claimApi = namespacedApi<PersistentVolumeClaim>(ctx, R.persistentVolumeClaims());
+    const revApi = namespacedApi<ControllerRevision>(ctx, R.controllerRevisions());
 
     const controller = newController(ctx, {
       name: NAME,
@@ -105,13 +100,8 @@ export const statefulSetController: ControllerDefinition = {
       reconcile: async (key) => {
         const set = sets.store.get(key);
         if (!set) return undefined;
-        let selector: LabelSelector;
-        try {
-          selector = labelSelectorFromObject(set.spec.selector);
-        } catch (e) {
-          log.error('invalid selector, not syncing', { key, error: String(e) });
-          return undefined;
-        }
+        const selector = selectorOrSkip(set.spec.selector, { log, key });
+        if (!selector) return undefined;
         const ns = set.metadata.namespace ?? '';
         const owned = await claimPods(set, selector);
         const revs = (await claimRevisions(set, selector)).sort(byRevision);
