@@ -263,7 +263,8 @@ wait_nodes_ready() { # N
 
 # One more node, joined with a fresh bootstrap token, as a user would join a machine.
 join() {
-  [ -s "$SVCCONFIG" ] && wait_ready "https://127.0.0.1:$API_PORT/readyz" "$PKI/ca.crt" 2 || { echo "no cluster answers on 127.0.0.1:$API_PORT; run $0 up first" >&2; exit 1; }
+  # A busy machine may take seconds to answer: allow 30 s before saying there is no cluster.
+  [ -s "$SVCCONFIG" ] && wait_ready "https://127.0.0.1:$API_PORT/readyz" "$PKI/ca.crt" 30 || { echo "no cluster answers on 127.0.0.1:$API_PORT; run $0 up first" >&2; exit 1; }
   local i=1 naming deadline started
   while alive "node-$i"; do i=$((i + 1)); done
   naming=$(naming_args)

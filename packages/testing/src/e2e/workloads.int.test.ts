@@ -33,7 +33,7 @@ const SVCLET_CONFIG = `nodeLeaseDurationSeconds: ${LEASE_S}\nsyncFrequency: 5s`;
 interface Pod {
   metadata: { name: string; deletionTimestamp?: string };
   spec: { nodeName?: string; containers: Array<{ command?: string[] }> };
-  status?: { phase?: string };
+  status?: { phase?: string; conditions?: Array<{ type: string; status: string }> };
 }
 interface Deployment {
   status?: { availableReplicas?: number; updatedReplicas?: number; replicas?: number; readyReplicas?: number };
@@ -535,7 +535,7 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
 
   it('joins one more node with a fresh bootstrap token: cluster.sh join', async () => {
     const joined = await run('bash', ['scripts/cluster.sh', 'join'], { env, timeoutMs: 120_000 });
-    expect(joined.code).toBe(0);
+    if (joined.code !== 0) throw new Error(`cluster.sh join exited ${joined.code}:\n${joined.out}`);
     const m =
       /^joining (node-\d+): svcadm join 127\.0\.0\.1:\d+ --token ([a-z0-9]{6})\.[a-z0-9]{16} --discovery-token-ca-cert-hash sha256:[0-9a-f]{64}/m.exec(
         joined.out,
@@ -550,4 +550,42 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
     );
     log(`cluster.sh join: ${name} Ready`);
   }, 150_000);
+
+  it('drains node-1 under a PodDisruptionBudget: its pods move to node-2 one disruption at a time', async () => {
+    await kOk('create', 'poddisruptionbudget', DEP, `--selector=app=${DEP}`, '--max-unavailable=1');
+    await waitFor(
+      'the budget to count 3 healthy pods and allow 1 disruption',
+      async () =>
+        (await kOk('get', 'pdb', DEP, '-o', 'jsonpath={.status.currentHealthy}/{.status.disruptionsAllowed}')) ===
+        '3/1',
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    const healthy = (ps: Pod[]): number =>
+      live(ps).filter((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length;
+    // Watch the healthy count while kubectl drains: the budget allows one pod down at a time.
+    let fewest = 3;
+    let draining = true;
+    const watching = (async () => {
+      while (draining) {
+        fewest = Math.min(fewest, healthy(await pods()));
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
+    const drained = await k('drain', 'node-1', '--ignore-daemonsets', '--delete-emptydir-data', '--timeout=150s');
+    draining = false;
+    await watching;
+    if (drained.code !== 0) throw new Error(`kubectl drain: exit ${drained.code}\n${drained.stderr}${drained.stdout}`);
+    expect(drained.stdout).toContain('node/node-1 drained');
+    expect(await kOk('get', 'node', 'node-1', '-o', 'jsonpath={.spec.unschedulable}')).toBe('true');
+    const after = await settle(3, 60_000);
+    expect(after.map((p) => p.spec.nodeName)).toEqual(['node-2', 'node-2', 'node-2']);
+    const onNode1 = JSON.parse(
+      await kOk('get', 'pods', '-A', '--field-selector=spec.nodeName=node-1', '-o', 'json'),
+    ) as { items: Pod[] };
+    expect(live(onNode1.items).filter((p) => !['Succeeded', 'Failed'].includes(p.status?.phase ?? ''))).toEqual([]);
+    expect(fewest).toBeGreaterThanOrEqual(2);
+    log(`drain of node-1: fewest healthy ${DEP} pods while draining ${fewest} (budget: 3 - 1)`);
+    await kOk('uncordon', 'node-1');
+    await kOk('delete', 'pdb', DEP);
+  }, 240_000);
 });
