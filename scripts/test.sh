@@ -40,6 +40,15 @@ node -e '
   const fs = require("fs");
   const r = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
   const c = fs.existsSync(process.argv[2]) ? JSON.parse(fs.readFileSync(process.argv[2], "utf8")) : { passed: 0, failed: 0 };
+  // Each failure once more, a line each, next to the summary (a CI excerpt may show only the end).
+  const first = (m) => String(m ?? "").replace(/\x1b\[[0-9;]*m/g, "").split("\n").map((l) => l.trim()).filter(Boolean).slice(0, 3).join(" | ").slice(0, 400);
+  for (const f of r.testResults) {
+    const file = require("path").relative(process.cwd(), f.name);
+    if (f.testExecError || (f.status === "failed" && !f.assertionResults.some((a) => a.status === "failed")))
+      console.log(`failed: ${file} (the file did not run): ${first(f.message || f.testExecError?.message)}`);
+    for (const a of f.assertionResults.filter((a) => a.status === "failed"))
+      console.log(`failed: ${file} › ${a.fullName}: ${first(a.failureMessages?.[0])}`);
+  }
   console.log(`${r.numPassedTests + c.passed} passed, ${r.numFailedTests + r.numRuntimeErrorTestSuites + c.failed} failed`);
 ' "$result" "$compose" || { echo "0 passed, 1 failed"; exit 1; }
 exit $status
