@@ -1,17 +1,10 @@
 import type { PriorityLevelConfiguration } from '@svc/api';
 import type { FlowControlMetrics } from './metrics.js';
+import { QueuedRequest, QueueSet } from './queue-set.js';
+import { levelMaxSeats, maxSeats, type WorkEstimate } from './work-estimator.js';
 
 /** Why a request was not served: Kubernetes' `reason` label of the rejected-requests counter. */
 export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out' | 'cancelled';
-
-/** One request waiting for seats in a queue of its priority level. */
-interface Waiter {
-  readonly flowSchema: string;
-  readonly width: number;
-  readonly arrivedAt: number;
-  readonly admit: (outcome: RejectReason | undefined) => void;
-  timer?: NodeJS.Timeout;
-}
 
 /** What a priority level is configured to do, worked out from its object and the server's seats. */
 export interface LevelLimits {
@@ -27,6 +20,8 @@ export interface LevelLimits {
   queues: number;
   handSize: number;
   queueLengthLimit: number;
+  /** The most seats one request may take (Kubernetes' max seats of a queuing level; 0: not set). */
+  maxSeats: number;
 }
 
 /** Kubernetes' share-based limits of every level: NominalCL(l) = ceil(ServerCL × NCS(l) / Σ NCS). */
@@ -54,6 +49,7 @@ export function levelLimits(
       queues: q?.queues ?? 0,
       handSize: q?.handSize ?? 0,
       queueLengthLimit: q?.queueLengthLimit ?? 0,
+      maxSeats: q ? levelMaxSeats(nominal, q.handSize ?? 0) : 0,
     });
   }
   return out;
@@ -86,74 +82,48 @@ export function dealHand(flow: string, deck: number, handSize: number): number[]
   return hand;
 }
 
-/** One priority level: its limits, its queues and the seats its requests hold. */
+/** Time for the dispatcher: milliseconds (monotonic) and timers. */
+export interface DispatchClock {
+  now(): number;
+  /** Runs `fn` after `ms`; returns its cancel. */
+  after(ms: number, fn: () => void): () => void;
+}
+
+const realClock: DispatchClock = {
+  now: () => performance.now(),
+  after: (ms, fn) => {
+    const t = setTimeout(fn, ms);
+    return () => clearTimeout(t);
+  },
+};
+
+/** One priority level: its limits, its queue set and the seats its requests hold. */
 export class PriorityLevel {
+  /** Seats held by its requests (running, or in their final phase). */
   executing = 0;
-  private queues: Waiter[][] = [];
-  private next = 0;
+  /** Requests running (not counting those in their final phase). */
+  running = 0;
+  readonly queueSet: QueueSet;
 
   constructor(
     readonly name: string,
     public limits: LevelLimits,
+    o: { now: () => number; capacity: () => number },
   ) {
-    this.resize();
+    this.queueSet = new QueueSet({
+      now: o.now,
+      capacity: o.capacity,
+      queues: limits.reject ? 0 : Math.max(limits.queues, 0),
+    });
   }
 
   reconfigure(limits: LevelLimits): void {
     this.limits = limits;
-    this.resize();
-  }
-
-  private resize(): void {
-    const n = Math.max(this.limits.queues, 0);
-    if (this.queues.length === n) return;
-    const waiting = this.queues.flat();
-    this.queues = Array.from({ length: n }, () => []);
-    // Requests already waiting stay in line, in the first queue when the level stopped queueing.
-    for (const w of waiting) (this.queues[0] ?? (this.queues[0] = [])).push(w);
-    this.next = 0;
+    this.queueSet.resize(limits.reject ? 0 : Math.max(limits.queues, 0));
   }
 
   get waiting(): number {
-    return this.queues.reduce((n, q) => n + q.length, 0);
-  }
-
-  /** Kubernetes' choice in the flow's hand: the queue holding the fewest seats' worth of waiting requests. */
-  enqueue(flow: string, w: Waiter): boolean {
-    if (this.queues.length === 0) return false;
-    const hand = dealHand(flow, this.queues.length, Math.min(this.limits.handSize, this.queues.length));
-    let best = hand[0] ?? 0;
-    for (const i of hand) if ((this.queues[i]?.length ?? 0) < (this.queues[best]?.length ?? 0)) best = i;
-    const q = this.queues[best] ?? [];
-    if (q.length >= this.limits.queueLengthLimit) return false;
-    q.push(w);
-    return true;
-  }
-
-  remove(w: Waiter): boolean {
-    for (const q of this.queues) {
-      const i = q.indexOf(w);
-      if (i >= 0) {
-        q.splice(i, 1);
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** The head of the next non-empty queue, round robin, so each flow's queue gets its turn. */
-  peek(): { queue: number; waiter: Waiter } | undefined {
-    for (let k = 0; k < this.queues.length; k++) {
-      const i = (this.next + k) % this.queues.length;
-      const w = this.queues[i]?.[0];
-      if (w) return { queue: i, waiter: w };
-    }
-    return undefined;
-  }
-
-  take(queue: number): void {
-    this.queues[queue]?.shift();
-    this.next = (queue + 1) % this.queues.length;
+    return this.queueSet.waitingCount;
   }
 }
 
@@ -162,32 +132,47 @@ export interface Admission {
   flowSchema: string;
   /** The flow (schema and distinguisher) whose queues the request may join. */
   flow: string;
-  width: number;
+  /** Its seats and how long it holds them (the work estimator's). */
+  estimate: WorkEstimate;
   /** How long it may wait in a queue (Kubernetes: a quarter of the request's deadline, at most 1m). */
   waitLimitMs: number;
-  signal: AbortSignal;
+  signal?: AbortSignal;
 }
+
+/** The answer to a request for seats: run (and call `release` when done), or the reason not to. */
+export type Decision = { release: () => void } | { rejected: RejectReason };
 
 /**
  * The server's seats (`--max-requests-inflight` + `--max-mutating-requests-inflight`) shared by
- * the priority levels. A level runs requests on its own seats (nominal minus lendable) and,
- * beyond them, on a pool of every level's lendable seats, up to its borrowing limit. Borrowing
- * is decided at each dispatch instead of Kubernetes' adjustment every 10 s: a level that
- * needs its lent seats back has them as soon as the borrowers' requests finish.
+ * the priority levels. Within a level, requests wait in queues served by virtual finish time
+ * (`queue-set.ts`); a request holds as many seats as the work estimator gave it. A level runs
+ * requests on its own seats (nominal minus lendable) and, beyond them, on a pool of every
+ * level's lendable seats, up to its borrowing limit. Borrowing is decided at each dispatch
+ * instead of Kubernetes' adjustment every 10 s: a level that needs its lent seats back has them
+ * as soon as the borrowers' requests finish.
  */
 export class Dispatcher {
   private readonly levels = new Map<string, PriorityLevel>();
   private poolUsed = 0;
   private readonly borrowed = new Map<PriorityLevel, number>();
 
-  constructor(private readonly metrics: FlowControlMetrics) {}
+  constructor(
+    private readonly metrics: FlowControlMetrics,
+    private readonly clock: DispatchClock = realClock,
+  ) {}
 
   /** Replaces the levels' limits; a level that went away keeps serving what already waits in it. */
   configure(limits: Map<string, LevelLimits>): void {
     for (const [name, l] of limits) {
       const existing = this.levels.get(name);
       if (existing) existing.reconfigure(l);
-      else this.levels.set(name, new PriorityLevel(name, l));
+      else {
+        const level: PriorityLevel = new PriorityLevel(name, l, {
+          now: () => this.clock.now(),
+          capacity: () => this.capacity(level),
+        });
+        this.levels.set(name, level);
+      }
       this.metrics.nominalLimit.set({ priority_level: name }, l.exempt ? 0 : l.nominal);
     }
     this.dispatch();
@@ -203,7 +188,20 @@ export class Dispatcher {
     return n;
   }
 
-  /** Takes the seats when the level may run `width` more now. */
+  /** The seats the level could hold now: its own, plus what it has borrowed and could still borrow. */
+  capacity(level: PriorityLevel): number {
+    const own = level.limits.nominal - level.limits.lendable;
+    const borrowedNow = this.borrowed.get(level) ?? 0;
+    const mayBorrow = level.limits.lendable + level.limits.borrowingLimit;
+    const free = Math.max(0, this.poolSize() - this.poolUsed);
+    return own + Math.min(mayBorrow, borrowedNow + free);
+  }
+
+  /**
+   * Takes the seats when the level may run `width` more now. As Kubernetes, a request wider
+   * than the level could ever hold (its own seats and all it may borrow) runs alone once
+   * nothing else of the level runs.
+   */
   private tryStart(level: PriorityLevel, width: number): boolean {
     const own = level.limits.nominal - level.limits.lendable;
     const borrowedNow = this.borrowed.get(level) ?? 0;
@@ -214,93 +212,139 @@ export class Dispatcher {
     }
     const extra = ownInUse + width - own;
     const mayBorrow = level.limits.lendable + level.limits.borrowingLimit;
-    if (borrowedNow + extra > mayBorrow || this.poolUsed + extra > this.poolSize()) return false;
-    level.executing += width;
-    this.borrowed.set(level, borrowedNow + extra);
-    this.poolUsed += extra;
-    return true;
+    if (borrowedNow + extra <= mayBorrow && this.poolUsed + extra <= this.poolSize()) {
+      level.executing += width;
+      this.borrowed.set(level, borrowedNow + extra);
+      this.poolUsed += extra;
+      return true;
+    }
+    if (level.running === 0 && width > own + Math.min(mayBorrow, this.poolSize())) {
+      level.executing += width;
+      return true;
+    }
+    return false;
   }
 
-  private finish(level: PriorityLevel, width: number): void {
+  private giveBack(level: PriorityLevel, width: number): void {
     level.executing -= width;
     const borrowedNow = this.borrowed.get(level) ?? 0;
-    const giveBack = Math.min(borrowedNow, width);
-    if (giveBack > 0) {
-      this.borrowed.set(level, borrowedNow - giveBack);
-      this.poolUsed -= giveBack;
+    const back = Math.min(borrowedNow, width);
+    if (back > 0) {
+      this.borrowed.set(level, borrowedNow - back);
+      this.poolUsed -= back;
     }
-    this.dispatch();
   }
 
   /**
-   * Waits for seats (or not at all): resolves with a release function once the request may
-   * run, or with the reason it may not. Exempt levels never wait.
+   * Asks for seats: `decide` is called once, at once or when the request leaves its queue, with
+   * a release function (call it when the request is done) or the reason it may not run.
+   * Exempt levels never wait; `Reject` levels (and levels without queues) never queue.
    */
-  async admit(a: Admission): Promise<{ release: () => void } | { rejected: RejectReason }> {
-    const { level, width } = a;
+  request(a: Admission, decide: (d: Decision) => void): void {
+    const { level } = a;
     const labels = { flow_schema: a.flowSchema, priority_level: level.name };
-    const started = (): { release: () => void } => {
+    const width = maxSeats(a.estimate);
+    const run = (r?: QueuedRequest): void => {
       this.metrics.executingSeats.inc(labels, width);
+      level.running++;
       let released = false;
-      return {
+      decide({
         release: () => {
           if (released) return;
           released = true;
-          this.metrics.executingSeats.dec(labels, width);
-          if (level.limits.exempt) level.executing -= width;
-          else this.finish(level, width);
+          level.running--;
+          if (r) level.queueSet.finish(r);
+          const free = (): void => {
+            if (r) level.queueSet.releaseSeats(r);
+            this.metrics.executingSeats.dec(labels, width);
+            if (level.limits.exempt) level.executing -= width;
+            else {
+              this.giveBack(level, width);
+              this.dispatch();
+            }
+          };
+          // The final phase: the seats stay taken while watchers are notified.
+          if (a.estimate.finalSeats > 0 && a.estimate.additionalLatencyMs > 0 && !level.limits.exempt)
+            this.clock.after(a.estimate.additionalLatencyMs, free);
+          else free();
         },
-      };
+      });
     };
     if (level.limits.exempt) {
       level.executing += width;
       this.metrics.waitDuration.observe({ execute: 'true', ...labels }, 0);
-      return started();
+      run();
+      return;
     }
-    if (level.peek() === undefined && this.tryStart(level, width)) {
-      this.metrics.waitDuration.observe({ execute: 'true', ...labels }, 0);
-      return started();
-    }
-    if (level.limits.reject || level.limits.queues === 0) return { rejected: 'concurrency-limit' };
-    const outcome = await new Promise<RejectReason | undefined>((resolve) => {
-      const w: Waiter = { flowSchema: a.flowSchema, width, arrivedAt: performance.now(), admit: resolve };
-      if (!level.enqueue(a.flow, w)) {
-        resolve('queue-full');
+    if (level.limits.reject || level.queueSet.queueCount === 0) {
+      if (!this.tryStart(level, width)) {
+        decide({ rejected: 'concurrency-limit' });
         return;
       }
-      this.metrics.inqueue.inc(labels);
-      const leave = (reason: RejectReason): void => {
-        if (!level.remove(w)) return;
-        clearTimeout(w.timer);
-        this.metrics.inqueue.dec(labels);
-        this.metrics.waitDuration.observe({ execute: 'false', ...labels }, (performance.now() - w.arrivedAt) / 1000);
-        resolve(reason);
-      };
-      w.timer = setTimeout(() => leave('time-out'), a.waitLimitMs);
-      a.signal.addEventListener('abort', () => leave('cancelled'), { once: true });
-      this.dispatch();
+      this.metrics.waitDuration.observe({ execute: 'true', ...labels }, 0);
+      run();
+      return;
+    }
+    const r = new QueuedRequest(a.estimate);
+    const arrivedAt = this.clock.now();
+    const queued = level.queueSet.enqueue(r, {
+      hand: dealHand(a.flow, level.queueSet.queueCount, Math.min(level.limits.handSize, level.queueSet.queueCount)),
+      queueLengthLimit: level.limits.queueLengthLimit,
+      levelFull: level.executing >= this.capacity(level),
     });
-    if (outcome) return { rejected: outcome };
-    return started();
+    if (!queued) {
+      decide({ rejected: 'queue-full' });
+      return;
+    }
+    this.metrics.inqueue.inc(labels);
+    let cancelTimer = (): void => undefined;
+    const onAbort = (): void => leave('cancelled');
+    const settle = (): void => {
+      cancelTimer();
+      a.signal?.removeEventListener('abort', onAbort);
+      this.metrics.inqueue.dec(labels);
+    };
+    const leave = (reason: RejectReason): void => {
+      if (!level.queueSet.remove(r)) return;
+      settle();
+      this.metrics.waitDuration.observe({ execute: 'false', ...labels }, (this.clock.now() - arrivedAt) / 1000);
+      decide({ rejected: reason });
+      // The head may have changed: a narrower request behind a wide one may fit now.
+      this.dispatchLevel(level);
+    };
+    this.onDispatch.set(r, () => {
+      settle();
+      this.metrics.waitDuration.observe({ execute: 'true', ...labels }, (this.clock.now() - arrivedAt) / 1000);
+      run(r);
+    });
+    cancelTimer = this.clock.after(a.waitLimitMs, () => leave('time-out'));
+    a.signal?.addEventListener('abort', onAbort, { once: true });
+    this.dispatchLevel(level);
+  }
+
+  /** What to do when a queued request is dispatched. */
+  private readonly onDispatch = new WeakMap<QueuedRequest, () => void>();
+
+  /** `request` as a promise. */
+  admit(a: Admission): Promise<Decision> {
+    return new Promise((resolve) => this.request(a, resolve));
   }
 
   /** Starts queued requests while seats allow, every level in turn. */
   private dispatch(): void {
-    for (const level of this.levels.values()) {
-      if (level.limits.exempt) continue;
-      for (;;) {
-        const head = level.peek();
-        if (!head || !this.tryStart(level, head.waiter.width)) break;
-        level.take(head.queue);
-        clearTimeout(head.waiter.timer);
-        const labels = { flow_schema: head.waiter.flowSchema, priority_level: level.name };
-        this.metrics.inqueue.dec(labels);
-        this.metrics.waitDuration.observe(
-          { execute: 'true', ...labels },
-          (performance.now() - head.waiter.arrivedAt) / 1000,
-        );
-        head.waiter.admit(undefined);
-      }
+    for (const level of this.levels.values()) if (!level.limits.exempt) this.dispatchLevel(level);
+  }
+
+  /** Starts the level's requests by virtual finish time while the next one fits. */
+  private dispatchLevel(level: PriorityLevel): void {
+    const qs = level.queueSet;
+    while (qs.waitingCount > 0) {
+      const next = qs.peek();
+      if (!next || !this.tryStart(level, next.width)) return;
+      qs.dispatch(next);
+      const go = this.onDispatch.get(next);
+      this.onDispatch.delete(next);
+      go?.();
     }
   }
 }

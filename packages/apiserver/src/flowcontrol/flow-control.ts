@@ -27,6 +27,9 @@ import { byPrecedence, flowDistinguisher, schemaMatches } from './classify.js';
 import { Dispatcher, levelLimits, type PriorityLevel } from './dispatcher.js';
 import { FlowControlMetrics } from './metrics.js';
 import { DanglingConditions } from './dangling.js';
+import { ObjectCounts } from './object-counts.js';
+import { WatchTracker } from './watch-tracker.js';
+import { estimateWork, maxSeats, type WorkEstimate, type WorkEstimatorSources } from './work-estimator.js';
 
 /** The configuration objects to ensure, each with whether it is mandatory. */
 type EnsurePlan = Array<{ type: ResourceType; wanted: ApiObject; mandatory: boolean }>;
@@ -41,6 +44,10 @@ export interface FlowControlConfig {
   registry: Registry;
   /** `--max-requests-inflight` + `--max-mutating-requests-inflight`. */
   serverSeats: number;
+  /** The WatchList feature gate: a watch asking for its initial events costs what its list would. */
+  watchList?: boolean;
+  /** Consistent lists come from the watch cache (ConsistentListFromCache and the cache on); default true. */
+  consistentListFromCache?: boolean;
 }
 
 /** What classification found: the schema, the level and the flow, with the UIDs the response headers carry. */
@@ -87,6 +94,11 @@ export class FlowControl {
   readonly producerHook = new PostStartHook('priority-and-fairness-config-producer');
   readonly metrics: FlowControlMetrics;
   readonly dispatcher: Dispatcher;
+  /** Stored objects per resource, fed by the `apiserver_storage_objects` poll: what lists cost. */
+  readonly objectCounts = new ObjectCounts();
+  /** Open watches: what a write's notifications cost. */
+  readonly watches = new WatchTracker();
+  private readonly estimatorSources: WorkEstimatorSources;
   private schemas: FlowSchema[] = [];
   private levels = new Map<string, PriorityLevelConfiguration>();
   private readonly types: { schemas?: ResourceType; levels?: ResourceType };
@@ -96,6 +108,13 @@ export class FlowControl {
   constructor(private readonly c: FlowControlConfig) {
     this.metrics = new FlowControlMetrics(c.registry);
     this.dispatcher = new Dispatcher(this.metrics);
+    this.estimatorSources = {
+      objectCount: (gr) => this.objectCounts.get(gr),
+      watchCount: (info) => this.watches.interested(info),
+      levelMaxSeats: (level) => this.dispatcher.level(level)?.limits.maxSeats ?? 0,
+      watchList: c.watchList ?? false,
+      consistentListFromCache: c.consistentListFromCache ?? true,
+    };
     const g = group('flowcontrol.apiserver');
     this.types = {
       schemas: c.catalog.lookup(g, 'v1', 'flowschemas'),
@@ -247,5 +266,21 @@ export class FlowControl {
       levelUid: this.levels.get(levelName)?.metadata.uid ?? '',
       flow: `${name}\u0000${flowDistinguisher(fs, user, info)}`,
     };
+  }
+
+  /** The seats the request takes and for how long (Kubernetes' work estimator), observed in the metrics. */
+  estimate(info: RequestInfo, c: Classification): WorkEstimate {
+    const labels = { flow_schema: c.flowSchema, priority_level: c.level.name };
+    const sources: WorkEstimatorSources = {
+      ...this.estimatorSources,
+      watchCount: (i) => {
+        const n = this.watches.interested(i);
+        this.metrics.watchCountSamples.observe(labels, n);
+        return n;
+      },
+    };
+    const we = estimateWork(info, c.level.name, sources);
+    this.metrics.workEstimatedSeats.observe(labels, maxSeats(we));
+    return we;
   }
 }

@@ -8,6 +8,8 @@ export class FlowControlMetrics {
   readonly executingSeats: Gauge<'flow_schema' | 'priority_level'>;
   readonly waitDuration: Histogram<'flow_schema' | 'priority_level' | 'execute'>;
   readonly nominalLimit: Gauge<'priority_level'>;
+  readonly workEstimatedSeats: Histogram<'flow_schema' | 'priority_level'>;
+  readonly watchCountSamples: Histogram<'flow_schema' | 'priority_level'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -46,6 +48,20 @@ export class FlowControlMetrics {
       name: 'apiserver_flowcontrol_nominal_limit_seats',
       help: 'Nominal number of execution seats configured for each priority level',
       labelNames: ['priority_level'] as const,
+      registers,
+    });
+    this.workEstimatedSeats = new Histogram({
+      name: 'apiserver_flowcontrol_work_estimated_seats',
+      help: 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness',
+      labelNames: ['flow_schema', 'priority_level'] as const,
+      buckets: [1, 2, 4, 10],
+      registers,
+    });
+    this.watchCountSamples = new Histogram({
+      name: 'apiserver_flowcontrol_watch_count_samples',
+      help: 'count of watchers for mutating requests in API Priority and Fairness',
+      labelNames: ['flow_schema', 'priority_level'] as const,
+      buckets: [0, 1, 10, 100, 1000, 10000],
       registers,
     });
   }

@@ -109,7 +109,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     () => undefined,
   );
   encryption?.startReloading();
-  const stopCounting = pollObjectCounts(s, storage, started);
+  const stopCounting = pollObjectCounts(s, { storage, started, flowControl: served.flowControl });
   const controllers = startApiServerControllers(s, {
     stores,
     storage,
@@ -223,6 +223,8 @@ async function buildServed(
     log: s.log,
     registry: s.metrics.registry,
     serverSeats: opts.maxRequestsInflight + opts.maxMutatingRequestsInflight,
+    watchList: opts.featureGates.enabled('WatchList'),
+    consistentListFromCache: opts.watchCache && opts.featureGates.enabled('ConsistentListFromCache'),
   });
   const health = healthChecks({
     opts,
@@ -327,19 +329,26 @@ function profilingOf(opts: ApiServerOptions): ProfilingHandler | undefined {
   return opts.serving.profiling ? profilingEndpoints({ contention: opts.serving.contentionProfiling }) : undefined;
 }
 
-/** `apiserver_storage_objects`, every `--store-count-metric-poll-period` once started; returns the stop. */
-function pollObjectCounts(s: Startup, storage: BuiltStorage, started: Promise<void>): () => void {
+/**
+ * `apiserver_storage_objects`, every `--store-count-metric-poll-period` once started, and the
+ * same counts for priority and fairness's work estimator; returns the stop.
+ */
+function pollObjectCounts(
+  s: Startup,
+  o: { storage: BuiltStorage; started: Promise<void>; flowControl: FlowControl },
+): () => void {
+  const { storage, started } = o;
   const poll = async (): Promise<void> => {
     for (const r of storedTypes(s.catalog)) {
       const label = r.group ? `${r.plural}.${r.group}` : r.plural;
+      let count = -1;
       try {
-        s.metrics.storageObjects.set(
-          { resource: label },
-          await storage.storage.count(resourcePrefix(s.opts.storePrefix, r)),
-        );
+        count = await storage.storage.count(resourcePrefix(s.opts.storePrefix, r));
       } catch {
-        s.metrics.storageObjects.set({ resource: label }, -1);
+        // -1: the metric says the count failed; the estimator keeps the last one until it is stale
       }
+      s.metrics.storageObjects.set({ resource: label }, count);
+      o.flowControl.objectCounts.set(label, count);
     }
   };
   const period = s.opts.storeCountMetricPollPeriodMs;

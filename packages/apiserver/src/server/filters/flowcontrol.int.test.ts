@@ -149,7 +149,13 @@ describe('priority and fairness', () => {
       etcd,
       tokens: tokenLines,
       // Two seats in all; a queued request waits at most a quarter of the request timeout (2 s).
-      args: ['--max-requests-inflight=1', '--max-mutating-requests-inflight=1', '--request-timeout=8s'],
+      // Objects counted every second for the work estimator.
+      args: [
+        '--max-requests-inflight=1',
+        '--max-mutating-requests-inflight=1',
+        '--request-timeout=8s',
+        '--store-count-metric-poll-period=1s',
+      ],
     });
     for (const [path, body] of [
       [`${FC}/prioritylevelconfigurations`, level('test-reject', { type: 'Reject' })],
@@ -509,6 +515,55 @@ describe('priority and fairness', () => {
     } finally {
       await again.stop();
     }
+  }, 60_000);
+
+  // Last in this block: the ConfigMaps it makes make every later list of them wider.
+  it('estimates a list by the stored objects (a seat per 100) and runs one wider than its level alone', async () => {
+    const ns = `apf-wide-${token().slice(0, 6)}`;
+    const created = await t.client.post('/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: ns },
+    });
+    expect(created.status).toBe(201);
+    for (let batch = 0; batch < 15; batch++)
+      await Promise.all(
+        Array.from({ length: 10 }, async (_, i) => {
+          const r = await t.client.post(`/api/v1/namespaces/${ns}/configmaps`, configMap(`cm-${batch}-${i}`));
+          expect(r.status).toBe(201);
+        }),
+      );
+    // bob's level rejects (no queues: the estimator's own cap of 10 seats applies) and has one
+    // seat; once the object count poll (every second here) saw the 150 objects, his list is
+    // estimated at 2 or more seats, and runs because nothing else of his level does.
+    const bob = t.client.withToken(users.bob);
+    const wide = async (): Promise<number> => {
+      const text = (await t.client.get('/metrics')).text;
+      const value = (suffix: string, le?: string): number =>
+        Number(
+          text
+            .split('\n')
+            .find(
+              (l) =>
+                l.startsWith(`apiserver_flowcontrol_work_estimated_seats_${suffix}{`) &&
+                l.includes('flow_schema="test-reject"') &&
+                (le === undefined || l.includes(`le="${le}"`)),
+            )
+            ?.split(' ')
+            .pop() ?? 0,
+        );
+      return value('count') - value('bucket', '1');
+    };
+    const before = await wide();
+    await waitFor(
+      'a list of the ConfigMaps estimated at more than one seat',
+      async () => {
+        const r = await bob.get(`/api/v1/namespaces/${ns}/configmaps`);
+        expect(r.status).toBe(200);
+        return (await wide()) > before ? true : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
   }, 60_000);
 });
 

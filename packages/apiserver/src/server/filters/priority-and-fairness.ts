@@ -38,7 +38,7 @@ export function withPriorityAndFairness(
       level: c.level,
       flowSchema: c.flowSchema,
       flow: c.flow,
-      width: 1,
+      estimate: fc.estimate(r.info, c),
       waitLimitMs,
       signal: r.signal,
     });
@@ -59,6 +59,8 @@ export function withPriorityAndFairness(
     };
     r.res.once('close', release);
     if (isWatch) {
+      // Counted for the writes it will hear until it ends (the work estimator's watch count).
+      r.res.once('close', fc.watches.register(r.info));
       // A watch holds its seat only while it starts: until its answer's headers go out.
       const res = r.res;
       const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => typeof res;
