@@ -47,7 +47,11 @@ export const KNOWN_CONTROLLERS: ReadonlyArray<{ name: string; alias?: string; ru
     { name: 'ephemeral-volume-controller', alias: 'ephemeral-volume' },
     { name: 'storageversion-garbage-collector-controller', alias: 'storage-version-gc' },
     { name: 'resourceclaim-controller', alias: 'resource-claim-controller' },
-    { name: 'legacy-serviceaccount-token-cleaner-controller', alias: 'legacy-service-account-token-cleaner' },
+    {
+      name: 'legacy-serviceaccount-token-cleaner-controller',
+      alias: 'legacy-service-account-token-cleaner',
+      run: true,
+    },
     { name: 'validatingadmissionpolicy-status-controller' },
     { name: 'service-cidr-controller' },
     { name: 'storage-version-migrator-controller' },

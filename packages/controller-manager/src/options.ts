@@ -25,6 +25,7 @@ import {
   type LeaderElectionOptions,
   type LogFormat,
 } from '@svc/component-base';
+import { formatDuration } from '@svc/machinery';
 import { parseControllers, type ControllerSelection } from './controller-names.js';
 import { nodeIpamConfig, type NodeIpamConfig } from './controllers/node-ipam-config.js';
 
@@ -56,6 +57,8 @@ export interface ControllerManagerOptions
   rootCaFile?: string;
   /** `--service-account-private-key-file`: signs legacy token Secrets; without it serviceaccount-token-controller does not run. */
   serviceAccountPrivateKeyFile?: string;
+  /** `--legacy-service-account-token-clean-up-period` (8760h0m0s): unused this long, an auto-generated legacy token is marked invalid, then deleted. */
+  legacyServiceAccountTokenCleanUpPeriodMs: number;
   /** endpointslice-mirroring-controller's `--mirroring-*` flags. */
   mirroring: { concurrentSyncs: number; maxEndpointsPerSubset: number; updatesBatchPeriodMs: number };
   /** `--concurrent-<name>-syncs` by name (e.g. `namespace`, `gc`). */
@@ -177,6 +180,7 @@ const USED_FLAGS = new Set([
   '--mirroring-concurrent-service-endpoint-syncs',
   '--mirroring-endpointslice-updates-batch-period',
   '--mirroring-max-endpoints-per-subset',
+  '--legacy-service-account-token-clean-up-period',
 ]);
 const IGNORED: Array<[Option, string]> = [
   [
@@ -651,6 +655,15 @@ export function parseControllerManagerOptions(
     if (v < 1) fail(`${flag} must not be less than 1, but got ${v}`);
     if (v > max) fail(`${flag} must not be more than ${max}, but got ${v}`);
   }
+  const legacyServiceAccountTokenCleanUpPeriodMs = o.legacyServiceAccountTokenCleanUpPeriod as number;
+  // Kubernetes' NewLegacySATokenCleaner refuses a period that is not positive (when the controller starts).
+  if (
+    legacyServiceAccountTokenCleanUpPeriodMs <= 0 &&
+    controllers.enabled.has('legacy-serviceaccount-token-cleaner-controller')
+  )
+    fail(
+      `--legacy-service-account-token-clean-up-period: invalid CleanUpPeriod: ${formatDuration(legacyServiceAccountTokenCleanUpPeriodMs)}`,
+    );
   for (const [opt, controller] of IGNORED) {
     if (USED_FLAGS.has(opt.long ?? '')) continue;
     if (givenOnCli(opt.attributeName())) ignoredFlags.push(`${opt.long ?? ''} (${controller})`);
@@ -665,6 +678,7 @@ export function parseControllerManagerOptions(
     clusterSigningDurationMs: o.clusterSigningDuration as number,
     rootCaFile: o.rootCaFile as string | undefined,
     serviceAccountPrivateKeyFile: (o.serviceAccountPrivateKeyFile as string | undefined) || undefined,
+    legacyServiceAccountTokenCleanUpPeriodMs,
     mirroring,
     concurrentSyncs,
     maxEndpointsPerSlice: o.maxEndpointsPerSlice as number,

@@ -13,6 +13,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string>> = {
   'serviceaccount-controller': 'service-account-controller',
   'root-ca-certificate-publisher-controller': 'root-ca-cert-publisher',
   'token-cleaner-controller': 'token-cleaner',
+  'legacy-serviceaccount-token-cleaner-controller': 'legacy-service-account-token-cleaner',
   'bootstrap-signer-controller': 'bootstrap-signer',
   'garbage-collector-controller': 'generic-garbage-collector',
   'clusterrole-aggregation-controller': 'clusterrole-aggregation-controller',

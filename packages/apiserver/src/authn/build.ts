@@ -35,7 +35,10 @@ import {
   type VerificationKey,
 } from './service-account/keys.js';
 import { ServiceAccountTokenAuthenticator } from './service-account/token-authenticator.js';
-import { LegacyServiceAccountTokenAuthenticator } from './service-account/legacy-token-authenticator.js';
+import {
+  LegacyServiceAccountTokenAuthenticator,
+  type LegacyServiceAccountTokenAuthenticatorOptions,
+} from './service-account/legacy-token-authenticator.js';
 import { createServiceAccountToken, ServiceAccountTokenSigner } from './service-account/token-request.js';
 import { TokenFileAuthenticator } from './token-file.js';
 import { RequestHeaderAuthenticator } from './request-header.js';
@@ -72,6 +75,10 @@ export interface AuthenticationDeps {
   externalUrl: () => string;
   /** Counts `--authentication-config` reloads. */
   metrics?: ReloadMetrics;
+  /** Labels a legacy token Secret with its last-used date (through the server's store); absent: not tracked. */
+  labelSecret?: LegacyServiceAccountTokenAuthenticatorOptions['labelSecret'];
+  /** Counts legacy token uses (`serviceaccount_legacy_*_token_uses_total`). */
+  recordLegacyTokenUse?: LegacyServiceAccountTokenAuthenticatorOptions['recordUse'];
 }
 
 /** A document served outside the API (service-account issuer discovery). */
@@ -222,6 +229,8 @@ export async function buildAuthentication(
         keys: sa.keys,
         lookup: o.serviceAccountLookup,
         getObject: deps.getObject,
+        labelSecret: deps.labelSecret,
+        recordUse: deps.recordLegacyTokenUse,
       }),
       apiAudiences,
     ),

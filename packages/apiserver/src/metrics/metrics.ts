@@ -86,6 +86,28 @@ export class ApiServerMetrics {
     labelNames: ['status', 'apiserver_id_hash'] as const,
   });
 
+  /** Kubernetes' legacy (Secret-held) service-account token counters (pkg/serviceaccount). */
+  readonly legacyTokens = new Counter({
+    name: 'serviceaccount_legacy_tokens_total',
+    registers: [this.registry],
+    help: 'Cumulative legacy service account tokens used',
+  });
+  readonly legacyAutoTokenUses = new Counter({
+    name: 'serviceaccount_legacy_auto_token_uses_total',
+    registers: [this.registry],
+    help: 'Cumulative auto-generated legacy tokens used',
+  });
+  readonly legacyManualTokenUses = new Counter({
+    name: 'serviceaccount_legacy_manual_token_uses_total',
+    registers: [this.registry],
+    help: 'Cumulative manually created legacy tokens used',
+  });
+  readonly invalidLegacyAutoTokenUses = new Counter({
+    name: 'serviceaccount_invalid_legacy_auto_token_uses_total',
+    registers: [this.registry],
+    help: 'Cumulative invalid auto-generated legacy tokens used',
+  });
+
   readonly encryptionConfigReloads = new Counter({
     name: 'apiserver_encryption_config_controller_automatic_reloads_total',
     registers: [this.registry],
@@ -122,6 +144,16 @@ export class ApiServerMetrics {
   ) {
     collectDefaultMetrics({ register: this.registry });
     this.registry.configure(policy);
+  }
+
+  /** One use of a legacy token: auto-generated, manual, or an invalidated auto-generated one (refused). */
+  recordLegacyTokenUse(kind: 'auto' | 'manual' | 'invalid-auto'): void {
+    if (kind === 'invalid-auto') {
+      this.invalidLegacyAutoTokenUses.inc();
+      return;
+    }
+    this.legacyTokens.inc();
+    (kind === 'auto' ? this.legacyAutoTokenUses : this.legacyManualTokenUses).inc();
   }
 
   /** One automatic reload of `--authentication-config` (Kubernetes' two metrics). */

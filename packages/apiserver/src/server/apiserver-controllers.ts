@@ -4,6 +4,7 @@ import { ApiServerIdentity, IDENTITY_TIMING, type IdentityTiming } from './apise
 import type { Startup } from './startup.js';
 import type { BuiltStorage } from './storage.js';
 import type { Stores } from './stores.js';
+import { runLegacyTokenTracking } from './legacy-token-tracking.js';
 
 /** How long a stopping server tries to take itself out of the endpoints. */
 const STOP_TIMEOUT_MS = 5000;
@@ -21,8 +22,8 @@ export interface ApiServerControllerHooks {
 
 /**
  * The API server's own controllers, started once the post-start hooks are done (the system
- * namespaces exist): the identity Lease and its collector (gate APIServerIdentity) and the
- * `svc` Service with its endpoints. They run until the server stops; `stop` first takes this
+ * namespaces exist): the identity Lease and its collector (gate APIServerIdentity), the
+ * `svc` Service with its endpoints, and the legacy token tracking ConfigMap. They run until the server stops; `stop` first takes this
  * server out of the Service's endpoints.
  */
 export function startApiServerControllers(
@@ -65,7 +66,11 @@ export function startApiServerControllers(
   let runningNow = false;
   const running = d.started.then(() => {
     runningNow = !signal.aborted;
-    return Promise.all([identity?.run(signal), runningNow ? service.run(signal) : undefined]);
+    return Promise.all([
+      identity?.run(signal),
+      runningNow ? service.run(signal) : undefined,
+      runningNow ? runLegacyTokenTracking(s, d.stores, signal) : undefined,
+    ]);
   });
   running.catch((e: unknown) => log.warn('API server controllers ended', { error: (e as Error).message }));
   return {

@@ -6,6 +6,7 @@ import { buildAuthentication, type Authentication } from '../authn/build.js';
 import { buildAuthorization, type Authorization } from '../authz/rbac/setup.js';
 import type { Startup } from './startup.js';
 import type { Stores } from './stores.js';
+import { labelLegacyTokenSecret } from './legacy-token-tracking.js';
 
 /** Authentication from its flags and files (a bad file rejects); it reads objects through the stores. */
 export function buildAuthenticationStep(s: Startup, stores: Stores): Promise<Authentication> {
@@ -23,6 +24,8 @@ export function buildAuthenticationStep(s: Startup, stores: Stores): Promise<Aut
       signal: s.stopping.signal,
       externalUrl: () => s.address.externalUrl(),
       metrics: { recordReload: (status, at) => s.metrics.recordAuthenticationConfigReload(status, at) },
+      labelSecret: (l) => labelLegacyTokenSecret(s, stores, l),
+      recordLegacyTokenUse: (kind) => s.metrics.recordLegacyTokenUse(kind),
     },
     lookup,
   );

@@ -13,6 +13,7 @@ import { endpointSliceController } from './endpoint-slice.js';
 import { endpointSliceMirroringController } from './endpointslice-mirroring.js';
 import { garbageCollectorController } from './garbage-collector.js';
 import { jobController } from './job.js';
+import { legacyTokenCleaner } from './legacy-token-cleaner.js';
 import { cronJobController } from './cronjob.js';
 import { ttlAfterFinishedController } from './ttl-after-finished.js';
 import { namespaceController } from './namespace.js';
@@ -34,6 +35,7 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   namespaceController,
   serviceAccountController,
   serviceAccountTokenController,
+  legacyTokenCleaner,
   rootCaCertPublisher,
   tokenCleaner,
   bootstrapSigner,

@@ -1,4 +1,4 @@
-import { group, naming, type ApiObject } from '@svc/api';
+import { group, legacyTokenTrackingConfigMap, naming, type ApiObject } from '@svc/api';
 import type { PolicyRule } from './rules.js';
 
 // The default ClusterRoles and ClusterRoleBindings (spec: RBAC, defaults 7-9), after
@@ -248,6 +248,13 @@ function controllerRoles(): Array<{ name: string; rules: PolicyRule[] }> {
       ],
     },
     { name: 'token-cleaner', rules: [rule(['delete', 'get', 'list', 'watch'], [''], ['secrets']), events] },
+    {
+      name: 'legacy-service-account-token-cleaner',
+      rules: [
+        named(rule(['get'], [''], ['configmaps']), [legacyTokenTrackingConfigMap().name]),
+        rule(['patch', 'delete'], [''], ['secrets']),
+      ],
+    },
     {
       name: 'certificate-controller',
       rules: [

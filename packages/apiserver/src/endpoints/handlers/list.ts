@@ -9,7 +9,7 @@ export async function handleList(s: HandlerScope): Promise<void> {
   const list = await s.store.list(s.info.namespace, params);
   if (include) {
     const table = toTable(s.resource, list.items, { group: s.format.group ?? '', include, listMeta: list.metadata });
-    sendObject(s.res, { code: 200, value: table, format: s.format.codec, gzip: s.gzip });
+    sendObject(s.res, { code: 200, value: table, format: s.format.codec, warnings: s.warnings, gzip: s.gzip });
     return;
   }
   await sendList(s, list as unknown as { items: object[] } & Record<string, unknown>);

@@ -123,6 +123,7 @@ export async function sendList(s: HandlerScope, list: { items: object[] } & Reco
     return;
   }
   auditResponseObject(res, list);
+  setWarnings(res, s.warnings);
   const codec = s.format.codec;
   const headers: Record<string, string> = { 'Content-Type': contentTypeOf(codec) };
   if (gzip) Object.assign(headers, { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });

@@ -1,6 +1,7 @@
 import { unauthorized } from '@svc/api';
 import { AuthenticationFailed, type UserInfo } from '@svc/component-base';
 import type { IncomingMessage } from 'node:http';
+import { withAuthenticationNotes } from '../../authn/request-notes.js';
 import type { ApiRequest, Filter } from './chain.js';
 
 /** Recognises the caller; `system:anonymous` when allowed and no credential is given. */
@@ -10,13 +11,20 @@ export interface RequestAuthenticator {
 
 /**
  * Who is calling (Kubernetes' WithAuthentication): the user the authenticators recognise
- * becomes the request's user; an invalid credential is a 401 before anything else runs.
+ * becomes the request's user; an invalid credential is a 401 before anything else runs. The
+ * warnings and audit annotations authenticators note go into the request's context (also on a 401).
  */
 export function withAuthentication(authenticator: RequestAuthenticator): Filter {
   return (next) => async (r) => {
     let user: UserInfo;
     try {
-      user = await authenticator.authenticate(r.req);
+      user = await withAuthenticationNotes(
+        () => authenticator.authenticate(r.req),
+        (notes) => {
+          if (notes.warnings.length > 0) (r.ctx.warnings ??= []).push(...notes.warnings);
+          for (const [k, v] of Object.entries(notes.auditAnnotations)) (r.ctx.annotations ??= {})[k] ??= v;
+        },
+      );
     } catch (e) {
       if (e instanceof AuthenticationFailed) throw unauthorized();
       throw e;
