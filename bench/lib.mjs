@@ -191,16 +191,24 @@ export async function stopProcess(p, graceMs = 5000) {
  * /readyz answers 200 (polled every `pollMs`). `readyMs` is the time from spawn() to that
  * first 200. `stop()` sends SIGTERM, waits for the exit and removes the temporary directory.
  */
-export async function spawnApiServer({ etcdEndpoints, extraArgs = [], pollMs = 10, readyTimeoutMs = 30_000 }) {
+export async function spawnApiServer({
+  etcdEndpoints,
+  extraArgs = [],
+  pollMs = 10,
+  readyTimeoutMs = 30_000,
+  restartOf,
+}) {
   const { freePort } = await svcTesting();
   installExitHooks();
-  const dir = await mkdtemp(join(tmpdir(), 'svc-bench-apiserver-'));
+  // restartOf: a server stopped with stop({ keep: true }) whose directory (--cert-dir, token file)
+  // and store prefix this one starts with again, as a restarted server finds them.
+  const dir = restartOf?.dir ?? (await mkdtemp(join(tmpdir(), 'svc-bench-apiserver-')));
   liveDirs.add(dir);
-  const token = randomBytes(16).toString('hex');
+  const token = restartOf?.token ?? randomBytes(16).toString('hex');
   const tokenFile = join(dir, 'tokens.csv');
-  await writeFile(tokenFile, `${token},admin,admin-uid,"system:masters"\n`);
+  if (!restartOf) await writeFile(tokenFile, `${token},admin,admin-uid,"system:masters"\n`);
   const port = await freePort();
-  const storePrefix = `/bench-${randomBytes(4).toString('hex')}`;
+  const storePrefix = restartOf?.storePrefix ?? `/bench-${randomBytes(4).toString('hex')}`;
   // SVC_BENCH_NODE_ARGS: extra node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`.
   const nodeArgs = (process.env.SVC_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const args = [
@@ -223,8 +231,9 @@ export async function spawnApiServer({ etcdEndpoints, extraArgs = [], pollMs = 1
   const t0 = performance.now();
   const proc = spawnTracked(process.execPath, args, { cwd: ROOT });
   const url = `https://127.0.0.1:${port}`;
-  const stop = async () => {
+  const stop = async ({ keep = false } = {}) => {
     await stopProcess(proc);
+    if (keep) return;
     await rm(dir, { recursive: true, force: true });
     liveDirs.delete(dir);
   };
@@ -248,7 +257,7 @@ export async function spawnApiServer({ etcdEndpoints, extraArgs = [], pollMs = 1
   }
   const readyMs = performance.now() - t0;
   const caPem = await readFile(join(dir, 'pki', 'ca.crt'), 'utf8');
-  return { url, port, token, caPem, storePrefix, readyMs, proc, stop };
+  return { url, port, token, caPem, storePrefix, dir, readyMs, proc, stop };
 }
 
 /** One GET on a fresh connection; resolves the status code. TLS is not verified (timing only). */
