@@ -1,6 +1,17 @@
 // Tests run from TypeScript sources through @swc/jest (CommonJS); `tsc -b` type-checks separately.
 // @kubernetes/client-node (an e2e test's client) and its openid-client/oauth4webapi are ESM-only too.
-const esmOnly = ['jose', '@marcbachmann/cel-js', '@kubernetes/client-node', 'openid-client', 'oauth4webapi'];
+// parse5-html-rewriting-stream (the proxy's HTML link rewriting) and its parse5 and entities too.
+const esmOnly = [
+  'jose',
+  '@marcbachmann/cel-js',
+  '@kubernetes/client-node',
+  'openid-client',
+  'oauth4webapi',
+  'parse5-html-rewriting-stream',
+  'parse5-sax-parser',
+  'parse5',
+  'entities',
+];
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/packages'],

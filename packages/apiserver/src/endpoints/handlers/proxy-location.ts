@@ -7,6 +7,8 @@ import { svcletEndpoint } from '../../server/svclet-client.js';
 /** Where a proxied request goes: the backend's origin, and whether it is the node agent's own port (reached with the svclet client certificate). */
 export interface ProxyLocation {
   url: URL;
+  /** The backend's host as Kubernetes' location has it (`ip:port`, or the bare IP for a pod without a port), which the link rewriting compares with. */
+  host: string;
   svcletPort?: boolean;
 }
 
@@ -82,7 +84,8 @@ export async function podProxyLocation(o: {
   const status = (pod.status ?? {}) as { podIPs?: Array<{ ip?: string }> };
   const ip = status.podIPs?.[0]?.ip ?? '';
   if (!isGlobalUnicast(ip)) throw badRequest('address not allowed');
-  return { url: new URL(`${schemeOf(split.scheme)}//${hostPort(ip, port)}`) };
+  const host = hostPort(ip, port);
+  return { url: new URL(`${schemeOf(split.scheme)}//${host}`), host };
 }
 
 interface EndpointSubset {
@@ -148,7 +151,8 @@ export async function serviceProxyLocation(o: {
     if (port === undefined) continue;
     for (const a of shuffled(ss.addresses ?? [])) {
       if (!a.ip || !(await validAddress(o, a))) continue;
-      return { url: new URL(`${schemeOf(split.scheme)}//${hostPort(a.ip, String(port))}`) };
+      const host = hostPort(a.ip, String(port));
+      return { url: new URL(`${schemeOf(split.scheme)}//${host}`), host };
     }
   }
   throw none;
@@ -175,7 +179,10 @@ export async function nodeProxyLocation(o: {
   const node = await o.nodes.get('', split.name);
   const agent = svcletEndpoint(node, o.preferredAddressTypes);
   if (!(await proxyable(agent.host))) throw badRequest('address not allowed');
-  if (!split.port || split.port === String(agent.port))
-    return { url: new URL(`https://${hostPort(agent.host, String(agent.port))}`), svcletPort: true };
-  return { url: new URL(`${schemeOf(split.scheme)}//${hostPort(agent.host, split.port)}`) };
+  if (!split.port || split.port === String(agent.port)) {
+    const host = hostPort(agent.host, String(agent.port));
+    return { url: new URL(`https://${host}`), host, svcletPort: true };
+  }
+  const host = hostPort(agent.host, split.port);
+  return { url: new URL(`${schemeOf(split.scheme)}//${host}`), host };
 }
