@@ -2,6 +2,7 @@ import { request as httpRequest, ServerResponse, type IncomingMessage } from 'no
 import { request as httpsRequest, type Agent } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { joinStreams } from './join-streams.js';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -134,8 +135,7 @@ export function proxyUpgrade(
       socket.on('error', end);
       backend.once('close', () => socket.end());
       socket.once('close', () => backend.destroy());
-      backend.pipe(socket);
-      socket.pipe(backend);
+      joinStreams(backend, socket);
       resolve({ upgraded: true });
     });
     out.end();

@@ -108,7 +108,7 @@ export function commandOverSpdy(
     stdin?.onData((b) => session.writeStdin(b));
     stdin?.onEnd(() => session.endStdin());
     streams.get('resize')?.onData((b) => resize(session, b));
-    conn.transport.once('close', () => session.kill());
+    conn.onClose(() => session.kill());
     void session.done.then((status) => {
       out?.end();
       err?.end();

@@ -1,5 +1,8 @@
 import { connect, type Socket } from 'node:net';
-import type { SpdyConnection, SpdyStream } from './spdy-connection.js';
+import { FRAME_HEADER_BYTES, type SpdyConnection, type SpdyStream } from './spdy-connection.js';
+
+/** Bytes read from the pod's port at most at a time; each read becomes one DATA frame. */
+const READ_BYTES = 256 * 1024;
 
 export interface PortForwardTarget {
   /** The sandbox's id, named in error messages as Kubernetes names the pod. */
@@ -51,16 +54,25 @@ function forward(o: { error: SpdyStream; data: SpdyStream; target: PortForwardTa
     fail(`invalid port ${JSON.stringify(portText)}`);
     return;
   }
-  const socket: Socket = connect({ host: target.host, port });
+  // Each read lands after room for the DATA frame's header, so the frame goes out without a copy.
+  const socket: Socket = connect({
+    host: target.host,
+    port,
+    onread: {
+      buffer: () => Buffer.allocUnsafe(FRAME_HEADER_BYTES + READ_BYTES).subarray(FRAME_HEADER_BYTES),
+      callback: (n: number, buf: Uint8Array): boolean => {
+        const frame = Buffer.from(buf.buffer, buf.byteOffset - FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + n);
+        if (!data.writeFrame(frame)) {
+          socket.pause();
+          conn.transport.onDrain(() => socket.resume());
+        }
+        return true;
+      },
+    },
+  });
   let connected = false;
   socket.on('connect', () => {
     connected = true;
-  });
-  socket.on('data', (b: Buffer) => {
-    if (!data.write(b)) {
-      socket.pause();
-      conn.transport.once('drain', () => socket.resume());
-    }
   });
   data.onData((b) => {
     if (!socket.write(b)) {

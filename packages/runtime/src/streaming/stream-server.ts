@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { createWebSocketStream, WebSocketServer } from 'ws';
+import { WebSocketServer } from 'ws';
 import { STREAMING_PROTOCOLS, type Logger } from '@svc/component-base';
 import { commandOverSpdy, commandOverWebSocket, type CommandRequest } from './command-streams.js';
+import { socketTransport, webSocketTransport } from './frame-transport.js';
 import { portForwardOverSpdy, type PortForwardTarget } from './port-forward.js';
 import { SpdyConnection, type SpdyStream } from './spdy-connection.js';
 
@@ -131,10 +132,8 @@ export class StreamServer {
       ws.on('error', () => ws.terminate());
       if (o.target.kind === 'portforward') {
         const target = o.target.target;
-        const tunnel = createWebSocketStream(ws);
-        tunnel.on('error', () => tunnel.destroy());
         let serve: (s: SpdyStream) => void = () => undefined;
-        const conn = new SpdyConnection(tunnel, (s) => serve(s));
+        const conn = new SpdyConnection(webSocketTransport(ws), (s) => serve(s));
         serve = portForwardOverSpdy(conn, target);
       } else {
         commandOverWebSocket(ws, { protocol, request: o.target.request });
@@ -158,7 +157,7 @@ export class StreamServer {
     );
     if (o.head.length) o.socket.unshift(o.head);
     let serve: (s: SpdyStream) => void = () => undefined;
-    const conn = new SpdyConnection(o.socket, (s) => serve(s));
+    const conn = new SpdyConnection(socketTransport(o.socket), (s) => serve(s));
     serve =
       o.target.kind === 'portforward'
         ? portForwardOverSpdy(conn, o.target.target)
