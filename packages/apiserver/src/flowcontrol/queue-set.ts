@@ -66,6 +66,9 @@ export class QueueSet {
   /** The queue `peek` chose, which `dispatch` makes the round robin's last served. */
   private peeked = 0;
   waitingCount = 0;
+  /** Kept as the queues change: queues not idle, and seats held or asked for by their requests. */
+  private activeQueues = 0;
+  private seatsRequested = 0;
 
   constructor(
     private readonly o: {
@@ -105,13 +108,8 @@ export class QueueSet {
   }
 
   private ratio(): number {
-    let active = 0;
-    let requested = 0;
-    for (const q of this.queues) {
-      requested += q.seatsInUse + q.waitingSeats;
-      if (!q.idle) active++;
-    }
-    return active === 0 ? 0 : Math.min(requested, this.o.capacity()) / active;
+    if (this.activeQueues === 0) return 0;
+    return Math.min(this.seatsRequested, this.o.capacity()) / this.activeQueues;
   }
 
   /**
@@ -130,7 +128,11 @@ export class QueueSet {
     }
     if (!best) return false;
     if (o.levelFull && best.waiting.length >= o.queueLengthLimit) return false;
-    if (best.idle) best.nextDispatchR = this.currentR;
+    if (best.idle) {
+      best.nextDispatchR = this.currentR;
+      this.activeQueues++;
+    }
+    this.seatsRequested += r.width;
     r.arrivalR = this.currentR;
     r.queue = best;
     best.waiting.push(r);
@@ -184,6 +186,8 @@ export class QueueSet {
     q.waitingWork -= r.totalWork;
     q.waitingSeats -= r.width;
     this.waitingCount--;
+    this.seatsRequested -= r.width;
+    if (q.idle) this.activeQueues--;
     this.bound(q);
     this.prune();
     return true;
@@ -195,6 +199,7 @@ export class QueueSet {
     if (!q) return;
     this.sync();
     q.executing--;
+    if (q.idle) this.activeQueues--;
     const tookS = (this.o.now() - (r.startedAt ?? this.o.now())) / 1000;
     q.nextDispatchR -= r.estimate.initialSeats * (ESTIMATED_SERVICE_S - tookS);
     this.bound(q);
@@ -206,6 +211,7 @@ export class QueueSet {
     if (!q) return;
     this.sync();
     q.seatsInUse -= r.width;
+    this.seatsRequested -= r.width;
     this.prune();
   }
 
