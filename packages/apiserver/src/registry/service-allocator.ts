@@ -56,6 +56,26 @@ export class RangeBitmap {
     });
   }
 
+  /**
+   * One compare-and-swap that marks `mark` taken and frees `release` (the repair's write); answers
+   * which items actually changed.
+   */
+  async reconcile(o: { mark: readonly number[]; release: readonly number[] }): Promise<{
+    marked: number[];
+    released: number[];
+  }> {
+    let marked: number[] = [];
+    let released: number[] = [];
+    await this.change((bits) => {
+      marked = o.mark.filter((i) => i >= 0 && i < this.o.size && !has(bits, i));
+      released = o.release.filter((i) => has(bits, i));
+      for (const i of marked) set(bits, i, true);
+      for (const i of released) set(bits, i, false);
+      return marked.length > 0 || released.length > 0;
+    });
+    return { marked, released };
+  }
+
   async allocated(): Promise<number[]> {
     const bits = await this.read();
     const out: number[] = [];

@@ -3,6 +3,7 @@ import { PostStartHook, type Logger } from '@svc/component-base';
 import type { ApiServerOptions } from '../options.js';
 import type { Authorization } from '../authz/rbac/setup.js';
 import { AUTHENTICATION_INFO_CONFIGMAP, authenticationInfoData } from './authentication-info.js';
+import { ServiceRangeRepair } from '../registry/service-repair.js';
 import { retryUntil } from './retry.js';
 import type { Stores } from './stores.js';
 import type { CrdController } from '../apiextensions/crd-controller.js';
@@ -49,7 +50,15 @@ export function postStartHooks(d: PostStartDeps): PostStart {
   const run = (): Promise<void> => {
     running ??= (async () => {
       const crds = runCrdController(d, { informers: crdInformers, controllers: crdControllers, synced: crdSynced });
-      const namespacesDone = retry(d, namespaces, () => createSystemNamespaces(d));
+      // As Kubernetes' bootstrap controller: the Service ranges are repaired once before anything else, then every 3 minutes.
+      const repair = serviceRangeRepair(d);
+      let repaired = !repair;
+      const namespacesDone = retry(d, namespaces, async () => {
+        if (!repaired) await repair?.runOnce();
+        repaired = true;
+        await createSystemNamespaces(d);
+      });
+      void namespacesDone.then(() => repair?.run(d.signal));
       const rbacDone = retry(d, rbac, () => d.authorization.bootstrap(d.signal));
       const authInfoDone = namespacesDone.then(() => retry(d, authInfo, () => publishAuthenticationInfo(d)));
       const priorityClassesDone = retry(d, priorityClasses, () => createSystemPriorityClasses(d));
@@ -92,6 +101,17 @@ async function retry(d: PostStartDeps, hook: PostStartHook, attempt: () => Promi
     d.log.warn(`${hook.name} failed; retrying`, { error: (e as Error).message, attempt: n }),
   );
   hook.done();
+}
+
+function serviceRangeRepair(d: PostStartDeps): ServiceRangeRepair | undefined {
+  const allocation = d.stores.serviceAllocation;
+  const type = d.catalog.lookup('', 'v1', 'services');
+  if (!allocation || !type) return undefined;
+  return new ServiceRangeRepair({
+    allocation,
+    listServices: async () => (await d.stores.storeFor(type).list('')).items,
+    log: d.log,
+  });
 }
 
 async function createSystemNamespaces(d: PostStartDeps): Promise<void> {

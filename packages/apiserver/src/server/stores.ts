@@ -68,6 +68,11 @@ export class Stores {
     this.byType.delete(r);
   }
 
+  /** The Service ranges (`--service-cluster-ip-range`, `--service-node-port-range`), when Services take addresses. */
+  get serviceAllocation(): ServiceAllocation | undefined {
+    return this.c.serviceAllocation;
+  }
+
   /**
    * Like Kubernetes' listers: the cached object first (resourceVersion 0), a live read only
    * when the cache does not have it (it may have just been created) or `fresh` is asked.
