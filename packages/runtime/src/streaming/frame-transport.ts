@@ -9,8 +9,11 @@ import type { RawData, WebSocket } from 'ws';
 export interface FrameTransport {
   /** Hands `data` each chunk read and calls `end` once when the peer is gone; called once. */
   start(o: { data: (chunk: Buffer) => void; end: () => void }): void;
-  /** Writes the buffers in order, as one unit; false when the writer should wait for `onDrain`. */
-  write(parts: readonly Buffer[]): boolean;
+  /**
+   * Writes the buffers in order, as one unit; false when the writer should wait for `onDrain`.
+   * `written` is called once the buffers have been handed to the kernel (they may be reused then).
+   */
+  write(parts: readonly Buffer[], written?: () => void): boolean;
   /** Calls `fn` once the bytes written so far have left (at once when nothing waits, or once closed). */
   onDrain(fn: () => void): void;
   /** Stops and restarts reading; the peer's bytes then wait in the network. */
@@ -29,11 +32,12 @@ export function socketTransport(socket: Duplex): FrameTransport {
       socket.once('close', o.end);
       socket.once('error', o.end);
     },
-    write(parts) {
-      if (parts.length === 1) return socket.write(parts[0]!);
+    write(parts, written) {
+      const done = written && ((): void => written());
+      if (parts.length === 1) return socket.write(parts[0]!, done);
       socket.cork();
       let ok = true;
-      for (const p of parts) ok = socket.write(p);
+      parts.forEach((p, i) => (ok = socket.write(p, i === parts.length - 1 ? done : undefined)));
       socket.uncork();
       return ok;
     },
@@ -89,9 +93,15 @@ export function webSocketTransport(ws: WebSocket): FrameTransport {
         o.end();
       });
     },
-    write(parts) {
+    write(parts, written) {
       if (!open()) return true;
-      ws.send(parts.length === 1 ? parts[0]! : Buffer.concat(parts), { binary: true }, sent);
+      const done = written
+        ? (): void => {
+            written();
+            sent();
+          }
+        : sent;
+      ws.send(parts.length === 1 ? parts[0]! : Buffer.concat(parts), { binary: true }, done);
       return ws.bufferedAmount < TUNNEL_HIGH_WATER;
     },
     onDrain(fn) {

@@ -3,6 +3,8 @@ import { FRAME_HEADER_BYTES, type SpdyConnection, type SpdyStream } from './spdy
 
 /** Bytes read from the pod's port at most at a time; each read becomes one DATA frame. */
 const READ_BYTES = 256 * 1024;
+/** Read buffers a connection keeps for reuse once their frame has left. */
+const SPARE_BUFFERS = 4;
 
 export interface PortForwardTarget {
   /** The sandbox's id, named in error messages as Kubernetes names the pod. */
@@ -54,15 +56,25 @@ function forward(o: { error: SpdyStream; data: SpdyStream; target: PortForwardTa
     fail(`invalid port ${JSON.stringify(portText)}`);
     return;
   }
-  // Each read lands after room for the DATA frame's header, so the frame goes out without a copy.
+  // Each read lands after room for the DATA frame's header, so the frame goes out without a
+  // copy; once it has left, its memory takes the next reads (forwarding then allocates nothing).
+  const spare: ArrayBufferLike[] = [];
   const socket: Socket = connect({
     host: target.host,
     port,
     onread: {
-      buffer: () => Buffer.allocUnsafe(FRAME_HEADER_BYTES + READ_BYTES).subarray(FRAME_HEADER_BYTES),
+      buffer: () => {
+        const reuse = spare.pop();
+        if (reuse) return Buffer.from(reuse, FRAME_HEADER_BYTES, READ_BYTES);
+        return Buffer.allocUnsafe(FRAME_HEADER_BYTES + READ_BYTES).subarray(FRAME_HEADER_BYTES);
+      },
       callback: (n: number, buf: Uint8Array): boolean => {
-        const frame = Buffer.from(buf.buffer, buf.byteOffset - FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + n);
-        if (!data.writeFrame(frame)) {
+        const memory = buf.buffer;
+        const frame = Buffer.from(memory, buf.byteOffset - FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + n);
+        const recycle = (): void => {
+          if (spare.length < SPARE_BUFFERS && memory.byteLength === FRAME_HEADER_BYTES + READ_BYTES) spare.push(memory);
+        };
+        if (!data.writeFrame(frame, recycle)) {
           socket.pause();
           conn.transport.onDrain(() => socket.resume());
         }

@@ -21,8 +21,9 @@ class ChunkTransport implements FrameTransport {
   push(chunk: Buffer): void {
     this.feed!(chunk);
   }
-  write(parts: readonly Buffer[]): boolean {
+  write(parts: readonly Buffer[], written?: () => void): boolean {
     this.written.push(Buffer.concat(parts));
+    written?.();
     return true;
   }
   onDrain(fn: () => void): void {
@@ -150,7 +151,9 @@ describe('SpdyConnection', () => {
     stream!.write(big);
     const framed = Buffer.alloc(FRAME_HEADER_BYTES + 5);
     framed.write('hello', FRAME_HEADER_BYTES);
-    stream!.writeFrame(framed);
+    let left = 0;
+    stream!.writeFrame(framed, () => left++);
+    expect(left).toBe(1);
     stream!.end();
     const out = frames(Buffer.concat(t.written));
     expect(out.map((f) => [f.word, f.flags, f.body.length])).toEqual([

@@ -61,12 +61,13 @@ export class SpdyStream {
 
   /**
    * Writes one DATA frame without copying: `frame` holds `FRAME_HEADER_BYTES` bytes of room
-   * (filled in here) followed by at most 16 MiB of data. False as for `write`.
+   * (filled in here) followed by at most 16 MiB of data. False as for `write`; `written` is
+   * called once the frame has left, when its memory may be reused (never if the connection closed first).
    */
-  writeFrame(frame: Buffer): boolean {
+  writeFrame(frame: Buffer, written?: () => void): boolean {
     if (this.localEnded) return true;
     dataHeader({ frame, id: this.id, fin: false, length: frame.length - FRAME_HEADER_BYTES });
-    return this.conn.send([frame]);
+    return this.conn.send([frame], written);
   }
 
   /** Half-closes: an empty DATA frame with FIN. */
@@ -183,11 +184,11 @@ export class SpdyConnection {
   }
 
   /** @internal Hands whole frames to the transport, after any frame still being compressed. */
-  send(parts: Buffer[]): boolean {
+  send(parts: Buffer[], written?: () => void): boolean {
     if (this.closed || this.transport.destroyed) return true;
-    if (this.outboundPending === 0) return this.transport.write(parts);
+    if (this.outboundPending === 0) return this.transport.write(parts, written);
     this.outbound = this.outbound.then(() => {
-      if (!this.closed && !this.transport.destroyed) this.transport.write(parts);
+      if (!this.closed && !this.transport.destroyed) this.transport.write(parts, written);
     });
     return true;
   }
