@@ -27,6 +27,7 @@
 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { connect as h2connect } from 'node:http2';
+import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
@@ -321,6 +322,9 @@ async function variant({ etcd, protocol, log }) {
     };
     worker.postMessage('stop');
     await workerDone;
+    // SVC_BENCH_APF_SERVER_LOG=<file>: the server's last 32 KiB of output, to look for errors under the flood.
+    if (process.env.SVC_BENCH_APF_SERVER_LOG)
+      await writeFile(`${process.env.SVC_BENCH_APF_SERVER_LOG}.${protocol}`, server.proc.output());
     log(
       `  [${protocol}] flood: ${counts.created} created, ${counts.refused} refused with 429, ${counts.other} other answers ${JSON.stringify(counts.otherStatuses ?? {})}, ${counts.errors} connection errors; its answers p50 ${counts.p50.toFixed(0)} ms, p99 ${counts.p99.toFixed(0)} ms (in the measured ${MEASURE_MS / 1000} s: ${during.created} created, ${during.refused} refused)`,
     );
