@@ -1,7 +1,8 @@
 // Service IP and node-port repair at start (issue 19), as Kubernetes' RepairIP / RepairPorts: a
 // Service's address and node port that the stored ranges lost are marked taken again when an API
 // server starts on that store (a request for them is then refused), while an address and a port
-// no Service holds stay taken through two repairs and are freed on the third.
+// no Service holds stay taken through two repairs and are freed on the third. Then, on the
+// restarted server, allocation on update: type changes take and give back addresses and ports.
 import type { ApiObject } from '@svc/api';
 import { silentLogger } from '@svc/component-base';
 import {
@@ -101,3 +102,61 @@ it('a restarted API server marks the lost address and node port taken; a leak is
     201,
   );
 }, 120_000);
+
+interface SvcSpec {
+  type?: string;
+  clusterIP?: string;
+  clusterIPs?: string[];
+  ipFamilies?: string[];
+  ports: Array<{ port: number; nodePort?: number }>;
+}
+
+it('type changes on update take an address and node ports, and give back those the Service no longer has', async () => {
+  const s = second;
+  if (!s) throw new Error('the restarted server of the first case is needed');
+  const path = `${SVCS}/flip`;
+  const merge = 'application/merge-patch+json';
+  const specOf = (r: unknown): SvcSpec => (r as { spec: SvcSpec }).spec;
+  expectCode(await s.client.post(SVCS, { ...svc('flip', { type: 'ExternalName', externalName: 'example.com' }) }), 201);
+
+  // ExternalName → ClusterIP: an address of the range, as on create.
+  const asClusterIp = specOf(
+    expectCode(await s.client.patch(path, { spec: { type: 'ClusterIP', externalName: null } }, merge), 200),
+  );
+  expect(asClusterIp.clusterIP).toMatch(/^10\.97\.0\.\d+$/);
+  expect(asClusterIp.clusterIPs).toEqual([asClusterIp.clusterIP]);
+  expect(asClusterIp.ipFamilies).toEqual(['IPv4']);
+
+  // ClusterIP → NodePort: node ports, the same address.
+  const asNodePort = specOf(expectCode(await s.client.patch(path, { spec: { type: 'NodePort' } }, merge), 200));
+  expect(asNodePort.clusterIP).toBe(asClusterIp.clusterIP);
+  const nodePort = asNodePort.ports[0]?.nodePort ?? 0;
+  expect(nodePort).toBeGreaterThanOrEqual(30000);
+  expect(nodePort).toBeLessThanOrEqual(30999);
+  // A replace without the node port keeps it; asking for a taken one is refused and takes nothing.
+  const replaced = expectCode(await s.client.get(path), 200) as { spec: SvcSpec };
+  replaced.spec.ports = [{ port: 80 }];
+  expect(specOf(expectCode(await s.client.put(path, replaced as never), 200)).ports[0]?.nodePort).toBe(nodePort);
+  expectCode(
+    await s.client.post(SVCS, svc('holder', { type: 'NodePort', ports: [{ port: 80, nodePort: 30300 }] })),
+    201,
+  );
+  expectFailure(await s.client.patch(path, { spec: { ports: [{ port: 80, nodePort: 30300 }] } }, merge), {
+    code: 422,
+    reason: 'Invalid',
+    message: /spec\.ports\[0\]\.nodePort: Invalid value: 30300: provided port is already allocated/,
+  });
+
+  // Back to ClusterIP (the type alone): the node port goes and is free again.
+  const back = specOf(expectCode(await s.client.patch(path, { spec: { type: 'ClusterIP' } }, merge), 200));
+  expect(back.ports[0]?.nodePort).toBeUndefined();
+  expectCode(await s.client.post(SVCS, svc('port-reuser', { type: 'NodePort', ports: [{ port: 80, nodePort }] })), 201);
+
+  // To ExternalName (type and name only): the address goes and is free again.
+  const ext = specOf(
+    expectCode(await s.client.patch(path, { spec: { type: 'ExternalName', externalName: 'example.org' } }, merge), 200),
+  );
+  expect(ext.clusterIP).toBeUndefined();
+  expect(ext.clusterIPs).toBeUndefined();
+  expectCode(await s.client.post(SVCS, svc('ip-reuser', { clusterIP: asClusterIp.clusterIP })), 201);
+});

@@ -1,8 +1,16 @@
 import { isIP } from 'node:net';
 import { fieldErrors, internalError, invalid, type ApiObject, type FieldError } from '@svc/api';
-import { clone } from './object-utils.js';
+import { clone, deepEqual } from './object-utils.js';
+import { keepAllocated } from './strategies/service.js';
 import type { ClusterIpRange, NodePortRange } from './service-allocator.js';
-import { GenericStore, type DeleteParams, type DeleteResult, type StoreOptions, type WriteParams } from './store.js';
+import {
+  GenericStore,
+  type DeleteParams,
+  type DeleteResult,
+  type StoreOptions,
+  type UpdateParams,
+  type WriteParams,
+} from './store.js';
 
 /** The ranges Services take their addresses and node ports from (`--service-*-range`). */
 export interface ServiceAllocation {
@@ -33,6 +41,40 @@ interface Taken {
 }
 
 const needsNodePorts = (type: string): boolean => type === 'NodePort' || type === 'LoadBalancer';
+const typeOf = (s: Spec): string => s.type ?? 'ClusterIP';
+const addressOf = (s: Spec): string | undefined => s.clusterIPs?.[0] ?? s.clusterIP;
+const takesNodePorts = (s: Spec): boolean =>
+  needsNodePorts(typeOf(s)) && !(typeOf(s) === 'LoadBalancer' && s.allocateLoadBalancerNodePorts === false);
+
+/**
+ * Kubernetes' dropTypeDependentFields: a type change that leaves the fields of the old type as
+ * they were clears them (to ExternalName: the address and its families; to a type without node
+ * ports: the node ports; away from LoadBalancer: allocateLoadBalancerNodePorts; to ClusterIP or
+ * ExternalName: externalTrafficPolicy), so `kubectl edit` of the type alone works.
+ */
+function dropTypeDependentFields(s: Spec, old: Spec): void {
+  if (typeOf(s) === typeOf(old)) return;
+  if (typeOf(s) === 'ExternalName' && addressOf(s) === addressOf(old) && deepEqual(s.clusterIPs, old.clusterIPs)) {
+    delete s.clusterIP;
+    delete s.clusterIPs;
+    if (deepEqual(s.ipFamilies, old.ipFamilies)) delete s.ipFamilies;
+    if (s.ipFamilyPolicy === old.ipFamilyPolicy) delete s.ipFamilyPolicy;
+  }
+  const ports = s.ports ?? [];
+  const oldPorts = old.ports ?? [];
+  if (
+    !needsNodePorts(typeOf(s)) &&
+    ports.every((p, i) => p.nodePort === undefined || p.nodePort === oldPorts[i]?.nodePort)
+  )
+    for (const p of ports) delete p.nodePort;
+  if (typeOf(s) !== 'LoadBalancer' && s.allocateLoadBalancerNodePorts === old.allocateLoadBalancerNodePorts)
+    delete s.allocateLoadBalancerNodePorts;
+  if (
+    (typeOf(s) === 'ClusterIP' || typeOf(s) === 'ExternalName') &&
+    s.externalTrafficPolicy === old.externalTrafficPolicy
+  )
+    delete s.externalTrafficPolicy;
+}
 
 /**
  * Services' store: Kubernetes' service REST around the generic one. A create takes its ClusterIP
@@ -59,6 +101,75 @@ export class ServiceStore extends GenericStore {
       if (!dryRun) await this.release(taken);
       throw e;
     }
+  }
+
+  /**
+   * Kubernetes' allocation on update: a type change drops the old type's fields it left as they
+   * were, keeps what the server allocated (patchAllocatedValues); a Service that had no address
+   * (ExternalName) gets one as on create, one that now needs node ports gets those it does not
+   * hold yet (requested ones honoured or refused as on create). Once the update is written, the
+   * address and node ports the Service no longer has are given back; a failed update gives back
+   * what it took (also on each retry of the read-modify-write).
+   */
+  override async update(
+    namespace: string,
+    name: string,
+    p: UpdateParams,
+  ): Promise<{ object: ApiObject; created: boolean }> {
+    if (p.subresource) return super.update(namespace, name, p);
+    const dryRun = p.ctx.dryRun === true;
+    let taken: Taken = { ports: [] };
+    let old: ApiObject | undefined;
+    const updater = async (current: ApiObject): Promise<ApiObject> => {
+      if (!dryRun) await this.release(taken);
+      taken = { ports: [] };
+      const desired = await p.updater(current);
+      old = current;
+      await this.allocateOnUpdate(desired, current, { dryRun, taken });
+      return desired;
+    };
+    let result: { object: ApiObject; created: boolean };
+    try {
+      result = await super.update(namespace, name, { ...p, updater });
+    } catch (e) {
+      if (!dryRun) await this.release(taken);
+      throw e;
+    }
+    if (!dryRun && old && !result.created) await this.releaseDropped(old, result.object);
+    return result;
+  }
+
+  private async allocateOnUpdate(desired: ApiObject, current: ApiObject, o: { dryRun: boolean; taken: Taken }) {
+    const s = (desired.spec ??= {}) as Spec;
+    const was = (current.spec ?? {}) as Spec;
+    dropTypeDependentFields(s, was);
+    keepAllocated(s, was);
+    if (typeOf(s) === 'ExternalName') return;
+    const oldAddress = typeOf(was) === 'ExternalName' ? undefined : addressOf(was);
+    if (!oldAddress) {
+      await this.allocate(desired, o);
+      return;
+    }
+    if (!takesNodePorts(s)) return;
+    s.externalTrafficPolicy ??= 'Cluster';
+    const held = new Set(takesNodePorts(was) ? (was.ports ?? []).map((p) => p.nodePort) : []);
+    await this.allocatePorts(desired, { ...o, skip: (port) => held.has(port) });
+  }
+
+  /** After an update: gives back the old address and node ports the Service no longer holds. */
+  private async releaseDropped(old: ApiObject, now: ApiObject): Promise<void> {
+    const was = (old.spec ?? {}) as Spec;
+    const is = (now.spec ?? {}) as Spec;
+    const taken: Taken = { ports: [] };
+    const ip = addressOf(was);
+    if (ip && ip !== 'None' && addressOf(is) !== ip) taken.ip = this.alloc.ips.indexOf(ip);
+    const kept = new Set((is.ports ?? []).map((p) => p.nodePort));
+    for (const p of was.ports ?? []) {
+      if (p.nodePort === undefined || kept.has(p.nodePort)) continue;
+      const i = this.alloc.nodePorts.indexOf(p.nodePort);
+      if (i !== undefined) taken.ports.push(i);
+    }
+    await this.release(taken);
   }
 
   override async delete(namespace: string, name: string, p: DeleteParams): Promise<DeleteResult> {
@@ -158,10 +269,14 @@ export class ServiceStore extends GenericStore {
     await this.allocatePorts(obj, o);
   }
 
-  private async allocatePorts(obj: ApiObject, o: { dryRun: boolean; taken: Taken }): Promise<void> {
+  private async allocatePorts(
+    obj: ApiObject,
+    o: { dryRun: boolean; taken: Taken; skip?: (port: number) => boolean },
+  ): Promise<void> {
     const { nodePorts } = this.alloc;
     const ports = ((obj.spec as Spec).ports ??= []);
     for (const [i, p] of ports.entries()) {
+      if (p.nodePort && o.skip?.(p.nodePort)) continue; // already the Service's
       let index: number | undefined;
       if (p.nodePort) {
         index = nodePorts.indexOf(p.nodePort);

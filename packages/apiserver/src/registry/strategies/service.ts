@@ -1,14 +1,14 @@
 import { fieldErrors, type ApiObject, type FieldError } from '@svc/api';
 import type { Strategy } from '../strategy.js';
 
-interface ServicePort {
+export interface ServicePort {
   name?: string;
   nodePort?: number;
   port?: number;
   protocol?: string;
   targetPort?: number | string;
 }
-interface ServiceSpec {
+export interface ServiceSpec {
   type?: string;
   ports?: ServicePort[];
   sessionAffinity?: string;
@@ -54,7 +54,7 @@ function validate(obj: ApiObject): FieldError[] {
  * As Kubernetes' patchAllocatedValues: an update that leaves out what the server allocated
  * (a replace or apply written without `clusterIP`, `ipFamilies`, node ports) keeps it.
  */
-function keepAllocated(s: ServiceSpec, old: ServiceSpec): void {
+export function keepAllocated(s: ServiceSpec, old: ServiceSpec): void {
   const type = s.type ?? 'ClusterIP';
   if (type === 'ExternalName' || (old.type ?? 'ClusterIP') === 'ExternalName') return;
   if (!s.clusterIP && !s.clusterIPs?.length) {
