@@ -22,7 +22,7 @@ function copyBatched(from: Duplex, to: Duplex): void {
     from.resume();
   };
   from.on('data', (chunk: Buffer) => {
-    if (to.destroyed) return;
+    if (to.destroyed || to.writableEnded) return;
     if (!corked) {
       corked = true;
       to.cork();
