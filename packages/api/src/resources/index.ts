@@ -50,6 +50,7 @@ import { flowSchema } from './flowcontrol/v1/flow-schema.js';
 import { priorityLevelConfiguration } from './flowcontrol/v1/priority-level-configuration.js';
 import { endpoints } from './core/v1/endpoints.js';
 import { replicationController } from './core/v1/replication-controller.js';
+import { podTemplate } from './core/v1/pod-template.js';
 import { endpointSlice } from './discovery/v1/endpoint-slice.js';
 
 /** Every compiled-in type, in discovery order. Build after `useNaming`. */
@@ -64,6 +65,7 @@ export function builtinResources(): ResourceType[] {
     service(),
     endpoints(),
     replicationController(),
+    podTemplate(),
     node(),
     event(),
     lease(),

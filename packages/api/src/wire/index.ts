@@ -19,5 +19,6 @@ export * from './policy-objects.js';
 export * from './flowcontrol.js';
 export * from './endpoints.js';
 export * from './replication-controller.js';
+export * from './pod-template.js';
 export * from './batch.js';
 export * from './disruption.js';

@@ -34,6 +34,7 @@ import type { priorityClassSchema } from '../resources/scheduling/v1/priority-cl
 import type { runtimeClassSchema } from '../resources/node/v1/runtime-class.js';
 import type { endpointsSchema } from '../resources/core/v1/endpoints.js';
 import type { replicationControllerSchema } from '../resources/core/v1/replication-controller.js';
+import type { podTemplateSchema } from '../resources/core/v1/pod-template.js';
 import type { endpointSliceSchema } from '../resources/discovery/v1/endpoint-slice.js';
 import type { ObjectMeta } from '../types.js';
 import type { Conforms, Mismatches } from './conformance.js';
@@ -73,6 +74,7 @@ import type {
   Endpoints,
   EndpointSlice,
   ReplicationController,
+  PodTemplate,
 } from './index.js';
 
 /**
@@ -133,6 +135,7 @@ export type WireConformance = [
   Conforms<Mismatches<Endpoints, typeof endpointsSchema, 'Endpoints'>>,
   Conforms<Mismatches<EndpointSlice, typeof endpointSliceSchema, 'EndpointSlice'>>,
   Conforms<Mismatches<ReplicationController, typeof replicationControllerSchema, 'ReplicationController'>>,
+  Conforms<Mismatches<PodTemplate, typeof podTemplateSchema, 'PodTemplate'>>,
 ];
 
 /** The check itself is checked: each kind of drift is caught (an unused `@ts-expect-error` fails the build). */

@@ -32,6 +32,7 @@ import { runtimeClassStrategy } from './runtime-class.js';
 import { flowSchemaStrategy, priorityLevelConfigurationStrategy } from './flowcontrol.js';
 import { endpointsStrategy } from './endpoints.js';
 import { replicationControllerStrategy } from './replication-controller.js';
+import { podTemplateStrategy } from './pod-template.js';
 import { endpointSliceStrategy } from './endpoint-slice.js';
 
 const BY_KIND: Record<string, Strategy> = {
@@ -43,6 +44,7 @@ const BY_KIND: Record<string, Strategy> = {
   '/Service': serviceStrategy,
   '/Endpoints': endpointsStrategy,
   '/ReplicationController': replicationControllerStrategy,
+  '/PodTemplate': podTemplateStrategy,
   '/Event': eventStrategy,
   'apps/Deployment': deploymentStrategy,
   'apps/ReplicaSet': replicaSetStrategy,
