@@ -8,7 +8,32 @@ import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP } from './us
  * when it carries one that is invalid (→ 401).
  */
 export interface Authenticator {
-  authenticate(req: IncomingMessage): Promise<UserInfo | null>;
+  authenticate(req: IncomingMessage, notes?: AuthenticationNotes): Promise<UserInfo | null>;
+}
+
+/**
+ * What authenticators note about the request they authenticate, for the request's context
+ * (Kubernetes adds them to it): `Warning` headers for the client and audit annotations. The
+ * authentication stage makes one per request and passes it down the authenticators; it keeps
+ * them also when authentication fails.
+ */
+export interface AuthenticationNotes {
+  warnings: string[];
+  auditAnnotations: Record<string, string>;
+}
+
+/** A warning for the request's client (none when there is no request: a TokenReview). */
+export function addAuthenticationWarning(notes: AuthenticationNotes | undefined, text: string): void {
+  notes?.warnings.push(text);
+}
+
+/** An audit annotation of the request; the first value of a key stays. */
+export function addAuthenticationAuditAnnotation(
+  notes: AuthenticationNotes | undefined,
+  annotation: { key: string; value: string },
+): void {
+  if (notes && notes.auditAnnotations[annotation.key] === undefined)
+    notes.auditAnnotations[annotation.key] = annotation.value;
 }
 
 /** A user recognised from a token, and the audiences the token is good for. */
@@ -25,12 +50,16 @@ export interface TokenAuthResult {
  * throws when it is of this kind but invalid.
  */
 export interface TokenAuthenticator {
-  authenticateToken(token: string, audiences: readonly string[]): Promise<TokenAuthResult | null>;
+  authenticateToken(
+    token: string,
+    audiences: readonly string[],
+    notes?: AuthenticationNotes,
+  ): Promise<TokenAuthResult | null>;
 }
 
 /** A token authenticator whose tokens carry no audience (static, bootstrap, OIDC tokens). */
 export interface AudienceAgnosticTokenAuthenticator {
-  authenticateToken(token: string): Promise<UserInfo | null>;
+  authenticateToken(token: string, notes?: AuthenticationNotes): Promise<UserInfo | null>;
 }
 
 /** The request carries a credential that is not valid; the message is for the log only. */
@@ -79,10 +108,10 @@ export function audienceAgnostic(
   apiAudiences: readonly string[],
 ): TokenAuthenticator {
   return {
-    async authenticateToken(token, audiences) {
+    async authenticateToken(token, audiences, notes) {
       const matched = audiences.filter((x) => apiAudiences.includes(x));
       if (matched.length === 0) return null;
-      const user = await a.authenticateToken(token);
+      const user = await a.authenticateToken(token, notes);
       return user ? { user, audiences: matched } : null;
     },
   };
@@ -96,11 +125,15 @@ export class UnionTokenAuthenticator implements TokenAuthenticator {
     return this.authenticators.length === 0;
   }
 
-  async authenticateToken(token: string, audiences: readonly string[]): Promise<TokenAuthResult | null> {
+  async authenticateToken(
+    token: string,
+    audiences: readonly string[],
+    notes?: AuthenticationNotes,
+  ): Promise<TokenAuthResult | null> {
     const errors: string[] = [];
     for (const a of this.authenticators) {
       try {
-        const r = await a.authenticateToken(token, audiences);
+        const r = await a.authenticateToken(token, audiences, notes);
         if (r) return r;
       } catch (e) {
         errors.push(e instanceof Error ? e.message : String(e));
@@ -119,10 +152,10 @@ export class BearerTokenAuthenticator implements Authenticator {
     private readonly apiAudiences: readonly string[],
   ) {}
 
-  async authenticate(req: IncomingMessage): Promise<UserInfo | null> {
+  async authenticate(req: IncomingMessage, notes?: AuthenticationNotes): Promise<UserInfo | null> {
     const token = bearerToken(req);
     if (token === undefined) return null;
-    const r = await this.tokens.authenticateToken(token, this.apiAudiences);
+    const r = await this.tokens.authenticateToken(token, this.apiAudiences, notes);
     if (!r) throw new AuthenticationFailed('invalid bearer token');
     return r.user;
   }
@@ -152,13 +185,13 @@ export class UnionAuthenticator {
     this.o = o;
   }
 
-  async authenticate(req: IncomingMessage): Promise<UserInfo> {
+  async authenticate(req: IncomingMessage, notes?: AuthenticationNotes): Promise<UserInfo> {
     try {
       checkAuthorizationHeader(req);
       const failures: string[] = [];
       for (const a of this.o.authenticators) {
         try {
-          const u = await a.authenticate(req);
+          const u = await a.authenticate(req, notes);
           if (u)
             return {
               ...u,

@@ -1,12 +1,11 @@
 import { unauthorized } from '@svc/api';
-import { AuthenticationFailed, type UserInfo } from '@svc/component-base';
+import { AuthenticationFailed, type AuthenticationNotes, type UserInfo } from '@svc/component-base';
 import type { IncomingMessage } from 'node:http';
-import { withAuthenticationNotes } from '../../authn/request-notes.js';
 import type { ApiRequest, Filter } from './chain.js';
 
 /** Recognises the caller; `system:anonymous` when allowed and no credential is given. */
 export interface RequestAuthenticator {
-  authenticate(req: IncomingMessage): Promise<UserInfo>;
+  authenticate(req: IncomingMessage, notes?: AuthenticationNotes): Promise<UserInfo>;
 }
 
 /**
@@ -17,17 +16,15 @@ export interface RequestAuthenticator {
 export function withAuthentication(authenticator: RequestAuthenticator): Filter {
   return (next) => async (r) => {
     let user: UserInfo;
+    const notes: AuthenticationNotes = { warnings: [], auditAnnotations: {} };
     try {
-      user = await withAuthenticationNotes(
-        () => authenticator.authenticate(r.req),
-        (notes) => {
-          if (notes.warnings.length > 0) (r.ctx.warnings ??= []).push(...notes.warnings);
-          for (const [k, v] of Object.entries(notes.auditAnnotations)) (r.ctx.annotations ??= {})[k] ??= v;
-        },
-      );
+      user = await authenticator.authenticate(r.req, notes);
     } catch (e) {
       if (e instanceof AuthenticationFailed) throw unauthorized();
       throw e;
+    } finally {
+      if (notes.warnings.length > 0) (r.ctx.warnings ??= []).push(...notes.warnings);
+      for (const [k, v] of Object.entries(notes.auditAnnotations)) (r.ctx.annotations ??= {})[k] ??= v;
     }
     r.requester = user;
     r.ctx.user = user;
