@@ -42,6 +42,7 @@ import { persistentVolumeClaim } from './core/v1/persistent-volume-claim.js';
 import { storageClass } from './storage/v1/storage-class.js';
 import { ingressClass } from './networking/v1/ingress-class.js';
 import { ingress } from './networking/v1/ingress.js';
+import { networkPolicy } from './networking/v1/network-policy.js';
 import { limitRange } from './core/v1/limit-range.js';
 import { resourceQuota } from './core/v1/resource-quota.js';
 import { priorityClass } from './scheduling/v1/priority-class.js';
@@ -101,6 +102,7 @@ export function builtinResources(): ResourceType[] {
     storageClass(),
     ingressClass(),
     ingress(),
+    networkPolicy(),
     limitRange(),
     resourceQuota(),
     priorityClass(),

@@ -20,5 +20,6 @@ export * from './flowcontrol.js';
 export * from './endpoints.js';
 export * from './replication-controller.js';
 export * from './pod-template.js';
+export * from './network-policy.js';
 export * from './batch.js';
 export * from './disruption.js';

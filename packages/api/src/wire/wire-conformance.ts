@@ -35,6 +35,7 @@ import type { runtimeClassSchema } from '../resources/node/v1/runtime-class.js';
 import type { endpointsSchema } from '../resources/core/v1/endpoints.js';
 import type { replicationControllerSchema } from '../resources/core/v1/replication-controller.js';
 import type { podTemplateSchema } from '../resources/core/v1/pod-template.js';
+import type { networkPolicySchema } from '../resources/networking/v1/network-policy.js';
 import type { endpointSliceSchema } from '../resources/discovery/v1/endpoint-slice.js';
 import type { ObjectMeta } from '../types.js';
 import type { Conforms, Mismatches } from './conformance.js';
@@ -75,6 +76,7 @@ import type {
   EndpointSlice,
   ReplicationController,
   PodTemplate,
+  NetworkPolicy,
 } from './index.js';
 
 /**
@@ -136,6 +138,7 @@ export type WireConformance = [
   Conforms<Mismatches<EndpointSlice, typeof endpointSliceSchema, 'EndpointSlice'>>,
   Conforms<Mismatches<ReplicationController, typeof replicationControllerSchema, 'ReplicationController'>>,
   Conforms<Mismatches<PodTemplate, typeof podTemplateSchema, 'PodTemplate'>>,
+  Conforms<Mismatches<NetworkPolicy, typeof networkPolicySchema, 'NetworkPolicy'>>,
 ];
 
 /** The check itself is checked: each kind of drift is caught (an unused `@ts-expect-error` fails the build). */

@@ -25,6 +25,7 @@ import { persistentVolumeStrategy } from './persistent-volume.js';
 import { persistentVolumeClaimStrategy } from './persistent-volume-claim.js';
 import { storageClassStrategy } from './storage-class.js';
 import { ingressClassStrategy, ingressStrategy } from './ingress.js';
+import { networkPolicyStrategy } from './network-policy.js';
 import { limitRangeStrategy } from './limit-range.js';
 import { resourceQuotaStrategy } from './resource-quota.js';
 import { priorityClassStrategy } from './priority-class.js';
@@ -85,6 +86,7 @@ export function strategyFor(r: ResourceType): Strategy | undefined {
     return validatingAdmissionPolicyBindingStrategy;
   if (r.group === group('storage') && r.kind === 'StorageClass') return storageClassStrategy;
   if (r.group === group('networking') && r.kind === 'Ingress') return ingressStrategy;
+  if (r.group === group('networking') && r.kind === 'NetworkPolicy') return networkPolicyStrategy;
   if (r.group === group('networking') && r.kind === 'IngressClass') return ingressClassStrategy;
   if (r.group === group('scheduling') && r.kind === 'PriorityClass') return priorityClassStrategy;
   if (r.group === group('node') && r.kind === 'RuntimeClass') return runtimeClassStrategy;

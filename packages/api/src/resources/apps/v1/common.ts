@@ -30,9 +30,14 @@ function requirementText(r: SelectorRequirement): string {
   }
 }
 
-/** Kubernetes' FormatLabelSelector: requirements sorted by key, `<none>` when empty. */
+/** The `spec.selector` of a workload, as Kubernetes' FormatLabelSelector. */
 function labelSelectorText(o: ApiObject): string {
-  const sel = spec(o).selector ?? {};
+  return formatLabelSelector(spec(o).selector);
+}
+
+/** Kubernetes' FormatLabelSelector: requirements sorted by key, `<none>` when empty. */
+export function formatLabelSelector(selector: WorkloadSpec['selector']): string {
+  const sel = selector ?? {};
   const reqs: Array<[string, string]> = [
     ...Object.entries(sel.matchLabels ?? {}).map(([k, v]): [string, string] => [k, `${k}=${v}`]),
     ...(sel.matchExpressions ?? []).map((r): [string, string] => [r.key, requirementText(r)]),
