@@ -134,6 +134,8 @@ describe('svc-controller-manager flags', () => {
       '--concurrent-ephemeralvolume-syncs=3',
       '--concurrent-deployment-syncs=2',
       '--concurrent-job-syncs=4',
+      '--concurrent-statefulset-syncs=3',
+      '--legacy-service-account-token-clean-up-period=720h',
     );
     expect(o.ignoredFlags).toEqual([
       '--concurrent-ephemeralvolume-syncs',
@@ -141,7 +143,20 @@ describe('svc-controller-manager flags', () => {
     ]);
     expect(o.concurrentSyncs.deployment).toBe(2);
     expect(o.concurrentSyncs.job).toBe(4);
+    expect(o.concurrentSyncs.statefulset).toBe(3);
+    expect(o.legacyServiceAccountTokenCleanUpPeriodMs).toBe(720 * 3600_000);
     expect(parseError('--concurrent-job-syncs=0')).toMatch(/--concurrent-job-syncs must be at least 1/);
+    expect(parseError('--concurrent-statefulset-syncs=0')).toMatch(/--concurrent-statefulset-syncs must be at least 1/);
+    expect(parseError('--legacy-service-account-token-clean-up-period=0s')).toMatch(
+      /--legacy-service-account-token-clean-up-period: invalid CleanUpPeriod: 0s/,
+    );
+    // Only checked when the cleaner runs, as Kubernetes checks it in the controller's constructor.
+    expect(
+      parse(
+        '--controllers=*,-legacy-service-account-token-cleaner',
+        '--legacy-service-account-token-clean-up-period=0s',
+      ).legacyServiceAccountTokenCleanUpPeriodMs,
+    ).toBe(0);
   });
 });
 

@@ -133,6 +133,7 @@ const CONCURRENT_SYNCS_USED = new Set([
   'resource-quota',
   'service-endpoint',
   'serviceaccount-token',
+  'statefulset',
   'ttl-after-finished',
 ]);
 
