@@ -6,28 +6,12 @@ import { ResourceClient, RestClient, loadSvcconfig } from '@svc/client';
 import { startTestApiServer, waitFor, type TestApiServer } from '@svc/testing';
 import { startTestControllerManager, type TestControllerManager } from '../cm-testing.js';
 import { R } from '../resources.js';
-import type { Clock } from './clock.js';
+import { TestClock } from './clock-testing.js';
 import { controllerOf } from './controller-ref.js';
 import { makeCronJobController } from './cronjob.js';
 import { jobController } from './job.js';
 import { makeTtlAfterFinishedController } from './ttl-after-finished.js';
 import { createNamespace, eventsAbout, kubectlIn, pods } from './workload-testing.js';
-
-/** Wall-clock time moved forward by the test; every move wakes the controllers. */
-class TestClock implements Clock {
-  private offsetMs = 0;
-  private readonly listeners: Array<() => void> = [];
-  now(): number {
-    return Date.now() + this.offsetMs;
-  }
-  onJump(fn: () => void): void {
-    this.listeners.push(fn);
-  }
-  set(ms: number): void {
-    this.offsetMs = Math.max(this.offsetMs, ms - Date.now());
-    for (const fn of this.listeners) fn();
-  }
-}
 
 const clock = new TestClock();
 const env = {} as { server: TestApiServer; api: RestClient; manager: TestControllerManager };

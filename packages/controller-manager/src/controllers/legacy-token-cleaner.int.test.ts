@@ -25,7 +25,7 @@ import { ResourceClient, RestClient, loadSvcconfig } from '@svc/client';
 import { kubectl, runCommand, startTestApiServer, waitFor, type TestApiServer } from '@svc/testing';
 import { startTestControllerManager, type TestControllerManager } from '../cm-testing.js';
 import { R } from '../resources.js';
-import type { Clock } from './clock.js';
+import { TestClock } from './clock-testing.js';
 import { makeLegacyTokenCleaner } from './legacy-token-cleaner.js';
 import { serviceAccountTokenController } from './serviceaccount-token.js';
 import { createNamespace } from './workload-testing.js';
@@ -33,25 +33,6 @@ import { createNamespace } from './workload-testing.js';
 const BIN = resolve(__dirname, '../../dist/bin/svc-controller-manager.js');
 const PERIOD_MS = 3600_000;
 const DAY_MS = 86_400_000;
-
-/** Wall-clock time moved forward by the test; every move starts a cleaner pass. */
-class TestClock implements Clock {
-  private offsetMs = 0;
-  private readonly listeners: Array<() => void> = [];
-  now(): number {
-    return Date.now() + this.offsetMs;
-  }
-  onJump(fn: () => void): void {
-    this.listeners.push(fn);
-  }
-  /** Moves the clock to `offsetMs` ahead of the wall clock (never back); resolves with the clock's time then. */
-  ahead(offsetMs: number): number {
-    this.offsetMs = Math.max(this.offsetMs, offsetMs);
-    const at = this.now();
-    for (const fn of this.listeners) fn();
-    return at;
-  }
-}
 
 const clock = new TestClock();
 /** The clock times at which the cleaner's passes began (each pushed when its pass ended). */
