@@ -99,6 +99,25 @@ describe('WorkQueue', () => {
     expect(q.length).toBe(3);
   });
 
+  it('addAfter keeps one wait per key, the earliest asked for (client-go delaying queue): a batch period syncs once', async () => {
+    jest.useFakeTimers();
+    const q = new WorkQueue<string>();
+    q.addAfter('k', 100);
+    q.addAfter('k', 50);
+    q.addAfter('k', 200);
+    jest.advanceTimersByTime(49);
+    expect(q.length).toBe(0);
+    jest.advanceTimersByTime(1);
+    expect(q.length).toBe(1);
+    const k = await q.get();
+    q.done(k ?? '');
+    jest.advanceTimersByTime(500);
+    expect(q.length).toBe(0);
+    q.addAfter('k', 10);
+    jest.advanceTimersByTime(10);
+    expect(q.length).toBe(1);
+  });
+
   it('shutDown drops new and delayed adds, lets workers drain what is queued, then get returns undefined', async () => {
     const q = new WorkQueue<string>();
     q.add('a');

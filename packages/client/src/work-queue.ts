@@ -60,6 +60,8 @@ export class WorkQueue<K = string> {
   private readonly processing = new Set<K>();
   private readonly waiters: (() => void)[] = [];
   private readonly timers = new Map<ReturnType<typeof setTimeout>, K>();
+  /** Keys waiting to be added (addAfter), with when and their timer. */
+  private readonly waiting = new Map<K, { readyAt: number; timer: ReturnType<typeof setTimeout> }>();
   private shuttingDown = false;
   private readonly idleWaiters: (() => void)[] = [];
   /** When each dirty key was added, and when each processing key was taken (for metrics). */
@@ -90,11 +92,21 @@ export class WorkQueue<K = string> {
   addAfter(key: K, delayMs: number): void {
     if (this.shuttingDown) return;
     if (delayMs <= 0) return this.add(key);
+    // As client-go's delaying queue: a key waits once, for the earliest time it was asked for.
+    const readyAt = performance.now() + delayMs;
+    const waiting = this.waiting.get(key);
+    if (waiting) {
+      if (waiting.readyAt <= readyAt) return;
+      clearTimeout(waiting.timer);
+      this.timers.delete(waiting.timer);
+    }
     const t = setTimeout(() => {
       this.timers.delete(t);
+      this.waiting.delete(key);
       this.add(key);
     }, delayMs);
     this.timers.set(t, key);
+    this.waiting.set(key, { readyAt, timer: t });
   }
 
   /** Adds `key` after the rate limiter's next delay for it. */
@@ -153,6 +165,7 @@ export class WorkQueue<K = string> {
     this.shuttingDown = true;
     for (const t of this.timers.keys()) clearTimeout(t);
     this.timers.clear();
+    this.waiting.clear();
     for (const w of this.waiters.splice(0)) w();
     this.checkIdle();
   }

@@ -136,7 +136,11 @@ describe('svc-controller-manager flags', () => {
       '--concurrent-job-syncs=4',
       '--concurrent-statefulset-syncs=3',
       '--legacy-service-account-token-clean-up-period=720h',
+      '--endpoint-updates-batch-period=1s',
+      '--endpointslice-updates-batch-period=500ms',
     );
+    expect(o.endpointUpdatesBatchPeriodMs).toBe(1000);
+    expect(o.endpointSliceUpdatesBatchPeriodMs).toBe(500);
     expect(o.ignoredFlags).toEqual([
       '--concurrent-ephemeralvolume-syncs',
       '--attach-detach-reconcile-sync-period (persistentvolume-attach-detach-controller)',

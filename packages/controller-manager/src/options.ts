@@ -65,6 +65,12 @@ export interface ControllerManagerOptions
   concurrentSyncs: Record<string, number>;
   /** `--max-endpoints-per-slice` (100). */
   maxEndpointsPerSlice: number;
+  /**
+   * `--endpoint-updates-batch-period` and `--endpointslice-updates-batch-period` (0): a pod change
+   * syncs its Services this much later, so the changes of one period are written together.
+   */
+  endpointUpdatesBatchPeriodMs: number;
+  endpointSliceUpdatesBatchPeriodMs: number;
   /** The `--horizontal-pod-autoscaler-*` flags (durations in ms). */
   horizontalPodAutoscaler: {
     syncPeriodMs: number;
@@ -166,6 +172,8 @@ function stringOption(flags: string, description: string, def?: string): Option 
 /** Flags of the list below that a controller run here reads (they are not reported as ignored). */
 const USED_FLAGS = new Set([
   '--max-endpoints-per-slice',
+  '--endpoint-updates-batch-period',
+  '--endpointslice-updates-batch-period',
   '--allocate-node-cidrs',
   '--cidr-allocator-type',
   '--cluster-cidr',
@@ -683,6 +691,8 @@ export function parseControllerManagerOptions(
     mirroring,
     concurrentSyncs,
     maxEndpointsPerSlice: o.maxEndpointsPerSlice as number,
+    endpointUpdatesBatchPeriodMs: o.endpointUpdatesBatchPeriod as number,
+    endpointSliceUpdatesBatchPeriodMs: o.endpointsliceUpdatesBatchPeriod as number,
     horizontalPodAutoscaler: {
       syncPeriodMs: o.horizontalPodAutoscalerSyncPeriod as number,
       tolerance: o.horizontalPodAutoscalerTolerance as number,

@@ -233,7 +233,9 @@ export const endpointSliceController: ControllerDefinition = {
     controller.watch(slices, (s) => serviceKeyOfSlice(s, manager()));
     controller.watch(pods, () => []);
     const enqueue = (...ps: Pod[]): void => {
-      for (const k of servicesOfPod(services.store, ps)) controller.enqueue(k);
+      // Kubernetes' endpointslice controller: a pod change is batched for --endpointslice-updates-batch-period.
+      for (const k of servicesOfPod(services.store, ps))
+        controller.queue.addAfter(k, ctx.options.endpointSliceUpdatesBatchPeriodMs);
     };
     pods.addEventHandler({
       onAdd: (p) => enqueue(p),

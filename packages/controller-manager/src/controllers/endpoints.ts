@@ -91,7 +91,9 @@ export const endpointsController: ControllerDefinition = {
     controller.watch(endpoints);
     controller.watch(pods, () => []);
     const enqueue = (...ps: Pod[]): void => {
-      for (const k of servicesOfPod(services.store, ps)) controller.enqueue(k);
+      // Kubernetes' endpoints controller: a pod change is batched for --endpoint-updates-batch-period.
+      for (const k of servicesOfPod(services.store, ps))
+        controller.queue.addAfter(k, ctx.options.endpointUpdatesBatchPeriodMs);
     };
     pods.addEventHandler({
       onAdd: (p) => enqueue(p),
