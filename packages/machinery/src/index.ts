@@ -62,7 +62,7 @@ export {
   JsonPatchTestFailed,
   type JsonPatchOperation,
 } from './json-patch.js';
-export { parseGoBool } from './go-flags.js';
+export { parseGoBool, isGoTrue } from './go-flags.js';
 export {
   FeatureGates,
   API_SERVER_GATES,

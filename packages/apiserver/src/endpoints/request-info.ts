@@ -1,3 +1,4 @@
+import { isGoTrue } from '@svc/machinery';
 /** What a request is about, parsed from method, path and query (Kubernetes' RequestInfo). */
 export interface RequestInfo {
   isResourceRequest: boolean;
@@ -28,11 +29,8 @@ const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
 /** `watch` read as Go's strconv.ParseBool (`True` from the Python client too); a bad value is the list handler's 400. */
 function isWatch(query: URLSearchParams): boolean {
-  const w = query.get('watch');
-  return w !== null && TRUE.has(w);
+  return isGoTrue(query.get('watch'));
 }
-
-const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 
 export function parseRequestInfo(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
   const path = rawPath.split('?')[0] ?? '';

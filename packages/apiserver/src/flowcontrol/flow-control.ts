@@ -10,6 +10,7 @@ import {
   type ResourceType,
 } from '@svc/api';
 import { PostStartHook, type Logger, type UserInfo } from '@svc/component-base';
+import { parseGoBool } from '@svc/machinery';
 import type { Registry } from 'prom-client';
 import { StoreInformer } from '../authz/rbac/informer.js';
 import type { RequestInfo } from '../endpoints/request-info.js';
@@ -59,12 +60,14 @@ export interface Classification {
   flow: string;
 }
 
-/** Kubernetes' `strconv.ParseBool`. */
+/** Kubernetes' `strconv.ParseBool`; undefined when absent or unparsable. */
 function parseBool(v: string | undefined): boolean | undefined {
   if (v === undefined) return undefined;
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
-  return undefined;
+  try {
+    return parseGoBool(v);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Deep equality of JSON values, key order ignored. */

@@ -1,3 +1,4 @@
+import { isGoTrue, parseFieldSelector } from '@svc/machinery';
 import type { RequestInfo } from '../endpoints/request-info.js';
 
 /**
@@ -100,16 +101,17 @@ function limitOf(query: URLSearchParams): number {
 }
 
 /**
- * The value an exact-match requirement of a field selector gives `field` (`f=v` or `f==v`,
- * requirements separated by unescaped commas), as Kubernetes' `RequiresExactMatch`.
+ * The value an exact-match requirement of a field selector gives `field` (`f=v` or `f==v`), as
+ * Kubernetes' `RequiresExactMatch`; undefined when there is none or the selector does not parse
+ * (the handler refuses it).
  */
 export function exactFieldMatch(selector: string | null, field: string): string | undefined {
   if (!selector) return undefined;
-  for (const term of selector.split(/(?<!\\),/)) {
-    const m = /^\s*([^!=\s]+)\s*(==|=)(.*)$/.exec(term);
-    if (m && m[1] === field) return (m[3] ?? '').trim().replace(/\\(.)/g, '$1');
+  try {
+    return parseFieldSelector(selector).requiresExactMatch(field);
+  } catch {
+    return undefined;
   }
-  return undefined;
 }
 
 /** The object a request names: the path's name or, for lists and watches, `metadata.name=` of the field selector. */
@@ -118,8 +120,6 @@ export function requestedName(info: RequestInfo): string {
   if (info.verb !== 'list' && info.verb !== 'watch') return '';
   return exactFieldMatch(info.query.get('fieldSelector'), 'metadata.name') ?? '';
 }
-
-const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 
 /**
  * Whether the list is read from the store rather than the watch cache (Kubernetes'
@@ -147,7 +147,7 @@ function listWork(info: RequestInfo, level: string, sources: WorkEstimatorSource
   // A list of one named object is a get in the store.
   if (requestedName(info) !== '') return seats(min);
   const q = info.query;
-  if (info.verb === 'watch' && !TRUE.has(q.get('sendInitialEvents') ?? '')) return seats(min);
+  if (info.verb === 'watch' && !isGoTrue(q.get('sendInitialEvents'))) return seats(min);
   const fromCache = info.verb === 'watch' || !listsFromStorage(q, sources.consistentListFromCache);
   const counted = sources.objectCount(groupResource(info));
   // Not counted: unknown, or served elsewhere (aggregated): the least. Stale: the most.

@@ -1,4 +1,5 @@
 import { badRequest, fieldErrors, invalid, type ApiObject, type FieldError } from '@svc/api';
+import { parseGoBool } from '@svc/machinery';
 
 /** PodLogOptions as the `pods/log` query carries them (Kubernetes' names). */
 export interface PodLogOptions {
@@ -15,9 +16,11 @@ export interface PodLogOptions {
 function boolParam(q: URLSearchParams, key: string): boolean {
   const v = q.get(key);
   if (v === null || v === '') return false;
-  if (/^(1|t|T|true|TRUE|True)$/.test(v)) return true;
-  if (/^(0|f|F|false|FALSE|False)$/.test(v)) return false;
-  throw badRequest(`strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
+  try {
+    return parseGoBool(v);
+  } catch (e) {
+    throw badRequest((e as Error).message);
+  }
 }
 
 function intParam(q: URLSearchParams, key: string): number | undefined {

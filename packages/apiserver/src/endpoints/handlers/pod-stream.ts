@@ -4,6 +4,7 @@ import type { GenericStore } from '../../registry/store.js';
 import { logContainer } from '../../registry/pod-log.js';
 import { svcletEndpoint, type SvcletClient } from '../../server/svclet-client.js';
 import type { ServedRequest } from '../resource-router.js';
+import { optionalBool } from './list-params.js';
 
 export interface PodStreamDeps {
   pods: () => GenericStore;
@@ -14,13 +15,9 @@ export interface PodStreamDeps {
 /** The streaming subresources of a pod. */
 export type PodStreamKind = 'exec' | 'attach' | 'portforward';
 
-/** Go's strconv.ParseBool, as Kubernetes decodes the options' booleans; anything else is a 400. */
+/** Go's strconv.ParseBool, as Kubernetes decodes the options' booleans (absent: false); anything else is a 400. */
 function boolParam(q: URLSearchParams, name: string): boolean {
-  const v = q.get(name);
-  if (v === null || v === '') return false;
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
-  throw badRequest(`invalid value for ${name}: strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
+  return optionalBool(q, name) ?? false;
 }
 
 /** Kubernetes' answer to an error that carries no Status: 500 with the error's text. */
