@@ -67,8 +67,15 @@ export async function startControllerManager(
     contentType: o.apiContentType,
   };
   const client = new RestClient(config, clientOptions);
+  // As Kubernetes' controller manager: the shared informers and the service-account token
+  // requests ("controller-discovery") each have a client and rate limiter of their own, so
+  // the informers' first lists and the controllers' first tokens do not queue behind each
+  // other (at --kube-api-qps 20 one limiter made the first tokens wait seconds).
+  const informerClient = new RestClient(config, { ...clientOptions, userAgent: `${userAgent}/shared-informers` });
+  const tokenClient = new RestClient(config, { ...clientOptions, userAgent: `${userAgent}/controller-discovery` });
   const controllerClients = new ControllerClients({
     root: client,
+    tokens: tokenClient,
     config,
     options: clientOptions,
     useServiceAccountCredentials: o.useServiceAccountCredentials,
@@ -102,7 +109,7 @@ export async function startControllerManager(
     // Every informer, queue and worker listens on this one signal.
     setMaxListeners(0, signal);
     // As Kubernetes: each start picks a resync period between --min-resync-period and twice it.
-    const informers = new SharedInformerFactory(client, {
+    const informers = new SharedInformerFactory(informerClient, {
       logger,
       resyncPeriodMs: o.minResyncPeriodMs * (1 + Math.random()),
     });
@@ -142,6 +149,8 @@ export async function startControllerManager(
     run,
     close: () => {
       client.close();
+      informerClient.close();
+      tokenClient.close();
       controllerClients.close();
       leaderElectionClient.close();
     },

@@ -123,7 +123,14 @@ export class ControllerClients {
 
   constructor(
     private readonly o: {
+      /** The manager's own client: controllers without a service account call the API with it. */
       root: RestClient;
+      /**
+       * Makes the accounts and requests their tokens: Kubernetes' "controller-discovery" client,
+       * with a rate limiter of its own, so the tokens of every controller at start are not
+       * queued behind the shared informers' lists.
+       */
+      tokens: RestClient;
       config: ClientConfig;
       options: RestClientOptions;
       useServiceAccountCredentials: boolean;
@@ -138,7 +145,7 @@ export class ControllerClients {
     if (existing) return existing;
     let source = this.sources.get(account);
     if (!source) {
-      source = new ServiceAccountTokenSource(this.o.root, account);
+      source = new ServiceAccountTokenSource(this.o.tokens, account);
       this.sources.set(account, source);
     }
     const client = new RestClient(
