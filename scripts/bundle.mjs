@@ -33,6 +33,9 @@ const BINARIES = {
   apiserver: ['svc-apiserver'],
   'controller-manager': ['svc-controller-manager'],
   scheduler: ['svc-scheduler'],
+  // cluster.sh runs svcadm four times before a node is up (init pki, cluster-info, token create,
+  // join): 0.5 s each unbundled, 0.2 s bundled.
+  svcadm: ['svcadm', 'svc-lb'],
 };
 
 /** package directory → its binary bundled as a code-cached CommonJS script (dist/bundle/<name>.cjs). */

@@ -48,6 +48,10 @@ export interface DiscoveryOptions {
   unsafeSkipCaVerification: boolean;
   /** How long cluster-info may take to be reachable and signed for the token. */
   timeoutMs: number;
+  /**
+   * Between tries (default 250 ms; kubeadm waits 5 s): a node started with the control plane
+   * finds cluster-info signed as soon as the controller manager's bootstrap signer has run.
+   */
   retryIntervalMs?: number;
   signal?: AbortSignal;
   log?: (line: string) => void;
@@ -103,6 +107,7 @@ export async function discoverCluster(o: DiscoveryOptions): Promise<DiscoveredCl
   const deadline = Date.now() + o.timeoutMs;
   const log = o.log ?? ((): void => undefined);
   let kubeconfig: string | undefined;
+  let lastWhy = '';
   const insecure = clientFor(server);
   try {
     for (;;) {
@@ -130,8 +135,10 @@ export async function discoverCluster(o: DiscoveryOptions): Promise<DiscoveredCl
       }
       if (Date.now() >= deadline || o.signal?.aborted)
         throw new DiscoveryError(`${why} (gave up after ${formatDuration(o.timeoutMs)})`);
-      log(`[discovery] ${why}; trying again`);
-      await sleep(Math.min(o.retryIntervalMs ?? 1000, Math.max(0, deadline - Date.now())), o.signal);
+      // Each reason once while it lasts, not a line per try.
+      if (why !== lastWhy) log(`[discovery] ${why}; trying again`);
+      lastWhy = why;
+      await sleep(Math.min(o.retryIntervalMs ?? 250, Math.max(0, deadline - Date.now())), o.signal);
     }
   } finally {
     insecure.close();

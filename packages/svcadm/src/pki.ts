@@ -90,17 +90,19 @@ export async function initPki(o: PkiOptions): Promise<PkiFile[]> {
       usages: ['client'],
     },
   ];
-  for (const l of leaves) {
-    if (existsSync(path(`${l.base}.crt`)) && existsSync(path(`${l.base}.key`))) continue;
-    await put(
-      l.base,
-      l.purpose,
-      await issueCertificate(ca, { commonName: l.cn, organizations: l.orgs, usages: l.usages, hosts: l.hosts }),
-    );
-  }
-  if (!existsSync(path('sa.key'))) {
+  // Keys are made on libuv's thread pool: issue them all at once, write them in order.
+  const missing = leaves.filter((l) => !(existsSync(path(`${l.base}.crt`)) && existsSync(path(`${l.base}.key`))));
+  const [pairs, sa] = await Promise.all([
+    Promise.all(
+      missing.map(async (l) =>
+        issueCertificate(ca, { commonName: l.cn, organizations: l.orgs, usages: l.usages, hosts: l.hosts }),
+      ),
+    ),
     // The service-account signing key: any key pair does; the CA machinery makes one.
-    const sa = await createCertificateAuthority('service-account-signer');
+    existsSync(path('sa.key')) ? undefined : createCertificateAuthority('service-account-signer'),
+  ]);
+  for (const [i, l] of missing.entries()) await put(l.base, l.purpose, pairs[i] as { certPem: string; keyPem: string });
+  if (sa) {
     await writeFile(path('sa.key'), sa.keyPem, { mode: 0o600 });
     written.push({ base: 'sa', purpose: 'service-account signing key' });
   }

@@ -66,7 +66,7 @@ export interface RequestCertificateOptions {
    */
   name?: string;
   signal?: AbortSignal;
-  /** How often the request is read back while waiting (default 250 ms). */
+  /** How often the request is read back while waiting (default 100 ms: approval and signing take a few hundred). */
   pollMs?: number;
 }
 
@@ -104,7 +104,7 @@ export async function requestNodeClientCertificate(o: RequestCertificateOptions)
       );
     if (csr.status?.certificate && conds.some((c) => c.type === 'Approved'))
       return Buffer.from(csr.status.certificate, 'base64').toString('utf8');
-    await sleep(o.pollMs ?? 250, o.signal);
+    await sleep(o.pollMs ?? 100, o.signal);
   }
 }
 
