@@ -62,7 +62,7 @@ read -r -a EXTRA_SCHED_ARGS <<<"${SVC_SCHEDULER_ARGS:-}"
 read -r -a EXTRA_SVCLET_ARGS <<<"${SVC_SVCLET_ARGS:-}"
 read -r -a EXTRA_SIM_ARGS <<<"${SVC_SIMULATED_NODES_ARGS:-}"
 SVCCONFIG="$DIR/admin.svcconfig"
-SVCADM=(node packages/svcadm/dist/bin/svcadm.js)
+SVCADM=(node packages/svcadm/dist/bundle/svcadm.mjs)
 
 alive() { [ -f "$DIR/$1.pid" ] && kill -0 "$(cat "$DIR/$1.pid")" 2>/dev/null; }
 
@@ -150,12 +150,24 @@ YAML
 # The nodes' address: --node-ip of `up` (kept for `join`), else SVC_NODE_IP, else 127.0.0.1.
 node_ip() { cat "$DIR/node-ip" 2>/dev/null || echo "${SVC_NODE_IP:-127.0.0.1}"; }
 
-start_node() { # index token hash [--naming=...]
-  local i=$1 token=$2 hash=$3 naming=${4:-} name="node-$1" nd="$DIR/node-$1" suffix=svc.io
+# A node's svc-runtime (needs nothing else: `up` starts it first, to load while the API server starts).
+start_runtime() { # index
+  local nd="$DIR/node-$1"
+  alive "node-$1-runtime" && return 0
+  mkdir -p "$nd"
+  start_bg "node-$1-runtime" node packages/runtime/dist/bin/svc-runtime.js --socket "$nd/cri.sock" --root-dir "$nd/runtime" \
+    --pod-ip "$(node_ip)"
+}
+
+# A node: svc-runtime and the node agent. `join` runs the agent through `svcadm join` (discovery
+# of cluster-info with the token, as a machine joins); `up` writes the bootstrap svcconfig itself
+# and runs svclet at once, as kubeadm init does for its own node: TLS bootstrap with the same
+# token, without waiting for the controller manager to sign cluster-info.
+start_node() { # index token hash [--naming=...] [direct]
+  local i=$1 token=$2 hash=$3 naming=${4:-} via=${5:-svcadm} name="node-$1" nd="$DIR/node-$1" suffix=svc.io
   [ "$naming" = --naming=kubernetes ] && suffix=k8s.io
   mkdir -p "$nd/manifests"
-  start_bg "$name-runtime" node packages/runtime/dist/bin/svc-runtime.js --socket "$nd/cri.sock" --root-dir "$nd/runtime" \
-    --pod-ip "$(node_ip)"
+  start_runtime "$i"
   cat >"$nd/config.yaml" <<YAML
 apiVersion: svclet.config.$suffix/v1beta1
 kind: SvcletConfiguration
@@ -171,10 +183,17 @@ authentication:
 authorization: {mode: Webhook}
 YAML
   if [ -n "${SVC_SVCLET_CONFIG:-}" ]; then printf '%s\n' "$SVC_SVCLET_CONFIG" >>"$nd/config.yaml"; fi
-  start_bg "$name" "${SVCADM[@]}" join "127.0.0.1:$API_PORT" --token "$token" --discovery-token-ca-cert-hash "$hash" \
-    --bootstrap-kubeconfig "$nd/bootstrap.svcconfig" --svclet-svcconfig "$nd/svclet.svcconfig" --svclet-path "$PWD/node_modules/.bin/svclet" -- \
-    --config "$nd/config.yaml" --hostname-override "$name" --node-ip "$(node_ip)" --cert-dir "$nd/pki" --root-dir "$nd" \
-    --container-runtime-endpoint "unix://$nd/cri.sock" ${naming:+"$naming"} ${EXTRA_SVCLET_ARGS[@]+"${EXTRA_SVCLET_ARGS[@]}"}
+  local args=(--config "$nd/config.yaml" --hostname-override "$name" --node-ip "$(node_ip)" --cert-dir "$nd/pki" --root-dir "$nd"
+    --container-runtime-endpoint "unix://$nd/cri.sock" ${naming:+"$naming"} ${EXTRA_SVCLET_ARGS[@]+"${EXTRA_SVCLET_ARGS[@]}"})
+  if [ "$via" = direct ]; then
+    write_svcconfig "$nd/bootstrap.svcconfig" tls-bootstrap-token-user "token: $token"
+    start_bg "$name" node packages/svclet/dist/bin/svclet.js --bootstrap-kubeconfig "$nd/bootstrap.svcconfig" \
+      --svcconfig "$nd/svclet.svcconfig" "${args[@]}"
+  else
+    start_bg "$name" "${SVCADM[@]}" join "127.0.0.1:$API_PORT" --token "$token" --discovery-token-ca-cert-hash "$hash" \
+      --bootstrap-kubeconfig "$nd/bootstrap.svcconfig" --svclet-svcconfig "$nd/svclet.svcconfig" --svclet-path "$PWD/node_modules/.bin/svclet" -- \
+      "${args[@]}"
+  fi
 }
 
 start_etcd() { # name data-dir-name client-port peer-port initial-cluster
@@ -241,24 +260,34 @@ new_join_token() { # [--naming=...]
 }
 
 # Waits until at least N nodes are Ready (60 s + 2 s per node: joining shares the machine).
+# Reads the Nodes over HTTPS with the admin token every 100 ms (a kubectl per poll costs more
+# CPU than the node agents starting beside it), every 500 ms beyond 50 nodes (megabytes of JSON).
 wait_nodes_ready() { # N
-  KUBECONFIG="$SVCCONFIG" node -e '
-    const { execFileSync } = require("child_process");
-    const want = Number(process.argv[1]);
+  node -e '
+    const https = require("https"); const fs = require("fs");
+    const [want, port, ca, tokens] = process.argv.slice(1);
+    const token = fs.readFileSync(tokens, "utf8").split(",")[0];
     // Joining shares the machine: allow more time for more nodes.
-    const deadline = Date.now() + 60_000 + 2_000 * want;
-    for (;;) {
-      let ready = 0;
-      try {
-        // maxBuffer: a thousand nodes are megabytes of JSON (the default buffer is 1 MiB).
-        const nodes = JSON.parse(execFileSync("kubectl", ["get", "nodes", "-o", "json"], { stdio: ["ignore", "pipe", "ignore"], maxBuffer: 1 << 30 })).items;
-        ready = nodes.filter((n) => (n.status.conditions || []).some((c) => c.type === "Ready" && c.status === "True")).length;
-      } catch {}
-      if (ready >= want) process.exit(0);
+    const deadline = Date.now() + 60_000 + 2_000 * Number(want);
+    let ready = 0;
+    const poll = () => https.get({ host: "127.0.0.1", port, path: "/api/v1/nodes", ca: fs.readFileSync(ca),
+        headers: { authorization: `Bearer ${token}`, accept: "application/json" } }, (r) => {
+      const chunks = [];
+      r.on("data", (c) => chunks.push(c)).on("end", () => {
+        try {
+          const nodes = JSON.parse(Buffer.concat(chunks).toString()).items || [];
+          ready = nodes.filter((n) => ((n.status || {}).conditions || []).some((c) => c.type === "Ready" && c.status === "True")).length;
+        } catch {}
+        next();
+      });
+    }).on("error", next);
+    function next() {
+      if (ready >= Number(want)) process.exit(0);
       if (Date.now() > deadline) { console.error(`only ${ready} of ${want} nodes Ready`); process.exit(1); }
-      execFileSync("sleep", ["0.3"]);
+      setTimeout(poll, Number(want) > 50 ? 500 : 100);
     }
-  ' "$1"
+    poll();
+  ' "$1" "$API_PORT" "$PKI/ca.crt" "$DIR/tokens.csv"
 }
 
 # One more node, joined with a fresh bootstrap token, as a user would join a machine.
@@ -316,10 +345,11 @@ up() {
   echo "$node_ip" >"$DIR/node-ip"
   "${SVCADM[@]}" init pki --cert-dir "$PKI" >/dev/null
   if [ ! -f "$DIR/tokens.csv" ]; then
-    (umask 077; echo "$(node -e 'console.log(require("crypto").randomBytes(16).toString("hex"))'),admin,admin,\"system:masters\"" >"$DIR/tokens.csv")
+    (umask 077; echo "$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n'),admin,admin,\"system:masters\"" >"$DIR/tokens.csv")
   fi
-  local naming
+  local naming i
   naming=$(naming_args)
+  for i in $(seq 1 "$nodes"); do start_runtime "$i"; done
   if [ "$events_store" = redis ]; then start_redis; fi
   if [ "$mode" = ha ]; then
     local initial="svc-1=http://127.0.0.1:$ETCD_PEER_PORT,svc-2=http://127.0.0.1:$ETCD_2_PEER_PORT,svc-3=http://127.0.0.1:$ETCD_3_PEER_PORT"
@@ -331,7 +361,7 @@ up() {
     start_apiserver apiserver-2 "$API_2_PORT" "$store"
     wait_ready "https://127.0.0.1:$API_1_PORT/readyz" "$PKI/ca.crt" 90 || fail_with_log apiserver-1 "svc-apiserver 1 did not become ready"
     wait_ready "https://127.0.0.1:$API_2_PORT/readyz" "$PKI/ca.crt" 60 || fail_with_log apiserver-2 "svc-apiserver 2 did not become ready"
-    start_bg lb node packages/svcadm/dist/bin/svc-lb.js --listen "127.0.0.1:$API_PORT" \
+    start_bg lb node packages/svcadm/dist/bundle/svc-lb.mjs --listen "127.0.0.1:$API_PORT" \
       --backend "127.0.0.1:$API_1_PORT" --backend "127.0.0.1:$API_2_PORT" --health-ca-file "$PKI/ca.crt" --health-interval 1s
     wait_ready "https://127.0.0.1:$API_PORT/readyz" "$PKI/ca.crt" 30 || fail_with_log lb "svc-lb did not pass requests"
     write_svcconfigs
@@ -347,21 +377,25 @@ up() {
     start_controller_manager controller-manager "$CM_PORT" "$naming"
     start_scheduler scheduler "$SCHED_PORT" "$naming"
   fi
-  local name port
-  while read -r name port; do
-    case "$name" in controller-manager*|scheduler*)
-      wait_ready "https://127.0.0.1:$port/healthz" "$DIR/$name/ca.crt" 30 || fail_with_log "$name" "svc-$name did not become healthy" ;;
-    esac
-  done < <(control_plane)
-  "${SVCADM[@]}" ${naming:+"$naming"} init cluster-info --svcconfig "$SVCCONFIG" >/dev/null
-  local i
+  # cluster-info (with the bootstrap RBAC) and the nodes' token need only the API server: made
+  # while the controller manager and the scheduler start; the nodes' certificate requests wait
+  # for the controller manager to approve and sign them.
+  local info_pid name port
+  "${SVCADM[@]}" ${naming:+"$naming"} init cluster-info --svcconfig "$SVCCONFIG" >/dev/null &
+  info_pid=$!
   new_join_token "$naming"
-  for i in $(seq 1 "$nodes"); do start_node "$i" "$JOIN_TOKEN" "$JOIN_HASH" "$naming"; done
+  wait "$info_pid" || { echo "svcadm init cluster-info failed" >&2; exit 1; }
+  for i in $(seq 1 "$nodes"); do start_node "$i" "$JOIN_TOKEN" "$JOIN_HASH" "$naming" direct; done
   if [ "$simulated" -gt 0 ]; then
     bind_node_simulator
     start_bg node-simulated node packages/svclet/dist/bin/svclet.js --simulate-nodes "$simulated" --svcconfig "$DIR/node-simulator.svcconfig" \
       --healthz-port 0 ${naming:+"$naming"} ${EXTRA_SIM_ARGS[@]+"${EXTRA_SIM_ARGS[@]}"}
   fi
+  while read -r name port; do
+    case "$name" in controller-manager*|scheduler*)
+      wait_ready "https://127.0.0.1:$port/healthz" "$DIR/$name/ca.crt" 30 || fail_with_log "$name" "svc-$name did not become healthy" ;;
+    esac
+  done < <(control_plane)
   wait_nodes_ready $((nodes + simulated)) || fail_with_log "$([ "$nodes" -gt 0 ] && echo node-1 || echo node-simulated)" "the nodes did not become Ready"
   cat <<MSG
 svc cluster$([ "$mode" = ha ] && echo " (HA: 3 etcd, 2 API servers behind svc-lb, 2 controller managers, 2 schedulers)") is up in $((SECONDS - started)) s: https://127.0.0.1:$API_PORT, $nodes node(s)$([ "$simulated" -gt 0 ] && echo " and $simulated simulated") (logs in $DIR)
