@@ -746,6 +746,170 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
     expect((JSON.parse(missing.body) as { message: string }).message).toBe('nodes "nope" not found');
   });
 
+  it('a Service’s endpoints follow its pod’s readiness probe: not ready, ready, not ready again', async () => {
+    // The probe runs `test -f` in the container's environment: the pod is Ready while the file exists.
+    const flag = join(dir, 'gate-ready');
+    const objects = {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'gate', labels: { run: 'gate' } },
+          spec: {
+            containers: [
+              {
+                name: 'gate',
+                image: 'busybox',
+                command: ['sleep', '3600'],
+                readinessProbe: { exec: { command: ['test', '-f', flag] }, periodSeconds: 1, failureThreshold: 1 },
+              },
+            ],
+          },
+        },
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 'gate' },
+          spec: { selector: { run: 'gate' }, ports: [{ port: 80, targetPort: 8080 }] },
+        },
+      ],
+    };
+    expect(await k(['create', '-f', '-'], { stdin: JSON.stringify(objects) })).toMatchObject({ code: 0 });
+    interface Address {
+      ip: string;
+      targetRef?: { name?: string };
+    }
+    interface Slice {
+      metadata: { ownerReferences?: Array<{ kind: string; name: string }> };
+      endpoints?: Array<{ targetRef?: { name?: string }; conditions?: { ready?: boolean } }>;
+    }
+    /** The pod's place in the Endpoints (`ready`/`notReady`) and its EndpointSlice condition, as one string. */
+    const seen = async (): Promise<string> => {
+      const ep = JSON.parse(await kOk('get', 'endpoints', 'gate', '-o', 'json')) as {
+        subsets?: Array<{ addresses?: Address[]; notReadyAddresses?: Address[] }>;
+      };
+      const names = (as: Address[] | undefined): string =>
+        (as ?? []).map((a) => `${a.targetRef?.name ?? '?'}@${a.ip}`).join(',');
+      const subset = ep.subsets?.[0];
+      const slices = (JSON.parse(await kOk('get', 'endpointslices', '-o', 'json')) as { items: Slice[] }).items.filter(
+        (sl) => sl.metadata.ownerReferences?.some((o) => o.kind === 'Service' && o.name === 'gate'),
+      );
+      const conditions = slices
+        .flatMap((sl) => sl.endpoints ?? [])
+        .map((e) => `${e.targetRef?.name ?? '?'}:${String(e.conditions?.ready)}`)
+        .join(',');
+      return `ready=[${names(subset?.addresses)}] notReady=[${names(subset?.notReadyAddresses)}] slice=[${conditions}]`;
+    };
+    const expectSeen = async (want: string): Promise<void> => {
+      let last = '';
+      try {
+        await waitFor(
+          want,
+          async () => {
+            last = await seen();
+            return last === want;
+          },
+          { timeoutMs: 30_000, intervalMs: 250 },
+        );
+      } catch (e) {
+        throw new Error(`${(e as Error).message}; last seen: ${last}`, { cause: e });
+      }
+    };
+    await kOk('wait', '--for=jsonpath={.status.phase}=Running', 'pod/gate', '--timeout=60s');
+    await expectSeen(`ready=[] notReady=[gate@${NODE_IP}] slice=[gate:false]`);
+    await writeFile(flag, '');
+    await expectSeen(`ready=[gate@${NODE_IP}] notReady=[] slice=[gate:true]`);
+    expect(
+      (await kOk('get', 'pod', 'gate', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')).trim(),
+    ).toBe('True');
+    await rm(flag);
+    await expectSeen(`ready=[] notReady=[gate@${NODE_IP}] slice=[gate:false]`);
+    await kOk('delete', 'service', 'gate');
+    await kOk('delete', 'pod', 'gate', '--grace-period=0', '--force');
+  }, 180_000);
+
+  it('an HPA scales a Deployment on the memory its pods use, as the node agent reports it', async () => {
+    // Requests of 1Mi: a sleeping process uses more than that, so utilization is well over the
+    // 50 % target and the HPA scales to its maximum on the node agent's real numbers.
+    const objects = {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'hog' },
+          spec: {
+            replicas: 1,
+            selector: { matchLabels: { app: 'hog' } },
+            template: {
+              metadata: { labels: { app: 'hog' } },
+              spec: {
+                containers: [
+                  {
+                    name: 'hog',
+                    image: 'busybox',
+                    command: ['sleep', '3600'],
+                    resources: { requests: { memory: '1Mi', cpu: '10m' } },
+                  },
+                ],
+              },
+            },
+          },
+        },
+        {
+          apiVersion: 'autoscaling/v2',
+          kind: 'HorizontalPodAutoscaler',
+          metadata: { name: 'hog' },
+          spec: {
+            scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'hog' },
+            minReplicas: 1,
+            maxReplicas: 3,
+            metrics: [
+              {
+                type: 'Resource',
+                resource: { name: 'memory', target: { type: 'Utilization', averageUtilization: 50 } },
+              },
+            ],
+          },
+        },
+      ],
+    };
+    expect(await k(['create', '-f', '-'], { stdin: JSON.stringify(objects) })).toMatchObject({ code: 0 });
+    interface Hpa {
+      status?: {
+        desiredReplicas?: number;
+        currentMetrics?: Array<{ resource?: { name: string; current?: { averageUtilization?: number } } }>;
+        conditions?: Array<{ type: string; status: string; reason?: string }>;
+      };
+    }
+    let hpa: Hpa = {};
+    let replicas = '';
+    try {
+      await waitFor(
+        'the HPA to scale hog to 3 on its memory utilization',
+        async () => {
+          hpa = JSON.parse(await kOk('get', 'hpa', 'hog', '-o', 'json')) as Hpa;
+          replicas = (await kOk('get', 'deployment', 'hog', '-o', 'jsonpath={.spec.replicas}')).trim();
+          return replicas === '3' && hpa.status?.desiredReplicas === 3;
+        },
+        { timeoutMs: 120_000, intervalMs: 1000 },
+      );
+    } catch (e) {
+      throw new Error(`${(e as Error).message}; replicas ${replicas}, HPA status ${JSON.stringify(hpa.status)}`, {
+        cause: e,
+      });
+    }
+    const memory = hpa.status?.currentMetrics?.find((m) => m.resource?.name === 'memory');
+    log(`hog memory utilization ${memory?.resource?.current?.averageUtilization ?? '?'} %`);
+    expect(memory?.resource?.current?.averageUtilization).toBeGreaterThan(50);
+    expect(hpa.status?.conditions?.find((c) => c.type === 'ScalingActive')).toMatchObject({ status: 'True' });
+    await kOk('delete', 'hpa', 'hog');
+    await kOk('delete', 'deployment', 'hog');
+  }, 180_000);
+
   it('cp copies a file into a container and back (tar over exec)', async () => {
     const local = join(dir, 'to-pod.txt');
     const content = `copied ${'x'.repeat(100_000)}\n`;
