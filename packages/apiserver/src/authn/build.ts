@@ -300,7 +300,7 @@ export async function buildAuthentication(
   if (tr)
     createOnly.set(endpointKey(tr), {
       kind: kindOf(tr),
-      create: (req) => tokenReview(req.body, tokens, apiAudiences),
+      create: (req) => tokenReview(req, tokens, apiAudiences),
     });
   const serviceAccounts = lookup('', 'v1', 'serviceaccounts');
   const issuer = o.serviceAccountIssuers[0] ?? '';

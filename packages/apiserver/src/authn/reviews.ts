@@ -1,5 +1,6 @@
 import { badRequest, type ApiObject } from '@svc/api';
 import type { TokenAuthenticator } from '@svc/component-base';
+import type { CreateOnlyRequest } from '../registry/create-only.js';
 import { AUTHENTICATED_GROUP, userInfoWire, type UserInfo } from '@svc/component-base';
 
 /** SelfSubjectReview: the caller's own user information in `status.userInfo`. */
@@ -19,16 +20,19 @@ export function selfSubjectReview(body: ApiObject, user: UserInfo): object {
  * is valid for.
  */
 export async function tokenReview(
-  body: ApiObject,
+  req: Pick<CreateOnlyRequest, 'body' | 'notes'>,
   tokens: TokenAuthenticator,
   apiAudiences: readonly string[],
 ): Promise<object> {
+  const { body } = req;
   const spec = (body.spec ?? {}) as { token?: string; audiences?: string[] };
   if (!spec.token) throw badRequest('token is required for TokenReview in authentication');
   const status: Record<string, unknown> = { authenticated: false };
   const wanted = spec.audiences?.length ? spec.audiences : apiAudiences;
   try {
-    const r = await tokens.authenticateToken(spec.token, wanted);
+    // As Kubernetes, on the review's own context: its caller gets the token's warnings
+    // (a legacy auto-generated token) and its audit event the annotations.
+    const r = await tokens.authenticateToken(spec.token, wanted, req.notes);
     if (r) {
       const groups = r.user.groups.includes(AUTHENTICATED_GROUP)
         ? r.user.groups

@@ -29,6 +29,8 @@ export async function serveCreateOnly(h: CreateOnlyHandler, r: ServedRequest): P
   const body = checkObjectShape({ kind: h.kind, apiVersions, level, warnings }, read);
   ctx.dryRun = dryRun;
   const user = ctx.user ?? { name: '', groups: [] };
-  const result = await h.create({ namespace: info.namespace, name: sub ? info.name : '', body, user, dryRun });
+  const notes = { warnings, auditAnnotations: {} as Record<string, string> };
+  const result = await h.create({ namespace: info.namespace, name: sub ? info.name : '', body, user, dryRun, notes });
+  for (const [k, v] of Object.entries(notes.auditAnnotations)) (ctx.annotations ??= {})[k] ??= v;
   sendObject(res, { code: 201, value: result, format: format.codec, warnings });
 }

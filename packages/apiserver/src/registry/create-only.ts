@@ -1,5 +1,5 @@
 import type { ApiObject, ObjectSchema, ResourceType } from '@svc/api';
-import type { UserInfo } from '@svc/component-base';
+import type { AuthenticationNotes, UserInfo } from '@svc/component-base';
 
 /** One create of a create-only endpoint, decoded and checked against the handler's kind. */
 export interface CreateOnlyRequest {
@@ -10,6 +10,12 @@ export interface CreateOnlyRequest {
   body: ApiObject;
   user: UserInfo;
   dryRun: boolean;
+  /**
+   * What the request's context collects (Kubernetes' warning.AddWarning and audit annotations
+   * on the request's context): a TokenReview's authenticators note here what a request with
+   * that token would have been told.
+   */
+  notes: AuthenticationNotes;
 }
 
 /**
