@@ -40,6 +40,10 @@ import { validatingAdmissionPolicyBinding } from './admissionregistration/v1/val
 import { persistentVolume } from './core/v1/persistent-volume.js';
 import { persistentVolumeClaim } from './core/v1/persistent-volume-claim.js';
 import { storageClass } from './storage/v1/storage-class.js';
+import { csiDriver } from './storage/v1/csi-driver.js';
+import { csiNode } from './storage/v1/csi-node.js';
+import { volumeAttachment } from './storage/v1/volume-attachment.js';
+import { csiStorageCapacity } from './storage/v1/csi-storage-capacity.js';
 import { ingressClass } from './networking/v1/ingress-class.js';
 import { ingress } from './networking/v1/ingress.js';
 import { networkPolicy } from './networking/v1/network-policy.js';
@@ -100,6 +104,10 @@ export function builtinResources(): ResourceType[] {
     persistentVolume(),
     persistentVolumeClaim(),
     storageClass(),
+    csiDriver(),
+    csiNode(),
+    volumeAttachment(),
+    csiStorageCapacity(),
     ingressClass(),
     ingress(),
     networkPolicy(),

@@ -2,7 +2,7 @@ import type { ApiObject } from '../types.js';
 import type { LabelSelectorObject, ObjectReference, ResourceList } from './meta.js';
 import type { NodeSelectorTerm } from './pod.js';
 
-/** core/v1 PersistentVolume and PersistentVolumeClaim, storage/v1 StorageClass. */
+/** core/v1 PersistentVolume and PersistentVolumeClaim; storage/v1 StorageClass, CSIDriver, CSINode, VolumeAttachment, CSIStorageCapacity. */
 
 export type PersistentVolumeAccessMode = 'ReadWriteOnce' | 'ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOncePod';
 export type PersistentVolumeReclaimPolicy = 'Retain' | 'Delete' | 'Recycle';
@@ -111,4 +111,73 @@ export interface StorageClass extends ApiObject {
   /** Defaults to Immediate. */
   volumeBindingMode?: 'Immediate' | 'WaitForFirstConsumer';
   allowedTopologies?: TopologySelectorTerm[];
+}
+
+/** storage/v1 CSIDriver's spec; every field but tokenRequests is defaulted (SetDefaults_CSIDriver). */
+export interface CSIDriverSpec {
+  /** Defaults to true; immutable. */
+  attachRequired?: boolean;
+  /** Defaults to false. */
+  podInfoOnMount?: boolean;
+  /** Defaults to `[Persistent]`; immutable. */
+  volumeLifecycleModes?: Array<'Persistent' | 'Ephemeral'>;
+  /** Defaults to false. */
+  storageCapacity?: boolean;
+  /** Defaults to ReadWriteOnceWithFSType. */
+  fsGroupPolicy?: 'ReadWriteOnceWithFSType' | 'File' | 'None';
+  tokenRequests?: Array<{ audience: string; expirationSeconds?: number }>;
+  /** Defaults to false. */
+  requiresRepublish?: boolean;
+  /** Defaults to false. */
+  seLinuxMount?: boolean;
+}
+
+/** storage/v1 CSIDriver (cluster-scoped; named after the driver). */
+export interface CSIDriver extends ApiObject {
+  spec?: CSIDriverSpec;
+}
+
+export interface CSINodeDriver {
+  name: string;
+  nodeID: string;
+  topologyKeys?: string[];
+  allocatable?: { count?: number };
+}
+
+/** storage/v1 CSINode (cluster-scoped; named after its Node). */
+export interface CSINode extends ApiObject {
+  spec?: { drivers?: CSINodeDriver[] };
+}
+
+export interface VolumeError {
+  time?: string;
+  message?: string;
+}
+
+export interface VolumeAttachmentSpec {
+  attacher: string;
+  /** Exactly one of the two. */
+  source: { persistentVolumeName?: string; inlineVolumeSpec?: PersistentVolumeSpec };
+  nodeName: string;
+}
+
+export interface VolumeAttachmentStatus {
+  attached: boolean;
+  attachmentMetadata?: Record<string, string>;
+  attachError?: VolumeError;
+  detachError?: VolumeError;
+}
+
+/** storage/v1 VolumeAttachment (cluster-scoped); the spec is immutable, the status written through `status`. */
+export interface VolumeAttachment extends ApiObject {
+  spec?: VolumeAttachmentSpec;
+  status?: VolumeAttachmentStatus;
+}
+
+/** storage/v1 CSIStorageCapacity (namespaced; no spec, its fields are top level). */
+export interface CSIStorageCapacity extends ApiObject {
+  nodeTopology?: LabelSelectorObject;
+  storageClassName: string;
+  capacity?: string | number;
+  maximumVolumeSize?: string | number;
 }

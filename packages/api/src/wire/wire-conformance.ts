@@ -26,6 +26,10 @@ import type { validatingWebhookConfigurationSchema } from '../resources/admissio
 import type { persistentVolumeSchema } from '../resources/core/v1/persistent-volume.js';
 import type { persistentVolumeClaimSchema } from '../resources/core/v1/persistent-volume-claim.js';
 import type { storageClassSchema } from '../resources/storage/v1/storage-class.js';
+import type { csiDriverSchema } from '../resources/storage/v1/csi-driver.js';
+import type { csiNodeSchema } from '../resources/storage/v1/csi-node.js';
+import type { volumeAttachmentSchema } from '../resources/storage/v1/volume-attachment.js';
+import type { csiStorageCapacitySchema } from '../resources/storage/v1/csi-storage-capacity.js';
 import type { ingressSchema } from '../resources/networking/v1/ingress.js';
 import type { ingressClassSchema } from '../resources/networking/v1/ingress-class.js';
 import type { limitRangeSchema } from '../resources/core/v1/limit-range.js';
@@ -66,6 +70,10 @@ import type {
   PersistentVolume,
   PersistentVolumeClaim,
   StorageClass,
+  CSIDriver,
+  CSINode,
+  VolumeAttachment,
+  CSIStorageCapacity,
   Ingress,
   IngressClass,
   LimitRange,
@@ -128,6 +136,10 @@ export type WireConformance = [
   Conforms<Mismatches<PersistentVolume, typeof persistentVolumeSchema, 'PersistentVolume'>>,
   Conforms<Mismatches<PersistentVolumeClaim, typeof persistentVolumeClaimSchema, 'PersistentVolumeClaim'>>,
   Conforms<Mismatches<StorageClass, typeof storageClassSchema, 'StorageClass'>>,
+  Conforms<Mismatches<CSIDriver, typeof csiDriverSchema, 'CSIDriver'>>,
+  Conforms<Mismatches<CSINode, typeof csiNodeSchema, 'CSINode'>>,
+  Conforms<Mismatches<VolumeAttachment, typeof volumeAttachmentSchema, 'VolumeAttachment'>>,
+  Conforms<Mismatches<CSIStorageCapacity, typeof csiStorageCapacitySchema, 'CSIStorageCapacity'>>,
   Conforms<Mismatches<Ingress, typeof ingressSchema, 'Ingress'>>,
   Conforms<Mismatches<IngressClass, typeof ingressClassSchema, 'IngressClass'>>,
   Conforms<Mismatches<LimitRange, typeof limitRangeSchema, 'LimitRange'>>,

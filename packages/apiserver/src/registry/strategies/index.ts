@@ -24,6 +24,10 @@ import {
 import { persistentVolumeStrategy } from './persistent-volume.js';
 import { persistentVolumeClaimStrategy } from './persistent-volume-claim.js';
 import { storageClassStrategy } from './storage-class.js';
+import { csiDriverStrategy } from './csi-driver.js';
+import { csiNodeStrategy } from './csi-node.js';
+import { volumeAttachmentStrategy } from './volume-attachment.js';
+import { csiStorageCapacityStrategy } from './csi-storage-capacity.js';
 import { ingressClassStrategy, ingressStrategy } from './ingress.js';
 import { networkPolicyStrategy } from './network-policy.js';
 import { limitRangeStrategy } from './limit-range.js';
@@ -85,6 +89,10 @@ export function strategyFor(r: ResourceType): Strategy | undefined {
   if (r.group === group('admissionregistration') && r.kind === 'ValidatingAdmissionPolicyBinding')
     return validatingAdmissionPolicyBindingStrategy;
   if (r.group === group('storage') && r.kind === 'StorageClass') return storageClassStrategy;
+  if (r.group === group('storage') && r.kind === 'CSIDriver') return csiDriverStrategy;
+  if (r.group === group('storage') && r.kind === 'CSINode') return csiNodeStrategy;
+  if (r.group === group('storage') && r.kind === 'VolumeAttachment') return volumeAttachmentStrategy;
+  if (r.group === group('storage') && r.kind === 'CSIStorageCapacity') return csiStorageCapacityStrategy;
   if (r.group === group('networking') && r.kind === 'Ingress') return ingressStrategy;
   if (r.group === group('networking') && r.kind === 'NetworkPolicy') return networkPolicyStrategy;
   if (r.group === group('networking') && r.kind === 'IngressClass') return ingressClassStrategy;

@@ -172,7 +172,7 @@ function validateSecretReference(ref: { name?: string; namespace?: string }, pat
 }
 
 /** Kubernetes' ValidateCSIDriverName: required, at most 63 bytes, a DNS subdomain (case-insensitive). */
-function validateCsiDriverName(driver: string, path: string): FieldError[] {
+export function validateCsiDriverName(driver: string, path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (driver.length === 0) errs.push(fieldErrors.required(path, ''));
   if (driver.length > 63) errs.push({ path, type: 'FieldValueTooLong', detail: 'may not be more than 63 bytes' });
@@ -227,53 +227,71 @@ function validateSource(name: string, src: Record<string, unknown>, path: string
   }
 }
 
-/** Kubernetes' ValidatePersistentVolumeSpec for a PersistentVolume (not an inline volume). */
-export function validatePersistentVolumeSpec(spec: Spec): FieldError[] {
+/** Where a PersistentVolumeSpec sits: a volume's `spec` (the default) or a VolumeAttachment's inline one. */
+export interface PersistentVolumeSpecContext {
+  /** The field path of the spec; `spec` unless said. */
+  path?: string;
+  /** An inline spec (VolumeAttachment's `source.inlineVolumeSpec`): no claimRef or capacity, csi required. */
+  inline?: boolean;
+}
+
+/** Kubernetes' ValidatePersistentVolumeSpec, for a PersistentVolume or (inline) a VolumeAttachment's source. */
+export function validatePersistentVolumeSpec(spec: Spec, where: PersistentVolumeSpecContext = {}): FieldError[] {
+  const p = where.path ?? 'spec';
   const errs: FieldError[] = [];
+  if (where.inline) {
+    if (spec.claimRef)
+      errs.push(fieldErrors.forbidden(`${p}.claimRef`, 'may not be specified in the context of inline volumes'));
+    if (Object.keys(spec.capacity ?? {}).length > 0)
+      errs.push(fieldErrors.forbidden(`${p}.capacity`, 'may not be specified in the context of inline volumes'));
+    if (!spec.csi) errs.push(fieldErrors.required(`${p}.csi`, 'has to be specified in the context of inline volumes'));
+  }
   const modes = spec.accessModes ?? [];
-  if (modes.length === 0) errs.push(fieldErrors.required('spec.accessModes', ''));
-  errs.push(...validateAccessModes(modes, 'spec.accessModes'));
-  const capacity = spec.capacity ?? {};
-  const resources = Object.keys(capacity);
-  if (resources.length === 0) errs.push(fieldErrors.required('spec.capacity', ''));
-  if (!('storage' in capacity) || resources.length > 1)
-    errs.push(fieldErrors.notSupported('spec.capacity', capacity, ['storage']));
-  for (const [r, q] of Object.entries(capacity)) errs.push(...validatePositiveQuantity(q, `spec.capacity[${r}]`));
+  if (modes.length === 0) errs.push(fieldErrors.required(`${p}.accessModes`, ''));
+  errs.push(...validateAccessModes(modes, `${p}.accessModes`));
+  if (!where.inline) {
+    const capacity = spec.capacity ?? {};
+    const resources = Object.keys(capacity);
+    if (resources.length === 0) errs.push(fieldErrors.required(`${p}.capacity`, ''));
+    if (!('storage' in capacity) || resources.length > 1)
+      errs.push(fieldErrors.notSupported(`${p}.capacity`, capacity, ['storage']));
+    for (const [r, q] of Object.entries(capacity)) errs.push(...validatePositiveQuantity(q, `${p}.capacity[${r}]`));
+  }
   const policy = spec.persistentVolumeReclaimPolicy;
   if (policy && !RECLAIM_POLICIES.includes(policy))
-    errs.push(fieldErrors.notSupported('spec.persistentVolumeReclaimPolicy', policy, RECLAIM_POLICIES));
+    errs.push(fieldErrors.notSupported(`${p}.persistentVolumeReclaimPolicy`, policy, RECLAIM_POLICIES));
   let nodeAffinitySpecified = false;
   if (spec.nodeAffinity) {
     nodeAffinitySpecified = true;
     const required = spec.nodeAffinity.required;
-    if (required) errs.push(...validateNodeSelector(required.nodeSelectorTerms, 'spec.nodeAffinity.required'));
-    else errs.push(fieldErrors.required('spec.nodeAffinity.required', 'must specify required node constraints'));
+    if (required) errs.push(...validateNodeSelector(required.nodeSelectorTerms, `${p}.nodeAffinity.required`));
+    else errs.push(fieldErrors.required(`${p}.nodeAffinity.required`, 'must specify required node constraints'));
   }
   let volumes = 0;
   for (const [name, forbiddenPath] of SOURCES) {
     const src = spec[name];
     if (src === undefined || src === null) continue;
     if (volumes > 0 && name !== 'flexVolume') {
-      errs.push(fieldErrors.forbidden(`spec.${forbiddenPath}`, 'may not specify more than 1 volume type'));
+      errs.push(fieldErrors.forbidden(`${p}.${forbiddenPath}`, 'may not specify more than 1 volume type'));
       continue;
     }
     volumes++;
-    errs.push(...validateSource(name, src as Record<string, unknown>, `spec.${name}`));
+    errs.push(...validateSource(name, src as Record<string, unknown>, `${p}.${name}`));
     if (name === 'local' && !nodeAffinitySpecified)
-      errs.push(fieldErrors.required('spec.nodeAffinity', 'Local volume requires node affinity'));
+      errs.push(fieldErrors.required(`${p}.nodeAffinity`, 'Local volume requires node affinity'));
   }
-  if (volumes === 0) errs.push(fieldErrors.required('spec', 'must specify a volume type'));
+  if (volumes === 0) errs.push(fieldErrors.required(p, 'must specify a volume type'));
   const hostPath = spec.hostPath?.path;
   if (hostPath !== undefined && cleanPath(hostPath) === '/' && policy === 'Recycle')
     errs.push(
-      fieldErrors.forbidden('spec.persistentVolumeReclaimPolicy', "may not be 'recycle' for a hostPath mount of '/'"),
+      fieldErrors.forbidden(`${p}.persistentVolumeReclaimPolicy`, "may not be 'recycle' for a hostPath mount of '/'"),
     );
   if (spec.storageClassName)
     errs.push(
-      ...invalidEach('spec.storageClassName', spec.storageClassName, nameIsDnsSubdomain(spec.storageClassName, false)),
+      ...invalidEach(`${p}.storageClassName`, spec.storageClassName, nameIsDnsSubdomain(spec.storageClassName, false)),
     );
   if (spec.volumeMode !== undefined && !VOLUME_MODES.includes(spec.volumeMode))
-    errs.push(fieldErrors.notSupported('spec.volumeMode', spec.volumeMode, VOLUME_MODES));
+    errs.push(fieldErrors.notSupported(`${p}.volumeMode`, spec.volumeMode, VOLUME_MODES));
   return errs;
 }
 
