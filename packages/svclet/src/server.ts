@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Registry } from 'prom-client';
-import { naming } from '@svc/api';
+import { naming, type Pod } from '@svc/api';
 import {
   ClientCertAuthenticator,
   SubjectAccessReviewAuthorizer,
@@ -29,6 +29,7 @@ import { readCriLog } from './container-logs.js';
 import type { SvcletConfiguration } from './configuration.js';
 import { StreamRequestError, type PodSource, type StreamRequest } from './pod-source.js';
 import { nodeUsage, renderResourceMetrics } from './resource-metrics.js';
+import { StatsSummarySource } from './stats-summary.js';
 
 /** True when `path` is `prefix` or below it (Kubernetes' isSubpath). */
 function isSubpath(path: string, prefix: string): boolean {
@@ -260,13 +261,26 @@ async function resourceMetricsText(source: PodSource): Promise<string> {
 }
 
 /** The svclet's API handlers beside `/healthz` and `/metrics` (Kubernetes' default and debugging handlers). */
-export function svcletRoutes(source: PodSource, c: SvcletConfiguration): (app: Router) => void {
+export function svcletRoutes(
+  source: PodSource,
+  o: { config: SvcletConfiguration; nodeName: string },
+): (app: Router) => void {
+  const c = o.config;
+  const summary = new StatsSummarySource({
+    nodeName: o.nodeName,
+    pods: () => source.pods() as Pod[],
+    containerUsage: source.containerUsage?.bind(source),
+  });
   return (app) => {
     app.get('/pods', (_req, res) => {
       res.json({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: source.pods() });
     });
     app.get('/metrics/resource', async (_req, res) => {
       res.type('text/plain; version=0.0.4; charset=utf-8').send(await resourceMetricsText(source));
+    });
+    // The Summary API (`only_cpu_and_memory=true` answers the same: CPU and memory is all there is).
+    app.get('/stats/summary', async (_req, res) => {
+      res.json(await summary.summary());
     });
     if (c.enableDebuggingHandlers) {
       app.get('/containerLogs/:namespace/:pod/:container', (req, res) => containerLogs(source, req, res));
@@ -315,7 +329,7 @@ export async function startSvcletServer(o: SvcletServerOptions): Promise<SecureS
     anonymous: c.authentication.anonymous.enabled,
     healthChecks: o.healthChecks,
     metrics: o.metrics,
-    routes: svcletRoutes(o.source, c),
+    routes: svcletRoutes(o.source, { config: c, nodeName: o.nodeName }),
   });
 }
 

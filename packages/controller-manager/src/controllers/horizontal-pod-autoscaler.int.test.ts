@@ -405,6 +405,33 @@ describe('horizontal-pod-autoscaler-controller', () => {
         new RegExp(`^pod_memory_working_set_bytes\\{namespace="${ns}",pod="burn-[^"]+"\\} \\d+ \\d+$`, 'm'),
       );
       expect(text).toMatch(/^node_cpu_usage_seconds_total [\d.e+]+ \d+$/m);
+      // The Summary API from the same numbers: the burning container's CPU rate and memory.
+      interface Usage {
+        cpu: { usageNanoCores?: number; usageCoreNanoSeconds: number };
+        memory: { workingSetBytes: number; availableBytes?: number };
+      }
+      const summary = JSON.parse(
+        (await env.api.request('GET', `/api/v1/nodes/${nodeName}/proxy/stats/summary`)).body.toString('utf8'),
+      ) as {
+        node: Usage & { nodeName: string; startTime?: string };
+        pods: Array<
+          Usage & {
+            podRef: { namespace: string; name: string; uid: string };
+            containers: Array<Usage & { name: string }>;
+          }
+        >;
+      };
+      expect(summary.node.nodeName).toBe(nodeName);
+      expect(summary.node.memory.availableBytes).toBeGreaterThan(0);
+      expect(summary.node.cpu.usageCoreNanoSeconds).toBeGreaterThan(0);
+      const burning = summary.pods.find((p) => p.podRef.namespace === ns && p.podRef.name.startsWith('burn-'));
+      expect(burning?.podRef.uid).toMatch(/^[0-9a-f-]{36}$/);
+      expect(burning?.containers.map((c) => c.name)).toEqual(['burn']);
+      // A rate over the last second (the burner sleeps half of each cycle, so it may be 0) and the total.
+      expect(typeof burning?.containers[0]?.cpu.usageNanoCores).toBe('number');
+      expect(burning?.containers[0]?.cpu.usageCoreNanoSeconds).toBeGreaterThan(0);
+      expect(burning?.containers[0]?.memory.workingSetBytes).toBeGreaterThan(0);
+      expect(burning?.memory.workingSetBytes).toBe(burning?.containers[0]?.memory.workingSetBytes);
 
       await hpasV2(env.api, ns).create(
         hpaOf('burn', {
