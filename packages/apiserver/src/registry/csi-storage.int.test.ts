@@ -199,7 +199,7 @@ it('CSINode: kubectl columns, 422s for bad drivers, a listed driver immutable, d
       ],
     },
   });
-  expect(changed).toContain('The CSINode "node-a" is invalid: spec.drivers: Invalid value:');
+  expect(changed).toContain('The CSINode "node-a" is invalid: CSINodeDriver: Invalid value:');
   expect(changed).toContain('field is immutable');
 
   await expectProtobufLikeJson(`/apis/${GROUP}/v1/csinodes/node-a`, 'csinodes');

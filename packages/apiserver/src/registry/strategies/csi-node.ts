@@ -6,6 +6,8 @@ import { validateCsiDriverName } from './persistent-volume.js';
 
 const NODE_ID_MAX = 192;
 const NODE_ID_LONGER_MAX = 256;
+/** Where Kubernetes 1.32 reports a changed driver entry: the type's name, not `spec.drivers` (changed in 1.33). */
+const DRIVER_IMMUTABLE_PATH = 'CSINodeDriver';
 
 const driversOf = (o: ApiObject): CSINodeDriver[] => (o as CSINode).spec?.drivers ?? [];
 
@@ -51,7 +53,7 @@ export const csiNodeStrategy: Strategy = {
     for (const before of driversOf(old))
       for (const after of driversOf(obj))
         if (before.name === after.name && !deepEqual(before, after))
-          errs.push(fieldErrors.invalid('spec.drivers', after, 'field is immutable'));
+          errs.push(fieldErrors.invalid(DRIVER_IMMUTABLE_PATH, after, 'field is immutable'));
     return errs;
   },
 };

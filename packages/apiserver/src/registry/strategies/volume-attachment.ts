@@ -58,18 +58,25 @@ function validateStatus(st: VolumeAttachmentStatus | undefined): FieldError[] {
   return errs;
 }
 
-/** Kubernetes' ValidateVolumeAttachment and, for v1, ValidateVolumeAttachmentV1. */
+/** Kubernetes' ValidateVolumeAttachment: attacher, source and node name, the status. */
 function validate(obj: ApiObject): FieldError[] {
   const spec = va(obj).spec;
-  const attacher = spec?.attacher ?? '';
   const nodeName = spec?.nodeName ?? '';
   const errs: FieldError[] = [];
-  if (attacher.length === 0) errs.push(fieldErrors.required('spec.attacher', ''));
+  if ((spec?.attacher ?? '').length === 0) errs.push(fieldErrors.required('spec.attacher', ''));
   errs.push(...validateSource(spec?.source));
   errs.push(...invalidEach('spec.nodeName', nodeName, isDns1123Subdomain(nodeName)));
   errs.push(...validateStatus(va(obj).status));
-  // The v1 checks: the attacher a CSI driver name, the volume name a valid object name.
-  for (const e of validateCsiDriverName(attacher, 'spec.attacher'))
+  return errs;
+}
+
+/**
+ * Kubernetes' ValidateVolumeAttachmentV1, run on create only: the attacher a CSI driver name (its
+ * Required error already given), the volume name a valid object name.
+ */
+function validateV1(obj: ApiObject, errs: FieldError[]): FieldError[] {
+  const spec = va(obj).spec;
+  for (const e of validateCsiDriverName(spec?.attacher ?? '', 'spec.attacher'))
     if (!errs.some((x) => x.path === e.path && x.type === e.type)) errs.push(e);
   const pv = spec?.source?.persistentVolumeName;
   if (pv !== undefined) errs.push(...invalidEach('spec.source.persistentVolumeName', pv, isDns1123Subdomain(pv)));
@@ -93,7 +100,7 @@ export const volumeAttachmentStrategy: Strategy = {
     obj.status = { attached: false };
   },
   prepareForUpdate: (obj) => setDefaults(obj),
-  validate,
+  validate: (obj) => validateV1(obj, validate(obj)),
   validateUpdate(obj, old) {
     const errs = validate(obj);
     if (!deepEqual(va(obj).spec, va(old).spec))
