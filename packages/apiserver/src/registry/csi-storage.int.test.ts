@@ -141,6 +141,10 @@ it('CSIDriver: v1 defaults, kubectl columns, 422s for bad fields and for attachR
   expect(changed.metadata.generation).toBe(2);
 
   await expectProtobufLikeJson(`/apis/${GROUP}/v1/csidrivers/secrets.example.com`, 'csidrivers');
+  // The schema is published: kubectl explain reads it from the OpenAPI document.
+  const explained = (await env.ok(['explain', 'csidriver.spec'])).stdout;
+  for (const field of ['attachRequired', 'fsGroupPolicy', 'tokenRequests', 'volumeLifecycleModes'])
+    expect(explained).toContain(field);
 });
 
 const csiNode = (name: string, drivers: unknown[]) => ({
@@ -365,6 +369,9 @@ it('CSIStorageCapacity: namespaced, kubectl columns, 422s for bad fields and for
   ]);
 
   const all = (await env.ok(['get', 'csidrivers,csinodes,volumeattachments,csistoragecapacities', '-A'])).stdout;
+  // kubectl's own CSINode describer reads the typed object.
+  const described = (await env.ok(['describe', 'csinode', 'node-a'])).stdout;
+  expect(described).toMatch(/disk\.example\.com:\s+Node ID:\s+i-0abc\s+Allocatables:\s+Count:\s+16/);
   for (const name of [
     `csidriver.${GROUP}/disk.example.com`,
     `csinode.${GROUP}/node-a`,
