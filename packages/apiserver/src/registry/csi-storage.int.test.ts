@@ -6,7 +6,7 @@
 import type { CSIDriver, CSINode, CSIStorageCapacity, ObjectSchema, VolumeAttachment } from '@svc/api';
 import { builtinCatalog, group } from '@svc/api';
 import { decodeProtobufObject } from '@svc/machinery';
-import { createNamespace, expectCode, startKubectlEnv, type KubectlEnv } from '@svc/testing';
+import { createNamespace, expectCode, expectFailure, startKubectlEnv, type KubectlEnv } from '@svc/testing';
 
 const GROUP = 'storage.k8s.io';
 const API_VERSION = `${GROUP}/v1`;
@@ -283,6 +283,26 @@ it('VolumeAttachment: status cleared on create and written through status, kubec
   const moved = await patchRefused(['volumeattachment', 'va-1'], { spec: { nodeName: 'node-b' } });
   expect(moved).toContain('The VolumeAttachment "va-1" is invalid: spec: Invalid value:');
   expect(moved).toContain('field is immutable');
+
+  // A status write keeps the stored spec; the status itself is validated (Kubernetes names the
+  // 256 KiB metadata limit in the message for an error message over 1024 bytes).
+  const statusPath = `/apis/${GROUP}/v1/volumeattachments/va-1/status`;
+  const current = expectCode(await env.server.client.get(statusPath), 200) as unknown as VolumeAttachment;
+  const detached = {
+    ...current,
+    spec: { ...current.spec, nodeName: 'node-b' },
+    status: { attached: false, detachError: { message: 'device busy' } },
+  };
+  const written = expectCode(await env.server.client.put(statusPath, detached), 200) as unknown as VolumeAttachment;
+  expect(written.spec?.nodeName).toBe('node-a');
+  expect(written.status).toEqual({ attached: false, detachError: { message: 'device busy' } });
+  const tooLong = { ...written, status: { attached: false, attachError: { message: 'x'.repeat(1025) } } };
+  expectFailure(await env.server.client.put(statusPath, tooLong), {
+    code: 422,
+    reason: 'Invalid',
+    message:
+      'VolumeAttachment.storage.k8s.io "va-1" is invalid: status.attachError.message: Too long: may not be more than 262144 bytes',
+  });
 
   await expectProtobufLikeJson(`/apis/${GROUP}/v1/volumeattachments/va-1`, 'volumeattachments');
 });
