@@ -375,6 +375,10 @@ it('CSIStorageCapacity: namespaced, kubectl columns, 422s for bad fields and for
     'csistoragecapacities',
   );
 
+  // The removed storage/v1beta1 (the spec's removed-versions table: CSIStorageCapacity in 1.27,
+  // the others in 1.22) is not served.
+  for (const plural of ['csistoragecapacities', 'csidrivers', 'csinodes', 'volumeattachments'])
+    expect((await env.server.client.get(`/apis/${GROUP}/v1beta1/${plural}`)).status).toBe(404);
   // Discovery as Kubernetes 1.32: no short names, only CSIStorageCapacity namespaced.
   const resources = (await env.ok(['api-resources', `--api-group=${GROUP}`, '--no-headers'])).stdout
     .trim()
