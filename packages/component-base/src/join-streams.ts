@@ -2,20 +2,35 @@ import type { Duplex } from 'node:stream';
 
 /** Bytes queued towards a slow side before reading from the other side pauses. */
 const HIGH_WATER = 1024 * 1024;
+/**
+ * Bytes gathered under one cork at most. Four 16 KiB TLS records (or one 64 KiB plain read)
+ * make one write; batches of a whole turn's I/O (up to `HIGH_WATER`) cost more CPU per byte
+ * in the TLS write they feed (one copy of the whole batch, then a record stream far larger
+ * than the socket buffer takes at once): ~10% of the forwarded path's throughput.
+ */
+const BATCH_BYTES = 64 * 1024;
 
 /**
- * Copies `from` into `to` until `from` ends, then ends `to` (what `pipe` does), writing what
- * arrives in one turn of the event loop in one go: `to` is corked on the first chunk and
- * uncorked when the turn's I/O is done, so the 16 KiB pieces a TLS socket reads become one
- * `writev` (one TLS write, one system call) instead of one each. Reading pauses while more
- * than `HIGH_WATER` bytes wait in `to`.
+ * Copies `from` into `to` until `from` ends, then ends `to` (what `pipe` does), in batches:
+ * `to` is corked on the first chunk and uncorked once `BATCH_BYTES` are written or the event
+ * loop's I/O turn is done, whichever comes first, so the 16 KiB pieces a TLS socket reads go
+ * out as one `writev` (one TLS write, one system call) instead of one each. Reading pauses
+ * while more than `HIGH_WATER` bytes wait in `to`.
  */
 function copyBatched(from: Duplex, to: Duplex): void {
   let corked = false;
+  let batched = 0;
+  let scheduled = false;
   let paused = false;
-  const flush = (): void => {
+  const uncork = (): void => {
+    if (!corked) return;
     corked = false;
+    batched = 0;
     to.uncork();
+  };
+  const endOfTurn = (): void => {
+    scheduled = false;
+    uncork();
   };
   const resume = (): void => {
     paused = false;
@@ -26,9 +41,14 @@ function copyBatched(from: Duplex, to: Duplex): void {
     if (!corked) {
       corked = true;
       to.cork();
-      setImmediate(flush);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(endOfTurn);
+      }
     }
     to.write(chunk);
+    batched += chunk.length;
+    if (batched >= BATCH_BYTES) uncork();
     if (!paused && to.writableLength >= HIGH_WATER && to.writableNeedDrain) {
       paused = true;
       from.pause();
