@@ -1,10 +1,43 @@
-import { fieldErrors, type ApiObject, type CSIStorageCapacity, type FieldError } from '@svc/api';
+import {
+  fieldErrors,
+  type ApiObject,
+  type CSIStorageCapacity,
+  type FieldError,
+  type LabelSelectorObject,
+} from '@svc/api';
 import { isDns1123Subdomain, validateLabelSelector } from '@svc/machinery';
 import { deepEqual } from '../object-utils.js';
 import type { Strategy } from '../strategy.js';
 import { isQuantity, quantitySign } from './storage-quantity.js';
 
 const capacityOf = (o: ApiObject): CSIStorageCapacity => o as CSIStorageCapacity;
+
+const goString = (s: string): string => JSON.stringify(s);
+const goStrings = (list: readonly string[] | undefined): string =>
+  list === undefined ? '[]string(nil)' : `[]string{${list.map(goString).join(', ')}}`;
+
+/** How Go's `%#v` prints a metav1.LabelSelector (the value of Kubernetes' immutability message). */
+function goLabelSelector(sel: LabelSelectorObject): string {
+  const labels = sel.matchLabels;
+  const matchLabels =
+    labels === undefined
+      ? 'map[string]string(nil)'
+      : `map[string]string{${Object.keys(labels)
+          .sort()
+          .map((k) => `${goString(k)}:${goString(labels[k] ?? '')}`)
+          .join(', ')}}`;
+  const exprs = sel.matchExpressions;
+  const matchExpressions =
+    exprs === undefined
+      ? '[]v1.LabelSelectorRequirement(nil)'
+      : `[]v1.LabelSelectorRequirement{${exprs
+          .map(
+            (e) =>
+              `v1.LabelSelectorRequirement{Key:${goString(e.key)}, Operator:${goString(e.operator)}, Values:${goStrings(e.values)}}`,
+          )
+          .join(', ')}}`;
+  return `v1.LabelSelector{MatchLabels:${matchLabels}, MatchExpressions:${matchExpressions}}`;
+}
 
 /** Kubernetes' ValidateCSIStorageCapacity: the topology selector, the class name, a capacity not below zero. */
 function validate(obj: ApiObject): FieldError[] {
@@ -38,7 +71,15 @@ export const csiStorageCapacityStrategy: Strategy = {
     const prev = capacityOf(old);
     const errs = validate(obj);
     if (!deepEqual(c.nodeTopology, prev.nodeTopology))
-      errs.push(fieldErrors.invalid('nodeTopology', c.nodeTopology ?? null, 'field is immutable'));
+      errs.push(
+        c.nodeTopology
+          ? {
+              path: 'nodeTopology',
+              type: 'FieldValueInvalid',
+              detail: `${goLabelSelector(c.nodeTopology)}: field is immutable`,
+            }
+          : fieldErrors.invalid('nodeTopology', null, 'field is immutable'),
+      );
     if ((c.storageClassName ?? '') !== (prev.storageClassName ?? ''))
       errs.push(fieldErrors.invalid('storageClassName', c.storageClassName ?? '', 'field is immutable'));
     return errs;
