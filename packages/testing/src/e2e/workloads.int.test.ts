@@ -3,6 +3,8 @@
 // out a new command, mounts a ConfigMap that kubectl exec reads and kubectl edit changes, and
 // survives the loss of node-2's svclet (its pods are replaced on node-1); a DaemonSet, a
 // StatefulSet, a Job made from a CronJob and an eviction refused by a PodDisruptionBudget;
+// more controllers (DaemonSet rollout and undo, StatefulSet restart, ReplicationController,
+// ttl-after-finished, endpointslice-mirroring, legacy token Secrets, the node TTL annotation);
 // expose, a taken ClusterIP refused, autoscale, cordon/uncordon and get all. Every port is free
 // and passed through SVC_*_PORT; the cluster lives in a temp SVC_CLUSTER_DIR, and nothing
 // started for it may outlive `cluster.sh down`.
@@ -12,6 +14,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { endpointSliceLabel, endpointsControllerKey, nodeTtlAnnotation, serviceAccountTokenSecretKey } from '@svc/api';
 import { freePorts } from '../free-port.js';
 import { kubectl, type KubectlResult } from '../kubectl.js';
 import { waitFor } from '../wait.js';
@@ -457,6 +460,214 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
     await kOk('delete', 'statefulset', 'db', '--wait=true');
     await kOk('delete', 'cronjob', 'nightly', '--wait=true');
   }, 300_000);
+
+  it('more controllers on the node agents: DaemonSet undo, StatefulSet restart, ReplicationController, TTL after finished, mirroring, legacy tokens, node TTL', async () => {
+    const cmd = (text: string): string[] => ['sh', '-c', `while true; do echo ${text}; sleep 1; done`];
+    const template = (app: string, command: string[]): object => ({
+      metadata: { labels: { app } },
+      spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'busybox', command }] },
+    });
+    const items = [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'DaemonSet',
+        metadata: { name: 'beacon' },
+        spec: { selector: { matchLabels: { app: 'beacon' } }, template: template('beacon', cmd('beacon-v1')) },
+      },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: { name: 'shelf' },
+        spec: {
+          replicas: 2,
+          serviceName: 'shelf',
+          selector: { matchLabels: { app: 'shelf' } },
+          template: template('shelf', cmd('shelf')),
+        },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'ReplicationController',
+        metadata: { name: 'legacy' },
+        spec: { replicas: 2, template: template('legacy', cmd('legacy')) },
+      },
+      {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: { name: 'brief' },
+        spec: {
+          ttlSecondsAfterFinished: 0,
+          template: {
+            spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['true'] }] },
+          },
+        },
+      },
+      // A Service without a selector and its Endpoints written by hand: mirrored into an EndpointSlice.
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'outside' }, spec: { ports: [{ port: 80 }] } },
+      {
+        apiVersion: 'v1',
+        kind: 'Endpoints',
+        metadata: { name: 'outside' },
+        subsets: [{ addresses: [{ ip: '10.1.2.3' }], ports: [{ port: 80 }] }],
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+          name: 'robot-token',
+          annotations: { [serviceAccountTokenSecretKey('service-account.name')]: 'default' },
+        },
+        type: serviceAccountTokenSecretKey('type'),
+      },
+    ];
+    const created = await kubectl(admin, ['create', '-f', '-'], {
+      stdin: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }),
+      timeoutMs: 60_000,
+    });
+    expect(created.code).toBe(0);
+    const commandsOf = async (app: string): Promise<string[]> =>
+      live((JSON.parse(await kOk('get', 'pods', '-l', `app=${app}`, '-o', 'json')) as { items: Pod[] }).items)
+        .filter((p) => p.status?.phase === 'Running')
+        .map((p) => `${p.spec.nodeName ?? '-'}:${p.spec.containers[0]?.command?.[2] ?? ''}`)
+        .sort();
+    const waitCommands = async (app: string, want: string[]): Promise<void> => {
+      let last: string[] = [];
+      try {
+        await waitFor(
+          `${app} pods running ${want.join(', ')}`,
+          async () => {
+            last = await commandsOf(app);
+            return JSON.stringify(last) === JSON.stringify(want);
+          },
+          { timeoutMs: 90_000, intervalMs: 500 },
+        );
+      } catch (e) {
+        throw new Error(`${(e as Error).message}; last seen: ${last.join(', ')}`, { cause: e });
+      }
+    };
+
+    // DaemonSet: a new command rolls out on both nodes; undo goes back to revision 1's.
+    await kOk('rollout', 'status', 'daemonset/beacon', '--timeout=90s');
+    const v1 = cmd('beacon-v1')[2] ?? '';
+    const v2 = cmd('beacon-v2')[2] ?? '';
+    await waitCommands('beacon', [`node-1:${v1}`, `node-2:${v1}`]);
+    await kOk(
+      'patch',
+      'daemonset',
+      'beacon',
+      '--type=json',
+      '-p',
+      JSON.stringify([{ op: 'replace', path: '/spec/template/spec/containers/0/command', value: cmd('beacon-v2') }]),
+    );
+    await kOk('rollout', 'status', 'daemonset/beacon', '--timeout=120s');
+    await waitCommands('beacon', [`node-1:${v2}`, `node-2:${v2}`]);
+    const history = await kOk('rollout', 'history', 'daemonset/beacon');
+    expect(history).toMatch(/^1\s/m);
+    expect(history).toMatch(/^2\s/m);
+    await kOk('rollout', 'undo', 'daemonset/beacon');
+    await kOk('rollout', 'status', 'daemonset/beacon', '--timeout=120s');
+    await waitCommands('beacon', [`node-1:${v1}`, `node-2:${v1}`]);
+
+    // StatefulSet: a restart replaces both pods (new uids) under the same names.
+    await kOk('rollout', 'status', 'statefulset/shelf', '--timeout=90s');
+    const uids = async (): Promise<string> =>
+      (await kOk('get', 'pods', 'shelf-0', 'shelf-1', '-o', 'jsonpath={.items[*].metadata.uid}')).trim();
+    const before = await uids();
+    await kOk('rollout', 'restart', 'statefulset/shelf');
+    await kOk('rollout', 'status', 'statefulset/shelf', '--timeout=120s');
+    const after = await uids();
+    expect(after.split(' ')).toHaveLength(2);
+    for (const uid of before.split(' ')) expect(after).not.toContain(uid);
+
+    // ReplicationController: two pods, then one.
+    await waitFor(
+      'legacy to have 2 ready replicas',
+      async () => (await kOk('get', 'rc', 'legacy', '-o', 'jsonpath={.status.readyReplicas}')) === '2',
+      {
+        timeoutMs: 90_000,
+        intervalMs: 500,
+      },
+    );
+    await kOk('scale', 'rc', 'legacy', '--replicas=1');
+    await waitFor(
+      'legacy to be down to 1 pod',
+      async () =>
+        (await commandsOf('legacy')).length === 1 &&
+        (await kOk('get', 'rc', 'legacy', '-o', 'jsonpath={.status.replicas}')) === '1',
+      {
+        timeoutMs: 60_000,
+        intervalMs: 500,
+      },
+    );
+
+    // ttl-after-finished: the Job goes once complete.
+    await waitFor(
+      'job/brief to complete and be deleted (ttlSecondsAfterFinished 0)',
+      async () => (await k('get', 'job', 'brief')).code !== 0,
+      {
+        timeoutMs: 90_000,
+        intervalMs: 500,
+      },
+    );
+
+    // endpointslice-mirroring: the hand-written Endpoints in a slice of its own.
+    await waitFor(
+      'the mirrored EndpointSlice',
+      async () => {
+        const slices = JSON.parse(
+          await kOk('get', 'endpointslices', '-l', `${endpointSliceLabel('service-name')}=outside`, '-o', 'json'),
+        ) as {
+          items: Array<{ metadata: { labels?: Record<string, string> }; endpoints?: Array<{ addresses: string[] }> }>;
+        };
+        return slices.items.some(
+          (sl) =>
+            sl.metadata.labels?.[endpointSliceLabel('managed-by')] === endpointsControllerKey('mirroring-manager') &&
+            sl.endpoints?.[0]?.addresses[0] === '10.1.2.3',
+        );
+      },
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
+
+    // serviceaccount-token: the legacy token Secret gets its token, CA and namespace.
+    const filled = await waitFor(
+      'the token in robot-token',
+      async () => {
+        const data = (
+          JSON.parse(await kOk('get', 'secret', 'robot-token', '-o', 'json')) as { data?: Record<string, string> }
+        ).data;
+        return data?.token ? data : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
+    expect(Object.keys(filled).sort()).toEqual(['ca.crt', 'namespace', 'token']);
+    // The token authenticates as the account (which may not list pods).
+    const asRobot = await kubectl(
+      admin,
+      ['get', 'pods', '--token', Buffer.from(filled.token ?? '', 'base64').toString()],
+      { timeoutMs: 30_000 },
+    );
+    expect(asRobot.stderr).toContain('User "system:serviceaccount:default:default" cannot list resource "pods"');
+
+    // ttl: every node carries the annotation of how long its agent may cache objects (0 s below 100 nodes).
+    const ttls = (
+      await kOk(
+        'get',
+        'nodes',
+        '-o',
+        `jsonpath={.items[*].metadata.annotations.${nodeTtlAnnotation().replace(/\./g, '\\.')}}`,
+      )
+    ).trim();
+    expect(ttls).toBe('0 0');
+
+    for (const [kind, name] of [
+      ['daemonset', 'beacon'],
+      ['statefulset', 'shelf'],
+      ['rc', 'legacy'],
+      ['service', 'outside'],
+      ['secret', 'robot-token'],
+    ] as const)
+      await kOk('delete', kind, name, '--wait=true');
+  }, 480_000);
 
   it('expose, a ClusterIP already taken, autoscale, cordon and uncordon, get all', async () => {
     await kOk('expose', 'deployment', DEP, '--port=80', '--target-port=8080');
