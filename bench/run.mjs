@@ -90,4 +90,7 @@ console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 for (const row of table.slice(1)) console.log(line(row));
 
 const missed = rows.filter((r) => r.target && r.pass === false).length;
-if (failed > 0 || (strict && missed > 0)) process.exitCode = 1;
+// Exit now: a bench that failed part-way may leave handles behind (a probe loop retrying a
+// cluster its clean-up already stopped), which would keep the process, and the shared lock
+// it runs under, alive after the summary.
+process.exit(failed > 0 || (strict && missed > 0) ? 1 : 0);
