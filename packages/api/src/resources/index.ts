@@ -56,6 +56,7 @@ import { priorityLevelConfiguration } from './flowcontrol/v1/priority-level-conf
 import { endpoints } from './core/v1/endpoints.js';
 import { replicationController } from './core/v1/replication-controller.js';
 import { podTemplate } from './core/v1/pod-template.js';
+import { componentStatus } from './core/v1/component-status.js';
 import { endpointSlice } from './discovery/v1/endpoint-slice.js';
 
 /** Every compiled-in type, in discovery order. Build after `useNaming`. */
@@ -71,6 +72,7 @@ export function builtinResources(): ResourceType[] {
     endpoints(),
     replicationController(),
     podTemplate(),
+    componentStatus(),
     node(),
     event(),
     lease(),

@@ -25,6 +25,8 @@ import { handlePatch } from './handlers/patch.js';
 import { handleDelete, handleDeleteCollection } from './handlers/delete.js';
 import { dryRunOf } from './handlers/decode.js';
 import { serveCreateOnly } from './create-only.js';
+import { serveReadOnly } from './read-only.js';
+import type { ReadOnlyHandler } from '../registry/component-status.js';
 import { endpointKey, type CreateOnlyHandler } from '../registry/create-only.js';
 import { handleWatch, type WatchSettings } from './handlers/watch.js';
 import { answerErrorsInJson, setWarnings } from './handlers/respond.js';
@@ -72,6 +74,8 @@ export type ConnectHandler = (r: ServedRequest) => Promise<void>;
  */
 export type OwnEndpoint =
   | { create: CreateOnlyHandler }
+  /** A read-only type that is not stored (componentstatuses): get and list only. */
+  | { read: ReadOnlyHandler }
   | {
       connect: ConnectHandler;
       connectPost?: boolean;
@@ -136,6 +140,16 @@ export async function serveResource(deps: ResourceRouterDeps, r: ServedRequest):
   const own = deps.endpoints.get(endpointKey(resource, info.subresource));
   if (own && 'create' in own) {
     await serveCreateOnly(own.create, r);
+    return;
+  }
+  if (own && 'read' in own) {
+    await serveReadOnly(own.read, {
+      ...r,
+      onDeprecated: () => {
+        deps.onDeprecated?.(resource, info.subresource);
+        (ctx.annotations ??= {})[auditAnnotationKey('deprecated')] = 'true';
+      },
+    });
     return;
   }
   if (resource.virtual) throw statusError('NotFound', 'the server could not find the requested resource');

@@ -8,6 +8,8 @@ import type { OwnEndpoint, ResourceRouterDeps } from '../endpoints/resource-rout
 import { endpointKey } from '../registry/create-only.js';
 import { podBindingHandlers } from '../registry/pod-binding.js';
 import { podEvictionHandler } from '../registry/pod-eviction.js';
+import { componentStatusHandler, controlPlaneProbes } from '../registry/component-status.js';
+import { storeClients } from './component-status-stores.js';
 import type { Startup } from './startup.js';
 import type { Stores } from './stores.js';
 import type { SvcletClient } from './svclet-client.js';
@@ -68,6 +70,13 @@ export function resourceRouter(
     }
   }
   for (const [key, create] of creates) endpoints.set(key, { create });
+  const componentStatuses = lookup('', 'v1', 'componentstatuses');
+  if (componentStatuses) {
+    const probes = controlPlaneProbes({ stores: storeClients(opts) });
+    endpoints.set(endpointKey(componentStatuses), {
+      read: componentStatusHandler({ type: componentStatuses, probes: () => probes }),
+    });
+  }
   return {
     catalog,
     storeFor: (r) => d.stores.storeFor(r),
