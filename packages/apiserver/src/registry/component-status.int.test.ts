@@ -149,6 +149,10 @@ it('discovery lists componentstatuses cluster-scoped with [get list] and short n
   const line = resources.stdout.split('\n').find((l) => l.startsWith('componentstatuses'));
   expect(line?.trim().split(/\s+/)).toEqual(['componentstatuses', 'cs', 'v1', 'false', 'ComponentStatus', 'get,list']);
 
+  const explained = await env.ok(['explain', 'cs.conditions']);
+  expect(explained.stdout).toContain('KIND:       ComponentStatus');
+  expect(explained.stdout).toMatch(/FIELDS:[\s\S]*error\s+<string>[\s\S]*message\s+<string>[\s\S]*status\s+<string>/);
+
   const c = env.server.client;
   const body = { apiVersion: 'v1', kind: 'ComponentStatus', metadata: { name: 'x' } };
   for (const r of [
