@@ -20,6 +20,7 @@ export * from './flowcontrol.js';
 export * from './endpoints.js';
 export * from './replication-controller.js';
 export * from './pod-template.js';
+export * from './component-status.js';
 export * from './network-policy.js';
 export * from './batch.js';
 export * from './disruption.js';

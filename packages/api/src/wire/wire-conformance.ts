@@ -39,6 +39,7 @@ import type { runtimeClassSchema } from '../resources/node/v1/runtime-class.js';
 import type { endpointsSchema } from '../resources/core/v1/endpoints.js';
 import type { replicationControllerSchema } from '../resources/core/v1/replication-controller.js';
 import type { podTemplateSchema } from '../resources/core/v1/pod-template.js';
+import type { componentStatusSchema } from '../resources/core/v1/component-status.js';
 import type { networkPolicySchema } from '../resources/networking/v1/network-policy.js';
 import type { endpointSliceSchema } from '../resources/discovery/v1/endpoint-slice.js';
 import type { ObjectMeta } from '../types.js';
@@ -84,6 +85,7 @@ import type {
   EndpointSlice,
   ReplicationController,
   PodTemplate,
+  ComponentStatus,
   NetworkPolicy,
 } from './index.js';
 
@@ -150,6 +152,7 @@ export type WireConformance = [
   Conforms<Mismatches<EndpointSlice, typeof endpointSliceSchema, 'EndpointSlice'>>,
   Conforms<Mismatches<ReplicationController, typeof replicationControllerSchema, 'ReplicationController'>>,
   Conforms<Mismatches<PodTemplate, typeof podTemplateSchema, 'PodTemplate'>>,
+  Conforms<Mismatches<ComponentStatus, typeof componentStatusSchema, 'ComponentStatus'>>,
   Conforms<Mismatches<NetworkPolicy, typeof networkPolicySchema, 'NetworkPolicy'>>,
 ];
 

@@ -1,6 +1,6 @@
 import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { notFound, type ApiObject, type ResourceType } from '@svc/api';
+import { notFound, type ApiObject, type ComponentStatus, type ResourceType } from '@svc/api';
 import type { ListParams } from './store.js';
 
 /** Kubernetes' componentstatus probeTimeOut: each probe gives up after 20 s. */
@@ -157,8 +157,8 @@ export function controlPlaneProbes(o: {
 }
 
 /** A ComponentStatus object for one probe's outcome (only a name, as Kubernetes' own). */
-function componentStatusOf(type: ResourceType, name: string, h: ComponentHealth): ApiObject {
-  return {
+function componentStatusOf(type: ResourceType, name: string, h: ComponentHealth): ComponentStatus {
+  const status: ComponentStatus = {
     kind: type.kind,
     apiVersion: type.version,
     metadata: { name },
@@ -171,7 +171,8 @@ function componentStatusOf(type: ResourceType, name: string, h: ComponentHealth)
         ...(h.error && { error: h.error }),
       },
     ],
-  } as ApiObject;
+  };
+  return status;
 }
 
 /** A read-only type served from something other than storage: `get` and `list` only. */
