@@ -15,8 +15,14 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-/** The binary as cluster.sh and the image run it: the bundle scripts/bundle.mjs makes. */
-export const APISERVER_BIN = join(ROOT, 'packages/apiserver/dist/bundle/svc-apiserver.mjs');
+/**
+ * The binary as cluster.sh and the image run it: the bundle scripts/bundle.mjs makes.
+ * SVC_BENCH_APISERVER_BIN runs another build instead (e.g. a copy of the bundle made before a
+ * change, kept under packages/apiserver/dist/ so its packages resolve), for A/B runs.
+ */
+export const APISERVER_BIN = process.env.SVC_BENCH_APISERVER_BIN
+  ? resolve(ROOT, process.env.SVC_BENCH_APISERVER_BIN)
+  : join(ROOT, 'packages/apiserver/dist/bundle/svc-apiserver.mjs');
 export { sleep };
 
 const BUILD_HINT = 'build first: `pnpm build` (tsc -b packages/*/tsconfig.json, then node scripts/bundle.mjs)';

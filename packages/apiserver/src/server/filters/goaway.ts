@@ -8,6 +8,8 @@ import type { Filter } from './chain.js';
  * balancer may send to another server. HTTP/1.1 requests are never picked.
  */
 export function withProbabilisticGoaway(chance: number, random: () => number = Math.random): Filter {
+  // --goaway-chance 0 (the default): not a stage at all.
+  if (chance <= 0) return (next) => next;
   return (next) => (r) => {
     if (chance > 0 && r.req.httpVersionMajor === 2 && random() < chance) {
       const session = (r.req as unknown as Http2ServerRequest).stream.session;
