@@ -4,7 +4,8 @@
 // survives the loss of node-2's svclet (its pods are replaced on node-1); a DaemonSet, a
 // StatefulSet, a Job made from a CronJob and an eviction refused by a PodDisruptionBudget;
 // more controllers (DaemonSet rollout and undo, StatefulSet restart, ReplicationController,
-// ttl-after-finished, endpointslice-mirroring, legacy token Secrets, the node TTL annotation);
+// ttl-after-finished, endpointslice-mirroring, legacy token Secrets, the node TTL annotation,
+// node-ipam's pod CIDRs, podgc on an unscheduled terminating pod);
 // expose, a taken ClusterIP refused, autoscale, cordon/uncordon and get all. Every port is free
 // and passed through SVC_*_PORT; the cluster lives in a temp SVC_CLUSTER_DIR, and nothing
 // started for it may outlive `cluster.sh down`.
@@ -159,7 +160,8 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
       SVC_NODE_PORT_BASE: String(await freeBase(1)),
       SVC_NODE_HEALTHZ_PORT_BASE: String(await freeBase(100)),
       SVC_APISERVER_ARGS: '--default-not-ready-toleration-seconds=3 --default-unreachable-toleration-seconds=3',
-      SVC_CONTROLLER_MANAGER_ARGS: `--node-monitor-grace-period=${GRACE_S}s --node-monitor-period=500ms`,
+      // node-ipam gives each node a /24 of the cluster CIDR (checked with the other controllers).
+      SVC_CONTROLLER_MANAGER_ARGS: `--node-monitor-grace-period=${GRACE_S}s --node-monitor-period=500ms --allocate-node-cidrs --cluster-cidr=10.244.0.0/16`,
       SVC_SVCLET_CONFIG: SVCLET_CONFIG,
     };
     const started = Date.now();
@@ -461,7 +463,19 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
     await kOk('delete', 'cronjob', 'nightly', '--wait=true');
   }, 300_000);
 
-  it('more controllers on the node agents: DaemonSet undo, StatefulSet restart, ReplicationController, TTL after finished, mirroring, legacy tokens, node TTL', async () => {
+  it('more controllers on the node agents: DaemonSet undo, StatefulSet restart, ReplicationController, TTL after finished, mirroring, legacy tokens, node TTL, node CIDRs, pod GC', async () => {
+    // podgc: a pod never scheduled (no such scheduler) and held by a finalizer, then deleted: the
+    // garbage collector's sweep (every 20 s) marks it Failed and deletes it with grace 0.
+    const held = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'stranded', finalizers: ['example.com/hold'] },
+      spec: { schedulerName: 'nobody', containers: [{ name: 'c', image: 'busybox', command: ['true'] }] },
+    };
+    expect((await kubectl(admin, ['create', '-f', '-'], { stdin: JSON.stringify(held), timeoutMs: 30_000 })).code).toBe(
+      0,
+    );
+    await kOk('delete', 'pod', 'stranded', '--wait=false');
     const cmd = (text: string): string[] => ['sh', '-c', `while true; do echo ${text}; sleep 1; done`];
     const template = (app: string, command: string[]): object => ({
       metadata: { labels: { app } },
@@ -658,6 +672,24 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
       )
     ).trim();
     expect(ttls).toBe('0 0');
+
+    // node-ipam: a distinct /24 of --cluster-cidr on each node.
+    const cidrs = (await kOk('get', 'nodes', '-o', 'jsonpath={.items[*].spec.podCIDR}')).trim().split(' ');
+    expect(cidrs).toHaveLength(2);
+    for (const c of cidrs) expect(c).toMatch(/^10\.244\.\d+\.0\/24$/);
+    expect(new Set(cidrs).size).toBe(2);
+
+    // podgc: the stranded pod is Failed (its finalizer still holds it); then let it go.
+    await waitFor(
+      'podgc to mark the unscheduled terminating pod Failed',
+      async () => (await kOk('get', 'pod', 'stranded', '-o', 'jsonpath={.status.phase}')).trim() === 'Failed',
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    await kOk('patch', 'pod', 'stranded', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]');
+    await waitFor('the stranded pod to go', async () => (await k('get', 'pod', 'stranded')).code !== 0, {
+      timeoutMs: 30_000,
+      intervalMs: 500,
+    });
 
     for (const [kind, name] of [
       ['daemonset', 'beacon'],
