@@ -256,4 +256,42 @@ describe('PodDisruptionBudget (policy/v1)', () => {
       await k.stop();
     }
   });
+  it('resets a DisruptionTarget condition left on a pod that was not deleted within 2 minutes', async () => {
+    const ns = await createNamespace(env.api, 'pdb-stale');
+    const node = uniqueName('node');
+    await nodes(env.api).create({ apiVersion: 'v1', kind: 'Node', metadata: { name: node } });
+    const [old, fresh] = await workload(ns, { name: 'kept', replicas: 2, node });
+    const mark = async (pod: Pod | undefined, since: Date): Promise<void> => {
+      await pods(env.api, ns).patch(
+        pod?.metadata.name ?? '',
+        {
+          status: {
+            conditions: [
+              {
+                type: 'DisruptionTarget',
+                status: 'True',
+                reason: 'EvictionByEvictionAPI',
+                message: 'Eviction API: evicting',
+                lastTransitionTime: since.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+              },
+            ],
+          },
+        },
+        { type: 'strategic', subresource: 'status' },
+      );
+    };
+    await mark(old, new Date(Date.now() - 3 * 60_000));
+    await mark(fresh, new Date());
+    const target = async (name: string) =>
+      (await pods(env.api, ns).get(name)).status?.conditions?.find((c) => c.type === 'DisruptionTarget');
+    // Marked 3 minutes ago and still here: reset to False (reason and message kept, as the merge leaves them).
+    const reset = await waitFor('the stale condition reset', async () => {
+      const c = await target(old?.metadata.name ?? '');
+      return c?.status === 'False' ? c : undefined;
+    });
+    expect(reset.reason).toBe('EvictionByEvictionAPI');
+    expect(Date.parse(reset.lastTransitionTime ?? '')).toBeGreaterThan(Date.now() - 60_000);
+    // Marked just now: left alone (it becomes stale only after 2 minutes).
+    expect((await target(fresh?.metadata.name ?? ''))?.status).toBe('True');
+  });
 });

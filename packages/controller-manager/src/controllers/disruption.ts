@@ -19,7 +19,7 @@ import {
   type RestClient,
 } from '@svc/client';
 import { labelSelectorFromObject } from '@svc/machinery';
-import { informer, newController, type ControllerDefinition } from '../controller-context.js';
+import { informer, newController, runAll, type ControllerDefinition } from '../controller-context.js';
 import { R } from '../resources.js';
 import { REAL_CLOCK, type Clock } from './clock.js';
 import { controllerOf, resolveControllerRef } from './controller-ref.js';
@@ -30,6 +30,20 @@ import { nowTime, replicasOf } from './workload-util.js';
 const NAME = 'disruption-controller';
 /** Kubernetes' DeletionTimeout: an eviction not followed by the pod's deletion within this is forgotten. */
 export const DELETION_TIMEOUT_MS = 2 * 60 * 1000;
+/** Kubernetes' stalePodDisruptionTimeout: a DisruptionTarget=True condition on a pod not deleted within this is reset. */
+export const STALE_POD_DISRUPTION_TIMEOUT_MS = 2 * 60 * 1000;
+
+/**
+ * Kubernetes' nonTerminatingPodHasStaleDisruptionCondition: whether `pod`, not being deleted,
+ * carries DisruptionTarget=True, and how long until that condition is stale (0: it is).
+ */
+export function staleDisruptionIn(pod: Pod, now: number): number | undefined {
+  if (pod.metadata.deletionTimestamp) return undefined;
+  const c = pod.status?.conditions?.find((x) => x.type === 'DisruptionTarget');
+  if (c?.status !== 'True') return undefined;
+  const since = c.lastTransitionTime ? Date.parse(c.lastTransitionTime) : now;
+  return Math.max(0, since + STALE_POD_DISRUPTION_TIMEOUT_MS - now);
+}
 const PDBS: GroupVersionResource = { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' };
 
 /** The scale of one controller of selected pods. */
@@ -324,7 +338,34 @@ export function makeDisruptionController({ clock = REAL_CLOCK }: { clock?: Clock
       };
       replicaSets.addEventHandler({ onUpdate: scaleChanged });
       deployments.addEventHandler({ onUpdate: scaleChanged });
-      return controller;
+
+      // Kubernetes' stale pod disruption loop: an eviction (or other disruption) that marked a
+      // pod DisruptionTarget=True but never led to its deletion is undone after 2 minutes, so
+      // the pod does not look about to go forever.
+      const stale = newController(ctx, {
+        name: NAME,
+        queueName: 'stale_pod_disruption',
+        reconcile: async (key) => {
+          const pod = pods.store.get(key);
+          if (!pod) return undefined;
+          const wait = staleDisruptionIn(pod, clock.now());
+          if (wait === undefined) return undefined;
+          if (wait > 0) return { requeueAfter: wait };
+          await new ResourceClient<Pod>(ctx.client, R.pods()).namespace(pod.metadata.namespace ?? '').patch(
+            pod.metadata.name ?? '',
+            {
+              status: {
+                conditions: [{ type: 'DisruptionTarget', status: 'False', lastTransitionTime: nowTime(clock.now()) }],
+              },
+            },
+            { type: 'strategic', subresource: 'status' },
+          );
+          log.v(2).info('reset stale DisruptionTarget condition to False', { pod: key });
+          return undefined;
+        },
+      });
+      stale.watch(pods, (pod) => (staleDisruptionIn(pod, clock.now()) === undefined ? [] : [objectKey(pod)]));
+      return runAll([controller, stale]);
     },
   };
 }
