@@ -1,5 +1,5 @@
 import { methodNotAllowed, notAcceptable, statusError } from '@svc/api';
-import type { ReadOnlyHandler } from '../registry/component-status.js';
+import type { ReadOnlyHandler } from '../registry/read-only.js';
 import { advertisedMediaTypes, negotiate } from './media-types.js';
 import type { ServedRequest } from './resource-router.js';
 import { objectSchemaOf, sendObject } from './handlers/respond.js';

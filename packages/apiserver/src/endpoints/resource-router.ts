@@ -26,7 +26,7 @@ import { handleDelete, handleDeleteCollection } from './handlers/delete.js';
 import { dryRunOf } from './handlers/decode.js';
 import { serveCreateOnly } from './create-only.js';
 import { serveReadOnly } from './read-only.js';
-import type { ReadOnlyHandler } from '../registry/component-status.js';
+import type { ReadOnlyHandler } from '../registry/read-only.js';
 import { endpointKey, type CreateOnlyHandler } from '../registry/create-only.js';
 import { handleWatch, type WatchSettings } from './handlers/watch.js';
 import { answerErrorsInJson, setWarnings } from './handlers/respond.js';

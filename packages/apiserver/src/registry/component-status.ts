@@ -1,7 +1,7 @@
 import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { notFound, type ApiObject, type ComponentStatus, type ResourceType } from '@svc/api';
-import type { ListParams } from './store.js';
+import type { ReadOnlyHandler } from './read-only.js';
 
 /** Kubernetes' componentstatus probeTimeOut: each probe gives up after 20 s. */
 export const PROBE_TIMEOUT_MS = 20_000;
@@ -173,15 +173,6 @@ function componentStatusOf(type: ResourceType, name: string, h: ComponentHealth)
     ],
   };
   return status;
-}
-
-/** A read-only type served from something other than storage: `get` and `list` only. */
-export interface ReadOnlyHandler {
-  type: ResourceType;
-  /** Kubernetes' deprecation warning for every answer (`v1 ComponentStatus is deprecated in v1.19+`). */
-  warning?: string;
-  get(name: string): Promise<ApiObject>;
-  list(p: ListParams): Promise<ApiObject[]>;
 }
 
 /**
