@@ -17,7 +17,7 @@ export function withCors(origins: readonly RegExp[]): Filter {
   if (origins.length === 0) return (next) => next;
   return (next) => async (r) => {
     const origin = r.req.headers.origin;
-    if (origins.length === 0 || !origin || !origins.some((re) => re.test(origin))) return next(r);
+    if (!origin || !origins.some((re) => re.test(origin))) return next(r);
     r.res.setHeader('Access-Control-Allow-Origin', origin);
     r.res.setHeader('Access-Control-Allow-Methods', ALLOW_METHODS);
     r.res.setHeader('Access-Control-Allow-Headers', ALLOW_HEADERS);

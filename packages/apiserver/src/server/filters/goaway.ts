@@ -11,7 +11,7 @@ export function withProbabilisticGoaway(chance: number, random: () => number = M
   // --goaway-chance 0 (the default): not a stage at all.
   if (chance <= 0) return (next) => next;
   return (next) => (r) => {
-    if (chance > 0 && r.req.httpVersionMajor === 2 && random() < chance) {
+    if (r.req.httpVersionMajor === 2 && random() < chance) {
       const session = (r.req as unknown as Http2ServerRequest).stream.session;
       // close(): GOAWAY (NO_ERROR, the last stream taken) now; the session ends once its streams have.
       if (session && !session.closed) session.close();
