@@ -48,13 +48,14 @@ build_packages() {
   node scripts/bundle.mjs
   touch "$BUILD_STAMP"
 }
-# True when a source, tsconfig, package.json or build script changed since the last build, or
-# a package's dist is missing: `tsc -b` alone costs ~0.3 s even when it has nothing to do.
+# True when a source, tsconfig, package.json, the lockfile (the bundles carry their
+# dependencies' code) or the build script changed since the last build, or a package's dist is
+# missing: `tsc -b` alone costs ~0.3 s even when it has nothing to do.
 build_needed() {
   local d
   [ -f "$BUILD_STAMP" ] || return 0
   for d in packages/*/; do [ -d "$d/dist" ] || return 0; done
-  [ -n "$(find packages/*/src packages/*/tsconfig.json packages/*/package.json tsconfig*.json scripts/bundle.mjs \
+  [ -n "$(find packages/*/src packages/*/tsconfig.json packages/*/package.json tsconfig*.json pnpm-lock.yaml scripts/bundle.mjs \
     -newer "$BUILD_STAMP" -print -quit 2>/dev/null)" ]
 }
 ensure_deps() {
