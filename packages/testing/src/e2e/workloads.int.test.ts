@@ -5,7 +5,7 @@
 // StatefulSet, a Job made from a CronJob and an eviction refused by a PodDisruptionBudget;
 // more controllers (DaemonSet rollout and undo, StatefulSet restart, ReplicationController,
 // ttl-after-finished, endpointslice-mirroring, legacy token Secrets, the node TTL annotation,
-// node-ipam's pod CIDRs, podgc on an unscheduled terminating pod);
+// node-ipam's pod CIDRs, podgc on an unscheduled terminating pod, a CronJob firing on its schedule);
 // expose, a taken ClusterIP refused, autoscale, cordon/uncordon and get all. Every port is free
 // and passed through SVC_*_PORT; the cluster lives in a temp SVC_CLUSTER_DIR, and nothing
 // started for it may outlive `cluster.sh down`.
@@ -463,7 +463,7 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
     await kOk('delete', 'cronjob', 'nightly', '--wait=true');
   }, 300_000);
 
-  it('more controllers on the node agents: DaemonSet undo, StatefulSet restart, ReplicationController, TTL after finished, mirroring, legacy tokens, node TTL, node CIDRs, pod GC', async () => {
+  it('more controllers on the node agents: DaemonSet undo, StatefulSet restart, ReplicationController, TTL after finished, mirroring, legacy tokens, node TTL, node CIDRs, pod GC, a scheduled CronJob', async () => {
     // podgc: a pod never scheduled (no such scheduler) and held by a finalizer, then deleted: the
     // garbage collector's sweep (every 20 s) marks it Failed and deletes it with grace 0.
     const held = {
@@ -476,6 +476,8 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
       0,
     );
     await kOk('delete', 'pod', 'stranded', '--wait=false');
+    // cronjob: a schedule of every minute starts a Job at the next minute (checked at the end).
+    await kOk('create', 'cronjob', 'minutely', '--image=busybox', '--schedule=* * * * *', '--', 'true');
     const cmd = (text: string): string[] => ['sh', '-c', `while true; do echo ${text}; sleep 1; done`];
     const template = (app: string, command: string[]): object => ({
       metadata: { labels: { app } },
@@ -691,7 +693,30 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
       intervalMs: 500,
     });
 
+    // cronjob: by now (or within a minute) the schedule has fired and its Job completed.
+    await waitFor(
+      'a Job of cronjob/minutely to complete and the CronJob to record it',
+      async () => {
+        const jobs = JSON.parse(await kOk('get', 'jobs', '-o', 'json')) as {
+          items: Array<{
+            metadata: { ownerReferences?: Array<{ kind: string; name: string }> };
+            status?: { succeeded?: number };
+          }>;
+        };
+        const done = jobs.items.some(
+          (j) =>
+            j.metadata.ownerReferences?.some((o) => o.kind === 'CronJob' && o.name === 'minutely') &&
+            (j.status?.succeeded ?? 0) > 0,
+        );
+        return (
+          done && (await kOk('get', 'cronjob', 'minutely', '-o', 'jsonpath={.status.lastSuccessfulTime}')).trim() !== ''
+        );
+      },
+      { timeoutMs: 150_000, intervalMs: 1000 },
+    );
+
     for (const [kind, name] of [
+      ['cronjob', 'minutely'],
       ['daemonset', 'beacon'],
       ['statefulset', 'shelf'],
       ['rc', 'legacy'],
