@@ -216,33 +216,40 @@ describe('OidcAuthenticator', () => {
   });
 
   it('keeps trying discovery until it works; refuses tokens meanwhile', async () => {
-    const errors: string[] = [];
-    const wrong = new OidcAuthenticator(
-      {
-        issuerUrl: `${issuer.url}/`,
-        clientId: CLIENT,
-        usernameClaim: 'sub',
-        requiredClaims: {},
-        signingAlgs: ['RS256'],
-        caPem: issuer.caPem,
-      },
-      { signal: stop.signal, onError: (m) => errors.push(m) },
-    );
-    await waitFor('a discovery error', () => errors.length >= 2);
-    expect(errors[0]).toContain('issuer did not match the issuer returned by provider');
-    await expect(wrong.authenticateToken(await issuer.token({ iss: `${issuer.url}/` }))).rejects.toThrow(
-      'not initialized',
-    );
+    // Stopped at the end: left running, their retries would reach the shared issuer during
+    // the later tests, which count its requests.
+    const mine = new AbortController();
+    try {
+      const errors: string[] = [];
+      const wrong = new OidcAuthenticator(
+        {
+          issuerUrl: `${issuer.url}/`,
+          clientId: CLIENT,
+          usernameClaim: 'sub',
+          requiredClaims: {},
+          signingAlgs: ['RS256'],
+          caPem: issuer.caPem,
+        },
+        { signal: mine.signal, onError: (m) => errors.push(m) },
+      );
+      await waitFor('a discovery error', () => errors.length >= 2);
+      expect(errors[0]).toContain('issuer did not match the issuer returned by provider');
+      await expect(wrong.authenticateToken(await issuer.token({ iss: `${issuer.url}/` }))).rejects.toThrow(
+        'not initialized',
+      );
 
-    const untrusted: string[] = [];
-    new OidcAuthenticator(
-      { issuerUrl: issuer.url, clientId: CLIENT, usernameClaim: 'sub', requiredClaims: {}, signingAlgs: ['RS256'] },
-      { signal: stop.signal, onError: (m) => untrusted.push(m) },
-    )
-      .ready()
-      .catch(() => undefined);
-    await waitFor('a TLS error without --oidc-ca-file', () => untrusted.length >= 1);
-    expect(untrusted[0]).toMatch(/certificate/);
+      const untrusted: string[] = [];
+      new OidcAuthenticator(
+        { issuerUrl: issuer.url, clientId: CLIENT, usernameClaim: 'sub', requiredClaims: {}, signingAlgs: ['RS256'] },
+        { signal: mine.signal, onError: (m) => untrusted.push(m) },
+      )
+        .ready()
+        .catch(() => undefined);
+      await waitFor('a TLS error without --oidc-ca-file', () => untrusted.length >= 1);
+      expect(untrusted[0]).toMatch(/certificate/);
+    } finally {
+      mine.abort();
+    }
   });
 });
 
