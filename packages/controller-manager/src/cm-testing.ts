@@ -7,7 +7,10 @@ import {
   componentTestArgs,
   freePort,
   QUICK_LEADER_ELECTION,
+  STEADY_LEADER_ELECTION,
+  reportLostLease,
   startTestApiServer,
+  type LeaderElectionPeriods,
   type TestApiServer,
 } from '@svc/testing';
 import { RestClient, loadSvcconfig } from '@svc/client';
@@ -22,23 +25,29 @@ export interface TestControllerManager {
 
 /**
  * Test helper (not exported): svc-controller-manager in this process against `server`'s admin
- * svcconfig, on a free port of 127.0.0.1, with short leader-election periods unless `args`
- * say otherwise.
+ * svcconfig, on a free port of 127.0.0.1, with short leader-election periods unless
+ * `o.leaderElection` or `args` say otherwise; `o.controllers` replaces the built-in definitions. A lost Lease is reported on stderr.
  */
 export async function startTestControllerManager(
   server: TestApiServer,
   args: string[] = [],
-  controllers?: readonly ControllerDefinition[],
+  o: { controllers?: readonly ControllerDefinition[]; leaderElection?: LeaderElectionPeriods } = {},
 ): Promise<TestControllerManager> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-cm-'));
   const opts = parseControllerManagerOptions(
     [
-      ...componentTestArgs({ server, port: await freePort(), certDir: dir, leaderElection: QUICK_LEADER_ELECTION }),
+      ...componentTestArgs({
+        server,
+        port: await freePort(),
+        certDir: dir,
+        leaderElection: o.leaderElection ?? QUICK_LEADER_ELECTION,
+      }),
       ...args,
     ],
     { quiet: true },
   );
-  const cm = await startControllerManager(opts, { logger: silentLogger, controllers });
+  const cm = await startControllerManager(opts, { logger: silentLogger, controllers: o.controllers });
+  reportLostLease('svc-controller-manager', cm);
   return {
     cm,
     stop: async () => {
@@ -56,15 +65,16 @@ export interface ClusterEnv {
 }
 
 /**
- * Starts a real API server (extra `serverArgs`) and a controller manager with `args` before
- * the file's tests, stops both after them; fields are set in `beforeAll`.
+ * Starts a real API server (extra `serverArgs`) and a controller manager with `args` (and
+ * Kubernetes' default leader-election periods) before the file's tests, stops both after
+ * them; fields are set in `beforeAll`.
  */
 export function withControllerManager(args: string[], o: { serverArgs?: string[] } = {}): ClusterEnv {
   const env = {} as ClusterEnv;
   beforeAll(async () => {
     env.server = await startTestApiServer({ args: o.serverArgs });
     env.api = new RestClient(loadSvcconfig(env.server.svcconfigPath));
-    env.manager = await startTestControllerManager(env.server, args);
+    env.manager = await startTestControllerManager(env.server, args, { leaderElection: STEADY_LEADER_ELECTION });
   });
   afterAll(async () => {
     await env.manager?.stop();

@@ -7,6 +7,9 @@ import { silentLogger, type Logger } from '@svc/component-base';
 import {
   componentTestArgs,
   QUICK_LEADER_ELECTION,
+  STEADY_LEADER_ELECTION,
+  reportLostLease,
+  type LeaderElectionPeriods,
   freePort,
   startTestApiServer,
   uniqueName,
@@ -24,23 +27,22 @@ export interface TestScheduler {
 
 /**
  * Test helper (not exported): svc-scheduler in this process against `server`'s admin
- * svcconfig, on a free port of 127.0.0.1, with short leader-election periods unless `args`
- * say otherwise.
+ * svcconfig, on a free port of 127.0.0.1, with short leader-election periods unless
+ * `o.leaderElection` or `args` say otherwise. A lost Lease is reported on stderr.
  */
 export async function startTestScheduler(
   server: TestApiServer,
   args: string[] = [],
-  o: { tuning?: SchedulerTuning; logger?: Logger } = {},
+  o: { tuning?: SchedulerTuning; logger?: Logger; leaderElection?: LeaderElectionPeriods } = {},
 ): Promise<TestScheduler> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-sched-'));
+  const leaderElection = o.leaderElection ?? QUICK_LEADER_ELECTION;
   const opts = parseSchedulerOptions(
-    [
-      ...componentTestArgs({ server, port: await freePort(), certDir: dir, leaderElection: QUICK_LEADER_ELECTION }),
-      ...args,
-    ],
+    [...componentTestArgs({ server, port: await freePort(), certDir: dir, leaderElection }), ...args],
     { quiet: true },
   );
   const scheduler = await startScheduler(opts, { logger: o.logger ?? silentLogger, tuning: o.tuning });
+  reportLostLease('svc-scheduler', scheduler);
   return {
     scheduler,
     stop: async () => {
@@ -92,7 +94,7 @@ export function withScheduler(
     env.pods = new ResourceClient<Pod>(env.api, { group: '', version: 'v1', resource: 'pods' }).namespace(
       env.namespace,
     );
-    env.scheduler = await startTestScheduler(env.server, args, o);
+    env.scheduler = await startTestScheduler(env.server, args, { ...o, leaderElection: STEADY_LEADER_ELECTION });
     await waitFor('the scheduler to lead', () => env.scheduler.scheduler.isLeader(), { timeoutMs: 15_000 });
   });
   afterAll(async () => {

@@ -36,9 +36,32 @@ export function componentTestArgs(o: {
   ];
 }
 
-/** Short periods for tests that start one component and do not exercise handovers. */
+/** Short periods for tests that hand the Lease from one component to another. */
 export const QUICK_LEADER_ELECTION: LeaderElectionPeriods = {
   leaseDuration: '4s',
   renewDeadline: '3s',
   retryPeriod: '500ms',
 };
+
+/**
+ * Kubernetes' default periods, for files that start one component for all their tests: the
+ * first Lease is taken at once all the same, and a test worker's event loop held up for a few
+ * seconds (a cold transform, a long GC) does not cost the component its Lease for the rest of
+ * the file, as the 3 s renew deadline of QUICK_LEADER_ELECTION once did on a slower CI machine.
+ */
+export const STEADY_LEADER_ELECTION: LeaderElectionPeriods = {
+  leaseDuration: '15s',
+  renewDeadline: '10s',
+  retryPeriod: '2s',
+};
+
+/**
+ * Says on stderr when a component started by a test loses its Lease (its loops stop then, and
+ * the file's later waits time out with nothing else to say why), unless it was stopped.
+ */
+export function reportLostLease(name: string, c: { lostLease: Promise<void> }): void {
+  const since = Date.now();
+  void c.lostLease.then(() =>
+    console.error(`${name} started by this test lost its Lease ${Date.now() - since} ms after it started`),
+  );
+}

@@ -2,7 +2,13 @@ export { startEtcd, type EtcdHandle, type StartEtcdOptions } from './etcd.js';
 export { startRedis, type RedisHandle, type StartRedisOptions } from './redis.js';
 export { freePort, freePorts } from './free-port.js';
 export { startTestApiServer, type TestApiServer, type TestApiServerOptions } from './api-server.js';
-export { componentTestArgs, QUICK_LEADER_ELECTION, type LeaderElectionPeriods } from './component-args.js';
+export {
+  componentTestArgs,
+  QUICK_LEADER_ELECTION,
+  STEADY_LEADER_ELECTION,
+  reportLostLease,
+  type LeaderElectionPeriods,
+} from './component-args.js';
 /**
  * For people who write controllers: `startControlPlane({ crds: ['widget.yaml'] })` starts a
  * real etcd and API server in the test's process with the CRDs Established and served, and

@@ -22,7 +22,7 @@ beforeAll(async () => {
   env.manager = await startTestControllerManager(
     env.server,
     ['--controllers=job,cronjob,ttl-after-finished', '--concurrent-cron-job-syncs=2'],
-    [jobController, makeCronJobController({ clock }), makeTtlAfterFinishedController({ clock })],
+    { controllers: [jobController, makeCronJobController({ clock }), makeTtlAfterFinishedController({ clock })] },
   );
 });
 afterAll(async () => {

@@ -79,7 +79,9 @@ beforeAll(async () => {
       `--legacy-service-account-token-clean-up-period=${PERIOD_MS / 1000}s`,
       '--use-service-account-credentials',
     ],
-    [serviceAccountTokenController, makeLegacyTokenCleaner({ clock, onPass: (at) => passes.push(at) })],
+    {
+      controllers: [serviceAccountTokenController, makeLegacyTokenCleaner({ clock, onPass: (at) => passes.push(at) })],
+    },
   );
 }, 240_000);
 

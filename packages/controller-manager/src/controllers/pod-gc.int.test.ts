@@ -20,11 +20,9 @@ let api: RestClient;
 beforeAll(async () => {
   server = await startTestApiServer();
   api = new RestClient(loadSvcconfig(server.svcconfigPath));
-  manager = await startTestControllerManager(
-    server,
-    ['--controllers=podgc', '--terminated-pod-gc-threshold=2'],
-    [makePodGcController({ periodMs: 300, quarantineMs: 1000 })],
-  );
+  manager = await startTestControllerManager(server, ['--controllers=podgc', '--terminated-pod-gc-threshold=2'], {
+    controllers: [makePodGcController({ periodMs: 300, quarantineMs: 1000 })],
+  });
 });
 
 afterAll(async () => {
