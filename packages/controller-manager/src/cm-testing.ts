@@ -6,7 +6,6 @@ import { silentLogger } from '@svc/component-base';
 import {
   componentTestArgs,
   freePort,
-  QUICK_LEADER_ELECTION,
   STEADY_LEADER_ELECTION,
   reportLostLease,
   startTestApiServer,
@@ -25,8 +24,9 @@ export interface TestControllerManager {
 
 /**
  * Test helper (not exported): svc-controller-manager in this process against `server`'s admin
- * svcconfig, on a free port of 127.0.0.1, with short leader-election periods unless
- * `o.leaderElection` or `args` say otherwise; `o.controllers` replaces the built-in definitions. A lost Lease is reported on stderr.
+ * svcconfig, on a free port of 127.0.0.1, with Kubernetes' default leader-election periods
+ * unless `o.leaderElection` or `args` say otherwise; `o.controllers` replaces the built-in
+ * definitions. A lost Lease is reported on stderr.
  */
 export async function startTestControllerManager(
   server: TestApiServer,
@@ -40,7 +40,7 @@ export async function startTestControllerManager(
         server,
         port: await freePort(),
         certDir: dir,
-        leaderElection: o.leaderElection ?? QUICK_LEADER_ELECTION,
+        leaderElection: o.leaderElection ?? STEADY_LEADER_ELECTION,
       }),
       ...args,
     ],
@@ -65,16 +65,15 @@ export interface ClusterEnv {
 }
 
 /**
- * Starts a real API server (extra `serverArgs`) and a controller manager with `args` (and
- * Kubernetes' default leader-election periods) before the file's tests, stops both after
- * them; fields are set in `beforeAll`.
+ * Starts a real API server (extra `serverArgs`) and a controller manager with `args` before
+ * the file's tests, stops both after them; fields are set in `beforeAll`.
  */
 export function withControllerManager(args: string[], o: { serverArgs?: string[] } = {}): ClusterEnv {
   const env = {} as ClusterEnv;
   beforeAll(async () => {
     env.server = await startTestApiServer({ args: o.serverArgs });
     env.api = new RestClient(loadSvcconfig(env.server.svcconfigPath));
-    env.manager = await startTestControllerManager(env.server, args, { leaderElection: STEADY_LEADER_ELECTION });
+    env.manager = await startTestControllerManager(env.server, args);
   });
   afterAll(async () => {
     await env.manager?.stop();

@@ -6,7 +6,6 @@ import { RestClient, ResourceClient, loadSvcconfig } from '@svc/client';
 import { silentLogger, type Logger } from '@svc/component-base';
 import {
   componentTestArgs,
-  QUICK_LEADER_ELECTION,
   STEADY_LEADER_ELECTION,
   reportLostLease,
   type LeaderElectionPeriods,
@@ -27,7 +26,7 @@ export interface TestScheduler {
 
 /**
  * Test helper (not exported): svc-scheduler in this process against `server`'s admin
- * svcconfig, on a free port of 127.0.0.1, with short leader-election periods unless
+ * svcconfig, on a free port of 127.0.0.1, with Kubernetes' default leader-election periods unless
  * `o.leaderElection` or `args` say otherwise. A lost Lease is reported on stderr.
  */
 export async function startTestScheduler(
@@ -36,7 +35,7 @@ export async function startTestScheduler(
   o: { tuning?: SchedulerTuning; logger?: Logger; leaderElection?: LeaderElectionPeriods } = {},
 ): Promise<TestScheduler> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-sched-'));
-  const leaderElection = o.leaderElection ?? QUICK_LEADER_ELECTION;
+  const leaderElection = o.leaderElection ?? STEADY_LEADER_ELECTION;
   const opts = parseSchedulerOptions(
     [...componentTestArgs({ server, port: await freePort(), certDir: dir, leaderElection }), ...args],
     { quiet: true },
@@ -94,7 +93,7 @@ export function withScheduler(
     env.pods = new ResourceClient<Pod>(env.api, { group: '', version: 'v1', resource: 'pods' }).namespace(
       env.namespace,
     );
-    env.scheduler = await startTestScheduler(env.server, args, { ...o, leaderElection: STEADY_LEADER_ELECTION });
+    env.scheduler = await startTestScheduler(env.server, args, o);
     await waitFor('the scheduler to lead', () => env.scheduler.scheduler.isLeader(), { timeoutMs: 15_000 });
   });
   afterAll(async () => {
