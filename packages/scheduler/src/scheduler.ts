@@ -1,3 +1,4 @@
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { isNotFound, type ApiObject, type Node, type Pod, type PodCondition } from '@svc/api';
 import {
   ResourceClient,
@@ -108,7 +109,10 @@ export class Scheduler {
     this.d.informers.start(signal);
     try {
       await this.d.informers.waitForCacheSync({ signal, timeoutMs: 2 ** 31 - 1 });
-      while (!signal.aborted && (await this.scheduleOne()));
+      // A cycle is synchronous work and `pop` resolves at once while pods wait: without a turn
+      // of the event loop between cycles, a long queue would hold back every socket and timer
+      // (lease renewals, bindings' answers, watch events) until it ran dry.
+      while (!signal.aborted && (await this.scheduleOne())) await setImmediatePromise();
     } catch (e) {
       if (!signal.aborted) throw e;
     } finally {

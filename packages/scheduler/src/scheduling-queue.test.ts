@@ -31,6 +31,26 @@ describe('the scheduling queue', () => {
     expect(q.counts()).toEqual({ active: 1, backoff: 0, unschedulable: 0 });
   });
 
+  it('many pods: pops by priority, then queue time, then arrival; deleted and in-flight pods are not handed out', async () => {
+    const expected: Array<{ key: string; priority: number; t: number; seq: number }> = [];
+    for (let i = 0; i < 3000; i++) {
+      if (i % 7 === 0) now++;
+      const priority = (i * 37) % 5;
+      q.add(`ns/p${i}`, pod(`p${i}`, priority));
+      expected.push({ key: `ns/p${i}`, priority, t: now, seq: i });
+    }
+    for (let i = 0; i < 3000; i += 3) q.delete(`ns/p${i}`);
+    const left = expected
+      .filter((_, i) => i % 3 !== 0)
+      .sort((a, b) => b.priority - a.priority || a.t - b.t || a.seq - b.seq)
+      .map((e) => e.key);
+    expect(q.counts()).toEqual({ active: left.length, backoff: 0, unschedulable: 0 });
+    const popped: string[] = [];
+    for (let i = 0; i < left.length; i++) popped.push((await q.pop())?.info.key ?? '');
+    expect(popped).toEqual(left);
+    expect(q.counts()).toEqual({ active: 0, backoff: 0, unschedulable: 0 });
+  });
+
   it('back-off: 1 s doubling per attempt up to 10 s', () => {
     const info = { key: 'k', pod: pod('k'), timestamp: 0, attempts: 0 };
     expect([0, 1, 2, 3, 4, 5, 9].map((attempts) => q.backoffMs({ ...info, attempts }))).toEqual([

@@ -1,4 +1,5 @@
 import type { Pod } from '@svc/api';
+import { IndexedHeap } from './indexed-heap.js';
 
 /** A pod waiting to be scheduled (Kubernetes' QueuedPodInfo). */
 export interface QueuedPod {
@@ -24,22 +25,40 @@ export interface SchedulingQueueOptions {
 
 type Where = 'active' | 'backoff' | 'unschedulable' | 'inFlight';
 
+interface Entry {
+  info: QueuedPod;
+  where: Where;
+  /** Insertion order: the tie-break among pods of equal priority and queue time. */
+  seq: number;
+  /** Its place in the active or back-off heap (-1 elsewhere). */
+  heapIndex: number;
+}
+
 /**
  * Kubernetes' PriorityQueue: `active` pods (highest `spec.priority` first, then oldest) are
  * handed out by `pop`; failed attempts wait in `backoff` (1 s doubling per attempt up to
  * 10 s) or, when nothing in the cluster changed since the attempt began, among the
  * `unschedulable` until `moveAllToActiveOrBackoff` (a node added or updated, a pod deleted).
- * A key is in at most one part, or in flight between `pop` and `done`/a re-add.
+ * A key is in at most one part, or in flight between `pop` and `done`/a re-add. As in
+ * Kubernetes, active and back-off are heaps: a change costs O(log n), not a pass over every
+ * pending pod (with tens of thousands pending, passes per event kept the event loop busy for
+ * seconds at a time).
  */
 export class SchedulingQueue {
-  private readonly pods = new Map<string, { info: QueuedPod; where: Where }>();
+  private readonly pods = new Map<string, Entry>();
+  private readonly active = new IndexedHeap<Entry>((a, b) => before(a, b));
+  private readonly backoff = new IndexedHeap<Entry>((a, b) => this.expiry(a) < this.expiry(b));
+  private readonly unschedulable = new Set<Entry>();
   private readonly waiters: Array<() => void> = [];
   private readonly o: Required<Omit<SchedulingQueueOptions, 'onPending'>> & Pick<SchedulingQueueOptions, 'onPending'>;
   /** Incremented by every pop (Kubernetes' scheduling cycle). */
   private cycle = 0;
   /** The cycle during which the last move request arrived. */
   private moveRequestCycle = -1;
+  private seq = 0;
   private timer?: ReturnType<typeof setTimeout>;
+  /** When `timer` fires. */
+  private timerAt = Infinity;
   private leftoverTimer?: ReturnType<typeof setInterval>;
   private closed = false;
 
@@ -58,7 +77,14 @@ export class SchedulingQueue {
   /** A new pending pod: queued as active unless already known. */
   add(key: string, pod: Pod): void {
     if (this.closed || this.pods.has(key)) return;
-    this.pods.set(key, { info: { key, pod, timestamp: this.o.now(), attempts: 0 }, where: 'active' });
+    const e: Entry = {
+      info: { key, pod, timestamp: this.o.now(), attempts: 0 },
+      where: 'inFlight',
+      seq: this.seq++,
+      heapIndex: -1,
+    };
+    this.pods.set(key, e);
+    this.place(e, 'active');
     this.changed();
   }
 
@@ -73,13 +99,17 @@ export class SchedulingQueue {
       (JSON.stringify(old.spec) !== JSON.stringify(pod.spec) ||
         JSON.stringify(old.metadata.labels) !== JSON.stringify(pod.metadata.labels))
     ) {
-      e.where = this.backingOff(e.info) ? 'backoff' : 'active';
+      this.place(e, this.backingOff(e.info) ? 'backoff' : 'active');
       this.changed();
     }
   }
 
   delete(key: string): void {
-    if (this.pods.delete(key)) this.changed();
+    const e = this.pods.get(key);
+    if (!e) return;
+    this.take(e);
+    this.pods.delete(key);
+    this.changed();
   }
 
   /** Whether the pod is queued or in flight. */
@@ -94,18 +124,13 @@ export class SchedulingQueue {
   async pop(): Promise<{ info: QueuedPod; cycle: number } | undefined> {
     for (;;) {
       if (this.closed) return undefined;
-      let best: QueuedPod | undefined;
-      for (const e of this.pods.values()) {
-        if (e.where !== 'active') continue;
-        if (!best || before(e.info, best)) best = e.info;
-      }
-      if (best) {
-        const e = this.pods.get(best.key);
-        if (e) e.where = 'inFlight';
-        best.attempts++;
+      const e = this.active.pop();
+      if (e) {
+        e.where = 'inFlight';
+        e.info.attempts++;
         this.cycle++;
         this.changed();
-        return { info: best, cycle: this.cycle };
+        return { info: e.info, cycle: this.cycle };
       }
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
@@ -135,20 +160,16 @@ export class SchedulingQueue {
     if (!e || e.where !== 'inFlight') return;
     info.timestamp = this.o.now();
     e.info = info;
-    e.where = where;
+    this.place(e, where);
     this.changed();
   }
 
   /** Something changed that may let unschedulable pods fit: they move to active, or to back-off while backing off. */
   moveAllToActiveOrBackoff(): void {
     this.moveRequestCycle = this.cycle;
-    let moved = false;
-    for (const e of this.pods.values()) {
-      if (e.where !== 'unschedulable') continue;
-      e.where = this.backingOff(e.info) ? 'backoff' : 'active';
-      moved = true;
-    }
-    if (moved) this.changed();
+    if (this.unschedulable.size === 0) return;
+    for (const e of [...this.unschedulable]) this.place(e, this.backingOff(e.info) ? 'backoff' : 'active');
+    this.changed();
   }
 
   /** Kubernetes' back-off: initial × 2^(attempts − 1), capped at the maximum. */
@@ -158,13 +179,15 @@ export class SchedulingQueue {
   }
 
   private backingOff(info: QueuedPod): boolean {
-    return info.timestamp + this.backoffMs(info) > this.o.now();
+    return this.expiry({ info }) > this.o.now();
+  }
+
+  private expiry(e: { info: QueuedPod }): number {
+    return e.info.timestamp + this.backoffMs(e.info);
   }
 
   counts(): { active: number; backoff: number; unschedulable: number } {
-    const c = { active: 0, backoff: 0, unschedulable: 0 };
-    for (const e of this.pods.values()) if (e.where !== 'inFlight') c[e.where]++;
-    return c;
+    return { active: this.active.size, backoff: this.backoff.size, unschedulable: this.unschedulable.size };
   }
 
   /** Stops the timers and wakes `pop` (which then resolves undefined). */
@@ -175,34 +198,56 @@ export class SchedulingQueue {
     for (const w of this.waiters.splice(0)) w();
   }
 
-  /** Moves expired back-offs to active, re-arms the timer for the next expiry, wakes `pop`. */
+  /** Takes `e` out of the part it is in (it is then in flight, as far as the parts go). */
+  private take(e: Entry): void {
+    if (e.where === 'active') this.active.remove(e);
+    else if (e.where === 'backoff') this.backoff.remove(e);
+    else if (e.where === 'unschedulable') this.unschedulable.delete(e);
+    e.where = 'inFlight';
+  }
+
+  private place(e: Entry, where: Exclude<Where, 'inFlight'>): void {
+    this.take(e);
+    e.where = where;
+    if (where === 'active') this.active.push(e);
+    else if (where === 'backoff') this.backoff.push(e);
+    else this.unschedulable.add(e);
+  }
+
+  /** Moves expired back-offs to active, arms the timer for the next expiry, wakes `pop`. */
   private changed(): void {
     if (this.closed) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
     const now = this.o.now();
-    let next = Infinity;
-    for (const e of this.pods.values()) {
-      if (e.where !== 'backoff') continue;
-      const at = e.info.timestamp + this.backoffMs(e.info);
-      if (at <= now) e.where = 'active';
-      else next = Math.min(next, at);
-    }
-    if (next !== Infinity) {
-      this.timer = setTimeout(() => this.changed(), Math.max(1, next - now));
-      this.timer.unref?.();
+    for (let e = this.backoff.peek(); e && this.expiry(e) <= now; e = this.backoff.peek()) this.place(e, 'active');
+    const top = this.backoff.peek();
+    const next = top ? this.expiry(top) : Infinity;
+    if (next !== this.timerAt) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      this.timerAt = next;
+      if (next !== Infinity) {
+        this.timer = setTimeout(
+          () => {
+            this.timerAt = Infinity;
+            this.timer = undefined;
+            this.changed();
+          },
+          Math.max(1, next - now),
+        );
+        this.timer.unref?.();
+      }
     }
     this.o.onPending?.(this.counts());
-    if ([...this.pods.values()].some((e) => e.where === 'active')) for (const w of this.waiters.splice(0)) w();
+    if (this.active.size > 0) for (const w of this.waiters.splice(0)) w();
   }
 
   /** Kubernetes' flushUnschedulablePodsLeftover: pods unschedulable for too long are retried. */
   private flushUnschedulableLeftover(): void {
     const now = this.o.now();
     let moved = false;
-    for (const e of this.pods.values()) {
-      if (e.where === 'unschedulable' && now - e.info.timestamp > this.o.maxUnschedulableMs) {
-        e.where = this.backingOff(e.info) ? 'backoff' : 'active';
+    for (const e of [...this.unschedulable]) {
+      if (now - e.info.timestamp > this.o.maxUnschedulableMs) {
+        this.place(e, this.backingOff(e.info) ? 'backoff' : 'active');
         moved = true;
       }
     }
@@ -210,9 +255,10 @@ export class SchedulingQueue {
   }
 }
 
-/** Kubernetes' PrioritySort: higher priority first, then the earlier queue entry. */
-function before(a: QueuedPod, b: QueuedPod): boolean {
-  const pa = a.pod.spec?.priority ?? 0;
-  const pb = b.pod.spec?.priority ?? 0;
-  return pa !== pb ? pa > pb : a.timestamp < b.timestamp;
+/** Kubernetes' PrioritySort: higher priority first, then the earlier queue entry (then the earlier added). */
+function before(a: Entry, b: Entry): boolean {
+  const pa = a.info.pod.spec?.priority ?? 0;
+  const pb = b.info.pod.spec?.priority ?? 0;
+  if (pa !== pb) return pa > pb;
+  return a.info.timestamp !== b.info.timestamp ? a.info.timestamp < b.info.timestamp : a.seq < b.seq;
 }
