@@ -12,8 +12,14 @@ import { simulatedNodeName } from './simulated-node-flags.js';
 import { simulatedMachine, simulatedNodeIp } from './simulated-machine.js';
 import { SimulatedPods, type SimulatedNode } from './simulated-pods.js';
 
-/** Requests the simulator has outstanding at once (its writes and reads; watches not counted). */
-const MAX_IN_FLIGHT = 32;
+/**
+ * Requests outstanding at once for the pods, and for the nodes' heartbeats per node (at least
+ * 16): 1,000 nodes renew 100 Leases a second, which at the 0.3 s a write takes on a loaded
+ * server needs ~30 in flight (watches are not counted).
+ */
+const POD_MAX_IN_FLIGHT = 32;
+const NODES_PER_HEARTBEAT_SLOT = 8;
+const MIN_HEARTBEAT_SLOTS = 16;
 /** Nodes registering at once. */
 const REGISTER_CONCURRENCY = 16;
 /** Pods handled at once. */
@@ -43,15 +49,16 @@ interface Member {
 }
 
 /**
- * Runs the simulated nodes of `o.simulated` (every group's) in this process, through one API client (`--svcconfig`)
- * whose credential may write every node (a node's own credential may not: the Node authorizer
+ * Runs the simulated nodes of `o.simulated` (every group's) in this process, through the API
+ * credential of `--svcconfig`, which may write every node (a node's own credential may not: the Node authorizer
  * and NodeRestriction confine it to itself). Each node goes through the real svclet's code for
  * the node side — `NodeStatusManager` (registration, status every `nodeStatusUpdateFrequency`,
  * written when changed or every `nodeStatusReportFrequency`) and `NodeLeaseController` (renewed
  * every quarter of `nodeLeaseDurationSeconds`) — with a simulated machine, and reads its Node
  * from one watch of all nodes instead of a GET. `SimulatedPods` is the pod side of all of them.
- * The client's rate limit is the per-node one (`svcAPIQPS`, `svcAPIBurst`) times the node count,
- * as for as many real svclets; at most 32 requests are in flight and 16 nodes register at once.
+ * The rate limit is the per-node one (`svcAPIQPS`, `svcAPIBurst`) times the node count, as for
+ * as many real svclets, split between a client for the nodes (one request in flight per 8
+ * nodes, at least 16) and one for the pods (32); 16 nodes register at once.
  */
 export async function startSimulatedNodes(o: SvcletOptions, deps: { logger: Logger }): Promise<RunningSimulatedNodes> {
   const sim = o.simulated;
@@ -67,13 +74,20 @@ export async function startSimulatedNodes(o: SvcletOptions, deps: { logger: Logg
     throw new SvcletConfigError(`--svcconfig: ${(e as Error).message}`);
   }
   const total = sim.groups.reduce((n, g) => n + g.count, 0);
-  const client = new BoundedRestClient(config, {
-    qps: c.svcAPIQPS * total,
-    burst: c.svcAPIBurst * total,
-    contentType: c.contentType,
-    userAgent: `${naming().nodeAgentName}/${SVCLET_VERSION} (simulated nodes)`,
-    maxInFlight: MAX_IN_FLIGHT,
-  });
+  // Two clients, each with half the rate limit: the nodes' registration, status and Leases on
+  // one, the pods on the other. On one shared queue, the status writes of thousands of newly
+  // bound pods held the Lease renewals back past the node monitor's grace period and nodes
+  // went NotReady (real svclets do not share a queue either).
+  const clientFor = (part: string, maxInFlight: number): BoundedRestClient =>
+    new BoundedRestClient(config, {
+      qps: (c.svcAPIQPS * total) / 2,
+      burst: Math.max(1, Math.round((c.svcAPIBurst * total) / 2)),
+      contentType: c.contentType,
+      userAgent: `${naming().nodeAgentName}/${SVCLET_VERSION} (simulated nodes, ${part})`,
+      maxInFlight,
+    });
+  const client = clientFor('nodes', Math.max(MIN_HEARTBEAT_SLOTS, Math.ceil(total / NODES_PER_HEARTBEAT_SLOT)));
+  const podClient = clientFor('pods', POD_MAX_IN_FLIGHT);
   const stop = new AbortController();
   setMaxListeners(0, stop.signal);
   const signal = stop.signal;
@@ -109,7 +123,7 @@ export async function startSimulatedNodes(o: SvcletOptions, deps: { logger: Logg
     }
   }
   const pods = new SimulatedPods({
-    client,
+    client: podClient,
     nodes,
     logger: logger.with({ component: 'simulated-pods' }),
     workers: POD_WORKERS,
@@ -124,6 +138,7 @@ export async function startSimulatedNodes(o: SvcletOptions, deps: { logger: Logg
       });
     } catch (e) {
       client.close();
+      podClient.close();
       throw new SvcletConfigError(`--healthz-port: ${(e as Error).message}`);
     }
   }
@@ -176,6 +191,7 @@ export async function startSimulatedNodes(o: SvcletOptions, deps: { logger: Logg
       await Promise.allSettled(tasks);
       await healthz?.close();
       client.close();
+      podClient.close();
     },
   };
 }
