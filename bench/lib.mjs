@@ -289,7 +289,18 @@ export function apiClient(server, { maxSockets = 64 } = {}) {
   const agent = new HttpsAgent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, ca: server.caPem });
   const auth = `Bearer ${server.token}`;
   const headers = { authorization: auth, accept: 'application/json' };
-  const call = (method, path, body, contentType = 'application/json') =>
+  // A GET that meets a kept-alive socket the server closed meanwhile (ECONNRESET) is sent
+  // again, as client-go does for idempotent requests.
+  const call = async (method, path, body, contentType) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await callOnce(method, path, body, contentType);
+      } catch (e) {
+        if (method !== 'GET' || attempt >= 3 || e?.code !== 'ECONNRESET') throw e;
+      }
+    }
+  };
+  const callOnce = (method, path, body, contentType = 'application/json') =>
     new Promise((res, rej) => {
       const payload =
         body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
