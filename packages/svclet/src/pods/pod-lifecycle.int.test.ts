@@ -339,6 +339,16 @@ describe('graceful deletion', () => {
   });
   afterAll(() => stop.abort());
 
+  /**
+   * Waits for the "ready" the container writes after its trap: Running comes as the process
+   * starts, and a TERM before the shell has set its trap kills it (exit 143, seen once in a
+   * clean-clone run).
+   */
+  async function trapSet(p: Pod): Promise<void> {
+    const file = join(env.podLogsDir, `default_${p.metadata.name ?? ''}_${p.metadata.uid ?? ''}`, 'c', '0.log');
+    await waitFor('ready in the log', async () => (await readLog(file)).includes(' stdout F ready'));
+  }
+
   async function deleteAndTime(name: string): Promise<number> {
     const t0 = Date.now();
     await env.pods().delete(name, { gracePeriodSeconds: 2 });
@@ -358,12 +368,13 @@ describe('graceful deletion', () => {
   }
 
   it('a container that handles TERM stops within the grace period and the pod object is removed', async () => {
-    await env.pods().create(
+    const created = await env.pods().create(
       shPod('term', env.nodeName, {
         script: 'trap "echo got TERM; exit 0" TERM; echo ready; while true; do sleep 0.1; done',
       }),
     );
     await waitForPod(env, 'term', { what: 'Running', cond: (p) => p.status?.phase === 'Running' });
+    await trapSet(created);
     const ms = await deleteAndTime('term');
     expect(ms).toBeLessThan(2000);
     const last = await waitFor('the deleted object', () => lastSeen.get('term'));
@@ -373,10 +384,11 @@ describe('graceful deletion', () => {
   });
 
   it('a container that ignores TERM is killed at the deadline', async () => {
-    await env
+    const created = await env
       .pods()
       .create(shPod('stubborn', env.nodeName, { script: 'trap "" TERM; echo ready; while true; do sleep 0.1; done' }));
     await waitForPod(env, 'stubborn', { what: 'Running', cond: (p) => p.status?.phase === 'Running' });
+    await trapSet(created);
     const ms = await deleteAndTime('stubborn');
     expect(ms).toBeGreaterThanOrEqual(2000);
     expect(ms).toBeLessThan(5000);
