@@ -47,7 +47,8 @@ export const QUICK_LEADER_ELECTION: LeaderElectionPeriods = {
  * Kubernetes' default periods, for files that start one component for all their tests: the
  * first Lease is taken at once all the same, and a test worker's event loop held up for a few
  * seconds (a cold transform, a long GC) does not cost the component its Lease for the rest of
- * the file, as the 3 s renew deadline of QUICK_LEADER_ELECTION once did on a slower CI machine.
+ * the file, as under QUICK_LEADER_ELECTION's 3 s renew deadline (the likely cause of a CI run
+ * in which every case of one file waited in vain for its controllers).
  */
 export const STEADY_LEADER_ELECTION: LeaderElectionPeriods = {
   leaseDuration: '15s',

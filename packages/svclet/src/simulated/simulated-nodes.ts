@@ -50,8 +50,8 @@ interface Member {
 
 /**
  * Runs the simulated nodes of `o.simulated` (every group's) in this process, through the API
- * credential of `--svcconfig`, which may write every node (a node's own credential may not: the Node authorizer
- * and NodeRestriction confine it to itself). Each node goes through the real svclet's code for
+ * credential of `--svcconfig`, which may write every node (a node's own credential may not:
+ * the Node authorizer and NodeRestriction confine it to itself). Each node goes through the real svclet's code for
  * the node side — `NodeStatusManager` (registration, status every `nodeStatusUpdateFrequency`,
  * written when changed or every `nodeStatusReportFrequency`) and `NodeLeaseController` (renewed
  * every quarter of `nodeLeaseDurationSeconds`) — with a simulated machine, and reads its Node
