@@ -26,6 +26,11 @@ async function podEvents(name: string, what: string, want: (reasons: string[]) =
   });
 }
 
+/** The log file of container `c`'s first run in pod `p` (of namespace default). */
+function firstLog(p: Pod): string {
+  return join(env.podLogsDir, `default_${p.metadata.name ?? ''}_${p.metadata.uid ?? ''}`, 'c', '0.log');
+}
+
 async function readLog(file: string): Promise<string> {
   return readFile(file, 'utf8').catch(() => '');
 }
@@ -66,7 +71,7 @@ describe('pods bound to the node', () => {
     expect(cs?.containerID).toMatch(/^svc-runtime:\/\/[0-9a-f]+$/);
     expect(cs?.state.running?.startedAt).toBeDefined();
 
-    const file = join(env.podLogsDir, `default_run_${created.metadata.uid}`, 'c', '0.log');
+    const file = firstLog(created);
     await waitFor('hello in the log', async () => (await readLog(file)).includes(' stdout F hello'));
     expect(manager.containerLogFiles('default', 'run', 'c')).toEqual({ current: file, running: true });
     expect(manager.containerLogFiles('default', 'run', 'nope')).toBeUndefined();
@@ -237,7 +242,7 @@ describe('environment from ConfigMaps and Secrets', () => {
       }),
     );
     await waitForPod(env, 'envs', { what: 'Running', cond: (x) => x.status?.phase === 'Running' });
-    const file = join(env.podLogsDir, `default_envs_${created.metadata.uid}`, 'c', '0.log');
+    const file = firstLog(created);
     await waitFor('the environment in the output', async () =>
       (await readLog(file)).includes('fast override s3cret fast . 64'),
     );
@@ -306,7 +311,7 @@ describe('init containers', () => {
       state: { terminated: { exitCode: 0, reason: 'Completed' } },
     });
     expect(p.status?.conditions?.find((c) => c.type === 'Initialized')?.status).toBe('True');
-    const file = join(env.podLogsDir, `default_init_${created.metadata.uid}`, 'c', '0.log');
+    const file = firstLog(created);
     await waitFor('the expanded output', async () => (await readLog(file)).includes('main pod=init init $(KEPT)'));
   });
 
@@ -345,8 +350,7 @@ describe('graceful deletion', () => {
    * clean-clone run).
    */
   async function trapSet(p: Pod): Promise<void> {
-    const file = join(env.podLogsDir, `default_${p.metadata.name ?? ''}_${p.metadata.uid ?? ''}`, 'c', '0.log');
-    await waitFor('ready in the log', async () => (await readLog(file)).includes(' stdout F ready'));
+    await waitFor('ready in the log', async () => (await readLog(firstLog(p))).includes(' stdout F ready'));
   }
 
   async function deleteAndTime(name: string): Promise<number> {
