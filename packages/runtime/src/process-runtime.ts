@@ -9,10 +9,12 @@ import { CriError, failedPrecondition, invalidArgument, notFound } from './cri-p
 import {
   createMountPoints,
   enterMountsArgv,
+  findsExecutable,
   invalidMount,
   mountedArgv,
   mountNamespaceUnavailable,
 } from './container-mounts.js';
+import { asUserArgv, containerUser, userUnavailable, type ContainerUser } from './container-user.js';
 import { execSync, killGroup } from './exec-sync.js';
 import { nowNs, readJson, writeJson } from './json-files.js';
 import type { ImageStore } from './image-store.js';
@@ -111,6 +113,8 @@ interface ContainerRecord {
   argv: string[];
   env: Record<string, string>;
   cwd: string;
+  /** The user its processes run as (`linux.securityContext`); undefined: svc-runtime's own. */
+  user?: ContainerUser;
   /** The container's own stdin kept open (fed by attach through its shim), closed after the first attach with `stdinOnce`; `tty` runs it on a terminal. */
   stdin?: boolean;
   stdinOnce?: boolean;
@@ -321,6 +325,12 @@ export class ProcessRuntime {
       const bad = invalidMount(mount);
       if (bad) throw invalidArgument(`container ${m.name}: ${bad}`);
     }
+    let user: ContainerUser | undefined;
+    try {
+      user = containerUser(config.linux?.securityContext);
+    } catch (e) {
+      throw invalidArgument(`container ${m.name}: ${(e as Error).message}`);
+    }
     const id = newId();
     const dir = this.containerDir(id);
     // Without a working directory a container runs in a scratch directory of its own.
@@ -345,6 +355,7 @@ export class ProcessRuntime {
       argv: [...config.command, ...config.args],
       env,
       cwd,
+      user,
       stdin: config.stdin,
       stdinOnce: config.stdinOnce,
       tty: config.tty,
@@ -390,9 +401,16 @@ export class ProcessRuntime {
     }
   }
 
-  /** The command line the shim starts: in a mount namespace of the container's own when it has mounts (see container-mounts.ts). */
+  /**
+   * The command line the shim starts: as the container's user (see container-user.ts), in a
+   * mount namespace of its own when it has mounts (see container-mounts.ts). Without mounts, a
+   * command that cannot be found is started as it is, so that the shim reports it.
+   */
   private startArgv(c: ContainerRecord): string[] {
-    if (c.mounts.length === 0) return c.argv;
+    const userWhy = c.user && userUnavailable(c.user);
+    if (userWhy) this.startFailed(c, userWhy);
+    if (c.mounts.length === 0)
+      return findsExecutable({ root: '', argv: c.argv, cwd: c.cwd, env: c.env }) ? asUserArgv(c.user, c.argv) : c.argv;
     const why = mountNamespaceUnavailable();
     if (why) this.startFailed(c, why);
     try {
@@ -400,13 +418,21 @@ export class ProcessRuntime {
     } catch (e) {
       this.startFailed(c, `cannot create a mount point: ${(e as Error).message}`);
     }
-    return mountedArgv({ mounts: c.mounts, argv: c.argv, cwd: c.cwd });
+    return mountedArgv({ mounts: c.mounts, argv: asUserArgv(c.user, c.argv), cwd: c.cwd });
   }
 
-  /** An exec's command line: entering the container's mount namespace when it has one. */
+  /**
+   * An exec's command line: as the container's user, entering the container's mount namespace
+   * when it has one. A command that cannot be found there is started as it is, so that its
+   * start reports it as kubelet's runtimes do (`exec: "x": executable file not found in $PATH`).
+   */
   private execArgv(c: ContainerRecord, cmd: string[]): string[] {
-    if (c.mounts.length === 0 || c.pid === undefined) return cmd;
-    return enterMountsArgv({ pid: c.pid, argv: cmd, cwd: c.cwd, env: c.env });
+    const pid = c.mounts.length > 0 ? c.pid : undefined;
+    if (pid === undefined && !c.user) return cmd;
+    const root = pid === undefined ? '' : `/proc/${pid}/root`;
+    if (!findsExecutable({ root, argv: cmd, cwd: c.cwd, env: c.env })) return cmd;
+    const argv = asUserArgv(c.user, cmd);
+    return pid === undefined ? argv : enterMountsArgv({ pid, argv, cwd: c.cwd });
   }
 
   /** SIGTERM to the container's process group, SIGKILL after `timeout` seconds (at once for 0); returns once it has exited. */
@@ -482,7 +508,13 @@ export class ProcessRuntime {
     if (this.refresh(c) !== 'CONTAINER_RUNNING') throw failedPrecondition(`container ${c.id} is not running`);
     if (req.cmd.length === 0 || !req.cmd[0]) throw invalidArgument('exec: cmd is required');
     if (!req.stdin && !req.stdout && !req.stderr) throw invalidArgument('one of stdin, stdout, or stderr must be set');
-    const request = execRequest({ argv: this.execArgv(c, req.cmd), cwd: c.cwd, env: c.env, ...pick(req) });
+    const request = execRequest({
+      argv: this.execArgv(c, req.cmd),
+      command: req.cmd,
+      cwd: c.cwd,
+      env: c.env,
+      ...pick(req),
+    });
     return { url: this.streams().register({ kind: 'exec', request }) };
   }
 
@@ -518,7 +550,9 @@ export class ProcessRuntime {
   async portForward(req: PortForwardRequest): Promise<StreamingResponse> {
     const s = this.sandbox(req.podSandboxId);
     if (s.state !== 'SANDBOX_READY') throw failedPrecondition(`pod sandbox ${s.id} is not ready`);
-    return { url: this.streams().register({ kind: 'portforward', target: { sandboxId: s.id, host: s.ip } }) };
+    return {
+      url: this.streams().register({ kind: 'portforward', target: { sandboxId: s.id, host: s.ip, ports: req.port } }),
+    };
   }
 
   private streams(): StreamServer {
@@ -532,6 +566,7 @@ export class ProcessRuntime {
     if (req.cmd.length === 0 || !req.cmd[0]) throw invalidArgument('exec: cmd is required');
     return execSync({
       argv: this.execArgv(c, req.cmd),
+      command: req.cmd,
       cwd: c.cwd,
       env: c.env,
       timeout: req.timeout,

@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import type { RawData, WebSocket } from 'ws';
 import { FRAME_HEADER_BYTES, type SpdyConnection, type SpdyStream } from './spdy-connection.js';
 
 /** Bytes read from the pod's port at most at a time; each read becomes one DATA frame. */
@@ -11,6 +12,8 @@ export interface PortForwardTarget {
   sandboxId: string;
   /** Where the pod's ports are reached (its IP; containers share the node's network here). */
   host: string;
+  /** The ports of the CRI request (the client's `port` query): what a non-tunnelled WebSocket forwards. */
+  ports?: number[];
 }
 
 /**
@@ -41,6 +44,83 @@ export function portForwardOverSpdy(conn: SpdyConnection, target: PortForwardTar
       forward({ error: pair.error, data: pair.data, target, conn });
     }
   };
+}
+
+/** How far a pod connection's output may run ahead of the WebSocket before it is paused. */
+const WS_HIGH_WATER = 1024 * 1024;
+
+/**
+ * Kubernetes' port-forward over plain WebSocket (`v4.channel.k8s.io`, its base64 variant, or no
+ * subprotocol), as the official clients speak it: the ports come with the request, and port
+ * `i` has data channel `2i` and error channel `2i+1`, each of which first carries the port
+ * number (2 bytes, little-endian). A message is its channel byte and data (base64: the
+ * channel as a digit, then base64 text). Each port is one connection to the pod's port; a
+ * failure goes on its error channel, and the WebSocket closes once every connection is done.
+ */
+export function portForwardOverWebSocket(
+  ws: WebSocket,
+  o: { target: PortForwardTarget; ports: number[]; base64: boolean },
+): void {
+  const { target, ports, base64 } = o;
+  const send = (channel: number, data: Buffer, done?: () => void): void => {
+    if (ws.readyState !== ws.OPEN) return;
+    if (base64) ws.send(`${channel}${data.toString('base64')}`, done);
+    else ws.send(Buffer.concat([Buffer.of(channel), data]), { binary: true }, done);
+  };
+  const sockets: Socket[] = [];
+  let open = ports.length;
+  const finished = (): void => {
+    if (--open === 0 && ws.readyState === ws.OPEN) ws.close(1000);
+  };
+  ports.forEach((port, i) => {
+    const portBytes = Buffer.alloc(2);
+    portBytes.writeUInt16LE(port);
+    send(2 * i, portBytes);
+    send(2 * i + 1, portBytes);
+    const socket = connect({ host: target.host, port });
+    sockets.push(socket);
+    let connected = false;
+    let queued = 0;
+    socket.on('connect', () => {
+      connected = true;
+    });
+    socket.on('data', (b: Buffer) => {
+      queued += b.length;
+      send(2 * i, b, () => {
+        queued -= b.length;
+        if (queued < WS_HIGH_WATER && socket.isPaused()) socket.resume();
+      });
+      if (queued >= WS_HIGH_WATER) socket.pause();
+    });
+    socket.on('error', (e) => {
+      if (!connected) {
+        send(
+          2 * i + 1,
+          Buffer.from(
+            `error forwarding port ${port} to pod ${target.sandboxId}, uid : failed to connect to ${target.host}:${port}: ${e.message}`,
+          ),
+        );
+      }
+      socket.destroy();
+    });
+    socket.once('close', finished);
+  });
+  ws.on('message', (data: RawData, isBinary: boolean) => {
+    const raw = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+    if (raw.length === 0) return;
+    const channel = base64 && !isBinary ? raw[0]! - 0x30 : raw[0]!;
+    const body = base64 && !isBinary ? Buffer.from(raw.subarray(1).toString(), 'base64') : raw.subarray(1);
+    // Only data channels carry the client's bytes; what comes on an error channel is dropped.
+    const socket = channel % 2 === 0 ? sockets[channel / 2] : undefined;
+    if (!socket || body.length === 0 || socket.destroyed) return;
+    if (!socket.write(body)) {
+      ws.pause();
+      socket.once('drain', () => ws.resume());
+    }
+  });
+  ws.once('close', () => {
+    for (const s of sockets) s.destroy();
+  });
 }
 
 function forward(o: { error: SpdyStream; data: SpdyStream; target: PortForwardTarget; conn: SpdyConnection }): void {

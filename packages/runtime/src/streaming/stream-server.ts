@@ -6,7 +6,7 @@ import { WebSocketServer } from 'ws';
 import { STREAMING_PROTOCOLS, type Logger } from '@svc/component-base';
 import { commandOverSpdy, commandOverWebSocket, type CommandRequest } from './command-streams.js';
 import { socketTransport, webSocketTransport } from './frame-transport.js';
-import { portForwardOverSpdy, type PortForwardTarget } from './port-forward.js';
+import { portForwardOverSpdy, portForwardOverWebSocket, type PortForwardTarget } from './port-forward.js';
 import { SpdyConnection, type SpdyStream } from './spdy-connection.js';
 
 /** What a one-time URL of the streaming server serves. */
@@ -23,12 +23,23 @@ const SPDY_COMMAND_PROTOCOLS: string[] = [P.remoteCommandV4, P.remoteCommandV3, 
 const PORT_FORWARD_PROTOCOL = P.portForward;
 /** kubectl's port-forward over WebSocket: SPDY framed in binary messages. */
 const TUNNELED_PORT_FORWARD = `SPDY/3.1+${PORT_FORWARD_PROTOCOL}`;
+/** Port-forward over plain WebSocket channels (the official clients'), binary or base64. */
+const CHANNEL_PORT_FORWARD = P.remoteCommandV4;
+const BASE64_CHANNEL_PORT_FORWARD = 'v4.base64.channel.k8s.io';
+const PORT_FORWARD_WS_PROTOCOLS = [TUNNELED_PORT_FORWARD, CHANNEL_PORT_FORWARD, BASE64_CHANNEL_PORT_FORWARD];
 
 function listHeader(v: string | string[] | undefined): string[] {
   return (Array.isArray(v) ? v : [v ?? ''])
     .flatMap((x) => x.split(','))
     .map((x) => x.trim())
     .filter(Boolean);
+}
+
+/** kubelet's check of a channel port-forward's ports (its `port` query), or undefined when they do. */
+function invalidPorts(ports: readonly number[]): string | undefined {
+  if (ports.length === 0) return 'query parameter "port" is required';
+  const bad = ports.find((p) => !Number.isInteger(p) || p < 1 || p > 65535);
+  return bad === undefined ? undefined : `unable to parse "${bad}" as a port: must be 1-65535`;
 }
 
 function refuse(socket: Duplex, code: number, message: string): void {
@@ -118,23 +129,37 @@ export class StreamServer {
 
   private websocket(o: { req: IncomingMessage; socket: Duplex; head: Buffer; target: StreamTarget }): void {
     const offered = listHeader(o.req.headers['sec-websocket-protocol']);
-    const supported = o.target.kind === 'portforward' ? [TUNNELED_PORT_FORWARD] : COMMAND_PROTOCOLS;
-    const protocol = supported.find((p) => offered.includes(p));
-    if (!protocol) {
+    const forwarding = o.target.kind === 'portforward';
+    const supported = forwarding ? PORT_FORWARD_WS_PROTOCOLS : COMMAND_PROTOCOLS;
+    // A port-forward WebSocket without a subprotocol is the binary channel protocol (as kubelet's).
+    const protocol =
+      supported.find((p) => offered.includes(p)) ?? (forwarding && offered.length === 0 ? '' : undefined);
+    if (protocol === undefined) {
       return refuse(o.socket, 400, `none of the requested subprotocols is supported: ${offered.join(', ')}\n`);
+    }
+    const ports = o.target.kind === 'portforward' ? (o.target.target.ports ?? []) : [];
+    if (forwarding && protocol !== TUNNELED_PORT_FORWARD) {
+      const bad = invalidPorts(ports);
+      if (bad) return refuse(o.socket, 400, `${bad}\n`);
     }
     // `ws` refuses a subprotocol that is not an RFC 7230 token, and kubectl's port-forward
     // tunnel is `SPDY/3.1+portforward.k8s.io` (a '/'): the choice is made above and answered
     // through the 'headers' event, so `ws` never parses the offer.
     delete o.req.headers['sec-websocket-protocol'];
-    this.chosen.set(o.req, protocol);
+    if (protocol) this.chosen.set(o.req, protocol);
     this.wss.handleUpgrade(o.req, o.socket, o.head, (ws) => {
       ws.on('error', () => ws.terminate());
-      if (o.target.kind === 'portforward') {
+      if (o.target.kind === 'portforward' && protocol === TUNNELED_PORT_FORWARD) {
         const target = o.target.target;
         let serve: (s: SpdyStream) => void = () => undefined;
         const conn = new SpdyConnection(webSocketTransport(ws), (s) => serve(s));
         serve = portForwardOverSpdy(conn, target);
+      } else if (o.target.kind === 'portforward') {
+        portForwardOverWebSocket(ws, {
+          target: o.target.target,
+          ports,
+          base64: protocol === BASE64_CHANNEL_PORT_FORWARD,
+        });
       } else {
         commandOverWebSocket(ws, { protocol, request: o.target.request });
       }

@@ -289,6 +289,53 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
     expect((await kOk('exec', 'shell', '--', 'sh', '-c', 'echo $HOSTNAME')).trim()).toBe('shell');
   });
 
+  it('exec runs as the container’s user; runAsNonRoot refuses root as kubelet does', async () => {
+    const pod = (name: string, podSc: object, containers: Array<{ name: string; securityContext?: object }>) =>
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name },
+        spec: {
+          securityContext: podSc,
+          containers: containers.map((c) => ({ ...c, image: 'busybox', command: ['sleep', '3600'] })),
+        },
+      });
+    const manifests = [
+      pod('as-user', { runAsUser: 4321, runAsGroup: 5432, fsGroup: 6543, supplementalGroups: [7654] }, [
+        { name: 'pod-user' },
+        { name: 'own-user', securityContext: { runAsUser: 4322, runAsGroup: 5433 } },
+      ]),
+      pod('non-root-image', { runAsNonRoot: true }, [{ name: 'c' }]),
+      pod('non-root-uid-0', {}, [{ name: 'c', securityContext: { runAsNonRoot: true, runAsUser: 0 } }]),
+    ];
+    for (const m of manifests) expect((await k(['apply', '-f', '-'], { stdin: m })).code).toBe(0);
+    await kOk('wait', '--for=condition=Ready', 'pod/as-user', '--timeout=60s');
+    const ids = ['sh', '-c', 'id -u; id -g; id -G'];
+    // The pod's user and group; its fsGroup and supplementalGroups as supplementary groups.
+    expect(await kOk('exec', 'as-user', '-c', 'pod-user', '--', ...ids)).toBe('4321\n5432\n5432 6543 7654\n');
+    // A container's own securityContext wins over the pod's.
+    expect(await kOk('exec', 'as-user', '-c', 'own-user', '--', ...ids)).toBe('4322\n5433\n5433 6543 7654\n');
+    const waiting = async (name: string) => {
+      const uid = await kOk('get', 'pod', name, '-o', 'jsonpath={.metadata.uid}');
+      const state = await waitFor(`pod ${name} to wait with CreateContainerConfigError`, async () => {
+        const w = JSON.parse(
+          (await kOk('get', 'pod', name, '-o', 'jsonpath={.status.containerStatuses[0].state.waiting}')) || '{}',
+        ) as { reason?: string; message?: string };
+        return w.reason === 'CreateContainerConfigError' && w;
+      });
+      return { uid, message: state.message };
+    };
+    const image = await waiting('non-root-image');
+    expect(image.message).toBe(
+      `container has runAsNonRoot and image will run as root (pod: "non-root-image_default(${image.uid})", container: c)`,
+    );
+    const uid0 = await waiting('non-root-uid-0');
+    expect(uid0.message).toBe(
+      `container's runAsUser breaks non-root policy (pod: "non-root-uid-0_default(${uid0.uid})", container: c)`,
+    );
+    await kOk('delete', 'pod', 'as-user', 'non-root-image', 'non-root-uid-0', '--wait=false');
+  });
+
   it('exec -i passes piped stdin and ends it', async () => {
     expect(
       await k(['exec', '-i', 'shell', '--', 'sh', '-c', 'tr a-z A-Z; echo done'], { stdin: 'piped in\n' }),
@@ -444,6 +491,106 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
         await stopForward(f);
       }
     }
+  });
+
+  /**
+   * `pods/web/portforward?ports=...` over plain WebSocket channels with our own client: sends
+   * `request` on each port's data channel and collects every channel until the server closes.
+   */
+  function wsPortForward(o: { ports: number[]; protocol?: string; request: string }): Promise<{
+    protocol: string;
+    first: Record<number, number>;
+    channels: Record<number, string>;
+    closeCode: number;
+  }> {
+    const q = o.ports.length > 0 ? `?ports=${o.ports.join(',')}` : '';
+    const url = `${server.replace(/^https/, 'wss')}/api/v1/namespaces/default/pods/web/portforward${q}`;
+    const base64 = o.protocol === 'v4.base64.channel.k8s.io';
+    return new Promise((ok, fail) => {
+      const ws = new WebSocket(url, o.protocol ? [o.protocol] : [], {
+        ca,
+        headers: { Authorization: `Bearer ${token}` },
+      });
+      const first: Record<number, number> = {};
+      const channels: Record<number, string> = {};
+      ws.on('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (b: Buffer) => (body += b.toString()));
+        res.on('end', () => fail(new Error(`${res.statusCode} ${body}`)));
+      });
+      ws.on('error', fail);
+      ws.on('message', (data: Buffer, isBinary: boolean) => {
+        const channel = base64 && !isBinary ? data[0]! - 0x30 : data[0]!;
+        const body = base64 && !isBinary ? Buffer.from(data.subarray(1).toString(), 'base64') : data.subarray(1);
+        // Each channel's first message is its port, 2 bytes little-endian.
+        if (first[channel] === undefined) {
+          first[channel] = body.readUInt16LE(0);
+          if (channel % 2 === 0) {
+            const payload = Buffer.from(o.request);
+            ws.send(base64 ? `${channel}${payload.toString('base64')}` : Buffer.concat([Buffer.of(channel), payload]));
+          }
+          return;
+        }
+        channels[channel] = (channels[channel] ?? '') + body.toString();
+      });
+      ws.on('close', (code) => ok({ protocol: ws.protocol, first, channels, closeCode: code }));
+    });
+  }
+
+  it('port-forward over plain WebSocket channels (v4.channel.k8s.io, base64), as the official clients speak it', async () => {
+    const get = 'GET / HTTP/1.1\r\nHost: pod\r\nConnection: close\r\n\r\n';
+    const binary = await wsPortForward({ ports: [webPort, closedPort], protocol: 'v4.channel.k8s.io', request: get });
+    expect(binary.protocol).toBe('v4.channel.k8s.io');
+    expect(binary.first).toEqual({ 0: webPort, 1: webPort, 2: closedPort, 3: closedPort });
+    expect(binary.channels[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\nhello from the pod\n$/);
+    expect(binary.channels[3]).toMatch(
+      new RegExp(
+        `^error forwarding port ${closedPort} to pod [0-9a-f]+, uid : failed to connect to .*:${closedPort}: `,
+      ),
+    );
+    expect(binary.channels[1]).toBeUndefined();
+    expect(binary.closeCode).toBe(1000);
+
+    const text = await wsPortForward({ ports: [webPort], protocol: 'v4.base64.channel.k8s.io', request: get });
+    expect(text.protocol).toBe('v4.base64.channel.k8s.io');
+    expect(text.first).toEqual({ 0: webPort, 1: webPort });
+    expect(text.channels[0]).toMatch(/hello from the pod\n$/);
+
+    // Without ports the node agent refuses before any upgrade, as kubelet does.
+    await expect(wsPortForward({ ports: [], protocol: 'v4.channel.k8s.io', request: get })).rejects.toThrow(
+      /^400 query parameter "port" is required/,
+    );
+
+    // The official Python client's portforward(), unchanged.
+    const script = [
+      'import sys',
+      'from kubernetes import client, config',
+      'from kubernetes.stream import portforward',
+      'config.load_kube_config(config_file=sys.argv[1])',
+      'port = int(sys.argv[2])',
+      "pf = portforward(client.CoreV1Api().connect_get_namespaced_pod_portforward, 'web', 'default', ports=str(port))",
+      'sock = pf.socket(port)',
+      'sock.setblocking(True)',
+      "sock.sendall(b'GET / HTTP/1.1\\r\\nHost: pod\\r\\nConnection: close\\r\\n\\r\\n')",
+      "data = b''",
+      'while True:',
+      '    chunk = sock.recv(65536)',
+      '    if not chunk:',
+      '        break',
+      '    data += chunk',
+      'sock.close()',
+      'print(data.decode().split("\\r\\n\\r\\n", 1)[1], end="")',
+      'print("error:", pf.error(port))',
+    ].join('\n');
+    await writeFile(join(dir, 'portforward.py'), script);
+    const py = await runCommand('/usr/bin/python3', [join(dir, 'portforward.py'), admin, String(webPort)], {
+      timeoutMs: 60_000,
+    });
+    expect({ code: py.code, stdout: py.stdout, stderr: py.stderr }).toEqual({
+      code: 0,
+      stdout: 'hello from the pod\nerror: None\n',
+      stderr: '',
+    });
   });
 
   it('attach follows the container’s output until it exits', async () => {
