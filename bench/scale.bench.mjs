@@ -191,6 +191,10 @@ export default async function scale({ log = () => undefined } = {}) {
     const p99 = (xs) => percentile(Float64Array.from(xs).sort(), 0.99);
     const mb = (b) => `${(b / 2 ** 20).toFixed(0)} MiB`;
     const runDetail = `${NODES} simulated nodes, ${deployments} Deployments; node Ready → not Ready transitions: ${flaps.count}; every mutating request served in the run: p99 ≤ ${mutatingP99} s (histogram bucket)`;
+    // Said before a flap fails the run, so that a failed run still shows where it stood.
+    log(
+      `  API server RSS ${mb(rssBytes)} against ${mb(stored.bytes)} of JSON stored (${(rssBytes / stored.bytes).toFixed(1)}x); etcd database ${mb(dbBytes)}; mutating p99 ≤ ${mutatingP99} s; lists of every pod p99 ${p99(listMs).toFixed(0)} ms`,
+    );
     if (flaps.count > 0)
       throw new Error(`nodes left Ready ${flaps.count} times during the run: ${flaps.names.slice(0, 5).join(', ')}`);
     return [

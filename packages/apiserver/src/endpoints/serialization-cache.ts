@@ -5,14 +5,14 @@ import { encodeWatchEventFrame } from '@svc/machinery';
  * (one Buffer, many sockets), and the watch cache's objects are shared and never mutated.
  * Lists and single objects are serialized afresh (as Kubernetes does).
  *
- * A frame is kept only while its event is recent: watchers take an event within moments of
- * each other, and one that starts later from an older revision (a replay from the cache's
- * window) builds the frame again. Frames live in two generations that turn over every
- * `FRAME_GENERATION_MS`, so each is kept for one to two of them. Kept per object for the
- * object's life (as before), they cost a copy of the JSON of every object the cache holds:
- * measured at 5,000 pods, 20 MiB of frames next to 20 MiB of JSON stored, never freed.
+ * A frame is kept while its event is recent: frames live in two generations that turn over
+ * every `FRAME_GENERATION_MS` (the watch cache's window, Kubernetes' 75 s), so each is kept
+ * for one to two of them; a watcher further behind, or one replaying older events, builds it
+ * again. Kept for the object's life instead (as before), frames cost a copy of the JSON of
+ * every object the cache holds, never freed: measured at 5,000 pods, 20 MiB of frames and
+ * 20 MiB of JSON text next to 20 MiB of JSON stored.
  */
-export const FRAME_GENERATION_MS = 10_000;
+export const FRAME_GENERATION_MS = 75_000;
 
 class RecentFrames {
   private current = new Map<object, { type: string; frame: Buffer }>();
