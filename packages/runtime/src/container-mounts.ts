@@ -31,7 +31,8 @@ const MOUNT_SCRIPT = [
 
 let tools: { unshare?: string; nsenter?: string; mount?: string } | undefined;
 
-function findTool(name: string): string | undefined {
+/** The path of `name` on PATH, or undefined. */
+export function findTool(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin').split(delimiter)) {
     const p = join(dir, name);
     try {
@@ -132,27 +133,33 @@ function cleanPath(p: string): string {
 
 /**
  * `argv` run in the mount namespace of the container whose main process is `pid`, in `cwd`.
- * The executable is looked up as the container sees it (`/proc/<pid>/root`); one that cannot
- * be found there is left to the caller's own start, which reports it as before.
+ * The caller has checked that the executable is there (`findsExecutable` under
+ * `/proc/<pid>/root`).
  */
-export function enterMountsArgv({
-  pid,
+export function enterMountsArgv({ pid, argv, cwd }: { pid: number; argv: string[]; cwd: string }): string[] {
+  return [tools?.nsenter ?? 'nsenter', `--target=${pid}`, '--mount', `--wd=${cwd}`, '--', ...argv];
+}
+
+/**
+ * Whether the executable of `argv` exists as a process under `root` ('' for the host's) would
+ * find it: a path (relative to `cwd`), or a name looked up in the environment's PATH.
+ */
+export function findsExecutable({
+  root,
   argv,
   cwd,
   env,
 }: {
-  pid: number;
+  root: string;
   argv: string[];
   cwd: string;
   env: Record<string, string>;
-}): string[] {
+}): boolean {
   const [file = ''] = argv;
-  const root = `/proc/${pid}/root`;
   const candidates = file.includes('/')
     ? [isAbsolute(file) ? file : join(cwd, file)]
     : (env.PATH ?? '').split(delimiter).map((d) => join(d || '.', file));
-  if (!candidates.some((p) => executable(join(root, p)))) return argv;
-  return [tools?.nsenter ?? 'nsenter', `--target=${pid}`, '--mount', `--wd=${cwd}`, '--', ...argv];
+  return candidates.some((p) => executable(join(root || '/', p)));
 }
 
 function executable(p: string): boolean {

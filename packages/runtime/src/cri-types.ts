@@ -165,6 +165,16 @@ export interface ContainerConfig {
   stdin: boolean;
   stdinOnce: boolean;
   tty: boolean;
+  linux: LinuxContainerConfig | null;
+}
+export interface LinuxContainerConfig {
+  securityContext: LinuxContainerSecurityContext | null;
+}
+export interface LinuxContainerSecurityContext {
+  runAsUser: Int64Value | null;
+  runAsUsername: string;
+  supplementalGroups: number[];
+  runAsGroup: Int64Value | null;
 }
 export interface CreateContainerRequest {
   podSandboxId: string;

@@ -8,7 +8,10 @@ import type { ExecSyncResponse } from './cri-types.js';
 export const EXEC_OUTPUT_CAP = 16 * 1024 * 1024;
 
 export interface ExecOptions {
+  /** The command line started: the probe's command, perhaps behind `nsenter`/`setpriv`. */
   argv: string[];
+  /** The probe's command, for messages (default `argv`). */
+  command?: string[];
   cwd: string;
   env: Record<string, string>;
   /** Seconds; 0 waits for the command however long it runs. */
@@ -75,7 +78,7 @@ export function execSync(opts: ExecOptions): Promise<ExecSyncResponse> {
         reject(
           new CriError(
             status.DEADLINE_EXCEEDED,
-            `command ${JSON.stringify(opts.argv.join(' '))} timed out after ${opts.timeout}s`,
+            `command ${JSON.stringify((opts.command ?? opts.argv).join(' '))} timed out after ${opts.timeout}s`,
           ),
         );
         return;

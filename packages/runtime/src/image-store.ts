@@ -34,7 +34,9 @@ export function toCriImage(r: ImageRecord): Image {
     repoTags: digest ? [] : [r.name],
     repoDigests: digest ? [r.name] : [],
     size: IMAGE_SIZE,
-    uid: null,
+    // Images here have no user of their own: their containers run as svc-runtime itself unless
+    // the pod names a user, so that is the user kubelet's runAsNonRoot check must see.
+    uid: { value: process.getuid?.() ?? 0 },
     username: '',
     spec: { image: r.id, annotations: {}, userSpecifiedImage: '', runtimeHandler: '', imageRef: r.id },
     pinned: false,

@@ -1,8 +1,8 @@
 // svc-runtime served in-process on a real unix socket, driven through connectCri, running
 // real processes. Every container started here is killed in afterAll (killContainersUnder).
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { silentLogger } from '@svc/component-base';
 import {
   connectCri,
@@ -209,6 +209,68 @@ describe('svc-runtime CRI server', () => {
     const listed = await cri.runtime.listContainers({ filter: { podSandboxId: pod, labelSelector: { role: 'test' } } });
     expect(listed.containers.map((c) => [c.id, c.state, c.metadata?.name])).toEqual([[id, 'CONTAINER_EXITED', 'echo']]);
     expect(listed.containers[0]?.imageRef).toBe((await cri.image.imageStatus({ image: { image: IMAGE } })).image?.id);
+  });
+
+  it('runs a container and its exec sessions as the user, group and supplementary groups of its security context', async () => {
+    const pod = await runPod();
+    const ids = `id -u; id -g; id -G`;
+    const linux = {
+      securityContext: { runAsUser: { value: 4321 }, runAsGroup: { value: 5432 }, supplementalGroups: [6543] },
+    };
+    // Images here run as svc-runtime itself: kubelet's runAsNonRoot check reads this uid.
+    const image = (await cri.image.imageStatus({ image: { image: IMAGE } })).image;
+    expect(image?.uid?.value).toBe(process.getuid!());
+    if (process.getuid!() !== 0) {
+      const id = await createContainer(pod, 'as-user', { command: ['sh', '-c', ids], linux });
+      const refused = await codeOf(cri.runtime.startContainer({ containerId: id }));
+      expect(refused.message).toMatch(/not root: it cannot run the container as uid 4321/);
+      return;
+    }
+    const id = await runContainer(pod, 'as-user', { command: ['sh', '-c', `${ids}; sleep 30`], linux });
+    await waitFor(
+      'the container to print its ids',
+      () => readCriLog(join(logDir, `pod-${pods}`, 'as-user/0.log')).length >= 3,
+    );
+    expect(readCriLog(join(logDir, `pod-${pods}`, 'as-user/0.log')).map((l) => l.text)).toEqual([
+      '4321',
+      '5432',
+      '5432 6543',
+    ]);
+    const exec = await cri.runtime.execSync({ containerId: id, cmd: ['sh', '-c', ids] });
+    expect(exec.stdout.toString()).toBe('4321\n5432\n5432 6543\n');
+    // A non-root user has none of root's capabilities (CapEff), in the container and in exec.
+    const caps = await cri.runtime.execSync({ containerId: id, cmd: ['grep', 'CapEff', '/proc/self/status'] });
+    expect(caps.stdout.toString()).toMatch(/^CapEff:\s+0+$/m);
+    const missing = await cri.runtime.execSync({ containerId: id, cmd: ['no-such-command-xyz'] });
+    expect({ code: missing.exitCode, stderr: missing.stderr.toString() }).toEqual({
+      code: 127,
+      stderr: 'exec: "no-such-command-xyz": executable file not found in $PATH\n',
+    });
+
+    // With a volume: mounted as root in the container's namespace, then the command runs as the user.
+    const source = join(dir, 'user-volume');
+    mkdirSync(source);
+    writeFileSync(join(source, 'key'), 'value\n', { mode: 0o640 });
+    chownSync(join(source, 'key'), 0, 6543);
+    const target = join('/tmp', `svc-runtime-user-${process.pid}`, 'config');
+    try {
+      const mounted = await runContainer(pod, 'as-user-mounted', {
+        command: ['sleep', '30'],
+        mounts: [{ containerPath: target, hostPath: source, readonly: true }],
+        linux: { securityContext: { runAsUser: { value: 4321 }, supplementalGroups: [6543] } },
+      });
+      const read = await cri.runtime.execSync({
+        containerId: mounted,
+        cmd: ['sh', '-c', `id -u; id -g; cat ${target}/key`],
+      });
+      // No runAsGroup and a uid not in /etc/passwd: the primary group is 0, as containerd makes it.
+      expect(read.stdout.toString()).toBe('4321\n0\nvalue\n');
+      const write = await cri.runtime.execSync({ containerId: mounted, cmd: ['touch', '/root/svc-runtime-user-test'] });
+      expect(write.exitCode).not.toBe(0);
+      expect(existsSync('/root/svc-runtime-user-test')).toBe(false);
+    } finally {
+      rmSync(dirname(target), { recursive: true, force: true });
+    }
   });
 
   it('splits lines longer than 16 KiB into P entries ending with an F', async () => {

@@ -46,7 +46,8 @@ export function execRequest(
     stdout: o.stdout,
     stderr: o.stderr,
     tty: o.tty,
-    start: (io) => startCommand({ argv: o.argv, cwd: o.cwd, env: o.env, stdin: o.stdin, tty: o.tty, ...io }),
+    start: (io) =>
+      startCommand({ argv: o.argv, command: o.command, cwd: o.cwd, env: o.env, stdin: o.stdin, tty: o.tty, ...io }),
   };
 }
 

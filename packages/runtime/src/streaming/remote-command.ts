@@ -38,7 +38,10 @@ export function internalErrorStatus(message: string): StreamStatus {
 }
 
 export interface CommandOptions {
+  /** The command line started: the client's command, perhaps behind `nsenter`/`setpriv` (see process-runtime.ts). */
   argv: string[];
+  /** The client's command, for messages (default `argv`). */
+  command?: string[];
   cwd: string;
   env: Record<string, string>;
   stdin: boolean;
@@ -90,7 +93,7 @@ export function startCommand(o: CommandOptions): CommandSession {
     });
     child.once('close', (code, signal) => {
       const exitCode = code ?? 128 + (signal ? signalNumber(signal) : 0);
-      resolve(exitCode === 0 ? SUCCESS : exitStatus(o.argv, exitCode));
+      resolve(exitCode === 0 ? SUCCESS : exitStatus(o.command ?? o.argv, exitCode));
     });
   });
   return {
@@ -145,7 +148,7 @@ function startOnTerminal(o: CommandOptions): CommandSession {
       exited = true;
       const code = signal ? 128 + signal : exitCode;
       // A command that could not be started: node-pty's child exits 1 after printing execvp's error.
-      resolve(code === 0 ? SUCCESS : exitStatus(o.argv, code));
+      resolve(code === 0 ? SUCCESS : exitStatus(o.command ?? o.argv, code));
     });
   });
   return {

@@ -72,6 +72,14 @@ export interface ContainerConfig {
   stdin?: boolean;
   stdinOnce?: boolean;
   tty?: boolean;
+  /** The user, group and supplementary groups the container runs as (`linux.securityContext`). */
+  linux?: {
+    securityContext: {
+      runAsUser?: { value: number };
+      runAsGroup?: { value: number };
+      supplementalGroups: number[];
+    };
+  };
 }
 
 export interface CriContainer {
@@ -157,7 +165,10 @@ export interface CriRuntimeService {
 /** ImageService: the RPCs the pod side calls. */
 export interface CriImageService {
   pullImage(req: { image: ImageSpec; sandboxConfig?: PodSandboxConfig }): Promise<{ imageRef: string }>;
-  imageStatus(req: { image: ImageSpec; verbose?: boolean }): Promise<{ image?: { id: string } | null }>;
+  imageStatus(req: {
+    image: ImageSpec;
+    verbose?: boolean;
+  }): Promise<{ image?: { id: string; uid?: { value: number } | null; username?: string } | null }>;
 }
 
 export interface CriClient {

@@ -33,6 +33,7 @@ import {
 import { timeString, type PodEvent, type PodSource } from './types.js';
 import type { MountedVolume, VolumeManager } from '../volumes/volume-manager.js';
 import { containerMounts } from '../volumes/container-mounts.js';
+import { effectiveUser, linuxUserConfig, verifyRunAsNonRoot } from './security-context.js';
 
 /** Kubernetes' minimumGracePeriodInSeconds: a container always gets this long between TERM and KILL. */
 const MIN_GRACE_SECONDS = 2;
@@ -492,6 +493,10 @@ export class PodWorker {
         },
       });
       mounts = await containerMounts(c, { volumes: this.volumes, env, managed: !!this.ctx.volumes });
+      await verifyRunAsNonRoot(this.pod, c, async () => {
+        const image = (await this.ctx.cri.image.imageStatus({ image: { image: imageRef } })).image;
+        return { uid: image?.uid?.value, username: image?.username };
+      });
     } catch (e) {
       if (!(e instanceof ContainerConfigError)) throw e;
       this.failed(c, kind, {
@@ -506,7 +511,11 @@ export class PodWorker {
     try {
       ({ containerId } = await rt.createContainer({
         podSandboxId: sandboxId,
-        config: { ...this.containerConfig(c, { restartCount, imageRef, env }), mounts },
+        config: {
+          ...this.containerConfig(c, { restartCount, imageRef, env }),
+          mounts,
+          linux: linuxUserConfig(effectiveUser(this.pod, c)),
+        },
         sandboxConfig,
       }));
     } catch (e) {
