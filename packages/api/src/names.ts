@@ -591,6 +591,8 @@ export const STREAMING_PROTOCOLS = {
   remoteCommandV3: 'v3.channel.k8s.io',
   remoteCommandV2: 'v2.channel.k8s.io',
   portForward: 'portforward.k8s.io',
+  /** The channel protocol in base64 text messages (port-forward over plain WebSocket). */
+  channelBase64V4: 'v4.base64.channel.k8s.io',
 } as const;
 
 /**

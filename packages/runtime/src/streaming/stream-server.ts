@@ -25,7 +25,7 @@ const PORT_FORWARD_PROTOCOL = P.portForward;
 const TUNNELED_PORT_FORWARD = `SPDY/3.1+${PORT_FORWARD_PROTOCOL}`;
 /** Port-forward over plain WebSocket channels (the official clients'), binary or base64. */
 const CHANNEL_PORT_FORWARD = P.remoteCommandV4;
-const BASE64_CHANNEL_PORT_FORWARD = 'v4.base64.channel.k8s.io';
+const BASE64_CHANNEL_PORT_FORWARD = P.channelBase64V4;
 const PORT_FORWARD_WS_PROTOCOLS = [TUNNELED_PORT_FORWARD, CHANNEL_PORT_FORWARD, BASE64_CHANNEL_PORT_FORWARD];
 
 function listHeader(v: string | string[] | undefined): string[] {
