@@ -14,6 +14,11 @@ import { makeTtlAfterFinishedController } from './ttl-after-finished.js';
 import { createNamespace, eventsAbout, kubectlIn, pods } from './workload-testing.js';
 
 const clock = new TestClock();
+/**
+ * The TTL controller's own clock: the CronJob cases move `clock` up to a day ahead (the next
+ * midnight in a zone), and a Job finishing on the wall clock would then be past its TTL at once.
+ */
+const ttlClock = new TestClock();
 const env = {} as { server: TestApiServer; api: RestClient; manager: TestControllerManager };
 
 beforeAll(async () => {
@@ -22,7 +27,13 @@ beforeAll(async () => {
   env.manager = await startTestControllerManager(
     env.server,
     ['--controllers=job,cronjob,ttl-after-finished', '--concurrent-cron-job-syncs=2'],
-    { controllers: [jobController, makeCronJobController({ clock }), makeTtlAfterFinishedController({ clock })] },
+    {
+      controllers: [
+        jobController,
+        makeCronJobController({ clock }),
+        makeTtlAfterFinishedController({ clock: ttlClock }),
+      ],
+    },
   );
 });
 afterAll(async () => {
@@ -226,7 +237,7 @@ describe('ttl-after-finished-controller', () => {
     });
     const done = await complete(ns, job);
     expect((await jobs(ns).get('short')).metadata.deletionTimestamp).toBeUndefined();
-    clock.set(Date.parse(done.status?.completionTime ?? '') + 101_000);
+    ttlClock.set(Date.parse(done.status?.completionTime ?? '') + 101_000);
     await waitFor('the job deleted (foreground)', async () => {
       const j = await jobs(ns).find('short');
       return !j || !!j.metadata.deletionTimestamp;
