@@ -29,10 +29,16 @@ const MOUNT_SCRIPT = [
   'exec "$@"',
 ].join('\n');
 
-let tools: { unshare?: string; nsenter?: string; mount?: string } | undefined;
+/** Tools looked up so far (a PATH scan each time cost a dozen `access` calls per exec). */
+const toolPaths = new Map<string, string | undefined>();
 
-/** The path of `name` on PATH, or undefined. */
+/** The path of `name` on PATH, or undefined; looked up once per process. */
 export function findTool(name: string): string | undefined {
+  if (!toolPaths.has(name)) toolPaths.set(name, scanPath(name));
+  return toolPaths.get(name);
+}
+
+function scanPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin').split(delimiter)) {
     const p = join(dir, name);
     try {
@@ -49,10 +55,7 @@ export function findTool(name: string): string | undefined {
 export function mountNamespaceUnavailable(): string | undefined {
   if (typeof process.getuid === 'function' && process.getuid() !== 0)
     return `svc-runtime runs as uid ${process.getuid()}, not root: it cannot bind-mount volumes into a mount namespace of the container's own, and does not run containers without their volumes`;
-  tools ??= { unshare: findTool('unshare'), nsenter: findTool('nsenter'), mount: findTool('mount') };
-  const missing = Object.entries(tools)
-    .filter(([, path]) => !path)
-    .map(([name]) => name);
+  const missing = ['unshare', 'nsenter', 'mount'].filter((name) => !findTool(name));
   if (missing.length > 0)
     return `${missing.join(', ')} not found on PATH (util-linux): svc-runtime cannot make the container's volume mounts`;
   return undefined;
@@ -106,7 +109,7 @@ export function mountedArgv({
   const ordered = [...mounts].sort((a, b) => depth(a.containerPath) - depth(b.containerPath));
   const pairs = ordered.flatMap((m) => [m.hostPath, cleanPath(m.containerPath), m.readonly ? 'ro' : 'rw']);
   return [
-    tools?.unshare ?? 'unshare',
+    findTool('unshare') ?? 'unshare',
     '--mount',
     '--propagation',
     'private',
@@ -137,7 +140,7 @@ function cleanPath(p: string): string {
  * `/proc/<pid>/root`).
  */
 export function enterMountsArgv({ pid, argv, cwd }: { pid: number; argv: string[]; cwd: string }): string[] {
-  return [tools?.nsenter ?? 'nsenter', `--target=${pid}`, '--mount', `--wd=${cwd}`, '--', ...argv];
+  return [findTool('nsenter') ?? 'nsenter', `--target=${pid}`, '--mount', `--wd=${cwd}`, '--', ...argv];
 }
 
 /**
