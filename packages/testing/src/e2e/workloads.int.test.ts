@@ -746,11 +746,30 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
   }, 120_000);
 
   it('replaces the pods of a node whose svclet was killed, on node-1', async () => {
-    const onNode2 = live(await pods())
-      .filter((p) => p.spec.nodeName === 'node-2')
-      .map((p) => p.metadata.name);
+    const onNode = async (node: string): Promise<string[]> =>
+      running(await pods())
+        .filter((p) => p.spec.nodeName === node)
+        .map((p) => p.metadata.name);
+    let onNode2 = await onNode('node-2');
     log(`pods on node-2 before the kill: ${onNode2.join(', ') || '(none)'}`);
-    // The scheduler spreads the 3 replicas over both nodes (non-zero default requests), so node-2 has some to lose.
+    if (onNode2.length === 0) {
+      // The scores put every replica on node-1 (the other tests' pods weigh on node-2 too, and
+      // the rolling update places each new pod beside the old ones): move one over, so node-2
+      // has a pod to lose. With node-1 cordoned, the replacement can only go to node-2.
+      await kOk('cordon', 'node-1');
+      const [first] = await onNode('node-1');
+      await kOk('delete', 'pod', first ?? '', '--wait=false');
+      onNode2 = await waitFor(
+        'a replacement on node-2',
+        async () => {
+          const on2 = await onNode('node-2');
+          return on2.length > 0 && running(await pods()).length === 3 ? on2 : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 500 },
+      );
+      await kOk('uncordon', 'node-1');
+      log(`moved one replica to node-2: ${onNode2.join(', ')}`);
+    }
     expect(onNode2.length).toBeGreaterThan(0);
     // Both nodes Ready (and stay so between heartbeats, see GRACE_S) before the kill.
     const nodes = (JSON.parse(await kOk('get', 'nodes', '-o', 'json')) as { items: Node[] }).items;
