@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, readlink, rm, stat } from 'node:fs/promises';
+import { lstat, mkdtemp, readFile, readdir, readlink, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { invalidPayloadPath, writeAtomic, type Payload } from './atomic-writer.js';
@@ -32,6 +32,28 @@ describe('the atomic writer', () => {
     expect(await writeAtomic(dir, new Map([['a', file('changed')]]))).toBe(true);
     expect(await readFile(join(dir, 'a'), 'utf8')).toBe('changed');
     expect((await readdir(dir)).sort()).toEqual(['..data', await readlink(join(dir, '..data')), 'a'].sort());
+  });
+
+  it("with the pod's fsGroup: every entry is the group's, files group-readable, directories set-group-ID; an unchanged payload is not written again", async () => {
+    const fsGroup = 3456;
+    const payload: Payload = new Map([
+      ['key', file('secret', 0o400)],
+      ['conf/app.conf', file('a=1', 0o644)],
+    ]);
+    expect(await writeAtomic(dir, payload, { fsGroup })).toBe(true);
+    const data = await readlink(join(dir, '..data'));
+    const modeOf = async (p: string): Promise<string> => {
+      const st = await stat(join(dir, p));
+      return `${(st.mode & 0o7777).toString(8)} ${st.gid}`;
+    };
+    // kubelet's read-only mask: r for the group; directories also x and set-group-ID.
+    expect(await modeOf('key')).toBe('440 3456');
+    expect(await modeOf('conf/app.conf')).toBe('644 3456');
+    expect(await modeOf(join(data, 'conf'))).toBe('2755 3456');
+    expect(await modeOf('.')).toMatch(/^2\d\d\d 3456$/);
+    for (const link of ['..data', 'key', 'conf']) expect((await lstat(join(dir, link))).gid).toBe(fsGroup);
+    expect(await writeAtomic(dir, payload, { fsGroup })).toBe(false);
+    expect(await readlink(join(dir, '..data'))).toBe(data);
   });
 
   it('refuses paths that are absolute, contain .. or start with ..', async () => {

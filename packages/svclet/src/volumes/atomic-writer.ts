@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, readdir, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { ownedMode, setVolumeOwnership } from './volume-ownership.js';
 
 /** One file of a volume: its bytes and permission bits. */
 export interface PayloadFile {
@@ -31,12 +32,14 @@ function timestampedDir(): string {
   return `..${stamp}.${randomBytes(5).toString('hex')}`;
 }
 
-async function sameAsWritten(dir: string, payload: Payload): Promise<boolean> {
+async function sameAsWritten(dir: string, payload: Payload, fsGroup: number | undefined): Promise<boolean> {
   for (const [path, f] of payload) {
     try {
       const full = join(dir, path);
       const [data, st] = await Promise.all([readFile(full), stat(full)]);
-      if (!data.equals(f.data) || (st.mode & 0o7777) !== f.mode) return false;
+      const mode = fsGroup === undefined ? f.mode : ownedMode(f.mode, { dir: false, readOnly: true });
+      if (!data.equals(f.data) || (st.mode & 0o7777) !== mode) return false;
+      if (fsGroup !== undefined && st.gid !== fsGroup) return false;
     } catch {
       return false;
     }
@@ -54,16 +57,18 @@ async function sameAsWritten(dir: string, payload: Payload): Promise<boolean> {
  * symlink is swapped to it with one rename (a reader sees the old set or the new one, never a
  * mix), each top-level path is a symlink through `..data`, and the old directory and paths no
  * longer in the payload are removed. Writes nothing when the files are already as given.
- * Answers whether it wrote.
+ * With `fsGroup` (the pod's), what it writes is owned by that group as kubelet's volume
+ * ownership leaves a read-only volume. Answers whether it wrote.
  */
-export async function writeAtomic(dir: string, payload: Payload): Promise<boolean> {
+export async function writeAtomic(dir: string, payload: Payload, opts: { fsGroup?: number } = {}): Promise<boolean> {
+  const { fsGroup } = opts;
   for (const p of payload.keys()) {
     const bad = invalidPayloadPath(p);
     if (bad) throw new Error(bad);
   }
   await mkdir(dir, { recursive: true });
   const old = await readlink(join(dir, DATA_LINK)).catch(() => undefined);
-  const unchanged = old !== undefined && (await sameAsWritten(join(dir, old), payload));
+  const unchanged = old !== undefined && (await sameAsWritten(join(dir, old), payload, fsGroup));
   if (!unchanged) {
     const fresh = timestampedDir();
     const target = join(dir, fresh);
@@ -74,6 +79,8 @@ export async function writeAtomic(dir: string, payload: Payload): Promise<boolea
       await writeFile(full, f.data, { mode: f.mode });
       await chmod(full, f.mode);
     }
+    // Owned before the swap, so a reader never sees the new files without the group's access.
+    if (fsGroup !== undefined) await setVolumeOwnership(target, fsGroup, true);
     await rm(join(dir, DATA_TMP_LINK), { force: true });
     await symlink(fresh, join(dir, DATA_TMP_LINK));
     await rename(join(dir, DATA_TMP_LINK), join(dir, DATA_LINK));
@@ -93,5 +100,7 @@ export async function writeAtomic(dir: string, payload: Payload): Promise<boolea
   }
   if (!unchanged && old !== undefined && old.startsWith('..') && old !== DATA_LINK)
     await rm(join(dir, old), { recursive: true, force: true });
+  // Then the volume's directory and its links.
+  if (!unchanged && fsGroup !== undefined) await setVolumeOwnership(dir, fsGroup, true);
   return !unchanged;
 }

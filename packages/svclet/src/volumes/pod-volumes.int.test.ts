@@ -319,6 +319,48 @@ describe('secret, projected, downwardAPI, emptyDir and hostPath volumes', () => 
     );
   });
 
+  it("a container running as another user: its emptyDir is writable (0777 whatever the umask); with fsGroup, the secret (defaultMode 0400) is the group's and readable, the emptyDir set-group-ID", async () => {
+    const volumes = {
+      volumes: [
+        { name: 'creds', secret: { secretName: 'creds', defaultMode: 0o400 } },
+        { name: 'scratch', emptyDir: {} },
+      ],
+    };
+    const container = {
+      volumeMounts: [
+        { name: 'creds', mountPath: '/etc/creds' },
+        { name: 'scratch', mountPath: '/scratch' },
+      ],
+    };
+    const plain = await createRunning(
+      shPod('as-user', env.nodeName, {
+        script: 'exec sleep 600',
+        spec: { ...volumes, securityContext: { runAsUser: 1234 } },
+        container,
+      }),
+    );
+    const plainUid = plain.metadata.uid ?? '';
+    expect((await execIn(plainUid, ['sh', '-c', 'echo hi > /scratch/f && cat /scratch/f'])).out).toBe('hi\n');
+    expect((await execIn(plainUid, ['stat', '-c', '%a', '/scratch'])).out.trim()).toBe('777');
+    // Without fsGroup the secret stays root's, mode 0400: the user cannot read it, as in Kubernetes.
+    expect((await execIn(plainUid, ['cat', '/etc/creds/password'])).code).not.toBe(0);
+
+    const grouped = await createRunning(
+      shPod('as-group', env.nodeName, {
+        script: 'exec sleep 600',
+        spec: { ...volumes, securityContext: { runAsUser: 1234, fsGroup: 3456 } },
+        container,
+      }),
+    );
+    const uid = grouped.metadata.uid ?? '';
+    expect((await execIn(uid, ['id', '-G'])).out.trim().split(' ')).toContain('3456');
+    expect((await execIn(uid, ['cat', '/etc/creds/password'])).out).toBe('s3cret');
+    expect((await execIn(uid, ['stat', '-L', '-c', '%a %g', '/etc/creds/password'])).out.trim()).toBe('440 3456');
+    expect((await execIn(uid, ['stat', '-c', '%a %g', '/scratch'])).out.trim()).toBe('2777 3456');
+    // A file made in the emptyDir inherits the group.
+    expect((await execIn(uid, ['sh', '-c', 'touch /scratch/new && stat -c %g /scratch/new'])).out.trim()).toBe('3456');
+  });
+
   it('an emptyDir shared by two containers, a memory-backed one (tmpfs), a hostPath; nothing left on the host mount table or disk after deletion', async () => {
     const pod = await createRunning({
       apiVersion: 'v1',
@@ -375,7 +417,19 @@ describe('secret, projected, downwardAPI, emptyDir and hostPath volumes', () => 
       `MountVolume.SetUp failed for volume "h" : hostPath type check failed: ${join(hostDir, 'out')} is not a directory`,
     );
 
-    for (const name of ['shared', 'cm', 'cm-items', 'cm-missing', 'pvc', 'secret', 'sa', 'downward', 'bad-host'])
+    for (const name of [
+      'shared',
+      'cm',
+      'cm-items',
+      'cm-missing',
+      'pvc',
+      'secret',
+      'sa',
+      'downward',
+      'bad-host',
+      'as-user',
+      'as-group',
+    ])
       await env
         .pods()
         .delete(name, { gracePeriodSeconds: 0 })

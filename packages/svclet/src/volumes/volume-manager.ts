@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { naming, type Pod, type Volume } from '@svc/api';
@@ -9,6 +9,7 @@ import { sleep } from '../pods/sleep.js';
 import { parseQuantity } from '../quantity.js';
 import { writeAtomic, type Payload } from './atomic-writer.js';
 import { checkHostPath, type HostPathSource } from './host-path.js';
+import { setVolumeOwnership } from './volume-ownership.js';
 import { ServiceAccountTokens } from './service-account-tokens.js';
 import { readTrustBundles } from './trust-bundles.js';
 import {
@@ -247,8 +248,9 @@ export class VolumeManager {
           : 'the volume has no source',
       );
     const dir = this.volumeDir(uid, type, v.name);
+    const fsGroup = st.pod.spec?.securityContext?.fsGroup ?? undefined;
     if (type === 'emptyDir') {
-      await this.emptyDir(dir, source as { medium?: string; sizeLimit?: string });
+      await this.emptyDir(dir, source as { medium?: string; sizeLimit?: string }, fsGroup);
       return { hostPath: dir, readOnly: false };
     }
     const ctx = this.sourceContext(st);
@@ -257,15 +259,29 @@ export class VolumeManager {
     else if (type === 'secret') payload = await secretPayload(ctx, source as SecretSource);
     else if (type === 'downwardAPI') payload = downwardApiPayload(ctx, source as DownwardApiSource);
     else payload = await projectedPayload(ctx, source as ProjectedSource);
-    if (await writeAtomic(dir, payload))
+    if (await owning(fsGroup, () => writeAtomic(dir, payload, { fsGroup })))
       this.o.logger.info('volume written', { pod: podName(st.pod), volume: v.name, files: payload.size });
     return { hostPath: dir, readOnly: true };
   }
 
-  private async emptyDir(dir: string, src: { medium?: string; sizeLimit?: string }): Promise<void> {
-    await mkdir(dir, { recursive: true, mode: 0o777 });
-    if (src.medium !== 'Memory') return;
-    if ((await mountPointsUnder(dir, true)).length > 0) return;
+  /** Kubernetes' emptyDir: a directory everyone may write (0777 whatever the umask), a tmpfs for `medium: Memory`; owned by `fsGroup` when first made. */
+  private async emptyDir(dir: string, src: { medium?: string; sizeLimit?: string }, fsGroup?: number): Promise<void> {
+    const made = await stat(dir).then(
+      () => false,
+      () => true,
+    );
+    if (made) {
+      await mkdir(dir, { recursive: true });
+      await chmod(dir, 0o777);
+    }
+    const mounted = src.medium === 'Memory' && (await this.memoryMount(dir, src));
+    if ((made || mounted) && fsGroup !== undefined)
+      await owning(fsGroup, () => setVolumeOwnership(dir, fsGroup, false));
+  }
+
+  /** Mounts a tmpfs at `dir` unless one is there; answers whether it mounted. */
+  private async memoryMount(dir: string, src: { sizeLimit?: string }): Promise<boolean> {
+    if ((await mountPointsUnder(dir, true)).length > 0) return false;
     const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
     if (uid !== 0)
       throw new MountError(
@@ -278,6 +294,18 @@ export class VolumeManager {
     } catch (e) {
       throw new MountError(`cannot mount tmpfs at ${dir}: ${(e as { stderr?: string }).stderr || String(e)}`);
     }
+    return true;
+  }
+}
+
+/** Runs `apply`; a failure to apply the pod's `fsGroup` (the node agent not root) becomes a MountError saying so. */
+async function owning<T>(fsGroup: number | undefined, apply: () => Promise<T>): Promise<T> {
+  try {
+    return await apply();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (fsGroup === undefined || (code !== 'EPERM' && code !== 'EACCES')) throw e;
+    throw new MountError(`cannot give the volume to fsGroup ${fsGroup}: ${(e as Error).message}`);
   }
 }
 
