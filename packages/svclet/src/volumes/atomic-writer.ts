@@ -80,7 +80,11 @@ export async function writeAtomic(dir: string, payload: Payload, opts: { fsGroup
       await chmod(full, f.mode);
     }
     // Owned before the swap, so a reader never sees the new files without the group's access.
-    if (fsGroup !== undefined) await setVolumeOwnership(target, fsGroup, true);
+    if (fsGroup !== undefined)
+      await setVolumeOwnership(target, fsGroup, true).catch(async (e: unknown) => {
+        await rm(target, { recursive: true, force: true });
+        throw e;
+      });
     await rm(join(dir, DATA_TMP_LINK), { force: true });
     await symlink(fresh, join(dir, DATA_TMP_LINK));
     await rename(join(dir, DATA_TMP_LINK), join(dir, DATA_LINK));

@@ -264,18 +264,17 @@ export class VolumeManager {
     return { hostPath: dir, readOnly: true };
   }
 
-  /** Kubernetes' emptyDir: a directory everyone may write (0777 whatever the umask), a tmpfs for `medium: Memory`; owned by `fsGroup` when first made. */
+  /** Kubernetes' emptyDir: a directory everyone may write (0777 whatever the umask), a tmpfs for `medium: Memory`; owned by `fsGroup`. */
   private async emptyDir(dir: string, src: { medium?: string; sizeLimit?: string }, fsGroup?: number): Promise<void> {
-    const made = await stat(dir).then(
-      () => false,
-      () => true,
-    );
-    if (made) {
+    const before = await stat(dir).catch(() => undefined);
+    if (!before) {
       await mkdir(dir, { recursive: true });
       await chmod(dir, 0o777);
     }
     const mounted = src.medium === 'Memory' && (await this.memoryMount(dir, src));
-    if ((made || mounted) && fsGroup !== undefined)
+    // Once, as kubelet sets an emptyDir up once: what the containers make there is theirs (a
+    // failed attempt leaves the root's group unchanged, so the next one tries again).
+    if (fsGroup !== undefined && (!before || mounted || before.gid !== fsGroup))
       await owning(fsGroup, () => setVolumeOwnership(dir, fsGroup, false));
   }
 
