@@ -22,6 +22,20 @@ export function effectiveUser(pod: Pod, c: Container): EffectiveUser {
   };
 }
 
+/**
+ * kubelet's FsUser of a pod: the one `runAsUser` every init and app container runs as, or
+ * undefined when one sets none or they differ. Projected token files are given to this user.
+ */
+export function fsUserOf(pod: Pod): number | undefined {
+  let user: number | undefined;
+  for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
+    const u = effectiveUser(pod, c).runAsUser;
+    if (u === undefined || (user !== undefined && u !== user)) return undefined;
+    user = u;
+  }
+  return user;
+}
+
 /** The CRI's `linux.securityContext` for the user settings (undefined when none is set). */
 export function linuxUserConfig(u: EffectiveUser): ContainerConfig['linux'] {
   if (u.runAsUser === undefined && u.runAsGroup === undefined && u.supplementalGroups.length === 0) return undefined;

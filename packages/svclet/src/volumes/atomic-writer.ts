@@ -1,12 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, readdir, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  chown,
+  mkdir,
+  readFile,
+  readdir,
+  readlink,
+  rename,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ownedMode, setVolumeOwnership } from './volume-ownership.js';
 
-/** One file of a volume: its bytes and permission bits. */
+/** One file of a volume: its bytes and permission bits, and the user it is given to (kubelet's FsUser), if any. */
 export interface PayloadFile {
   data: Buffer;
   mode: number;
+  owner?: number;
 }
 
 /** Relative path → file. */
@@ -40,6 +53,7 @@ async function sameAsWritten(dir: string, payload: Payload, fsGroup: number | un
       const mode = fsGroup === undefined ? f.mode : ownedMode(f.mode, { dir: false, readOnly: true });
       if (!data.equals(f.data) || (st.mode & 0o7777) !== mode) return false;
       if (fsGroup !== undefined && st.gid !== fsGroup) return false;
+      if (f.owner !== undefined && st.uid !== f.owner) return false;
     } catch {
       return false;
     }
@@ -73,18 +87,21 @@ export async function writeAtomic(dir: string, payload: Payload, opts: { fsGroup
     const fresh = timestampedDir();
     const target = join(dir, fresh);
     await mkdir(target, { mode: 0o755 });
-    for (const [path, f] of payload) {
-      const full = join(target, path);
-      await mkdir(dirname(full), { recursive: true, mode: 0o755 });
-      await writeFile(full, f.data, { mode: f.mode });
-      await chmod(full, f.mode);
+    try {
+      for (const [path, f] of payload) {
+        const full = join(target, path);
+        await mkdir(dirname(full), { recursive: true, mode: 0o755 });
+        await writeFile(full, f.data, { mode: f.mode });
+        if (f.owner !== undefined) await chown(full, f.owner, -1);
+        await chmod(full, f.mode);
+      }
+      // Owned before the swap, so a reader never sees the new files without the group's access.
+      if (fsGroup !== undefined) await setVolumeOwnership(target, fsGroup, true);
+    } catch (e) {
+      // A directory that was never swapped in goes (the cleanup below only removes old ones).
+      await rm(target, { recursive: true, force: true });
+      throw e;
     }
-    // Owned before the swap, so a reader never sees the new files without the group's access.
-    if (fsGroup !== undefined)
-      await setVolumeOwnership(target, fsGroup, true).catch(async (e: unknown) => {
-        await rm(target, { recursive: true, force: true });
-        throw e;
-      });
     await rm(join(dir, DATA_TMP_LINK), { force: true });
     await symlink(fresh, join(dir, DATA_TMP_LINK));
     await rename(join(dir, DATA_TMP_LINK), join(dir, DATA_LINK));

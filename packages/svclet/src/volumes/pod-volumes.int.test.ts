@@ -319,17 +319,19 @@ describe('secret, projected, downwardAPI, emptyDir and hostPath volumes', () => 
     );
   });
 
-  it("a container running as another user: its emptyDir is writable (0777 whatever the umask); with fsGroup, the secret (defaultMode 0400) is the group's and readable, the emptyDir set-group-ID", async () => {
+  it("a container running as another user: its emptyDir is writable (0777 whatever the umask) and its projected token is its own (0600); with fsGroup, the secret (defaultMode 0400) and the token are the group's and readable, the emptyDir set-group-ID", async () => {
     const volumes = {
       volumes: [
         { name: 'creds', secret: { secretName: 'creds', defaultMode: 0o400 } },
         { name: 'scratch', emptyDir: {} },
+        { name: 'token', projected: { sources: [{ serviceAccountToken: { path: 'token', audience: 'vault' } }] } },
       ],
     };
     const container = {
       volumeMounts: [
         { name: 'creds', mountPath: '/etc/creds' },
         { name: 'scratch', mountPath: '/scratch' },
+        { name: 'token', mountPath: '/var/run/token' },
       ],
     };
     const plain = await createRunning(
@@ -344,6 +346,9 @@ describe('secret, projected, downwardAPI, emptyDir and hostPath volumes', () => 
     expect((await execIn(plainUid, ['stat', '-c', '%a', '/scratch'])).out.trim()).toBe('777');
     // Without fsGroup the secret stays root's, mode 0400: the user cannot read it, as in Kubernetes.
     expect((await execIn(plainUid, ['cat', '/etc/creds/password'])).code).not.toBe(0);
+    // Every container runs as 1234 (kubelet's FsUser): the token is that user's, mode 0600.
+    expect((await execIn(plainUid, ['stat', '-L', '-c', '%a %u', '/var/run/token/token'])).out.trim()).toBe('600 1234');
+    expect((await execIn(plainUid, ['cat', '/var/run/token/token'])).out).toMatch(/^eyJ/);
 
     const grouped = await createRunning(
       shPod('as-group', env.nodeName, {
@@ -357,6 +362,10 @@ describe('secret, projected, downwardAPI, emptyDir and hostPath volumes', () => 
     expect((await execIn(uid, ['cat', '/etc/creds/password'])).out).toBe('s3cret');
     expect((await execIn(uid, ['stat', '-L', '-c', '%a %g', '/etc/creds/password'])).out.trim()).toBe('440 3456');
     expect((await execIn(uid, ['stat', '-c', '%a %g', '/scratch'])).out.trim()).toBe('2777 3456');
+    // 0600 for the token, then the group's read bit from fsGroup: 0640.
+    expect((await execIn(uid, ['stat', '-L', '-c', '%a %u %g', '/var/run/token/token'])).out.trim()).toBe(
+      '640 1234 3456',
+    );
     // A file made in the emptyDir inherits the group.
     expect((await execIn(uid, ['sh', '-c', 'touch /scratch/new && stat -c %g /scratch/new'])).out.trim()).toBe('3456');
   });

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { naming, type Pod, type Volume } from '@svc/api';
 import type { ClientLogger, RestClient } from '@svc/client';
 import type { ObjectReader } from '../pods/environment.js';
+import { fsUserOf } from '../pods/security-context.js';
 import { sleep } from '../pods/sleep.js';
 import { parseQuantity } from '../quantity.js';
 import { writeAtomic, type Payload } from './atomic-writer.js';
@@ -229,6 +230,8 @@ export class VolumeManager {
       nodeIp: this.o.nodeIp,
       podIp: st.podIp,
       nodeAllocatable: this.o.nodeAllocatable ?? {},
+      fsUser: fsUserOf(st.pod),
+      fsGroup: st.pod.spec?.securityContext?.fsGroup ?? undefined,
     };
   }
 

@@ -68,6 +68,9 @@ export interface SourceContext {
   nodeIp: string;
   podIp?: string;
   nodeAllocatable: Readonly<Record<string, string>>;
+  /** The pod's FsUser (`fsUserOf`) and `fsGroup`: token and trust-bundle files are 0600, the user's. */
+  fsUser?: number;
+  fsGroup?: number;
 }
 
 function needApi(ctx: SourceContext, what: string): ObjectReader {
@@ -197,6 +200,14 @@ export function downwardApiPayload(ctx: SourceContext, src: DownwardApiSource, m
 /** The merged files of a projected volume's sources; later sources win a shared path, as Kubernetes lets them. */
 export async function projectedPayload(ctx: SourceContext, src: ProjectedSource): Promise<Payload> {
   const mode = src.defaultMode ?? DEFAULT_MODE;
+  // kubelet: with an FsUser or fsGroup, a token or bundle is 0600 and the FsUser's (fsGroup's
+  // ownership then makes it 0640), whatever defaultMode says.
+  const restricted = ctx.fsUser !== undefined || ctx.fsGroup !== undefined;
+  const secretFile = (data: string): PayloadFile => ({
+    data: Buffer.from(data),
+    mode: restricted ? 0o600 : mode,
+    ...(ctx.fsUser !== undefined ? { owner: ctx.fsUser } : {}),
+  });
   const payload: Payload = new Map();
   const merge = (p: Payload): void => {
     for (const [k, v] of p) payload.set(k, v);
@@ -208,7 +219,7 @@ export async function projectedPayload(ctx: SourceContext, src: ProjectedSource)
     else if (s.serviceAccountToken) {
       if (!ctx.token) throw new MountError('cannot request a service account token without an API server');
       const token = await ctx.token(ctx.pod, s.serviceAccountToken);
-      payload.set(s.serviceAccountToken.path, { data: Buffer.from(token), mode });
+      payload.set(s.serviceAccountToken.path, secretFile(token));
     } else if (s.clusterTrustBundle) {
       // With the ClusterTrustBundleProjection gate off the source is not served (Kubernetes'
       // API server drops the field then); the volume has the other sources' files.
@@ -220,7 +231,7 @@ export async function projectedPayload(ctx: SourceContext, src: ProjectedSource)
           `no ClusterTrustBundle matches ${s.clusterTrustBundle.name ? `name ${JSON.stringify(s.clusterTrustBundle.name)}` : `signer ${JSON.stringify(s.clusterTrustBundle.signerName ?? '')}`}`,
         );
       }
-      payload.set(s.clusterTrustBundle.path, { data: Buffer.from(pem), mode });
+      payload.set(s.clusterTrustBundle.path, secretFile(pem));
     }
   }
   return payload;
