@@ -83,8 +83,8 @@ export async function writeAtomic(dir: string, payload: Payload, opts: { fsGroup
   await mkdir(dir, { recursive: true });
   const old = await readlink(join(dir, DATA_LINK)).catch(() => undefined);
   const unchanged = old !== undefined && (await sameAsWritten(join(dir, old), payload, fsGroup));
-  if (!unchanged) {
-    const fresh = timestampedDir();
+  const fresh = unchanged ? undefined : timestampedDir();
+  if (fresh !== undefined) {
     const target = join(dir, fresh);
     await mkdir(target, { mode: 0o755 });
     try {
@@ -96,7 +96,7 @@ export async function writeAtomic(dir: string, payload: Payload, opts: { fsGroup
         await chmod(full, f.mode);
       }
       // Owned before the swap, so a reader never sees the new files without the group's access.
-      if (fsGroup !== undefined) await setVolumeOwnership(target, fsGroup, true);
+      if (fsGroup !== undefined) await setVolumeOwnership(target, { fsGroup, readOnly: true });
     } catch (e) {
       // A directory that was never swapped in goes (the cleanup below only removes old ones).
       await rm(target, { recursive: true, force: true });
@@ -121,7 +121,7 @@ export async function writeAtomic(dir: string, payload: Payload, opts: { fsGroup
   }
   if (!unchanged && old !== undefined && old.startsWith('..') && old !== DATA_LINK)
     await rm(join(dir, old), { recursive: true, force: true });
-  // Then the volume's directory and its links.
-  if (!unchanged && fsGroup !== undefined) await setVolumeOwnership(dir, fsGroup, true);
+  // Then the volume's directory and its links (the new data directory already is).
+  if (!unchanged && fsGroup !== undefined) await setVolumeOwnership(dir, { fsGroup, readOnly: true, skip: fresh });
   return !unchanged;
 }

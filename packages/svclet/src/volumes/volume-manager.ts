@@ -278,7 +278,7 @@ export class VolumeManager {
     // Once, as kubelet sets an emptyDir up once: what the containers make there is theirs (a
     // failed attempt leaves the root's group unchanged, so the next one tries again).
     if (fsGroup !== undefined && (!before || mounted || before.gid !== fsGroup))
-      await owning(fsGroup, () => setVolumeOwnership(dir, fsGroup, false));
+      await owning(fsGroup, () => setVolumeOwnership(dir, { fsGroup, readOnly: false }));
   }
 
   /** Mounts a tmpfs at `dir` unless one is there; answers whether it mounted. */

@@ -18,16 +18,26 @@ export function ownedMode(mode: number, opts: { dir: boolean; readOnly: boolean 
  * `dir` (the directory itself included, symbolic links not followed) gets group `fsGroup`, and
  * files and directories the group bits of `ownedMode`, so a container running as another user
  * with `fsGroup` among its groups can read (and, for a writable volume, write) the volume.
+ * `skip` names an entry of `dir` to leave out (one already owned).
  */
-export async function setVolumeOwnership(dir: string, fsGroup: number, readOnly: boolean): Promise<void> {
+export async function setVolumeOwnership(
+  dir: string,
+  { fsGroup, readOnly, skip }: { fsGroup: number; readOnly: boolean; skip?: string },
+): Promise<void> {
   const visit = async (path: string): Promise<void> => {
-    await lchown(path, -1, fsGroup);
-    const st = await lstat(path);
-    if (st.isSymbolicLink()) return;
-    const dirEntry = st.isDirectory();
-    const mode = ownedMode(st.mode, { dir: dirEntry, readOnly });
-    if ((st.mode & 0o7777) !== mode) await chmod(path, mode);
-    if (dirEntry) for (const name of await readdir(path)) await visit(join(path, name));
+    if (await ownEntry(path, fsGroup, readOnly))
+      for (const name of await readdir(path)) if (name !== skip) await visit(join(path, name));
   };
   await visit(dir);
+}
+
+/** Gives one entry to `fsGroup` (not following a link); answers whether it is a directory. */
+async function ownEntry(path: string, fsGroup: number, readOnly: boolean): Promise<boolean> {
+  await lchown(path, -1, fsGroup);
+  const st = await lstat(path);
+  if (st.isSymbolicLink()) return false;
+  const dir = st.isDirectory();
+  const mode = ownedMode(st.mode, { dir, readOnly });
+  if ((st.mode & 0o7777) !== mode) await chmod(path, mode);
+  return dir;
 }
