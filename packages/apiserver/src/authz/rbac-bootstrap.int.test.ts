@@ -1,6 +1,6 @@
 // The default policy across restarts: missing permissions and subjects re-added on start,
 // objects annotated autoupdate=false left as they are.
-import { startEtcd, startTestApiServer, type EtcdHandle, type TestApiServer } from '@svc/testing';
+import { startEtcd, startTestApiServer, waitFor, type EtcdHandle, type TestApiServer } from '@svc/testing';
 
 const RBAC = '/apis/rbac.authorization.svc.io/v1';
 let etcd: EtcdHandle;
@@ -74,9 +74,14 @@ it('restores changed defaults on restart unless annotated autoupdate=false', asy
   ]);
   expect((await t.client.get(`${RBAC}/clusterroles/system:monitoring`)).status).toBe(200);
 
-  // RBAC,AlwaysDeny: what RBAC does not allow is denied, and the reviews say so.
+  // RBAC,AlwaysDeny: what RBAC does not allow is denied, and the reviews say so. The
+  // authorizer reads bindings through its informer, which sees the restored system:discovery
+  // subjects when their watch event arrives (after /readyz, as in Kubernetes): wait for it.
   const client = t.client.withToken('u-token');
-  expect((await client.get('/api')).status).toBe(200);
+  await waitFor('system:discovery restored in the authorizer', async () => (await client.get('/api')).status === 200, {
+    timeoutMs: 10_000,
+    intervalMs: 50,
+  });
   expect((await client.get('/api/v1/namespaces')).status).toBe(403);
   const anon = t.client.withToken(undefined);
   expect((await anon.get('/version')).status).toBe(200);
