@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's run command: a local cluster as processes under .cluster/:
 # etcd, svc-apiserver, svc-controller-manager, svc-scheduler and N nodes (svc-runtime + svclet),
-# the nodes joined with a bootstrap token through `svcadm join`. The controller manager and the
+# each node's agent with a client certificate of its node from `svcadm init pki` (as kubeadm
+# init's own node); `join` adds nodes with a bootstrap token through `svcadm join`. The controller manager and the
 # scheduler run as their own users (svcadm's client certificates, as kubeadm), the controller
 # manager with --use-service-account-credentials; the admin svcconfig is for people.
 #   ./scripts/cluster.sh up [--nodes N] [--simulated-nodes N] [--ha] [--node-ip ADDR] [--events-store etcd|redis] | join | down | status | logs <component>
@@ -160,11 +161,12 @@ start_runtime() { # index
 }
 
 # A node: svc-runtime and the node agent. `join` runs the agent through `svcadm join` (discovery
-# of cluster-info with the token, as a machine joins); `up` writes the bootstrap svcconfig itself
-# and runs svclet at once, as kubeadm init does for its own node: TLS bootstrap with the same
-# token, without waiting for the controller manager to sign cluster-info.
-start_node() { # index token hash [--naming=...] [direct]
-  local i=$1 token=$2 hash=$3 naming=${4:-} via=${5:-svcadm} name="node-$1" nd="$DIR/node-$1" suffix=svc.io
+# of cluster-info with the token, TLS bootstrap: as a machine joins); `up` starts the agents of
+# its own nodes with the node client certificates `svcadm init pki --node-names` made, as
+# kubeadm init does for its own node's kubelet.conf: no token, and no certificate request
+# waiting for the controller manager.
+start_node() { # index naming [token hash]
+  local i=$1 naming=${2:-} token=${3:-} hash=${4:-} name="node-$1" nd="$DIR/node-$1" suffix=svc.io
   [ "$naming" = --naming=kubernetes ] && suffix=k8s.io
   mkdir -p "$nd/manifests"
   start_runtime "$i"
@@ -185,10 +187,11 @@ YAML
   if [ -n "${SVC_SVCLET_CONFIG:-}" ]; then printf '%s\n' "$SVC_SVCLET_CONFIG" >>"$nd/config.yaml"; fi
   local args=(--config "$nd/config.yaml" --hostname-override "$name" --node-ip "$(node_ip)" --cert-dir "$nd/pki" --root-dir "$nd"
     --container-runtime-endpoint "unix://$nd/cri.sock" ${naming:+"$naming"} ${EXTRA_SVCLET_ARGS[@]+"${EXTRA_SVCLET_ARGS[@]}"})
-  if [ "$via" = direct ]; then
-    write_svcconfig "$nd/bootstrap.svcconfig" tls-bootstrap-token-user "token: $token"
-    start_bg "$name" node packages/svclet/dist/bin/svclet.js --bootstrap-kubeconfig "$nd/bootstrap.svcconfig" \
-      --svcconfig "$nd/svclet.svcconfig" "${args[@]}"
+  if [ -z "$token" ]; then
+    local cert="$PKI/node-client-$name"
+    write_svcconfig "$nd/svclet.svcconfig" "system:node:$name" \
+      "client-certificate-data: $(base64 -w0 <"$cert.crt")" "client-key-data: $(base64 -w0 <"$cert.key")"
+    start_bg "$name" node packages/svclet/dist/bundle/svclet.mjs --svcconfig "$nd/svclet.svcconfig" "${args[@]}"
   else
     start_bg "$name" "${SVCADM[@]}" join "127.0.0.1:$API_PORT" --token "$token" --discovery-token-ca-cert-hash "$hash" \
       --bootstrap-kubeconfig "$nd/bootstrap.svcconfig" --svclet-svcconfig "$nd/svclet.svcconfig" --svclet-path "$PWD/node_modules/.bin/svclet" -- \
@@ -300,7 +303,7 @@ join() {
   new_join_token "$naming"
   echo "joining node-$i: $JOIN_COMMAND -- <svclet flags>"
   started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  start_node "$i" "$JOIN_TOKEN" "$JOIN_HASH" "$naming"
+  start_node "$i" "$naming" "$JOIN_TOKEN" "$JOIN_HASH"
   # Ready as reported by this agent (a Node of that name may be left from an earlier run).
   deadline=$((SECONDS + 90))
   until [ "$(KUBECONFIG="$SVCCONFIG" kubectl get node "node-$i" -o jsonpath='{range .status.conditions[?(@.type=="Ready")]}{.status} {.lastHeartbeatTime}{end}' 2>/dev/null \
@@ -343,20 +346,27 @@ up() {
   fi
   echo "$mode" >"$DIR/mode"
   echo "$node_ip" >"$DIR/node-ip"
-  "${SVCADM[@]}" init pki --cert-dir "$PKI" >/dev/null
   if [ ! -f "$DIR/tokens.csv" ]; then
     (umask 077; echo "$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n'),admin,admin,\"system:masters\"" >"$DIR/tokens.csv")
   fi
   local naming i
   naming=$(naming_args)
+  # What needs no certificate (the runtimes, Redis, etcd) starts before the PKI is made.
   for i in $(seq 1 "$nodes"); do start_runtime "$i"; done
   if [ "$events_store" = redis ]; then start_redis; fi
+  local initial="svc-1=http://127.0.0.1:$ETCD_PEER_PORT,svc-2=http://127.0.0.1:$ETCD_2_PEER_PORT,svc-3=http://127.0.0.1:$ETCD_3_PEER_PORT"
+  local store="http://127.0.0.1:$ETCD_PORT,http://127.0.0.1:$ETCD_2_PORT,http://127.0.0.1:$ETCD_3_PORT"
   if [ "$mode" = ha ]; then
-    local initial="svc-1=http://127.0.0.1:$ETCD_PEER_PORT,svc-2=http://127.0.0.1:$ETCD_2_PEER_PORT,svc-3=http://127.0.0.1:$ETCD_3_PEER_PORT"
-    local store="http://127.0.0.1:$ETCD_PORT,http://127.0.0.1:$ETCD_2_PORT,http://127.0.0.1:$ETCD_3_PORT"
     start_etcd etcd-1 svc-1 "$ETCD_PORT" "$ETCD_PEER_PORT" "$initial"
     start_etcd etcd-2 svc-2 "$ETCD_2_PORT" "$ETCD_2_PEER_PORT" "$initial"
     start_etcd etcd-3 svc-3 "$ETCD_3_PORT" "$ETCD_3_PEER_PORT" "$initial"
+  else
+    start_etcd etcd svc "$ETCD_PORT" "$ETCD_PEER_PORT" "svc=http://127.0.0.1:$ETCD_PEER_PORT"
+  fi
+  local node_names
+  node_names=$(seq -s, -f 'node-%g' 1 "$nodes")
+  "${SVCADM[@]}" init pki --cert-dir "$PKI" ${node_names:+--node-names "$node_names"} >/dev/null
+  if [ "$mode" = ha ]; then
     start_apiserver apiserver-1 "$API_1_PORT" "$store"
     start_apiserver apiserver-2 "$API_2_PORT" "$store"
     wait_ready "https://127.0.0.1:$API_1_PORT/readyz" "$PKI/ca.crt" 90 || fail_with_log apiserver-1 "svc-apiserver 1 did not become ready"
@@ -370,25 +380,22 @@ up() {
     start_scheduler scheduler-1 "$SCHED_PORT" "$naming"
     start_scheduler scheduler-2 "$SCHED_2_PORT" "$naming"
   else
-    start_etcd etcd svc "$ETCD_PORT" "$ETCD_PEER_PORT" "svc=http://127.0.0.1:$ETCD_PEER_PORT"
     start_apiserver apiserver "$API_PORT" "http://127.0.0.1:$ETCD_PORT"
     wait_ready "https://127.0.0.1:$API_PORT/readyz" "$PKI/ca.crt" 60 || fail_with_log apiserver "svc-apiserver did not become ready"
     write_svcconfigs
     start_controller_manager controller-manager "$CM_PORT" "$naming"
     start_scheduler scheduler "$SCHED_PORT" "$naming"
   fi
-  # cluster-info (with the bootstrap RBAC) and the nodes' token need only the API server: made
-  # while the controller manager and the scheduler start; the nodes' certificate requests wait
-  # for the controller manager to approve and sign them.
+  # The nodes need only the API server (their certificates are from the PKI): started with the
+  # controller manager and the scheduler. cluster-info (with the bootstrap RBAC, for `join`)
+  # is published meanwhile.
   local info_pid name port
+  for i in $(seq 1 "$nodes"); do start_node "$i" "$naming"; done
   "${SVCADM[@]}" ${naming:+"$naming"} init cluster-info --svcconfig "$SVCCONFIG" >/dev/null &
   info_pid=$!
-  new_join_token "$naming"
-  wait "$info_pid" || { echo "svcadm init cluster-info failed" >&2; exit 1; }
-  for i in $(seq 1 "$nodes"); do start_node "$i" "$JOIN_TOKEN" "$JOIN_HASH" "$naming" direct; done
   if [ "$simulated" -gt 0 ]; then
     bind_node_simulator
-    start_bg node-simulated node packages/svclet/dist/bin/svclet.js --simulate-nodes "$simulated" --svcconfig "$DIR/node-simulator.svcconfig" \
+    start_bg node-simulated node packages/svclet/dist/bundle/svclet.mjs --simulate-nodes "$simulated" --svcconfig "$DIR/node-simulator.svcconfig" \
       --healthz-port 0 ${naming:+"$naming"} ${EXTRA_SIM_ARGS[@]+"${EXTRA_SIM_ARGS[@]}"}
   fi
   while read -r name port; do
@@ -396,6 +403,7 @@ up() {
       wait_ready "https://127.0.0.1:$port/healthz" "$DIR/$name/ca.crt" 30 || fail_with_log "$name" "svc-$name did not become healthy" ;;
     esac
   done < <(control_plane)
+  wait "$info_pid" || { echo "svcadm init cluster-info failed" >&2; exit 1; }
   wait_nodes_ready $((nodes + simulated)) || fail_with_log "$([ "$nodes" -gt 0 ] && echo node-1 || echo node-simulated)" "the nodes did not become Ready"
   cat <<MSG
 svc cluster$([ "$mode" = ha ] && echo " (HA: 3 etcd, 2 API servers behind svc-lb, 2 controller managers, 2 schedulers)") is up in $((SECONDS - started)) s: https://127.0.0.1:$API_PORT, $nodes node(s)$([ "$simulated" -gt 0 ] && echo " and $simulated simulated") (logs in $DIR)

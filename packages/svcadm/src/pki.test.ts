@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initPki } from './pki.js';
@@ -46,5 +46,29 @@ describe('svcadm init pki', () => {
     const before = await readFile(join(dir, 'ca.crt'), 'utf8');
     expect(await initPki({ certDir: dir, apiserverSans: [] })).toEqual([]);
     expect(await readFile(join(dir, 'ca.crt'), 'utf8')).toBe(before);
+  });
+
+  it("writes a node's client certificate per --node-names, with the node's identity, next to what exists", async () => {
+    const ca = new X509Certificate(await readFile(join(dir, 'ca.crt')));
+    const written = await initPki({ certDir: dir, apiserverSans: [], nodeNames: ['node-1', 'worker.example'] });
+    expect(written.map((f) => f.base)).toEqual(['node-client-node-1', 'node-client-worker.example']);
+    const node = new X509Certificate(await readFile(join(dir, 'node-client-node-1.crt')));
+    expect(node.verify(ca.publicKey)).toBe(true);
+    expect(node.subject).toBe('CN=system:node:node-1\nO=system:nodes');
+    expect(node.keyUsage).toEqual(['1.3.6.1.5.5.7.3.2']);
+    expect(await readFile(join(dir, 'node-client-node-1.key'), 'utf8')).toMatch(/PRIVATE KEY/);
+    expect(await initPki({ certDir: dir, apiserverSans: [], nodeNames: ['node-1'] })).toEqual([]);
+  });
+
+  it('refuses a node name that is not a DNS subdomain before writing anything', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'svcadm-pki-bad-'));
+    try {
+      await expect(initPki({ certDir: join(empty, 'pki'), apiserverSans: [], nodeNames: ['Node_1'] })).rejects.toThrow(
+        '--node-names: "Node_1" is not a valid node name (a lowercase DNS subdomain)',
+      );
+      await expect(readdir(empty)).resolves.toEqual([]);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
   });
 });

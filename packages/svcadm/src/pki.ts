@@ -14,18 +14,29 @@ export interface PkiOptions {
   certDir: string;
   /** Extra DNS names and IPs of the API server's serving certificate (localhost and 127.0.0.1 are always in). */
   apiserverSans: string[];
+  /** Nodes of the control plane's own machine: each gets a node client pair, `node-client-<name>`. */
+  nodeNames?: string[];
 }
+
+/** The base name of a node's client pair written by `initPki`. */
+export const nodeClientBase = (node: string): string => `node-client-${node}`;
+
+const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /**
  * kubeadm's `init phase certs`, smaller: under `certDir`, the cluster CA (`ca.crt`/`ca.key`,
  * which signs everything here and, in the controller manager, node client certificates),
  * the API server's serving pair, its client pair towards the node agents
  * (`system:masters`), an admin client pair, client pairs of the controller manager, the
- * scheduler and the node simulator, and the service-account signing key. Files that
+ * scheduler and the node simulator, one per named node (`nodeNames`), and the service-account
+ * signing key. Files that
  * exist are kept, so running it again changes nothing. Answers what was written.
  */
 export async function initPki(o: PkiOptions): Promise<PkiFile[]> {
   const { controllerManagerName, schedulerName } = naming();
+  const badNode = o.nodeNames?.find((n) => !DNS_SUBDOMAIN.test(n));
+  if (badNode !== undefined)
+    throw new Error(`--node-names: ${JSON.stringify(badNode)} is not a valid node name (a lowercase DNS subdomain)`);
   await mkdir(o.certDir, { recursive: true, mode: 0o700 });
   const path = (f: string): string => join(o.certDir, f);
   const written: PkiFile[] = [];
@@ -89,6 +100,16 @@ export async function initPki(o: PkiOptions): Promise<PkiFile[]> {
       orgs: ['system:nodes'],
       usages: ['client'],
     },
+    // As kubeadm init's kubelet.conf: the node agent of the control plane's machine starts with
+    // a client certificate of its node's identity (rotated later by certificate requests, as
+    // any node's), instead of a bootstrap token and a request the controller manager signs.
+    ...(o.nodeNames ?? []).map((node) => ({
+      base: nodeClientBase(node),
+      purpose: `client certificate of node ${node}`,
+      cn: `system:node:${node}`,
+      orgs: ['system:nodes'],
+      usages: ['client' as const],
+    })),
   ];
   // Keys are made on libuv's thread pool: issue them all at once, write them in order.
   const missing = leaves.filter((l) => !(existsSync(path(`${l.base}.crt`)) && existsSync(path(`${l.base}.key`))));

@@ -222,8 +222,18 @@ function initCommands(io: SvcadmIo, init: Command): void {
         "Extra DNS names and IPs of the API server's serving certificate.",
       ),
     )
-    .action(async (o: { certDir: string; apiserverCertExtraSans?: string[] }) => {
-      const written = await initPki({ certDir: o.certDir, apiserverSans: o.apiserverCertExtraSans ?? [] });
+    .addOption(
+      listOption(
+        '--node-names <names>',
+        "Nodes of this machine: a client certificate of each node's identity (node-client-<name>), for its node agent to start with instead of a bootstrap token.",
+      ),
+    )
+    .action(async (o: { certDir: string; apiserverCertExtraSans?: string[]; nodeNames?: string[] }) => {
+      const written = await initPki({
+        certDir: o.certDir,
+        apiserverSans: o.apiserverCertExtraSans ?? [],
+        nodeNames: o.nodeNames ?? [],
+      });
       for (const f of written) io.out(`[certs] wrote ${f.base} (${f.purpose}) in ${o.certDir}\n`);
       if (written.length === 0) io.out(`[certs] everything is already in ${o.certDir}\n`);
     });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { connectCri } from '@svc/runtime';
+import { connectCri } from '@svc/runtime/client';
 import { createLogger, exitOnFlagError, type LogFormat } from '@svc/component-base';
 import { ConfigurationError } from '../configuration.js';
 import { parseSvcletOptions, type SvcletOptions } from '../options.js';

@@ -1,4 +1,4 @@
-import { connectCri } from '@svc/runtime';
+import { connectCri } from '@svc/runtime/client';
 import type { StartPodSide } from '../pod-source.js';
 import { allocatable, machineCapacity } from '../host-info.js';
 import { PodManager } from './pod-manager.js';

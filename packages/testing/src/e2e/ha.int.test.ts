@@ -192,7 +192,7 @@ describe('cluster.sh up --ha', () => {
       expect(st.out).toContain(`${c}: ok`);
     }
     expect(st.out).toMatch(/node-1\s+Ready/);
-    // The node joined through the LB.
+    // The node reaches the cluster through the LB.
     const boot = await readFile(join(dir, 'node-1', 'svclet.svcconfig'), 'utf8');
     expect(boot).toContain(lbUrl);
   }, 90_000);

@@ -774,10 +774,10 @@ describe('workloads on cluster.sh up --nodes 2 (stock kubectl)', () => {
     // Both nodes Ready (and stay so between heartbeats, see GRACE_S) before the kill.
     const nodes = (JSON.parse(await kOk('get', 'nodes', '-o', 'json')) as { items: Node[] }).items;
     expect(nodes.map((n) => `${n.metadata.name}=${ready(n)}`).sort()).toEqual(['node-1=True', 'node-2=True']);
-    // svcadm join starts svclet as a child: kill the svclet itself (node, svclet.js), of this cluster only.
+    // svcadm join starts svclet as a child: kill the svclet itself (node, svclet.mjs), of this cluster only.
     const lines = spawnSync('pgrep', ['-af', 'hostname-override node-2'], { encoding: 'utf8' })
       .stdout.split('\n')
-      .filter((l) => l.includes(`${dir}/node-2`) && l.includes('svclet.js') && !l.includes('svcadm.js'));
+      .filter((l) => l.includes(`${dir}/node-2`) && /svclet\.m?js/.test(l) && !/svcadm\.m?js/.test(l));
     expect(lines).toHaveLength(1);
     const pid = Number(lines[0]?.split(' ')[0]);
     process.kill(pid, 'SIGKILL');
