@@ -251,18 +251,19 @@ export class VolumeManager {
           : 'the volume has no source',
       );
     const dir = this.volumeDir(uid, type, v.name);
-    const fsGroup = st.pod.spec?.securityContext?.fsGroup ?? undefined;
+    const ctx = this.sourceContext(st);
     if (type === 'emptyDir') {
-      await this.emptyDir(dir, source as { medium?: string; sizeLimit?: string }, fsGroup);
+      await this.emptyDir(dir, source as { medium?: string; sizeLimit?: string }, ctx.fsGroup);
       return { hostPath: dir, readOnly: false };
     }
-    const ctx = this.sourceContext(st);
     let payload: Payload;
     if (type === 'configMap') payload = await configMapPayload(ctx, source as ConfigMapSource);
     else if (type === 'secret') payload = await secretPayload(ctx, source as SecretSource);
     else if (type === 'downwardAPI') payload = downwardApiPayload(ctx, source as DownwardApiSource);
     else payload = await projectedPayload(ctx, source as ProjectedSource);
-    if (await owning(fsGroup, () => writeAtomic(dir, payload, { fsGroup })))
+    // Files given to a user: the FsUser's token and trust-bundle files.
+    const fsUser = [...payload.values()].some((f) => f.owner !== undefined) ? ctx.fsUser : undefined;
+    if (await owning({ fsUser, fsGroup: ctx.fsGroup }, () => writeAtomic(dir, payload, { fsGroup: ctx.fsGroup })))
       this.o.logger.info('volume written', { pod: podName(st.pod), volume: v.name, files: payload.size });
     return { hostPath: dir, readOnly: true };
   }
@@ -278,7 +279,7 @@ export class VolumeManager {
     // Once, as kubelet sets an emptyDir up once: what the containers make there is theirs (a
     // failed attempt leaves the root's group unchanged, so the next one tries again).
     if (fsGroup !== undefined && (!before || mounted || before.gid !== fsGroup))
-      await owning(fsGroup, () => setVolumeOwnership(dir, { fsGroup, readOnly: false }));
+      await owning({ fsGroup }, () => setVolumeOwnership(dir, { fsGroup, readOnly: false }));
   }
 
   /** Mounts a tmpfs at `dir` unless one is there; answers whether it mounted. */
@@ -300,14 +301,21 @@ export class VolumeManager {
   }
 }
 
-/** Runs `apply`; a failure to apply the pod's `fsGroup` (the node agent not root) becomes a MountError saying so. */
-async function owning<T>(fsGroup: number | undefined, apply: () => Promise<T>): Promise<T> {
+/**
+ * Runs `apply`; a failure to give the volume to the pod's FsUser (its token files) or `fsGroup`
+ * (the node agent not root) becomes a MountError saying so.
+ */
+export async function owning<T>(to: { fsUser?: number; fsGroup?: number }, apply: () => Promise<T>): Promise<T> {
   try {
     return await apply();
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (fsGroup === undefined || (code !== 'EPERM' && code !== 'EACCES')) throw e;
-    throw new MountError(`cannot give the volume to fsGroup ${fsGroup}: ${(e as Error).message}`);
+    const owners = [
+      ...(to.fsUser === undefined ? [] : [`user ${to.fsUser}`]),
+      ...(to.fsGroup === undefined ? [] : [`fsGroup ${to.fsGroup}`]),
+    ];
+    if (owners.length === 0 || (code !== 'EPERM' && code !== 'EACCES')) throw e;
+    throw new MountError(`cannot give the volume to ${owners.join(' and ')}: ${(e as Error).message}`);
   }
 }
 
