@@ -213,7 +213,7 @@ function initCommands(io: SvcadmIo, init: Command): void {
   init
     .command('pki')
     .description(
-      'Create the cluster CA and the certificates of the control plane (kept when present): ca, apiserver, apiserver-svclet-client, admin, controller-manager, scheduler, node-simulator, sa.key.',
+      'Create the cluster CA and the certificates of the control plane (kept when present): ca, apiserver, apiserver-svclet-client, admin, controller-manager, scheduler, node-simulator, sa.key, and node-client-<name> for each of --node-names.',
     )
     .addOption(new Option('--cert-dir <dir>', 'Where to write them.').default('/etc/svc/pki'))
     .addOption(
