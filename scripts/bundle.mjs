@@ -8,8 +8,8 @@
 // imports a binary makes lazily (`import()` stays lazy: code splitting).
 //
 // Left out of the bundles (loaded from node_modules as before): packages that read files next
-// to their own modules at run time — etcd3 (its .proto files), @svc/runtime (the CRI .proto
-// and the container shim) — and native addons. The svclet imports only `@svc/runtime/client`
+// to their own modules at run time — @svc/runtime (the CRI .proto and the container shim) —
+// and native addons. etcd3 is bundled with its descriptor (`etcd3Descriptor`). The svclet imports only `@svc/runtime/client`
 // (the CRI client: gRPC and the .proto, loaded from node_modules); spawn → --help 0.74 s
 // unbundled, 0.40 s bundled (cluster.sh starts it beside the controller manager and scheduler).
 //
@@ -23,6 +23,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,7 +44,32 @@ const BINARIES = {
 /** package directory → its binary bundled as a code-cached CommonJS script (dist/bundle/<name>.cjs). */
 const CODE_CACHED = { svcctl: 'svcctl' };
 
-const EXTERNAL = ['etcd3', '@svc/runtime', '@lydell/node-pty', '*.node'];
+const EXTERNAL = ['@svc/runtime', '@lydell/node-pty', '*.node'];
+
+/**
+ * esbuild plugin: etcd3 in a bundle. etcd3 parses its `.proto` files next to its own modules
+ * when imported (`loadSync` of proto/rpc.proto: ~45 ms of svc-apiserver's start, and the files
+ * are not beside a bundle); in the bundle it builds the same package definition from the
+ * descriptor (`fromJSON`, ~18 ms), parsed here with the options etcd3 gives. Bundled, its gRPC
+ * stack is not resolved and loaded module by module either (~165 ms unbundled in all).
+ */
+const etcd3Descriptor = {
+  name: 'etcd3-descriptor',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]etcd3[\\/]lib[\\/]connection-pool\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const call = '(0, proto_loader_1.loadSync)(`${__dirname}/../proto/rpc.proto`, {';
+      if (!source.includes(call)) throw new Error(`${args.path}: etcd3 no longer loads proto/rpc.proto as expected`);
+      const fromEtcd3 = createRequire(args.path);
+      const protobuf = createRequire(fromEtcd3.resolve('@grpc/proto-loader'))('protobufjs');
+      const root = new protobuf.Root().loadSync(join(dirname(args.path), '..', 'proto', 'rpc.proto'), {
+        keepCase: true,
+      });
+      const json = JSON.stringify(root.toJSON());
+      return { loader: 'js', contents: source.replace(call, `(0, proto_loader_1.fromJSON)(${json}, {`) };
+    });
+  },
+};
 
 // CommonJS dependencies inside an ES module bundle call `require` for Node's built-ins.
 const BANNER =
@@ -70,6 +96,7 @@ async function bundle(pkg, bins) {
     banner: { js: BANNER },
     logLevel: 'warning',
     legalComments: 'none',
+    plugins: [etcd3Descriptor],
   });
 }
 
