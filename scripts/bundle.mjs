@@ -9,9 +9,10 @@
 //
 // Left out of the bundles (loaded from node_modules as before): packages that read files next
 // to their own modules at run time — @svc/runtime (the CRI .proto and the container shim) —
-// and native addons. etcd3 is bundled with its descriptor (`etcd3Descriptor`). The svclet imports only `@svc/runtime/client`
-// (the CRI client: gRPC and the .proto, loaded from node_modules); spawn → --help 0.74 s
-// unbundled, 0.40 s bundled (cluster.sh starts it beside the controller manager and scheduler).
+// and native addons. etcd3 is bundled with its descriptor (`etcd3Descriptor`). The svclet
+// imports only `@svc/runtime/client` (the CRI client: gRPC and the .proto, loaded from
+// node_modules); spawn → --help 0.74 s unbundled, 0.40 s bundled (cluster.sh starts it beside
+// the controller manager and the scheduler).
 //
 // svcctl, short-lived and run often, is bundled differently (see `bundleCodeCached`): one
 // CommonJS script, dist/bundle/svcctl.main.cjs, which the binary dist/bundle/svcctl.cjs (the

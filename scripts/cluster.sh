@@ -2,9 +2,10 @@
 # The README's run command: a local cluster as processes under .cluster/:
 # etcd, svc-apiserver, svc-controller-manager, svc-scheduler and N nodes (svc-runtime + svclet),
 # each node's agent with a client certificate of its node from `svcadm init pki` (as kubeadm
-# init's own node); `join` adds nodes with a bootstrap token through `svcadm join`. The controller manager and the
-# scheduler run as their own users (svcadm's client certificates, as kubeadm), the controller
-# manager with --use-service-account-credentials; the admin svcconfig is for people.
+# init's own node); `join` adds nodes with a bootstrap token through `svcadm join`. The
+# controller manager and the scheduler run as their own users (svcadm's client certificates,
+# as kubeadm), the controller manager with --use-service-account-credentials; the admin
+# svcconfig is for people.
 #   ./scripts/cluster.sh up [--nodes N] [--simulated-nodes N] [--ha] [--node-ip ADDR] [--events-store etcd|redis] | join | down | status | logs <component>
 # join: one more node, joined with a fresh bootstrap token (as a user joins a machine).
 # --simulated-nodes N: N more nodes without processes (sim-node-0001...), run by one

@@ -18,9 +18,6 @@ export interface PkiOptions {
   nodeNames?: string[];
 }
 
-/** The base name of a node's client pair written by `initPki`. */
-export const nodeClientBase = (node: string): string => `node-client-${node}`;
-
 const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /**
@@ -28,9 +25,9 @@ const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-
  * which signs everything here and, in the controller manager, node client certificates),
  * the API server's serving pair, its client pair towards the node agents
  * (`system:masters`), an admin client pair, client pairs of the controller manager, the
- * scheduler and the node simulator, one per named node (`nodeNames`), and the service-account
- * signing key. Files that
- * exist are kept, so running it again changes nothing. Answers what was written.
+ * scheduler and the node simulator, one per named node (`nodeNames`, `node-client-<name>`), and
+ * the service-account signing key. Files that exist are kept, so running it again changes
+ * nothing. Answers what was written.
  */
 export async function initPki(o: PkiOptions): Promise<PkiFile[]> {
   const { controllerManagerName, schedulerName } = naming();
@@ -104,7 +101,7 @@ export async function initPki(o: PkiOptions): Promise<PkiFile[]> {
     // a client certificate of its node's identity (rotated later by certificate requests, as
     // any node's), instead of a bootstrap token and a request the controller manager signs.
     ...(o.nodeNames ?? []).map((node) => ({
-      base: nodeClientBase(node),
+      base: `node-client-${node}`,
       purpose: `client certificate of node ${node}`,
       cn: `system:node:${node}`,
       orgs: ['system:nodes'],
