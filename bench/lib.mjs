@@ -22,7 +22,7 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
  */
 export const APISERVER_BIN = process.env.SVC_BENCH_APISERVER_BIN
   ? resolve(ROOT, process.env.SVC_BENCH_APISERVER_BIN)
-  : join(ROOT, 'packages/apiserver/dist/bundle/svc-apiserver.mjs');
+  : join(ROOT, 'packages/apiserver/dist/bundle/svc-apiserver.cjs');
 export { sleep };
 
 const BUILD_HINT = 'build first: `pnpm build` (tsc -b packages/*/tsconfig.json, then node scripts/bundle.mjs)';

@@ -14,15 +14,18 @@
 // node_modules); spawn → --help 0.74 s unbundled, 0.40 s bundled (cluster.sh starts it beside
 // the controller manager and the scheduler).
 //
-// svcctl, short-lived and run often, is bundled differently (see `bundleCodeCached`): one
-// CommonJS script, dist/bundle/svcctl.main.cjs, which the binary dist/bundle/svcctl.cjs (the
-// loader, packages/svcctl/src/bin/code-cache-loader.ts) compiles with a V8 code cache; this
-// script makes the cache by running `svcctl get` once against a socket that hangs up.
+// svcctl and svc-apiserver are bundled differently (see `bundleCodeCached`): one CommonJS script
+// each, dist/bundle/<bin>.main.cjs, which the binary dist/bundle/<bin>.cjs (the loader,
+// packages/component-base/src/code-cache-loader.ts) compiles with a V8 code cache; this script
+// makes the cache by running the binary once: `svcctl get` against a socket that hangs up, and
+// svc-apiserver started on a real etcd, asked a few requests and stopped (without an etcd on
+// PATH, as in the image's build, the first run that exits makes it instead).
 
 import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -33,7 +36,6 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** package directory → its binaries bundled (each dist/bin/<name>.js → dist/bundle/<name>.mjs). */
 const BINARIES = {
-  apiserver: ['svc-apiserver'],
   'controller-manager': ['svc-controller-manager'],
   scheduler: ['svc-scheduler'],
   // cluster.sh runs svcadm four times before a node is up (init pki, cluster-info, token create,
@@ -42,8 +44,12 @@ const BINARIES = {
   svclet: ['svclet'],
 };
 
-/** package directory → its binary bundled as a code-cached CommonJS script (dist/bundle/<name>.cjs). */
-const CODE_CACHED = { svcctl: 'svcctl' };
+/**
+ * package directory → its binary bundled as a code-cached CommonJS script (dist/bundle/<name>.cjs):
+ * svcctl is short-lived and run often; svc-apiserver's restart compiled ~6.5 MB of JavaScript
+ * (~190 ms of a restart that has 0.8 s).
+ */
+const CODE_CACHED = { svcctl: 'svcctl', apiserver: 'svc-apiserver' };
 
 const EXTERNAL = ['@svc/runtime', '@lydell/node-pty', '*.node'];
 
@@ -135,10 +141,10 @@ const lazyBuiltins = {
 
 /**
  * `bin`'s main bundle (dist/bin/bundle-main.js → dist/bundle/<bin>.main.cjs: CommonJS, no code
- * splitting, lazy `import()`s become lazily run module bodies) and its loader (dist/bin/
- * code-cache-loader.js → dist/bundle/<bin>.cjs, told the main bundle's name, hash and encoding),
- * then the code cache from one run. All of it is made in a new directory that then replaces
- * dist/bundle (old caches and chunks go; a svcctl started meanwhile finds a whole bundle).
+ * splitting, lazy `import()`s become lazily run module bodies) and its loader (component-base's
+ * dist/code-cache-loader.js → dist/bundle/<bin>.cjs, told the main bundle's name, hash and
+ * encoding), then the code cache from one run. All of it is made in a new directory that then
+ * replaces dist/bundle (old caches and chunks go; a binary started meanwhile finds a whole bundle).
  */
 async function bundleCodeCached(pkg, bin) {
   const dist = join(ROOT, 'packages', pkg, 'dist');
@@ -155,13 +161,20 @@ async function bundleCodeCached(pkg, bin) {
     charset: 'ascii',
     logLevel: 'warning',
     legalComments: 'none',
-    plugins: [lazyBuiltins],
+    plugins: [lazyBuiltins, etcd3Descriptor],
   };
   const mainFile = `${bin}.main.cjs`;
-  await build({ ...common, entryPoints: [join(dist, 'bin', 'bundle-main.js')], outfile: join(outdir, mainFile) });
+  const { metafile } = await build({
+    ...common,
+    entryPoints: [join(dist, 'bin', 'bundle-main.js')],
+    outfile: join(outdir, mainFile),
+    metafile: true,
+  });
   const main = readFileSync(join(outdir, mainFile));
   // The loader compiles the main bundle with vm.Script, which has no loader for import().
-  if (/\bimport\(/.test(main.toString('latin1'))) throw new Error(`${mainFile}: an import() was left in the bundle`);
+  const dynamic = Object.values(metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'dynamic-import'));
+  if (dynamic.length > 0)
+    throw new Error(`${mainFile}: import() left in the bundle: ${dynamic.map((i) => i.path).join(', ')}`);
   const meta = {
     file: mainFile,
     hash: createHash('sha256').update(main).digest('hex'),
@@ -169,7 +182,7 @@ async function bundleCodeCached(pkg, bin) {
   };
   await build({
     ...common,
-    entryPoints: [join(dist, 'bin', 'code-cache-loader.js')],
+    entryPoints: [join(ROOT, 'packages', 'component-base', 'dist', 'code-cache-loader.js')],
     outfile: join(outdir, `${bin}.cjs`),
     define: { ...common.define, SVC_MAIN_BUNDLE: JSON.stringify(meta) },
   });
@@ -180,7 +193,7 @@ async function bundleCodeCached(pkg, bin) {
     `#!/usr/bin/env node\nimport { createRequire } from 'node:module';\ncreateRequire(import.meta.url)('./${bin}.cjs');\n`,
     { mode: 0o755 },
   );
-  await trainCodeCache(join(outdir, `${bin}.cjs`));
+  await (bin === 'svc-apiserver' ? trainApiServer : trainSvcctl)(join(outdir, `${bin}.cjs`));
   if (!readdirSync(outdir).some((f) => f.endsWith('.v8cache')))
     console.warn(`${bin}: no code cache was written (it is made on the first run instead)`);
   rmSync(join(dist, 'bundle'), { recursive: true, force: true });
@@ -192,7 +205,7 @@ async function bundleCodeCached(pkg, bin) {
  * TLS handshake fails, exit 1): the start path (commands, svcconfig YAML, REST client, TLS
  * connect, error printing) is compiled, and the loader writes the code cache when it exits.
  */
-async function trainCodeCache(binary) {
+async function trainSvcctl(binary) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bundle-'));
   const server = createServer((s) => s.destroy());
   try {
@@ -224,6 +237,95 @@ async function trainCodeCache(binary) {
     server.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Starts `binary` (svc-apiserver) on a real etcd (started by @svc/testing, `etcd` from PATH),
+ * waits for /readyz, asks what clients ask first (discovery, a list, a create, a get, a watch
+ * from the cache, a delete) and stops it with SIGTERM: the start path, the request chain and
+ * the storage are compiled, and the loader writes the code cache when the server exits.
+ * Without etcd the cache is made by the first run that exits.
+ */
+async function trainApiServer(binary) {
+  const { startEtcd } = await import(join(ROOT, 'packages', 'testing', 'dist', 'etcd.js'));
+  const { freePorts } = await import(join(ROOT, 'packages', 'testing', 'dist', 'free-port.js'));
+  let etcd;
+  try {
+    etcd = await startEtcd();
+  } catch (e) {
+    console.warn(
+      `svc-apiserver: no code cache made at build (${e.message.split('\n')[0]}); the first run that exits makes it`,
+    );
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bundle-apiserver-'));
+  let child;
+  try {
+    const [port] = await freePorts(1);
+    const token = createHash('sha256').update(dir).digest('hex').slice(0, 32);
+    writeFileSync(join(dir, 'tokens.csv'), `${token},admin,admin-uid,"system:masters"\n`);
+    child = spawn(
+      process.execPath,
+      [
+        binary,
+        '--store-servers',
+        etcd.endpoints.join(','),
+        '--bind-address',
+        '127.0.0.1',
+        '--secure-port',
+        String(port),
+        '--cert-dir',
+        join(dir, 'pki'),
+        '--token-auth-file',
+        join(dir, 'tokens.csv'),
+      ],
+      { stdio: 'ignore' },
+    );
+    const exited = new Promise((ok) => child.once('exit', ok));
+    const ask = (method, path, body) => askServer(port, token, method, path, body);
+    const deadline = Date.now() + 60_000;
+    while ((await ask('GET', '/readyz').catch(() => 0)) !== 200) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error('svc-apiserver did not become ready');
+      await new Promise((ok) => setTimeout(ok, 50));
+    }
+    const cms = '/api/v1/namespaces/default/configmaps';
+    for (const path of ['/api', '/apis', '/api/v1', '/apis/apps/v1', '/api/v1/namespaces']) await ask('GET', path);
+    await ask('POST', cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'train' }, data: { a: '1' } });
+    await ask('GET', `${cms}/train`);
+    await ask('GET', `${cms}?resourceVersion=0`);
+    await ask('GET', `${cms}?watch=1&resourceVersion=0&timeoutSeconds=1`);
+    await ask('DELETE', `${cms}/train`);
+    child.kill('SIGTERM');
+    await exited;
+  } catch (e) {
+    child?.kill('SIGKILL');
+    console.warn(`svc-apiserver: no code cache made at build (${e.message}); the first run that exits makes it`);
+  } finally {
+    await etcd.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One HTTPS request to the server being trained (its certificate is not checked); resolves its status. */
+function askServer(port, token, method, path, body) {
+  return new Promise((ok, fail) => {
+    const req = httpsRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        rejectUnauthorized: false,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      },
+      (res) => {
+        res.resume();
+        res.once('end', () => ok(res.statusCode));
+      },
+    );
+    req.once('error', fail);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
 }
 
 /** The newest .js file under `dir` (bundles excluded), as a modification time. */

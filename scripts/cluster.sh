@@ -208,7 +208,7 @@ start_etcd() { # name data-dir-name client-port peer-port initial-cluster
 }
 
 start_apiserver() { # name port store-servers
-  start_bg "$1" node packages/apiserver/dist/bundle/svc-apiserver.mjs \
+  start_bg "$1" node packages/apiserver/dist/bundle/svc-apiserver.cjs \
     --store-servers "$3" --bind-address 127.0.0.1 --secure-port "$2" \
     --tls-cert-file "$PKI/apiserver.crt" --tls-private-key-file "$PKI/apiserver.key" --client-ca-file "$PKI/ca.crt" \
     --service-account-key-file "$PKI/sa.key" --service-account-signing-key-file "$PKI/sa.key" \

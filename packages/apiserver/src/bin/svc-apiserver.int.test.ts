@@ -1,16 +1,18 @@
 // The svc-apiserver binary as a process: --help, flag errors (exit 2, one line), and a real
-// start against etcd until /readyz answers 200, then SIGTERM → exit 0.
-// Needs the build (`tsc -b packages/*/tsconfig.json`): it runs dist/bin/svc-apiserver.js.
+// start against etcd until /readyz answers 200, then SIGTERM → exit 0, unbundled and as
+// installed (the bundle with its V8 code cache, which it remakes when missing).
+// Needs the build (`tsc -b packages/*/tsconfig.json`, then `node scripts/bundle.mjs`).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort, startEtcd, waitFor, type EtcdHandle } from '@svc/testing';
 
 const BIN = resolve(__dirname, '../../dist/bin/svc-apiserver.js');
+const BUNDLE_DIR = resolve(__dirname, '../../dist/bundle');
 
 interface RunResult {
   code: number | null;
@@ -33,8 +35,8 @@ function exited(child: ChildProcess, out: { stdout: string; stderr: string }, ms
   });
 }
 
-function spawnBin(args: string[]): { child: ChildProcess; out: { stdout: string; stderr: string } } {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnBin(args: string[], bin = BIN): { child: ChildProcess; out: { stdout: string; stderr: string } } {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const out = { stdout: '', stderr: '' };
   child.stdout?.on('data', (d: Buffer) => {
     out.stdout += d.toString();
@@ -55,8 +57,9 @@ async function run(args: string[], ms = 15_000): Promise<RunResult> {
 }
 
 beforeAll(() => {
-  if (!existsSync(BIN))
-    throw new Error(`${BIN} is missing: build first (./node_modules/.bin/tsc -b packages/*/tsconfig.json)`);
+  for (const f of [BIN, join(BUNDLE_DIR, 'svc-apiserver.cjs')])
+    if (!existsSync(f))
+      throw new Error(`${f} is missing: build first (tsc -b packages/*/tsconfig.json, then node scripts/bundle.mjs)`);
 });
 
 describe('--help', () => {
@@ -212,6 +215,8 @@ describe('serving', () => {
   beforeAll(async () => {
     etcd = await startEtcd();
     dir = await mkdtemp(join(tmpdir(), 'svc-apiserver-bin-'));
+    // The installed binary, from a copy of the bundle (its code cache is removed below).
+    await cp(BUNDLE_DIR, join(dir, 'bundle'), { recursive: true });
   });
 
   afterAll(async () => {
@@ -220,24 +225,28 @@ describe('serving', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('reaches /readyz 200 against real etcd and exits 0 on SIGTERM', async () => {
+  /** Starts `bin`, waits for /readyz 200, lists namespaces, stops it with SIGTERM: exit 0. */
+  async function serveOnce(bin: string): Promise<void> {
     const token = randomBytes(16).toString('hex');
     await writeFile(join(dir, 'tokens.csv'), `${token},admin,admin-uid,"system:masters"\n`);
     const port = await freePort();
-    const started = spawnBin([
-      '--store-servers',
-      etcd.endpoints.join(','),
-      '--store-prefix',
-      `/registry-bin-${randomBytes(3).toString('hex')}`,
-      '--bind-address',
-      '127.0.0.1',
-      '--secure-port',
-      String(port),
-      '--cert-dir',
-      join(dir, 'pki'),
-      '--token-auth-file',
-      join(dir, 'tokens.csv'),
-    ]);
+    const started = spawnBin(
+      [
+        '--store-servers',
+        etcd.endpoints.join(','),
+        '--store-prefix',
+        `/registry-bin-${randomBytes(3).toString('hex')}`,
+        '--bind-address',
+        '127.0.0.1',
+        '--secure-port',
+        String(port),
+        '--cert-dir',
+        join(dir, 'pki'),
+        '--token-auth-file',
+        join(dir, 'tokens.csv'),
+      ],
+      bin,
+    );
     child = started.child;
     const exit = exited(child, started.out, 60_000);
     exit.catch(() => undefined);
@@ -293,5 +302,27 @@ describe('serving', () => {
     const r = await exit;
     expect(r.signal).toBeNull();
     expect(r.code).toBe(0);
+  }
+
+  it('reaches /readyz 200 against real etcd and exits 0 on SIGTERM', async () => {
+    await serveOnce(BIN);
+  });
+
+  it('does the same installed (dist/bundle/svc-apiserver.cjs): with the code cache made at build, and without it, which it writes when it exits', async () => {
+    const bundle = join(dir, 'bundle');
+    const caches = async (): Promise<string[]> => (await readdir(bundle)).filter((f) => f.endsWith('.v8cache'));
+    const [cache] = await caches();
+    expect(cache).toMatch(/^svc-apiserver\.main\.cjs\.[0-9a-f]{16}\.v\d+\.\d+\.\d+-\w+\.v8cache$/);
+    const built = await readFile(join(bundle, cache ?? ''));
+
+    // V8 accepts the cache: it is used, not written again.
+    await serveOnce(join(bundle, 'svc-apiserver.cjs'));
+    expect((await readFile(join(bundle, cache ?? ''))).equals(built)).toBe(true);
+
+    await rm(join(bundle, cache ?? ''));
+    await serveOnce(join(bundle, 'svc-apiserver.cjs'));
+    expect(await caches()).toEqual([cache]);
+    expect((await readFile(join(bundle, cache ?? ''))).length).toBeGreaterThan(100_000);
+    expect((await readdir(bundle)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });

@@ -1,32 +1,7 @@
 #!/usr/bin/env node
-import { exitOnFlagError } from '@svc/component-base';
-import { ConfigurationError, parseApiServerOptions } from '../options.js';
-import { startApiServer } from '../server/api-server.js';
+// svc-apiserver unbundled. The installed binary is the bundle scripts/bundle.mjs makes:
+// dist/bundle/svc-apiserver.cjs (component-base's code-cache-loader.ts) loading
+// dist/bundle/svc-apiserver.main.cjs.
+import { runApiServerProcess } from './process-main.js';
 
-async function main(): Promise<void> {
-  let opts;
-  try {
-    opts = parseApiServerOptions(process.argv.slice(2), { quiet: true });
-  } catch (e) {
-    exitOnFlagError(e);
-    return;
-  }
-  const server = await startApiServer(opts);
-  let signals = 0;
-  const onSignal = (sig: string): void => {
-    signals++;
-    if (signals > 1) process.exit(1);
-    process.stderr.write(`received ${sig}, shutting down\n`);
-    server.shutdown().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
-  process.on('SIGINT', () => onSignal('SIGINT'));
-}
-
-main().catch((e: unknown) => {
-  process.stderr.write(`Error: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
-  process.exit(e instanceof ConfigurationError ? 2 : 1);
-});
+runApiServerProcess(process.argv.slice(2));

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { runCommand, type CommandResult } from '@svc/testing';
 import { startSvcctlEnv, type SvcctlEnv } from '../svcctl-testing.js';
 
-// The installed binary: dist/bundle/svcctl.cjs (code-cache-loader.ts) running the CommonJS
+// The installed binary: dist/bundle/svcctl.cjs (component-base's code-cache-loader.ts) running the CommonJS
 // bundle svcctl.main.cjs with the V8 code cache scripts/bundle.mjs made. A copy of the bundle
 // directory is run, so the cache can be removed and corrupted without touching the build's.
 const BUNDLE_DIR = resolve(__dirname, '../../dist/bundle');

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// The svcctl binary (dist/bundle/svcctl.cjs, bundled by scripts/bundle.mjs): compiles the main
-// bundle (dist/bundle/svcctl.main.cjs, one CommonJS script) with V8's code cache and runs it.
+// The loader of a code-cached binary (dist/bundle/<bin>.cjs of svcctl and svc-apiserver,
+// bundled by scripts/bundle.mjs): compiles the binary's main bundle (dist/bundle/<bin>.main.cjs,
+// one CommonJS script) with V8's code cache and calls its `main` with the arguments.
 //
-// Why: Node 20 has no module compile cache (`module.enableCompileCache` is Node 22), and
-// compiling svcctl's ~1.1 MB of JavaScript was about a fifth of its start-up. The cache is the
-// code V8 compiled while a `get` ran (scripts/bundle.mjs runs one when it builds), so the start
-// path's functions are deserialized instead of parsed and compiled.
+// Why: Node 20 has no module compile cache (`module.enableCompileCache` is Node 22). Compiling
+// svcctl's ~1.1 MB of JavaScript was about a fifth of its start-up, and svc-apiserver's ~6.5 MB
+// ~190 ms of a restart. The cache is the code V8 compiled during one whole run (scripts/
+// bundle.mjs runs one when it builds: a `get` for svcctl, a start, a few requests and a stop
+// for svc-apiserver), so the start path's functions are deserialized instead of parsed and
+// compiled.
 //
 // The cache file's name carries the main bundle's content hash and the Node version and
 // architecture, so a rebuilt bundle or another Node never reads an old cache. V8 checks the
@@ -19,7 +22,6 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
-import type { runSvcctlProcess } from './process-main.js';
 
 /** Set by scripts/bundle.mjs (esbuild `define`); see `MainBundle`. */
 declare const SVC_MAIN_BUNDLE: MainBundle;
@@ -34,9 +36,10 @@ interface MainBundle {
   encoding: 'latin1' | 'utf8';
 }
 
-/** What bundle-main.ts exports. */
+/** What a main bundle exports (its entry, the package's src/bin/bundle-main.ts). */
 interface MainExports {
-  runSvcctlProcess: typeof runSvcctlProcess;
+  /** Runs the binary with its command-line arguments. */
+  main(argv: string[]): void;
 }
 
 /* eslint-disable max-params -- the five parameters of Node's CommonJS module wrapper, in its order */
@@ -97,4 +100,4 @@ function loadMain(main: MainBundle): MainExports {
   return module.exports as MainExports;
 }
 
-loadMain(SVC_MAIN_BUNDLE).runSvcctlProcess(process.argv.slice(2));
+loadMain(SVC_MAIN_BUNDLE).main(process.argv.slice(2));
