@@ -204,11 +204,22 @@ export class FlowControl {
     const store = this.c.storeFor(p.type);
     const name = p.wanted.metadata.name ?? '';
     const key = apfAutoUpdateAnnotation();
-    let current: ApiObject;
-    try {
-      current = await store.get('', name);
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
+    // Read from the informers once they have listed, as Kubernetes' ensurer reads its listers
+    // (no etcd read per object on every start and every minute). A copy behind the store is
+    // corrected by the next pass: a create then finds the object there, an update rewrites
+    // the stored one.
+    const informer = this.informers?.[p.type === this.types.schemas ? 'schemas' : 'levels'];
+    let current: ApiObject | undefined;
+    if (informer) {
+      await informer.synced;
+      current = informer.get('', name);
+    } else {
+      current = await store.get('', name).catch((e: unknown) => {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      });
+    }
+    if (current === undefined) {
       try {
         await store.create('', structuredClone(p.wanted), { ctx: {} });
         this.c.log.info('created APF configuration object', { kind: p.wanted.kind, name });

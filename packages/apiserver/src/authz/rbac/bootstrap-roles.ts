@@ -45,18 +45,22 @@ export async function reconcileBootstrapPolicy(stores: {
   clusterRoles: GenericStore;
   clusterRoleBindings: GenericStore;
   /**
-   * Synced caches of both kinds (RBAC's informers), when there are: an object they lack is
-   * created without reading it first; one they hold is read from the store and reconciled.
+   * Synced caches of both kinds (RBAC's informers), when there are, else a list of each: an
+   * object they lack is created without reading it first; one they hold is reconciled against
+   * that copy (the store is read only after a conflict).
    */
   cached?: { clusterRoles: CachedLookup; clusterRoleBindings: CachedLookup };
 }): Promise<void> {
+  // Without RBAC's informers (another authorization mode), one list of each kind stands in for
+  // them: two reads instead of one per default object.
+  const [roles, bindings] = await Promise.all([
+    stores.cached?.clusterRoles ?? listed(stores.clusterRoles),
+    stores.cached?.clusterRoleBindings ?? listed(stores.clusterRoleBindings),
+  ]);
   const work: Array<[Target, ApiObject]> = [
-    ...defaultClusterRoles().map((o): [Target, ApiObject] => [
-      { store: stores.clusterRoles, cached: stores.cached?.clusterRoles },
-      o,
-    ]),
+    ...defaultClusterRoles().map((o): [Target, ApiObject] => [{ store: stores.clusterRoles, cached: roles }, o]),
     ...defaultClusterRoleBindings().map((o): [Target, ApiObject] => [
-      { store: stores.clusterRoleBindings, cached: stores.cached?.clusterRoleBindings },
+      { store: stores.clusterRoleBindings, cached: bindings },
       o,
     ]),
   ];
@@ -70,10 +74,16 @@ export interface CachedLookup {
   get(namespace: string, name: string): ApiObject | undefined;
 }
 
+/** A cluster-scoped kind's objects as listed now, looked up by name. */
+async function listed(store: GenericStore): Promise<CachedLookup> {
+  const byName = new Map((await store.list('')).items.map((o) => [o.metadata.name ?? '', o]));
+  return { get: (_namespace, name) => byName.get(name) };
+}
+
 /** Where one kind of default object lives. */
 interface Target {
   store: GenericStore;
-  cached?: CachedLookup;
+  cached: CachedLookup;
 }
 
 /** Writes in flight at once while reconciling the default policy. */
@@ -84,10 +94,12 @@ async function reconcileOne({ store, cached }: Target, want: ApiObject): Promise
   const name = want.metadata.name ?? '';
   for (let attempt = 0; ; attempt++) {
     try {
-      let have: ApiObject | undefined;
-      // A fresh store has none of them: no read per object then. Should another server
-      // create one meanwhile, the create conflicts and the retry reads it.
-      if (attempt > 0 || !cached || cached.get('', name)) {
+      // First the cached or listed copy: a fresh store has none of them, and on a restart nearly
+      // all are there as wanted, so no read per object either way. Should the copy be behind
+      // the store (another server wrote meanwhile), the create or the update (which carries the
+      // copy's resourceVersion) fails and the retry reads the store.
+      let have = attempt === 0 ? cached.get('', name) : undefined;
+      if (attempt > 0) {
         try {
           have = await store.get('', name);
         } catch (e) {
@@ -103,7 +115,8 @@ async function reconcileOne({ store, cached }: Target, want: ApiObject): Promise
       if (!jsonEqual(next, have)) await store.update('', name, { updater: () => next, ctx: {} });
       break;
     } catch (e) {
-      if ((isConflict(e) || isAlreadyExists(e)) && attempt < 5) continue;
+      // NotFound: the cache held an object another server has since deleted.
+      if ((isConflict(e) || isAlreadyExists(e) || isNotFound(e)) && attempt < 5) continue;
       throw e;
     }
   }
