@@ -107,6 +107,8 @@ export class FlowControl {
   private readonly types: { schemas?: ResourceType; levels?: ResourceType };
   private informers?: { schemas: StoreInformer; levels: StoreInformer };
   private dangling?: DanglingConditions;
+  /** Both informers have listed once. */
+  private bothListed = false;
 
   constructor(private readonly c: FlowControlConfig) {
     this.metrics = new FlowControlMetrics(c.registry);
@@ -163,6 +165,10 @@ export class FlowControl {
     this.informers.levels.onChange(onChange);
     void this.informers.schemas.run(signal);
     void this.informers.levels.run(signal);
+    void Promise.all([this.informers.schemas.synced, this.informers.levels.synced]).then(() => {
+      this.bothListed = true;
+      this.reload();
+    });
     await retryUntil(
       signal,
       () => this.ensure(),
@@ -252,7 +258,9 @@ export class FlowControl {
     for (const m of mandatoryPriorityLevels())
       if (!levels.some((l) => l.metadata.name === m.metadata.name)) levels.push(m);
     this.apply(schemas, levels);
-    this.dangling?.request();
+    // Only once both kinds have listed (Kubernetes' controller waits for its caches): with one
+    // of them listed alone, every schema would look dangling, or its condition unknown.
+    if (this.bothListed) this.dangling?.request();
   }
 
   private apply(schemas: FlowSchema[], levels: PriorityLevelConfiguration[]): void {
