@@ -83,7 +83,10 @@ const BANNER =
   "import { createRequire as __svcCreateRequire } from 'node:module';\nconst require = __svcCreateRequire(import.meta.url);";
 
 // In a CommonJS bundle: `import.meta.url` is this file's URL (`url` is loaded by Node's own start).
-const CJS_BANNER = "var __svcImportMetaUrl = require('node:url').pathToFileURL(__filename).href;";
+// The bundle is strict, as the ES modules it is made of are (and as an ES module bundle is,
+// dependencies included): esbuild's own "use strict" comes after the banner, where it is no
+// longer a directive.
+const CJS_BANNER = "'use strict';\nvar __svcImportMetaUrl = require('node:url').pathToFileURL(__filename).href;";
 
 export function bundlePath(pkg, bin) {
   return join(ROOT, 'packages', pkg, 'dist', 'bundle', pkg in CODE_CACHED ? `${bin}.cjs` : `${bin}.mjs`);
