@@ -311,6 +311,8 @@ describe('serving', () => {
   it('does the same installed (dist/bundle/svc-apiserver.cjs): with the code cache made at build, and without it, which it writes when it exits', async () => {
     const bundle = join(dir, 'bundle');
     const caches = async (): Promise<string[]> => (await readdir(bundle)).filter((f) => f.endsWith('.v8cache'));
+    // Strict, as the ES modules it is made of: the directive opens the script.
+    expect((await readFile(join(bundle, 'svc-apiserver.main.cjs'), 'latin1')).slice(0, 14)).toBe("'use strict';\n");
     const [cache] = await caches();
     expect(cache).toMatch(/^svc-apiserver\.main\.cjs\.[0-9a-f]{16}\.v\d+\.\d+\.\d+-\w+\.v8cache$/);
     const built = await readFile(join(bundle, cache ?? ''));
