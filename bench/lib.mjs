@@ -233,6 +233,8 @@ export async function spawnApiServer({
     '--token-auth-file',
     tokenFile,
     ...extraArgs,
+    // SVC_BENCH_APISERVER_ARGS: extra server flags for every spawn, e.g. `--workers 2`.
+    ...(process.env.SVC_BENCH_APISERVER_ARGS ?? '').split(' ').filter(Boolean),
   ];
   const t0 = performance.now();
   const proc = spawnTracked(process.execPath, args, { cwd: ROOT });

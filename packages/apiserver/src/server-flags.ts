@@ -21,6 +21,8 @@ export interface ServerFlags {
   svcServiceNodePort: number;
   /** `--delete-collection-workers`: deletes a DeleteCollection runs at once. */
   deleteCollectionWorkers: number;
+  /** `--workers`: server processes sharing `--secure-port` (1: this process serves). */
+  workers: number;
   /** `--enable-garbage-collector`: must match the controller manager's flag. */
   enableGarbageCollector: boolean;
   /** `--allow-privileged`: privileged containers are refused when false. */
@@ -65,6 +67,14 @@ export function withServerFlags(cmd: Command): Command {
       new Option(
         '--delete-collection-workers <n>',
         'Number of workers spawned for DeleteCollection call. These are used to speed up namespace cleanup.',
+      )
+        .default(1)
+        .argParser(intArg),
+    )
+    .addOption(
+      new Option(
+        '--workers <n>',
+        'Number of API server processes sharing --secure-port, each a whole server with its own etcd clients, watch cache, post-start hooks, priority-and-fairness seats and /metrics, as several API servers behind one address; 1 serves from this process. Above 1, --secure-port must not be 0, --audit-log-path may only be - and --debug-socket-path is not allowed.',
       )
         .default(1)
         .argParser(intArg),
@@ -131,6 +141,7 @@ export function serverFlags(
     fail(`--svc-service-node-port: ${nodePort} must be inside the node port range ${range.min}-${range.max}`);
   const workers = o.deleteCollectionWorkers as number;
   if (workers < 1) fail(`--delete-collection-workers: ${workers} must be at least 1`);
+  const processes = serverProcesses(o, fail);
   const advertise = o.advertiseAddress as string | undefined;
   if (advertise !== undefined && isIP(advertise) === 0)
     fail(`invalid argument ${JSON.stringify(advertise)} for "--advertise-address" flag: failed to parse IP`);
@@ -158,6 +169,7 @@ export function serverFlags(
     apiserverCount: count,
     svcServiceNodePort: nodePort,
     deleteCollectionWorkers: workers,
+    workers: processes,
     enableGarbageCollector: o.enableGarbageCollector as boolean,
     allowPrivileged: o.allowPrivileged as boolean,
     egressSelectorConfigFile: egressFile,
@@ -168,6 +180,22 @@ export function serverFlags(
     logFlushFrequencyMs: flush,
   };
 }
+
+/** `--workers`, checked against what several processes cannot share. */
+function serverProcesses(o: Record<string, unknown>, fail: (msg: string) => never): number {
+  const n = o.workers as number;
+  if (n < 1 || n > MAX_WORKERS) fail(`--workers: ${n} must be between 1 and ${MAX_WORKERS}, inclusive`);
+  if (n === 1) return n;
+  if (o.securePort === 0) fail('--workers: several processes cannot share --secure-port 0 (a port chosen by each)');
+  const audit = o.auditLogPath as string | undefined;
+  if (audit !== undefined && audit !== '-')
+    fail('--workers: several processes cannot rotate one --audit-log-path file; use - or an audit webhook');
+  if (o.debugSocketPath !== undefined) fail('--workers: several processes cannot listen on one --debug-socket-path');
+  return n;
+}
+
+/** The most `--workers` (one machine's cores, with room). */
+const MAX_WORKERS = 64;
 
 /** `--egress-selector-config-file` read and checked now (a bad file exits 2 naming it). */
 function egress(

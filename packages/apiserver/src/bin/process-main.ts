@@ -1,6 +1,7 @@
 import { exitOnFlagError } from '@svc/component-base';
 import { ConfigurationError, parseApiServerOptions } from '../options.js';
 import { startApiServer } from '../server/api-server.js';
+import { superviseWorkers, supervises } from './workers.js';
 
 /** svc-apiserver with its command-line arguments: starts the server; SIGTERM or SIGINT stop it. */
 export function runApiServerProcess(argv: string[]): void {
@@ -16,6 +17,10 @@ async function run(argv: string[]): Promise<void> {
     opts = parseApiServerOptions(argv, { quiet: true });
   } catch (e) {
     exitOnFlagError(e);
+    return;
+  }
+  if (supervises(opts.workers)) {
+    superviseWorkers(opts.workers);
     return;
   }
   const server = await startApiServer(opts);

@@ -2,11 +2,12 @@
 // start against etcd until /readyz answers 200, then SIGTERM → exit 0, unbundled and as
 // installed (the bundle with its V8 code cache, which it remakes when missing).
 // Needs the build (`tsc -b packages/*/tsconfig.json`, then `node scripts/bundle.mjs`).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { request as httpsRequest } from 'node:https';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import type { ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort, startEtcd, waitFor, type EtcdHandle } from '@svc/testing';
@@ -225,8 +226,18 @@ describe('serving', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  /** Starts `bin`, waits for /readyz 200, lists namespaces, stops it with SIGTERM: exit 0. */
-  async function serveOnce(bin: string): Promise<void> {
+  interface Served {
+    child: ChildProcess;
+    out: { stdout: string; stderr: string };
+    exit: Promise<RunResult>;
+    /** One request on a new connection (so several workers take them in turn); the status and body. */
+    call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }>;
+    /** A watch on a new connection: the events' lines as they arrive; `close()` ends it. */
+    watch(path: string): { lines: string[]; close(): void };
+  }
+
+  /** Starts `bin` with `extra` flags on a fresh store prefix and waits for /readyz 200. */
+  async function serve(bin: string, extra: string[] = []): Promise<Served> {
     const token = randomBytes(16).toString('hex');
     await writeFile(join(dir, 'tokens.csv'), `${token},admin,admin-uid,"system:masters"\n`);
     const port = await freePort();
@@ -244,64 +255,86 @@ describe('serving', () => {
         join(dir, 'pki'),
         '--token-auth-file',
         join(dir, 'tokens.csv'),
+        ...extra,
       ],
       bin,
     );
     child = started.child;
     const exit = exited(child, started.out, 60_000);
     exit.catch(() => undefined);
-
-    const caFile = join(dir, 'pki', 'ca.crt');
-    const get = async (path: string): Promise<{ status: number; text: string }> => {
-      const ca = await readFile(caFile, 'utf8');
-      return new Promise((resolveGet, reject) => {
-        const req = httpsRequest(
-          {
-            host: '127.0.0.1',
-            port,
-            path,
-            method: 'GET',
-            ca,
-            agent: false,
-            headers: { authorization: `Bearer ${token}` },
-          },
-          (res) => {
-            let text = '';
-            res.on('data', (d: Buffer) => {
-              text += d.toString();
-            });
-            res.on('end', () => resolveGet({ status: res.statusCode ?? 0, text }));
-            res.on('error', reject);
-          },
-        );
+    const options = async (method: string, path: string): Promise<RequestOptions> => ({
+      host: '127.0.0.1',
+      port,
+      path,
+      method,
+      ca: await readFile(join(dir, 'pki', 'ca.crt'), 'utf8'),
+      agent: false,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    });
+    const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> => {
+      const o = await options(method, path);
+      return new Promise((resolveCall, reject) => {
+        const req = httpsRequest(o, (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => {
+            text += d.toString();
+          });
+          res.on('end', () => resolveCall({ status: res.statusCode ?? 0, text }));
+          res.on('error', reject);
+        });
         req.on('error', reject);
-        req.end();
+        req.end(body === undefined ? undefined : JSON.stringify(body));
       });
     };
-
-    const ready = await waitFor(
+    const watch = (path: string): { lines: string[]; close(): void } => {
+      const lines: string[] = [];
+      let buffered = '';
+      let req: ClientRequest | undefined;
+      void options('GET', path).then((o) => {
+        req = httpsRequest(o, (res) =>
+          res.on('data', (d: Buffer) => {
+            buffered += d.toString();
+            const parts = buffered.split('\n');
+            buffered = parts.pop() ?? '';
+            lines.push(...parts.filter((l) => l !== ''));
+          }),
+        );
+        req.on('error', () => undefined);
+        req.end();
+      });
+      return { lines, close: () => req?.destroy() };
+    };
+    await waitFor(
       'svc-apiserver /readyz 200',
       async () => {
         if (child?.exitCode !== null)
           throw new Error(`exited early with ${String(child?.exitCode)}: ${started.out.stderr}`);
-        const r = await get('/readyz');
-        return r.status === 200 ? r : undefined;
+        const r = await call('GET', '/readyz').catch(() => ({ status: 0, text: '' }));
+        return r.status === 200 && r.text === 'ok' ? r : undefined;
       },
       { timeoutMs: 30_000, intervalMs: 50 },
     );
-    expect(ready.text).toBe('ok');
+    return { child: started.child, out: started.out, exit, call, watch };
+  }
 
-    const namespaces = await get('/api/v1/namespaces');
+  /** Stops the server with SIGTERM: exit 0. */
+  async function stop(s: Served): Promise<void> {
+    s.child.kill('SIGTERM');
+    const r = await s.exit;
+    expect(r.signal).toBeNull();
+    expect(r.code).toBe(0);
+  }
+
+  /** Starts `bin`, lists namespaces, stops it. */
+  async function serveOnce(bin: string): Promise<void> {
+    const s = await serve(bin);
+    const namespaces = await s.call('GET', '/api/v1/namespaces');
     expect(namespaces.status).toBe(200);
     const names = (JSON.parse(namespaces.text) as { items: Array<{ metadata: { name: string } }> }).items.map(
       (i) => i.metadata.name,
     );
     expect(names).toEqual(expect.arrayContaining(['default', 'svc-system', 'svc-public', 'svc-node-lease']));
-
-    child.kill('SIGTERM');
-    const r = await exit;
-    expect(r.signal).toBeNull();
-    expect(r.code).toBe(0);
+    await stop(s);
   }
 
   it('reaches /readyz 200 against real etcd and exits 0 on SIGTERM', async () => {
@@ -326,5 +359,88 @@ describe('serving', () => {
     expect(await caches()).toEqual([cache]);
     expect((await readFile(join(bundle, cache ?? ''))).length).toBeGreaterThan(100_000);
     expect((await readdir(bundle)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  describe('--workers 2', () => {
+    const CMS = '/api/v1/namespaces/default/configmaps';
+    /** The pids of `pid`'s child processes (ps exits 1 when there are none). */
+    const childrenOf = (pid: number): number[] =>
+      spawnSync('ps', ['--ppid', String(pid), '-o', 'pid='], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter((l) => l.trim() !== '')
+        .map(Number);
+    let s: Served;
+    let workers: number[];
+
+    beforeAll(async () => {
+      s = await serve(BIN, ['--workers', '2']);
+      // The second worker starts once the first listens: wait for it to serve too.
+      await waitFor('two workers serving', () => (s.out.stderr.match(/serving securely/g) ?? []).length === 2, {
+        timeoutMs: 30_000,
+        intervalMs: 50,
+      });
+      workers = childrenOf(s.child.pid ?? 0);
+    });
+
+    it('serves from two processes under one supervisor', () => {
+      expect(workers).toHaveLength(2);
+      expect(workers).not.toContain(s.child.pid);
+    });
+
+    it('keeps the resource-version guarantees across connections that land on either worker', async () => {
+      const created = await s.call('POST', CMS, { metadata: { name: 'across' }, data: { a: '1' } });
+      expect(created.status).toBe(201);
+      const rv = (JSON.parse(created.text) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+      // Connections are handed to the workers in turn: of six, three reach each.
+      const watches = Array.from({ length: 2 }, () => s.watch(`${CMS}?watch=1&resourceVersion=${rv}`));
+      for (let i = 0; i < 6; i++) {
+        // A consistent read sees the write, whichever worker answers.
+        const got = await s.call('GET', `${CMS}/across`);
+        expect(got.status).toBe(200);
+        expect(JSON.parse(got.text)).toMatchObject({ data: { a: '1' }, metadata: { resourceVersion: rv } });
+        // A list not older than the write waits for that worker's cache to have it.
+        const listed = await s.call('GET', `${CMS}?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan`);
+        expect(listed.status).toBe(200);
+        const items = (JSON.parse(listed.text) as { items: Array<{ metadata: { name: string } }> }).items;
+        expect(items.map((i) => i.metadata.name)).toContain('across');
+      }
+      const updated = await s.call('PUT', `${CMS}/across`, {
+        metadata: { name: 'across', resourceVersion: rv },
+        data: { a: '2' },
+      });
+      expect(updated.status).toBe(200);
+      const next = (JSON.parse(updated.text) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+      // Watches from the create's version, on either worker, get the update and nothing before it.
+      for (const w of watches) {
+        await waitFor('the update on the watch', () => w.lines.length >= 1, { timeoutMs: 10_000, intervalMs: 20 });
+        const first = JSON.parse(w.lines[0] ?? '{}') as {
+          type: string;
+          object: { metadata: { resourceVersion: string } };
+        };
+        expect(first.type).toBe('MODIFIED');
+        expect(first.object.metadata.resourceVersion).toBe(next);
+        w.close();
+      }
+    });
+
+    it('stops every worker on SIGTERM and exits 0', async () => {
+      await stop(s);
+      expect(childrenOf(s.child.pid ?? 0)).toEqual([]);
+      for (const pid of workers) expect(() => process.kill(pid, 0)).toThrow();
+    });
+
+    it('stops the whole server when a worker dies, exiting non-zero', async () => {
+      const again = await serve(BIN, ['--workers', '2']);
+      await waitFor('two workers', () => childrenOf(again.child.pid ?? 0).length === 2, {
+        timeoutMs: 30_000,
+        intervalMs: 50,
+      });
+      const [first, second] = childrenOf(again.child.pid ?? 0);
+      process.kill(first ?? 0, 'SIGKILL');
+      const r = await again.exit;
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(new RegExp(`worker ${first} exited \\(SIGKILL\\); stopping the others`));
+      expect(() => process.kill(second ?? 0, 0)).toThrow();
+    });
   });
 });
