@@ -318,10 +318,18 @@ function histogramP99(text, labels) {
   return sorted.find(([, v]) => v >= total * 0.99)?.[0] ?? NaN;
 }
 
+/** The RSS of the process in `pidFile` and of its children (the workers of `--workers`). */
 async function rssOf(pidFile) {
   const pid = (await readFile(pidFile, 'utf8')).trim();
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) * 1024;
+  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => ''))
+    .split(' ')
+    .filter(Boolean);
+  let bytes = 0;
+  for (const p of [pid, ...children]) {
+    const status = await readFile(`/proc/${p}/status`, 'utf8');
+    bytes += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) * 1024;
+  }
+  return bytes;
 }
 
 /** Every key-value under `prefix`, in pages of 500 (a page stays below gRPC's 4 MiB message limit). */
