@@ -1,7 +1,7 @@
 import { exitOnFlagError } from '@svc/component-base';
 import { ConfigurationError, parseApiServerOptions } from '../options.js';
 import { startApiServer } from '../server/api-server.js';
-import { superviseWorkers, supervises } from './workers.js';
+import { isWorker, superviseWorkers, supervises } from './workers.js';
 
 /** svc-apiserver with its command-line arguments: starts the server; SIGTERM or SIGINT stop it. */
 export function runApiServerProcess(argv: string[]): void {
@@ -23,6 +23,9 @@ async function run(argv: string[]): Promise<void> {
     superviseWorkers(opts.workers);
     return;
   }
+  // A worker leaves SIGINT to its supervisor from the start (a terminal's Ctrl-C reaches the
+  // whole process group; the supervisor answers it with one SIGTERM to each worker).
+  if (isWorker()) process.on('SIGINT', () => undefined);
   const server = await startApiServer(opts);
   let signals = 0;
   const onSignal = (sig: string): void => {
@@ -35,5 +38,5 @@ async function run(argv: string[]): Promise<void> {
     );
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
-  process.on('SIGINT', () => onSignal('SIGINT'));
+  if (!isWorker()) process.on('SIGINT', () => onSignal('SIGINT'));
 }

@@ -36,8 +36,13 @@ function exited(child: ChildProcess, out: { stdout: string; stderr: string }, ms
   });
 }
 
-function spawnBin(args: string[], bin = BIN): { child: ChildProcess; out: { stdout: string; stderr: string } } {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnBin(
+  args: string[],
+  bin = BIN,
+  detached = false,
+): { child: ChildProcess; out: { stdout: string; stderr: string } } {
+  // detached: a process group of its own, as a terminal gives a command (Ctrl-C signals the group).
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached });
   const out = { stdout: '', stderr: '' };
   child.stdout?.on('data', (d: Buffer) => {
     out.stdout += d.toString();
@@ -237,7 +242,7 @@ describe('serving', () => {
   }
 
   /** Starts `bin` with `extra` flags on a fresh store prefix and waits for /readyz 200. */
-  async function serve(bin: string, extra: string[] = []): Promise<Served> {
+  async function serve(bin: string, extra: string[] = [], detached = false): Promise<Served> {
     const token = randomBytes(16).toString('hex');
     await writeFile(join(dir, 'tokens.csv'), `${token},admin,admin-uid,"system:masters"\n`);
     const port = await freePort();
@@ -258,6 +263,7 @@ describe('serving', () => {
         ...extra,
       ],
       bin,
+      detached,
     );
     child = started.child;
     const exit = exited(child, started.out, 60_000);
@@ -427,6 +433,19 @@ describe('serving', () => {
       await stop(s);
       expect(childrenOf(s.child.pid ?? 0)).toEqual([]);
       for (const pid of workers) expect(() => process.kill(pid, 0)).toThrow();
+    });
+
+    it("exits 0 on a terminal's Ctrl-C (SIGINT to the whole process group)", async () => {
+      const group = await serve(BIN, ['--workers', '2'], true);
+      await waitFor('two workers', () => childrenOf(group.child.pid ?? 0).length === 2, {
+        timeoutMs: 30_000,
+        intervalMs: 50,
+      });
+      const pids = childrenOf(group.child.pid ?? 0);
+      process.kill(-(group.child.pid ?? 0), 'SIGINT');
+      const r = await group.exit;
+      expect({ code: r.code, signal: r.signal }).toEqual({ code: 0, signal: null });
+      for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
     });
 
     it('stops the whole server when a worker dies, exiting non-zero', async () => {

@@ -33,7 +33,11 @@ export function superviseWorkers(n: number): void {
           `svc-apiserver worker ${w.process.pid ?? '?'} exited (${signal ?? `code ${exitCode}`}); stopping the others\n`,
         );
         stopAll();
-      } else if (exitCode !== 0 && code === 0) code = exitCode || 1;
+      } else if (exitCode !== 0 && signal !== 'SIGTERM' && signal !== 'SIGINT' && code === 0) {
+        // Stopping: a worker still starting (no handlers yet) ends by the signal itself, the
+        // supervisor's SIGTERM or the terminal's SIGINT, which is no failure.
+        code = exitCode || 1;
+      }
       if (workers.size === 0) process.exit(code);
     });
     return w;
@@ -43,7 +47,14 @@ export function superviseWorkers(n: number): void {
     if (stopping) return;
     for (let i = 1; i < n; i++) fork();
   });
+  let signals = 0;
   const onSignal = (sig: string): void => {
+    signals++;
+    if (signals > 1) {
+      // A second signal: no more waiting for the workers to drain.
+      for (const w of workers) w.process.kill('SIGKILL');
+      process.exit(1);
+    }
     if (stopping) return;
     stopping = true;
     process.stderr.write(`received ${sig}, stopping ${workers.size} workers\n`);
@@ -51,6 +62,11 @@ export function superviseWorkers(n: number): void {
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
+}
+
+/** True in a worker of `--workers` (it leaves SIGINT to the supervisor). */
+export function isWorker(): boolean {
+  return cluster.isWorker;
 }
 
 /** True in the supervising process of `--workers` above 1 (a worker, or a lone server, is not). */
