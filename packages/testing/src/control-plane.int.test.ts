@@ -45,7 +45,9 @@ spec:
           x-kubernetes-preserve-unknown-fields: true
 `;
 
-it('starts with CRDs from a multi-document YAML file served, in well under 10 s, and stops cleanly', async () => {
+// The start-up time is printed, not asserted: performance lives in `pnpm bench testing-start`
+// (a timed assertion failed on a loaded machine: 12.4 s in a full run, 2.3-3.2 s alone).
+it('starts with CRDs from a multi-document YAML file served and stops cleanly', async () => {
   const g = `${uniqueName('cp')}.example.com`;
   const file = join(dir, 'crds.yaml');
   await writeFile(file, `${crdYaml(g, 'widgets', 'Widget')}---\n${crdYaml(g, 'gadgets', 'Gadget')}`);
@@ -54,7 +56,6 @@ it('starts with CRDs from a multi-document YAML file served, in well under 10 s,
   const readyMs = performance.now() - started;
   process.stdout.write(`startControlPlane with 2 CRDs (2 versions each) ready in ${readyMs.toFixed(0)} ms\n`);
   try {
-    expect(readyMs).toBeLessThan(10_000);
     expect(cp.crds.map((r) => `${r.resource}.${r.version}`)).toEqual([
       'widgets.v1',
       'widgets.v2',
