@@ -45,11 +45,15 @@ const BINARIES = {
 };
 
 /**
- * package directory → its binary bundled as a code-cached CommonJS script (dist/bundle/<name>.cjs):
+ * package directory → its binary bundled as a code-cached CommonJS script (dist/bundle/<name>.cjs)
+ * and the run that makes its cache:
  * svcctl is short-lived and run often; svc-apiserver's restart compiled ~6.5 MB of JavaScript
  * (~190 ms of a restart that has 0.8 s).
  */
-const CODE_CACHED = { svcctl: 'svcctl', apiserver: 'svc-apiserver' };
+const CODE_CACHED = {
+  svcctl: { bin: 'svcctl', train: trainSvcctl },
+  apiserver: { bin: 'svc-apiserver', train: trainApiServer },
+};
 
 const EXTERNAL = ['@svc/runtime', '@lydell/node-pty', '*.node'];
 
@@ -149,7 +153,7 @@ const lazyBuiltins = {
  * encoding), then the code cache from one run. All of it is made in a new directory that then
  * replaces dist/bundle (old caches and chunks go; a binary started meanwhile finds a whole bundle).
  */
-async function bundleCodeCached(pkg, bin) {
+async function bundleCodeCached(pkg, { bin, train }) {
   const dist = join(ROOT, 'packages', pkg, 'dist');
   const outdir = join(dist, `bundle-${process.pid}.tmp`);
   rmSync(outdir, { recursive: true, force: true });
@@ -196,7 +200,7 @@ async function bundleCodeCached(pkg, bin) {
     `#!/usr/bin/env node\nimport { createRequire } from 'node:module';\ncreateRequire(import.meta.url)('./${bin}.cjs');\n`,
     { mode: 0o755 },
   );
-  await (bin === 'svc-apiserver' ? trainApiServer : trainSvcctl)(join(outdir, `${bin}.cjs`));
+  await train(join(outdir, `${bin}.cjs`));
   if (!readdirSync(outdir).some((f) => f.endsWith('.v8cache')))
     console.warn(`${bin}: no code cache was written (it is made on the first run instead)`);
   rmSync(join(dist, 'bundle'), { recursive: true, force: true });
@@ -367,12 +371,12 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   );
   const force = process.argv.includes('--force');
   const todo = Object.entries(BINARIES).filter(([pkg, bins]) => force || !fresh(pkg, bins, compiled));
-  const todoCached = Object.entries(CODE_CACHED).filter(([pkg, bin]) => force || !fresh(pkg, [bin], compiled));
+  const todoCached = Object.entries(CODE_CACHED).filter(([pkg, { bin }]) => force || !fresh(pkg, [bin], compiled));
   await Promise.all([
     ...todo.map(([pkg, bins]) => bundle(pkg, bins)),
-    ...todoCached.map(([pkg, bin]) => bundleCodeCached(pkg, bin)),
+    ...todoCached.map(([pkg, cached]) => bundleCodeCached(pkg, cached)),
   ]);
-  const names = [...todo.flatMap(([, bins]) => bins), ...todoCached.map(([, bin]) => bin)];
+  const names = [...todo.flatMap(([, bins]) => bins), ...todoCached.map(([, { bin }]) => bin)];
   console.log(
     names.length > 0
       ? `bundled ${names.join(', ')} in ${(performance.now() - t0).toFixed(0)} ms`
