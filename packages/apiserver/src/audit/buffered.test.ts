@@ -149,12 +149,12 @@ describe('TokenBucket', () => {
       await t.accept();
       waits.push(performance.now() - s);
     }
-    expect(waits[0]).toBeLessThan(20);
-    expect(waits[1]).toBeLessThan(20);
+    expect(waits[0]).toBeLessThan(60);
+    expect(waits[1]).toBeLessThan(60);
     expect(waits[2]).toBeGreaterThanOrEqual(90);
     now += 1000; // a second later the bucket is full again
     const s = performance.now();
     await t.accept();
-    expect(performance.now() - s).toBeLessThan(20);
+    expect(performance.now() - s).toBeLessThan(60);
   });
 });

@@ -248,9 +248,10 @@ describe('node-lifecycle-controller', () => {
           const p = await pods().get('ev-none');
           return p.metadata.deletionTimestamp ? p : undefined;
         },
-        { timeoutMs: 1000 },
+        { timeoutMs: seconds * 1000 - 500 },
       );
-      expect(Date.now() - taintedAt).toBeLessThan(1000);
+      // At once: well before the tolerating pod's time is up (which the next assertions check).
+      expect(Date.now() - taintedAt).toBeLessThan(seconds * 1000 - 500);
       expect(none.status?.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({
         status: 'True',
         reason: 'DeletionByTaintManager',
