@@ -12,7 +12,10 @@
 //   output logged as stdout, and applies the sizes `{"Width":..,"Height":..}` written as lines
 //   into the FIFO <dir>/resize; the end of stdin (stdinOnce) is the terminal's EOF character;
 // - on start writes <dir>/started.json {pid, shimPid, startedAt} (atomically), then one JSON
-//   line {pid, startedAt} on its stdout; if the start fails, one line {error} and exit 1;
+//   line {pid, startedAt} on its stdout; if the start fails, one line {error} and exit 1; with
+//   `readyFile` (a container with mounts, whose mount script creates that file once they are
+//   made) it does both only when the file exists or the process has exited, so that no exec
+//   session enters the container's namespace before its volumes are there;
 // - owns the log: every stdout/stderr line goes to logPath in the CRI format
 //   `<RFC3339Nano> <stdout|stderr> <F|P> <text>` (lines over 16 KiB split into P chunks, the
 //   last chunk F), appending, so logging goes on while svc-runtime restarts; SIGUSR1 reopens
@@ -229,10 +232,27 @@ child.onFailed((e) => {
   fs.writeSync(1, `${JSON.stringify({ error: e.message })}\n`);
   process.exit(1);
 });
-child.onStarted(() => {
+let reported = false;
+function reportStarted() {
+  if (reported) return;
+  reported = true;
   const startedAt = String(nowNs());
   writeJsonAtomic('started.json', { pid: child.pid, shimPid: process.pid, startedAt });
   fs.writeSync(1, `${JSON.stringify({ pid: child.pid, startedAt })}\n`);
+}
+child.onStarted(() => {
+  if (!spec.readyFile) return reportStarted();
+  const ready = path.basename(spec.readyFile);
+  const watcher = fs.watch(path.dirname(spec.readyFile), (_event, name) => {
+    if (name === ready || fs.existsSync(spec.readyFile)) whenReady();
+  });
+  const whenReady = () => {
+    if (reported) return;
+    watcher.close();
+    reportStarted();
+  };
+  if (fs.existsSync(spec.readyFile)) whenReady();
+  child.onExit(whenReady);
 });
 
 /** @type {{ exitCode: number, signal: string | null, finishedAt: string } | undefined} */

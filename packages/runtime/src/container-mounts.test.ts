@@ -32,10 +32,12 @@ describe('container mounts', () => {
       ],
       argv: ['sleep', '60'],
       cwd: '/work',
+      readyFile: '/c/mounted',
     });
     expect(argv.slice(1, 5)).toEqual(['--mount', '--propagation', 'private', '--']);
     expect(argv.slice(argv.indexOf('sh') + 1)).toEqual([
       '/work',
+      '/c/mounted',
       '/v/a',
       '/etc/config',
       'rw',

@@ -15,10 +15,14 @@ import type { Mount } from './cri-types.js';
 
 const SHELL = '/bin/sh';
 
-/** The script run in the new namespace: `<cwd> (<src> <dst> <ro|rw>)... -- <argv...>`. */
+/**
+ * The script run in the new namespace: `<cwd> <ready-file> (<src> <dst> <ro|rw>)... -- <argv...>`.
+ * It creates the ready file once every mount is made, just before the exec, so that the shim
+ * reports the container started (and exec sessions may enter its namespace) only then.
+ */
 const MOUNT_SCRIPT = [
   'set -e',
-  'cwd=$1; shift',
+  'cwd=$1; ready=$2; shift 2',
   'while [ "$1" != "--" ]; do',
   '  mount --bind -- "$1" "$2"',
   '  if [ "$3" = ro ]; then mount -o remount,bind,ro -- "$2"; fi',
@@ -26,6 +30,7 @@ const MOUNT_SCRIPT = [
   'done',
   'shift',
   'cd "$cwd"',
+  ': > "$ready"',
   'exec "$@"',
 ].join('\n');
 
@@ -96,15 +101,20 @@ export function createMountPoints(mounts: readonly Mount[]): void {
   }
 }
 
-/** The command line that starts `argv` in a mount namespace of its own with `mounts` bound (parents before children). */
+/**
+ * The command line that starts `argv` in a mount namespace of its own with `mounts` bound
+ * (parents before children), creating `readyFile` (a host path) once they are.
+ */
 export function mountedArgv({
   mounts,
   argv,
   cwd,
+  readyFile,
 }: {
   mounts: readonly Mount[];
   argv: string[];
   cwd: string;
+  readyFile: string;
 }): string[] {
   const ordered = [...mounts].sort((a, b) => depth(a.containerPath) - depth(b.containerPath));
   const pairs = ordered.flatMap((m) => [m.hostPath, cleanPath(m.containerPath), m.readonly ? 'ro' : 'rw']);
@@ -119,6 +129,7 @@ export function mountedArgv({
     MOUNT_SCRIPT,
     'sh',
     cwd,
+    readyFile,
     ...pairs,
     '--',
     ...argv,

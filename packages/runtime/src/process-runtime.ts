@@ -68,6 +68,8 @@ import type {
 } from './cri-types.js';
 
 /** The per-container shim (plain JS, shipped beside proto/); see its header for the contract. */
+/** Created in a container's directory by its mount script once its mounts are made (the shim waits for it). */
+const MOUNTED_FILE = 'mounted';
 export const SHIM_PATH = fileURLToPath(new URL('../shim/container-shim.mjs', import.meta.url));
 
 export const RUNTIME_NAME = 'svc-runtime';
@@ -378,9 +380,11 @@ export class ProcessRuntime {
     this.starting.add(c.id);
     try {
       const dir = this.containerDir(c.id);
-      const argv = this.startArgv(c);
+      const readyFile = c.mounts.length > 0 ? join(dir, MOUNTED_FILE) : null;
+      const argv = this.startArgv(c, readyFile);
       writeJson(join(dir, 'process.json'), {
         argv,
+        readyFile,
         env: c.env,
         cwd: c.cwd,
         logPath: c.logPath || null,
@@ -403,10 +407,11 @@ export class ProcessRuntime {
 
   /**
    * The command line the shim starts: as the container's user (see container-user.ts), in a
-   * mount namespace of its own when it has mounts (see container-mounts.ts). Without mounts, a
-   * command that cannot be found is started as it is, so that the shim reports it.
+   * mount namespace of its own when it has mounts (see container-mounts.ts), which creates
+   * `readyFile` once they are made. Without mounts, a command that cannot be found is started as
+   * it is, so that the shim reports it.
    */
-  private startArgv(c: ContainerRecord): string[] {
+  private startArgv(c: ContainerRecord, readyFile: string | null): string[] {
     const userWhy = c.user && userUnavailable(c.user);
     if (userWhy) this.startFailed(c, userWhy);
     if (c.mounts.length === 0)
@@ -418,7 +423,7 @@ export class ProcessRuntime {
     } catch (e) {
       this.startFailed(c, `cannot create a mount point: ${(e as Error).message}`);
     }
-    return mountedArgv({ mounts: c.mounts, argv: asUserArgv(c.user, c.argv), cwd: c.cwd });
+    return mountedArgv({ mounts: c.mounts, argv: asUserArgv(c.user, c.argv), cwd: c.cwd, readyFile: readyFile ?? '' });
   }
 
   /**

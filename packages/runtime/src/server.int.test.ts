@@ -273,6 +273,36 @@ describe('svc-runtime CRI server', () => {
     }
   });
 
+  it('answers StartContainer only once the container volumes are mounted: an exec right after it finds them', async () => {
+    if (process.getuid!() !== 0) return; // mounts need root; the refusal is the test above
+    const pod = await runPod();
+    const source = join(dir, 'start-volume');
+    mkdirSync(source);
+    writeFileSync(join(source, 'key'), 'mounted\n');
+    const target = join('/tmp', `svc-runtime-start-${process.pid}`, 'data');
+    try {
+      const reads: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        const id = await runContainer(pod, `mounted-${i}`, {
+          command: ['sleep', '30'],
+          // Many mounts make the mount script take a while: the last one is made last.
+          mounts: Array.from({ length: 20 }, (_, m) => ({
+            containerPath: m === 19 ? target : `${target}-${m}`,
+            hostPath: source,
+            readonly: true,
+          })),
+          tty: i % 2 === 1,
+        });
+        const read = await cri.runtime.execSync({ containerId: id, cmd: ['cat', `${target}/key`] });
+        reads.push(`${read.exitCode} ${read.stdout.toString().trim()}${read.stderr.toString().trim()}`);
+        await cri.runtime.stopContainer({ containerId: id, timeout: 0 });
+      }
+      expect(reads).toEqual(Array.from({ length: 10 }, () => '0 mounted'));
+    } finally {
+      rmSync(dirname(target), { recursive: true, force: true });
+    }
+  });
+
   it('splits lines longer than 16 KiB into P entries ending with an F', async () => {
     const pod = await runPod();
     const id = await runContainer(pod, 'long', { command: ['sh', '-c', 'head -c 40000 /dev/zero | tr "\\0" a; echo'] });
