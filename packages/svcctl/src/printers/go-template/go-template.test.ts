@@ -11,8 +11,23 @@ import { GoTemplatePrinter } from './printer.js';
 
 const GENERATE = ['create', 'deployment', 'web', '--image=busybox', '--replicas=3', '--port=8080', '--dry-run=client'];
 
+/**
+ * A kubeconfig whose server is a closed port. With none (KUBECONFIG=/dev/null) kubectl tries
+ * http://localhost:8080, and when something else on the machine listens there and does not
+ * answer, each run waits 5 s for it: a full test run once took 300 s in this file.
+ */
+const NO_SERVER = [
+  'apiVersion: v1',
+  'kind: Config',
+  'clusters: [{ name: none, cluster: { server: "https://127.0.0.1:1" } }]',
+  'users: [{ name: none, user: { token: none } }]',
+  'contexts: [{ name: none, context: { cluster: none, user: none } }]',
+  'current-context: none',
+].join('\n');
+
 function kubectl(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync('kubectl', args, { encoding: 'utf8', env: { ...process.env, KUBECONFIG: '/dev/null' } });
+  const env = { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') };
+  const r = spawnSync('kubectl', args, { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'] });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -37,10 +52,11 @@ let deployment: unknown;
 let dir: string;
 
 beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'go-template-'));
+  writeFileSync(join(dir, 'kubeconfig'), NO_SERVER);
   const r = kubectl([...GENERATE, '-o', 'json']);
   expect(r.code).toBe(0);
   deployment = JSON.parse(r.stdout);
-  dir = mkdtempSync(join(tmpdir(), 'go-template-'));
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
