@@ -205,11 +205,15 @@ describe('providers', () => {
       spec: { holderIdentity: string };
     };
     expect(lease.spec.holderIdentity).toBe('lease-plain-text');
-    // Lists and watches (served from the watch cache) decrypt too.
-    const list = expectCode(await s.client.get(`/api/v1/namespaces/${ns}/secrets?resourceVersion=0`), 200) as {
-      items: unknown[];
-    };
-    expect(list.items).toHaveLength(1);
+    // Lists served from the watch cache decrypt too. resourceVersion=0 may be answered before the
+    // cache has the create's event (any resource version will do): wait until it has.
+    const items = await waitFor('the Secret in a resourceVersion=0 list', async () => {
+      const list = expectCode(await s.client.get(`/api/v1/namespaces/${ns}/secrets?resourceVersion=0`), 200) as {
+        items: Array<{ data: { value: string } }>;
+      };
+      return list.items.length > 0 && list.items;
+    });
+    expect(items.map((i) => Buffer.from(i.data.value, 'base64').toString())).toEqual(['secret-plain-text']);
     const kubectlGet = await kubectl(s.svcconfigPath, [
       'get',
       'serviceaccount',
