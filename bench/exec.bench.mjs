@@ -10,7 +10,13 @@
 //     what else the machine is doing far more than the forwarded one, so only transfers taken
 //     moments apart compare. Every pair, the load average before and after, and the CPU each
 //     process of the path spent per MiB forwarded (from /proc) are printed with it.
-//  2. ceiling: one `kubectl get pod` spawn → exit (the client's own cost)
+//  2. ceiling: the CPU per MiB of a bare TLS-to-TLS pipe: Node's tls module and the API
+//              server's own copy loop (joinStreams) in a process of its own, between a TLS
+//              sender and a TLS reader, the same 100 MiB three times: what a Node process in
+//              the API server's place spends at least
+//     figure:  the API server's CPU per MiB in the forwarded transfers above (no target: it
+//              says how much of the API server's share is Node's TLS floor)
+//  3. ceiling: one `kubectl get pod` spawn → exit (the client's own cost)
 //     figure:  `kubectl exec <pod> -- true` spawn → exit, p50 of 20 (target < 150 ms)
 //
 // Everything runs as separate processes on this machine and shares its CPUs.
@@ -19,7 +25,18 @@ import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { Scope, clusterUp, median, result, runIfMain, sleep, spawnTracked, stopProcess, svcTesting } from './lib.mjs';
+import {
+  ROOT,
+  Scope,
+  clusterUp,
+  median,
+  result,
+  runIfMain,
+  sleep,
+  spawnTracked,
+  stopProcess,
+  svcTesting,
+} from './lib.mjs';
 
 const MIB = 1024 * 1024;
 const SIZE_MIB = 100;
@@ -97,6 +114,77 @@ function startReader(scope) {
       child.send({ port, path });
     });
   return { pid: child.pid, get };
+}
+
+/**
+ * A bare TLS-to-TLS pipe, three processes: a TLS server sending SIZE_MIB MiB to whoever
+ * connects, the pipe (a TLS server whose connections it joins to the sender with the API
+ * server's `joinStreams`) and a TLS client reading through it. Resolves with the pipe's CPU
+ * ms per MiB (the median of `rounds` transfers) and its MiB/s.
+ */
+async function bareTlsPipe(scope, pki, rounds = 3) {
+  const common = [
+    "const tls = require('node:tls');",
+    "const fs = require('node:fs');",
+    `const key = fs.readFileSync(${JSON.stringify(join(pki, 'apiserver.key'))});`,
+    `const cert = fs.readFileSync(${JSON.stringify(join(pki, 'apiserver.crt'))});`,
+  ];
+  const sender = [
+    ...common,
+    'const chunk = Buffer.alloc(1024 * 1024, 97);',
+    'const s = tls.createServer({ key, cert }, (c) => {',
+    `  let left = ${SIZE_MIB};`,
+    "  c.on('error', () => undefined);",
+    "  const more = () => { while (left > 0) { left--; if (!c.write(chunk)) return c.once('drain', more); } c.end(); };",
+    '  more();',
+    "}).listen(0, '127.0.0.1', () => process.send(s.address().port));",
+  ].join('\n');
+  const joinUrl = `file://${join(ROOT, 'packages/component-base/dist/join-streams.js')}`;
+  const pipe = [
+    ...common,
+    `import(${JSON.stringify(joinUrl)}).then(({ joinStreams }) => {`,
+    "  process.once('message', (port) => {",
+    '    const s = tls.createServer({ key, cert }, (c) => {',
+    "      const b = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => joinStreams(c, b));",
+    "      b.on('error', () => undefined);",
+    "      c.on('error', () => undefined);",
+    "    }).listen(0, '127.0.0.1', () => process.send(s.address().port));",
+    '  });',
+    '});',
+  ].join('\n');
+  const start = async (script) => {
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const exited = new Promise((r) => child.once('exit', r));
+    scope.defer(() => stopProcess({ child, exited }));
+    return child;
+  };
+  const port = (child) => new Promise((ok) => child.once('message', ok));
+  const senderProc = await start(sender);
+  const senderPort = await port(senderProc);
+  const pipeProc = await start(pipe);
+  pipeProc.send(senderPort);
+  const pipePort = await port(pipeProc);
+  const tls = await import('node:tls');
+  const read = () =>
+    new Promise((ok, fail) => {
+      const c = tls.connect({ host: '127.0.0.1', port: pipePort, rejectUnauthorized: false });
+      let bytes = 0;
+      c.on('data', (b) => (bytes += b.length));
+      c.on('end', () => ok(bytes));
+      c.on('error', fail);
+    });
+  await read(); // warm-up
+  const cpu = [];
+  const rate = [];
+  for (let i = 0; i < rounds; i++) {
+    const before = cpuSeconds(pipeProc.pid);
+    const t0 = performance.now();
+    const bytes = await read();
+    if (bytes !== SIZE_MIB * MIB) throw new Error(`short transfer through the bare pipe: ${bytes} bytes`);
+    rate.push(SIZE_MIB / ((performance.now() - t0) / 1000));
+    cpu.push(((cpuSeconds(pipeProc.pid) - before) * 1000) / SIZE_MIB);
+  }
+  return { msPerMiB: median(cpu), mibPerS: median(rate) };
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc; NaN when unknown. */
@@ -209,6 +297,12 @@ export default async function run({ log = () => undefined } = {}) {
       .map(([k, s]) => `${k} ${((s * 1000) / (SIZE_MIB * PAIRS)).toFixed(1)}`)
       .join(', ');
 
+    log(`  ${SIZE_MIB} MiB through a bare TLS-to-TLS pipe (3 after a warm-up) ...`);
+    const bare = await bareTlsPipe(scope, join(dir, 'pki'));
+    const apiserverMsPerMiB = (spent.apiserver * 1000) / (SIZE_MIB * PAIRS);
+    const cores = (await import('node:os')).availableParallelism();
+    const budget = (cores * 1000) / (0.3 * mid.direct);
+
     log('  kubectl exec -- true (20) and kubectl get pod (20) ...');
     const execMs = [];
     const getMs = [];
@@ -232,6 +326,16 @@ export default async function run({ log = () => undefined } = {}) {
           `pairs (forwarded/direct MiB/s = ratio): ${pairs.map((p) => `${p.forwarded.toFixed(0)}/${p.direct.toFixed(0)} = ${p.ratio.toFixed(2)}`).join('; ')}` +
           `; ratios ${Math.min(...pairs.map((p) => p.ratio)).toFixed(2)}-${Math.max(...pairs.map((p) => p.ratio)).toFixed(2)}` +
           `; CPU ms per MiB forwarded: ${cpu}; load ${loadBefore} before, ${loadAfter} after`,
+      }),
+      result({
+        name: `API server CPU per MiB forwarded vs a bare Node TLS-to-TLS pipe's (its own process, ${SIZE_MIB} MiB, median of 3)`,
+        short: 'apiserver CPU/MiB vs bare TLS pipe',
+        value: apiserverMsPerMiB,
+        ceiling: bare.msPerMiB,
+        unit: 'ms',
+        detail:
+          `the bare pipe moved ${bare.mibPerS.toFixed(0)} MiB/s; ratio 0.3 of the median pair's direct ${mid.direct.toFixed(0)} MiB/s ` +
+          `leaves all processes of the path together ${budget.toFixed(1)} ms of CPU per MiB on ${cores} cores`,
       }),
       result({
         name: '`kubectl exec <pod> -- true` p50 vs `kubectl get pod` p50 (20 each)',
