@@ -68,6 +68,8 @@ import type {
 } from './cri-types.js';
 
 /** The per-container shim (plain JS, shipped beside proto/); see its header for the contract. */
+/** A pod's localhost, where port-forward connects (containers share the node's network). */
+const POD_LOCALHOST = '127.0.0.1';
 /** Created in a container's directory by its mount script once its mounts are made (the shim waits for it). */
 const MOUNTED_FILE = 'mounted';
 export const SHIM_PATH = fileURLToPath(new URL('../shim/container-shim.mjs', import.meta.url));
@@ -551,12 +553,20 @@ export class ProcessRuntime {
     return { url: this.streams().register({ kind: 'attach', request }) };
   }
 
-  /** A one-time URL of the streaming server forwarding to the sandbox's ports. */
+  /**
+   * A one-time URL of the streaming server forwarding to the sandbox's ports on its localhost,
+   * as containerd dials `localhost:<port>` inside the pod's network namespace: a server bound
+   * to the pod's loopback only is reached. Containers share the node's network here, so that
+   * is the node's 127.0.0.1 whatever the pod's IP.
+   */
   async portForward(req: PortForwardRequest): Promise<StreamingResponse> {
     const s = this.sandbox(req.podSandboxId);
     if (s.state !== 'SANDBOX_READY') throw failedPrecondition(`pod sandbox ${s.id} is not ready`);
     return {
-      url: this.streams().register({ kind: 'portforward', target: { sandboxId: s.id, host: s.ip, ports: req.port } }),
+      url: this.streams().register({
+        kind: 'portforward',
+        target: { sandboxId: s.id, host: POD_LOCALHOST, ports: req.port },
+      }),
     };
   }
 

@@ -10,7 +10,7 @@ const SPARE_BUFFERS = 4;
 export interface PortForwardTarget {
   /** The sandbox's id, named in error messages as Kubernetes names the pod. */
   sandboxId: string;
-  /** Where the pod's ports are reached (its IP; containers share the node's network here). */
+  /** Where the pod's ports are reached: its localhost (containers share the node's network here). */
   host: string;
   /** The ports of the CRI request (the client's `port` query): what a non-tunnelled WebSocket forwards. */
   ports?: number[];

@@ -40,9 +40,10 @@ const log = (s: string): void => {
 /**
  * A Node HTTP server for the web pod on every address: `/` answers a greeting, `/big`
  * BIG_BYTES bytes, `/echo/<status>...` the request it got as JSON with that status; a
- * WebSocket upgrade is accepted and answered with one text message naming its path.
+ * WebSocket upgrade is accepted and answered with one text message naming its path. A second
+ * server on `loopbackPort`, bound to 127.0.0.1 only, answers a greeting of its own.
  */
-function webServerScript(port: number): string {
+function webServerScript(port: number, loopbackPort: number): string {
   return [
     "const http = require('http');",
     "const crypto = require('crypto');",
@@ -72,6 +73,7 @@ function webServerScript(port: number): string {
     "  socket.on('data', () => undefined);",
     '});',
     `server.listen(${port}, '0.0.0.0');`,
+    `http.createServer((req, res) => res.end('hello from the pod loopback\\n')).listen(${loopbackPort}, '127.0.0.1');`,
   ].join('\n');
 }
 
@@ -132,6 +134,7 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
   let token: string;
   let ca: Buffer;
   let webPort: number;
+  let loopbackPort: number;
   /** A port nothing listens on. */
   let closedPort: number;
   let upOk = false;
@@ -227,9 +230,9 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-exec-'));
     admin = join(dir, 'admin.svcconfig');
-    const cluster = await clusterScriptEnv({ dir, extra: 2, nodeIp: NODE_IP });
+    const cluster = await clusterScriptEnv({ dir, extra: 3, nodeIp: NODE_IP });
     env = cluster.env;
-    [webPort = 0, closedPort = 0] = cluster.extraPorts;
+    [webPort = 0, closedPort = 0, loopbackPort = 0] = cluster.extraPorts;
     const started = Date.now();
     const up = await runCommand('bash', ['scripts/cluster.sh', 'up', '--nodes', '1'], {
       env,
@@ -247,7 +250,16 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
     ca = Buffer.from(config.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64');
     token = config.users[0]?.user.token ?? '';
     await kOk('run', 'shell', '--image=busybox', '--restart=Never', '--', 'sleep', '3600');
-    await kOk('run', 'web', '--image=busybox', '--restart=Never', '--', 'node', '-e', webServerScript(webPort));
+    await kOk(
+      'run',
+      'web',
+      '--image=busybox',
+      '--restart=Never',
+      '--',
+      'node',
+      '-e',
+      webServerScript(webPort, loopbackPort),
+    );
     await kOk('wait', '--for=condition=Ready', 'pod/shell', 'pod/web', '--timeout=90s');
     await waitFor('the web pod to serve', async () => (await httpGetLocal(webPort, '/')).toString().includes('hello'), {
       timeoutMs: 20_000,
@@ -490,6 +502,14 @@ describe('kubectl exec and port-forward on cluster.sh up (stock kubectl)', () =>
       } finally {
         await stopForward(f);
       }
+    }
+    // Port-forward connects to the pod's localhost (the pod's IP here is the node's, not a
+    // loopback address), so a server bound to 127.0.0.1 only is reached, as in Kubernetes.
+    const f = await portForward({ config: admin, pod: 'web', port: loopbackPort });
+    try {
+      expect((await httpGetLocal(f.localPort, '/')).toString()).toBe('hello from the pod loopback\n');
+    } finally {
+      await stopForward(f);
     }
   });
 
