@@ -13,9 +13,9 @@
 //   into the FIFO <dir>/resize; the end of stdin (stdinOnce) is the terminal's EOF character;
 // - on start writes <dir>/started.json {pid, shimPid, startedAt} (atomically), then one JSON
 //   line {pid, startedAt} on its stdout; if the start fails, one line {error} and exit 1; with
-//   `readyFile` (a container with mounts, whose mount script creates that file once they are
-//   made) it does both only when the file exists or the process has exited, so that no exec
-//   session enters the container's namespace before its volumes are there;
+//   `readyFile` (a container with mounts, whose mount script writes a line into that file once
+//   they are made) it does both only when the file has content or the process has exited, so
+//   that no exec session enters the container's namespace before its volumes are there;
 // - owns the log: every stdout/stderr line goes to logPath in the CRI format
 //   `<RFC3339Nano> <stdout|stderr> <F|P> <text>` (lines over 16 KiB split into P chunks, the
 //   last chunk F), appending, so logging goes on while svc-runtime restarts; SIGUSR1 reopens
@@ -240,18 +240,25 @@ function reportStarted() {
   writeJsonAtomic('started.json', { pid: child.pid, shimPid: process.pid, startedAt });
   fs.writeSync(1, `${JSON.stringify({ pid: child.pid, startedAt })}\n`);
 }
+/** Whether the mount script has written its line into the ready file. */
+function mounted() {
+  try {
+    return fs.statSync(spec.readyFile).size > 0;
+  } catch {
+    return false;
+  }
+}
 child.onStarted(() => {
   if (!spec.readyFile) return reportStarted();
-  const ready = path.basename(spec.readyFile);
-  const watcher = fs.watch(path.dirname(spec.readyFile), (_event, name) => {
-    if (name === ready || fs.existsSync(spec.readyFile)) whenReady();
+  const watcher = fs.watch(path.dirname(spec.readyFile), () => {
+    if (mounted()) whenReady();
   });
   const whenReady = () => {
     if (reported) return;
     watcher.close();
     reportStarted();
   };
-  if (fs.existsSync(spec.readyFile)) whenReady();
+  if (mounted()) whenReady();
   child.onExit(whenReady);
 });
 

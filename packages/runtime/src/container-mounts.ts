@@ -17,20 +17,27 @@ const SHELL = '/bin/sh';
 
 /**
  * The script run in the new namespace: `<cwd> <ready-file> (<src> <dst> <ro|rw>)... -- <argv...>`.
- * It creates the ready file once every mount is made, just before the exec, so that the shim
- * reports the container started (and exec sessions may enter its namespace) only then.
+ * It writes a line into the ready file once every mount is made, just before the exec, so that
+ * the shim reports the container started (and exec sessions may enter its namespace) only
+ * then. The file is opened, and the working directory entered, before the first mount: a volume
+ * mounted over the directory that holds them (svc-runtime's own, where a container without a
+ * `workingDir` works) would hide them afterwards. The working directory is entered again after
+ * the mounts, so that one inside a volume is the volume's.
  */
 const MOUNT_SCRIPT = [
   'set -e',
   'cwd=$1; ready=$2; shift 2',
+  'exec 3> "$ready"',
+  'cd "$cwd"',
   'while [ "$1" != "--" ]; do',
   '  mount --bind -- "$1" "$2"',
   '  if [ "$3" = ro ]; then mount -o remount,bind,ro -- "$2"; fi',
   '  shift 3',
   'done',
   'shift',
-  'cd "$cwd"',
-  ': > "$ready"',
+  'cd "$cwd" 2>/dev/null || :',
+  'echo mounted >&3',
+  'exec 3>&-',
   'exec "$@"',
 ].join('\n');
 
@@ -103,7 +110,7 @@ export function createMountPoints(mounts: readonly Mount[]): void {
 
 /**
  * The command line that starts `argv` in a mount namespace of its own with `mounts` bound
- * (parents before children), creating `readyFile` (a host path) once they are.
+ * (parents before children), writing a line into `readyFile` (a host path) once they are.
  */
 export function mountedArgv({
   mounts,

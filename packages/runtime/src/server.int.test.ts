@@ -298,6 +298,17 @@ describe('svc-runtime CRI server', () => {
         await cri.runtime.stopContainer({ containerId: id, timeout: 0 });
       }
       expect(reads).toEqual(Array.from({ length: 10 }, () => '0 mounted'));
+
+      // A volume over the directory that holds svc-runtime's own (and so the container's
+      // directory, where the mount script tells the shim it is done) changes nothing.
+      const over = await runContainer(pod, 'over-root', {
+        command: ['sleep', '30'],
+        mounts: [{ containerPath: dir, hostPath: source, readonly: true }],
+      });
+      const read = await cri.runtime.execSync({ containerId: over, cmd: ['cat', `${dir}/key`] });
+      expect({ code: read.exitCode, out: read.stdout.toString() }).toEqual({ code: 0, out: 'mounted\n' });
+      expect((await status(over)).state).toBe('CONTAINER_RUNNING');
+      await cri.runtime.stopContainer({ containerId: over, timeout: 0 });
     } finally {
       rmSync(dirname(target), { recursive: true, force: true });
     }
