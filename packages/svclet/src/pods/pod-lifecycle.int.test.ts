@@ -284,7 +284,9 @@ describe('init containers', () => {
     const pod = shPod('init', env.nodeName, {
       script: "echo main $(WHO) $(POD) '$$(KEPT)'; exec sleep 60",
       spec: {
-        initContainers: [{ name: 'first', image: 'busybox', command: ['sh', '-c', 'echo init; sleep 0.3'] }],
+        // Runs for more than two of the svclet's 1 s relists, so that its running state is
+        // reported and seen (0.3 s was missed on a loaded machine once start waited for mounts).
+        initContainers: [{ name: 'first', image: 'busybox', command: ['sh', '-c', 'echo init; sleep 2.5'] }],
       },
       container: {
         env: [
