@@ -96,11 +96,17 @@ const READER_SCRIPT = [
   '});',
 ].join('\n');
 
-/** Starts the reader process; `get(port, path)` resolves with { bytes, ms } as `timedGet` does. */
-function startReader(scope) {
-  const child = spawn(process.execPath, ['-e', READER_SCRIPT], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/** Runs `script` in a Node process of its own with an IPC channel, stopped when `scope` ends. */
+function startScript(scope, script) {
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise((r) => child.once('exit', r));
   scope.defer(() => stopProcess({ child, exited }));
+  return child;
+}
+
+/** Starts the reader process; `get(port, path)` resolves with { bytes, ms } as `timedGet` does. */
+function startReader(scope) {
+  const child = startScript(scope, READER_SCRIPT);
   const get = (port, path) =>
     new Promise((ok, fail) => {
       const done = (m) => {
@@ -152,16 +158,10 @@ async function bareTlsPipe(scope, pki, rounds = 3) {
     '  });',
     '});',
   ].join('\n');
-  const start = async (script) => {
-    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const exited = new Promise((r) => child.once('exit', r));
-    scope.defer(() => stopProcess({ child, exited }));
-    return child;
-  };
   const port = (child) => new Promise((ok) => child.once('message', ok));
-  const senderProc = await start(sender);
+  const senderProc = startScript(scope, sender);
   const senderPort = await port(senderProc);
-  const pipeProc = await start(pipe);
+  const pipeProc = startScript(scope, pipe);
   pipeProc.send(senderPort);
   const pipePort = await port(pipeProc);
   const tls = await import('node:tls');
