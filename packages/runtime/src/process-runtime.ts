@@ -67,11 +67,9 @@ import type {
   VersionResponse,
 } from './cri-types.js';
 
-/** The per-container shim (plain JS, shipped beside proto/); see its header for the contract. */
-/** A pod's localhost, where port-forward connects (containers share the node's network). */
-const POD_LOCALHOST = '127.0.0.1';
-/** Created in a container's directory by its mount script once its mounts are made (the shim waits for it). */
+/** Written in a container's directory by its mount script once its mounts are made (the shim waits for it). */
 const MOUNTED_FILE = 'mounted';
+/** The per-container shim (plain JS, shipped beside proto/); see its header for the contract. */
 export const SHIM_PATH = fileURLToPath(new URL('../shim/container-shim.mjs', import.meta.url));
 
 export const RUNTIME_NAME = 'svc-runtime';
@@ -382,8 +380,7 @@ export class ProcessRuntime {
     this.starting.add(c.id);
     try {
       const dir = this.containerDir(c.id);
-      const readyFile = c.mounts.length > 0 ? join(dir, MOUNTED_FILE) : null;
-      const argv = this.startArgv(c, readyFile);
+      const { argv, readyFile } = this.startArgv(c, dir);
       writeJson(join(dir, 'process.json'), {
         argv,
         readyFile,
@@ -409,15 +406,18 @@ export class ProcessRuntime {
 
   /**
    * The command line the shim starts: as the container's user (see container-user.ts), in a
-   * mount namespace of its own when it has mounts (see container-mounts.ts), which creates
-   * `readyFile` once they are made. Without mounts, a command that cannot be found is started as
-   * it is, so that the shim reports it.
+   * mount namespace of its own when it has mounts (see container-mounts.ts), whose script writes
+   * a line into `readyFile` (in the container's directory `dir`) once they are made; null
+   * without mounts. Without mounts, a command that cannot be found is started as it is, so that
+   * the shim reports it.
    */
-  private startArgv(c: ContainerRecord, readyFile: string | null): string[] {
+  private startArgv(c: ContainerRecord, dir: string): { argv: string[]; readyFile: string | null } {
     const userWhy = c.user && userUnavailable(c.user);
     if (userWhy) this.startFailed(c, userWhy);
-    if (c.mounts.length === 0)
-      return findsExecutable({ root: '', argv: c.argv, cwd: c.cwd, env: c.env }) ? asUserArgv(c.user, c.argv) : c.argv;
+    if (c.mounts.length === 0) {
+      const found = findsExecutable({ root: '', argv: c.argv, cwd: c.cwd, env: c.env });
+      return { argv: found ? asUserArgv(c.user, c.argv) : c.argv, readyFile: null };
+    }
     const why = mountNamespaceUnavailable();
     if (why) this.startFailed(c, why);
     try {
@@ -425,7 +425,11 @@ export class ProcessRuntime {
     } catch (e) {
       this.startFailed(c, `cannot create a mount point: ${(e as Error).message}`);
     }
-    return mountedArgv({ mounts: c.mounts, argv: asUserArgv(c.user, c.argv), cwd: c.cwd, readyFile: readyFile ?? '' });
+    const readyFile = join(dir, MOUNTED_FILE);
+    return {
+      argv: mountedArgv({ mounts: c.mounts, argv: asUserArgv(c.user, c.argv), cwd: c.cwd, readyFile }),
+      readyFile,
+    };
   }
 
   /**
@@ -553,19 +557,14 @@ export class ProcessRuntime {
     return { url: this.streams().register({ kind: 'attach', request }) };
   }
 
-  /**
-   * A one-time URL of the streaming server forwarding to the sandbox's ports on its localhost,
-   * as containerd dials `localhost:<port>` inside the pod's network namespace: a server bound
-   * to the pod's loopback only is reached. Containers share the node's network here, so that
-   * is the node's 127.0.0.1 whatever the pod's IP.
-   */
+  /** A one-time URL of the streaming server forwarding to the sandbox's ports (on its localhost: see port-forward.ts). */
   async portForward(req: PortForwardRequest): Promise<StreamingResponse> {
     const s = this.sandbox(req.podSandboxId);
     if (s.state !== 'SANDBOX_READY') throw failedPrecondition(`pod sandbox ${s.id} is not ready`);
     return {
       url: this.streams().register({
         kind: 'portforward',
-        target: { sandboxId: s.id, host: POD_LOCALHOST, ports: req.port },
+        target: { sandboxId: s.id, ports: req.port },
       }),
     };
   }

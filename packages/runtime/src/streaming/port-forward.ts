@@ -7,11 +7,16 @@ const READ_BYTES = 256 * 1024;
 /** Read buffers a connection keeps for reuse once their frame has left. */
 const SPARE_BUFFERS = 4;
 
+/**
+ * Where a pod's ports are reached: its localhost, as containerd dials `localhost:<port>` inside
+ * the pod's network namespace (a server bound to loopback only is reached). Containers share
+ * the node's network here, so that is the node's 127.0.0.1 whatever the pod's IP.
+ */
+const POD_LOCALHOST = '127.0.0.1';
+
 export interface PortForwardTarget {
   /** The sandbox's id, named in error messages as Kubernetes names the pod. */
   sandboxId: string;
-  /** Where the pod's ports are reached: its localhost (containers share the node's network here). */
-  host: string;
   /** The ports of the CRI request (the client's `port` query): what a non-tunnelled WebSocket forwards. */
   ports?: number[];
 }
@@ -77,7 +82,7 @@ export function portForwardOverWebSocket(
     portBytes.writeUInt16LE(port);
     send(2 * i, portBytes);
     send(2 * i + 1, portBytes);
-    const socket = connect({ host: target.host, port });
+    const socket = connect({ host: POD_LOCALHOST, port });
     sockets.push(socket);
     let connected = false;
     let queued = 0;
@@ -97,7 +102,7 @@ export function portForwardOverWebSocket(
         send(
           2 * i + 1,
           Buffer.from(
-            `error forwarding port ${port} to pod ${target.sandboxId}, uid : failed to connect to ${target.host}:${port}: ${e.message}`,
+            `error forwarding port ${port} to pod ${target.sandboxId}, uid : failed to connect to ${POD_LOCALHOST}:${port}: ${e.message}`,
           ),
         );
       }
@@ -140,7 +145,7 @@ function forward(o: { error: SpdyStream; data: SpdyStream; target: PortForwardTa
   // copy; once it has left, its memory takes the next reads (forwarding then allocates nothing).
   const spare: ArrayBufferLike[] = [];
   const socket: Socket = connect({
-    host: target.host,
+    host: POD_LOCALHOST,
     port,
     onread: {
       buffer: () => {
@@ -176,7 +181,7 @@ function forward(o: { error: SpdyStream; data: SpdyStream; target: PortForwardTa
   socket.on('error', (e: NodeJS.ErrnoException) => {
     if (!connected) {
       fail(
-        `error forwarding port ${port} to pod ${target.sandboxId}, uid : failed to connect to ${target.host}:${port}: ${e.message}`,
+        `error forwarding port ${port} to pod ${target.sandboxId}, uid : failed to connect to ${POD_LOCALHOST}:${port}: ${e.message}`,
       );
     }
     socket.destroy();
