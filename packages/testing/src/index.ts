@@ -1,6 +1,6 @@
 export { startEtcd, type EtcdHandle, type StartEtcdOptions } from './etcd.js';
 export { startRedis, type RedisHandle, type StartRedisOptions } from './redis.js';
-export { freePort, freePorts } from './free-port.js';
+export { closedPort, freePort, freePorts } from './free-port.js';
 export { startTestApiServer, type TestApiServer, type TestApiServerOptions } from './api-server.js';
 export {
   componentTestArgs,

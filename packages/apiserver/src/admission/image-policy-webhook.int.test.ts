@@ -16,7 +16,7 @@ import {
   createNamespace,
   createTestCa,
   expectCode,
-  freePort,
+  closedPort,
   startEtcd,
   startKubectlEnv,
   startTestApiServer,
@@ -235,7 +235,7 @@ describe('with the backend up', () => {
 });
 
 it('defaultAllow: a backend that is down admits the pod and marks it failed-open', async () => {
-  const port = await freePort();
+  const port = await closedPort();
   const t = await startTestApiServer({
     etcd,
     args: [

@@ -14,7 +14,7 @@ import {
   createTestCa,
   expectCode,
   expectFailure,
-  freePort,
+  closedPort,
   openWatch,
   startTestApiServer,
   uniqueName,
@@ -565,7 +565,7 @@ describe('conversion webhook clientConfig', () => {
   });
 
   it('fails clearly for a missing Service, an unreachable URL and an untrusted certificate', async () => {
-    const closed = await freePort();
+    const closed = await closedPort();
     const cases: Array<[Json, string]> = [
       [
         { service: { namespace: ns, name: 'missing', path: '/convert', port: 443 }, caBundle },

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createTestCa,
-  freePort,
+  closedPort,
   startKubectlEnv,
   waitFor,
   type KubectlEnv,
@@ -163,7 +163,7 @@ describe('pods/log', () => {
         metadata: { name },
         spec: { ...(nodeName ? { nodeName } : {}), containers: containers.map((n) => ({ name: n, image: 'busybox' })) },
       });
-    const closed = await freePort();
+    const closed = await closedPort();
     const created = await Promise.all([
       // Hostname comes first in the default preference: the agent is reached as `localhost`.
       node('node-a', {

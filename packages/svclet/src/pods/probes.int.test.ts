@@ -5,7 +5,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ResourceClient } from '@svc/client';
-import { freePort, waitFor } from '@svc/testing';
+import { closedPort, waitFor } from '@svc/testing';
 import type { Event, Pod, Probe } from '@svc/api';
 import { containerOf, shPod, waitForPod, withPodEnv } from './pods-testing.js';
 
@@ -68,7 +68,7 @@ describe('liveness probes restart the container when they fail', () => {
   });
 
   it('httpGet to a closed port; an answering server keeps it running', async () => {
-    const closed = await freePort();
+    const closed = await closedPort();
     await env
       .pods()
       .create(probed('live-http', { livenessProbe: fast({ httpGet: { port: closed, path: '/healthz' } }) }));
@@ -86,7 +86,7 @@ describe('liveness probes restart the container when they fail', () => {
   });
 
   it('tcpSocket to a closed port; an open port keeps it running', async () => {
-    const closed = await freePort();
+    const closed = await closedPort();
     await env.pods().create(probed('live-tcp', { livenessProbe: fast({ tcpSocket: { port: closed } }) }));
     await env.pods().create(
       probed('live-tcp-ok', {

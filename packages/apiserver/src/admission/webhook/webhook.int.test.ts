@@ -13,7 +13,7 @@ import {
   createTestCa,
   expectCode,
   expectFailure,
-  freePort,
+  closedPort,
   startKubectlEnv,
   uniqueName,
   waitFor,
@@ -425,7 +425,7 @@ describe('validating webhooks', () => {
 
   it('fails closed on a timeout, garbage, a 500 and a refused connection, and open under Ignore', async () => {
     const ns = await namespace();
-    const closed = await freePort();
+    const closed = await closedPort();
     behaviours.set('/hang', () => 'hang');
     behaviours.set('/garbage', () => ({ status: 200, body: '<html>oops</html>', contentType: 'application/json' }));
     behaviours.set('/boom', () => ({ status: 500, body: 'boom' }));

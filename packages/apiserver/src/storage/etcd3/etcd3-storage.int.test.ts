@@ -1,5 +1,5 @@
 import { Etcd3 } from 'etcd3';
-import { freePort, startEtcd, type EtcdHandle } from '@svc/testing';
+import { closedPort, startEtcd, type EtcdHandle } from '@svc/testing';
 import { isStorageError, type StorageErrorCode, type StorageEvent } from '../interface.js';
 import { cm, runStorageSuite } from '../storage-suite.js';
 import { Etcd3Storage } from './etcd3-storage.js';
@@ -173,7 +173,7 @@ describe('Etcd3Storage specifics', () => {
   });
 
   it('reports an endpoint nobody listens on as Unreachable', async () => {
-    const port = await freePort();
+    const port = await closedPort();
     const dead = new Etcd3Storage({ endpoints: [`http://127.0.0.1:${port}`], requestTimeoutMs: 2000 });
     try {
       await expectCode(dead.get('/registry/x'), 'Unreachable');
