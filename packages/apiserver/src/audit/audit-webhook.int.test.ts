@@ -171,7 +171,9 @@ describe('batch mode (the default)', () => {
   it('retries a batch the receiver refuses, with backoff from --audit-webhook-initial-backoff', async () => {
     const t = await server([
       ...['--audit-policy-file', await policyFile('- level: Metadata\n  nonResourceURLs: [/version]\n')],
-      ...['--audit-webhook-batch-max-size=2', '--audit-webhook-batch-max-wait=50ms'],
+      // A batch of two is sent as soon as both are queued; the long wait keeps a slow request's
+      // two events in one batch, so the POSTs counted are one batch's.
+      ...['--audit-webhook-batch-max-size=2', '--audit-webhook-batch-max-wait=5s'],
       '--audit-webhook-initial-backoff=300ms',
     ]);
     try {
@@ -197,7 +199,9 @@ describe('batch mode (the default)', () => {
   it('counts a batch that never gets through after five attempts', async () => {
     const t = await server([
       ...['--audit-policy-file', await policyFile('- level: Metadata\n  nonResourceURLs: [/version]\n')],
-      ...['--audit-webhook-batch-max-size=2', '--audit-webhook-batch-max-wait=50ms'],
+      // A batch of two is sent as soon as both are queued; the long wait keeps a slow request's
+      // two events in one batch, so the POSTs counted are one batch's.
+      ...['--audit-webhook-batch-max-size=2', '--audit-webhook-batch-max-wait=5s'],
       '--audit-webhook-initial-backoff=10ms',
     ]);
     try {
