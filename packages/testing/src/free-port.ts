@@ -43,14 +43,15 @@ function listenOnAnyPort(server: Server): Promise<number> {
 
 /**
  * A port on 127.0.0.1 that nothing listens on, for tests of a refused connection. It is taken
- * below the kernel's ephemeral range, so no other test's `freePort` (port 0) can be given it
- * between this check and its use; only a process binding that fixed port could.
+ * from 10000 up to the kernel's ephemeral range (and below 30000, the NodePort range), so no
+ * other test's `freePort` (port 0) can be given it between this check and its use; only a
+ * process binding that fixed port could.
  */
 export async function closedPort(): Promise<number> {
   const range = await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').catch(() => '32768 60999');
-  const low = Number(range.trim().split(/\s+/)[0]) || 32768;
+  const end = Math.min(Number(range.trim().split(/\s+/)[0]) || 32768, 30_000);
   for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 10_000 + Math.floor(Math.random() * Math.max(1, low - 10_000));
+    const port = 10_000 + Math.floor(Math.random() * Math.max(1, end - 10_000));
     const server = createServer();
     const free = await new Promise<boolean>((resolve) => {
       server.once('error', () => resolve(false));
