@@ -14,7 +14,7 @@ export async function freePorts(n: number): Promise<number[]> {
     for (let i = 0; i < n; i++) {
       const server = createServer();
       servers.push(server);
-      ports.push(await listenOnAnyPort(server));
+      ports.push(await listenOn(server, 0));
     }
     return ports;
   } finally {
@@ -29,11 +29,12 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-function listenOnAnyPort(server: Server): Promise<number> {
+/** Listens on 127.0.0.1:`port` (0: any); resolves with the port, rejects when it is taken. */
+function listenOn(server: Server, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.unref();
     server.once('error', reject);
-    server.listen({ host: '127.0.0.1', port: 0, exclusive: true }, () => {
+    server.listen({ host: '127.0.0.1', port, exclusive: true }, () => {
       const address = server.address();
       if (typeof address === 'object' && address !== null) resolve(address.port);
       else reject(new Error('could not determine the listening port'));
@@ -53,11 +54,12 @@ export async function closedPort(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = 10_000 + Math.floor(Math.random() * Math.max(1, end - 10_000));
     const server = createServer();
-    const free = await new Promise<boolean>((resolve) => {
-      server.once('error', () => resolve(false));
-      server.listen({ host: '127.0.0.1', port, exclusive: true }, () => resolve(true));
-    });
-    if (free) {
+    if (
+      await listenOn(server, port).then(
+        () => true,
+        () => false,
+      )
+    ) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       return port;
     }

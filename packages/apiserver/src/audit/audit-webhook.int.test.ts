@@ -124,6 +124,12 @@ async function server(args: string[]): Promise<TestApiServer> {
   return startTestApiServer({ args: ['--audit-webhook-config-file', hookConfig, ...args] });
 }
 
+/**
+ * A batch of two is sent as soon as both are queued; the long wait keeps a slow request's two
+ * events in one batch, so the POSTs counted are one batch's.
+ */
+const ONE_BATCH_PER_REQUEST = ['--audit-webhook-batch-max-size=2', '--audit-webhook-batch-max-wait=5s'];
+
 describe('batch mode (the default)', () => {
   it('POSTs EventLists of up to --audit-webhook-batch-max-size events with the kubeconfig’s credentials', async () => {
     const t = await server([
@@ -171,9 +177,7 @@ describe('batch mode (the default)', () => {
   it('retries a batch the receiver refuses, with backoff from --audit-webhook-initial-backoff', async () => {
     const t = await server([
       ...['--audit-policy-file', await policyFile('- level: Metadata\n  nonResourceURLs: [/version]\n')],
-      // A batch of two is sent as soon as both are queued; the long wait keeps a slow request's
-      // two events in one batch, so the POSTs counted are one batch's.
-      ...['--audit-webhook-batch-max-size=2', '--audit-webhook-batch-max-wait=5s'],
+      ...ONE_BATCH_PER_REQUEST,
       '--audit-webhook-initial-backoff=300ms',
     ]);
     try {
@@ -199,9 +203,7 @@ describe('batch mode (the default)', () => {
   it('counts a batch that never gets through after five attempts', async () => {
     const t = await server([
       ...['--audit-policy-file', await policyFile('- level: Metadata\n  nonResourceURLs: [/version]\n')],
-      // A batch of two is sent as soon as both are queued; the long wait keeps a slow request's
-      // two events in one batch, so the POSTs counted are one batch's.
-      ...['--audit-webhook-batch-max-size=2', '--audit-webhook-batch-max-wait=5s'],
+      ...ONE_BATCH_PER_REQUEST,
       '--audit-webhook-initial-backoff=10ms',
     ]);
     try {

@@ -14,6 +14,11 @@ const SPARE_BUFFERS = 4;
  */
 const POD_LOCALHOST = '127.0.0.1';
 
+/** Kubernetes' message when the pod's port refuses the connection. */
+function connectFailed(target: PortForwardTarget, port: number, e: Error): string {
+  return `error forwarding port ${port} to pod ${target.sandboxId}, uid : failed to connect to ${POD_LOCALHOST}:${port}: ${e.message}`;
+}
+
 export interface PortForwardTarget {
   /** The sandbox's id, named in error messages as Kubernetes names the pod. */
   sandboxId: string;
@@ -99,12 +104,7 @@ export function portForwardOverWebSocket(
     });
     socket.on('error', (e) => {
       if (!connected) {
-        send(
-          2 * i + 1,
-          Buffer.from(
-            `error forwarding port ${port} to pod ${target.sandboxId}, uid : failed to connect to ${POD_LOCALHOST}:${port}: ${e.message}`,
-          ),
-        );
+        send(2 * i + 1, Buffer.from(connectFailed(target, port, e)));
       }
       socket.destroy();
     });
@@ -180,9 +180,7 @@ function forward(o: { error: SpdyStream; data: SpdyStream; target: PortForwardTa
   data.onEnd(() => socket.end());
   socket.on('error', (e: NodeJS.ErrnoException) => {
     if (!connected) {
-      fail(
-        `error forwarding port ${port} to pod ${target.sandboxId}, uid : failed to connect to ${POD_LOCALHOST}:${port}: ${e.message}`,
-      );
+      fail(connectFailed(target, port, e));
     }
     socket.destroy();
   });
