@@ -47,3 +47,4 @@ export { withMetricsFlags, metricsPolicy, parseStringToString, previousRelease }
 export { METRIC_STABILITY, isHiddenIn, type StabilityLevel, type MetricStability } from './metrics/stability.js';
 export { withFeatureFlags, featureOptions, type FeatureOptions } from './feature-flags.js';
 export { listenBacklog } from './listen-backlog.js';
+export { addAcceptHandles } from './accept-handles.js';

@@ -101,7 +101,7 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
     : undefined;
   storage.start();
   const listener = await orStop(s, storage, () =>
-    listen(opts, { tls: served.tls, handler: expressEdge(served.chain) }),
+    listen(opts, { tls: served.tls, handler: expressEdge(served.chain), log: s.log }),
   );
   s.address.bound(listener.port);
   s.log.info('serving securely', { address: `${opts.bindAddress}:${listener.port}` });

@@ -1,12 +1,20 @@
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createSecureServer, type Http2Session } from 'node:http2';
 import type { Duplex } from 'node:stream';
 import { hostname } from 'node:os';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import { statusFailure } from '@svc/api';
-import { acceptUpgrades, ensureServingCert, listenBacklog, type ServingCert } from '@svc/component-base';
+import {
+  acceptUpgrades,
+  addAcceptHandles,
+  ensureServingCert,
+  listenBacklog,
+  type Logger,
+  type ServingCert,
+} from '@svc/component-base';
 import type { ApiServerOptions } from '../options.js';
 import type { EdgeListener } from './express-edge.js';
 import { DEFAULT_HTTP2_MAX_STREAMS } from './serving-options.js';
@@ -73,6 +81,12 @@ function localHost(bindAddress: string): string {
   return bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress;
 }
 
+/**
+ * Listening handles added to the one bound, so that a turn of the event loop accepts up to this
+ * many more connections (see addAcceptHandles): a saturated server still takes new clients.
+ */
+const EXTRA_ACCEPT_HANDLES = 15;
+
 /** The largest request body Kubernetes expects in one frame (99% of objects), its HTTP/2 frame and stream window. */
 const RESOURCE_BODY_99_PERCENTILE = 256 * 1024;
 
@@ -81,11 +95,13 @@ const RESOURCE_BODY_99_PERCENTILE = 256 * 1024;
  * authentication decides). ALPN offers `h2` and `http/1.1` (`http/1.1` only with
  * `--disable-http2-serving`); HTTP/2 connections get Kubernetes' settings: at most
  * `--http2-max-streams-per-connection` concurrent streams (100 when 0), 256 KiB frames and
- * per-stream window, a connection window of that times the streams.
+ * per-stream window, a connection window of that times the streams. Extra listening handles on
+ * the socket are added in the background (not in a worker of `--workers`, whose connections the
+ * supervisor accepts and hands out).
  */
 export async function listen(
   opts: ApiServerOptions,
-  o: { tls: ServingCert; handler: EdgeListener },
+  o: { tls: ServingCert; handler: EdgeListener; log: Logger },
 ): Promise<Listener> {
   const { tls } = o;
   const secure = { cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false };
@@ -132,6 +148,12 @@ export async function listen(
       resolve();
     });
   });
+  const extras: Promise<Server[]> = cluster.isWorker
+    ? Promise.resolve([])
+    : addAcceptHandles(server, EXTRA_ACCEPT_HANDLES, listenBacklog()).catch((err: unknown) => {
+        o.log.warn('serving with one listening handle: no more could be added', { error: String(err) });
+        return [];
+      });
   const closeIdle = (): void => {
     // Idle HTTP/1.1 keep-alive connections (Node's HTTP/2 server has this too when it allows HTTP/1.1).
     (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
@@ -141,15 +163,21 @@ export async function listen(
   return {
     port: (server.address() as AddressInfo).port,
     host: localHost(opts.bindAddress),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        upgraded.destroyAll();
-        closeIdle();
-        const idle = setInterval(closeIdle, 50);
-        server.once('close', () => clearInterval(idle));
-      }),
+    close: async () => {
+      const closed = [closeServer(server)];
+      upgraded.destroyAll();
+      closeIdle();
+      const idle = setInterval(closeIdle, 50);
+      closed.push(...(await extras).map(closeServer));
+      await Promise.all(closed);
+      clearInterval(idle);
+    },
   };
+}
+
+/** Stops accepting; resolves once the connections it accepted have closed. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
 }
 
 /**
