@@ -2,11 +2,14 @@ import { readFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { buffer as readAll } from 'node:stream/consumers';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ExecCredentialProvider } from './exec-credential.js';
 import type { ClientConfig } from './svcconfig.js';
 import { TokenBucket } from './token-bucket.js';
 
 const TOKEN_FILE_PERIOD_MS = 60_000;
+/** client-go's default: a request the server asks to come back later is sent at most this many more times. */
+const DEFAULT_MAX_RETRIES = 10;
 
 export interface Response {
   status: number;
@@ -27,6 +30,8 @@ export interface RequestMetrics {
   observe(r: { method: string; host: string; code: number; ms: number }): void;
   /** A request waited this long for the client-side rate limiter. */
   throttled?(ms: number): void;
+  /** A request is sent again because the server answered `code` with a `Retry-After`. */
+  retried?(r: { method: string; host: string; code: number }): void;
 }
 
 export interface RestClientOptions {
@@ -46,6 +51,12 @@ export interface RestClientOptions {
    * expires). Takes precedence over the config's credentials; a 401 invalidates it once.
    */
   tokenSource?: TokenSource;
+  /**
+   * How many times a request is sent again when the server answers 429, or any 5xx, with a
+   * `Retry-After` of whole seconds (priority and fairness, a server shutting down), after
+   * waiting those seconds: client-go's 10 by default; 0 hands such answers back at once.
+   */
+  maxRetries?: number;
 }
 
 /** A bearer token that may change over time. */
@@ -150,8 +161,25 @@ export class RestClient {
     return { status: res.statusCode ?? 0, headers: res.headers, body: res };
   }
 
-  /** Sends the request; with an exec plugin or a token source a 401 drops the credential and sends it once more. */
+  /**
+   * Sends the request and, as client-go does, sends it again (through the rate limiter) while
+   * the server answers 429 or 5xx with `Retry-After: <seconds>`, waiting that long each time,
+   * at most `maxRetries` times; the last answer is returned as it is.
+   */
   private async open(method: string, path: string, opts: RequestOptions): Promise<IncomingMessage> {
+    const maxRetries = this.options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    for (let retries = 0; ; retries++) {
+      const res = await this.openAuthenticated(method, path, opts);
+      const seconds = retryAfterSeconds(res);
+      if (seconds === undefined || retries >= maxRetries) return res;
+      res.resume();
+      this.options.metrics?.retried?.({ method, host: new URL(this.config.server).host, code: res.statusCode ?? 0 });
+      await sleep(seconds * 1000, undefined, { signal: opts.signal });
+    }
+  }
+
+  /** Sends the request; with an exec plugin or a token source a 401 drops the credential and sends it once more. */
+  private async openAuthenticated(method: string, path: string, opts: RequestOptions): Promise<IncomingMessage> {
     const first = await this.send(method, path, opts);
     const renewable = this.options.tokenSource ?? this.exec;
     if (first.statusCode !== 401 || !renewable) return first;
@@ -207,4 +235,12 @@ export class RestClient {
   close(): void {
     this.agent.destroy();
   }
+}
+
+/** The seconds to wait before sending again: a 429 or 5xx answer's `Retry-After` when it is a whole number. */
+function retryAfterSeconds(res: IncomingMessage): number | undefined {
+  const code = res.statusCode ?? 0;
+  if (code !== 429 && code < 500) return undefined;
+  const header = res.headers['retry-after'];
+  return header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined;
 }

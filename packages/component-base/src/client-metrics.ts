@@ -4,6 +4,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 export interface ClientRequestObserver {
   observe(r: { method: string; host: string; code: number; ms: number }): void;
   throttled(ms: number): void;
+  retried(r: { method: string; host: string; code: number }): void;
 }
 
 /** What a work queue reports (structurally `@svc/client`'s `WorkQueueMetrics`). */
@@ -26,6 +27,7 @@ export class ComponentMetrics {
   private readonly requests: Counter<'code' | 'method' | 'host'>;
   private readonly requestLatency: Histogram<'verb' | 'host'>;
   private readonly rateLimiterLatency: Histogram<'verb' | 'host'>;
+  private readonly requestRetries: Counter<'code' | 'verb' | 'host'>;
   private readonly adds: Counter<'name'>;
   private readonly depthGauge: Gauge<'name'>;
   private readonly queueLatency: Histogram<'name'>;
@@ -53,6 +55,12 @@ export class ComponentMetrics {
       help: 'Client side rate limiter latency in seconds. Broken down by verb and host.',
       labelNames: ['verb', 'host'],
       buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.requestRetries = new Counter({
+      name: 'rest_client_request_retries_total',
+      help: 'Number of request retries, partitioned by status code, verb, and host.',
+      labelNames: ['code', 'verb', 'host'],
       registers,
     });
     this.adds = new Counter({
@@ -103,6 +111,7 @@ export class ComponentMetrics {
         this.requestLatency.observe({ verb: method, host }, ms / 1000);
       },
       throttled: (ms) => this.rateLimiterLatency.observe({ verb: '', host: '' }, ms / 1000),
+      retried: ({ method, host, code }) => this.requestRetries.inc({ code: String(code), verb: method, host }),
     };
   }
 
