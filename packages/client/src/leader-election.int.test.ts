@@ -169,3 +169,36 @@ it('a leader that cannot renew within renewDeadline stops leading', async () => 
     await a.run;
   }
 });
+
+it('a lost lease calls onStoppedLeading at once, before the work has wound down (client-go)', async () => {
+  const name = uniqueName('lease');
+  let finishWork = (): void => undefined;
+  const workMayFinish = new Promise<void>((resolve) => (finishWork = resolve));
+  const a = candidate(name, 'a', {
+    // Work that takes its time to stop (in the scale run, binds still in flight).
+    onStartedLeading: async (signal) => {
+      a.leading = true;
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      await workMayFinish;
+      a.leading = false;
+    },
+  });
+  try {
+    await waitFor('a leads', () => a.leading);
+    const l = await lease(name);
+    const r = await c.request(
+      'PUT',
+      `/apis/${group('coordination')}/v1/namespaces/${naming().systemNamespace}/leases/${name}`,
+      { body: { ...l, spec: { ...l.spec, holderIdentity: 'intruder', leaseDurationSeconds: 60 } } },
+    );
+    expect(r.status).toBe(200);
+    await waitFor('onStoppedLeading', () => a.stopped === 1, { timeoutMs: 10_000 });
+    // The work has not finished: onStoppedLeading did not wait for it.
+    expect(a.leading).toBe(true);
+    expect(a.elector.isLeader()).toBe(false);
+  } finally {
+    finishWork();
+    a.stop.abort();
+    await a.run;
+  }
+});

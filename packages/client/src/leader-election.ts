@@ -90,9 +90,12 @@ export class LeaderElector {
   }
 
   /**
-   * Campaigns until leading, leads until the lease is lost or `signal` fires, then (on
-   * `signal`, with `releaseOnCancel`) releases the lease. Resolves after `onStartedLeading`'s
-   * work finished and `onStoppedLeading` ran, or when `signal` fires before leading.
+   * Campaigns until leading, leads until the lease is lost or `signal` fires. On a lost lease
+   * `onStoppedLeading` runs at once, as client-go's does, without waiting for the work to wind
+   * down (components exit there: a candidate that is no longer leader must not go on writing).
+   * On `signal` the work finishes first, then (with `releaseOnCancel`) the lease is released,
+   * then `onStoppedLeading` runs. Resolves once the work finished and `onStoppedLeading` ran, or
+   * when `signal` fires before leading.
    */
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
@@ -125,8 +128,17 @@ export class LeaderElector {
     this.leader = false;
     signal.removeEventListener('abort', stop);
     lead.abort();
+    if (!signal.aborted) {
+      this.stoppedLeading();
+      await work;
+      return;
+    }
     await work;
-    if (signal.aborted && (this.c.releaseOnCancel ?? true)) await this.release();
+    if (this.c.releaseOnCancel ?? true) await this.release();
+    this.stoppedLeading();
+  }
+
+  private stoppedLeading(): void {
     try {
       this.c.onStoppedLeading?.();
     } catch (e) {
