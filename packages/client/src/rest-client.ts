@@ -53,7 +53,8 @@ export interface RestClientOptions {
   tokenSource?: TokenSource;
   /**
    * How many times a request is sent again when the server answers 429, or any 5xx, with a
-   * `Retry-After` of whole seconds (priority and fairness, a server shutting down), after
+   * `Retry-After` of whole seconds (priority and fairness; a resourceVersion the server has not
+   * reached yet), after
    * waiting those seconds: client-go's 10 by default; 0 hands such answers back at once.
    */
   maxRetries?: number;

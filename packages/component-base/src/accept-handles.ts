@@ -27,8 +27,10 @@ export async function addAcceptHandles(server: Server, count: number, backlog: n
     env: {},
   });
   const extras: Server[] = [];
+  let timer: NodeJS.Timeout | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`no duplicate handles within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
       child.once('error', reject);
       child.once('exit', (code) => reject(new Error(`the handle-passing child exited (code ${code}) early`)));
       child.on('message', (_m, dup) => {
@@ -44,11 +46,15 @@ export async function addAcceptHandles(server: Server, count: number, backlog: n
     for (const extra of extras) extra.close();
     throw err;
   } finally {
+    clearTimeout(timer);
     child.removeAllListeners('exit');
     child.kill();
   }
   return extras;
 }
+
+/** How long the round trips may take (a listener's close waits for them). */
+const TIMEOUT_MS = 10_000;
 
 /** The child: every handle it is sent goes straight back (a duplicate descriptor each way). */
 const ECHO_HANDLES = "process.on('message', (m, h) => process.send(m, h));";
