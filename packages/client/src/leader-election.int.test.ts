@@ -54,6 +54,18 @@ async function lease(name: string): Promise<Lease> {
   return r.json<Lease>();
 }
 
+/** Another holder writes itself into the lease for a minute, so its leader cannot renew. */
+async function takeByForce(name: string): Promise<void> {
+  const l = await lease(name);
+  const spec = { ...l.spec, holderIdentity: 'intruder', leaseDurationSeconds: 60, renewTime: new Date().toISOString() };
+  const r = await c.request(
+    'PUT',
+    `/apis/${group('coordination')}/v1/namespaces/${naming().systemNamespace}/leases/${name}`,
+    { body: { ...l, spec } },
+  );
+  expect(r.status).toBe(200);
+}
+
 it('rejects renewDeadline >= leaseDuration (and other bad durations)', () => {
   const base = { client: c, namespace: 'x', name: 'y', identity: 'z', onStartedLeading: () => {} };
   expect(
@@ -145,23 +157,7 @@ it('a leader that cannot renew within renewDeadline stops leading', async () => 
   try {
     await waitFor('a leads', () => a.leading);
     // Someone else takes the lease by force; a cannot renew and gives up.
-    const l = await lease(name);
-    const r = await c.request(
-      'PUT',
-      `/apis/${group('coordination')}/v1/namespaces/${naming().systemNamespace}/leases/${name}`,
-      {
-        body: {
-          ...l,
-          spec: {
-            ...l.spec,
-            holderIdentity: 'intruder',
-            leaseDurationSeconds: 60,
-            renewTime: new Date().toISOString(),
-          },
-        },
-      },
-    );
-    expect(r.status).toBe(200);
+    await takeByForce(name);
     await waitFor('a stops leading', () => a.stopped === 1 && !a.leading, { timeoutMs: 10_000 });
     expect(a.elector.isLeader()).toBe(false);
   } finally {
@@ -185,13 +181,7 @@ it('a lost lease calls onStoppedLeading at once, before the work has wound down 
   });
   try {
     await waitFor('a leads', () => a.leading);
-    const l = await lease(name);
-    const r = await c.request(
-      'PUT',
-      `/apis/${group('coordination')}/v1/namespaces/${naming().systemNamespace}/leases/${name}`,
-      { body: { ...l, spec: { ...l.spec, holderIdentity: 'intruder', leaseDurationSeconds: 60 } } },
-    );
-    expect(r.status).toBe(200);
+    await takeByForce(name);
     await waitFor('onStoppedLeading', () => a.stopped === 1, { timeoutMs: 10_000 });
     // The work has not finished: onStoppedLeading did not wait for it.
     expect(a.leading).toBe(true);
