@@ -128,12 +128,10 @@ export class LeaderElector {
     this.leader = false;
     signal.removeEventListener('abort', stop);
     lead.abort();
-    if (!signal.aborted) {
-      this.stoppedLeading();
-      await work;
-      return;
-    }
+    const lost = !signal.aborted;
+    if (lost) this.stoppedLeading();
     await work;
+    if (lost) return;
     if (this.c.releaseOnCancel ?? true) await this.release();
     this.stoppedLeading();
   }

@@ -54,12 +54,11 @@ export async function closedPort(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = 10_000 + Math.floor(Math.random() * Math.max(1, end - 10_000));
     const server = createServer();
-    if (
-      await listenOn(server, port).then(
-        () => true,
-        () => false,
-      )
-    ) {
+    const free = await listenOn(server, port).then(
+      () => true,
+      () => false,
+    );
+    if (free) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       return port;
     }
