@@ -352,6 +352,10 @@ describe('serving', () => {
     const caches = async (): Promise<string[]> => (await readdir(bundle)).filter((f) => f.endsWith('.v8cache'));
     // Strict, as the ES modules it is made of: the directive opens the script.
     expect((await readFile(join(bundle, 'svc-apiserver.main.cjs'), 'latin1')).slice(0, 14)).toBe("'use strict';\n");
+    // ASCII only (the bundler escapes what esbuild leaves in comments and regular expressions),
+    // so the loader reads it as one-byte Latin-1 text instead of decoding UTF-8.
+    expect((await readFile(join(bundle, 'svc-apiserver.main.cjs'))).every((b) => b < 0x80)).toBe(true);
+    expect(await readFile(join(bundle, 'svc-apiserver.cjs'), 'utf8')).toMatch(/encoding: "latin1"/);
     const [cache] = await caches();
     expect(cache).toMatch(/^svc-apiserver\.main\.cjs\.[0-9a-f]{16}\.v\d+\.\d+\.\d+-\w+\.v8cache$/);
     const built = await readFile(join(bundle, cache ?? ''));
