@@ -105,8 +105,8 @@ export async function startApiServer(opts: ApiServerOptions, deps: Deps = {}): P
   );
   s.address.bound(listener.port);
   s.log.info('serving securely', { address: `${opts.bindAddress}:${listener.port}` });
-  const started = Promise.all([served.postStart.run(), served.flowControl.start(s.stopping.signal)]).then(
-    () => undefined,
+  const started = Promise.all([served.postStart.run(), served.flowControl.start(s.stopping.signal)]).then(() =>
+    listener.addAcceptHandles(),
   );
   encryption?.startReloading();
   const stopCounting = pollObjectCounts(s, { storage, started, flowControl: served.flowControl });

@@ -438,6 +438,16 @@ describe('accept queue', () => {
     const out = await runCommand('ss', ['-Hltn', `sport = :${t.server.port}`]);
     expect(out.stdout.trim().split(/\s+/)[2]).toBe(String(Math.min(somaxconn, 65535)));
   });
+
+  it('once started, accepts on 16 descriptors of its one listening socket (libuv takes one connection per handle per turn)', async () => {
+    await t.server.started;
+    // ss -p names every descriptor of the socket: users:(("node",pid=…,fd=…),…).
+    const descriptors = async (): Promise<number> => {
+      const out = await runCommand('ss', ['-Hltnp', `sport = :${t.server.port}`]);
+      return out.stdout.match(new RegExp(`pid=${process.pid},fd=\\d+`, 'g'))?.length ?? 0;
+    };
+    await waitFor('16 listening descriptors', async () => (await descriptors()) === 16);
+  });
 });
 
 describe('external hostname', () => {

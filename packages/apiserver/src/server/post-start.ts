@@ -50,17 +50,16 @@ export function postStartHooks(d: PostStartDeps): PostStart {
   const run = (): Promise<void> => {
     running ??= (async () => {
       const crds = runCrdController(d, { informers: crdInformers, controllers: crdControllers, synced: crdSynced });
-      // As Kubernetes' bootstrap controller: the Service ranges are repaired once before anything else, then every 3 minutes.
+      // As Kubernetes' bootstrap controller: the Service ranges are repaired once (before the
+      // `svc` Service is made, which waits for every hook), then every 3 minutes. The system
+      // namespaces do not wait for the repair: the hook is done when both are.
       const repair = serviceRangeRepair(d);
-      let repaired = !repair;
-      const namespacesDone = retry(d, namespaces, async () => {
-        if (!repaired) await repair?.runOnce();
-        repaired = true;
-        await createSystemNamespaces(d);
-      });
-      void namespacesDone.then(() => repair?.run(d.signal));
+      const repaired = repair ? retryFor(d, namespaces, async () => void (await repair.runOnce())) : undefined;
+      void repaired?.then(() => repair?.run(d.signal));
+      const namespacesCreated = retryFor(d, namespaces, () => createSystemNamespaces(d));
+      const namespacesDone = Promise.all([repaired, namespacesCreated]).then(() => namespaces.done());
       const rbacDone = retry(d, rbac, () => d.authorization.bootstrap(d.signal));
-      const authInfoDone = namespacesDone.then(() => retry(d, authInfo, () => publishAuthenticationInfo(d)));
+      const authInfoDone = namespacesCreated.then(() => retry(d, authInfo, () => publishAuthenticationInfo(d)));
       const priorityClassesDone = retry(d, priorityClasses, () => createSystemPriorityClasses(d));
       await Promise.all([crds, namespacesDone, rbacDone, authInfoDone, priorityClassesDone]);
     })();
@@ -97,10 +96,15 @@ function aborted(signal: AbortSignal): Promise<void> {
 
 /** Runs one hook's work until it succeeds (or the server stops), then marks the hook done. */
 async function retry(d: PostStartDeps, hook: PostStartHook, attempt: () => Promise<void>): Promise<void> {
-  await retryUntil(d.signal, attempt, (e, n) =>
+  await retryFor(d, hook, attempt);
+  hook.done();
+}
+
+/** Runs part of a hook's work until it succeeds (or the server stops), logging each failure under the hook's name. */
+function retryFor(d: PostStartDeps, hook: PostStartHook, attempt: () => Promise<void>): Promise<void> {
+  return retryUntil(d.signal, attempt, (e, n) =>
     d.log.warn(`${hook.name} failed; retrying`, { error: (e as Error).message, attempt: n }),
   );
-  hook.done();
 }
 
 function serviceRangeRepair(d: PostStartDeps): ServiceRangeRepair | undefined {
@@ -114,17 +118,20 @@ function serviceRangeRepair(d: PostStartDeps): ServiceRangeRepair | undefined {
   });
 }
 
+/** Creates the system namespaces that do not exist, all at once. */
 async function createSystemNamespaces(d: PostStartDeps): Promise<void> {
   const type = d.catalog.lookup('', 'v1', 'namespaces');
   if (!type) return;
-  for (const name of systemNamespaces()) {
-    try {
-      const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
-      await d.stores.storeFor(type).create('', namespace, { ctx: {} });
-    } catch (e) {
-      if (!isAlreadyExists(e)) throw e;
-    }
-  }
+  const store = d.stores.storeFor(type);
+  await Promise.all(
+    systemNamespaces().map(async (name) => {
+      try {
+        await store.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { ctx: {} });
+      } catch (e) {
+        if (!isAlreadyExists(e)) throw e;
+      }
+    }),
+  );
 }
 
 /** Kubernetes' `scheduling/bootstrap-system-priority-classes`: the two system classes, created when missing (never changed). */

@@ -24,6 +24,13 @@ export interface Listener {
   port: number;
   /** A host this machine reaches the server at (the bind address, or 127.0.0.1 for a wildcard). */
   host: string;
+  /**
+   * Adds the extra listening handles (see addAcceptHandles) in the background, once; not in a
+   * worker of `--workers`, whose connections the supervisor accepts and hands out. Called once
+   * the server is started: the helper process it spawns would otherwise take CPU from the
+   * start-up (~50 ms of a restart's ~0.8 s on 2 cores), when no crowd of clients is waiting yet.
+   */
+  addAcceptHandles(): void;
   /** Stops accepting; resolves when open connections have finished (idle ones are closed). */
   close(): Promise<void>;
 }
@@ -95,9 +102,7 @@ const RESOURCE_BODY_99_PERCENTILE = 256 * 1024;
  * authentication decides). ALPN offers `h2` and `http/1.1` (`http/1.1` only with
  * `--disable-http2-serving`); HTTP/2 connections get Kubernetes' settings: at most
  * `--http2-max-streams-per-connection` concurrent streams (100 when 0), 256 KiB frames and
- * per-stream window, a connection window of that times the streams. Extra listening handles on
- * the socket are added in the background (not in a worker of `--workers`, whose connections the
- * supervisor accepts and hands out).
+ * per-stream window, a connection window of that times the streams.
  */
 export async function listen(
   opts: ApiServerOptions,
@@ -148,12 +153,7 @@ export async function listen(
       resolve();
     });
   });
-  const extras: Promise<Server[]> = cluster.isWorker
-    ? Promise.resolve([])
-    : addAcceptHandles(server, EXTRA_ACCEPT_HANDLES, listenBacklog()).catch((err: unknown) => {
-        o.log.warn('serving with one listening handle: no more could be added', { error: String(err) });
-        return [];
-      });
+  let extras: Promise<Server[]> | undefined;
   const closeIdle = (): void => {
     // Idle HTTP/1.1 keep-alive connections (Node's HTTP/2 server has this too when it allows HTTP/1.1).
     (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
@@ -163,12 +163,19 @@ export async function listen(
   return {
     port: (server.address() as AddressInfo).port,
     host: localHost(opts.bindAddress),
+    addAcceptHandles: () => {
+      if (cluster.isWorker || extras || !server.listening) return;
+      extras = addAcceptHandles(server, EXTRA_ACCEPT_HANDLES, listenBacklog()).catch((err: unknown) => {
+        o.log.warn('serving with one listening handle: no more could be added', { error: String(err) });
+        return [];
+      });
+    },
     close: async () => {
       const closed = [closeServer(server)];
       upgraded.destroyAll();
       closeIdle();
       const idle = setInterval(closeIdle, 50);
-      closed.push(...(await extras).map(closeServer));
+      closed.push(...((await extras) ?? []).map(closeServer));
       await Promise.all(closed);
       clearInterval(idle);
     },
