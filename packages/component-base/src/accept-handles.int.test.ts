@@ -115,4 +115,15 @@ describe('addAcceptHandles', () => {
   it('a server that is not listening gets none', async () => {
     await expect(addAcceptHandles(createServer(), 4, 511)).resolves.toEqual([]);
   });
+
+  it('a server closed while its handles are on their way: the call fails once (no stray error) and the port is free', async () => {
+    const server = await listening();
+    const { port } = server.address() as AddressInfo;
+    const adding = addAcceptHandles(server, 15, 511);
+    await closed(server);
+    await expect(adding).rejects.toThrow(/EBADF|EINVAL|exited/);
+    const again = createServer();
+    await new Promise<void>((resolve, reject) => again.once('error', reject).listen(port, '127.0.0.1', resolve));
+    await closed(again);
+  });
 });

@@ -31,7 +31,7 @@ export async function addAcceptHandles(server: Server, count: number, backlog: n
   try {
     await new Promise<void>((resolve, reject) => {
       timer = setTimeout(() => reject(new Error(`no duplicate handles within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
-      child.once('error', reject);
+      child.on('error', reject);
       child.once('exit', (code) => reject(new Error(`the handle-passing child exited (code ${code}) early`)));
       child.on('message', (_m, dup) => {
         const extra = new Server();
@@ -40,7 +40,9 @@ export async function addAcceptHandles(server: Server, count: number, backlog: n
         extras.push(extra);
         if (extras.length === count) resolve();
       });
-      for (let i = 0; i < count; i++) child.send(i, handle as Server);
+      // With a callback a failed send (the server closed meanwhile: EBADF) is an error here,
+      // not an 'error' event of the child for each of the sends.
+      for (let i = 0; i < count; i++) child.send(i, handle as Server, undefined, (err) => err && reject(err));
     });
   } catch (err) {
     for (const extra of extras) extra.close();
@@ -48,6 +50,8 @@ export async function addAcceptHandles(server: Server, count: number, backlog: n
   } finally {
     clearTimeout(timer);
     child.removeAllListeners('exit');
+    child.removeAllListeners('error');
+    child.on('error', () => undefined); // a kill of a child that already went
     child.kill();
   }
   return extras;

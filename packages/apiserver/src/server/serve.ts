@@ -166,7 +166,9 @@ export async function listen(
     addAcceptHandles: () => {
       if (cluster.isWorker || extras || !server.listening) return;
       extras = addAcceptHandles(server, EXTRA_ACCEPT_HANDLES, listenBacklog()).catch((err: unknown) => {
-        o.log.warn('serving with one listening handle: no more could be added', { error: String(err) });
+        // Closed meanwhile (a server stopped as soon as it started): nothing to say.
+        if (server.listening)
+          o.log.warn('serving with one listening handle: no more could be added', { error: String(err) });
         return [];
       });
     },
