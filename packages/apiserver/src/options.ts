@@ -44,6 +44,7 @@ import { OIDC_SIGNING_ALGS, type OidcOptions } from './authn/oidc.js';
 import { auditOptions, withAuditFlags, type AuditOptions } from './audit/options.js';
 import { serverFlags, withServerFlags, type ServerFlags } from './server-flags.js';
 import { parseStoreOverrides, type StoreOverride } from './store-overrides.js';
+import { parseWatchCacheSizes, type WatchCacheSizes } from './watch-cache-sizes.js';
 import { serviceRangeFlags, withServiceRangeFlags, type ServiceRangeFlags } from './service-range-flags.js';
 import { servingOptions, withServingFlags, type ServingOptions } from './server/serving-options.js';
 import {
@@ -109,6 +110,8 @@ export interface ApiServerOptions extends ServerFlags, ServiceRangeFlags {
   /** `--lease-reuse-duration-seconds`: how long one etcd lease serves Events written meanwhile. */
   leaseReuseDurationSeconds: number;
   watchCache: boolean;
+  /** `--watch-cache-sizes` as given (Kubernetes' defaults turn Events' cache off; see watch-cache-sizes.ts). */
+  watchCacheSizes: WatchCacheSizes;
   bindAddress: string;
   securePort: number;
   certDir: string;
@@ -250,6 +253,12 @@ export function apiServerCommand(): Command {
         .argParser(intArg),
     )
     .addOption(boolOption('--watch-cache', 'Enable watch caching in the apiserver.', true))
+    .addOption(
+      listOption(
+        '--watch-cache-sizes <sizes>',
+        'Watch cache size settings for some resources (pods, nodes, etc.), comma separated. The individual setting format: resource[.group]#size, where resource is lowercase plural (no version), group is omitted for resources of apiVersion v1 (the legacy core API) and included for others, and size is a number. This option is only meaningful for resources built into the apiserver, not ones defined by CRDs, and is only consulted if the watch-cache is enabled. The only meaningful size setting to supply here is zero, which means to disable watch caching for the associated resource; all non-zero values are equivalent and mean to not disable watch caching for that resource. By default Events (core and events/v1) are not cached: events#100 caches them.',
+      ),
+    )
     .addOption(
       new Option('--bind-address <ip>', 'The IP address on which to listen for the --secure-port port.').default(
         '0.0.0.0',
@@ -732,8 +741,10 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
   }
   if ((o.eventTtl as number) <= 0) fail('--event-ttl must be greater than 0');
   let storeServersOverrides: StoreOverride[] = [];
+  let watchCacheSizes: WatchCacheSizes = new Map();
   try {
     storeServersOverrides = parseStoreOverrides((o.storeServersOverrides as string[] | undefined) ?? []);
+    watchCacheSizes = parseWatchCacheSizes((o.watchCacheSizes as string[] | undefined) ?? []);
   } catch (e) {
     fail((e as Error).message);
   }
@@ -793,6 +804,7 @@ export function parseApiServerOptions(argv: string[], opts: { quiet?: boolean } 
     eventTtlMs: o.eventTtl as number,
     leaseReuseDurationSeconds: o.leaseReuseDurationSeconds as number,
     watchCache: o.watchCache as boolean,
+    watchCacheSizes,
     bindAddress: String(o.bindAddress),
     securePort: o.securePort as number,
     certDir: String(o.certDir),

@@ -4,6 +4,7 @@ import { ConfigurationError, type ApiServerOptions } from '../options.js';
 import type { ApiServerMetrics } from '../metrics/metrics.js';
 import { InstrumentedStorage } from '../metrics/instrumented-storage.js';
 import { resourcePrefix } from '../registry/keys.js';
+import { uncachedPrefixes } from '../watch-cache-sizes.js';
 import { CachedStorage } from '../storage/cacher/cached-storage.js';
 import { runCompactor } from '../storage/compactor.js';
 import { Etcd3Storage } from '../storage/etcd3/etcd3-storage.js';
@@ -24,7 +25,7 @@ export interface BuiltStorage {
 
 /**
  * The storage stack: etcd (`--store-*`), request metrics on every call, the watch cache with
- * one watch per served type, and the compactor. Nothing talks to etcd until `start` (or a
+ * one watch per served type (not Events by default: `--watch-cache-sizes`), and the compactor. Nothing talks to etcd until `start` (or a
  * request). Types stored as another type (events/v1 Events) are served from that type's
  * cache. Stops compacting when `signal` aborts.
  */
@@ -83,6 +84,7 @@ export function buildStorage(
   const cache = new CachedStorage(instrumented, {
     storePrefix: opts.storePrefix,
     consistentListFromCache: opts.featureGates.enabled('ConsistentListFromCache'),
+    uncached: uncachedPrefixes(catalog, opts.storePrefix, opts.watchCacheSizes),
     ...(instrumented instanceof RoutedStorage ? { storeFor: (p: string) => instrumented.storageFor(p) } : {}),
     cacher: {
       onError: (e) => log.warn('watch cache: store watch failed; restarting', { error: (e as Error).message }),

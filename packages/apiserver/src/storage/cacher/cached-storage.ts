@@ -22,6 +22,8 @@ export interface CachedStorageOptions {
   /** Serve consistent (Most Recent) lists from the cache once it caught up (ConsistentListFromCache). */
   consistentListFromCache: boolean;
   cacher?: Partial<CacherOptions>;
+  /** Resource prefixes with no cache (`--watch-cache-sizes` 0): every call goes to the store behind. */
+  uncached?: ReadonlySet<string>;
   /**
    * The store a resource prefix's cache lists and watches, and asks for its current revision
    * (default: the store behind this one). With stores of their own per resource
@@ -74,6 +76,7 @@ export class CachedStorage implements Storage {
     const [group, resource] = key.slice(base.length).split('/');
     if (!group || !resource) return undefined;
     const prefix = `${base}${group}/${resource}/`;
+    if (this.opts.uncached?.has(prefix)) return undefined;
     let c = this.cachers.get(prefix);
     if (!c) {
       c = new Cacher(this.opts.storeFor?.(prefix) ?? this.inner, prefix, this.opts.cacher);
