@@ -26,6 +26,8 @@ export async function addAcceptHandles(server: Server, count: number, backlog: n
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: {},
   });
+  // 'close': the child has exited and its channel is drained (the descriptors it held are shut).
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const extras: Server[] = [];
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -40,7 +42,7 @@ export async function addAcceptHandles(server: Server, count: number, backlog: n
         extras.push(extra);
         if (extras.length === count) resolve();
       });
-      // With a callback a failed send (the server closed meanwhile: EBADF) is an error here,
+      // With a callback a failed send (the server closed meanwhile: EINVAL or EBADF) is an error here,
       // not an 'error' event of the child for each of the sends.
       for (let i = 0; i < count; i++) child.send(i, handle as Server, undefined, (err) => err && reject(err));
     });
@@ -52,13 +54,21 @@ export async function addAcceptHandles(server: Server, count: number, backlog: n
     child.removeAllListeners('exit');
     child.removeAllListeners('error');
     child.on('error', () => undefined); // a kill of a child that already went
+    // A duplicate still on its way after a failure is closed, or it would hold the port; the
+    // call ends once the child is gone, so that a failure leaves the port to the server alone.
+    child.removeAllListeners('message');
+    child.on('message', (_m, late) => (late as { close?: () => void } | undefined)?.close?.());
     child.kill();
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
   }
   return extras;
 }
 
 /** How long the round trips may take (a listener's close waits for them). */
 const TIMEOUT_MS = 10_000;
+
+/** How long the call waits for the killed child to be gone. */
+const CLOSE_WAIT_MS = 2000;
 
 /** The child: every handle it is sent goes straight back (a duplicate descriptor each way). */
 const ECHO_HANDLES = "process.on('message', (m, h) => process.send(m, h));";
