@@ -54,7 +54,7 @@ export function postStartHooks(d: PostStartDeps): PostStart {
       // `svc` Service is made, which waits for every hook), then every 3 minutes. The system
       // namespaces do not wait for the repair: the hook is done when both are.
       const repair = serviceRangeRepair(d);
-      const repaired = repair ? retryFor(d, namespaces, async () => void (await repair.runOnce())) : undefined;
+      const repaired = repair && retryFor(d, namespaces, () => repair.runOnce().then(() => undefined));
       void repaired?.then(() => repair?.run(d.signal));
       const namespacesCreated = retryFor(d, namespaces, () => createSystemNamespaces(d));
       const namespacesDone = Promise.all([repaired, namespacesCreated]).then(() => namespaces.done());

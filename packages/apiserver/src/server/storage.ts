@@ -25,9 +25,9 @@ export interface BuiltStorage {
 
 /**
  * The storage stack: etcd (`--store-*`), request metrics on every call, the watch cache with
- * one watch per served type (not Events by default: `--watch-cache-sizes`), and the compactor. Nothing talks to etcd until `start` (or a
- * request). Types stored as another type (events/v1 Events) are served from that type's
- * cache. Stops compacting when `signal` aborts.
+ * one watch per served type (not Events by default: `--watch-cache-sizes`), and the compactor.
+ * Nothing talks to etcd until `start` (or a request). Types stored as another type (events/v1
+ * Events) are served from that type's cache. Stops compacting when `signal` aborts.
  */
 export function buildStorage(
   opts: ApiServerOptions,
