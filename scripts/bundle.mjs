@@ -147,13 +147,6 @@ const lazyBuiltins = {
 };
 
 /**
- * `bin`'s main bundle (dist/bin/bundle-main.js → dist/bundle/<bin>.main.cjs: CommonJS, no code
- * splitting, lazy `import()`s become lazily run module bodies) and its loader (component-base's
- * dist/code-cache-loader.js → dist/bundle/<bin>.cjs, told the main bundle's name, hash and
- * encoding), then the code cache from one run. All of it is made in a new directory that then
- * replaces dist/bundle (old caches and chunks go; a binary started meanwhile finds a whole bundle).
- */
-/**
  * Rewrites every non-ASCII character of the bundle at `file` as a `\uXXXX` escape and returns the
  * bundle. esbuild's `charset: 'ascii'` escapes strings and identifiers but leaves comments and
  * regular expression literals as written (`µs` in a duration pattern, `×` in a comment), and one
@@ -173,6 +166,13 @@ function asciiOnly(file) {
   return Buffer.from(escaped, 'latin1');
 }
 
+/**
+ * `bin`'s main bundle (dist/bin/bundle-main.js → dist/bundle/<bin>.main.cjs: CommonJS, no code
+ * splitting, lazy `import()`s become lazily run module bodies) and its loader (component-base's
+ * dist/code-cache-loader.js → dist/bundle/<bin>.cjs, told the main bundle's name, hash and
+ * encoding), then the code cache from one run. All of it is made in a new directory that then
+ * replaces dist/bundle (old caches and chunks go; a binary started meanwhile finds a whole bundle).
+ */
 async function bundleCodeCached(pkg, { bin, train }) {
   const dist = join(ROOT, 'packages', pkg, 'dist');
   const outdir = join(dist, `bundle-${process.pid}.tmp`);
@@ -205,7 +205,7 @@ async function bundleCodeCached(pkg, { bin, train }) {
   const meta = {
     file: mainFile,
     hash: createHash('sha256').update(main).digest('hex'),
-    encoding: main.every((b) => b < 0x80) ? 'latin1' : 'utf8',
+    encoding: 'latin1', // asciiOnly made it ASCII
   };
   await build({
     ...common,
