@@ -72,27 +72,35 @@ async function converting(
   return { storage, raw, cached };
 }
 
-runStorageSuite('ConvertingStorage over CachedStorage', async () => {
-  const { storage, raw } = await converting();
-  return {
-    storage,
-    cleanup: () => storage.close(),
-    compact: async (revision) => {
-      await raw.kv.compact({ revision, physical: true });
-    },
-  };
-});
+runStorageSuite(
+  'ConvertingStorage over CachedStorage',
+  async () => {
+    const { storage, raw } = await converting();
+    return {
+      storage,
+      cleanup: () => storage.close(),
+      compact: async (revision) => {
+        await raw.kv.compact({ revision, physical: true });
+      },
+    };
+  },
+  { keepsPrevious: true },
+);
 
-runStorageSuite('ConvertingStorage with asynchronous conversions over CachedStorage', async () => {
-  const { storage, raw } = await converting({ async: true });
-  return {
-    storage,
-    cleanup: () => storage.close(),
-    compact: async (revision) => {
-      await raw.kv.compact({ revision, physical: true });
-    },
-  };
-});
+runStorageSuite(
+  'ConvertingStorage with asynchronous conversions over CachedStorage',
+  async () => {
+    const { storage, raw } = await converting({ async: true });
+    return {
+      storage,
+      cleanup: () => storage.close(),
+      compact: async (revision) => {
+        await raw.kv.compact({ revision, physical: true });
+      },
+    };
+  },
+  { keepsPrevious: true },
+);
 
 describe('ConvertingStorage specifics', () => {
   it('stores under the other prefix in the stored shape, and refuses keys outside its own prefix', async () => {

@@ -131,6 +131,12 @@ export interface WatchOptions {
   signal: AbortSignal;
   /** Ask for BOOKMARK events about this often (a store may send none). */
   bookmarkEveryMs?: number;
+  /**
+   * Whether MODIFIED events carry `prevObject` (default true). A consumer that holds every
+   * current object itself (the watch cache) says false and fills it in from its own copy, so
+   * the store decodes one version per event, not two. DELETED events always carry both.
+   */
+  previous?: boolean;
 }
 
 export interface StorageEvent {

@@ -13,6 +13,11 @@ export interface StorageSuiteTarget {
 export interface StorageSuiteOptions {
   /** Declare the tests that compact history (default true; `make` must then supply `compact`). */
   compaction?: boolean;
+  /**
+   * The store's watches may carry `prevObject` even when asked not to (a watch cache, which
+   * holds it anyway); otherwise the suite checks that a MODIFIED event then comes without it.
+   */
+  keepsPrevious?: boolean;
 }
 
 const WAIT_MS = 10_000;
@@ -347,6 +352,22 @@ export function runStorageSuite(
         expect(del?.prevObject).toEqual(a2);
       });
 
+      it('without previous versions asked for, still carries both versions of a DELETED object', async () => {
+        const p = prefix();
+        const from = await s().currentRevision();
+        const events = collect(s(), p, { fromRevision: from, recursive: true, count: 3, previous: false });
+        const a = await s().create(`${p}a`, cm('a', { v: '1' }));
+        const a2 = await s().guaranteedUpdate(`${p}a`, (cur) => ({ ...cur, data: { v: '2' } }));
+        await s().delete(`${p}a`);
+        const [added, modified, del] = await events;
+        expect(added?.object).toEqual(a);
+        expect(modified?.object).toEqual(a2);
+        expect(opts.keepsPrevious ? [undefined, a] : [undefined]).toContainEqual(modified?.prevObject);
+        expect(del?.type).toBe('DELETED');
+        expect(del?.prevObject).toEqual(a2);
+        expect(del?.object).toEqual({ ...a2, metadata: { ...a2.metadata, resourceVersion: String(del?.revision) } });
+      });
+
       it('replays history from an older revision', async () => {
         const p = prefix();
         const from = await s().currentRevision();
@@ -522,7 +543,7 @@ export async function expectStorageError(p: Promise<unknown>, code: StorageError
 async function collect(
   storage: Storage,
   prefix: string,
-  opts: { fromRevision: number; recursive: boolean; count: number },
+  opts: { fromRevision: number; recursive: boolean; count: number; previous?: boolean },
 ): Promise<StorageEvent[]> {
   const { count, ...watchOpts } = opts;
   const ac = new AbortController();

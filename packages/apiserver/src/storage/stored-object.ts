@@ -30,6 +30,14 @@ export function decodeStored(key: string, json: string, rev: number): ApiObject 
   return value;
 }
 
+/**
+ * `obj` as of `rev`: a shallow copy with that resourceVersion, sharing everything else (for a
+ * deleted object, whose last version is reported at the delete's revision).
+ */
+export function atRevision(obj: ApiObject, rev: number): ApiObject {
+  return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rev) } };
+}
+
 /** A cached copy as the stored value it was read from; undefined when it carries no usable revision. */
 export function storedFromCached(obj: ApiObject): StoredValue | undefined {
   const rev = Number(obj.metadata?.resourceVersion);

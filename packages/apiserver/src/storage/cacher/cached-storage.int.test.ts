@@ -34,17 +34,21 @@ afterAll(async () => {
   await etcd?.stop();
 });
 
-runStorageSuite('CachedStorage', async () => {
-  const storage = await newCached();
-  const { raw } = await cluster();
-  return {
-    storage,
-    cleanup: () => storage.close(),
-    compact: async (revision) => {
-      await raw.kv.compact({ revision, physical: true });
-    },
-  };
-});
+runStorageSuite(
+  'CachedStorage',
+  async () => {
+    const storage = await newCached();
+    const { raw } = await cluster();
+    return {
+      storage,
+      cleanup: () => storage.close(),
+      compact: async (revision) => {
+        await raw.kv.compact({ revision, physical: true });
+      },
+    };
+  },
+  { keepsPrevious: true },
+);
 
 describe('CachedStorage specifics', () => {
   let seq = 0;
@@ -147,6 +151,33 @@ describe('CachedStorage specifics', () => {
     ac.abort();
     for (const log of seen) expect(log).toEqual(seen[0]);
     expect(seen[0]?.map((x) => x.split(':')[0])).toEqual(['ADDED', 'ADDED', 'ADDED', 'DELETED', 'DELETED', 'DELETED']);
+  });
+
+  it('keeps one object per version: the previous version of an event is the object the event before delivered', async () => {
+    const { s, p } = await syncedCache();
+    const from = await s.currentRevision();
+    const ac = new AbortController();
+    const got: StorageEvent[] = [];
+    const run = (async () => {
+      for await (const e of s.watch(p, { fromRevision: from, recursive: true, signal: ac.signal })) {
+        got.push(e);
+        if (got.length === 4) return;
+      }
+    })();
+    const a = await s.create(`${p}a`, cm('a', { v: '1' }));
+    const a2 = await s.guaranteedUpdate(`${p}a`, (cur) => ({ ...cur, data: { v: '2' } }));
+    const a3 = await s.guaranteedUpdate(`${p}a`, (cur) => ({ ...cur, data: { v: '3' } }));
+    await s.delete(`${p}a`);
+    await run;
+    ac.abort();
+    const [added, m2, m3, del] = got as [StorageEvent, StorageEvent, StorageEvent, StorageEvent];
+    expect([added.object, m2.object, m3.object, m3.prevObject, del.prevObject]).toEqual([a, a2, a3, a2, a3]);
+    // The cache's own copies, not a second decoding of each previous value.
+    expect(m2.prevObject).toBe(added.object);
+    expect(m3.prevObject).toBe(m2.object);
+    expect(del.prevObject).toBe(m3.object);
+    expect(del.object.metadata.resourceVersion).toBe(String(del.revision));
+    expect(del.object.data).toBe(m3.object.data);
   });
 
   it('replays a watch from before its history window from the store', async () => {

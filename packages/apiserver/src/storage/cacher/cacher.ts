@@ -1,6 +1,7 @@
 import type { ApiObject } from '@svc/api';
 import { StorageError, type Storage, type StorageEvent } from '../interface.js';
 import { sleep } from '@svc/machinery';
+import { atRevision } from '../stored-object.js';
 
 export interface CacherOptions {
   /**
@@ -334,15 +335,26 @@ export class Cacher {
     for (const w of due) w.resolve();
   }
 
+  /**
+   * Applies one event of the store's watch, which comes without the previous version of a
+   * MODIFIED object: that is the cache's own copy, so the event, the window and the map share
+   * one object per version (and the store decodes one version per event).
+   */
   private apply(e: StorageEvent, key: string): void {
     this.corrupt.delete(key);
+    const before = this.objects.get(key);
+    const we: WindowEvent = { ...e, key, time: Date.now() };
     if (e.type === 'DELETED') {
       if (this.objects.delete(key)) this.sorted = undefined;
+      if (before) {
+        we.object = atRevision(before, e.revision);
+        we.prevObject = before;
+      }
     } else {
-      if (!this.objects.has(key)) this.sorted = undefined;
+      if (!before) this.sorted = undefined;
       this.objects.set(key, e.object);
+      if (e.type === 'MODIFIED' && before) we.prevObject = before;
     }
-    const we: WindowEvent = { ...e, key, time: Date.now() };
     this.window.push(we);
     this.trimWindow(we.time);
     for (const w of this.watchers) {
@@ -414,6 +426,7 @@ export class Cacher {
           fromRevision: res.revision,
           recursive: true,
           signal: this.stopped.signal,
+          previous: false,
         })) {
           this.apply(e, keyFromEvent(this.prefix, e));
         }

@@ -29,7 +29,15 @@ import {
   type WatchOptions,
   type WriteOptions,
 } from '../interface.js';
-import { casDelete, casUpdate, decodeStored, encodeStored, messageOf, type StoredValue } from '../stored-object.js';
+import {
+  atRevision,
+  casDelete,
+  casUpdate,
+  decodeStored,
+  encodeStored,
+  messageOf,
+  type StoredValue,
+} from '../stored-object.js';
 import { LeaseManager } from './lease-manager.js';
 import type { KeyTransformers } from '../value/resource-transformers.js';
 import type { Plaintext } from '../value/transformer.js';
@@ -482,7 +490,7 @@ export class Etcd3Storage implements Storage {
             queue.splice(0, head);
             head = 0;
           }
-          const ev = this.toEvent(raw);
+          const ev = this.toEvent(raw, opts.previous !== false);
           yield ev instanceof Promise ? await ev : ev;
           continue;
         }
@@ -584,11 +592,12 @@ export class Etcd3Storage implements Storage {
   }
 
   /**
-   * A watch event with its objects decoded. A DELETED event carries the last stored version
-   * (with the delete's revision) and, as `prevObject`, that version as stored; a previous
-   * value that cannot be decrypted leaves a MODIFIED event without `prevObject`.
+   * A watch event with its objects decoded. A DELETED event carries, as `prevObject`, the last
+   * stored version and, as `object`, the same version at the delete's revision (decoded once).
+   * A MODIFIED event carries the previous version when `previous`; one that cannot be
+   * decrypted leaves it without `prevObject`.
    */
-  private toEvent(ev: IEvent): StorageEvent | Promise<StorageEvent> {
+  private toEvent(ev: IEvent, previous: boolean): StorageEvent | Promise<StorageEvent> {
     const kv = ev.kv;
     const key = kv.key.toString('utf8');
     const rev = Number(kv.mod_revision);
@@ -596,18 +605,15 @@ export class Etcd3Storage implements Storage {
       const prevKv = ev.prev_kv;
       if (!prevKv)
         throw new StorageError('InvalidObject', key, { message: 'etcd delete event without the previous value' });
-      const deleted = (p: { json: string }): StorageEvent => ({
-        type: 'DELETED',
-        key,
-        object: decodeStored(key, p.json, rev),
-        prevObject: decodeStored(key, p.json, Number(prevKv.mod_revision)),
-        revision: rev,
-      });
+      const deleted = (p: { json: string }): StorageEvent => {
+        const prevObject = decodeStored(key, p.json, Number(prevKv.mod_revision));
+        return { type: 'DELETED', key, object: atRevision(prevObject, rev), prevObject, revision: rev };
+      };
       const p = this.plain(key, prevKv.value);
       return p instanceof Promise ? p.then(deleted) : deleted(p);
     }
     const type = kv.create_revision === kv.mod_revision ? 'ADDED' : 'MODIFIED';
-    const prevKv = type === 'MODIFIED' ? ev.prev_kv : undefined;
+    const prevKv = type === 'MODIFIED' && previous ? ev.prev_kv : undefined;
     const made = (c: { json: string }, p: { json: string } | undefined): StorageEvent => {
       const result: StorageEvent = { type, key, object: decodeStored(key, c.json, rev), revision: rev };
       if (p && prevKv) result.prevObject = decodeStored(key, p.json, Number(prevKv.mod_revision));

@@ -16,6 +16,7 @@ import {
   type WriteOptions,
 } from '../interface.js';
 import {
+  atRevision,
   casDelete,
   casUpdate,
   decodeStored,
@@ -272,10 +273,11 @@ export class RedisStorage implements Storage {
         for (const entry of streamEntries(raw)) {
           if (entry.rev !== last + 1) throw compacted(prefix, last);
           last = entry.rev;
-          const ev = toEvent(entry);
-          if (!ev) continue;
-          if (opts.recursive ? !ev.key?.startsWith(prefix) : ev.key !== prefix) continue;
-          yield ev;
+          // One log holds every key: decode only the entries under the watched prefix.
+          const key = entry.fields.get('k') ?? '';
+          if (opts.recursive ? !key.startsWith(prefix) : key !== prefix) continue;
+          const ev = toEvent(entry, opts.previous !== false);
+          if (ev) yield ev;
           if (signal.aborted || this.closed) return;
         }
       }
@@ -405,7 +407,7 @@ function streamEntries(raw: unknown): LogEntry[] {
 }
 
 /** A watch event from a log entry (as `Etcd3Storage` makes them from etcd's). */
-function toEvent(e: LogEntry): StorageEvent | undefined {
+function toEvent(e: LogEntry, previous: boolean): StorageEvent | undefined {
   const key = e.fields.get('k');
   const type = e.fields.get('t');
   if (!key || !type) return undefined;
@@ -414,13 +416,8 @@ function toEvent(e: LogEntry): StorageEvent | undefined {
   if (type === 'D') {
     if (prev === undefined)
       throw new StorageError('InvalidObject', key, { message: 'delete without a previous value' });
-    return {
-      type: 'DELETED',
-      key,
-      object: decodeStored(key, prev, e.rev),
-      prevObject: decodeStored(key, prev, prevRev),
-      revision: e.rev,
-    };
+    const prevObject = decodeStored(key, prev, prevRev);
+    return { type: 'DELETED', key, object: atRevision(prevObject, e.rev), prevObject, revision: e.rev };
   }
   const value = e.fields.get('v') ?? '';
   const ev: StorageEvent = {
@@ -429,7 +426,7 @@ function toEvent(e: LogEntry): StorageEvent | undefined {
     object: decodeStored(key, value, e.rev),
     revision: e.rev,
   };
-  if (type === 'M' && prev !== undefined) ev.prevObject = decodeStored(key, prev, prevRev);
+  if (type === 'M' && prev !== undefined && previous) ev.prevObject = decodeStored(key, prev, prevRev);
   return ev;
 }
 
