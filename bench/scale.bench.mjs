@@ -160,6 +160,7 @@ export default async function scale({ log = () => undefined } = {}) {
     await probes;
     log(`  ${PODS} pods Running after ${(toRunningMs / 1000).toFixed(1)} s`);
 
+    const rssBeforeLists = await rssOf(join(dir, 'apiserver.pid'));
     // Lists of every pod (consistent: served by the watch cache once fresh, as Kubernetes 1.32).
     const listMs = [];
     let listed = 0;
@@ -211,6 +212,9 @@ export default async function scale({ log = () => undefined } = {}) {
     const mb = (b) => `${(b / 2 ** 20).toFixed(0)} MiB`;
     const runDetail = `${NODES} simulated nodes, ${deployments} Deployments; node Ready → not Ready transitions: ${flaps.count}; every mutating request served in the run: p99 ≤ ${mutatingP99} s (histogram bucket)`;
     // Said before a flap fails the run, so that a failed run still shows where it stood.
+    log(
+      `  API server memory: RSS ${mb(rssBeforeLists)} before the lists, ${mb(rssBytes)} after; V8 heap ${mb(gauge(metrics, 'nodejs_heap_size_used_bytes'))} used of ${mb(gauge(metrics, 'nodejs_heap_size_total_bytes'))}, external ${mb(gauge(metrics, 'nodejs_external_memory_bytes'))}`,
+    );
     log(
       `  API server RSS ${mb(rssBytes)} against ${mb(stored.bytes)} of JSON stored (${(rssBytes / stored.bytes).toFixed(1)}x); etcd database ${mb(dbBytes)}; mutating p99 ≤ ${mutatingP99} s; lists of every pod p99 ${p99(listMs).toFixed(0)} ms`,
     );
@@ -335,6 +339,12 @@ function histogramP99(text, labels) {
   const total = buckets.get('+Inf') ?? 0;
   const sorted = [...buckets].map(([le, v]) => [le === '+Inf' ? Infinity : Number(le), v]).sort((a, b) => a[0] - b[0]);
   return sorted.find(([, v]) => v >= total * 0.99)?.[0] ?? NaN;
+}
+
+/** The value of an unlabelled gauge in a /metrics text (NaN when absent). */
+function gauge(text, name) {
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return Number(line?.slice(name.length + 1) ?? NaN);
 }
 
 /** The RSS of the process in `pidFile` and of its children (the workers of `--workers`). */
