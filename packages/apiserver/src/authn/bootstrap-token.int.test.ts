@@ -92,7 +92,11 @@ it('stops accepting a token once its Secret is deleted', async () => {
   await storeToken(id, valid(id, secret));
   expect((await whoami(token)).status).toBe(201);
   await t.client.delete(`/api/v1/namespaces/svc-system/secrets/bootstrap-token-${id}`);
-  await waitFor('a deleted bootstrap token to be refused', async () => (await whoami(token)).status === 401);
+  // Refused once Kubernetes' token cache lets go of its success (10 s).
+  await waitFor('a deleted bootstrap token to be refused', async () => (await whoami(token)).status === 401, {
+    timeoutMs: 20_000,
+    intervalMs: 200,
+  });
 });
 
 describe('refuses with 401', () => {

@@ -41,6 +41,7 @@ import {
 } from './service-account/legacy-token-authenticator.js';
 import { createServiceAccountToken, ServiceAccountTokenSigner } from './service-account/token-request.js';
 import { TokenFileAuthenticator } from './token-file.js';
+import { CachedTokenAuthenticator } from './token-cache.js';
 import { RequestHeaderAuthenticator } from './request-header.js';
 
 export type AuthenticationOptions = Pick<
@@ -167,10 +168,10 @@ async function serviceAccountKeys(
 
 /**
  * Builds authentication from the flags, in Kubernetes' order: the authenticating proxy's
- * request headers, client certificates, then
- * bearer tokens (static file, bootstrap tokens, service-account tokens, OIDC or the
- * `--authentication-config` JWT authenticators, the token webhook). Bad files are
- * a `ConfigurationError`. Resource types come from the served catalog (`lookup`).
+ * request headers, client certificates, then bearer tokens (static file, bootstrap tokens,
+ * service-account tokens, OIDC or the `--authentication-config` JWT authenticators, the
+ * token webhook), whose successes are cached for 10 s (`CachedTokenAuthenticator`). Bad
+ * files are a `ConfigurationError`. Resource types come from the served catalog (`lookup`).
  */
 export async function buildAuthentication(
   o: AuthenticationOptions,
@@ -273,7 +274,8 @@ export async function buildAuthentication(
       }),
     );
   }
-  const tokens = new UnionTokenAuthenticator(tokenAuthenticators);
+  // Kubernetes caches every token authenticator's successes together, for requests and TokenReviews.
+  const tokens = new CachedTokenAuthenticator(new UnionTokenAuthenticator(tokenAuthenticators));
   requestAuthenticators.push(new BearerTokenAuthenticator(tokens, apiAudiences));
 
   const authenticator = new UnionAuthenticator({

@@ -220,7 +220,9 @@ describe('legacy service-account tokens', () => {
     expect(manual.stderr).not.toContain('Warning');
     expect((await secrets(ns).get('robot-manual')).metadata.labels?.[lastUsedKey]).toMatch(/^\d{4}-\d\d-\d\d$/);
 
-    expect(await metric('serviceaccount_legacy_auto_token_uses_total')).toBeGreaterThanOrEqual(autoBefore + 2);
+    // The second use, within 10 s of the first, is answered from the token cache and not counted
+    // again (Kubernetes counts in the authenticator behind its cache too).
+    expect(await metric('serviceaccount_legacy_auto_token_uses_total')).toBeGreaterThanOrEqual(autoBefore + 1);
     expect(await metric('serviceaccount_legacy_manual_token_uses_total')).toBeGreaterThanOrEqual(manualBefore + 1);
     // The audit events of the token's requests carry Kubernetes' annotations.
     const user = `system:serviceaccount:${ns}:robot`;
