@@ -153,7 +153,7 @@ describe('CachedStorage specifics', () => {
     expect(seen[0]?.map((x) => x.split(':')[0])).toEqual(['ADDED', 'ADDED', 'ADDED', 'DELETED', 'DELETED', 'DELETED']);
   });
 
-  it('keeps one object per version: the previous version of an event is the object the event before delivered', async () => {
+  it('keeps one object per version: the previous version of an event is the object the event before delivered, sharing what did not change', async () => {
     const { s, p } = await syncedCache();
     const from = await s.currentRevision();
     const ac = new AbortController();
@@ -164,7 +164,9 @@ describe('CachedStorage specifics', () => {
         if (got.length === 4) return;
       }
     })();
-    const a = await s.create(`${p}a`, cm('a', { v: '1' }));
+    const labelled = cm('a', { v: '1' });
+    labelled.metadata.labels = { app: 'x' };
+    const a = await s.create(`${p}a`, labelled);
     const a2 = await s.guaranteedUpdate(`${p}a`, (cur) => ({ ...cur, data: { v: '2' } }));
     const a3 = await s.guaranteedUpdate(`${p}a`, (cur) => ({ ...cur, data: { v: '3' } }));
     await s.delete(`${p}a`);
@@ -178,6 +180,10 @@ describe('CachedStorage specifics', () => {
     expect(del.prevObject).toBe(m3.object);
     expect(del.object.metadata.resourceVersion).toBe(String(del.revision));
     expect(del.object.data).toBe(m3.object.data);
+    // A version shares with the one before it what did not change.
+    expect(m2.object.metadata.labels).toBe(added.object.metadata.labels);
+    expect(m3.object.metadata.labels).toBe(added.object.metadata.labels);
+    expect(m3.object.data).not.toBe(m2.object.data);
   });
 
   it('replays a watch from before its history window from the store', async () => {

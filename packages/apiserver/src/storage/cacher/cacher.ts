@@ -2,6 +2,7 @@ import type { ApiObject } from '@svc/api';
 import { StorageError, type Storage, type StorageEvent } from '../interface.js';
 import { sleep } from '@svc/machinery';
 import { atRevision } from '../stored-object.js';
+import { shareUnchanged } from './share-unchanged.js';
 
 export interface CacherOptions {
   /**
@@ -338,7 +339,8 @@ export class Cacher {
   /**
    * Applies one event of the store's watch, which comes without the previous version of a
    * MODIFIED object: that is the cache's own copy, so the event, the window and the map share
-   * one object per version (and the store decodes one version per event).
+   * one object per version (and the store decodes one version per event). A new version
+   * shares with the one before it every part that did not change (`shareUnchanged`).
    */
   private apply(e: StorageEvent, key: string): void {
     this.corrupt.delete(key);
@@ -352,8 +354,11 @@ export class Cacher {
       }
     } else {
       if (!before) this.sorted = undefined;
-      this.objects.set(key, e.object);
-      if (e.type === 'MODIFIED' && before) we.prevObject = before;
+      if (e.type === 'MODIFIED' && before) {
+        we.object = shareUnchanged(before, e.object);
+        we.prevObject = before;
+      }
+      this.objects.set(key, we.object);
     }
     this.window.push(we);
     this.trimWindow(we.time);
