@@ -30,7 +30,7 @@ import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -51,9 +51,20 @@ const BINARIES = {
  * (~190 ms of a restart that has 0.8 s).
  */
 const CODE_CACHED = {
-  svcctl: { bin: 'svcctl', train: trainSvcctl },
-  apiserver: { bin: 'svc-apiserver', train: trainApiServer },
+  svcctl: { bin: 'svcctl', train: trainSvcctl, v8Flags: async () => [] },
+  apiserver: { bin: 'svc-apiserver', train: trainApiServer, v8Flags: apiServerV8Flags },
 };
+
+/**
+ * The V8 flags svc-apiserver runs with (its heap growing factor, packages/apiserver/src/bin/
+ * heap-growing.ts). The loader sets them before it compiles the main bundle: V8 accepts a code
+ * cache only under the flags it was made with, and the cache is made at the end of a run.
+ */
+async function apiServerV8Flags() {
+  const url = pathToFileURL(join(ROOT, 'packages', 'apiserver', 'dist', 'bin', 'heap-growing.js'));
+  const { heapGrowingFlag } = await import(url.href);
+  return [heapGrowingFlag([])];
+}
 
 const EXTERNAL = ['@svc/runtime', '@lydell/node-pty', '*.node'];
 
@@ -173,7 +184,7 @@ function asciiOnly(file) {
  * encoding), then the code cache from one run. All of it is made in a new directory that then
  * replaces dist/bundle (old caches and chunks go; a binary started meanwhile finds a whole bundle).
  */
-async function bundleCodeCached(pkg, { bin, train }) {
+async function bundleCodeCached(pkg, { bin, train, v8Flags }) {
   const dist = join(ROOT, 'packages', pkg, 'dist');
   const outdir = join(dist, `bundle-${process.pid}.tmp`);
   rmSync(outdir, { recursive: true, force: true });
@@ -206,6 +217,7 @@ async function bundleCodeCached(pkg, { bin, train }) {
     file: mainFile,
     hash: createHash('sha256').update(main).digest('hex'),
     encoding: 'latin1', // asciiOnly made it ASCII
+    v8Flags: await v8Flags(),
   };
   await build({
     ...common,

@@ -21,6 +21,7 @@ import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 
 /** Set by scripts/bundle.mjs (esbuild `define`); see `MainBundle`. */
@@ -34,6 +35,8 @@ interface MainBundle {
   hash: string;
   /** `latin1` when the file is ASCII (read as one-byte text, ~4x faster than decoding UTF-8), else `utf8`. */
   encoding: 'latin1' | 'utf8';
+  /** V8 flags the binary runs with, set before compiling (a code cache is only accepted under the flags it was made with). */
+  v8Flags: string[];
 }
 
 /** What a main bundle exports (its entry, the package's src/bin/bundle-main.ts). */
@@ -79,11 +82,19 @@ function writeCache(path: string, data: Buffer): void {
   }
 }
 
+/** Sets each flag, except one that node was started with (`node --flag=… <bin>`: the user's value stays). */
+function setV8Flags(flags: readonly string[]): void {
+  const nameOf = (f: string): string => (f.split('=')[0] ?? '').replace(/_/g, '-');
+  const given = new Set(process.execArgv.map(nameOf));
+  for (const f of flags) if (!given.has(nameOf(f))) setFlagsFromString(f);
+}
+
 /** Compiles and runs the main bundle as Node's CommonJS loader would, with the code cache. */
 function loadMain(main: MainBundle): MainExports {
   const dir = dirname(fileURLToPath(import.meta.url));
   const file = join(dir, main.file);
   const cachePath = codeCachePath(dir, main);
+  setV8Flags(main.v8Flags);
   const cachedData = readCache(cachePath);
   const source = readFileSync(file, main.encoding);
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
