@@ -1,7 +1,7 @@
 import { Etcd3 } from 'etcd3';
 import type { ApiObject } from '@svc/api';
 import { startEtcd, waitFor, type EtcdHandle } from '@svc/testing';
-import { cm, runStorageSuite } from './storage-suite.js';
+import { cm, etcdSuiteTarget, runStorageSuite } from './storage-suite.js';
 import { CachedStorage } from './cacher/cached-storage.js';
 import { ConvertingStorage } from './converting-storage.js';
 import { Etcd3Storage } from './etcd3/etcd3-storage.js';
@@ -76,13 +76,7 @@ runStorageSuite(
   'ConvertingStorage over CachedStorage',
   async () => {
     const { storage, raw } = await converting();
-    return {
-      storage,
-      cleanup: () => storage.close(),
-      compact: async (revision) => {
-        await raw.kv.compact({ revision, physical: true });
-      },
-    };
+    return etcdSuiteTarget(storage, raw);
   },
   { keepsPrevious: true },
 );
@@ -91,13 +85,7 @@ runStorageSuite(
   'ConvertingStorage with asynchronous conversions over CachedStorage',
   async () => {
     const { storage, raw } = await converting({ async: true });
-    return {
-      storage,
-      cleanup: () => storage.close(),
-      compact: async (revision) => {
-        await raw.kv.compact({ revision, physical: true });
-      },
-    };
+    return etcdSuiteTarget(storage, raw);
   },
   { keepsPrevious: true },
 );

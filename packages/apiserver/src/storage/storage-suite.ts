@@ -10,6 +10,20 @@ export interface StorageSuiteTarget {
   compact?(revision: number): Promise<void>;
 }
 
+/** A suite target over one etcd: closes the storage at the end, compacts through `raw`. */
+export function etcdSuiteTarget(
+  storage: Storage & { close(): Promise<void> },
+  raw: { kv: { compact(req: { revision: number; physical: boolean }): Promise<unknown> } },
+): StorageSuiteTarget {
+  return {
+    storage,
+    cleanup: () => storage.close(),
+    compact: async (revision) => {
+      await raw.kv.compact({ revision, physical: true });
+    },
+  };
+}
+
 export interface StorageSuiteOptions {
   /** Declare the tests that compact history (default true; `make` must then supply `compact`). */
   compaction?: boolean;

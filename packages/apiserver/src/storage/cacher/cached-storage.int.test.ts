@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { Etcd3 } from 'etcd3';
 import { startEtcd, waitFor, type EtcdHandle } from '@svc/testing';
 import type { StorageEvent } from '../interface.js';
-import { cm, expectStorageError, runStorageSuite } from '../storage-suite.js';
+import { cm, etcdSuiteTarget, expectStorageError, runStorageSuite } from '../storage-suite.js';
 import { Etcd3Storage } from '../etcd3/etcd3-storage.js';
 import { CachedStorage } from './cached-storage.js';
 import { Cacher } from './cacher.js';
@@ -39,13 +39,7 @@ runStorageSuite(
   async () => {
     const storage = await newCached();
     const { raw } = await cluster();
-    return {
-      storage,
-      cleanup: () => storage.close(),
-      compact: async (revision) => {
-        await raw.kv.compact({ revision, physical: true });
-      },
-    };
+    return etcdSuiteTarget(storage, raw);
   },
   { keepsPrevious: true },
 );

@@ -1,7 +1,7 @@
 import { Etcd3 } from 'etcd3';
 import { closedPort, startEtcd, type EtcdHandle } from '@svc/testing';
 import { isStorageError, type StorageErrorCode, type StorageEvent } from '../interface.js';
-import { cm, runStorageSuite } from '../storage-suite.js';
+import { cm, etcdSuiteTarget, runStorageSuite } from '../storage-suite.js';
 import { Etcd3Storage } from './etcd3-storage.js';
 import { AesGcmTransformer } from '../value/aes-gcm.js';
 import { PrefixTransformers, type ValueTransformer } from '../value/transformer.js';
@@ -33,13 +33,7 @@ afterAll(async () => {
 runStorageSuite('Etcd3Storage', async () => {
   const storage = await newStorage();
   const { raw } = await cluster();
-  return {
-    storage,
-    cleanup: () => storage.close(),
-    compact: async (revision) => {
-      await raw.kv.compact({ revision, physical: true });
-    },
-  };
+  return etcdSuiteTarget(storage, raw);
 });
 
 /** Every key encrypted with AES-GCM by the first named key; the others still read. */
@@ -60,13 +54,7 @@ runStorageSuite('Etcd3Storage with encryption at rest', async () => {
   const t = aesGcm([['k1', K1]]);
   const storage = new Etcd3Storage({ endpoints: etcd.endpoints, transformers: { forKey: () => t } });
   storages.push(storage);
-  return {
-    storage,
-    cleanup: () => storage.close(),
-    compact: async (revision) => {
-      await raw.kv.compact({ revision, physical: true });
-    },
-  };
+  return etcdSuiteTarget(storage, raw);
 });
 
 describe('Etcd3Storage with encryption at rest', () => {
