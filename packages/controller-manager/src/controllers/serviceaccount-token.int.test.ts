@@ -153,8 +153,15 @@ describe('serviceaccount-token-controller', () => {
     // The account goes: its token Secret goes, and the token stops working.
     await accounts(ns).delete('robot');
     await gone(ns, 'robot-token');
-    const after = await asToken(token, ['get', 'pods', '-n', ns]);
-    expect(after.code).toBe(1);
+    // Once the API server's token cache lets go of the last success (Kubernetes' 10 s).
+    const after = await waitFor(
+      "the deleted account's token to be refused",
+      async () => {
+        const r = await asToken(token, ['get', 'pods', '-n', ns]);
+        return r.code === 1 && r;
+      },
+      { timeoutMs: 20_000, intervalMs: 500 },
+    );
     expect(after.stderr).toContain('Unauthorized');
   });
 
