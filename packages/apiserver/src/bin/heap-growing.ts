@@ -16,7 +16,7 @@ export function heapGrowingFlag(execArgv: readonly string[]): string | undefined
   return `--heap-growing-percent=${HEAP_GROWING_PERCENT}`;
 }
 
-/** Applies `heapGrowingFlag` to this process (the binary does, before the server starts). */
+/** Applies `heapGrowingFlag` to this process: the unbundled binary (the installed one's loader sets the bundle's flags itself). */
 export function limitHeapGrowth(): void {
   const flag = heapGrowingFlag(process.execArgv);
   if (flag) setFlagsFromString(flag);

@@ -1,7 +1,6 @@
 import { exitOnFlagError } from '@svc/component-base';
 import { ConfigurationError, parseApiServerOptions } from '../options.js';
 import { startApiServer } from '../server/api-server.js';
-import { limitHeapGrowth } from './heap-growing.js';
 import { isWorker, superviseWorkers, supervises } from './workers.js';
 
 /** svc-apiserver with its command-line arguments: starts the server; SIGTERM or SIGINT stop it. */
@@ -27,7 +26,6 @@ async function run(argv: string[]): Promise<void> {
   // A worker leaves SIGINT to its supervisor from the start (a terminal's Ctrl-C reaches the
   // whole process group; the supervisor answers it with one SIGTERM to each worker).
   if (isWorker()) process.on('SIGINT', () => undefined);
-  limitHeapGrowth();
   const server = await startApiServer(opts);
   let signals = 0;
   const onSignal = (sig: string): void => {
