@@ -29,6 +29,8 @@ export interface AuthenticationConfigControllerOptions {
   signal: AbortSignal;
   /** Periodic check besides the file watch; default 60s like Kubernetes. */
   checkIntervalMs?: number;
+  /** Called once a new configuration is in force (the server forgets its cached token answers). */
+  onReloaded?: () => void;
 }
 
 /** Longest a reload waits for new issuers' keys before switching anyway. */
@@ -196,6 +198,7 @@ export class AuthenticationConfigController implements AudienceAgnosticTokenAuth
     const previous = this.active;
     this.active = next;
     previous.stop.abort();
+    this.o.onReloaded?.();
     this.o.logger.info('authentication config: reloaded', { file: this.o.file, jwtAuthenticators: config.jwt.length });
     this.o.metrics?.recordReload('success', at);
   }

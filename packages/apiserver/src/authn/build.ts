@@ -259,6 +259,8 @@ export async function buildAuthentication(
       logger: log,
       signal: deps.signal,
       metrics: deps.metrics,
+      // A reloaded file takes effect at once, not after the cached answers' 10 s.
+      onReloaded: () => tokens.forget(),
     });
     tokenAuthenticators.push(audienceAgnostic(config, apiAudiences));
   }

@@ -92,6 +92,26 @@ describe('CachedTokenAuthenticator', () => {
     }
   });
 
+  it('forgets every answer, and a lookup begun before, when told the authenticators changed', async () => {
+    const inner = new Counting();
+    const c = make(inner);
+    await c.authenticateToken('good-ann', ['api']);
+    let open!: () => void;
+    inner.gate = new Promise((r) => (open = r));
+    const early = c.authenticateToken('good-bob', ['api']);
+    c.forget();
+    // Asked again after forget: neither the cached ann nor bob's earlier lookup answers.
+    const ann = c.authenticateToken('good-ann', ['api']);
+    const bob = c.authenticateToken('good-bob', ['api']);
+    open();
+    await Promise.all([early, ann, bob]);
+    expect(inner.calls).toBe(4);
+    // The early lookup was not kept; the ones after forget were.
+    await c.authenticateToken('good-bob', ['api']);
+    await c.authenticateToken('good-ann', ['api']);
+    expect(inner.calls).toBe(4);
+  });
+
   it('with a TTL of 0 caches nothing', async () => {
     const inner = new Counting();
     const c = new CachedTokenAuthenticator(inner, { successTtlMs: 0, now: () => clock });

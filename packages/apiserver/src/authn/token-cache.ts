@@ -36,6 +36,8 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
   private readonly key = randomBytes(32);
   private readonly cache = new Map<string, { until: number; answer: Answer }>();
   private readonly inFlight = new Map<string, Promise<Answer>>();
+  /** Bumped by `forget`: a lookup begun before it is neither kept nor shared after it. */
+  private generation = 0;
   private readonly ttlMs: number;
   private readonly now: () => number;
 
@@ -45,6 +47,16 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
   ) {
     this.ttlMs = o.successTtlMs ?? TOKEN_SUCCESS_CACHE_TTL_MS;
     this.now = o.now ?? (() => performance.now());
+  }
+
+  /**
+   * Drops every cached answer, for when the authenticators themselves changed (a reloaded
+   * `--authentication-config`): the next request with any token is verified again.
+   */
+  forget(): void {
+    this.generation++;
+    this.cache.clear();
+    this.inFlight.clear();
   }
 
   async authenticateToken(
@@ -60,8 +72,11 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
       if (hit) this.cache.delete(key);
       let pending = this.inFlight.get(key);
       if (!pending) {
-        pending = this.lookUp(key, token, audiences).finally(() => this.inFlight.delete(key));
-        this.inFlight.set(key, pending);
+        const p: Promise<Answer> = this.lookUp(key, token, audiences).finally(() => {
+          if (this.inFlight.get(key) === p) this.inFlight.delete(key);
+        });
+        pending = p;
+        this.inFlight.set(key, p);
       }
       answer = await pending;
     }
@@ -74,10 +89,11 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
 
   private async lookUp(key: string, token: string, audiences: readonly string[]): Promise<Answer> {
     const notes: AuthenticationNotes = { warnings: [], auditAnnotations: {} };
+    const generation = this.generation;
     try {
       const result = await this.inner.authenticateToken(token, audiences, notes);
       const answer: Answer = { result, notes };
-      if (result && this.ttlMs > 0) this.remember(key, answer);
+      if (result && this.ttlMs > 0 && generation === this.generation) this.remember(key, answer);
       return answer;
     } catch (error) {
       return { result: null, error, notes };
