@@ -1,11 +1,13 @@
 import { setMaxListeners } from 'node:events';
 import { Etcd3 } from 'etcd3';
+import type { ApiObject } from '@svc/api';
 import { startEtcd, waitFor, type EtcdHandle } from '@svc/testing';
 import type { StorageEvent } from '../interface.js';
 import { cm, etcdSuiteTarget, expectStorageError, runStorageSuite } from '../storage-suite.js';
 import { Etcd3Storage } from '../etcd3/etcd3-storage.js';
 import { CachedStorage } from './cached-storage.js';
 import { Cacher } from './cacher.js';
+import { EMPTY_FIELD_LEAF } from './empty-field-leaves.js';
 
 let etcd: EtcdHandle | undefined;
 let raw: Etcd3 | undefined;
@@ -160,6 +162,9 @@ describe('CachedStorage specifics', () => {
     })();
     const labelled = cm('a', { v: '1' });
     labelled.metadata.labels = { app: 'x' };
+    labelled.metadata.managedFields = [
+      { manager: 'm', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:v': {} } } },
+    ];
     const a = await s.create(`${p}a`, labelled);
     const a2 = await s.guaranteedUpdate(`${p}a`, (cur) => ({ ...cur, data: { v: '2' } }));
     const a3 = await s.guaranteedUpdate(`${p}a`, (cur) => ({ ...cur, data: { v: '3' } }));
@@ -178,6 +183,10 @@ describe('CachedStorage specifics', () => {
     expect(m2.object.metadata.labels).toBe(added.object.metadata.labels);
     expect(m3.object.metadata.labels).toBe(added.object.metadata.labels);
     expect(m3.object.data).not.toBe(m2.object.data);
+    // Every empty field-set leaf is one shared object.
+    const leaf = (o: ApiObject): unknown =>
+      (o.metadata.managedFields?.[0]?.fieldsV1 as Record<string, Record<string, unknown>>)['f:data']?.['f:v'];
+    expect(leaf(added.object)).toBe(EMPTY_FIELD_LEAF);
   });
 
   it('replays a watch from before its history window from the store', async () => {

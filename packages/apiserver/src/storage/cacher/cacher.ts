@@ -3,6 +3,7 @@ import { StorageError, type Storage, type StorageEvent } from '../interface.js';
 import { sleep } from '@svc/machinery';
 import { atRevision } from '../stored-object.js';
 import { shareUnchanged } from './share-unchanged.js';
+import { shareEmptyFieldLeaves } from './empty-field-leaves.js';
 
 export interface CacherOptions {
   /**
@@ -340,7 +341,8 @@ export class Cacher {
    * Applies one event of the store's watch, which comes without the previous version of a
    * MODIFIED object: that is the cache's own copy, so the event, the window and the map share
    * one object per version (and the store decodes one version per event). A new version
-   * shares with the one before it every part that did not change (`shareUnchanged`).
+   * shares with the one before it every part that did not change (`shareUnchanged`), and
+   * every empty managedFields leaf with every other object (`shareEmptyFieldLeaves`).
    */
   private apply(e: StorageEvent, key: string): void {
     this.corrupt.delete(key);
@@ -354,6 +356,7 @@ export class Cacher {
       }
     } else {
       if (!before) this.sorted = undefined;
+      shareEmptyFieldLeaves(we.object);
       if (e.type === 'MODIFIED' && before) {
         we.object = shareUnchanged(before, e.object);
         we.prevObject = before;
@@ -407,7 +410,10 @@ export class Cacher {
         const res = await this.inner.list(this.prefix, { onCorruptObject: (k, e) => corrupt.set(k, e) });
         if (corrupt.size > 0) this.opts.onCorrupt?.([...corrupt.keys()]);
         const objects = new Map<string, ApiObject>();
-        res.items.forEach((o, i) => objects.set(res.keys?.[i] ?? keyOf(this.prefix, o), o));
+        res.items.forEach((o, i) => {
+          shareEmptyFieldLeaves(o);
+          objects.set(res.keys?.[i] ?? keyOf(this.prefix, o), o);
+        });
         if (this.isReady) {
           // History was lost: watchers cannot be continued consistently.
           for (const w of this.watchers)
