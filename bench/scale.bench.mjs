@@ -4,7 +4,8 @@
 //
 // SVC_SCALE_NODES (default 1000) nodes and SVC_SCALE_PODS (default 30000) pods, in
 // Deployments of at most 1,000 replicas; SVC_SCALE_TIMEOUT_S (default 2700) bounds the wait;
-// progress is logged every SVC_SCALE_LOG_S (default 30) seconds.
+// progress is logged every SVC_SCALE_LOG_S (default 30) seconds. SVC_SCALE_HEAP_SNAPSHOT=<file>
+// saves the server's heap snapshot after the lists.
 // The controller manager and the scheduler get a client rate limit of SVC_SCALE_QPS (default
 // 50, burst twice that) instead of their 20/50 per-second defaults, as Kubernetes' own scale
 // tests raise them; the simulated nodes keep the svclet's per-node default. The API server's
@@ -42,7 +43,10 @@
 // pods Running in 1,895 s, no node flap, no Lease lost (mutating p99 2.56 s, get p99 2.16 s,
 // list p99 6.61 s, RSS 6.6x). See docs/simulated-nodes.md.
 
+import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { request as httpsRequest } from 'node:https';
+import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
 import {
   Scope,
@@ -176,6 +180,9 @@ export default async function scale({ log = () => undefined } = {}) {
     const metrics = (await api.call('GET', '/metrics')).body;
     const mutatingP99 = histogramP99(metrics, /verb="(POST|PUT|PATCH|DELETE|APPLY)"/);
     const rssBytes = await rssOf(join(dir, 'apiserver.pid'));
+    // SVC_SCALE_HEAP_SNAPSHOT=<file>: the server's heap snapshot after the lists, to see what it
+    // holds at this size (freezes the server for a minute or more; the figures are taken before).
+    if (process.env.SVC_SCALE_HEAP_SNAPSHOT) await heapSnapshot(server, process.env.SVC_SCALE_HEAP_SNAPSHOT, log);
     const Etcd3 = etcd3().Etcd3;
     const etcd = new Etcd3({ hosts: `http://127.0.0.1:${ports.etcd}` });
     scope.defer(() => etcd.close());
@@ -348,6 +355,28 @@ function gauge(text, name) {
 }
 
 /** The RSS of the process in `pidFile` and of its children (the workers of `--workers`). */
+/** Streams the server's `/debug/pprof/heap` into `file`. */
+async function heapSnapshot(server, file, log) {
+  const t = performance.now();
+  await new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      `${server.url}/debug/pprof/heap`,
+      { ca: server.caPem, headers: { authorization: `Bearer ${server.token}` }, timeout: 600_000 },
+      (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          reject(new Error(`heap snapshot: ${res.statusCode}`));
+          return;
+        }
+        pipeline(res, createWriteStream(file)).then(resolve, reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+  log(`  heap snapshot in ${file} (${((performance.now() - t) / 1000).toFixed(0)} s)`);
+}
+
 async function rssOf(pidFile) {
   const pid = (await readFile(pidFile, 'utf8')).trim();
   const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => ''))
