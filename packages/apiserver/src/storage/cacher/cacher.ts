@@ -4,6 +4,7 @@ import { sleep } from '@svc/machinery';
 import { atRevision } from '../stored-object.js';
 import { shareUnchanged } from './share-unchanged.js';
 import { shareEmptyFieldLeaves } from './empty-field-leaves.js';
+import { SubtreeInterner } from './subtree-interner.js';
 
 export interface CacherOptions {
   /**
@@ -111,6 +112,8 @@ export class Cacher {
   private readyWaiters: Array<() => void> = [];
   private readonly stopped = new AbortController();
   private readonly opts: CacherOptions;
+  /** The small parts objects share across keys (`SubtreeInterner`). */
+  private readonly interner = new SubtreeInterner();
 
   constructor(
     private readonly inner: Storage,
@@ -135,6 +138,7 @@ export class Cacher {
 
   stop(): void {
     this.stopped.abort();
+    this.interner.stop();
     for (const w of this.watchers) w.end('closed');
     this.watchers.clear();
   }
@@ -341,8 +345,8 @@ export class Cacher {
    * Applies one event of the store's watch, which comes without the previous version of a
    * MODIFIED object: that is the cache's own copy, so the event, the window and the map share
    * one object per version (and the store decodes one version per event). A new version
-   * shares with the one before it every part that did not change (`shareUnchanged`), and
-   * every empty managedFields leaf with every other object (`shareEmptyFieldLeaves`).
+   * shares with the one before it every part that did not change (`shareUnchanged`), and its
+   * small parts with every other object (`shareEmptyFieldLeaves`, `SubtreeInterner`).
    */
   private apply(e: StorageEvent, key: string): void {
     this.corrupt.delete(key);
@@ -357,6 +361,7 @@ export class Cacher {
     } else {
       if (!before) this.sorted = undefined;
       shareEmptyFieldLeaves(we.object);
+      this.interner.internParts(we.object);
       if (e.type === 'MODIFIED' && before) {
         we.object = shareUnchanged(before, e.object);
         we.prevObject = before;
@@ -412,6 +417,7 @@ export class Cacher {
         const objects = new Map<string, ApiObject>();
         res.items.forEach((o, i) => {
           shareEmptyFieldLeaves(o);
+          this.interner.internParts(o);
           objects.set(res.keys?.[i] ?? keyOf(this.prefix, o), o);
         });
         if (this.isReady) {

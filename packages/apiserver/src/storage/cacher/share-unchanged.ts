@@ -16,6 +16,9 @@ export function shareUnchanged<T>(prev: unknown, next: T): T {
 function share(prev: unknown, next: unknown): unknown {
   if (prev === next) return prev;
   if (typeof next !== 'object' || next === null || typeof prev !== 'object' || prev === null) return next;
+  // A frozen part (interned, `SubtreeInterner`) is small and cannot be changed: compared whole.
+  if (Object.isFrozen(next))
+    return Object.isFrozen(prev) && JSON.stringify(prev) === JSON.stringify(next) ? prev : next;
   if (Array.isArray(next)) {
     if (!Array.isArray(prev)) return next;
     let same = prev.length === next.length;
