@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
-import type { ClientRequest } from 'node:http';
+import type { ClientRequest, IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort, startEtcd, waitFor, type EtcdHandle } from '@svc/testing';
@@ -236,7 +236,11 @@ describe('serving', () => {
     out: { stdout: string; stderr: string };
     exit: Promise<RunResult>;
     /** One request on a new connection (so several workers take them in turn); the status and body. */
-    call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }>;
+    call(
+      method: string,
+      path: string,
+      body?: unknown,
+    ): Promise<{ status: number; text: string; headers: IncomingHttpHeaders }>;
     /** A watch on a new connection: the events' lines as they arrive; `close()` ends it. */
     watch(path: string): { lines: string[]; close(): void };
   }
@@ -277,7 +281,11 @@ describe('serving', () => {
       agent: false,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     });
-    const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> => {
+    const call = async (
+      method: string,
+      path: string,
+      body?: unknown,
+    ): Promise<{ status: number; text: string; headers: IncomingHttpHeaders }> => {
       const o = await options(method, path);
       return new Promise((resolveCall, reject) => {
         const req = httpsRequest(o, (res) => {
@@ -285,7 +293,7 @@ describe('serving', () => {
           res.on('data', (d: Buffer) => {
             text += d.toString();
           });
-          res.on('end', () => resolveCall({ status: res.statusCode ?? 0, text }));
+          res.on('end', () => resolveCall({ status: res.statusCode ?? 0, text, headers: res.headers }));
           res.on('error', reject);
         });
         req.on('error', reject);
@@ -315,7 +323,7 @@ describe('serving', () => {
       async () => {
         if (child?.exitCode !== null)
           throw new Error(`exited early with ${String(child?.exitCode)}: ${started.out.stderr}`);
-        const r = await call('GET', '/readyz').catch(() => ({ status: 0, text: '' }));
+        const r = await call('GET', '/readyz').catch(() => ({ status: 0, text: '', headers: {} }));
         return r.status === 200 && r.text === 'ok' ? r : undefined;
       },
       { timeoutMs: 30_000, intervalMs: 50 },
@@ -343,8 +351,17 @@ describe('serving', () => {
     await stop(s);
   }
 
-  it('reaches /readyz 200 against real etcd and exits 0 on SIGTERM', async () => {
-    await serveOnce(BIN);
+  it('reaches /readyz 200 against real etcd, serves a heap snapshot of itself and exits 0 on SIGTERM', async () => {
+    const s = await serve(BIN);
+    // /debug/pprof/heap (--profiling, on by default): a V8 heap snapshot of this server process,
+    // checked here rather than in the Jest worker that runs in-process servers, whose heap is large.
+    const heap = await s.call('GET', '/debug/pprof/heap');
+    expect(heap.status).toBe(200);
+    expect(String(heap.headers['content-disposition'])).toContain('.heapsnapshot');
+    const snapshot = JSON.parse(heap.text) as { snapshot: { node_count: number }; nodes: number[] };
+    expect(snapshot.snapshot.node_count).toBeGreaterThan(10_000);
+    expect(snapshot.nodes.length).toBeGreaterThan(snapshot.snapshot.node_count);
+    await stop(s);
   });
 
   it('does the same installed (dist/bundle/svc-apiserver.cjs): with the code cache made at build, and without it, which it writes when it exits', async () => {

@@ -345,30 +345,8 @@ describe('long-running answers', () => {
   });
 });
 
-/** An admin GET's status, headers and first bytes; the connection is dropped after the first chunk. */
-function firstBytes(
-  s: TestApiServer,
-  path: string,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; first: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(
-      `${s.server.url}${path}`,
-      { ca: s.server.caPem, headers: { authorization: `Bearer ${s.adminToken}` } },
-      (res) => {
-        res.on('error', () => undefined);
-        res.once('data', (chunk: Buffer) => {
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, first: chunk.toString('utf8', 0, 64) });
-          req.destroy();
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 describe('profiling', () => {
-  it('serves a CPU profile and a heap snapshot under /debug/pprof/ to an authorized user', async () => {
+  it('serves a CPU profile, the event loop delay and an index under /debug/pprof/ to an authorized user', async () => {
     const index = await t.client.get('/debug/pprof/');
     expect(index.status).toBe(200);
     expect(index.text).toContain('/debug/pprof/profile');
@@ -381,18 +359,14 @@ describe('profiling', () => {
     const p = profile.json<{ nodes: unknown[]; startTime: number; endTime: number }>();
     expect(p.nodes.length).toBeGreaterThan(0);
     expect(p.endTime - p.startTime).toBeGreaterThanOrEqual(900_000);
-    // The snapshot is of this test process (the server runs in it) and large: read its start only.
-    const heap = await firstBytes(t, '/debug/pprof/heap');
-    expect(heap.status).toBe(200);
-    expect(String(heap.headers['content-disposition'])).toContain('.heapsnapshot');
-    expect(heap.first).toMatch(/^\{"snapshot":\{/);
+    // The heap snapshot (/debug/pprof/heap) is checked against the binary in
+    // bin/svc-apiserver.int.test.ts: here it would be of the whole Jest worker, which took
+    // 35 s of the suite.
     // --contention-profiling: the event loop's delay.
     const block = await t.client.get('/debug/pprof/block');
     expect(block.json<{ count: number }>().count).toBeGreaterThan(0);
     expect((await t.client.get('/debug/pprof/nothing')).status).toBe(404);
-    // The heap snapshot is of the test worker itself (the server runs in it): on a loaded
-    // machine it once took the case past 60 s.
-  }, 180_000);
+  });
 
   it('authorizes /debug/pprof/ like other non-resource URLs: anonymous and ordinary users are refused', async () => {
     const anonymous = await t.client.get('/debug/pprof/', { token: null });
