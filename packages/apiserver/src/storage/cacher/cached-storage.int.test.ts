@@ -1,13 +1,11 @@
 import { setMaxListeners } from 'node:events';
 import { Etcd3 } from 'etcd3';
-import type { ApiObject } from '@svc/api';
 import { startEtcd, waitFor, type EtcdHandle } from '@svc/testing';
 import type { StorageEvent } from '../interface.js';
 import { cm, etcdSuiteTarget, expectStorageError, runStorageSuite } from '../storage-suite.js';
 import { Etcd3Storage } from '../etcd3/etcd3-storage.js';
 import { CachedStorage } from './cached-storage.js';
 import { Cacher } from './cacher.js';
-import { EMPTY_FIELD_LEAF } from './empty-field-leaves.js';
 
 let etcd: EtcdHandle | undefined;
 let raw: Etcd3 | undefined;
@@ -183,10 +181,12 @@ describe('CachedStorage specifics', () => {
     expect(m2.object.metadata.labels).toBe(added.object.metadata.labels);
     expect(m3.object.metadata.labels).toBe(added.object.metadata.labels);
     expect(m3.object.data).not.toBe(m2.object.data);
-    // Every empty field-set leaf is one shared object.
-    const leaf = (o: ApiObject): unknown =>
-      (o.metadata.managedFields?.[0]?.fieldsV1 as Record<string, Record<string, unknown>>)['f:data']?.['f:v'];
-    expect(leaf(added.object)).toBe(EMPTY_FIELD_LEAF);
+    // Small parts are shared across objects, frozen.
+    const b = await s.create(`${p}b`, { ...labelled, metadata: { ...labelled.metadata, name: 'b' } });
+    const cachedB = await s.get(`${p}b`, { minRevision: Number(b.metadata.resourceVersion) });
+    expect(cachedB.metadata.managedFields).toBe(added.object.metadata.managedFields);
+    expect(Object.isFrozen(added.object.metadata.labels)).toBe(true);
+    expect(Object.isFrozen(added.object.metadata)).toBe(false);
   });
 
   it('replays a watch from before its history window from the store', async () => {

@@ -3,7 +3,6 @@ import { StorageError, type Storage, type StorageEvent } from '../interface.js';
 import { sleep } from '@svc/machinery';
 import { atRevision } from '../stored-object.js';
 import { shareUnchanged } from './share-unchanged.js';
-import { shareEmptyFieldLeaves } from './empty-field-leaves.js';
 import { SubtreeInterner } from './subtree-interner.js';
 
 export interface CacherOptions {
@@ -346,7 +345,7 @@ export class Cacher {
    * MODIFIED object: that is the cache's own copy, so the event, the window and the map share
    * one object per version (and the store decodes one version per event). A new version
    * shares with the one before it every part that did not change (`shareUnchanged`), and its
-   * small parts with every other object (`shareEmptyFieldLeaves`, `SubtreeInterner`).
+   * small parts with every other object (`SubtreeInterner`).
    */
   private apply(e: StorageEvent, key: string): void {
     this.corrupt.delete(key);
@@ -360,7 +359,6 @@ export class Cacher {
       }
     } else {
       if (!before) this.sorted = undefined;
-      shareEmptyFieldLeaves(we.object);
       this.interner.internParts(we.object);
       if (e.type === 'MODIFIED' && before) {
         we.object = shareUnchanged(before, e.object);
@@ -416,7 +414,6 @@ export class Cacher {
         if (corrupt.size > 0) this.opts.onCorrupt?.([...corrupt.keys()]);
         const objects = new Map<string, ApiObject>();
         res.items.forEach((o, i) => {
-          shareEmptyFieldLeaves(o);
           this.interner.internParts(o);
           objects.set(res.keys?.[i] ?? keyOf(this.prefix, o), o);
         });

@@ -3,8 +3,7 @@
  * most `maxTextLength` characters is replaced by the one frozen copy this interner holds of
  * it, so the pods of one template share their containers, tolerations, conditions, owner
  * references and most of their managedFields instead of each holding its own. A part is
- * looked up by its JSON text (built bottom-up from the parts below it), so two parts are
- * shared only when equal throughout.
+ * looked up by its JSON text, so two parts are shared only when equal throughout.
  *
  * The table keeps what was looked up in the last one or two generations (`generationMs`
  * each); a part dropped from it stays shared by the objects that hold it, and a later equal
@@ -46,7 +45,7 @@ export class SubtreeInterner {
 
   private replace(parent: Record<string, unknown>, k: string): void {
     const c = this.walk(parent[k]);
-    if (c.value !== parent[k]) parent[k] = c.value;
+    if (c !== parent[k]) parent[k] = c;
   }
 
   stop(): void {
@@ -54,62 +53,57 @@ export class SubtreeInterner {
     this.timer = undefined;
   }
 
-  private walk(v: unknown): { value: unknown; text: string | undefined } {
-    if (typeof v !== 'object' || v === null) return { value: v, text: JSON.stringify(v) };
+  /** The part to hold in place of `v`: the table's copy when it has one, else `v` with its parts interned. */
+  private walk(v: unknown): unknown {
+    if (typeof v !== 'object' || v === null) return v;
     if (Object.isFrozen(v)) {
       // Interned before (a part a new version shares with the one before it): kept as it is,
       // and in the table again if it left it.
       const text = JSON.stringify(v);
-      if (text.length > this.maxTextLength) return { value: v, text: undefined };
-      if (!this.current.has(text)) this.current.set(text, this.previous.get(text) ?? v);
-      return { value: v, text };
+      if (text.length <= this.maxTextLength && !this.current.has(text))
+        this.remember(text, this.previous.get(text) ?? v);
+      return v;
     }
-    let small = true;
-    let length = 2;
-    const parts: string[] = [];
+    // Small by a cheap estimate: its JSON text once, natively, and the table; only a part the
+    // table does not have yet is walked into (its own parts may be shared already).
+    if (estimate(v, this.maxTextLength) <= this.maxTextLength) {
+      const text = JSON.stringify(v);
+      if (text.length <= this.maxTextLength) {
+        const hit = this.current.get(text) ?? this.previous.get(text);
+        if (hit) {
+          this.remember(text, hit);
+          return hit;
+        }
+        this.internChildren(v);
+        this.remember(text, Object.freeze(v));
+        return v;
+      }
+    }
+    this.internChildren(v);
+    return v;
+  }
+
+  private internChildren(v: object): void {
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
         const c = this.walk(v[i]);
-        if (c.value !== v[i]) v[i] = c.value;
-        if (c.text === undefined) small = false;
-        else if (small) {
-          length += c.text.length + 1;
-          if (length > this.maxTextLength) small = false;
-          else parts.push(c.text);
-        }
+        if (c !== v[i]) v[i] = c;
       }
-      if (!small) return { value: v, text: undefined };
-      return this.lookUp(v, `[${parts.join(',')}]`);
+      return;
     }
     const o = v as Record<string, unknown>;
     for (const k of Object.keys(o)) {
-      const c = this.walk(o[k]);
       // A decoded "__proto__" is an own property; assigning to it would set the prototype.
-      if (c.value !== o[k] && k !== '__proto__') o[k] = c.value;
-      if (c.text === undefined || k === '__proto__') small = false;
-      else if (small) {
-        const part = `${JSON.stringify(k)}:${c.text}`;
-        length += part.length + 1;
-        if (length > this.maxTextLength) small = false;
-        else parts.push(part);
-      }
+      if (k === '__proto__') continue;
+      const c = this.walk(o[k]);
+      if (c !== o[k]) o[k] = c;
     }
-    if (!small) return { value: v, text: undefined };
-    return this.lookUp(v, `{${parts.join(',')}}`);
   }
 
-  private lookUp(v: object, text: string): { value: object; text: string } {
-    let hit = this.current.get(text);
-    if (!hit) {
-      hit = this.previous.get(text);
-      if (hit) this.current.set(text, hit);
-    }
-    if (hit) return { value: hit, text };
-    Object.freeze(v);
-    this.current.set(text, v);
+  private remember(text: string, part: object): void {
+    this.current.set(text, part);
     // Turns over while parts are kept; an interner with nothing in it holds no timer.
     this.timer ??= setInterval(() => this.turnOver(), this.generationMs).unref();
-    return { value: v, text };
   }
 
   private turnOver(): void {
@@ -121,4 +115,27 @@ export class SubtreeInterner {
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * A lower bound of the length of `v`'s JSON text, counted only until it passes `budget`
+ * (strings as their length and quotes, without escapes; the text itself decides).
+ */
+function estimate(v: unknown, budget: number): number {
+  if (typeof v === 'string') return v.length + 2;
+  if (typeof v !== 'object' || v === null) return typeof v === 'number' ? String(v).length : 5;
+  let n = 2;
+  if (Array.isArray(v)) {
+    for (const x of v) {
+      n += estimate(x, budget - n) + 1;
+      if (n > budget) return n;
+    }
+    return n;
+  }
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    n += k.length + 4 + estimate((v as Record<string, unknown>)[k], budget - n);
+    if (n > budget) return n;
+  }
+  return n;
 }
