@@ -59,6 +59,30 @@ describe('CachedStorage specifics', () => {
     return { s, p };
   }
 
+  it('serves the first resourceVersion-0 list from the cache it starts, and a watch from that list too', async () => {
+    const s = await newCached();
+    const p = prefix();
+    await s.create(`${p}a`, cm('a'));
+    // The list starts the cache and waits for it (an informer started with the server): its
+    // objects are the cache's, not a second decoding, and its revision is one the cache watches from.
+    const first = await s.list(p, { allowStale: true });
+    expect(s.synced).toBe(true);
+    const cached = await s.get(`${p}a`, { allowStale: true });
+    expect(first.items[0]).toBe(cached);
+    const ac = new AbortController();
+    const events: StorageEvent[] = [];
+    const run = (async () => {
+      for await (const e of s.watch(p, { fromRevision: first.revision, recursive: true, signal: ac.signal })) {
+        events.push(e);
+        return;
+      }
+    })();
+    await s.guaranteedUpdate(`${p}a`, (cur) => ({ ...cur, data: { v: '2' } }));
+    await run;
+    ac.abort();
+    expect(events[0]?.object).toBe(await s.get(`${p}a`, { minRevision: events[0]?.revision }));
+  });
+
   it('serves a consistent list from the cache that includes a write made just before', async () => {
     const s = await newCached();
     const p = prefix();

@@ -97,7 +97,12 @@ export class CachedStorage implements Storage {
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     const c = this.cacherFor(prefix);
-    if (!c || !c.ready || opts.revision || opts.startKey) return this.inner.list(prefix, opts);
+    if (!c || opts.revision || opts.startKey) return this.inner.list(prefix, opts);
+    // A list any revision answers (resourceVersion 0) waits briefly for a cache that is still
+    // filling, as Kubernetes' cacher does, so that an informer started with the server lists
+    // and then watches the cache instead of holding its own copies from the store.
+    if (!c.ready && !(opts.allowStale && (await readyWithin(c, this.opts.cacher?.freshnessTimeoutMs ?? 3000))))
+      return this.inner.list(prefix, opts);
     if (opts.minRevision !== undefined) await c.waitFresh(opts.minRevision);
     else if (!opts.allowStale) {
       if (!this.opts.consistentListFromCache) return this.inner.list(prefix, opts);
@@ -162,5 +167,20 @@ export class CachedStorage implements Storage {
     for (const c of this.cachers.values()) c.stop();
     this.cachers.clear();
     await this.inner.close();
+  }
+}
+
+/** Whether `c` is ready within `ms` (false after it, the cache still filling). */
+async function readyWithin(c: Cacher, ms: number): Promise<boolean> {
+  if (c.ready) return true;
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), ms);
+  try {
+    await c.waitReady(ac.signal);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
   }
 }
