@@ -149,7 +149,15 @@ export class Cacher {
     return new Promise((resolve, reject) => {
       const done = (): void => resolve();
       this.readyWaiters.push(done);
-      signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+      // A waiter that gives up leaves the list (a cache that cannot fill would gather them).
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.readyWaiters = this.readyWaiters.filter((w) => w !== done);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
     });
   }
 
