@@ -171,16 +171,9 @@ export class CachedStorage implements Storage {
 }
 
 /** Whether `c` is ready within `ms` (false after it, the cache still filling). */
-async function readyWithin(c: Cacher, ms: number): Promise<boolean> {
-  if (c.ready) return true;
-  const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), ms);
-  try {
-    await c.waitReady(ac.signal);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
+function readyWithin(c: Cacher, ms: number): Promise<boolean> {
+  return c.waitReady(AbortSignal.timeout(ms)).then(
+    () => true,
+    () => false,
+  );
 }

@@ -34,18 +34,9 @@ export class SubtreeInterner {
    */
   internParts(obj: unknown): void {
     if (!isPlainObject(obj)) return;
-    for (const k of Object.keys(obj)) {
-      if (k === '__proto__') continue;
-      const v = obj[k];
-      if (k === 'metadata' && isPlainObject(v) && !Object.isFrozen(v)) {
-        for (const m of Object.keys(v)) if (m !== '__proto__') this.replace(v, m);
-      } else this.replace(obj, k);
-    }
-  }
-
-  private replace(parent: Record<string, unknown>, k: string): void {
-    const c = this.walk(parent[k]);
-    if (c !== parent[k]) parent[k] = c;
+    const { metadata } = obj;
+    if (isPlainObject(metadata) && !Object.isFrozen(metadata)) this.internChildren(metadata);
+    this.internChildren(obj, 'metadata');
   }
 
   stop(): void {
@@ -83,7 +74,8 @@ export class SubtreeInterner {
     return v;
   }
 
-  private internChildren(v: object): void {
+  /** Interns each of `v`'s parts in place (but the one under `skip`). */
+  private internChildren(v: object, skip?: string): void {
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
         const c = this.walk(v[i]);
@@ -94,7 +86,7 @@ export class SubtreeInterner {
     const o = v as Record<string, unknown>;
     for (const k of Object.keys(o)) {
       // A decoded "__proto__" is an own property; assigning to it would set the prototype.
-      if (k === '__proto__') continue;
+      if (k === '__proto__' || k === skip) continue;
       const c = this.walk(o[k]);
       if (c !== o[k]) o[k] = c;
     }
