@@ -1,4 +1,4 @@
-import { FRAME_GENERATION_MS, watchFrame } from './serialization-cache.js';
+import { FRAME_GENERATION_MS, listJsonChunks, watchFrame } from './serialization-cache.js';
 
 describe('watch event frames', () => {
   afterEach(() => jest.useRealTimers());
@@ -21,5 +21,26 @@ describe('watch event frames', () => {
     expect(rebuilt.equals(first)).toBe(true);
     // Another type for the same object is another frame.
     expect(watchFrame('DELETED', pod).toString()).toContain('"type":"DELETED"');
+  });
+});
+
+describe('list JSON in pieces', () => {
+  const listOf = (n: number): { items: object[] } & Record<string, unknown> => ({
+    kind: 'ConfigMapList',
+    apiVersion: 'v1',
+    metadata: { resourceVersion: '7' },
+    items: Array.from({ length: n }, (_, i) => ({ metadata: { name: `cm-${i}` }, data: { k: 'é"\\n' } })),
+  });
+
+  it.each([0, 1, 15, 16, 17, 600])('joins to the JSON of the whole list (%i items)', (n) => {
+    const list = listOf(n);
+    expect([...listJsonChunks(list)].join('')).toBe(JSON.stringify(list));
+  });
+
+  it('keeps each piece to 16 items, so no piece is a long string to flatten', () => {
+    const pieces = [...listJsonChunks(listOf(600))];
+    // The head, 38 pieces of at most 16 items (the first carries the head), the tail.
+    expect(pieces).toHaveLength(Math.ceil(600 / 16) + 1);
+    for (const p of pieces) expect(p.split('"name"').length - 1).toBeLessThanOrEqual(16);
   });
 });

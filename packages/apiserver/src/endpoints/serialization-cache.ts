@@ -84,16 +84,21 @@ export function protobufWatchFrame(
 /**
  * The JSON of a list in pieces of at most `itemsPerChunk` items: the head, the items, the
  * tail. Writing pieces keeps a large list from becoming one giant transient string.
+ *
+ * Pieces stay small (16 pods are ~70 KB): V8 builds a long `JSON.stringify` result as a tree of
+ * parts, and flattening one (which writing it does) costs far more once it is beyond the
+ * regular heap's object size (128 KiB). 30,000 pods in pieces of 256 took 1.4-1.5 s to
+ * stringify and encode, in pieces of 16 0.46-0.51 s (0.41 s of it the stringify itself).
  */
 export function* listJsonChunks(
   list: { items: object[] } & Record<string, unknown>,
-  itemsPerChunk = 256,
+  itemsPerChunk = 16,
 ): Generator<string> {
   const { items, ...rest } = list;
   const head = JSON.stringify(rest);
   let piece = `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"items":[`;
   for (let i = 0; i < items.length; i += itemsPerChunk) {
-    // One stringify per chunk is about a third faster than one per item.
+    // One stringify per piece is ~20 % faster than one per item (0.46 s against 0.57 s above).
     piece += (i > 0 ? ',' : '') + JSON.stringify(items.slice(i, i + itemsPerChunk)).slice(1, -1);
     yield piece;
     piece = '';
