@@ -112,6 +112,9 @@ export function answer(s: HandlerScope, code: number, value: unknown): void {
 /** Lists longer than this are written in pieces (chunked transfer) instead of one body. */
 const STREAM_LIST_ITEMS = 500;
 
+/** How much of a list (characters of JSON) may wait in the response's buffer before its writer waits for the socket. */
+const LIST_WRITE_AHEAD = 1 << 20;
+
 /**
  * Writes a list; large JSON lists go out in pieces with backpressure (gzipped when allowed).
  * Protobuf lists (`schema` = the item type's) and their fallbacks are one body.
@@ -131,7 +134,10 @@ export async function sendList(s: HandlerScope, list: { items: object[] } & Reco
   const out: Writable = gzip ? createGzip() : res;
   if (gzip) (out as Gzip).pipe(res);
   for (const piece of listJsonChunks(list)) {
-    if (!out.write(piece))
+    // Pieces are small (see listJsonChunks); waiting for the socket after each would cost a
+    // turn of a busy event loop per ~70 KB, so up to LIST_WRITE_AHEAD is queued before a wait.
+    out.write(piece);
+    if (out.writableLength >= LIST_WRITE_AHEAD)
       await new Promise<void>((resolve) => {
         out.once('drain', resolve);
         res.once('close', resolve);
