@@ -47,3 +47,24 @@ it('gzips a large streamed list', async () => {
   expect(list.kind).toBe('ConfigMapList');
   expect(list.items).toHaveLength(600);
 });
+
+it('writes a streamed list of many MiB whole, plain and gzipped', async () => {
+  const ns = '/api/v1/namespaces/large';
+  expect((await t.client.post('/api/v1/namespaces', { metadata: { name: 'large' } })).status).toBe(201);
+  const pad = 'z'.repeat(28 * 1024);
+  await Promise.all(
+    Array.from({ length: 520 }, (_, i) =>
+      t.client.post(`${ns}/configmaps`, { metadata: { name: `c${i}` }, data: { pad } }),
+    ),
+  );
+  // ~14.5 MiB: the writer waits for the socket over ten times (after each 1 MiB queued).
+  for (let i = 0; i < 2; i++) {
+    const plain = await t.client.get(`${ns}/configmaps`);
+    const items = plain.json<{ items: Array<{ metadata: { name: string }; data: { pad: string } }> }>().items;
+    expect(items.map((c) => c.metadata.name).sort()).toEqual(Array.from({ length: 520 }, (_, k) => `c${k}`).sort());
+    expect(items.every((c) => c.data.pad === pad)).toBe(true);
+    const zipped = await t.client.get(`${ns}/configmaps`, gz);
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(zipped.body).toString()).toBe(plain.body.toString());
+  }
+});

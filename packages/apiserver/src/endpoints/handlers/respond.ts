@@ -139,8 +139,14 @@ export async function sendList(s: HandlerScope, list: { items: object[] } & Reco
     out.write(piece);
     if (out.writableLength >= LIST_WRITE_AHEAD)
       await new Promise<void>((resolve) => {
-        out.once('drain', resolve);
-        res.once('close', resolve);
+        // Whichever comes first; the other listener goes, so a long list does not gather them.
+        const done = (): void => {
+          out.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        out.once('drain', done);
+        res.once('close', done);
       });
     if (res.destroyed) return;
   }
