@@ -25,6 +25,7 @@ export {
 export { startSecureServer, type SecureServer, type SecureServingOptions } from './secure-serving.js';
 export * from './logger.js';
 export { acceptUpgrades, isUpgrade, proxyUpgrade, takeUpgrade, type UpgradeProxyOptions } from './upgrade.js';
+export { onDrainOrClose } from './join-streams.js';
 export { STREAMING_PROTOCOLS } from '@svc/api';
 export { ComponentMetrics, type ClientRequestObserver, type QueueObserver } from './client-metrics.js';
 export * from './component-flags.js';

@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 
 /** Bytes queued towards a slow side before reading from the other side pauses. */
@@ -66,4 +67,18 @@ export function joinStreams(a: Duplex, b: Duplex): void {
   for (const s of [a, b]) (s as Duplex & { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
   copyBatched(a, b);
   copyBatched(b, a);
+}
+
+/**
+ * Calls `fn` once, on the first of `stream`'s 'drain' or `closer`'s 'close' (the stream itself
+ * unless told), and removes both listeners then, so a writer that waits often gathers none.
+ */
+export function onDrainOrClose(stream: EventEmitter, fn: () => void, closer: EventEmitter = stream): void {
+  const done = (): void => {
+    stream.off('drain', done);
+    closer.off('close', done);
+    fn();
+  };
+  stream.on('drain', done);
+  closer.on('close', done);
 }

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { onDrainOrClose } from '@svc/component-base';
 
 /**
  * Writes of every open watch go out in passes: one sweep that writes each watch's pending
@@ -120,9 +121,7 @@ export class WatchWriteScheduler {
 
   private block(socket: Writable): void {
     this.blocked.add(socket);
-    const unblock = (): void => {
-      socket.off('drain', unblock);
-      socket.off('close', unblock);
+    onDrainOrClose(socket, () => {
       if (!this.blocked.delete(socket)) return;
       if (socket.destroyed) {
         const p = this.pending.get(socket);
@@ -130,9 +129,7 @@ export class WatchWriteScheduler {
         if (p) release(p);
       }
       if (this.hasWork()) this.schedule();
-    };
-    socket.on('drain', unblock);
-    socket.on('close', unblock);
+    });
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
+import { onDrainOrClose } from '@svc/component-base';
 
 /**
  * Where a SPDY connection's bytes go and come from: the upgraded socket itself (SPDY/3.1), or
@@ -43,15 +44,7 @@ export function socketTransport(socket: Duplex): FrameTransport {
     },
     onDrain(fn) {
       if (!socket.writableNeedDrain || socket.destroyed) fn();
-      else {
-        const done = (): void => {
-          socket.off('drain', done);
-          socket.off('close', done);
-          fn();
-        };
-        socket.on('drain', done);
-        socket.on('close', done);
-      }
+      else onDrainOrClose(socket, fn);
     },
     pause: () => socket.pause(),
     resume: () => socket.resume(),

@@ -14,6 +14,7 @@ import { auditResponseObject } from '../../audit/request-audit.js';
 import { encode } from '../codec.js';
 import type { HandlerScope } from './scope.js';
 import { warningHeaderValues } from './warnings.js';
+import { onDrainOrClose } from '@svc/component-base';
 import { listJsonChunks } from '../serialization-cache.js';
 
 /** A codec name, or the negotiated format (Protobuf with its spelling and JSON/YAML fallback). */
@@ -137,17 +138,7 @@ export async function sendList(s: HandlerScope, list: { items: object[] } & Reco
     // Pieces are small (see listJsonChunks); waiting for the socket after each would cost a
     // turn of a busy event loop per ~70 KB, so up to LIST_WRITE_AHEAD is queued before a wait.
     out.write(piece);
-    if (out.writableLength >= LIST_WRITE_AHEAD)
-      await new Promise<void>((resolve) => {
-        // Whichever comes first; the other listener goes, so a long list does not gather them.
-        const done = (): void => {
-          out.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        out.once('drain', done);
-        res.once('close', done);
-      });
+    if (out.writableLength >= LIST_WRITE_AHEAD) await new Promise<void>((resolve) => onDrainOrClose(out, resolve, res));
     if (res.destroyed) return;
   }
   out.end();
